@@ -1,0 +1,24 @@
+PYTHON ?= python3
+
+.PHONY: install test check-code pytest docs bench
+
+# Installs the package with its test extras and the services the runtime tests
+# need (redis-server, PostgreSQL binaries). The tests start the servers themselves.
+install:
+	bash scripts/install-test-deps.sh
+
+test: install check-code pytest
+
+check-code:
+	$(PYTHON) -m ruff check joblint tests benchmarks
+	$(PYTHON) -m mypy
+
+pytest:
+	$(PYTHON) -m pytest
+
+# Regenerate docs/rules/*.md from the rule modules.
+docs:
+	$(PYTHON) -m joblint.docs_gen
+
+bench:
+	$(PYTHON) benchmarks/run.py
