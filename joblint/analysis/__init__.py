@@ -1,0 +1,1 @@
+"""Shared LibCST analysis: name resolution, values, transactions, tasks, context."""

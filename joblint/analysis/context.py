@@ -1,0 +1,394 @@
+"""Per-file context kept on stacks during the single traversal.
+
+The engine calls `enter(node)` before any rule sees a node and `leave(node)`
+after every rule has left it, so rules can ask "am I inside a transaction?",
+"in an on-commit callback?", "in a loop?" without `ParentNodeProvider`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
+from joblint.analysis.tasks import Enqueue, classify_enqueue, definition_binding
+from joblint.analysis.transactions import (
+    TxScope,
+    class_method_transactions,
+    decorator_transaction,
+    on_commit_callback,
+    with_transaction,
+)
+from joblint.analysis.values import value_of
+from joblint.knowledge.jobs import TxFamily
+from joblint.models import FileFacts, TaskDef
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The settings the shared analysis needs (from config)."""
+
+    enqueue_functions: frozenset[str] = frozenset()
+    transaction_functions: frozenset[str] = frozenset()
+    on_commit_functions: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class Frame:
+    """One function body (or the module body)."""
+
+    node: cst.FunctionDef | cst.Module
+    # Key for module-local indirection: "f", "Class.method", "f.<locals>.g".
+    key: str
+    transactions: list[TxScope] = field(default_factory=list)
+    loop_depth: int = 0
+    on_commit_depth: int = 0
+    class_name: str = ""
+
+
+class FileContext:
+    def __init__(self, module: cst.Module, module_name: str, is_package: bool, options: Options):
+        self.options = options
+        self.resolver = Resolver(module_name, is_package)
+        self.frames: list[Frame] = [Frame(module, "")]
+        self.classes: list[tuple[str, dict[str, tuple[TxFamily, str]]]] = []
+        self.blocks: list[int] = [id(module)]
+        self.statements: list[cst.CSTNode] = []
+        self.order = 0
+        self._on_commit_callbacks: set[int] = set()
+        self._enqueue_cache: dict[int, Enqueue | None] = {}
+        self._tasks: list[TaskDef] = []
+        self._flags: set[str] = set()
+        self._prepass(module)
+
+    # --- queries for rules ---------------------------------------------------
+
+    @property
+    def frame(self) -> Frame:
+        return self.frames[-1]
+
+    @property
+    def transaction(self) -> TxScope | None:
+        """The innermost open transaction, unless we are in an on-commit callback."""
+        frame = self.frames[-1]
+        if frame.on_commit_depth or not frame.transactions:
+            return None
+        return frame.transactions[-1]
+
+    @property
+    def in_on_commit_callback(self) -> bool:
+        return self.frames[-1].on_commit_depth > 0
+
+    @property
+    def block_id(self) -> int:
+        return self.blocks[-1]
+
+    @property
+    def statement(self) -> cst.CSTNode | None:
+        return self.statements[-1] if self.statements else None
+
+    def enqueue(self, call: cst.Call) -> Enqueue | None:
+        key = id(call)
+        if key not in self._enqueue_cache:
+            self._enqueue_cache[key] = classify_enqueue(
+                call, self.resolver, self.options.enqueue_functions
+            )
+        return self._enqueue_cache[key]
+
+    def local_callee_key(self, call: cst.Call) -> str | None:
+        """Key of a function or method of this module that `call` calls, if any."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            binding = self.resolver.lookup(func.value)
+            if binding is None or binding.kind is not BindingKind.DEF:
+                return None
+            prefix = f"{self.resolver.module}." if self.resolver.module else ""
+            return binding.qualname.removeprefix(prefix)
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in {"self", "cls"}
+            and self.frame.class_name
+        ):
+            return f"{self.frame.class_name}.{func.attr.value}"
+        return None
+
+    def facts(self) -> FileFacts:
+        scope = self.resolver.module_scope
+        queue_objects = tuple(
+            sorted(
+                (b.qualname, b.value.library)
+                for b in scope.names.values()
+                if b.kind is BindingKind.VALUE and b.value is not None and b.value.kind == "queue"
+            )
+        )
+        plain = tuple(
+            sorted(
+                b.qualname
+                for b in scope.names.values()
+                if b.kind is BindingKind.DEF and b.task_library is None and not b.decorated
+            )
+        )
+        aliases = tuple(
+            sorted(
+                (self.resolver.local_qualname(name), b.qualname)
+                for name, b in scope.names.items()
+                if b.kind is BindingKind.IMPORT
+            )
+        )
+        return FileFacts(
+            module=self.resolver.module,
+            aliases=aliases,
+            tasks=tuple(self._tasks),
+            queue_objects=queue_objects,
+            plain_definitions=plain,
+            flags=tuple(sorted(self._flags)),
+        )
+
+    # --- module pre-pass: module-level names are visible before their line ---
+
+    def _prepass(self, module: cst.Module) -> None:
+        statements = list(_top_level_statements(module.body))
+        for stmt in statements:
+            if isinstance(stmt, cst.Import | cst.ImportFrom):
+                self.resolver.bind_import(stmt)
+        for stmt in statements:
+            if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+                self._bind_definition(stmt, self.resolver.module_scope)
+            elif isinstance(stmt, cst.Assign | cst.AnnAssign):
+                self._bind_assignment(stmt)
+                self._note_flags(stmt)
+
+    def _bind_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> None:
+        binding, receiver = definition_binding(node, self.resolver)
+        if self.frames[-1].key:
+            binding = Binding(
+                binding.kind,
+                f"{self.resolver.local_qualname(self.frames[-1].key)}.<locals>.{node.name.value}",
+                task_library=binding.task_library,
+                decorated=binding.decorated,
+            )
+        scope.names[node.name.value] = binding
+        if binding.task_library is not None and scope is self.resolver.module_scope:
+            self._tasks.append(TaskDef(binding.qualname, binding.task_library, receiver))
+
+    def _bind_assignment(self, node: cst.Assign | cst.AnnAssign) -> None:
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        )
+        value = node.value
+        for target in targets:
+            self._bind_target(target, value if len(targets) == 1 else None)
+
+    def _bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            recognised = value_of(value, self.resolver) if value is not None else None
+            qualname = self.resolver.local_qualname(target.value) if not self.frames[-1].key else ""
+            if recognised is not None:
+                self.resolver.bind(
+                    target.value, Binding(BindingKind.VALUE, qualname, value=recognised)
+                )
+            else:
+                self.resolver.bind(target.value, Binding(BindingKind.OTHER, qualname))
+        elif isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                self._bind_target(element.value, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, None)
+
+    def _note_flags(self, node: cst.Assign | cst.AnnAssign) -> None:
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        )
+        names = {t.value for t in targets if isinstance(t, cst.Name)}
+        if "Q_CLUSTER" in names and isinstance(node.value, cst.Dict):
+            for element in node.value.elements:
+                key = getattr(element, "key", None)
+                if isinstance(key, cst.SimpleString) and key.evaluated_value == "orm":
+                    self._flags.add("django_q.orm_broker")
+
+    # --- traversal bookkeeping ---------------------------------------------------
+
+    def enter(self, node: cst.CSTNode) -> None:
+        self.order += 1
+        if isinstance(node, _STATEMENTS):
+            self._enter_statement(node)
+        handler = _ENTER.get(type(node))
+        if handler is not None:
+            handler(self, node)
+
+    def leave(self, node: cst.CSTNode) -> None:
+        handler = _LEAVE.get(type(node))
+        if handler is not None:
+            handler(self, node)
+        if isinstance(node, _STATEMENTS):
+            self.statements.pop()
+
+    def _enter_function(self, node: cst.FunctionDef) -> None:
+        outer = self.frames[-1]
+        if outer.key:  # nested def: module-level ones were bound in the pre-pass
+            self._bind_definition(node, self.resolver.scopes[-1])
+        class_name = self.classes[-1][0] if self._directly_in_class() else ""
+        key = node.name.value
+        if class_name:
+            key = f"{class_name}.{key}"
+        elif outer.key:
+            key = f"{outer.key}.<locals>.{key}"
+        frame = Frame(node, key, class_name=class_name)
+        frame.transactions.extend(self._decorator_transactions(node, class_name))
+        self.frames.append(frame)
+        self.resolver.scopes.append(Scope())
+        for param in _parameter_names(node.params):
+            self.resolver.bind(param, Binding(BindingKind.OTHER))
+
+    def _directly_in_class(self) -> bool:
+        return bool(self.classes) and self.resolver.scopes[-1].is_class
+
+    def _decorator_transactions(self, node: cst.FunctionDef, class_name: str) -> Iterator[TxScope]:
+        extra = self.options.transaction_functions
+        for decorator in node.decorators:
+            found = decorator_transaction(decorator.decorator, self.resolver, extra)
+            if found is not None:
+                yield TxScope(node, found[1], found[0])
+        if class_name:
+            by_name = self.classes[-1][1]
+            if node.name.value in by_name:
+                family, description = by_name[node.name.value]
+                yield TxScope(node, f"{description} (method_decorator on {class_name})", family)
+
+    def _leave_function(self, node: cst.FunctionDef) -> None:
+        self.frames.pop()
+        self.resolver.scopes.pop()
+
+    def _enter_class(self, node: cst.ClassDef) -> None:
+        if self.frames[-1].key and not self._directly_in_class():
+            self._bind_definition(node, self.resolver.scopes[-1])
+        methods = class_method_transactions(node, self.resolver, self.options.transaction_functions)
+        self.classes.append((node.name.value, methods))
+        self.resolver.scopes.append(Scope(is_class=True))
+
+    def _leave_class(self, node: cst.ClassDef) -> None:
+        self.classes.pop()
+        self.resolver.scopes.pop()
+
+    def _enter_with(self, node: cst.With) -> None:
+        found = with_transaction(node, self.resolver, self.options.transaction_functions)
+        if found is not None:
+            self.frames[-1].transactions.append(TxScope(node, found[1], found[0]))
+        if self._in_function_or_class():
+            for item in node.items:
+                if item.asname is not None:
+                    self._bind_target(item.asname.name, item.item)
+
+    def _leave_with(self, node: cst.With) -> None:
+        transactions = self.frames[-1].transactions
+        if transactions and transactions[-1].node is node:
+            transactions.pop()
+
+    def _in_function_or_class(self) -> bool:
+        return bool(self.frames[-1].key) or len(self.resolver.scopes) > 1
+
+    def _enter_loop(self, node: cst.CSTNode) -> None:
+        self.frames[-1].loop_depth += 1
+        if isinstance(node, cst.For) and self._in_function_or_class():
+            self._bind_target(node.target, None)
+
+    def _leave_loop(self, node: cst.CSTNode) -> None:
+        self.frames[-1].loop_depth -= 1
+
+    def _enter_call(self, node: cst.Call) -> None:
+        callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
+        if isinstance(callback, cst.Lambda):
+            self._on_commit_callbacks.add(id(callback))
+
+    def _enter_lambda(self, node: cst.Lambda) -> None:
+        if id(node) in self._on_commit_callbacks:
+            self.frames[-1].on_commit_depth += 1
+
+    def _leave_lambda(self, node: cst.Lambda) -> None:
+        if id(node) in self._on_commit_callbacks:
+            self.frames[-1].on_commit_depth -= 1
+
+    def _enter_block(self, node: cst.CSTNode) -> None:
+        self.blocks.append(id(node))
+
+    def _leave_block(self, node: cst.CSTNode) -> None:
+        self.blocks.pop()
+
+    def _enter_statement(self, node: cst.CSTNode) -> None:
+        self.statements.append(node)
+        if self._in_function_or_class():
+            if isinstance(node, cst.SimpleStatementLine):
+                for small in node.body:
+                    if isinstance(small, cst.Import | cst.ImportFrom):
+                        self.resolver.bind_import(small)
+                    elif isinstance(small, cst.Assign | cst.AnnAssign):
+                        self._bind_assignment(small)
+
+
+def _top_level_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """Module-level statements, looking into top-level if/try/with blocks."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, cst.If | cst.Try | cst.With):
+            yield from _top_level_statements(_compound_bodies(stmt))
+        else:
+            yield stmt
+
+
+def _compound_bodies(stmt: cst.If | cst.Try | cst.With) -> list[cst.CSTNode]:
+    bodies: list[cst.CSTNode] = []
+    if isinstance(stmt.body, cst.IndentedBlock):
+        bodies.extend(stmt.body.body)
+    if isinstance(stmt, cst.If) and stmt.orelse is not None:
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            bodies.append(orelse)
+        elif isinstance(orelse.body, cst.IndentedBlock):
+            bodies.extend(orelse.body.body)
+    if isinstance(stmt, cst.Try):
+        for handler in stmt.handlers:
+            if isinstance(handler.body, cst.IndentedBlock):
+                bodies.extend(handler.body.body)
+        for extra in (stmt.orelse, stmt.finalbody):
+            if extra is not None and isinstance(extra.body, cst.IndentedBlock):
+                bodies.extend(extra.body.body)
+    return bodies
+
+
+def _parameter_names(params: cst.Parameters) -> Iterator[str]:
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        yield param.name.value
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star.name.value
+
+
+_Handler = Callable[[FileContext, cst.CSTNode], None]
+
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+_ENTER: dict[type[cst.CSTNode], _Handler] = {
+    cst.FunctionDef: FileContext._enter_function,  # type: ignore[dict-item]
+    cst.ClassDef: FileContext._enter_class,  # type: ignore[dict-item]
+    cst.With: FileContext._enter_with,  # type: ignore[dict-item]
+    cst.For: FileContext._enter_loop,
+    cst.While: FileContext._enter_loop,
+    cst.Call: FileContext._enter_call,  # type: ignore[dict-item]
+    cst.Lambda: FileContext._enter_lambda,  # type: ignore[dict-item]
+    cst.IndentedBlock: FileContext._enter_block,
+    cst.SimpleStatementSuite: FileContext._enter_block,
+}
+_LEAVE: dict[type[cst.CSTNode], _Handler] = {
+    cst.FunctionDef: FileContext._leave_function,  # type: ignore[dict-item]
+    cst.ClassDef: FileContext._leave_class,  # type: ignore[dict-item]
+    cst.With: FileContext._leave_with,  # type: ignore[dict-item]
+    cst.For: FileContext._leave_loop,
+    cst.While: FileContext._leave_loop,
+    cst.Lambda: FileContext._leave_lambda,  # type: ignore[dict-item]
+    cst.IndentedBlock: FileContext._leave_block,
+    cst.SimpleStatementSuite: FileContext._leave_block,
+}

@@ -1,0 +1,158 @@
+"""Name resolution through an import-alias table: cheap stand-in for LibCST's
+`QualifiedNameProvider` (which costs several times the parse).
+
+Bindings live in scopes (module, then each enclosing function). A name resolves
+to the innermost binding, as Python's LEGB rule does, except that class bodies
+are not searched from inside methods (Python doesn't either).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+import libcst as cst
+
+
+class BindingKind(Enum):
+    IMPORT = "import"  # qualname is the imported dotted path
+    DEF = "def"  # a function or class defined here; qualname is module-qualified
+    VALUE = "value"  # assigned from an expression we recognised (see `value`)
+    OTHER = "other"  # a parameter, loop target, or an assignment we don't model
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """What an expression evaluates to, as far as the rules care."""
+
+    kind: str  # "queue", "signature", "connection", "sqs_resource"
+    library: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    kind: BindingKind
+    qualname: str = ""
+    value: Value | None = None
+    # For DEF: the job library when the def is registered as a task ("" if the
+    # decorator's receiver is unresolved), None when it is not a task.
+    task_library: str | None = None
+    decorated: bool = False
+
+
+@dataclass(slots=True)
+class Scope:
+    names: dict[str, Binding] = field(default_factory=dict)
+    # Class bodies are invisible from the methods inside them.
+    is_class: bool = False
+
+
+def dotted_parts(node: cst.BaseExpression) -> list[str] | None:
+    """`a.b.c` -> ["a", "b", "c"]; None for anything that isn't a dotted name."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    parts.reverse()
+    return parts
+
+
+def dotted_text(node: cst.BaseExpression) -> str | None:
+    parts = dotted_parts(node)
+    return ".".join(parts) if parts is not None else None
+
+
+def module_name_from_import(node: cst.Attribute | cst.Name) -> str:
+    parts = dotted_parts(node)
+    return ".".join(parts) if parts else ""
+
+
+def resolve_relative(current_module: str, is_package: bool, level: int, target: str) -> str:
+    """Absolute module for `from <level dots><target> import ...` inside `current_module`."""
+    package_parts = current_module.split(".") if current_module else []
+    if not is_package and package_parts:
+        package_parts = package_parts[:-1]
+    if level > 1:
+        package_parts = package_parts[: max(0, len(package_parts) - (level - 1))]
+    if target:
+        package_parts = [*package_parts, *target.split(".")]
+    return ".".join(package_parts)
+
+
+def import_bindings(
+    node: cst.Import | cst.ImportFrom, current_module: str, is_package: bool
+) -> Iterable[tuple[str, str]]:
+    """(local name, qualified name) pairs an import statement binds."""
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            full = module_name_from_import(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                yield alias.asname.name.value, full
+            else:
+                head = full.split(".")[0]
+                yield head, head
+        return
+    if isinstance(node.names, cst.ImportStar):
+        return
+    base = module_name_from_import(node.module) if node.module is not None else ""
+    level = len(node.relative)
+    if level:
+        base = resolve_relative(current_module, is_package, level, base)
+    for alias in node.names:
+        if not isinstance(alias.name, cst.Name):
+            continue
+        local = alias.name.value
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            local = alias.asname.name.value
+        yield local, f"{base}.{alias.name.value}" if base else alias.name.value
+
+
+class Resolver:
+    """Looks names up through a stack of scopes."""
+
+    def __init__(self, module: str, is_package: bool) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.scopes: list[Scope] = [Scope()]
+
+    @property
+    def module_scope(self) -> Scope:
+        return self.scopes[0]
+
+    def bind(self, name: str, binding: Binding) -> None:
+        self.scopes[-1].names[name] = binding
+
+    def bind_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        for local, qualname in import_bindings(node, self.module, self.is_package):
+            self.bind(local, Binding(BindingKind.IMPORT, qualname))
+
+    def lookup(self, name: str) -> Binding | None:
+        innermost = self.scopes[-1]
+        for scope in reversed(self.scopes):
+            if scope.is_class and scope is not innermost:
+                continue
+            found = scope.names.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def qualified_name(self, node: cst.BaseExpression) -> str | None:
+        """Import-resolved dotted name of `node`, or None when its root isn't
+        an import or a definition of this module."""
+        parts = dotted_parts(node)
+        if parts is None:
+            return None
+        binding = self.lookup(parts[0])
+        if binding is None or binding.kind not in (BindingKind.IMPORT, BindingKind.DEF):
+            return None
+        return ".".join([binding.qualname, *parts[1:]])
+
+    def qualified_names(self, nodes: Sequence[cst.BaseExpression]) -> list[str | None]:
+        return [self.qualified_name(n) for n in nodes]
+
+    def local_qualname(self, name: str) -> str:
+        return f"{self.module}.{name}" if self.module else name

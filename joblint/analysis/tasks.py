@@ -1,0 +1,280 @@
+"""Recognising task definitions and enqueue calls from the library tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts, dotted_text
+from joblint.analysis.values import unwrap, value_of
+from joblint.knowledge import jobs
+from joblint.models import Requirement
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRef:
+    """A reference to something that may be a task."""
+
+    qualname: str
+    display: str
+    # Library when defined in this file and known; "" when unknown; None when
+    # the name is imported (the project index decides).
+    library: str | None
+
+
+def task_like_target(node: cst.BaseExpression, resolver: Resolver) -> TaskRef | None:
+    """The task a receiver names, if it is an imported name or a task defined here."""
+    parts = dotted_parts(unwrap(node))
+    if parts is None:
+        return None
+    binding = resolver.lookup(parts[0])
+    if binding is None:
+        return None
+    if binding.kind is BindingKind.IMPORT:
+        return TaskRef(".".join([binding.qualname, *parts[1:]]), parts[-1], None)
+    if binding.kind is BindingKind.DEF and len(parts) == 1 and binding.task_library is not None:
+        return TaskRef(binding.qualname, parts[0], binding.task_library)
+    return None
+
+
+# --- task definitions ------------------------------------------------------------
+
+
+def decorator_task_library(
+    decorator: cst.Decorator, resolver: Resolver
+) -> tuple[str, str] | None:
+    """(library, receiver qualname) when the decorator registers a task.
+
+    The library is "" when the decorator is `@<obj>.task` and `<obj>` isn't
+    resolvable here; the receiver qualname then lets the project step look it up.
+    """
+    expr = decorator.decorator
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    qualname = resolver.qualified_name(expr)
+    if qualname is not None and qualname in jobs.TASK_DECORATORS:
+        return jobs.TASK_DECORATORS[qualname], ""
+    if isinstance(expr, cst.Attribute) and expr.attr.value in jobs.TASK_DECORATOR_METHODS:
+        value = value_of(expr.value, resolver)
+        if value is not None and value.kind == "queue":
+            return value.library, ""
+        receiver = resolver.qualified_name(expr.value)
+        return "", receiver or ""
+    return None
+
+
+def definition_binding(
+    node: cst.FunctionDef | cst.ClassDef, resolver: Resolver
+) -> tuple[Binding, str]:
+    """The binding a def creates, and the decorator receiver to resolve later."""
+    qualname = resolver.local_qualname(node.name.value)
+    receiver = ""
+    library: str | None = None
+    for decorator in node.decorators:
+        found = decorator_task_library(decorator, resolver)
+        if found is not None:
+            library, receiver = found
+            break
+    if library is None and isinstance(node, cst.ClassDef) and _subclasses_task(node):
+        library = "celery"
+    binding = Binding(
+        BindingKind.DEF, qualname, task_library=library, decorated=bool(node.decorators)
+    )
+    return binding, receiver
+
+
+def _subclasses_task(node: cst.ClassDef) -> bool:
+    for base in node.bases:
+        text = dotted_text(base.value)
+        if text is not None and text.split(".")[-1] in {"Task", "DjangoTask"}:
+            return True
+    return False
+
+
+# --- enqueue calls -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Enqueue:
+    """An enqueue call, with what must hold project-wide for it to be one."""
+
+    subject: str  # "Celery task 'send_receipt'"
+    verb: str  # "is enqueued"
+    library: str
+    requires: tuple[Requirement, ...] = ()
+    # "send_receipt.delay_on_commit(...)" where the library offers it.
+    on_commit_variant: str = ""
+
+
+def _subject(library: str, name: str) -> str:
+    lib = jobs.LIBRARIES.get(library)
+    if lib is None:
+        return f"task '{name}'" if name else "a job"
+    if not name:
+        return f"{lib.article} {lib.display} {lib.job_noun}"
+    return f"{lib.display} {lib.job_noun} '{name}'"
+
+
+def _verb(library: str) -> str:
+    return {"sqs": "is sent", "kombu": "is published"}.get(library, "is enqueued")
+
+
+def classify_enqueue(
+    call: cst.Call, resolver: Resolver, extra_functions: frozenset[str]
+) -> Enqueue | None:
+    func = call.func
+    qualname = resolver.qualified_name(func)
+    if qualname is not None:
+        found = _enqueue_function(qualname, call, extra_functions)
+        if found is not None:
+            return found
+    if isinstance(func, cst.Attribute):
+        found = _enqueue_method(call, func, resolver)
+        if found is not None:
+            return found
+    if isinstance(func, cst.Call):
+        return _canvas_call(func, resolver)
+    return _task_call(func, resolver)
+
+
+def _enqueue_function(
+    qualname: str, call: cst.Call, extra_functions: frozenset[str]
+) -> Enqueue | None:
+    if qualname in extra_functions:
+        return Enqueue(f"'{qualname.split('.')[-1]}'", "enqueues a job", "user")
+    library = jobs.ENQUEUE_FUNCTIONS.get(qualname)
+    if library is None:
+        return None
+    requires: tuple[Requirement, ...] = ()
+    flag = jobs.TRANSACTIONAL_WHEN_FLAG.get(library)
+    if flag is not None:
+        requires = (Requirement("flag-off", flag),)
+    return Enqueue(_subject(library, _job_name(call.args)), _verb(library), library, requires)
+
+
+def _job_name(args: Sequence[cst.Arg]) -> str:
+    """The job a queue-style call enqueues: its first positional argument."""
+    for arg in args:
+        if arg.keyword is not None or arg.star:
+            continue
+        value = arg.value
+        if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+            return value.evaluated_value.rsplit(".", 1)[-1]
+        text = dotted_text(value)
+        return text.split(".")[-1] if text else ""
+    return ""
+
+
+def _enqueue_method(call: cst.Call, func: cst.Attribute, resolver: Resolver) -> Enqueue | None:
+    method = func.attr.value
+    for shape in jobs.ENQUEUE_METHODS.get(method, ()):
+        found = _match_receiver(call, func, shape, resolver)
+        if found is not None:
+            return found
+    return None
+
+
+def _match_receiver(
+    call: cst.Call, func: cst.Attribute, shape: jobs.EnqueueMethod, resolver: Resolver
+) -> Enqueue | None:
+    method = func.attr.value
+    receiver = func.value
+    primary = shape.libraries[0]
+    if shape.receiver is jobs.Receiver.ANY:
+        return Enqueue(_subject(primary, _job_name(call.args)), _verb(primary), primary)
+    if shape.receiver is jobs.Receiver.QUEUE:
+        value = value_of(receiver, resolver)
+        if value is None or value.kind != "queue" or value.library not in shape.libraries:
+            return None
+        name = "" if value.library in {"sqs", "kombu"} else _job_name(call.args)
+        return Enqueue(_subject(value.library, name), _verb(value.library), value.library)
+    if shape.receiver is jobs.Receiver.TASK_LIKE:
+        return _task_like_enqueue(method, receiver, shape, resolver)
+    return _task_enqueue(receiver, shape.libraries, resolver)
+
+
+def _on_commit_variant(method: str, receiver: cst.BaseExpression) -> str:
+    if method not in {"delay", "apply_async"}:
+        return ""
+    text = dotted_text(receiver)
+    return f"{text}.{method}_on_commit(...)" if text else ""
+
+
+def _task_like_enqueue(
+    method: str, receiver: cst.BaseExpression, shape: jobs.EnqueueMethod, resolver: Resolver
+) -> Enqueue | None:
+    primary = shape.libraries[0]
+    value = value_of(receiver, resolver)
+    if value is not None:
+        if value.kind != "signature":
+            return None
+        return Enqueue(f"a {jobs.LIBRARIES['celery'].display} signature", "is enqueued", "celery")
+    target = task_like_target(receiver, resolver)
+    if target is None:
+        return None
+    if target.library is None:
+        requires = (Requirement("not-plain", target.qualname),)
+        return Enqueue(
+            _subject(primary, target.display),
+            "is enqueued",
+            primary,
+            requires,
+            _on_commit_variant(method, receiver),
+        )
+    library = target.library if target.library in shape.libraries else primary
+    if target.library and target.library not in shape.libraries:
+        return None
+    return Enqueue(
+        _subject(library, target.display),
+        "is enqueued",
+        library,
+        (),
+        _on_commit_variant(method, receiver) if library == "celery" else "",
+    )
+
+
+def _task_enqueue(
+    receiver: cst.BaseExpression, libraries: tuple[str, ...], resolver: Resolver
+) -> Enqueue | None:
+    target = task_like_target(receiver, resolver)
+    if target is None:
+        return None
+    if target.library:
+        if target.library not in libraries:
+            return None
+        return Enqueue(_subject(target.library, target.display), "is enqueued", target.library)
+    requires = (Requirement("task", target.qualname, frozenset(libraries)),)
+    library = libraries[0] if len(libraries) == 1 else ""
+    return Enqueue(_subject(library, target.display), "is enqueued", library, requires)
+
+
+def _canvas_call(inner: cst.Call, resolver: Resolver) -> Enqueue | None:
+    """`chain(...)()`, `group(...)()`, `chord(h)(b)`, `task.chunks(...)()`."""
+    qualname = resolver.qualified_name(inner.func)
+    if qualname is not None and qualname in jobs.CANVAS_CALLABLES:
+        kind = qualname.rsplit(".", 1)[-1]
+        return Enqueue(f"a Celery {kind}", "is enqueued", "celery")
+    func = inner.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "chunks":
+        target = task_like_target(func.value, resolver)
+        if target is not None:
+            requires = () if target.library else (Requirement("not-plain", target.qualname),)
+            return Enqueue(f"Celery chunks of '{target.display}'", "are enqueued", "celery", requires)
+    return None
+
+
+def _task_call(func: cst.BaseExpression, resolver: Resolver) -> Enqueue | None:
+    """Calling a task function: an enqueue only for libraries that enqueue on call."""
+    target = task_like_target(func, resolver)
+    if target is None:
+        return None
+    libraries = jobs.ENQUEUE_ON_CALL_LIBRARIES
+    if target.library:
+        if target.library not in libraries:
+            return None
+        return Enqueue(_subject(target.library, target.display), "is enqueued", target.library)
+    requires = (Requirement("task", target.qualname, libraries),)
+    (library,) = tuple(libraries) if len(libraries) == 1 else ("",)
+    return Enqueue(_subject(library, target.display), "is enqueued", library, requires)

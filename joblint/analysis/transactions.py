@@ -1,0 +1,130 @@
+"""Recognising transaction scopes and on-commit callbacks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from joblint.analysis.names import Resolver, dotted_text
+from joblint.analysis.values import unwrap, value_of
+from joblint.knowledge import jobs
+from joblint.knowledge.jobs import TxFamily
+
+
+@dataclass(frozen=True, slots=True)
+class TxScope:
+    """An open transaction: the node that opened it (for its line) and how it reads."""
+
+    node: cst.CSTNode
+    description: str  # "transaction.atomic()", "@transaction.atomic", "with conn"
+    family: TxFamily
+
+
+def _call_description(call: cst.Call) -> str:
+    text = dotted_text(call.func) or "transaction"
+    return f"{text}()"
+
+
+def transaction_of_call(
+    call: cst.Call, resolver: Resolver, extra: frozenset[str]
+) -> tuple[TxFamily, str] | None:
+    """The transaction a call opens when used as `with call:` (or a decorator)."""
+    qualname = resolver.qualified_name(call.func)
+    if qualname is not None:
+        if qualname in jobs.TRANSACTION_FUNCTIONS:
+            return jobs.TRANSACTION_FUNCTIONS[qualname], _call_description(call)
+        if qualname in extra:
+            return TxFamily.GENERIC, _call_description(call)
+        if qualname in jobs.CONNECT_FUNCTIONS:
+            return jobs.CONNECT_FUNCTIONS[qualname], _call_description(call)
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in jobs.TRANSACTION_METHODS:
+        return jobs.TRANSACTION_METHODS[func.attr.value], _call_description(call)
+    return None
+
+
+def with_transaction(
+    node: cst.With, resolver: Resolver, extra: frozenset[str]
+) -> tuple[TxFamily, str] | None:
+    for item in node.items:
+        expr = unwrap(item.item)
+        if isinstance(expr, cst.Call):
+            found = transaction_of_call(expr, resolver, extra)
+            if found is not None:
+                return found
+        elif isinstance(expr, cst.Name):
+            value = value_of(expr, resolver)
+            if value is not None and value.kind == "connection":
+                return TxFamily(value.library), f"with {expr.value}"
+    return None
+
+
+def decorator_transaction(
+    decorator: cst.BaseExpression, resolver: Resolver, extra: frozenset[str]
+) -> tuple[TxFamily, str] | None:
+    """`@transaction.atomic`, `@atomic(using=...)`, `@db.atomic()`, `@method_decorator(atomic)`."""
+    call = decorator if isinstance(decorator, cst.Call) else None
+    func = call.func if call is not None else decorator
+    qualname = resolver.qualified_name(func)
+    text = dotted_text(func) or "atomic"
+    if qualname is not None:
+        if qualname in jobs.TRANSACTION_FUNCTIONS:
+            return jobs.TRANSACTION_FUNCTIONS[qualname], f"@{text}"
+        if qualname in extra:
+            return TxFamily.GENERIC, f"@{text}"
+        if qualname in jobs.METHOD_DECORATOR_ADAPTERS and call is not None and call.args:
+            if any(a.keyword is not None and a.keyword.value == "name" for a in call.args):
+                return None  # applies to a named method: handled at the class
+            return decorator_transaction(call.args[0].value, resolver, extra)
+    if isinstance(func, cst.Attribute) and func.attr.value in jobs.TRANSACTION_DECORATOR_METHODS:
+        return TxFamily.GENERIC, f"@{text}"
+    return None
+
+
+def class_method_transactions(
+    node: cst.ClassDef, resolver: Resolver, extra: frozenset[str]
+) -> dict[str, tuple[TxFamily, str]]:
+    """Methods made atomic by `@method_decorator(transaction.atomic, name="post")`."""
+    found: dict[str, tuple[TxFamily, str]] = {}
+    for decorator in node.decorators:
+        call = decorator.decorator
+        if not isinstance(call, cst.Call) or not call.args:
+            continue
+        if resolver.qualified_name(call.func) not in jobs.METHOD_DECORATOR_ADAPTERS:
+            continue
+        names = [
+            a.value.evaluated_value
+            for a in call.args
+            if a.keyword is not None
+            and a.keyword.value == "name"
+            and isinstance(a.value, cst.SimpleString)
+        ]
+        inner = decorator_transaction(call.args[0].value, resolver, extra)
+        if inner is None:
+            continue
+        for name in names:
+            if isinstance(name, str):
+                found[name] = inner
+    return found
+
+
+def on_commit_callback(
+    call: cst.Call, resolver: Resolver, extra: frozenset[str]
+) -> cst.BaseExpression | None:
+    """The callback argument when `call` registers an on-commit hook."""
+    qualname = resolver.qualified_name(call.func)
+    is_hook = qualname is not None and (qualname in jobs.ON_COMMIT_FUNCTIONS or qualname in extra)
+    if not is_hook:
+        func = call.func
+        is_hook = isinstance(func, cst.Attribute) and func.attr.value in jobs.ON_COMMIT_METHODS
+    if not is_hook:
+        return None
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    # `joblint.runtime.transaction.on_commit(session, fn)` takes the callback second.
+    if qualname == "joblint.runtime.transaction.on_commit" and len(positional) >= 2:
+        return positional[1].value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in {"func", "fn", "callback"}:
+            return arg.value
+    return positional[0].value if positional else None

@@ -1,0 +1,233 @@
+"""One file: read -> parse -> one batched traversal -> positioned findings.
+
+`lint_source` is a pure function of (path, bytes, settings, module name): its
+`FileResult` holds no CST and can be cached or computed in a worker process.
+Positions are computed only for files that have something to report.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from joblint import suppressions
+from joblint.analysis.context import FileContext, Options
+from joblint.models import FileResult, Finding, PendingFinding, Span
+from joblint.registry import BUILTIN_CODES, rule_by_code
+from joblint.rule import Report, Rule
+
+UNPARSEABLE = "JL001"
+
+
+@dataclass(frozen=True, slots=True)
+class LintSettings:
+    codes: frozenset[str]
+    options: Options = Options()
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleInfo:
+    name: str  # dotted module name, "" when unknown
+    is_package: bool = False  # the file is a package's __init__
+
+
+class SourceError(Exception):
+    """The file can't be decoded or parsed; message is one line."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+def decode(data: bytes) -> str:
+    """Decode with PEP 263 (coding cookie, BOM, UTF-8 default)."""
+    if b"\x00" in data:
+        raise SourceError("file contains NUL bytes (binary file?)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"bad encoding declaration: {exc.msg}") from None
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SourceError(
+            f"cannot decode as {encoding}: invalid byte 0x{data[exc.start]:02x}"
+            " (add a PEP 263 coding comment or save the file as UTF-8)",
+            line,
+        ) from None
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r}") from None
+
+
+def parse(text: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        reason = exc.message.split(":", 1)[-1].strip() if ":" in exc.message else exc.message
+        raise SourceError(
+            f"syntax error: {reason}", exc.raw_line, exc.raw_column + 1
+        ) from None
+    except RecursionError:
+        raise SourceError("too deeply nested to parse") from None
+    except Exception as exc:  # the parser's own failures: one line, never a traceback
+        raise SourceError(f"cannot parse: {type(exc).__name__}: {exc}") from None
+
+
+def lint_source(
+    path: str, data: bytes, settings: LintSettings, module: ModuleInfo = ModuleInfo("")
+) -> FileResult:
+    try:
+        text = decode(data)
+        tree = parse(text)
+    except SourceError as exc:
+        return _unparseable(path, settings, exc)
+    return _lint_tree(path, text, tree, settings, module)
+
+
+def _unparseable(path: str, settings: LintSettings, exc: SourceError) -> FileResult:
+    findings: tuple[Finding, ...] = ()
+    if UNPARSEABLE in settings.codes:
+        span = Span(exc.line, exc.column, exc.line, exc.column)
+        findings = (Finding(UNPARSEABLE, BUILTIN_CODES[UNPARSEABLE], str(exc), path, span),)
+    return FileResult(path, findings, parsed=False)
+
+
+def _lint_tree(
+    path: str, text: str, tree: cst.Module, settings: LintSettings, module: ModuleInfo
+) -> FileResult:
+    rules_by_code = rule_by_code()
+    context = FileContext(tree, module.name, module.is_package, settings.options)
+    rules = [rules_by_code[c](context) for c in sorted(settings.codes) if c in rules_by_code]
+    dispatcher = _Dispatcher(context, rules)
+    try:
+        tree.visit(dispatcher)
+    except RecursionError:
+        return _unparseable(path, settings, SourceError("too deeply nested to analyse"))
+    reports = [(rule, report) for rule in rules for report in rule.reports]
+    if not reports and not dispatcher.errors:
+        return FileResult(path, facts=context.facts())
+    positions = _positions(tree)
+    if positions is None:
+        return _unparseable(path, settings, SourceError("too deeply nested to analyse"))
+    sups = suppressions.parse(text, _first_statement_line(tree, positions))
+    findings: list[Finding] = []
+    pending: list[PendingFinding] = []
+    for rule, report in reports:
+        finding = _finding(path, rule, report, positions, sups)
+        if finding is None:
+            continue
+        if report.requires:
+            pending.append(PendingFinding(finding, report.requires))
+        else:
+            findings.append(finding)
+    errors = tuple(
+        f"{path}:{_line(positions, node)}: internal error in {code}: "
+        f"{type(exc).__name__}: {exc} (please report this)"
+        for code, node, exc in dispatcher.errors
+    )
+    return FileResult(path, tuple(findings), tuple(pending), context.facts(), errors)
+
+
+def _positions(tree: cst.Module) -> dict[cst.CSTNode, CodeRange] | None:
+    try:
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        return dict(wrapper.resolve(PositionProvider))
+    except RecursionError:
+        return None
+
+
+def _line(positions: dict[cst.CSTNode, CodeRange], node: cst.CSTNode) -> int:
+    found = positions.get(node)
+    return found.start.line if found is not None else 1
+
+
+def _first_statement_line(tree: cst.Module, positions: dict[cst.CSTNode, CodeRange]) -> int:
+    if not tree.body:
+        return 1 << 30
+    return _line(positions, tree.body[0])
+
+
+def _finding(
+    path: str,
+    rule: Rule,
+    report: Report,
+    positions: dict[cst.CSTNode, CodeRange],
+    sups: suppressions.Suppressions,
+) -> Finding | None:
+    where = positions[report.node]
+    span = Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+    lines = [span.line]
+    above = [span.line - 1]
+    statement = report.statement
+    if isinstance(statement, cst.SimpleStatementLine) and statement in positions:
+        stmt = positions[statement]
+        lines.append(stmt.end.line)
+        above.append(stmt.start.line - 1)
+    if sups.suppresses(rule.CODE, tuple(lines), tuple(above)):
+        return None
+
+    def line_of(node: cst.CSTNode) -> int:
+        return _line(positions, node)
+
+    message = report.message if isinstance(report.message, str) else report.message(line_of)
+    return Finding(rule.CODE, rule.name(), message, path, span, rule.HELP)
+
+
+RuleMethod = Callable[[cst.CSTNode], object]
+
+
+@cache
+def _method_names(rule_class: type[Rule]) -> tuple[tuple[str, str, str], ...]:
+    """(prefix, node type name, method name) for each visit_/leave_ method."""
+    found = []
+    for attr in dir(rule_class):
+        for prefix in ("visit_", "leave_"):
+            if attr.startswith(prefix) and hasattr(cst, attr[len(prefix) :]):
+                found.append((prefix, attr[len(prefix) :], attr))
+    return tuple(found)
+
+
+class _Dispatcher(cst.CSTVisitor):
+    """Runs every rule's visit_/leave_ methods in one traversal, isolating failures."""
+
+    def __init__(self, context: FileContext, rules: Sequence[Rule]) -> None:
+        self.context = context
+        self.visits: dict[type[cst.CSTNode], list[tuple[Rule, RuleMethod]]] = {}
+        self.leaves: dict[type[cst.CSTNode], list[tuple[Rule, RuleMethod]]] = {}
+        self.errors: list[tuple[str, cst.CSTNode, Exception]] = []
+        self.broken: set[int] = set()
+        for rule in rules:
+            for prefix, type_name, method in _method_names(type(rule)):
+                table = self.visits if prefix == "visit_" else self.leaves
+                node_type = getattr(cst, type_name)
+                table.setdefault(node_type, []).append((rule, getattr(rule, method)))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.context.enter(node)
+        for rule, method in self.visits.get(type(node), ()):
+            self._call(rule, method, node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        for rule, method in self.leaves.get(type(original_node), ()):
+            self._call(rule, method, original_node)
+        self.context.leave(original_node)
+
+    def _call(self, rule: Rule, method: RuleMethod, node: cst.CSTNode) -> None:
+        if id(rule) in self.broken:
+            return
+        try:
+            method(node)
+        except RecursionError:
+            raise
+        except Exception as exc:  # one rule's bug must not hide the others' findings
+            self.broken.add(id(rule))
+            self.errors.append((rule.CODE, node, exc))

@@ -1,0 +1,1 @@
+"""Library knowledge as data: what enqueues, what opens a transaction, defaults."""

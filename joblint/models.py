@@ -1,0 +1,98 @@
+"""Plain, frozen, picklable data passed between the engine, project step and reporters.
+
+Nothing here refers to LibCST nodes: a `FileResult` can cross a process boundary
+or be stored in a cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A source range; lines and columns are 1-based, the end is exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """A fact about the whole project that must hold for a pending finding to stand.
+
+    `kind` is one of:
+    - "task": `qualname` must be a task known to the project whose library is in
+      `libraries` (the per-file pass can't see other files' decorators);
+    - "not-plain": `qualname` must not be a plain (undecorated) function or a class
+      defined in the project: an imported name we can't see is taken as a task;
+    - "flag-off": the project-wide flag `qualname` must not be set (e.g. the
+      django-q ORM broker, which makes `async_task` transactional).
+    """
+
+    kind: str
+    qualname: str
+    libraries: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    name: str
+    message: str
+    path: str
+    span: Span
+    help: str = ""
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.column, self.code)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingFinding:
+    """A finding that stands only if all `requires` hold for the whole project."""
+
+    finding: Finding
+    requires: tuple[Requirement, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDef:
+    """A function registered as a background job, as seen in one file."""
+
+    qualname: str
+    library: str  # "celery", "huey", ... or "" when the decorator's receiver is unresolved here
+    # Qualified name of the decorator's receiver (`proj.celery.app` for
+    # `@app.task`) when the library must be looked up in another file.
+    receiver: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """Per-file facts whole-project steps need. Pure data, cacheable."""
+
+    module: str
+    tasks: tuple[TaskDef, ...] = ()
+    # Module-level names bound to a queue-library object: qualname -> library.
+    queue_objects: tuple[tuple[str, str], ...] = ()
+    # Module-level functions and classes that are neither tasks nor decorated.
+    plain_definitions: tuple[str, ...] = ()
+    # Project-wide switches this file turns on, e.g. "django_q.orm_broker".
+    flags: tuple[str, ...] = ()
+    # Module-level imports, so re-exports can be followed: (local qualname, target).
+    aliases: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    path: str
+    findings: tuple[Finding, ...] = ()
+    pending: tuple[PendingFinding, ...] = ()
+    facts: FileFacts = field(default_factory=lambda: FileFacts(module=""))
+    # Internal errors (a rule raised): reported separately, exit status 2.
+    errors: tuple[str, ...] = ()
+    # Whether the file was read and parsed (False for JL001 files).
+    parsed: bool = True

@@ -1,0 +1,117 @@
+"""The rule base class and the VALID/INVALID example types.
+
+A rule is a class in its own module under `joblint.rules`. It declares its
+metadata as class attributes, its documentation as the class docstring (fixed
+sections, Ruff style), and examples the test suite runs and the docs show.
+During the traversal the engine calls its `visit_<Node>`/`leave_<Node>`
+methods; it reports CST nodes, and the engine turns them into positioned
+findings only for files that have any.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import libcst as cst
+
+from joblint.analysis.context import FileContext
+from joblint.models import Requirement
+
+# Sections a rule's docstring must have, in order.
+DOC_SECTIONS = (
+    "What it does",
+    "Why is this bad?",
+    "Example",
+    "Use instead",
+    "Fix safety",
+    "Known limits",
+)
+
+LineOf = Callable[[cst.CSTNode], int]
+Message = str | Callable[[LineOf], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Valid:
+    """Code the rule must not report."""
+
+    code: str
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    line: int
+    column: int
+    message: str  # a fragment the message must contain
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """Code the rule must report, exactly at the expected places."""
+
+    code: str
+    expected: tuple[Expected, ...]
+    id: str = ""
+    # Extra files linted together with `code` (module name -> source), for
+    # examples that need the project's task index.
+    project: dict[str, str] = field(default_factory=dict)
+
+
+def invalid(code: str, *expected: tuple[int, int, str], id: str = "", **project: str) -> Invalid:
+    return Invalid(code, tuple(Expected(*e) for e in expected), id, dict(project))
+
+
+@dataclass(slots=True)
+class Report:
+    node: cst.CSTNode
+    message: Message
+    statement: cst.CSTNode | None
+    requires: tuple[Requirement, ...] = ()
+
+
+def kebab_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+class Rule:
+    CODE: ClassVar[str]
+    SUMMARY: ClassVar[str]
+    PREVIEW: ClassVar[bool] = False
+    # The one-line fix shown under each finding in the full output.
+    HELP: ClassVar[str] = ""
+    VALID: ClassVar[tuple[Valid, ...]] = ()
+    INVALID: ClassVar[tuple[Invalid, ...]] = ()
+
+    def __init__(self, context: FileContext) -> None:
+        self.context = context
+        self.reports: list[Report] = []
+
+    @classmethod
+    def name(cls) -> str:
+        return kebab_case(cls.__name__)
+
+    @classmethod
+    def docs(cls) -> str:
+        return _dedent(cls.__doc__ or "")
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: Message,
+        *,
+        requires: tuple[Requirement, ...] = (),
+        statement: cst.CSTNode | None = None,
+    ) -> None:
+        self.reports.append(
+            Report(node, message, statement or self.context.statement, requires)
+        )
+
+
+def _dedent(text: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(text)

@@ -1,0 +1,266 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from joblint.analysis.context import FileContext
+from joblint.analysis.names import dotted_text
+from joblint.analysis.tasks import Enqueue
+from joblint.knowledge.jobs import COMMIT_METHOD
+from joblint.rule import LineOf, Rule, Valid, invalid
+
+
+@dataclass(slots=True)
+class _PendingEnqueue:
+    order: int
+    block: int
+    node: cst.Call
+    enqueue: Enqueue
+    statement: cst.CSTNode | None
+
+
+@dataclass(slots=True)
+class _FunctionState:
+    enqueues: list[_PendingEnqueue] = field(default_factory=list)
+    commits: list[tuple[int, cst.Call]] = field(default_factory=list)
+    exits: list[tuple[int, int]] = field(default_factory=list)  # (order, block)
+
+
+class EnqueueBeforeCommit(Rule):
+    """
+    ## What it does
+    Finds a job enqueued earlier in a function than an explicit `.commit()` of
+    a session, connection or transaction (`session.commit()`,
+    `db.session.commit()`, `conn.commit()`, `await conn.commit()`,
+    `transaction.commit()`), at any nesting: a commit inside a following `try:`
+    or `if` counts.
+
+    ## Why is this bad?
+    Until the commit, the rows the job needs are invisible to other
+    connections (and SQLAlchemy's autobegin means a session is already in a
+    transaction after its first query). A fast worker runs the job before the
+    commit and sees stale or missing data; if the commit fails, the job runs
+    for data that was never saved.
+
+    ## Example
+    ```python
+    def register(session, user):
+        session.add(user)
+        send_welcome.delay(user.id)
+        session.commit()
+    ```
+
+    ## Use instead
+    ```python
+    def register(session, user):
+        session.add(user)
+        session.commit()
+        send_welcome.delay(user.id)
+    ```
+    or register the enqueue with `joblint.runtime.transaction.on_commit(session, ...)`.
+
+    ## Fix safety
+    No automatic fix: moving the enqueue after the commit changes what happens
+    when the commit fails (the job is no longer sent), which is the point but
+    must be a conscious change.
+
+    ## Known limits
+    - Only one function is looked at: a commit in the caller is not seen.
+    - A `return` or `raise` in the enqueue's own block between the two calls
+      means the commit isn't reached after the enqueue: no finding. Other
+      control flow (loops, exceptions) is read in source order.
+    - `.commit(...)` with arguments (git's `index.commit("msg")`) is never a
+      database commit. An enqueue inside a transaction block is JL101's, not this rule's.
+    """
+
+    CODE = "JL102"
+    SUMMARY = "Job enqueued before the transaction commits: a worker may run it first"
+    HELP = "Enqueue after the commit, or register it with an on-commit hook"
+
+    VALID = (
+        Valid(
+            """
+from .tasks import send_welcome
+
+def register(session, user):
+    session.add(user)
+    session.commit()
+    send_welcome.delay(user.id)
+""",
+            id="after-commit",
+        ),
+        Valid(
+            """
+from .tasks import send_welcome
+
+def enqueue(user):
+    send_welcome.delay(user.id)
+
+def save(session):
+    session.commit()
+""",
+            id="different-functions",
+        ),
+        Valid(
+            """
+from .tasks import send_welcome
+
+def release(repo, user):
+    send_welcome.delay(user.id)
+    repo.index.commit("release")
+""",
+            id="commit-with-arguments",
+        ),
+        Valid(
+            """
+from .tasks import send_welcome
+
+def register(session, user, dry_run):
+    if dry_run:
+        send_welcome.delay(user.id)
+        return
+    session.commit()
+""",
+            id="return-between",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_welcome
+
+def register(user):
+    with transaction.atomic():
+        send_welcome.delay(user.id)
+    transaction.commit()
+""",
+            id="jl101-wins",
+        ),
+        Valid(
+            """
+from joblint.runtime.transaction import on_commit
+from .tasks import send_welcome
+
+def register(session, user):
+    on_commit(session, lambda: send_welcome.delay(user.id))
+    session.commit()
+""",
+            id="on-commit-hook",
+        ),
+    )
+
+    INVALID = (
+        invalid(
+            """
+from .tasks import send_welcome
+
+def register(session, user):
+    session.add(user)
+    send_welcome.delay(user.id)
+    session.commit()
+""",
+            (6, 5, "Celery task 'send_welcome' is enqueued before session.commit() (line 7)"),
+            id="enqueue-then-commit",
+        ),
+        invalid(
+            """
+from .tasks import send_welcome
+
+async def register(db, user):
+    db.session.add(user)
+    send_welcome.delay(user.id)
+    try:
+        await db.session.commit()
+    except Exception:
+        raise
+""",
+            (6, 5, "db.session.commit()"),
+            id="commit-in-following-try",
+        ),
+        invalid(
+            """
+import rq
+from redis import Redis
+
+q = rq.Queue(connection=Redis())
+
+def register(conn, user, notify):
+    if notify:
+        q.enqueue(send_welcome, user.id)
+    conn.commit()
+""",
+            (9, 9, "RQ job 'send_welcome' is enqueued before conn.commit()"),
+            id="rq-nested-if",
+        ),
+    )
+
+    def __init__(self, context: FileContext) -> None:
+        super().__init__(context)
+        self._states: list[_FunctionState] = [_FunctionState()]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._states.append(_FunctionState())
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._check(self._states.pop())
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._check(self._states[-1])
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self._states[-1].exits.append((self.context.order, self.context.block_id))
+
+    def visit_Raise(self, node: cst.Raise) -> None:
+        self._states[-1].exits.append((self.context.order, self.context.block_id))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        context = self.context
+        if context.in_on_commit_callback:
+            return
+        state = self._states[-1]
+        if _is_commit(node):
+            state.commits.append((context.order, node))
+            return
+        enqueue = context.enqueue(node)
+        if enqueue is not None and context.transaction is None:
+            state.enqueues.append(
+                _PendingEnqueue(context.order, context.block_id, node, enqueue, context.statement)
+            )
+
+    def _check(self, state: _FunctionState) -> None:
+        for pending in state.enqueues:
+            commit = self._first_commit_after(pending, state)
+            if commit is not None:
+                self._report(pending, commit)
+
+    @staticmethod
+    def _first_commit_after(pending: _PendingEnqueue, state: _FunctionState) -> cst.Call | None:
+        for order, commit in state.commits:
+            if order <= pending.order:
+                continue
+            exits = any(
+                pending.order < exit_order < order and block == pending.block
+                for exit_order, block in state.exits
+            )
+            return None if exits else commit
+        return None
+
+    def _report(self, pending: _PendingEnqueue, commit: cst.Call) -> None:
+        enqueue = pending.enqueue
+        target = f"{dotted_text(commit.func) or 'commit'}()"
+
+        def message(line_of: LineOf) -> str:
+            return (
+                f"{enqueue.subject} {enqueue.verb} before {target} (line {line_of(commit)}): "
+                "a worker may run it before the data is committed. Enqueue it after the "
+                "commit, or register it with an on-commit hook"
+            )
+
+        self.report(
+            pending.node, message, requires=enqueue.requires, statement=pending.statement
+        )
+
+
+def _is_commit(node: cst.Call) -> bool:
+    func = node.func
+    return isinstance(func, cst.Attribute) and func.attr.value == COMMIT_METHOD and not node.args

@@ -1,0 +1,503 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from joblint.analysis.context import FileContext
+from joblint.analysis.tasks import Enqueue
+from joblint.analysis.transactions import TxScope
+from joblint.knowledge.jobs import FIX_HINTS, TxFamily
+from joblint.rule import LineOf, Rule, Valid, invalid
+
+
+@dataclass(slots=True)
+class _LocalCall:
+    caller: str
+    callee: str
+    node: cst.Call
+    statement: cst.CSTNode | None
+    transaction: TxScope | None
+
+
+@dataclass(slots=True)
+class _Found:
+    enqueue: Enqueue
+    node: cst.Call
+
+
+class EnqueueInTransaction(Rule):
+    """
+    ## What it does
+    Finds jobs enqueued to an external broker while a database transaction is
+    open: a Celery `.delay()`/`.apply_async()`, RQ `queue.enqueue()`, Dramatiq
+    `.send()`, Huey task call, arq `enqueue_job()`, taskiq `.kiq()`, django-q
+    `async_task()`, Django tasks `.enqueue()`, an SQS `send_message()` or a kombu
+    `publish()` inside `transaction.atomic()`, `session.begin()`,
+    `conn.transaction()`, `with conn:` (psycopg) or a function decorated with
+    `@transaction.atomic`. A call, inside a transaction, of a function of the
+    same module that enqueues is reported too, naming the enqueue it leads to.
+
+    ## Why is this bad?
+    The broker is not part of the transaction. A worker can pick the job up
+    before COMMIT and not find the rows the job is about, or find the old
+    values; if the transaction rolls back, the job runs for data that never
+    existed. It works on a developer's machine and fails under load.
+
+    ## Example
+    ```python
+    from django.db import transaction
+
+    from .tasks import send_receipt
+
+
+    def checkout(cart):
+        with transaction.atomic():
+            order = Order.objects.create(cart=cart)
+            send_receipt.delay(order.pk)
+    ```
+
+    ## Use instead
+    ```python
+    from django.db import transaction
+
+    from .tasks import send_receipt
+
+
+    def checkout(cart):
+        with transaction.atomic():
+            order = Order.objects.create(cart=cart)
+            transaction.on_commit(lambda: send_receipt.delay(order.pk))
+            # or, with Celery >= 5.4: send_receipt.delay_on_commit(order.pk)
+    ```
+    Where the queue library has no commit hook, write the job to
+    `joblint.runtime.outbox` inside the transaction and let its relay publish
+    it after COMMIT.
+
+    ## Fix safety
+    No automatic fix yet. Moving an enqueue to an on-commit hook changes
+    behaviour on purpose: the job is dropped when the transaction rolls back
+    (also a savepoint rollback), and `delay_on_commit` returns `None`, not an
+    `AsyncResult`.
+
+    ## Known limits
+    - Transactions are found lexically: a transaction opened by a caller in
+      another function, or by `ATOMIC_REQUESTS`, is not seen.
+    - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and
+      `<x>.transaction()` count as transactions whatever `<x>` is (a documented
+      heuristic: the receiver's type can't be known statically).
+    - `.delay()`/`.apply_async()` count on names imported from other modules
+      (even ones outside the files linted) and on tasks defined in the file;
+      `.send()`, `.schedule()`, `.enqueue()` and Huey calls need the receiver to
+      be a task in the files linted together, or a queue object.
+    - Enqueues to a queue stored in the same database (procrastinate `defer`,
+      `joblint.runtime.outbox`, django-q's ORM broker) are part of the
+      transaction and never reported.
+    """
+
+    CODE = "JL101"
+    SUMMARY = "Job enqueued inside a database transaction: a worker may run it before COMMIT"
+    HELP = (
+        "Enqueue after COMMIT: transaction.on_commit(lambda: task.delay(...)), "
+        "task.delay_on_commit(...) (Celery >= 5.4) or joblint.runtime.outbox"
+    )
+
+    VALID = (
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
+            id="on-commit-lambda",
+        ),
+        Valid(
+            """
+import functools
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        transaction.on_commit(functools.partial(send_receipt.delay, order.pk))
+""",
+            id="on-commit-partial",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        def _send():
+            send_receipt.delay(order.pk)
+        transaction.on_commit(_send)
+""",
+            id="on-commit-nested-def",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.delay_on_commit(order.pk)
+        send_receipt.apply_async_on_commit(args=(order.pk,))
+""",
+            id="delay-on-commit",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+    send_receipt.delay(order.pk)
+""",
+            id="after-the-block",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from procrastinate.contrib.django import app
+
+@app.task
+def send_receipt(order_id): ...
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.defer(order_id=order.pk)
+""",
+            id="db-backed-queue",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from joblint.runtime.outbox import Outbox
+
+outbox = Outbox()
+
+def checkout(conn, order):
+    with transaction.atomic():
+        order.save()
+        outbox.add(conn, "send_receipt", args=(order.pk,))
+""",
+            id="outbox",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from django.db.models.signals import post_save
+
+def book(flight, sock, gen):
+    with transaction.atomic():
+        flight.delay(5)
+        post_save.send(sender=None)
+        sock.send(b"x")
+        gen.send(None)
+        flight.schedule()
+""",
+            id="look-alikes",
+        ),
+        Valid(
+            """
+from multiprocessing import Pool
+from django.db import transaction
+
+def crunch(items):
+    pool = Pool(4)
+    with transaction.atomic():
+        pool.apply_async(len, (items,))
+""",
+            id="multiprocessing-apply-async",
+        ),
+        Valid(
+            """
+from celery import shared_task
+from django.db import transaction
+
+@shared_task
+def send_receipt(order_id): ...
+
+def checkout(order):
+    with transaction.atomic():
+        send_receipt(order.pk)
+""",
+            id="direct-call-runs-in-process",
+        ),
+        Valid(
+            """
+import dramatiq
+
+def notify(sock):
+    with sock:
+        sock.send(b"ping")
+""",
+            id="with-non-connection",
+        ),
+    )
+
+    INVALID = (
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(cart):
+    with transaction.atomic():
+        order = cart.to_order()
+        send_receipt.delay(order.pk)
+""",
+            (8, 9, "Celery task 'send_receipt' is enqueued inside transaction.atomic() (line 6)"),
+            id="celery-delay-in-atomic",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    send_receipt.apply_async(args=(order.pk,), countdown=10)
+""",
+            (8, 5, "@transaction.atomic (line 6)"),
+            id="decorator",
+        ),
+        invalid(
+            """
+from django.db.transaction import atomic
+from celery import shared_task
+
+@shared_task
+def send_receipt(order_id): ...
+
+@atomic(using="default")
+def checkout(order):
+    send_receipt.delay(order.pk)
+""",
+            (10, 5, "use send_receipt.delay_on_commit(...)"),
+            id="decorator-with-args",
+        ),
+        invalid(
+            """
+from django.db import transaction as tx
+from django.utils.decorators import method_decorator
+from django.views import View
+from .tasks import send_receipt
+
+@method_decorator(tx.atomic, name="post")
+class Checkout(View):
+    def post(self, request):
+        send_receipt.delay(1)
+""",
+            (10, 9, "method_decorator"),
+            id="method-decorator-on-class",
+        ),
+        invalid(
+            """
+import rq
+from redis import Redis
+
+queue = rq.Queue(connection=Redis())
+
+def save(session, user):
+    with session.begin():
+        session.add(user)
+        queue.enqueue(welcome, user.id)
+""",
+            (10, 9, "RQ job 'welcome' is enqueued inside session.begin()"),
+            id="rq-in-sqlalchemy",
+        ),
+        invalid(
+            """
+import psycopg2
+import boto3
+
+sqs = boto3.client("sqs")
+
+def save(dsn, body):
+    conn = psycopg2.connect(dsn)
+    with conn:
+        conn.cursor().execute("insert into t values (1)")
+        sqs.send_message(QueueUrl="q", MessageBody=body)
+""",
+            (11, 9, "an SQS message is sent inside with conn"),
+            id="sqs-in-psycopg2-with-conn",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from . import tasks
+
+def checkout(order):
+    with transaction.atomic():
+        transaction.on_commit(tasks.send_receipt.delay(order.pk))
+""",
+            (7, 31, "Celery task 'send_receipt' is enqueued inside transaction.atomic()"),
+            id="on-commit-called-too-early",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def notify(order):
+    send_receipt.delay(order.pk)
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        notify(order)
+""",
+            (11, 9, "notify() enqueues Celery task 'send_receipt' (line 6)"),
+            id="module-local-indirection",
+        ),
+        invalid(
+            """
+import dramatiq
+from django.db import transaction
+
+@dramatiq.actor
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        image.save()
+        resize.send(image.pk)
+""",
+            (11, 9, "Dramatiq actor 'resize' is enqueued"),
+            id="dramatiq-send",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from huey.contrib.djhuey import db_task
+
+@db_task()
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        resize(image.pk)
+""",
+            (10, 9, "Huey task 'resize' is enqueued"),
+            id="huey-call",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from app.jobs import resize
+
+def upload(image):
+    with transaction.atomic():
+        resize.send(image.pk)
+""",
+            (7, 9, "Dramatiq actor 'resize' is enqueued"),
+            id="task-index-across-files",
+            app_jobs="import dramatiq\n\n@dramatiq.actor\ndef resize(image_id): ...\n",
+        ),
+        invalid(
+            """
+from celery import chain
+from django.db import transaction
+from .tasks import a, b
+
+def run(x):
+    with transaction.atomic():
+        chain(a.s(x), b.s())()
+        a.s(x).delay()
+""",
+            (8, 9, "a Celery chain is enqueued"),
+            (9, 9, "a Celery signature is enqueued"),
+            id="canvas",
+        ),
+    )
+
+    def __init__(self, context: FileContext) -> None:
+        super().__init__(context)
+        # Enqueues outside any transaction, per function key: what a call of
+        # that function leads to.
+        self._enqueues: dict[str, _Found] = {}
+        self._local_calls: list[_LocalCall] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        context = self.context
+        enqueue = context.enqueue(node)
+        transaction = context.transaction
+        if enqueue is not None:
+            if transaction is not None:
+                self._report_direct(node, enqueue, transaction)
+            elif not context.in_on_commit_callback:
+                self._enqueues.setdefault(context.frame.key, _Found(enqueue, node))
+            return
+        if context.in_on_commit_callback:
+            return
+        callee = context.local_callee_key(node)
+        if callee is not None:
+            self._local_calls.append(
+                _LocalCall(context.frame.key, callee, node, context.statement, transaction)
+            )
+
+    def _report_direct(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
+        def message(line_of: LineOf) -> str:
+            return (
+                f"{enqueue.subject} {enqueue.verb} inside {tx.description} "
+                f"(line {line_of(tx.node)}): a worker may run it before COMMIT. "
+                f"{_fix_hint(enqueue, tx)}"
+            )
+
+        self.report(node, message, requires=enqueue.requires)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        leads_to = self._resolve_indirection()
+        for call in self._local_calls:
+            if call.transaction is None or call.callee not in leads_to:
+                continue
+            self._report_indirect(call, leads_to[call.callee], call.transaction)
+
+    def _resolve_indirection(self) -> dict[str, _Found]:
+        """Function key -> an enqueue it performs, directly or via local calls."""
+        leads_to = dict(self._enqueues)
+        changed = True
+        while changed:
+            changed = False
+            for call in self._local_calls:
+                if call.transaction is not None or call.caller in leads_to:
+                    continue
+                if call.callee in leads_to and call.caller:
+                    leads_to[call.caller] = leads_to[call.callee]
+                    changed = True
+        return leads_to
+
+    def _report_indirect(self, call: _LocalCall, found: _Found, tx: TxScope) -> None:
+        name = call.callee.split(".")[-1]
+        enqueue = found.enqueue
+
+        def message(line_of: LineOf) -> str:
+            return (
+                f"{name}() enqueues {enqueue.subject} (line {line_of(found.node)}) and is "
+                f"called inside {tx.description} (line {line_of(tx.node)}): a worker may run "
+                f"the job before COMMIT. {_fix_hint(enqueue, tx)}"
+            )
+
+        self.report(call.node, message, requires=enqueue.requires, statement=call.statement)
+
+
+def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
+    hint = FIX_HINTS[tx.family]
+    if enqueue.on_commit_variant and tx.family in (TxFamily.DJANGO, TxFamily.GENERIC):
+        hint = f"Enqueue it in transaction.on_commit(...) or use {enqueue.on_commit_variant}"
+    return hint

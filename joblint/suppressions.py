@@ -1,0 +1,107 @@
+"""Suppression comments, applied by the engine after rules report.
+
+- `# joblint: ignore[JL101]` / `# joblint: ignore[JL101, JL2]`: trailing on the
+  reported line or on the last line of its statement, or alone on the line above.
+- `# joblint: ignore-file[JL4]` before the first statement: the whole file.
+- `# noqa: JL101` (flake8/Ruff habit) and a blanket `# noqa`, on the same lines.
+
+Comments are found with `tokenize`, so `#` inside strings never counts.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+_JOBLINT = re.compile(r"#\s*joblint:\s*(ignore|ignore-file)\[([^\]]*)\]", re.IGNORECASE)
+# flake8's own pattern: `# noqa`, `# noqa: X1,X2`, `# NOQA:X1 X2`.
+_NOQA = re.compile(
+    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+_CODES = re.compile(r"[A-Za-z]+[0-9]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    line: int
+    codes: frozenset[str]  # empty = every code (blanket noqa)
+    standalone: bool  # the comment is alone on its line
+
+
+@dataclass(slots=True)
+class Suppressions:
+    by_line: dict[int, list[Suppression]] = field(default_factory=dict)
+    file_codes: set[str] = field(default_factory=set)
+
+    def suppresses(self, code: str, lines: tuple[int, ...], lines_above: tuple[int, ...]) -> bool:
+        if any(code.startswith(prefix) for prefix in self.file_codes):
+            return True
+        for line in lines:
+            for sup in self.by_line.get(line, ()):
+                if _covers(sup, code):
+                    return True
+        for line in lines_above:
+            for sup in self.by_line.get(line, ()):
+                if sup.standalone and _covers(sup, code):
+                    return True
+        return False
+
+
+def _covers(sup: Suppression, code: str) -> bool:
+    return not sup.codes or any(code.startswith(prefix) for prefix in sup.codes)
+
+
+def _comments(source: str) -> list[tuple[int, str, bool]]:
+    """(line, comment text, alone on its line) for every comment."""
+    found: list[tuple[int, str, bool]] = []
+    lines = source.splitlines()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return _comments_fallback(lines)
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            line = token.start[0]
+            before = lines[line - 1][: token.start[1]] if line - 1 < len(lines) else ""
+            found.append((line, token.string, not before.strip()))
+    return found
+
+
+def _comments_fallback(lines: list[str]) -> list[tuple[int, str, bool]]:
+    found = []
+    for number, text in enumerate(lines, start=1):
+        index = text.find("#")
+        if index >= 0:
+            found.append((number, text[index:], not text[:index].strip()))
+    return found
+
+
+def parse(source: str, first_statement_line: int) -> Suppressions:
+    result = Suppressions()
+    if "joblint" not in source and "noqa" not in source.lower():
+        return result
+    for line, text, standalone in _comments(source):
+        _parse_comment(result, line, text, standalone, first_statement_line)
+    return result
+
+
+def _parse_comment(
+    result: Suppressions, line: int, text: str, standalone: bool, first_statement_line: int
+) -> None:
+    for match in _JOBLINT.finditer(text):
+        kind, raw_codes = match.group(1).lower(), match.group(2)
+        codes = frozenset(c.upper() for c in _CODES.findall(raw_codes))
+        if not codes:
+            continue  # codes are required: a bare `ignore[]` suppresses nothing
+        if kind == "ignore-file":
+            if line < first_statement_line:
+                result.file_codes.update(codes)
+            continue
+        result.by_line.setdefault(line, []).append(Suppression(line, codes, standalone))
+    noqa = _NOQA.search(text)
+    if noqa is not None:
+        raw = noqa.group("codes")
+        codes = frozenset(c.upper() for c in _CODES.findall(raw)) if raw else frozenset()
+        result.by_line.setdefault(line, []).append(Suppression(line, codes, False))

@@ -1,0 +1,107 @@
+"""Turning each rule's VALID/INVALID examples into checks (used by the test suite
+and handy when writing a rule: `python -m joblint.testing JL101`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from joblint.analysis.context import Options
+from joblint.engine import LintSettings, ModuleInfo, lint_source
+from joblint.models import Finding
+from joblint.project import settle
+from joblint.registry import all_rules
+from joblint.rule import Invalid, Rule, Valid
+
+EXAMPLE_MODULE = "app.example"
+EXAMPLE_PATH = "app/example.py"
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    rule: type[Rule]
+    example: Valid | Invalid
+    index: int
+
+    @property
+    def id(self) -> str:
+        kind = "valid" if isinstance(self.example, Valid) else "invalid"
+        return f"{self.rule.CODE}-{kind}-{self.example.id or self.index}"
+
+
+def cases() -> Iterator[Case]:
+    for rule in all_rules():
+        for index, example in enumerate((*rule.VALID, *rule.INVALID)):
+            yield Case(rule, example, index)
+
+
+def lint_example(rule: type[Rule], example: Valid | Invalid) -> list[Finding]:
+    """Lint the example (and its project files) with only `rule` enabled."""
+    settings = LintSettings(frozenset({rule.CODE}), Options())
+    sources = {EXAMPLE_MODULE: example.code}
+    if isinstance(example, Invalid):
+        sources.update({name.replace("_", "."): code for name, code in example.project.items()})
+    results = [
+        lint_source(
+            f"{module.replace('.', '/')}.py",
+            code.encode(),
+            settings,
+            ModuleInfo(module),
+        )
+        for module, code in sources.items()
+    ]
+    return [f for f in settle(results) if f.path == EXAMPLE_PATH]
+
+
+def check(case: Case) -> list[str]:
+    """Problems with one example; empty when it behaves as declared."""
+    findings = lint_example(case.rule, case.example)
+    example = case.example
+    if isinstance(example, Valid):
+        return [f"unexpected {_show(f)}" for f in findings]
+    problems = []
+    remaining = list(findings)
+    for expected in example.expected:
+        match = next(
+            (
+                f
+                for f in remaining
+                if (f.span.line, f.span.column) == (expected.line, expected.column)
+                and expected.message in f.message
+            ),
+            None,
+        )
+        if match is None:
+            problems.append(
+                f"expected {case.rule.CODE} at {expected.line}:{expected.column} "
+                f"containing {expected.message!r}"
+            )
+        else:
+            remaining.remove(match)
+    problems.extend(f"unexpected {_show(f)}" for f in remaining)
+    if problems and findings:
+        problems.append("got: " + "; ".join(_show(f) for f in findings))
+    return problems
+
+
+def _show(finding: Finding) -> str:
+    return f"{finding.code} at {finding.span.line}:{finding.span.column}: {finding.message}"
+
+
+def main(argv: list[str]) -> int:
+    failed = 0
+    for case in cases():
+        if argv and case.rule.CODE not in argv:
+            continue
+        problems = check(case)
+        status = "ok" if not problems else "FAIL"
+        print(f"{status:4} {case.id}")
+        for problem in problems:
+            print(f"     {problem}")
+        failed += bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
