@@ -7,7 +7,9 @@ Positions are computed only for files that have something to report.
 
 from __future__ import annotations
 
+import ast
 import io
+import re
 import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from joblint.registry import BUILTIN_CODES, rule_by_code
 from joblint.rule import Report, Rule
 
 UNPARSEABLE = "JL001"
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +56,9 @@ def decode(data: bytes) -> str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise SourceError(f"bad encoding declaration: {exc.msg}") from None
+        if _CODING_COOKIE.search(b"\n".join(data.splitlines()[:2])):
+            raise SourceError(f"bad encoding declaration: {exc.msg}") from None
+        encoding = "utf-8"  # no cookie: undecodable UTF-8, reported below
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -71,14 +76,25 @@ def parse(text: str) -> cst.Module:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        reason = exc.message.split(":", 1)[-1].strip() if ":" in exc.message else exc.message
-        raise SourceError(
-            f"syntax error: {reason}", exc.raw_line, exc.raw_column + 1
-        ) from None
+        raise _syntax_error(text, exc) from None
     except RecursionError:
         raise SourceError("too deeply nested to parse") from None
     except Exception as exc:  # the parser's own failures: one line, never a traceback
         raise SourceError(f"cannot parse: {type(exc).__name__}: {exc}") from None
+
+
+def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> SourceError:
+    """Python's own message and position where it has one: LibCST's are less precise."""
+    try:
+        ast.parse(text)
+    except SyntaxError as syntax:
+        return SourceError(
+            f"syntax error: {syntax.msg}", syntax.lineno or 1, max(1, syntax.offset or 1)
+        )
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    reason = exc.message.removeprefix("parser error: ")
+    return SourceError(f"syntax error (LibCST): {reason}", exc.raw_line, exc.raw_column + 1)
 
 
 def lint_source(
@@ -88,11 +104,11 @@ def lint_source(
         text = decode(data)
         tree = parse(text)
     except SourceError as exc:
-        return _unparseable(path, settings, exc)
+        return unparseable_result(path, settings, exc)
     return _lint_tree(path, text, tree, settings, module)
 
 
-def _unparseable(path: str, settings: LintSettings, exc: SourceError) -> FileResult:
+def unparseable_result(path: str, settings: LintSettings, exc: SourceError) -> FileResult:
     findings: tuple[Finding, ...] = ()
     if UNPARSEABLE in settings.codes:
         span = Span(exc.line, exc.column, exc.line, exc.column)
@@ -110,13 +126,13 @@ def _lint_tree(
     try:
         tree.visit(dispatcher)
     except RecursionError:
-        return _unparseable(path, settings, SourceError("too deeply nested to analyse"))
+        return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     reports = [(rule, report) for rule in rules for report in rule.reports]
     if not reports and not dispatcher.errors:
         return FileResult(path, facts=context.facts())
     positions = _positions(tree)
     if positions is None:
-        return _unparseable(path, settings, SourceError("too deeply nested to analyse"))
+        return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     sups = suppressions.parse(text, _first_statement_line(tree, positions))
     findings: list[Finding] = []
     pending: list[PendingFinding] = []

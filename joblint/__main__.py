@@ -1,0 +1,3 @@
+from joblint.cli import main
+
+main(prog_name="joblint")

@@ -1,0 +1,247 @@
+"""Command line (click): `joblint [check] PATHS`, `joblint rules`, `joblint explain`.
+
+Only argument handling and output plumbing live here; linting is `joblint.api`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.table import Table
+
+from joblint import __version__
+from joblint.api import RunResult, lint_paths, lint_text
+from joblint.config import Config, ConfigError, load
+from joblint.models import Finding
+from joblint.registry import all_rules, lookup
+from joblint.report import FORMATS, Output, renderers
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+# LibCST's traversal is recursive; deeply nested generated code needs headroom.
+RECURSION_LIMIT = 10_000
+
+
+class _DefaultToCheck(click.Group):
+    """`joblint PATHS` means `joblint check PATHS`, as in Ruff."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+def _codes(value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    return tuple(c.strip() if c.strip() == "ALL" else c.strip().upper() for c in value.split(",") if c.strip())
+
+
+def _console(stream: TextIO, color: str) -> Console:
+    if color == "always":
+        return Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True)
+    if color == "never":
+        return Console(file=stream, no_color=True, highlight=False, soft_wrap=True, force_terminal=False)
+    return Console(file=stream, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"joblint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+@click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="joblint")
+def main() -> None:
+    """joblint: find the bugs background-job code keeps shipping with."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable (replaces config).")
+@click.option("--extend-select", help="Codes or prefixes to enable on top of the selection.")
+@click.option("--ignore", help="Codes or prefixes to disable.")
+@click.option("--preview/--no-preview", default=None, help="Enable preview rules.")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="full", show_default=True)
+@click.option("-o", "--output-file", type=click.Path(path_type=Path), help="Write results to a file.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
+@click.option("--no-cache", is_flag=True, help="Don't read or write the result cache.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0 = auto).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Use this config file.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option("--stdin-filename", help="The name to report for source read from '-'.")
+@click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
+def check(
+    paths: tuple[Path, ...],
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+    preview: bool | None,
+    output_format: str,
+    output_file: Path | None,
+    exit_zero: bool,
+    statistics: bool,
+    no_cache: bool,
+    jobs: int,
+    color: str,
+    force_exclude: bool,
+    config_file: Path | None,
+    isolated: bool,
+    stdin_filename: str | None,
+    debug: bool,
+) -> None:
+    """Lint PATHS (default: the current directory); '-' reads standard input."""
+    try:
+        config = load(config_file, isolated).with_overrides(
+            select=_codes(select),
+            extend_select=_codes(extend_select),
+            ignore=_codes(ignore),
+            preview=preview,
+            force_exclude=force_exclude or None,
+        )
+        _validate_cli_codes(config)
+        stdin_source = None
+        if paths == (Path("-"),):
+            stdin_source = sys.stdin.buffer.read()
+        run = _run(config, paths, stdin_source, stdin_filename)
+    except ConfigError as exc:
+        _fail(str(exc))
+        return
+    except Exception as exc:  # never a traceback unless asked for
+        if debug:
+            traceback.print_exc()
+        _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
+        return
+    sources = _SourceCache(stdin_filename or "-", stdin_source)
+    with _open_output(output_file) as stream:
+        out = Output(stream, _console(stream, "never" if output_file else color), sources.lines)
+        if statistics:
+            _print_statistics(run.findings, out)
+        else:
+            renderers()[output_format](run.findings, out)
+    _print_summary(run, output_format)
+    sys.exit(_exit_status(run, exit_zero))
+
+
+def _validate_cli_codes(config: Config) -> None:
+    from joblint.registry import is_known_selector
+
+    for code in (*config.select, *config.extend_select, *config.ignore):
+        if not is_known_selector(code):
+            raise ConfigError(f"unknown rule code or prefix '{code}'")
+
+
+def _run(
+    config: Config, paths: tuple[Path, ...], stdin_source: bytes | None, stdin_filename: str | None
+) -> RunResult:
+    if stdin_source is not None:
+        return lint_text(stdin_source, stdin_filename or "-", config)
+    return lint_paths(list(paths) or [Path(".")], config)
+
+
+class _SourceCache:
+    def __init__(self, stdin_name: str, stdin_source: bytes | None) -> None:
+        self.stdin_name = stdin_name
+        self.stdin_source = stdin_source
+
+    @cache  # noqa: B019 - one instance per run
+    def lines(self, path: str) -> list[str] | None:
+        from joblint.engine import SourceError, decode
+
+        try:
+            data = self.stdin_source if (self.stdin_source is not None and path == self.stdin_name) else Path(path).read_bytes()
+            return decode(data or b"").splitlines() if data is not None else None
+        except (OSError, SourceError):
+            return None
+
+
+@contextmanager
+def _open_output(path: Path | None) -> Iterator[TextIO]:
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        handle = path.open("w", encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{path}: cannot write: {exc.strerror}")
+        raise
+    with handle:
+        yield handle
+
+
+def _print_statistics(findings: list[Finding], out: Output) -> None:
+    counts = Counter((f.code, f.name) for f in findings)
+    for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        out.stream.write(f"{count:>5}\t{code}\t{name}\n")
+
+
+def _print_summary(run: RunResult, output_format: str) -> None:
+    err = click.get_text_stream("stderr")
+    for error in run.errors:
+        err.write(f"joblint: error: {error}\n")
+    for error in run.internal_errors:
+        err.write(f"joblint: {error}\n")
+    count = len(run.findings)
+    files = len({f.path for f in run.findings})
+    if output_format == "json":
+        return
+    noun = "finding" if count == 1 else "findings"
+    if count:
+        file_noun = "file" if files == 1 else "files"
+        err.write(f"Found {count} {noun} in {files} {file_noun} ({run.files_checked} files checked).\n")
+    else:
+        err.write(f"All checks passed ({run.files_checked} files checked).\n")
+
+
+def _exit_status(run: RunResult, exit_zero: bool) -> int:
+    if run.internal_errors or run.errors:
+        return EXIT_ERROR
+    if run.findings and not exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+@main.command()
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def rules(output_format: str, color: str) -> None:
+    """List every rule."""
+    catalogue: list[dict[str, Any]] = [
+        {"code": r.CODE, "name": r.name(), "preview": r.PREVIEW, "summary": r.SUMMARY}
+        for r in all_rules()
+    ]
+    if output_format == "json":
+        click.echo(json.dumps(catalogue, indent=2))
+        return
+    table = Table("Code", "Name", "Status", "Summary", show_lines=False)
+    for rule in catalogue:
+        table.add_row(rule["code"], rule["name"], "preview" if rule["preview"] else "on", rule["summary"])
+    _console(sys.stdout, color).print(table)
+
+
+@main.command()
+@click.argument("rule")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def explain(rule: str, color: str) -> None:
+    """Show a rule's documentation (by code or name)."""
+    found = lookup(rule)
+    if found is None:
+        _fail(f"unknown rule '{rule}' (see 'joblint rules')")
+        return
+    from joblint.docs_gen import rule_markdown
+
+    _console(sys.stdout, color).print(Markdown(rule_markdown(found)))

@@ -1,0 +1,30 @@
+"""Exactly a JSON array of finding objects on stdout; nothing else."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from joblint.models import Finding
+from joblint.report import Output
+
+
+def as_dict(finding: Finding) -> dict[str, Any]:
+    span = finding.span
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "message": finding.message,
+        "path": finding.path,
+        "line": span.line,
+        "column": span.column,
+        "end_line": span.end_line,
+        "end_column": span.end_column,
+        "severity": "error",
+        "fix": None,
+    }
+
+
+def render(findings: list[Finding], out: Output) -> None:
+    json.dump([as_dict(f) for f in findings], out.stream, indent=2, ensure_ascii=False)
+    out.stream.write("\n")
