@@ -18,8 +18,8 @@ from typing import Any, Protocol
 
 __all__ = [
     "RandomSource",
-    "celery_retry_options",
     "ceiling",
+    "celery_retry_options",
     "decorrelated_jitter",
     "delays",
     "full_jitter",

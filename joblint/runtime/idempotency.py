@@ -71,7 +71,7 @@ def idempotent(
     connect: Callable[[], AbstractContextManager[Any]],
     guard: IdempotencyGuard | None = None,
 ) -> Callable[[Callable[Concatenate[Any, P], R]], Callable[P, R | None]]:
-    """Decorate a job body ``fn(conn, *args, **kwargs)`` so it runs once per ``key(*args, **kwargs)``.
+    """Make the job body ``fn(conn, *args, **kwargs)`` run once per ``key(*args, **kwargs)``.
 
     ``connect()`` returns a context manager yielding a connection, for example
     ``lambda: psycopg.connect(DSN)`` or ``pool.connection``. The wrapper opens a
