@@ -33,12 +33,13 @@ def _pg_bindir() -> Path:
     found = shutil.which("initdb")
     if found:
         return Path(found).parent
-    candidates = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-        key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0,
-    )
+    def version(initdb: str) -> int:
+        name = Path(initdb).parent.parent.name
+        return int(name) if name.isdigit() else 0
+
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=version)
     if not candidates:
-        raise ServiceError("PostgreSQL binaries not found (initdb); run scripts/install-test-deps.sh")
+        raise ServiceError("PostgreSQL initdb not found; run scripts/install-test-deps.sh")
     return Path(candidates[-1]).parent
 
 
