@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Run:
+    """Run `python -m joblint ARGS` in `cwd` (default: tmp_path), stdout and stderr apart."""
+
+    def _run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> Result:
+        proc = subprocess.run(
+            [sys.executable, "-m", "joblint", *args],
+            cwd=cwd or tmp_path,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(Path(__file__).parents[1])},
+            timeout=120,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return _run
+
+
+ENQUEUE_IN_ATOMIC = """from django.db import transaction
+from .tasks import send_receipt
+
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.delay(order.pk)
+"""
+
+CLEAN = """from django.db import transaction
+from .tasks import send_receipt
+
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+    send_receipt.delay(order.pk)
+"""
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")

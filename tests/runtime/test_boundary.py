@@ -1,0 +1,80 @@
+"""joblint.runtime depends on nothing of the linter, and the extras stay optional."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import joblint.runtime
+
+RUNTIME = Path(joblint.runtime.__file__).parent
+FORBIDDEN_ROOTS = {"libcst", "click", "rich", "pathspec"}
+OPTIONAL = ("psycopg", "redis", "sqlalchemy")
+
+
+def runtime_modules() -> list[str]:
+    names = []
+    for path in sorted(RUNTIME.rglob("*.py")):
+        parts = path.relative_to(RUNTIME).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.append(".".join(("joblint", "runtime", *parts)))
+    return names
+
+
+def imported_names(path: Path) -> list[str]:
+    """Absolute names of everything the file imports, relative imports resolved."""
+    package = "joblint.runtime"
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                names.append(f"{base}.{node.module}" if node.module else base)
+            else:
+                names.append(node.module or "")
+    return names
+
+
+def test_runtime_has_modules() -> None:
+    assert {"joblint.runtime.queue", "joblint.runtime.lock"} <= set(runtime_modules())
+
+
+def test_runtime_never_imports_the_linter() -> None:
+    offenders = []
+    for path in sorted(RUNTIME.rglob("*.py")):
+        for name in imported_names(path):
+            root = name.split(".")[0]
+            inside_linter = name.startswith("joblint") and not (
+                name == "joblint.runtime" or name.startswith("joblint.runtime.")
+            )
+            if root in FORBIDDEN_ROOTS or inside_linter:
+                offenders.append(f"{path.name}: {name}")
+    assert offenders == []
+
+
+def test_import_checker_sees_relative_imports() -> None:
+    names = imported_names(RUNTIME / "queue.py")
+    assert "joblint.runtime._db" in names and "joblint.runtime.backoff" in names
+
+
+def test_importing_the_runtime_does_not_import_optional_extras() -> None:
+    code = (
+        "import importlib, sys\n"
+        f"for name in {runtime_modules()!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {OPTIONAL!r})\n"
+        "print(loaded)\n"
+        "assert not loaded, loaded\n"
+        "assert not any(m.split('.')[0] in ('libcst', 'click', 'rich') for m in sys.modules\n"
+        "               if m.startswith(('libcst', 'click', 'rich')) and\n"
+        "               'joblint' not in sys.modules), 'linter deps'\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "[]"
