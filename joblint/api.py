@@ -58,9 +58,7 @@ class _Selector:
             relative = _relative_to(path, self.config.root)
             for spec, ignored in self.per_file:
                 if spec.match_file(relative) or spec.match_file(path.name):
-                    codes = frozenset(
-                        c for c in codes if not any(c.startswith(i) for i in ignored)
-                    )
+                    codes = frozenset(c for c in codes if not any(c.startswith(i) for i in ignored))
         return LintSettings(codes, self.options)
 
 

@@ -36,7 +36,9 @@ class _DefaultToCheck(click.Group):
     """`joblint PATHS` means `joblint check PATHS`, as in Ruff."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+        if not args or (
+            args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")
+        ):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
@@ -44,14 +46,20 @@ class _DefaultToCheck(click.Group):
 def _codes(value: str | None) -> tuple[str, ...] | None:
     if value is None:
         return None
-    return tuple(c.strip() if c.strip() == "ALL" else c.strip().upper() for c in value.split(",") if c.strip())
+    return tuple(
+        c.strip() if c.strip() == "ALL" else c.strip().upper()
+        for c in value.split(",")
+        if c.strip()
+    )
 
 
 def _console(stream: TextIO, color: str) -> Console:
     if color == "always":
         return Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True)
     if color == "never":
-        return Console(file=stream, no_color=True, highlight=False, soft_wrap=True, force_terminal=False)
+        return Console(
+            file=stream, no_color=True, highlight=False, soft_wrap=True, force_terminal=False
+        )
     return Console(file=stream, highlight=False, soft_wrap=True)
 
 
@@ -69,19 +77,33 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--select", help="Comma-separated rule codes or prefixes to enable (replaces config).")
+@click.option(
+    "--select", help="Comma-separated rule codes or prefixes to enable (replaces config)."
+)
 @click.option("--extend-select", help="Codes or prefixes to enable on top of the selection.")
 @click.option("--ignore", help="Codes or prefixes to disable.")
 @click.option("--preview/--no-preview", default=None, help="Enable preview rules.")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default="full", show_default=True)
-@click.option("-o", "--output-file", type=click.Path(path_type=Path), help="Write results to a file.")
+@click.option(
+    "--format", "output_format", type=click.Choice(FORMATS), default="full", show_default=True
+)
+@click.option(
+    "-o", "--output-file", type=click.Path(path_type=Path), help="Write results to a file."
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
 @click.option("--no-cache", is_flag=True, help="Don't read or write the result cache.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0 = auto).")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-@click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Use this config file.")
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0 = auto)."
+)
+@click.option(
+    "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True
+)
+@click.option(
+    "--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line."
+)
+@click.option(
+    "--config", "config_file", type=click.Path(path_type=Path), help="Use this config file."
+)
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
@@ -163,7 +185,11 @@ class _SourceCache:
         from joblint.engine import SourceError, decode
 
         try:
-            data = self.stdin_source if (self.stdin_source is not None and path == self.stdin_name) else Path(path).read_bytes()
+            data = (
+                self.stdin_source
+                if (self.stdin_source is not None and path == self.stdin_name)
+                else Path(path).read_bytes()
+            )
             return decode(data or b"").splitlines() if data is not None else None
         except (OSError, SourceError):
             return None
@@ -190,7 +216,7 @@ def _print_statistics(findings: list[Finding], out: Output) -> None:
 
 
 def _print_summary(run: RunResult, output_format: str) -> None:
-    err = click.get_text_stream("stderr")
+    err = sys.stderr
     for error in run.errors:
         err.write(f"joblint: error: {error}\n")
     for error in run.internal_errors:
@@ -202,7 +228,9 @@ def _print_summary(run: RunResult, output_format: str) -> None:
     noun = "finding" if count == 1 else "findings"
     if count:
         file_noun = "file" if files == 1 else "files"
-        err.write(f"Found {count} {noun} in {files} {file_noun} ({run.files_checked} files checked).\n")
+        err.write(
+            f"Found {count} {noun} in {files} {file_noun} ({run.files_checked} files checked).\n"
+        )
     else:
         err.write(f"All checks passed ({run.files_checked} files checked).\n")
 
@@ -229,7 +257,9 @@ def rules(output_format: str, color: str) -> None:
         return
     table = Table("Code", "Name", "Status", "Summary", show_lines=False)
     for rule in catalogue:
-        table.add_row(rule["code"], rule["name"], "preview" if rule["preview"] else "on", rule["summary"])
+        table.add_row(
+            rule["code"], rule["name"], "preview" if rule["preview"] else "on", rule["summary"]
+        )
     _console(sys.stdout, color).print(table)
 
 

@@ -77,7 +77,9 @@ def _string_list(where: str, key: str, value: Any) -> tuple[str, ...]:
 
 
 def _codes(where: str, key: str, value: Any) -> tuple[str, ...]:
-    codes = tuple(c.strip().upper() if c.strip() != "ALL" else "ALL" for c in _string_list(where, key, value))
+    codes = tuple(
+        c.strip().upper() if c.strip() != "ALL" else "ALL" for c in _string_list(where, key, value)
+    )
     for code in codes:
         if not is_known_selector(code):
             raise ConfigError(f"{where}: '{key}' has unknown rule code or prefix '{code}'")
@@ -99,9 +101,7 @@ def _number(where: str, key: str, value: Any) -> float:
 def _per_file_ignores(where: str, key: str, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: '{key}' must be a table of glob = [codes]")
-    return tuple(
-        (glob, _codes(where, f"{key}.{glob}", codes)) for glob, codes in value.items()
-    )
+    return tuple((glob, _codes(where, f"{key}.{glob}", codes)) for glob, codes in value.items())
 
 
 _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {

@@ -68,7 +68,9 @@ def index_markdown() -> str:
     ]
     for rule in all_rules():
         status = "preview" if rule.PREVIEW else "on"
-        rows.append(f"| [{rule.CODE}]({rule.CODE}.md) | {rule.name()} | {status} | {rule.SUMMARY} |")
+        rows.append(
+            f"| [{rule.CODE}]({rule.CODE}.md) | {rule.name()} | {status} | {rule.SUMMARY} |"
+        )
     rows.append("")
     return "\n".join(rows)
 

@@ -12,8 +12,7 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -31,7 +30,7 @@ _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILI
 @dataclass(frozen=True, slots=True)
 class LintSettings:
     codes: frozenset[str]
-    options: Options = Options()
+    options: Options = field(default_factory=Options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,15 +199,20 @@ def _finding(
 RuleMethod = Callable[[cst.CSTNode], object]
 
 
-@cache
+_METHOD_NAMES: dict[type[Rule], tuple[tuple[str, str, str], ...]] = {}
+
+
 def _method_names(rule_class: type[Rule]) -> tuple[tuple[str, str, str], ...]:
     """(prefix, node type name, method name) for each visit_/leave_ method."""
+    if rule_class in _METHOD_NAMES:
+        return _METHOD_NAMES[rule_class]
     found = []
     for attr in dir(rule_class):
         for prefix in ("visit_", "leave_"):
             if attr.startswith(prefix) and hasattr(cst, attr[len(prefix) :]):
                 found.append((prefix, attr[len(prefix) :], attr))
-    return tuple(found)
+    _METHOD_NAMES[rule_class] = tuple(found)
+    return _METHOD_NAMES[rule_class]
 
 
 class _Dispatcher(cst.CSTVisitor):

@@ -39,7 +39,7 @@ def rule_by_code() -> dict[str, type[Rule]]:
 def lookup(code_or_name: str) -> type[Rule] | None:
     key = code_or_name.strip()
     for rule in all_rules():
-        if rule.CODE == key.upper() or rule.name() == key.lower():
+        if key.upper() == rule.CODE or rule.name() == key.lower():
             return rule
     return None
 

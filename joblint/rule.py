@@ -106,9 +106,7 @@ class Rule:
         requires: tuple[Requirement, ...] = (),
         statement: cst.CSTNode | None = None,
     ) -> None:
-        self.reports.append(
-            Report(node, message, statement or self.context.statement, requires)
-        )
+        self.reports.append(Report(node, message, statement or self.context.statement, requires))
 
 
 def _dedent(text: str) -> str:

@@ -32,7 +32,8 @@ class Case:
 
 def cases() -> Iterator[Case]:
     for rule in all_rules():
-        for index, example in enumerate((*rule.VALID, *rule.INVALID)):
+        examples: tuple[Valid | Invalid, ...] = (*rule.VALID, *rule.INVALID)
+        for index, example in enumerate(examples):
             yield Case(rule, example, index)
 
 

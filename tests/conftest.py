@@ -30,7 +30,11 @@ def run(tmp_path: Path) -> Run:
             input=stdin,
             capture_output=True,
             text=True,
-            env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(Path(__file__).parents[1])},
+            env={
+                "PATH": "/usr/bin:/bin",
+                "NO_COLOR": "1",
+                "PYTHONPATH": str(Path(__file__).parents[1]),
+            },
             timeout=120,
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)

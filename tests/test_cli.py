@@ -6,8 +6,16 @@ from pathlib import Path
 from conftest import CLEAN, ENQUEUE_IN_ATOMIC, Run, write
 
 JSON_KEYS = {
-    "code", "name", "message", "path", "line", "column",
-    "end_line", "end_column", "severity", "fix",
+    "code",
+    "name",
+    "message",
+    "path",
+    "line",
+    "column",
+    "end_line",
+    "end_column",
+    "severity",
+    "fix",
 }
 
 
@@ -80,7 +88,9 @@ def test_bad_files_among_good_ones(run: Run, tmp_path: Path) -> None:
 
 
 def test_latin1_with_coding_cookie_is_linted(run: Run, tmp_path: Path) -> None:
-    source = b"# -*- coding: latin-1 -*-\n" + ENQUEUE_IN_ATOMIC.replace("order.save()", "x = '\xe9'").encode("latin-1")
+    source = b"# -*- coding: latin-1 -*-\n" + ENQUEUE_IN_ATOMIC.replace(
+        "order.save()", "x = '\xe9'"
+    ).encode("latin-1")
     write(tmp_path, {"v.py": source})
     result = run("--format", "concise", ".")
     assert result.stdout.startswith("v.py:9:9: JL101")
@@ -126,7 +136,9 @@ def test_output_file(run: Run, tmp_path: Path) -> None:
 
 
 def test_stdin_with_filename(run: Run) -> None:
-    result = run("--format", "concise", "--stdin-filename", "shop/views.py", "-", stdin=ENQUEUE_IN_ATOMIC)
+    result = run(
+        "--format", "concise", "--stdin-filename", "shop/views.py", "-", stdin=ENQUEUE_IN_ATOMIC
+    )
     assert result.stdout.startswith("shop/views.py:8:9: JL101")
     assert result.code == 1
 
@@ -166,7 +178,9 @@ def test_respect_gitignore_false_and_extend_exclude(run: Run, tmp_path: Path) ->
             ".gitignore": "generated/\n",
             "generated/a.py": ENQUEUE_IN_ATOMIC,
             "legacy/b.py": ENQUEUE_IN_ATOMIC,
-            "pyproject.toml": "[tool.joblint]\nrespect-gitignore = false\nextend-exclude = ['legacy']\n",
+            "pyproject.toml": (
+                "[tool.joblint]\nrespect-gitignore = false\nextend-exclude = ['legacy']\n"
+            ),
         },
     )
     result = run("--format", "concise", ".")

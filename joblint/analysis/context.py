@@ -319,13 +319,13 @@ class FileContext:
 
     def _enter_statement(self, node: cst.CSTNode) -> None:
         self.statements.append(node)
-        if self._in_function_or_class():
-            if isinstance(node, cst.SimpleStatementLine):
-                for small in node.body:
-                    if isinstance(small, cst.Import | cst.ImportFrom):
-                        self.resolver.bind_import(small)
-                    elif isinstance(small, cst.Assign | cst.AnnAssign):
-                        self._bind_assignment(small)
+        # Module-level names were bound by the pre-pass.
+        if self._in_function_or_class() and isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if isinstance(small, cst.Import | cst.ImportFrom):
+                    self.resolver.bind_import(small)
+                elif isinstance(small, cst.Assign | cst.AnnAssign):
+                    self._bind_assignment(small)
 
 
 def _top_level_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:

@@ -42,9 +42,7 @@ def task_like_target(node: cst.BaseExpression, resolver: Resolver) -> TaskRef | 
 # --- task definitions ------------------------------------------------------------
 
 
-def decorator_task_library(
-    decorator: cst.Decorator, resolver: Resolver
-) -> tuple[str, str] | None:
+def decorator_task_library(decorator: cst.Decorator, resolver: Resolver) -> tuple[str, str] | None:
     """(library, receiver qualname) when the decorator registers a task.
 
     The library is "" when the decorator is `@<obj>.task` and `<obj>` isn't
@@ -261,7 +259,9 @@ def _canvas_call(inner: cst.Call, resolver: Resolver) -> Enqueue | None:
         target = task_like_target(func.value, resolver)
         if target is not None:
             requires = () if target.library else (Requirement("not-plain", target.qualname),)
-            return Enqueue(f"Celery chunks of '{target.display}'", "are enqueued", "celery", requires)
+            return Enqueue(
+                f"Celery chunks of '{target.display}'", "are enqueued", "celery", requires
+            )
     return None
 
 

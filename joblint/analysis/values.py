@@ -89,9 +89,9 @@ def _value_of_qualified_call(call: cst.Call, qualname: str) -> Value | None:
 def _value_of_method_call(call: cst.Call, func: cst.Attribute, resolver: Resolver) -> Value | None:
     method = func.attr.value
     receiver = value_of(func.value, resolver)
-    if method in jobs.RESOURCE_QUEUE_METHODS and receiver is not None:
-        if receiver.kind == "resource":
-            return Value("queue", receiver.library)
+    is_resource = receiver is not None and receiver.kind == "resource"
+    if method in jobs.RESOURCE_QUEUE_METHODS and receiver is not None and is_resource:
+        return Value("queue", receiver.library)
     if method in jobs.PRODUCER_METHODS:
         return Value("queue", jobs.PRODUCER_METHODS[method])
     if method in jobs.SIGNATURE_METHODS and _is_task_like(func.value, resolver):

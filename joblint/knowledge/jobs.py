@@ -262,9 +262,7 @@ CONNECT_FUNCTIONS: dict[str, TxFamily] = {
 }
 
 # `@method_decorator(transaction.atomic, name="post")` (Django's class decorator adapter).
-METHOD_DECORATOR_ADAPTERS: frozenset[str] = frozenset(
-    {"django.utils.decorators.method_decorator"}
-)
+METHOD_DECORATOR_ADAPTERS: frozenset[str] = frozenset({"django.utils.decorators.method_decorator"})
 
 # Registering a callback that runs after COMMIT.
 ON_COMMIT_FUNCTIONS: frozenset[str] = frozenset(

@@ -256,9 +256,7 @@ def register(conn, user, notify):
                 "commit, or register it with an on-commit hook"
             )
 
-        self.report(
-            pending.node, message, requires=enqueue.requires, statement=pending.statement
-        )
+        self.report(pending.node, message, requires=enqueue.requires, statement=pending.statement)
 
 
 def _is_commit(node: cst.Call) -> bool:

@@ -32,6 +32,8 @@ DEFAULT_BASE = 30.0
 DEFAULT_FACTOR = 2.0
 DEFAULT_CAP = 600.0
 DEFAULT_MAX_ATTEMPTS = 5
+# e**700 is still a finite float (the limit is about e**709.78).
+_MAX_EXPONENT = 700.0
 
 
 class RandomSource(Protocol):
@@ -55,8 +57,8 @@ def ceiling(attempt: int, *, base: float = DEFAULT_BASE, factor: float = DEFAULT
             cap: float = DEFAULT_CAP) -> float:
     """Return ``min(cap, base * factor ** attempt)`` without ever overflowing.
 
-    The comparison is done in log space, so the power is only computed when the
-    result is known to be below ``cap`` (and therefore finite).
+    ``factor ** attempt`` is only computed when it is finite; beyond that the
+    comparison with ``cap`` is done in log space.
     """
     if attempt < 0:
         raise ValueError(f"attempt must be >= 0, got {attempt!r}")
@@ -65,10 +67,14 @@ def ceiling(attempt: int, *, base: float = DEFAULT_BASE, factor: float = DEFAULT
     _check("factor", factor, positive=True)
     if base == 0 or cap == 0:
         return 0.0
-    if factor > 1 and attempt * math.log(factor) >= math.log(cap / base):
+    growth = attempt * math.log(factor) if factor > 1 else 0.0
+    if growth < _MAX_EXPONENT:
+        # Float products saturate to inf instead of raising; min() then picks cap.
+        return float(min(cap, base * factor**attempt))
+    log_value = math.log(base) + growth
+    if log_value >= math.log(cap):
         return float(cap)
-    # factor <= 1 only shrinks, and otherwise the log test proved no overflow.
-    return float(min(cap, base * factor**attempt))
+    return float(min(cap, math.exp(log_value)))
 
 
 def full_jitter(attempt: int, *, base: float = DEFAULT_BASE, factor: float = DEFAULT_FACTOR,

@@ -70,9 +70,6 @@ def test_importing_the_runtime_does_not_import_optional_extras() -> None:
         f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {OPTIONAL!r})\n"
         "print(loaded)\n"
         "assert not loaded, loaded\n"
-        "assert not any(m.split('.')[0] in ('libcst', 'click', 'rich') for m in sys.modules\n"
-        "               if m.startswith(('libcst', 'click', 'rich')) and\n"
-        "               'joblint' not in sys.modules), 'linter deps'\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=False)
