@@ -43,7 +43,7 @@ class _Selector:
         self.config = config
         self.base = select_codes(config.select, config.extend_select, config.ignore, config.preview)
         self.per_file = [
-            (pathspec.PathSpec.from_lines("gitwildmatch", [glob]), frozenset(codes))
+            (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(codes))
             for glob, codes in config.per_file_ignores
         ]
         self.options = Options(

@@ -6,7 +6,6 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pathspec
 
@@ -21,8 +20,8 @@ class Discovery:
     errors: list[str] = field(default_factory=list)
 
 
-def _spec(patterns: Iterable[str]) -> pathspec.PathSpec[Any]:
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+def _spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 class _Matcher:
@@ -47,9 +46,9 @@ class _GitIgnores:
     """The .gitignore files that apply to a directory, from the repository root down."""
 
     def __init__(self) -> None:
-        self._cache: dict[Path, pathspec.PathSpec[Any] | None] = {}
+        self._cache: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
-    def _load(self, directory: Path) -> pathspec.PathSpec[Any] | None:
+    def _load(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
         if directory not in self._cache:
             ignore = directory / ".gitignore"
             spec = None

@@ -256,7 +256,7 @@ class FileContext:
             by_name = self.classes[-1][1]
             if node.name.value in by_name:
                 family, description = by_name[node.name.value]
-                yield TxScope(node, f"{description} (method_decorator on {class_name})", family)
+                yield TxScope(node, f"{description} via method_decorator on {class_name}", family)
 
     def _leave_function(self, node: cst.FunctionDef) -> None:
         self.frames.pop()

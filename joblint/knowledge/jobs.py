@@ -27,7 +27,7 @@ LIBRARIES: dict[str, Library] = {
     lib.key: lib
     for lib in (
         Library("celery", "Celery", "task"),
-        Library("rq", "RQ", "job"),
+        Library("rq", "RQ", "job", "an"),
         Library("dramatiq", "Dramatiq", "actor"),
         Library("huey", "Huey", "task"),
         Library("arq", "arq", "job"),

@@ -98,8 +98,8 @@ class EnqueueInTransaction(Rule):
     CODE = "JL101"
     SUMMARY = "Job enqueued inside a database transaction: a worker may run it before COMMIT"
     HELP = (
-        "Enqueue after COMMIT: transaction.on_commit(lambda: task.delay(...)), "
-        "task.delay_on_commit(...) (Celery >= 5.4) or joblint.runtime.outbox"
+        "Enqueue after COMMIT: an on-commit hook (Django's transaction.on_commit, "
+        "Celery's delay_on_commit) or joblint.runtime.outbox"
     )
 
     VALID = (
