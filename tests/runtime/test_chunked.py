@@ -31,7 +31,8 @@ def fetch(conn: sqlite3.Connection) -> Any:
 def mark(conn: sqlite3.Connection) -> Any:
     def process(rows: Sequence[tuple[int, str]]) -> None:
         conn.executemany(
-            "INSERT INTO mailed VALUES (?, 1) ON CONFLICT (user_id) DO UPDATE SET times = times + 1",
+            "INSERT INTO mailed VALUES (?, 1) "
+            "ON CONFLICT (user_id) DO UPDATE SET times = times + 1",
             [(row[0],) for row in rows])
     return process
 
