@@ -226,18 +226,38 @@ class JobQueue:
         ``KeyboardInterrupt`` still propagates; the lease then expires).
         """
         job = self.claim(conn, worker_id)
-        conn.commit()
+        _commit(conn)
         if job is None:
             return None
         try:
             handler(job)
         except Exception as exc:
-            conn.rollback()  # the handler may have left a failed transaction behind
+            _rollback(conn)  # the handler may have left a failed transaction behind
             self.fail(conn, job, exc)
         else:
             self.complete(conn, job)
-        conn.commit()
+        _commit(conn)
         return job
+
+
+def _explicit_sqlite(conn: Connection) -> bool:
+    # Python 3.12+ sqlite3 with autocommit=True ignores commit()/rollback(),
+    # while our BEGIN IMMEDIATE still needs ending.
+    return getattr(conn, "autocommit", None) is True and _db.dialect_of(conn) == "sqlite"
+
+
+def _commit(conn: Connection) -> None:
+    if not _explicit_sqlite(conn):
+        conn.commit()
+    elif getattr(conn, "in_transaction", False):
+        conn.execute("COMMIT")
+
+
+def _rollback(conn: Connection) -> None:
+    if not _explicit_sqlite(conn):
+        conn.rollback()
+    elif getattr(conn, "in_transaction", False):
+        conn.execute("ROLLBACK")
 
 
 def _timestamp(conn: Connection, when: datetime | None) -> Any:
