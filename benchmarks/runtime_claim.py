@@ -55,9 +55,10 @@ def worker(backend: str, target: str, name: str, ready: Any, out: Any) -> None:
 def measure(backend: str, target: str, jobs: int, workers: int) -> float:
     conn = connect(backend, target)
     queue = JobQueue(TABLE)
+    # A fresh table per round: dead tuples left by the previous round would
+    # otherwise slow the later rounds down (run VACUUM in production).
+    conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
     queue.ensure_schema(conn)
-    conn.commit()
-    conn.execute(f"DELETE FROM {TABLE}")
     conn.commit()
     if backend == "sqlite":
         conn.execute("BEGIN")
