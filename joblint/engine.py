@@ -19,6 +19,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from joblint import suppressions
 from joblint.analysis.context import FileContext, Options
+from joblint.analysis.walk import walk
 from joblint.models import FileResult, Finding, PendingFinding, Span
 from joblint.registry import BUILTIN_CODES, rule_by_code
 from joblint.rule import Report, Rule
@@ -123,7 +124,7 @@ def _lint_tree(
     rules = [rules_by_code[c](context) for c in sorted(settings.codes) if c in rules_by_code]
     dispatcher = _Dispatcher(context, rules)
     try:
-        tree.visit(dispatcher)
+        walk(tree, dispatcher.enter, dispatcher.leave)
     except RecursionError:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     reports = [(rule, report) for rule in rules for report in rule.reports]
@@ -215,7 +216,7 @@ def _method_names(rule_class: type[Rule]) -> tuple[tuple[str, str, str], ...]:
     return _METHOD_NAMES[rule_class]
 
 
-class _Dispatcher(cst.CSTVisitor):
+class _Dispatcher:
     """Runs every rule's visit_/leave_ methods in one traversal, isolating failures."""
 
     def __init__(self, context: FileContext, rules: Sequence[Rule]) -> None:
@@ -230,16 +231,15 @@ class _Dispatcher(cst.CSTVisitor):
                 node_type = getattr(cst, type_name)
                 table.setdefault(node_type, []).append((rule, getattr(rule, method)))
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def enter(self, node: cst.CSTNode) -> None:
         self.context.enter(node)
         for rule, method in self.visits.get(type(node), ()):
             self._call(rule, method, node)
-        return True
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for rule, method in self.leaves.get(type(original_node), ()):
-            self._call(rule, method, original_node)
-        self.context.leave(original_node)
+    def leave(self, node: cst.CSTNode) -> None:
+        for rule, method in self.leaves.get(type(node), ()):
+            self._call(rule, method, node)
+        self.context.leave(node)
 
     def _call(self, rule: Rule, method: RuleMethod, node: cst.CSTNode) -> None:
         if id(rule) in self.broken:

@@ -26,7 +26,9 @@ def _expected(directory: Path) -> set[tuple[str, int, str]]:
 
 
 @pytest.mark.parametrize("directory", ["examples", "fixtures"])
-def test_marked_lines_are_exactly_the_findings(directory: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_marked_lines_are_exactly_the_findings(
+    directory: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(ROOT)
     run = lint_paths([Path(directory)], Config(root=ROOT))
     found = {(f.path, f.span.line, f.code) for f in run.findings}
