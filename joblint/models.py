@@ -29,7 +29,11 @@ class Requirement:
     - "not-plain": `qualname` must not be a plain (undecorated) function or a class
       defined in the project: an imported name we can't see is taken as a task;
     - "flag-off": the project-wide flag `qualname` must not be set (e.g. the
-      django-q ORM broker, which makes `async_task` transactional).
+      django-q ORM broker, which makes `async_task` transactional);
+    - "class": the class `qualname` must have one of the kinds in `libraries`
+      (`django_model`, `enum`, ... from the project's class index);
+    - "task-lacks-param": the task `qualname`, if the project defines it, must
+      not declare the parameter named in `libraries`.
     """
 
     kind: str
@@ -68,6 +72,19 @@ class TaskDef:
     # Qualified name of the decorator's receiver (`proj.celery.app` for
     # `@app.task`) when the library must be looked up in another file.
     receiver: str = ""
+    # The function's parameter names (JL103: an option it declares is an argument).
+    params: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ClassFacts:
+    """A class (or class-like: `X = namedtuple(...)`) defined in one file."""
+
+    qualname: str
+    # Qualified names of its bases, resolved through this file's imports.
+    bases: tuple[str, ...] = ()
+    # Kinds known from this file alone: "django_model", "enum", "dataclass", ...
+    kinds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +101,10 @@ class FileFacts:
     flags: tuple[str, ...] = ()
     # Module-level imports, so re-exports can be followed: (local qualname, target).
     aliases: tuple[tuple[str, str], ...] = ()
+    classes: tuple[ClassFacts, ...] = ()
+    # Module-level objects whose `.Model` attribute is a declarative base
+    # (`db = SQLAlchemy(app)`): qualname -> kind of the models deriving from it.
+    model_factories: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

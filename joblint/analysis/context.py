@@ -8,10 +8,12 @@ after every rule has left it, so rules can ask "am I inside a transaction?",
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import libcst as cst
 
+from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
 from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
 from joblint.analysis.tasks import Enqueue, classify_enqueue, definition_binding
 from joblint.analysis.transactions import (
@@ -23,7 +25,9 @@ from joblint.analysis.transactions import (
 )
 from joblint.analysis.values import value_of
 from joblint.knowledge.jobs import TxFamily
-from joblint.models import FileFacts, TaskDef
+from joblint.models import ClassFacts, FileFacts, TaskDef
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +47,14 @@ class Frame:
     # Key for module-local indirection: "f", "Class.method", "f.<locals>.g".
     key: str
     transactions: list[TxScope] = field(default_factory=list)
-    loop_depth: int = 0
+    # Enclosing `for`/`while` statements in this function, outermost first.
+    loops: list[cst.CSTNode] = field(default_factory=list)
     on_commit_depth: int = 0
     class_name: str = ""
+
+    @property
+    def loop_depth(self) -> int:
+        return len(self.loops)
 
 
 class FileContext:
@@ -60,7 +69,10 @@ class FileContext:
         self._on_commit_callbacks: set[int] = set()
         self._enqueue_cache: dict[int, Enqueue | None] = {}
         self._tasks: list[TaskDef] = []
+        self._classes: list[ClassFacts] = []
+        self._model_factories: list[tuple[str, str]] = []
         self._flags: set[str] = set()
+        self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
 
     # --- queries for rules ---------------------------------------------------
@@ -96,6 +108,13 @@ class FileContext:
                 call, self.resolver, self.options.enqueue_functions
             )
         return self._enqueue_cache[key]
+
+    def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
+        """Compute a per-node analysis once for all rules that ask for it."""
+        key = (kind, id(node))
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[return-value]
 
     def local_callee_key(self, call: cst.Call) -> str | None:
         """Key of a function or method of this module that `call` calls, if any."""
@@ -141,6 +160,8 @@ class FileContext:
         return FileFacts(
             module=self.resolver.module,
             aliases=aliases,
+            classes=tuple(self._classes),
+            model_factories=tuple(self._model_factories),
             tasks=tuple(self._tasks),
             queue_objects=queue_objects,
             plain_definitions=plain,
@@ -160,41 +181,82 @@ class FileContext:
             elif isinstance(stmt, cst.Assign | cst.AnnAssign):
                 self._bind_assignment(stmt)
                 self._note_flags(stmt)
+        for stmt in statements:
+            self._collect_class_facts(stmt)
+
+    def _collect_class_facts(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, cst.ClassDef):
+            qualname = self.resolver.local_qualname(stmt.name.value)
+            self._classes.append(class_facts(stmt, qualname, self.resolver))
+        elif isinstance(stmt, cst.Assign | cst.AnnAssign) and stmt.value is not None:
+            targets = (
+                [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+            )
+            for target in targets:
+                if not isinstance(target, cst.Name):
+                    continue
+                qualname = self.resolver.local_qualname(target.value)
+                found = assigned_class_facts(qualname, stmt.value, self.resolver)
+                if found is not None:
+                    self._classes.append(found)
+                factory = model_factory_kind(stmt.value, self.resolver)
+                if factory is not None:
+                    self._model_factories.append((qualname, factory))
 
     def _bind_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> None:
         binding, receiver = definition_binding(node, self.resolver)
+        qualname = binding.qualname
         if self.frames[-1].key:
-            binding = Binding(
-                binding.kind,
-                f"{self.resolver.local_qualname(self.frames[-1].key)}.<locals>.{node.name.value}",
-                task_library=binding.task_library,
-                decorated=binding.decorated,
+            qualname = (
+                f"{self.resolver.local_qualname(self.frames[-1].key)}.<locals>.{node.name.value}"
             )
+        binding = replace(binding, qualname=qualname, node=node)
         scope.names[node.name.value] = binding
         if binding.task_library is not None and scope is self.resolver.module_scope:
-            self._tasks.append(TaskDef(binding.qualname, binding.task_library, receiver))
+            params = (
+                tuple(_parameter_names(node.params)) if isinstance(node, cst.FunctionDef) else ()
+            )
+            self._tasks.append(TaskDef(qualname, binding.task_library, receiver, params))
 
     def _bind_assignment(self, node: cst.Assign | cst.AnnAssign) -> None:
         targets = (
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
-        value = node.value
         for target in targets:
-            self._bind_target(target, value if len(targets) == 1 else None)
+            self._bind_target(target, node.value)
 
-    def _bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+    def _bind_target(
+        self,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
+        *,
+        unpack_index: int | None = None,
+        iterated: bool = False,
+    ) -> None:
+        """Record what `target` is bound to; `value` is the whole right-hand side."""
         if isinstance(target, cst.Name):
-            recognised = value_of(value, self.resolver) if value is not None else None
+            direct = value is not None and unpack_index is None and not iterated
+            recognised = value_of(value, self.resolver) if direct and value is not None else None
             qualname = self.resolver.local_qualname(target.value) if not self.frames[-1].key else ""
-            if recognised is not None:
-                self.resolver.bind(
-                    target.value, Binding(BindingKind.VALUE, qualname, value=recognised)
-                )
-            else:
-                self.resolver.bind(target.value, Binding(BindingKind.OTHER, qualname))
+            kind = BindingKind.VALUE if recognised is not None else BindingKind.OTHER
+            binding = Binding(
+                kind,
+                qualname,
+                value=recognised,
+                expr=value,
+                unpack_index=unpack_index,
+                iterated=iterated,
+            )
+            self.resolver.bind(target.value, binding)
         elif isinstance(target, cst.Tuple | cst.List):
-            for element in target.elements:
-                self._bind_target(element.value, None)
+            # `a, b = value`: only a plain tuple unpacking keeps per-element values.
+            for index, element in enumerate(target.elements):
+                nested = unpack_index is None and not iterated
+                self._bind_target(
+                    element.value,
+                    value if nested else None,
+                    unpack_index=index if nested else None,
+                )
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, None)
 
@@ -240,8 +302,11 @@ class FileContext:
         frame.transactions.extend(self._decorator_transactions(node, class_name))
         self.frames.append(frame)
         self.resolver.scopes.append(Scope())
-        for param in _parameter_names(node.params):
-            self.resolver.bind(param, Binding(BindingKind.OTHER))
+        for param in _parameters(node.params):
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            self.resolver.bind(
+                param.name.value, Binding(BindingKind.OTHER, annotation=annotation, node=param)
+            )
 
     def _directly_in_class(self) -> bool:
         return bool(self.classes) and self.resolver.scopes[-1].is_class
@@ -291,12 +356,12 @@ class FileContext:
         return bool(self.frames[-1].key) or len(self.resolver.scopes) > 1
 
     def _enter_loop(self, node: cst.CSTNode) -> None:
-        self.frames[-1].loop_depth += 1
+        self.frames[-1].loops.append(node)
         if isinstance(node, cst.For) and self._in_function_or_class():
-            self._bind_target(node.target, None)
+            self._bind_target(node.target, node.iter, iterated=True)
 
     def _leave_loop(self, node: cst.CSTNode) -> None:
-        self.frames[-1].loop_depth -= 1
+        self.frames[-1].loops.pop()
 
     def _enter_call(self, node: cst.Call) -> None:
         callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
@@ -359,12 +424,16 @@ def _compound_bodies(stmt: cst.If | cst.Try | cst.With) -> list[cst.CSTNode]:
     return bodies
 
 
-def _parameter_names(params: cst.Parameters) -> Iterator[str]:
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        yield param.name.value
+def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:
+    yield from (*params.posonly_params, *params.params, *params.kwonly_params)
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
-            yield star.name.value
+            yield star
+
+
+def _parameter_names(params: cst.Parameters) -> Iterator[str]:
+    for param in _parameters(params):
+        yield param.name.value
 
 
 _Handler = Callable[[FileContext, cst.CSTNode], None]

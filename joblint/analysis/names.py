@@ -39,6 +39,15 @@ class Binding:
     # decorator's receiver is unresolved), None when it is not a task.
     task_library: str | None = None
     decorated: bool = False
+    # What the name was last bound to, for value tracking inside a function:
+    # the assigned expression (element `unpack_index` of it for `a, b = ...`;
+    # an element of it when `iterated`, as a `for` target), a parameter's
+    # annotation, or the def/class node itself.
+    expr: cst.BaseExpression | None = None
+    unpack_index: int | None = None
+    iterated: bool = False
+    annotation: cst.BaseExpression | None = None
+    node: cst.CSTNode | None = None
 
 
 @dataclass(slots=True)
@@ -147,8 +156,8 @@ class Resolver:
         if parts is None:
             return None
         binding = self.lookup(parts[0])
-        if binding is None or binding.kind not in (BindingKind.IMPORT, BindingKind.DEF):
-            return None
+        if binding is None or not binding.qualname:
+            return None  # a local variable or parameter: nothing to resolve to
         return ".".join([binding.qualname, *parts[1:]])
 
     def qualified_names(self, nodes: Sequence[cst.BaseExpression]) -> list[str | None]:

@@ -74,8 +74,7 @@ def decorator_transaction(
         if qualname in extra:
             return TxFamily.GENERIC, f"@{text}"
         if qualname in jobs.METHOD_DECORATOR_ADAPTERS and call is not None and call.args:
-            if any(a.keyword is not None and a.keyword.value == "name" for a in call.args):
-                return None  # applies to a named method: handled at the class
+            # On a method, Django ignores `name=`; on a class, see class_method_transactions.
             return decorator_transaction(call.args[0].value, resolver, extra)
     if isinstance(func, cst.Attribute) and func.attr.value in jobs.TRANSACTION_DECORATOR_METHODS:
         return TxFamily.GENERIC, f"@{text}"

@@ -287,7 +287,10 @@ FIX_HINTS: dict[TxFamily, str] = {
     ),
 }
 
-# `.commit()` with no arguments on these receivers ends a transaction (JL102).
-# Any receiver counts: `session.commit()`, `db.session.commit()`, `conn.commit()`,
-# `transaction.commit()`; `.commit(...)` with arguments (git) never does.
+# `.commit()` with no arguments ends a transaction (JL102) when the receiver's
+# last name looks like a session, connection or transaction (`session.commit()`,
+# `db.session.commit()`, `self._session.commit()`, `aconn.commit()`,
+# `transaction.commit()`). A documented heuristic: `writer.commit()` (a search
+# index) or git's `index.commit("msg")` are not database commits.
 COMMIT_METHOD = "commit"
+COMMIT_RECEIVER_PATTERN = r"(session|conn|connection|transaction|txn|tx|db|database|uow)s?$"

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -7,7 +8,7 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import dotted_text
 from joblint.analysis.tasks import Enqueue
-from joblint.knowledge.jobs import COMMIT_METHOD
+from joblint.knowledge.jobs import COMMIT_METHOD, COMMIT_RECEIVER_PATTERN
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 
@@ -25,6 +26,9 @@ class _FunctionState:
     enqueues: list[_PendingEnqueue] = field(default_factory=list)
     commits: list[tuple[int, cst.Call]] = field(default_factory=list)
     exits: list[tuple[int, int]] = field(default_factory=list)  # (order, block)
+
+
+_COMMIT_RECEIVER = re.compile(COMMIT_RECEIVER_PATTERN)
 
 
 class EnqueueBeforeCommit(Rule):
@@ -71,7 +75,11 @@ class EnqueueBeforeCommit(Rule):
       means the commit isn't reached after the enqueue: no finding. Other
       control flow (loops, exceptions) is read in source order.
     - `.commit(...)` with arguments (git's `index.commit("msg")`) is never a
-      database commit. An enqueue inside a transaction block is JL101's, not this rule's.
+      database commit, and an argument-less `.commit()` counts only when the
+      receiver's last name looks like a session, connection or transaction
+      (`session`, `db`, `conn`, `aconn`, `connection`, `transaction`, `tx`,
+      `uow`...): `writer.commit()` on a search index is not one. An enqueue
+      inside a transaction block is JL101's, not this rule's.
     """
 
     CODE = "JL102"
@@ -111,6 +119,16 @@ def release(repo, user):
     repo.index.commit("release")
 """,
             id="commit-with-arguments",
+        ),
+        Valid(
+            """
+from .tasks import send_welcome
+
+def reindex(writer, user):
+    send_welcome.delay(user.id)
+    writer.commit()
+""",
+            id="non-database-commit",
         ),
         Valid(
             """
@@ -261,4 +279,10 @@ def register(conn, user, notify):
 
 def _is_commit(node: cst.Call) -> bool:
     func = node.func
-    return isinstance(func, cst.Attribute) and func.attr.value == COMMIT_METHOD and not node.args
+    if not isinstance(func, cst.Attribute) or func.attr.value != COMMIT_METHOD or node.args:
+        return False
+    receiver = dotted_text(func.value)
+    if receiver is None:
+        return False
+    last = receiver.rsplit(".", 1)[-1].lower().strip("_")
+    return _COMMIT_RECEIVER.search(last) is not None

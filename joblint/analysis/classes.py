@@ -1,0 +1,74 @@
+"""Per-file class facts for the project's class index: what each class is
+(Django model, SQLAlchemy model, enum, dataclass, ...) as far as this file
+tells, plus its bases so the project step can follow inheritance."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from joblint.analysis.names import Resolver
+from joblint.analysis.values import unwrap
+from joblint.knowledge import payloads
+from joblint.models import ClassFacts
+
+
+def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
+    expr = decorator.decorator
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _is_table_model(node: cst.ClassDef) -> bool:
+    return any(
+        kw.keyword is not None
+        and kw.keyword.value == "table"
+        and isinstance(kw.value, cst.Name)
+        and kw.value.value == "True"
+        for kw in node.keywords
+    )
+
+
+def class_facts(node: cst.ClassDef, qualname: str, resolver: Resolver) -> ClassFacts:
+    bases: list[str] = []
+    kinds: set[str] = set()
+    for arg in node.bases:
+        if arg.keyword is not None:
+            continue
+        base = resolver.qualified_name(arg.value)
+        if base is None:
+            continue
+        if base == payloads.SQLMODEL_BASE:
+            table = _is_table_model(node)
+            kinds.add(payloads.SQLALCHEMY_MODEL if table else payloads.PYDANTIC)
+        elif base in payloads.BASE_CLASS_KINDS:
+            kinds.add(payloads.BASE_CLASS_KINDS[base])
+        else:
+            bases.append(base)
+    for decorator in node.decorators:
+        name = resolver.qualified_name(_decorator_target(decorator))
+        if name is not None and name in payloads.CLASS_DECORATOR_KINDS:
+            kinds.add(payloads.CLASS_DECORATOR_KINDS[name])
+    return ClassFacts(qualname, tuple(bases), tuple(sorted(kinds)))
+
+
+def assigned_class_facts(
+    qualname: str, value: cst.BaseExpression, resolver: Resolver
+) -> ClassFacts | None:
+    """`Point = namedtuple(...)`, `Base = declarative_base()`, `Color = Enum(...)`."""
+    value = unwrap(value)
+    if not isinstance(value, cst.Call):
+        return None
+    factory = resolver.qualified_name(value.func)
+    if factory is None or factory not in payloads.CLASS_FACTORIES:
+        return None
+    return ClassFacts(qualname, (), (payloads.CLASS_FACTORIES[factory],))
+
+
+def model_factory_kind(value: cst.BaseExpression, resolver: Resolver) -> str | None:
+    """`db = SQLAlchemy(app)`: the kind of classes deriving from `db.Model`."""
+    value = unwrap(value)
+    if not isinstance(value, cst.Call):
+        return None
+    factory = resolver.qualified_name(value.func)
+    if factory is None:
+        return None
+    return payloads.MODEL_ATTRIBUTE_FACTORIES.get(factory)
