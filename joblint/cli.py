@@ -229,10 +229,10 @@ def _print_summary(run: RunResult, output_format: str) -> None:
     if count:
         file_noun = "file" if files == 1 else "files"
         err.write(
-            f"Found {count} {noun} in {files} {file_noun} ({run.files_checked} files checked).\n"
+            f"Found {count} {noun} in {files} {file_noun} ({_checked(run)}).\n"
         )
     else:
-        err.write(f"All checks passed ({run.files_checked} files checked).\n")
+        err.write(f"All checks passed ({_checked(run)}).\n")
 
 
 def _exit_status(run: RunResult, exit_zero: bool) -> int:

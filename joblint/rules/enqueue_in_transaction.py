@@ -424,6 +424,33 @@ def run(x):
             (9, 9, "a Celery signature is enqueued"),
             id="canvas",
         ),
+        invalid(
+            """
+from django.db import transaction
+from . import tasks
+
+def run(x):
+    task = tasks.send_receipt
+    with transaction.atomic():
+        task.delay(x)
+""",
+            (8, 9, "Celery task 'send_receipt' is enqueued"),
+            id="local-bound-to-a-task",
+        ),
+        invalid(
+            """
+from django.db.transaction import atomic
+from django.utils.decorators import method_decorator
+from . import tasks
+
+class Export:
+    @method_decorator(atomic, name="post")
+    def post(self, request):
+        tasks.load_dump.delay(request.user.pk)
+""",
+            (9, 9, "Celery task 'load_dump' is enqueued inside @atomic"),
+            id="method-decorator-on-method",
+        ),
     )
 
     def __init__(self, context: FileContext) -> None:
