@@ -235,6 +235,10 @@ def _print_summary(run: RunResult, output_format: str) -> None:
         err.write(f"All checks passed ({_checked(run)}).\n")
 
 
+def _checked(run: RunResult) -> str:
+    return f"{run.files_checked} file{'' if run.files_checked == 1 else 's'} checked"
+
+
 def _exit_status(run: RunResult, exit_zero: bool) -> int:
     if run.internal_errors or run.errors:
         return EXIT_ERROR
