@@ -30,6 +30,7 @@ class Requirement:
       defined in the project: an imported name we can't see is taken as a task;
     - "flag-off": the project-wide flag `qualname` must not be set (e.g. the
       django-q ORM broker, which makes `async_task` transactional);
+    - "queue": `qualname` must be a module-level queue object of one of `libraries`;
     - "class": the class `qualname` must have one of the kinds in `libraries`
       (`django_model`, `enum`, ... from the project's class index);
     - "task-lacks-param": the task `qualname`, if the project defines it, must

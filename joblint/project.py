@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from joblint.models import FileResult, Finding, Requirement, TaskDef
+from joblint.knowledge import payloads
+from joblint.models import ClassFacts, FileResult, Finding, Requirement, TaskDef
 
 _MAX_ALIAS_HOPS = 8
 
@@ -21,6 +22,9 @@ class ProjectIndex:
     plain: set[str] = field(default_factory=set)
     flags: set[str] = field(default_factory=set)
     aliases: dict[str, str] = field(default_factory=dict)
+    classes: dict[str, ClassFacts] = field(default_factory=dict)
+    model_factories: dict[str, str] = field(default_factory=dict)
+    _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, results: Iterable[FileResult]) -> ProjectIndex:
@@ -33,7 +37,40 @@ class ProjectIndex:
             index.plain.update(facts.plain_definitions)
             index.flags.update(facts.flags)
             index.aliases.update(facts.aliases)
+            index.classes.update((c.qualname, c) for c in facts.classes)
+            index.model_factories.update(facts.model_factories)
         return index
+
+    def class_kinds(self, qualname: str) -> frozenset[str]:
+        """Kinds of a class, following its bases through the whole project."""
+        qualname = self.canonical(qualname)
+        if qualname not in self._kinds:
+            self._kinds[qualname] = frozenset()  # breaks inheritance cycles
+            self._kinds[qualname] = self._compute_kinds(qualname)
+        return self._kinds[qualname]
+
+    def _compute_kinds(self, qualname: str) -> frozenset[str]:
+        facts = self.classes.get(qualname)
+        if facts is None:
+            return self._unindexed_kinds(qualname)
+        kinds = set(facts.kinds)
+        for base in facts.bases:
+            kinds |= self.class_kinds(base)
+        return frozenset(kinds)
+
+    def _unindexed_kinds(self, qualname: str) -> frozenset[str]:
+        owner, _, attribute = qualname.rpartition(".")
+        if attribute == "Model" and self.canonical(owner) in self.model_factories:
+            return frozenset({self.model_factories[self.canonical(owner)]})
+        if self._imported_from_models_module(qualname):
+            return frozenset({payloads.DJANGO_MODEL})
+        return frozenset()
+
+    def _imported_from_models_module(self, qualname: str) -> bool:
+        """The documented fallback: an unknown class from a module named `models`."""
+        module, _, name = qualname.rpartition(".")
+        known = qualname in self.plain or qualname in self.tasks
+        return not known and name[:1].isupper() and payloads.MODELS_MODULE_NAME in module.split(".")
 
     def canonical(self, qualname: str) -> str:
         """Follow re-exports (`pkg/__init__.py: from .tasks import send`)."""
@@ -59,6 +96,14 @@ class ProjectIndex:
             return self.canonical(requirement.qualname) not in self.plain
         if requirement.kind == "flag-off":
             return requirement.qualname not in self.flags
+        if requirement.kind == "queue":
+            library = self.queue_objects.get(self.canonical(requirement.qualname))
+            return library in requirement.libraries
+        if requirement.kind == "class":
+            return bool(self.class_kinds(requirement.qualname) & requirement.libraries)
+        if requirement.kind == "task-lacks-param":
+            task = self.tasks.get(self.canonical(requirement.qualname))
+            return task is None or not (set(task.params) & requirement.libraries)
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
 
@@ -72,4 +117,17 @@ def settle(results: list[FileResult]) -> list[Finding]:
             if all(index.holds(r) for r in pending.requires):
                 findings.append(pending.finding)
     findings.sort(key=lambda f: f.sort_key)
-    return findings
+    return _one_per_place(findings)
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """Alternatives for one node (a class that is both a dataclass and pydantic)
+    must not report twice: keep the first finding per (path, span, code)."""
+    seen: set[tuple[str, object, str]] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.path, finding.span, finding.code)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique

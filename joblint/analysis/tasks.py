@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -122,6 +122,11 @@ class Enqueue:
     requires: tuple[Requirement, ...] = ()
     # "send_receipt.delay_on_commit(...)" where the library offers it.
     on_commit_variant: str = ""
+    # The call's shape for payload rules: "delay", "apply_async", "__call__" (a
+    # task called directly), "async_task", ... (keys of knowledge.payloads.PAYLOAD_SHAPES).
+    method: str = ""
+    # The task's qualified name when the receiver names one ("" otherwise).
+    task: str = ""
 
 
 def _subject(library: str, name: str) -> str:
@@ -145,14 +150,20 @@ def classify_enqueue(
     if qualname is not None:
         found = _enqueue_function(qualname, call, extra_functions)
         if found is not None:
-            return found
+            return replace(found, method=qualname.rsplit(".", 1)[-1])
     if isinstance(func, cst.Attribute):
         found = _enqueue_method(call, func, resolver)
         if found is not None:
-            return found
+            target = task_like_target(func.value, resolver)
+            task = target.qualname if target is not None else ""
+            return replace(found, method=func.attr.value, task=task)
     if isinstance(func, cst.Call):
         return _canvas_call(func, resolver)
-    return _task_call(func, resolver)
+    found = _task_call(func, resolver)
+    if found is None:
+        return None
+    target = task_like_target(func, resolver)
+    return replace(found, method="__call__", task=target.qualname if target else "")
 
 
 def _enqueue_function(
@@ -188,7 +199,7 @@ def _enqueue_method(call: cst.Call, func: cst.Attribute, resolver: Resolver) -> 
     for shape in jobs.ENQUEUE_METHODS.get(method, ()):
         found = _match_receiver(call, func, shape, resolver)
         if found is not None:
-            return found
+            return replace(found, method=shape.payload_shape or method)
     return None
 
 
@@ -201,6 +212,12 @@ def _match_receiver(
     if shape.receiver is jobs.Receiver.ANY:
         return Enqueue(_subject(primary, _job_name(call.args)), _verb(primary), primary)
     if shape.receiver is jobs.Receiver.QUEUE:
+        imported = resolver.qualified_name(receiver)
+        if value_of(receiver, resolver) is None and imported is not None:
+            # A queue object defined in another module: the project index knows.
+            requires = (Requirement("queue", imported, frozenset(shape.libraries)),)
+            name = "" if primary in {"sqs", "kombu"} else _job_name(call.args)
+            return Enqueue(_subject(primary, name), _verb(primary), primary, requires)
         value = value_of(receiver, resolver)
         if value is None or value.kind != "queue" or value.library not in shape.libraries:
             return None

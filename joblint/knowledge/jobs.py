@@ -144,6 +144,9 @@ class Receiver(Enum):
 class EnqueueMethod:
     libraries: tuple[str, ...]
     receiver: Receiver
+    # Key into knowledge.payloads.PAYLOAD_SHAPES when it differs from the method
+    # name (Django's `task.enqueue(*args)` vs RQ's `queue.enqueue(func, *args)`).
+    payload_shape: str = ""
 
 
 ENQUEUE_METHODS: dict[str, tuple[EnqueueMethod, ...]] = {
@@ -156,7 +159,7 @@ ENQUEUE_METHODS: dict[str, tuple[EnqueueMethod, ...]] = {
     "kiq": (EnqueueMethod(("taskiq",), Receiver.TASK_LIKE),),
     "enqueue": (
         EnqueueMethod(("rq",), Receiver.QUEUE),
-        EnqueueMethod(("django_tasks", "rq"), Receiver.TASK),
+        EnqueueMethod(("django_tasks", "rq"), Receiver.TASK, payload_shape="task.enqueue"),
     ),
     "aenqueue": (EnqueueMethod(("django_tasks",), Receiver.TASK_LIKE),),
     "enqueue_call": (EnqueueMethod(("rq",), Receiver.QUEUE),),

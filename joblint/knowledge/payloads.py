@@ -93,9 +93,24 @@ MODELS_MODULE_NAME = "models"
 
 # `X.objects.<method>(...)` (Django manager) returning one instance.
 DJANGO_INSTANCE_METHODS = frozenset(
-    {"get", "create", "first", "last", "latest", "earliest", "get_or_create", "update_or_create",
-     "aget", "acreate", "afirst", "alast", "alatest", "aearliest", "aget_or_create",
-     "aupdate_or_create"}
+    {
+        "get",
+        "create",
+        "first",
+        "last",
+        "latest",
+        "earliest",
+        "get_or_create",
+        "update_or_create",
+        "aget",
+        "acreate",
+        "afirst",
+        "alast",
+        "alatest",
+        "aearliest",
+        "aget_or_create",
+        "aupdate_or_create",
+    }
 )
 # ... returning `(instance, created)`.
 DJANGO_PAIR_METHODS = frozenset(
@@ -103,9 +118,28 @@ DJANGO_PAIR_METHODS = frozenset(
 )
 # ... returning a queryset.
 DJANGO_QUERYSET_METHODS = frozenset(
-    {"all", "filter", "exclude", "order_by", "select_related", "prefetch_related",
-     "annotate", "values", "values_list", "distinct", "only", "defer", "using",
-     "select_for_update", "none", "reverse", "alias", "union", "intersection", "difference"}
+    {
+        "all",
+        "filter",
+        "exclude",
+        "order_by",
+        "select_related",
+        "prefetch_related",
+        "annotate",
+        "values",
+        "values_list",
+        "distinct",
+        "only",
+        "defer",
+        "using",
+        "select_for_update",
+        "none",
+        "reverse",
+        "alias",
+        "union",
+        "intersection",
+        "difference",
+    }
 )
 DJANGO_MANAGER_ATTRIBUTE = "objects"
 DJANGO_INSTANCE_FUNCTIONS = frozenset(
@@ -114,7 +148,9 @@ DJANGO_INSTANCE_FUNCTIONS = frozenset(
 DJANGO_QUERYSET_FUNCTIONS = frozenset({"django.shortcuts.get_list_or_404"})
 
 # SQLAlchemy: `session.query(X)...<method>()` / `session.scalars(select(X)).<method>()`.
-SQLALCHEMY_INSTANCE_METHODS = frozenset({"first", "one", "one_or_none", "scalar_one", "scalar_one_or_none"})
+SQLALCHEMY_INSTANCE_METHODS = frozenset(
+    {"first", "one", "one_or_none", "scalar_one", "scalar_one_or_none"}
+)
 SQLALCHEMY_QUERY_METHODS = frozenset({"query", "scalars", "execute"})
 # `session.get(X, pk)`: the class is the first argument.
 SQLALCHEMY_GET_METHODS = frozenset({"get", "get_one"})
@@ -137,15 +173,59 @@ class PayloadShape:
 
 
 _RQ_RESERVED = frozenset(
-    {"job_timeout", "description", "result_ttl", "ttl", "failure_ttl", "depends_on", "job_id",
-     "at_front", "meta", "retry", "repeat", "on_success", "on_failure", "on_stopped",
-     "rate_limit", "webhooks", "pipeline", "unique", "args", "kwargs"}
+    {
+        "job_timeout",
+        "description",
+        "result_ttl",
+        "ttl",
+        "failure_ttl",
+        "depends_on",
+        "job_id",
+        "at_front",
+        "meta",
+        "retry",
+        "repeat",
+        "on_success",
+        "on_failure",
+        "on_stopped",
+        "rate_limit",
+        "webhooks",
+        "pipeline",
+        "unique",
+        "args",
+        "kwargs",
+    }
 )
-_HUEY_OPTIONS = frozenset({"eta", "delay", "retries", "retry_delay", "retry_backoff",
-                           "priority", "expires", "timeout", "id"})
+_HUEY_OPTIONS = frozenset(
+    {
+        "eta",
+        "delay",
+        "retries",
+        "retry_delay",
+        "retry_backoff",
+        "priority",
+        "expires",
+        "timeout",
+        "id",
+    }
+)
 _DJANGO_Q_RESERVED = frozenset(
-    {"hook", "group", "save", "sync", "cached", "ack_failure", "iter_count", "iter_cached",
-     "chain", "broker", "cluster", "timeout", "task_name", "q_options"}
+    {
+        "hook",
+        "group",
+        "save",
+        "sync",
+        "cached",
+        "ack_failure",
+        "iter_count",
+        "iter_cached",
+        "chain",
+        "broker",
+        "cluster",
+        "timeout",
+        "task_name",
+        "q_options",
+    }
 )
 
 PAYLOAD_SHAPES: dict[str, PayloadShape] = {
@@ -153,28 +233,48 @@ PAYLOAD_SHAPES: dict[str, PayloadShape] = {
     "s": PayloadShape(),
     "si": PayloadShape(),
     "apply_async": PayloadShape(
-        args_keyword="args", kwargs_keyword="kwargs", args_position=0, kwargs_position=1,
+        args_keyword="args",
+        kwargs_keyword="kwargs",
+        args_position=0,
+        kwargs_position=1,
         rest_is_payload=False,
     ),
     "send_task": PayloadShape(
-        skip_positional=1, args_keyword="args", kwargs_keyword="kwargs", args_position=1,
-        kwargs_position=2, rest_is_payload=False,
+        skip_positional=1,
+        args_keyword="args",
+        kwargs_keyword="kwargs",
+        args_position=1,
+        kwargs_position=2,
+        rest_is_payload=False,
     ),
     "send": PayloadShape(),
-    "send_with_options": PayloadShape(args_keyword="args", kwargs_keyword="kwargs",
-                                      rest_is_payload=False),
+    "send_with_options": PayloadShape(
+        args_keyword="args", kwargs_keyword="kwargs", rest_is_payload=False
+    ),
     "kiq": PayloadShape(),
-    "enqueue": PayloadShape(skip_positional=1, args_keyword="args", kwargs_keyword="kwargs",
-                            reserved=_RQ_RESERVED),
-    "enqueue_call": PayloadShape(skip_positional=1, args_keyword="args",
-                                 kwargs_keyword="kwargs", args_position=1, kwargs_position=2,
-                                 rest_is_payload=False),
+    "enqueue": PayloadShape(
+        skip_positional=1, args_keyword="args", kwargs_keyword="kwargs", reserved=_RQ_RESERVED
+    ),
+    "enqueue_call": PayloadShape(
+        skip_positional=1,
+        args_keyword="args",
+        kwargs_keyword="kwargs",
+        args_position=1,
+        kwargs_position=2,
+        rest_is_payload=False,
+    ),
     "enqueue_at": PayloadShape(skip_positional=2, reserved=_RQ_RESERVED),
     "enqueue_in": PayloadShape(skip_positional=2, reserved=_RQ_RESERVED),
     "enqueue_job": PayloadShape(skip_positional=1, reserved_prefix="_"),
     "aenqueue": PayloadShape(),
-    "schedule": PayloadShape(args_keyword="args", kwargs_keyword="kwargs", args_position=0,
-                             kwargs_position=1, rest_is_payload=False),
+    "task.enqueue": PayloadShape(),
+    "schedule": PayloadShape(
+        args_keyword="args",
+        kwargs_keyword="kwargs",
+        args_position=0,
+        kwargs_position=1,
+        rest_is_payload=False,
+    ),
     # Huey: calling the task; option keywords are taken by Huey, not the task.
     "__call__": PayloadShape(reserved=_HUEY_OPTIONS),
     # django-q `async_task(func, *args, **kwargs)`.
@@ -182,6 +282,7 @@ PAYLOAD_SHAPES: dict[str, PayloadShape] = {
 }
 
 # --- JL103: execution options given to a call that forwards them to the task -----
+
 
 # method -> (library, option keywords that are swallowed, where they belong)
 @dataclass(frozen=True, slots=True)
@@ -194,9 +295,25 @@ class ForwardedOptions:
 FORWARDED_OPTIONS: dict[str, ForwardedOptions] = {
     "delay": ForwardedOptions(
         frozenset({"celery"}),
-        frozenset({"countdown", "eta", "expires", "queue", "priority", "retry", "retry_policy",
-                   "routing_key", "exchange", "headers", "link", "link_error", "shadow",
-                   "time_limit", "soft_time_limit"}),
+        frozenset(
+            {
+                "countdown",
+                "eta",
+                "expires",
+                "queue",
+                "priority",
+                "retry",
+                "retry_policy",
+                "routing_key",
+                "exchange",
+                "headers",
+                "link",
+                "link_error",
+                "shadow",
+                "time_limit",
+                "soft_time_limit",
+            }
+        ),
         "pass it to {task}.apply_async(args=..., kwargs=..., {option}=...)",
     ),
     "send": ForwardedOptions(

@@ -1,0 +1,357 @@
+"""What goes into a job's payload, and which of it is a live object.
+
+For an enqueue call (or a Celery `.s()`/`.si()` signature) this finds the
+arguments that end up in the payload (per `knowledge.payloads.PAYLOAD_SHAPES`)
+and classifies each: an ORM instance or queryset, `self`, the request, an enum
+member, a dataclass/attrs/pydantic/NamedTuple instance. Where the answer
+depends on what a class is, the issue carries a "class" requirement the
+project's class index settles (one alternative per possible kind).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from joblint.analysis.context import FileContext
+from joblint.analysis.names import Binding, BindingKind, dotted_parts, dotted_text
+from joblint.analysis.tasks import task_like_target
+from joblint.analysis.values import unwrap
+from joblint.knowledge import payloads as kb
+from joblint.models import Requirement
+
+QUERYSET = "queryset"
+SQLALCHEMY_LIST = "sqlalchemy_list"
+SELF = "self"
+REQUEST = "request"
+
+_RENDER_LIMIT = 40
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadIssue:
+    node: cst.BaseExpression  # the offending argument, where the finding is reported
+    text: str  # how the argument reads: "order", "Color.RED"
+    kind: str  # a class kind (knowledge.payloads) or QUERYSET, SELF, REQUEST, ...
+    class_name: str = ""  # "Order"
+    requires: tuple[Requirement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadSite:
+    call_text: str  # "send_receipt.delay()"
+    issues: tuple[PayloadIssue, ...]
+
+
+def payload_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
+    """The payload problems of `call`, computed once per call for all rules."""
+    return context.memo("payload", call, lambda: _site(call, context))
+
+
+def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
+    found = _shape_and_requirements(call, context)
+    if found is None:
+        return None
+    shape, requires = found
+    issues: list[PayloadIssue] = []
+    for argument in payload_arguments(call, shape):
+        for issue in _classify(argument, context):
+            issues.append(
+                PayloadIssue(
+                    issue.node, issue.text, issue.kind, issue.class_name, requires + issue.requires
+                )
+            )
+    text = dotted_text(call.func)
+    return PayloadSite(f"{text}()" if text else "the enqueue call", tuple(issues))
+
+
+def _shape_and_requirements(
+    call: cst.Call, context: FileContext
+) -> tuple[kb.PayloadShape, tuple[Requirement, ...]] | None:
+    enqueue = context.enqueue(call)
+    if enqueue is not None:
+        shape = kb.PAYLOAD_SHAPES.get(enqueue.method)
+        return (shape, enqueue.requires) if shape is not None else None
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in {"s", "si"}:
+        target = task_like_target(func.value, context.resolver)
+        if target is None:
+            return None
+        requires = () if target.library else (Requirement("not-plain", target.qualname),)
+        return kb.PAYLOAD_SHAPES[func.attr.value], requires
+    return None
+
+
+# --- which arguments are payload --------------------------------------------------
+
+
+def payload_arguments(call: cst.Call, shape: kb.PayloadShape) -> Iterator[cst.BaseExpression]:
+    positional = [a for a in call.args if a.keyword is None]
+    for index, arg in enumerate(positional):
+        if index < shape.skip_positional:
+            continue
+        if index in (shape.args_position, shape.kwargs_position):
+            yield from _container_items(arg.value)
+        elif shape.rest_is_payload:
+            yield arg.value
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        name = arg.keyword.value
+        if name in (shape.args_keyword, shape.kwargs_keyword) and name:
+            yield from _container_items(arg.value)
+        elif shape.rest_is_payload and not _reserved(name, shape):
+            yield arg.value
+
+
+def _reserved(name: str, shape: kb.PayloadShape) -> bool:
+    return name in shape.reserved or bool(
+        shape.reserved_prefix and name.startswith(shape.reserved_prefix)
+    )
+
+
+def _container_items(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """Elements of an `args=(...)`/`kwargs={...}` literal; the expression itself otherwise."""
+    if isinstance(node, cst.List | cst.Tuple):
+        for element in node.elements:
+            yield element.value
+    elif isinstance(node, cst.Dict):
+        for item in node.elements:
+            yield item.value
+    else:
+        yield node
+
+
+# --- classifying one argument ---------------------------------------------------------
+
+
+def _render(node: cst.BaseExpression) -> str:
+    text = dotted_text(node) or _EMPTY_MODULE.code_for_node(node)
+    text = " ".join(text.split())
+    return text if len(text) <= _RENDER_LIMIT else text[: _RENDER_LIMIT - 1] + "…"
+
+
+def _classify(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    node = unwrap(node)
+    if isinstance(node, cst.List | cst.Tuple | cst.Set):
+        return [i for e in node.elements for i in _classify(e.value, context)]
+    if isinstance(node, cst.Dict):
+        return [i for e in node.elements for i in _classify(e.value, context)]
+    if isinstance(node, cst.Name):
+        return _classify_name(node, context)
+    if isinstance(node, cst.Attribute):
+        return _classify_attribute(node, context)
+    if isinstance(node, cst.Call | cst.Subscript):
+        return [_at(i, node) for i in _value_issues(node, context, None, False)]
+    return []
+
+
+def _at(issue: PayloadIssue, node: cst.BaseExpression) -> PayloadIssue:
+    return PayloadIssue(node, _render(node), issue.kind, issue.class_name, issue.requires)
+
+
+def _classify_name(node: cst.Name, context: FileContext) -> list[PayloadIssue]:
+    name = node.value
+    binding = context.resolver.lookup(name)
+    if name == "self" and context.frame.class_name and _is_parameter(binding):
+        return [PayloadIssue(node, name, SELF, context.frame.class_name)]
+    if binding is None or binding.kind not in (BindingKind.OTHER, BindingKind.VALUE):
+        return []
+    if _is_parameter(binding):
+        if name == "request":
+            return [PayloadIssue(node, name, REQUEST)]
+        if binding.annotation is not None:
+            return [_at(i, node) for i in _annotation_issues(binding.annotation, context)]
+        return []
+    if binding.expr is None:
+        return []
+    issues = _value_issues(binding.expr, context, binding.unpack_index, binding.iterated)
+    return [_at(i, node) for i in issues]
+
+
+def _is_parameter(binding: Binding | None) -> bool:
+    return binding is not None and isinstance(binding.node, cst.Param)
+
+
+def _classify_attribute(node: cst.Attribute, context: FileContext) -> list[PayloadIssue]:
+    parts = dotted_parts(node)
+    if parts is None or len(parts) != 2:
+        return []
+    root = context.resolver.lookup(parts[0])
+    if parts == ["request", "user"] and _is_parameter(root):
+        return [PayloadIssue(node, "request.user", kb.DJANGO_MODEL, "User")]
+    # `Color.RED`: a member of a class the index may know as an enum.
+    if root is not None and root.kind in (BindingKind.IMPORT, BindingKind.DEF):
+        if not parts[1].isupper():
+            return []
+        requires = (Requirement("class", root.qualname, frozenset({kb.ENUM})),)
+        return [PayloadIssue(node, _render(node), kb.ENUM, parts[0], requires)]
+    return []
+
+
+def _annotation_issues(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """`order: Order`, `Optional[Order]`, `Order | None`."""
+    if isinstance(node, cst.Subscript) and dotted_text(node.value) in {
+        "Optional",
+        "typing.Optional",
+    }:
+        element = node.slice[0].slice
+        if isinstance(element, cst.Index):
+            return _annotation_issues(element.value, context)
+        return []
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        for side in (node.left, node.right):
+            if not (isinstance(side, cst.Name) and side.value == "None"):
+                return _annotation_issues(side, context)
+        return []
+    return _class_alternatives(node, context)
+
+
+def _class_alternatives(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """An instance of the class `node` names: one pending issue per possible kind."""
+    qualname = context.resolver.qualified_name(node)
+    parts = dotted_parts(node)
+    if qualname is None or parts is None:
+        return []
+    return [
+        PayloadIssue(
+            node,
+            _render(node),
+            kind,
+            parts[-1],
+            (Requirement("class", qualname, frozenset({kind})),),
+        )
+        for kind in sorted(kb.ORM_KINDS | kb.RICH_KINDS)
+    ]
+
+
+# --- what an expression evaluates to ---------------------------------------------------
+
+
+def _value_issues(
+    node: cst.BaseExpression, context: FileContext, unpack_index: int | None, iterated: bool
+) -> list[PayloadIssue]:
+    node = unwrap(node)
+    django = _django_fetch(node, context, iterated)
+    if django is not None:
+        return [django]
+    sqlalchemy = _sqlalchemy_fetch(node, context, iterated)
+    if sqlalchemy is not None:
+        return sqlalchemy
+    if isinstance(node, cst.Call) and unpack_index is None and not iterated:
+        return _class_alternatives(node.func, context)
+    if isinstance(node, cst.Attribute) and unpack_index is None and not iterated:
+        return _classify_attribute(node, context)
+    return []
+
+
+def _method_chain(
+    node: cst.BaseExpression,
+) -> tuple[list[tuple[str, cst.Call]], cst.BaseExpression]:
+    """`a.b(x).c(y)` -> ([("c", call), ("b", call)], a): outermost call first."""
+    chain: list[tuple[str, cst.Call]] = []
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        chain.append((node.func.attr.value, node))
+        node = node.func.value
+    return chain, node
+
+
+def _django_fetch(
+    node: cst.BaseExpression, context: FileContext, iterated: bool
+) -> PayloadIssue | None:
+    indexed = False
+    if isinstance(node, cst.Subscript):
+        indexed = not any(isinstance(e.slice, cst.Slice) for e in node.slice)
+        node = node.value
+    if isinstance(node, cst.Call):
+        shortcut = _django_shortcut(node, context)
+        if shortcut is not None:
+            kind, model = shortcut
+            if kind == QUERYSET and (indexed or iterated):
+                kind = kb.DJANGO_MODEL
+            return PayloadIssue(node, "", kind, model)
+    chain, root = _method_chain(node)
+    if not (isinstance(root, cst.Attribute) and root.attr.value == kb.DJANGO_MANAGER_ATTRIBUTE):
+        return None
+    model = (dotted_parts(root.value) or ["?"])[-1]
+    last = chain[0][0] if chain else "all"
+    if last in kb.DJANGO_INSTANCE_METHODS:
+        return PayloadIssue(node, "", kb.DJANGO_MODEL, model)
+    if last not in kb.DJANGO_QUERYSET_METHODS:
+        return None  # count(), exists(), aggregate(): plain values
+    values = any(name in {"values", "values_list"} for name, _ in chain)
+    if indexed or iterated:
+        return None if values else PayloadIssue(node, "", kb.DJANGO_MODEL, model)
+    return PayloadIssue(node, "", QUERYSET, model)
+
+
+def _django_shortcut(call: cst.Call, context: FileContext) -> tuple[str, str] | None:
+    qualname = context.resolver.qualified_name(call.func)
+    if qualname is None or not call.args:
+        return None
+    model = (dotted_parts(call.args[0].value) or ["?"])[-1]
+    if qualname in kb.DJANGO_INSTANCE_FUNCTIONS:
+        return kb.DJANGO_MODEL, model
+    if qualname in kb.DJANGO_QUERYSET_FUNCTIONS:
+        return QUERYSET, model
+    return None
+
+
+def _sqlalchemy_fetch(
+    node: cst.BaseExpression, context: FileContext, iterated: bool
+) -> list[PayloadIssue] | None:
+    chain, _ = _method_chain(node)
+    if not chain:
+        return None
+    last, last_call = chain[0]
+    if last in kb.SQLALCHEMY_GET_METHODS and len(chain) == 1:
+        return _sqlalchemy_get(last_call, context)
+    model = _queried_model(chain, context)
+    if model is None:
+        return None
+    if last in kb.SQLALCHEMY_INSTANCE_METHODS or (iterated and last == "all"):
+        return [PayloadIssue(node, "", kb.SQLALCHEMY_MODEL, model)]
+    if last == "all":
+        return [PayloadIssue(node, "", SQLALCHEMY_LIST, model)]
+    return None
+
+
+def _sqlalchemy_get(call: cst.Call, context: FileContext) -> list[PayloadIssue] | None:
+    """`session.get(Order, pk)`: an instance if the index knows `Order` as a model."""
+    if len(call.args) < 2 or call.args[0].keyword is not None:
+        return None
+    first = call.args[0].value
+    qualname = context.resolver.qualified_name(first)
+    parts = dotted_parts(first)
+    if qualname is None or parts is None:
+        return None
+    requires = (Requirement("class", qualname, frozenset({kb.SQLALCHEMY_MODEL})),)
+    return [PayloadIssue(call, "", kb.SQLALCHEMY_MODEL, parts[-1], requires)]
+
+
+def _queried_model(chain: Sequence[tuple[str, cst.Call]], context: FileContext) -> str | None:
+    """The model `session.query(X)` / `session.scalars(select(X))` fetches."""
+    for name, call in reversed(chain):  # innermost first
+        if name not in kb.SQLALCHEMY_QUERY_METHODS or not call.args:
+            continue
+        entity: cst.BaseExpression | None = unwrap(call.args[0].value)
+        if name != "query" and entity is not None:
+            entity = _selected_entity(entity, context)
+        if isinstance(entity, cst.Name) and entity.value[:1].isupper():
+            return entity.value
+        return None
+    return None
+
+
+def _selected_entity(node: cst.BaseExpression, context: FileContext) -> cst.BaseExpression | None:
+    """`select(X).where(...)` -> X."""
+    _, call = _method_chain(node)
+    if not isinstance(call, cst.Call) or not call.args:
+        return None
+    name = context.resolver.qualified_name(call.func) or dotted_text(call.func) or ""
+    if name.rsplit(".", 1)[-1] != "select":
+        return None
+    return call.args[0].value

@@ -1,0 +1,270 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from joblint.analysis.payloads import (
+    QUERYSET,
+    REQUEST,
+    SELF,
+    SQLALCHEMY_LIST,
+    PayloadIssue,
+    payload_site,
+)
+from joblint.knowledge import payloads as kb
+from joblint.rule import Rule, Valid, invalid
+
+_REPORTED = frozenset({*kb.ORM_KINDS, QUERYSET, SQLALCHEMY_LIST, SELF, REQUEST})
+
+
+def _message(issue: PayloadIssue, call_text: str) -> str:
+    text, model = issue.text, issue.class_name
+    passed = f"passed to {call_text}"
+    if issue.kind == kb.DJANGO_MODEL:
+        pk = "request.user.pk" if text == "request.user" else f"{text}.pk"
+        return (
+            f"'{text}' is a Django model instance ({model}) {passed}: pass {pk} "
+            "and re-fetch it in the task"
+        )
+    if issue.kind == kb.SQLALCHEMY_MODEL:
+        return (
+            f"'{text}' is a SQLAlchemy model instance ({model}) {passed}: pass {text}.id "
+            "and re-fetch it in the task"
+        )
+    if issue.kind == QUERYSET:
+        return (
+            f"'{text}' is a Django queryset ({model}) {passed}: pass a list of primary keys "
+            f"(list({text}.values_list('pk', flat=True))) and query again in the task"
+        )
+    if issue.kind == SQLALCHEMY_LIST:
+        return (
+            f"'{text}' is a list of SQLAlchemy model instances ({model}) {passed}: "
+            "pass their ids and re-fetch them in the task"
+        )
+    if issue.kind == SELF:
+        return (
+            f"'self' (a {model} instance) {passed}: pass its identifier and rebuild or "
+            "re-fetch the object in the task"
+        )
+    return (
+        f"'{text}' is the HTTP request {passed}: pass only the values the job needs "
+        "(request.user.pk, form fields)"
+    )
+
+
+class OrmObjectPayload(Rule):
+    """
+    ## What it does
+    Finds live objects in a job's payload: a Django or SQLAlchemy model
+    instance, a queryset, `self`, the request or `request.user`, passed as an
+    argument of an enqueue call — positionally, by keyword, or inside the
+    `args=`/`kwargs=` of `apply_async`, `send_task`, `enqueue_call`,
+    `send_with_options` and Huey's `.schedule`.
+
+    ## Why is this bad?
+    The object is serialized when the job is enqueued and used when it runs,
+    seconds or hours later: by then the row may have changed or been deleted,
+    and the job works on stale data (or saves it back, undoing someone else's
+    change). Pickled model instances also break in-flight jobs when a deploy
+    changes the model, and JSON serializers reject them outright.
+
+    ## Example
+    ```python
+    def checkout(request):
+        order = Order.objects.create(customer=request.user)
+        send_receipt.delay(order)
+    ```
+
+    ## Use instead
+    ```python
+    def checkout(request):
+        order = Order.objects.create(customer=request.user)
+        send_receipt.delay(order.pk)
+
+
+    @shared_task
+    def send_receipt(order_id):
+        order = Order.objects.get(pk=order_id)  # fresh state, at run time
+    ```
+
+    ## Fix safety
+    No automatic fix yet. Passing the key instead of the object changes the
+    task's signature: the task must re-fetch the object (and handle it being
+    gone).
+
+    ## Known limits
+    - Values are tracked inside one function: a local bound to
+      `X.objects.get/create/first/...`, `get_object_or_404`, a queryset, a
+      SQLAlchemy `query(X)...first()`, `scalars(select(X)).one()`,
+      `session.get(X, pk)`, a constructor call of a model class, a `for`
+      loop over a queryset, or a parameter annotated with a model class.
+      Objects reached through attributes (`order.customer`) are not followed.
+    - A class is a model when the files linted together say so (bases
+      resolved through imports, across files and levels of inheritance). A
+      class that can't be resolved counts as a Django model only when it is
+      imported from a module named `models` and named like a class.
+    """
+
+    CODE = "JL201"
+    SUMMARY = "ORM object or other live object passed in a job payload: pass its ID instead"
+    HELP = "Pass the primary key (obj.pk / obj.id) and re-fetch the object inside the job"
+
+    VALID = (
+        Valid(
+            """
+from .models import Order
+from .tasks import send_receipt
+
+def checkout(request, order_id):
+    order = Order.objects.get(pk=order_id)
+    send_receipt.delay(order.pk)
+    send_receipt.delay(order.id, str(order.uuid), [order.pk], {"id": order.pk})
+    send_receipt.apply_async(args=(order.pk,), kwargs={"email": order.email})
+    send_receipt.delay(request.user.pk, int(order_id))
+""",
+            id="identifiers",
+        ),
+        Valid(
+            """
+from .models import Order
+from .tasks import export
+
+def run():
+    for row in Order.objects.values("pk", "email"):
+        export.delay(row)
+    export.delay(Order.objects.count())
+""",
+            id="values-rows-and-counts",
+        ),
+        Valid(
+            """
+from .tasks import send_receipt
+
+def notify(order):
+    send_receipt.delay(order)
+""",
+            id="unannotated-parameter",
+        ),
+        Valid(
+            """
+from .models import Order
+
+def save(order):
+    order.delay(5)
+""",
+            id="not-an-enqueue",
+        ),
+    )
+
+    INVALID = (
+        invalid(
+            """
+from .models import Order
+from .tasks import send_receipt
+
+def checkout(email):
+    order = Order.objects.create(email=email)
+    send_receipt.delay(order)
+""",
+            (
+                7,
+                24,
+                "'order' is a Django model instance (Order) passed to send_receipt.delay(): "
+                "pass order.pk",
+            ),
+            id="django-create",
+        ),
+        invalid(
+            """
+from django.shortcuts import get_object_or_404
+from .models import Order
+from .tasks import send_receipt, archive
+
+def view(request, pk):
+    order = get_object_or_404(Order, pk=pk)
+    customer, created = Order.objects.get_or_create(email="x")
+    send_receipt.apply_async(args=[order], kwargs={"who": customer})
+    archive.delay(Order.objects.filter(paid=True))
+""",
+            (9, 36, "'order' is a Django model instance (Order)"),
+            (9, 59, "'customer' is a Django model instance"),
+            (10, 19, "is a Django queryset (Order)"),
+            id="args-kwargs-and-queryset",
+        ),
+        invalid(
+            """
+from .models import Order
+from .tasks import send_receipt
+
+def nightly():
+    for order in Order.objects.filter(paid=False):
+        send_receipt.delay(order)
+""",
+            (7, 28, "'order' is a Django model instance"),
+            id="loop-over-queryset",
+        ),
+        invalid(
+            """
+from .tasks import audit
+
+def view(request):
+    audit.delay(request, user=request.user)
+""",
+            (5, 17, "'request' is the HTTP request"),
+            (5, 31, "'request.user' is a Django model instance (User)"),
+            id="request-and-user",
+        ),
+        invalid(
+            """
+from .tasks import refresh
+
+class Report:
+    def schedule(self):
+        refresh.delay(self)
+""",
+            (6, 23, "'self' (a Report instance)"),
+            id="self",
+        ),
+        invalid(
+            """
+from sqlalchemy import select
+from app.db import Order
+from app.jobs import queue
+
+def close(session, order_id):
+    order = session.scalars(select(Order).where(Order.id == order_id)).one()
+    queue.enqueue(close_order, order)
+""",
+            (8, 32, "'order' is a SQLAlchemy model instance (Order)"),
+            id="sqlalchemy-scalars",
+            app_db=(
+                "from sqlalchemy.orm import DeclarativeBase\n"
+                "class Base(DeclarativeBase):\n    pass\n"
+                "class Order(Base):\n    pass\n"
+            ),
+            app_jobs="import rq\nqueue = rq.Queue()\n",
+        ),
+        invalid(
+            """
+from app.models import Invoice
+from app.tasks import render
+
+def bill(invoice: Invoice, total: int):
+    render.delay(invoice, total)
+""",
+            (6, 18, "'invoice' is a Django model instance (Invoice)"),
+            id="annotated-parameter-model-across-files",
+            app_models=(
+                "from django.db import models\n"
+                "class Base(models.Model):\n    pass\n"
+                "class Invoice(Base):\n    pass\n"
+            ),
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        site = payload_site(node, self.context)
+        if site is None:
+            return
+        for issue in site.issues:
+            if issue.kind in _REPORTED:
+                self.report(issue.node, _message(issue, site.call_text), requires=issue.requires)
