@@ -1,0 +1,681 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from joblint.analysis.context import FileContext
+from joblint.analysis.expressions import (
+    DelayAnalysis,
+    Loop,
+    ScopeValues,
+    counting_target,
+    growing_numbers,
+    is_retry_loop,
+    literal_number,
+    literal_truth,
+    loop_counters,
+    names_test,
+    self_growing_names,
+    snippet,
+)
+from joblint.analysis.retry_options import (
+    CeleryScopes,
+    TaskOptions,
+    argument,
+    class_options,
+    function_task_options,
+    has_star_kwargs,
+    is_celery_retry_count,
+    is_celery_task_class,
+    keyword,
+    positional,
+)
+from joblint.knowledge import retries as facts
+from joblint.rule import LineOf, Rule, Valid, invalid
+
+_SAME_TIME = "every job that failed together retries at the same moment"
+
+
+class RetryWithoutJitter(Rule):
+    """
+    ## What it does
+    Finds retry delays that grow with the attempt number but have no random
+    part, and jitter that is switched off:
+    - Celery `self.retry(countdown=...)` (or `eta=`) computed from
+      `self.request.retries` with `**`, `<<`, `pow`, a multiplication or an
+      index into a growing list, and no call into `random` or a jitter helper
+      (the value is followed through local assignments);
+    - Celery `retry_jitter=False` together with `retry_backoff`;
+    - tenacity `wait_exponential(...)`/`wait_incrementing(...)` not combined
+      with a random wait;
+    - backoff `on_exception`/`on_predicate` with a growing wait and `jitter=None`;
+    - urllib3 `Retry(backoff_factor=...)` without `backoff_jitter`;
+    - RQ `Retry(interval=[...])` with a growing list of constants;
+    - taskiq `SmartRetryMiddleware(use_delay_exponent=True)` without `use_jitter=True`;
+    - `time.sleep`/`asyncio.sleep` in a retry loop with a delay growing with
+      the loop's attempt counter (`2 ** attempt`, `delay *= 2`).
+
+    ## Why is this bad?
+    Jobs fail together when a dependency goes down. Without jitter they all
+    wait the same 1, 2, 4, 8... seconds and retry in lock step, so the service
+    that just recovered is hit by the whole herd at once and falls over again.
+    A random spread (full jitter) turns the spikes into a trickle.
+
+    ## Example
+    ```python
+    from celery import shared_task
+
+
+    @shared_task(bind=True, max_retries=5)
+    def charge(self, order_id):
+        try:
+            gateway.charge(order_id)
+        except gateway.Timeout as exc:
+            raise self.retry(exc=exc, countdown=2 ** self.request.retries)
+    ```
+
+    ## Use instead
+    ```python
+    from celery import shared_task
+
+    from joblint.runtime.backoff import full_jitter
+
+
+    @shared_task(bind=True, max_retries=5)
+    def charge(self, order_id):
+        try:
+            gateway.charge(order_id)
+        except gateway.Timeout as exc:
+            countdown = full_jitter(self.request.retries, base=30, cap=600)
+            raise self.retry(exc=exc, countdown=countdown)
+    ```
+    With tenacity use `wait_random_exponential(multiplier=..., max=...)`;
+    with RQ, `Retry(max=4, interval=joblint.runtime.backoff.jittered_intervals())`
+    built at enqueue time.
+
+    ## Fix safety
+    No automatic fix. Jitter makes individual delays shorter or longer than
+    before (full jitter averages half the ceiling); tests that assert exact
+    delays need a seeded random source (`full_jitter(..., rng=random.Random(0))`).
+
+    ## Known limits
+    - Not findings: Celery `retry_backoff=True` alone (Celery jitters that path
+      by default), Dramatiq's Retries middleware and botocore/google-api-core
+      retries (always jittered), backoff's default jitter, constant delays,
+      additive growth (`60 + attempt`).
+    - A delay that passes through a call joblint can't see into (a function
+      of your own, `settings.get(...)`) is taken as possibly random and not
+      reported; so is a name containing "jitter" or "random".
+    - Local assignments are followed without regard to order or branches:
+      if any assignment to the delay adds a random part, nothing is reported.
+    - Sleep loops count as retry loops when they catch exceptions or leave
+      on success (`break`/`return`); the attempt counter is a `range`/
+      `itertools.count`/`enumerate` loop variable or a name bumped by a
+      constant in the loop.
+    """
+
+    CODE = "JL301"
+    SUMMARY = "Retry delay grows with the attempt but has no jitter: retries stampede together"
+    HELP = (
+        "Randomise the delay: joblint.runtime.backoff.full_jitter(attempt, base=30, cap=600), "
+        "tenacity wait_random_exponential(multiplier=..., max=...), or "
+        "joblint.runtime.backoff.jittered_intervals(...) for RQ"
+    )
+
+    VALID = (
+        Valid(
+            """
+from celery import shared_task
+
+@shared_task(bind=True, autoretry_for=(ConnectionError,), retry_backoff=True)
+def sync(self, account_id):
+    fetch(account_id)
+""",
+            id="celery-retry-backoff-jitters-by-default",
+        ),
+        Valid(
+            """
+import random
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        delay = 2 ** self.request.retries
+        delay += random.uniform(0, delay)
+        raise self.retry(exc=exc, countdown=delay)
+""",
+            id="celery-countdown-with-random-part",
+        ),
+        Valid(
+            """
+from celery import shared_task
+from joblint.runtime.backoff import full_jitter
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=full_jitter(self.request.retries, base=30, cap=600))
+""",
+            id="celery-countdown-full-jitter",
+        ),
+        Valid(
+            """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=60)
+    except TimeoutError as exc:
+        raise self.retry(exc=exc, countdown=30 + self.request.retries)
+""",
+            id="celery-constant-and-additive-countdown",
+        ),
+        Valid(
+            """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=self.backoff(self.request.retries) * 2)
+""",
+            id="celery-countdown-through-unknown-call",
+        ),
+        Valid(
+            """
+import dramatiq
+from dramatiq.middleware import Retries
+
+broker.add_middleware(Retries(max_retries=5, min_backoff=1000, max_backoff=60000))
+
+@dramatiq.actor(max_retries=5, min_backoff=1000)
+def sync(account_id):
+    fetch(account_id)
+""",
+            id="dramatiq-always-jitters",
+        ),
+        Valid(
+            """
+import backoff
+import tenacity as t
+from tenacity import retry, wait_random_exponential, wait_exponential, wait_random, wait_fixed
+
+@backoff.on_exception(backoff.expo, ConnectionError, max_tries=5)
+def a(): ...
+
+@backoff.on_exception(backoff.constant, ConnectionError, max_tries=5, jitter=None)
+def b(): ...
+
+@retry(wait=wait_random_exponential(multiplier=1, max=60), stop=t.stop_after_attempt(5))
+def c(): ...
+
+@retry(wait=wait_exponential(multiplier=1, max=60) + wait_random(0, 2))
+def d(): ...
+
+@retry(wait=t.wait_exponential_jitter(initial=1, max=60))
+def e(): ...
+
+@retry(wait=wait_fixed(5))
+def f(): ...
+""",
+            id="backoff-and-tenacity-jittered-or-constant",
+        ),
+        Valid(
+            """
+import botocore.config
+from google.api_core.retry import Retry as GoogleRetry
+from rq import Retry
+from urllib3.util.retry import Retry as HttpRetry
+
+config = botocore.config.Config(retries={"mode": "standard", "max_attempts": 5})
+google_retry = GoogleRetry(initial=1.0, maximum=60.0, multiplier=2.0)
+rq_retry = Retry(max=3, interval=60)
+rq_flat = Retry(max=3, interval=[60, 60, 60])
+http = HttpRetry(total=5, backoff_factor=0.5, backoff_jitter=1.0)
+http_flat = HttpRetry(total=5)
+""",
+            id="botocore-google-constant-rq-urllib3-jitter",
+        ),
+        Valid(
+            """
+import random
+import time
+
+def fetch(url):
+    for attempt in range(5):
+        try:
+            return get(url)
+        except ConnectionError:
+            time.sleep(2 ** attempt + random.random())
+
+def poll(url):
+    for attempt in range(5):
+        try:
+            return get(url)
+        except ConnectionError:
+            time.sleep(5)
+""",
+            id="sleep-loop-jittered-or-constant",
+        ),
+        Valid(
+            """
+from taskiq import SmartRetryMiddleware
+
+a = SmartRetryMiddleware(default_retry_count=5, default_delay=10)
+b = SmartRetryMiddleware(use_delay_exponent=True, use_jitter=True)
+""",
+            id="taskiq-constant-or-jittered",
+        ),
+    )
+
+    INVALID = (
+        invalid(
+            """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        delay = 2 ** self.request.retries
+        raise self.retry(exc=exc, countdown=delay)
+""",
+            (10, 45, "2 ** self.request.retries, line 9"),
+            id="celery-countdown-through-local",
+        ),
+        invalid(
+            """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(
+            exc=exc,
+            countdown=60 * (self.request.retries + 1),
+        )
+""",
+            (11, 23, "full_jitter(self.request.retries"),
+            id="celery-countdown-multi-line-multiplication",
+        ),
+        invalid(
+            """
+from celery import Celery, Task
+
+app = Celery("shop")
+
+class Base(Task):
+    retry_backoff = True
+    retry_jitter = False
+
+@app.task(autoretry_for=(IOError,), retry_backoff=5, retry_jitter=False)
+def sync(account_id): ...
+""",
+            (8, 5, "retry_jitter=False"),
+            (10, 54, "retry_jitter=False"),
+            id="celery-retry-jitter-false",
+        ),
+        invalid(
+            """
+import tenacity as t
+from tenacity import retry as retrying, wait_exponential
+
+WAIT = wait_exponential(multiplier=1, max=60)
+
+@retrying(wait=WAIT, stop=t.stop_after_attempt(5))
+def a(): ...
+
+@retrying(
+    stop=t.stop_after_attempt(5),
+    wait=t.wait_incrementing(start=1, increment=2) + t.wait_fixed(1),
+)
+def b(): ...
+
+for attempt in t.Retrying(wait=t.wait_exponential(), stop=t.stop_after_attempt(3)):
+    pass
+""",
+            (5, 8, "wait_random_exponential(multiplier=..., max=...)"),
+            (12, 10, "wait_incrementing"),
+            (16, 32, "wait_exponential"),
+            id="tenacity-aliased-and-multi-line",
+        ),
+        invalid(
+            """
+import backoff
+
+@backoff.on_exception(backoff.expo, ConnectionError, max_tries=5, jitter=None)
+def fetch(): ...
+""",
+            (4, 67, "jitter=None"),
+            id="backoff-jitter-none",
+        ),
+        invalid(
+            """
+from requests.adapters import HTTPAdapter, Retry
+from rq import Retry as RqRetry
+
+adapter = HTTPAdapter(max_retries=Retry(total=5, backoff_factor=0.5))
+job_retry = RqRetry(max=3, interval=[10, 30, 60])
+comp_retry = RqRetry(max=3, interval=[5 * 2 ** i for i in range(3)])
+""",
+            (5, 50, "backoff_jitter"),
+            (6, 28, "jittered_intervals"),
+            (7, 29, "jittered_intervals"),
+            id="urllib3-and-rq",
+        ),
+        invalid(
+            """
+from taskiq.middlewares import SmartRetryMiddleware
+
+middleware = SmartRetryMiddleware(default_delay=5, use_delay_exponent=True)
+""",
+            (4, 52, "use_jitter=True"),
+            id="taskiq-smart-retry",
+        ),
+        invalid(
+            """
+import asyncio
+import time
+
+def fetch(url):
+    for attempt in range(5):
+        try:
+            return get(url)
+        except ConnectionError:
+            time.sleep(0.5 * 2 ** attempt)
+
+async def afetch(url):
+    delay = 1
+    while True:
+        try:
+            return await aget(url)
+        except ConnectionError:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 60)
+""",
+            (10, 24, "2 ** attempt, line 10"),
+            (18, 33, "delay * 2, line 19"),
+            id="sleep-loops",
+        ),
+    )
+
+    def __init__(self, context: FileContext) -> None:
+        super().__init__(context)
+        self._celery = CeleryScopes()
+        self._values: ScopeValues | None = None
+        self._loops: list[tuple[Loop, cst.CSTNode]] = []
+        self._reported: set[int] = set()
+
+    @property
+    def values(self) -> ScopeValues:
+        if self._values is None:
+            module = self.context.frames[0].node
+            assert isinstance(module, cst.Module)
+            self._values = ScopeValues(module)
+        return self._values
+
+    def _analysis(self) -> DelayAnalysis:
+        return self.values.analysis(
+            self.context.resolver, self.context.frame.node, is_celery_retry_count
+        )
+
+    # --- scopes ----------
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._celery.enter_class(node, self.context.resolver)
+        if is_celery_task_class(node, self.context.resolver):
+            self._check_celery_options(class_options(node))
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._celery.leave_class(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for options in function_task_options(node, self.context.resolver):
+            self._check_celery_options(options)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append((node, self.context.frame.node))
+
+    def leave_For(self, node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append((node, self.context.frame.node))
+
+    def leave_While(self, node: cst.While) -> None:
+        self._loops.pop()
+
+    # --- calls ----------
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._celery.is_task_retry(node, self.context):
+            self._check_celery_retry(node)
+            return
+        name = self.context.resolver.qualified_name(node.func)
+        if name is None:
+            return
+        if name in facts.TENACITY_CONTROLLERS:
+            self._check_tenacity(node)
+        elif name in facts.BACKOFF_DECORATORS:
+            self._check_backoff(node)
+        elif name in facts.URLLIB3_RETRY:
+            self._check_urllib3(node)
+        elif name in facts.RQ_RETRY:
+            self._check_rq(node)
+        elif name in facts.TASKIQ_SMART_RETRY:
+            self._check_taskiq(node)
+        elif name in facts.SLEEP_FUNCTIONS:
+            self._check_sleep(node, facts.SLEEP_FUNCTIONS[name])
+
+    # --- Celery ----------
+
+    def _check_celery_retry(self, node: cst.Call) -> None:
+        analysis = self._analysis()
+        for arg in node.args:
+            if arg.keyword is None or arg.keyword.value not in facts.CELERY_RETRY_DELAY_KEYWORDS:
+                continue
+            growth = analysis.unjittered_growth(arg.value)
+            if growth is not None:
+                self._report_growth(arg.value, growth, facts.FIX_CELERY_COUNTDOWN)
+
+    def _check_celery_options(self, options: TaskOptions) -> None:
+        jitter = options.get(facts.CELERY_RETRY_JITTER)
+        backoff = options.get(facts.CELERY_RETRY_BACKOFF)
+        if jitter is None or backoff is None:
+            return
+        if literal_truth(jitter.value) is False and literal_truth(backoff.value):
+            self.report(
+                jitter.node,
+                "retry_jitter=False turns off the jitter Celery adds to retry_backoff delays: "
+                f"{_SAME_TIME}. Remove it (Celery's default is full jitter)",
+            )
+
+    # --- tenacity ----------
+
+    def _check_tenacity(self, node: cst.Call) -> None:
+        wait = keyword(node, "wait")
+        if wait is None or has_star_kwargs(node):
+            return
+        terms = self._wait_terms(wait.value, self._analysis(), 0)
+        if terms is None or any(self._is_random_wait(t) for t in terms):
+            return
+        for term in terms:
+            name = self.context.resolver.qualified_name(term.func)
+            if name in facts.TENACITY_UNJITTERED_WAITS and id(term) not in self._reported:
+                self._reported.add(id(term))
+                short = (name or "").rsplit(".", 1)[-1]
+                self.report(
+                    term,
+                    f"tenacity {short}(...) grows without a random part: {_SAME_TIME}. "
+                    f"Use {facts.FIX_TENACITY_WAIT}, or add + wait_random(0, ...)",
+                )
+
+    def _wait_terms(
+        self, node: cst.BaseExpression, analysis: DelayAnalysis, depth: int
+    ) -> list[cst.Call] | None:
+        """The waits summed in `node` (`a + b`, `wait_combine(a, b)`, through names);
+        None when one of them isn't a tenacity wait we know."""
+        if depth > 10:
+            return None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            left = self._wait_terms(node.left, analysis, depth + 1)
+            right = self._wait_terms(node.right, analysis, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(node, cst.Name):
+            values = analysis.assigned(node.value)
+            if len(values) != 1 or not isinstance(values[0], cst.BaseExpression):
+                return None
+            return self._wait_terms(values[0], analysis, depth + 1)
+        if not isinstance(node, cst.Call):
+            return None
+        name = self.context.resolver.qualified_name(node.func)
+        if name is None or not name.startswith("tenacity."):
+            return None
+        if name in facts.TENACITY_WAIT_SUMS:
+            terms: list[cst.Call] = []
+            for arg in node.args:
+                found = self._wait_terms(arg.value, analysis, depth + 1)
+                if found is None or arg.star:
+                    return None
+                terms.extend(found)
+            return terms
+        return [node]
+
+    def _is_random_wait(self, term: cst.Call) -> bool:
+        name = self.context.resolver.qualified_name(term.func)
+        return name in facts.TENACITY_RANDOM_WAITS
+
+    # --- backoff, urllib3, RQ, taskiq ----------
+
+    def _check_backoff(self, node: cst.Call) -> None:
+        jitter = keyword(node, facts.BACKOFF_JITTER_KEYWORD)
+        wait_gen = argument(node, facts.BACKOFF_WAIT_GEN_KEYWORD, 0)
+        if jitter is None or wait_gen is None or literal_truth(jitter.value) is not False:
+            return
+        if not (isinstance(jitter.value, cst.Name) and jitter.value.value == "None"):
+            return
+        if self.context.resolver.qualified_name(wait_gen.value) in facts.BACKOFF_GROWING_WAITS:
+            self.report(
+                jitter,
+                f"jitter=None turns off backoff's full jitter on a growing wait: {_SAME_TIME}. "
+                "Remove it (the default is backoff.full_jitter)",
+            )
+
+    def _check_urllib3(self, node: cst.Call) -> None:
+        factor = keyword(node, facts.URLLIB3_BACKOFF_FACTOR)
+        if factor is None or has_star_kwargs(node):
+            return
+        number = self._number(factor.value)
+        if number is None or number <= 0:
+            return
+        jitter = keyword(node, facts.URLLIB3_BACKOFF_JITTER)
+        if jitter is not None and literal_number(jitter.value) != 0:
+            return
+        self.report(
+            factor,
+            f"urllib3 Retry(backoff_factor=...) sleeps factor * 2 ** n with no jitter: "
+            f"{_SAME_TIME}. Add backoff_jitter=... (urllib3 >= 2), e.g. "
+            "backoff_jitter=backoff_factor * 2",
+        )
+
+    def _number(self, node: cst.BaseExpression) -> float | None:
+        number = literal_number(node)
+        if number is None and isinstance(node, cst.Name):
+            values = self._analysis().assigned(node.value)
+            if len(values) == 1 and isinstance(values[0], cst.BaseExpression):
+                number = literal_number(values[0])
+        return number
+
+    def _check_rq(self, node: cst.Call) -> None:
+        interval = argument(node, facts.RQ_INTERVAL_KEYWORD, facts.RQ_INTERVAL_POSITION)
+        if interval is None or has_star_kwargs(node):
+            return
+        analysis = self._analysis()
+        numbers = analysis.numbers(interval.value)
+        growing = numbers is not None and growing_numbers(numbers)
+        if growing or self._comprehension_grows(interval.value):
+            self.report(
+                interval,
+                f"RQ Retry(interval=[...]) is a fixed growing schedule and RQ adds no jitter: "
+                f"{_SAME_TIME}. Use {facts.FIX_RQ_INTERVALS}, built at enqueue time",
+            )
+
+    def _comprehension_grows(self, node: cst.BaseExpression) -> bool:
+        """`[5 * 2 ** i for i in range(n)]` (or `list(...)` of a generator)."""
+        if isinstance(node, cst.Call) and len(node.args) == 1:
+            node = node.args[0].value
+        if not isinstance(node, cst.ListComp | cst.GeneratorExp):
+            return False
+        counters = set(counting_target(node.for_in, self.context.resolver))
+        if not counters:
+            return False
+        analysis = self.values.analysis(
+            self.context.resolver, self.context.frame.node, names_test(counters)
+        )
+        return analysis.unjittered_growth(node.elt) is not None
+
+    def _check_taskiq(self, node: cst.Call) -> None:
+        growth = keyword(node, facts.TASKIQ_GROWTH_KEYWORD)
+        if growth is None or has_star_kwargs(node) or literal_truth(growth.value) is not True:
+            return
+        jitter = keyword(node, facts.TASKIQ_JITTER_KEYWORD)
+        if jitter is not None and literal_truth(jitter.value) is not False:
+            return
+        self.report(
+            growth,
+            "taskiq SmartRetryMiddleware(use_delay_exponent=True) grows the delay "
+            f"(delay * retries) with no jitter by default: {_SAME_TIME}. Pass use_jitter=True",
+        )
+
+    # --- sleep loops ----------
+
+    def _check_sleep(self, node: cst.Call, keyword_name: str) -> None:
+        loops = [loop for loop, frame in self._loops if frame is self.context.frame.node]
+        if not loops or not is_retry_loop(loops[-1]):
+            return
+        args = positional(node)
+        delay = args[0] if args else keyword(node, keyword_name)
+        if delay is None:
+            return
+        resolver = self.context.resolver
+        counters: set[str] = set()
+        growing: dict[str, cst.CSTNode] = {}
+        for loop in loops:
+            counters |= loop_counters(loop, resolver)
+            growing.update(self_growing_names(loop, resolver))
+        if not counters and not growing:
+            return
+        analysis = self.values.analysis(
+            resolver, self.context.frame.node, names_test(counters), growing
+        )
+        found = analysis.unjittered_growth(delay.value)
+        if found is not None:
+            self._report_growth(delay.value, found, facts.FIX_FULL_JITTER, sleep=True)
+
+    # --- reporting ----------
+
+    def _report_growth(
+        self, node: cst.CSTNode, growth: cst.CSTNode, fix: str, *, sleep: bool = False
+    ) -> None:
+        text = snippet(growth)
+        what = "Sleep between retries" if sleep else "Retry delay"
+
+        def message(line_of: LineOf) -> str:
+            return (
+                f"{what} grows with the attempt ({text}, line {line_of(growth)}) and has no "
+                f"random part: {_SAME_TIME}. Use {fix}"
+            )
+
+        self.report(node, message)
