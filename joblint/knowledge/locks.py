@@ -1,0 +1,248 @@
+"""What row locks, Redis locks and SQL-running calls look like, as data.
+
+The JL4 rules and `joblint.analysis.sql` consult these tables; they never
+spell a library's names themselves. Facts come from the libraries' own source
+(shared/reference/job-libraries.md, sections 4 and 6; redis-py 8.1 signatures
+checked with `inspect.signature`).
+
+Qualified names have the meaning `Resolver.qualified_name` gives them: the
+dotted path a name was imported from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# --- SQL in Python strings ----------------------------------------------------
+
+# Methods whose string argument is SQL whatever the receiver (DB-API cursors,
+# psycopg/asyncpg/aiosqlite connections, SQLAlchemy sessions/connections,
+# Django's `Manager.raw`). A string passed to one of these is analysed even if
+# it doesn't start like SQL.
+SQL_METHODS: frozenset[str] = frozenset(
+    {
+        "execute",
+        "executemany",
+        "executescript",
+        "execute_many",
+        "fetch",
+        "fetchone",
+        "fetchrow",
+        "fetchval",
+        "fetchall",
+        "fetchmany",
+        "fetch_one",
+        "fetch_all",
+        "fetch_val",
+        "raw",
+        "exec_driver_sql",
+        "scalar",
+        "scalars",
+        "copy_expert",
+        "mogrify",
+    }
+)
+
+# Functions/classes whose first argument is SQL text (also accepted by bare
+# name, e.g. after `from sqlalchemy import text`).
+SQL_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        "sqlalchemy.text",
+        "sqlalchemy.sql.text",
+        "sqlalchemy.sql.expression.text",
+        "sqlmodel.text",
+        "django.db.models.expressions.RawSQL",
+        "django.db.models.RawSQL",
+        "psycopg.sql.SQL",
+        "psycopg2.sql.SQL",
+    }
+)
+# The last dotted part of those, for receivers we can't resolve (`sa.text`).
+SQL_FUNCTION_NAMES: frozenset[str] = frozenset({"text", "RawSQL", "SQL"})
+
+# Keyword arguments that carry SQL text in any call.
+SQL_KEYWORDS: frozenset[str] = frozenset({"sql", "query", "statement", "stmt", "operation"})
+
+# Receivers whose every method takes SQL (`cursor.execute`, `cur.callproc`...):
+# a receiver whose last dotted part contains one of these words.
+SQL_RECEIVER_WORDS: tuple[str, ...] = ("cursor",)
+
+# First keywords of a string that "starts like SQL".
+SQL_LEADING_KEYWORDS: frozenset[str] = frozenset(
+    {"select", "with", "update", "insert", "delete", "merge", "lock", "values"}
+)
+
+# Columns that pin one row by key when compared by equality (or IN) in WHERE,
+# and the Django/SQLAlchemy filter keywords that do the same.
+KEY_COLUMNS: frozenset[str] = frozenset({"id", "pk", "uuid"})
+KEY_LOOKUPS: frozenset[str] = frozenset(
+    {"id", "pk", "uuid", "id__in", "pk__in", "uuid__in", "id__exact", "pk__exact", "uuid__exact"}
+)
+
+# PostgreSQL advisory-lock functions whose boolean result says who won.
+TRY_ADVISORY_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        "pg_try_advisory_lock",
+        "pg_try_advisory_lock_shared",
+        "pg_try_advisory_xact_lock",
+        "pg_try_advisory_xact_lock_shared",
+    }
+)
+
+# --- ORM row-locking calls ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RowLockMethod:
+    library: str
+    # Keywords that make the lock not wait on a locked row when truthy.
+    non_waiting: tuple[str, ...]
+    fix: str
+
+
+ROW_LOCK_METHODS: dict[str, RowLockMethod] = {
+    # Django and Tortoise: QuerySet.select_for_update(nowait=, skip_locked=, of=, no_key=)
+    "select_for_update": RowLockMethod(
+        "django", ("skip_locked", "nowait"), "select_for_update(skip_locked=True)"
+    ),
+    # SQLAlchemy: Select/Query.with_for_update(nowait=, read=, of=, skip_locked=, key_share=)
+    "with_for_update": RowLockMethod(
+        "sqlalchemy", ("skip_locked", "nowait"), "with_for_update(skip_locked=True)"
+    ),
+}
+
+# Chain methods that pick the next row(s) among many (an ORDER BY or LIMIT).
+PICK_NEXT_METHODS: frozenset[str] = frozenset(
+    {"first", "last", "earliest", "latest", "limit", "order_by"}
+)
+# Chain methods that filter: their keywords (Django) or comparisons
+# (SQLAlchemy) may pin the row by key.
+FILTER_METHODS: frozenset[str] = frozenset({"filter", "filter_by", "where", "get"})
+# Django's Q object: its keywords are filters too.
+Q_NAMES: frozenset[str] = frozenset({"Q", "django.db.models.Q", "django.db.models.query_utils.Q"})
+# A chain ending in one of these fetches one row by its arguments: never pick-next.
+SINGLE_ROW_METHODS: frozenset[str] = frozenset({"get", "get_or_create", "one", "one_or_none"})
+# SQLAlchemy column methods meaning "key IN (...)".
+IN_METHODS: frozenset[str] = frozenset({"in_"})
+
+# --- Redis clients and locks ------------------------------------------------------
+
+# Calls that return a Redis client (sync or asyncio).
+REDIS_CLIENT_CONSTRUCTORS: frozenset[str] = frozenset(
+    {
+        "redis.Redis",
+        "redis.StrictRedis",
+        "redis.client.Redis",
+        "redis.client.StrictRedis",
+        "redis.Redis.from_url",
+        "redis.StrictRedis.from_url",
+        "redis.Redis.from_pool",
+        "redis.from_url",
+        "redis.RedisCluster",
+        "redis.cluster.RedisCluster",
+        "redis.RedisCluster.from_url",
+        "redis.asyncio.Redis",
+        "redis.asyncio.StrictRedis",
+        "redis.asyncio.client.Redis",
+        "redis.asyncio.Redis.from_url",
+        "redis.asyncio.Redis.from_pool",
+        "redis.asyncio.from_url",
+        "redis.asyncio.RedisCluster",
+        "django_redis.get_redis_connection",
+        "valkey.Valkey",
+        "valkey.Valkey.from_url",
+        "valkey.from_url",
+        "valkey.asyncio.Valkey",
+        "valkey.asyncio.from_url",
+    }
+)
+# Classes that, as a parameter or attribute annotation, make the name a client.
+REDIS_CLIENT_CLASSES: frozenset[str] = frozenset(
+    {
+        "redis.Redis",
+        "redis.StrictRedis",
+        "redis.client.Redis",
+        "redis.RedisCluster",
+        "redis.cluster.RedisCluster",
+        "redis.asyncio.Redis",
+        "redis.asyncio.client.Redis",
+        "redis.asyncio.RedisCluster",
+        "valkey.Valkey",
+        "valkey.asyncio.Valkey",
+    }
+)
+# Methods of a client that return a pipeline (a client too, for our purposes,
+# but its command results come from `execute()`).
+PIPELINE_METHODS: frozenset[str] = frozenset({"pipeline"})
+
+# Django cache objects: with django-redis their `set(..., nx=True)` uses the
+# cache's default timeout (it expires), and they have `lock()`.
+DJANGO_CACHES: frozenset[str] = frozenset(
+    {"django.core.cache.cache", "django.core.cache.caches"}
+)
+
+# Redis SET: the keywords that give the key an expiry.
+SET_EXPIRY_KEYWORDS: frozenset[str] = frozenset({"ex", "px", "exat", "pxat"})
+# redis-py `set(name, value, ex=None, ...)`: the third positional is `ex`.
+SET_EXPIRY_POSITION = 2
+# django-redis `cache.set(key, value, timeout=DEFAULT_TIMEOUT, ..., nx=False)`.
+CACHE_SET_TIMEOUT_KEYWORD = "timeout"
+CACHE_SET_TIMEOUT_POSITION = 2
+
+# `delete` methods releasing a key.
+DELETE_METHODS: frozenset[str] = frozenset({"delete", "unlink"})
+# Reads of the stored value (the read-then-compare release).
+GET_METHODS: frozenset[str] = frozenset({"get"})
+
+
+@dataclass(frozen=True, slots=True)
+class LockFactory:
+    """A call creating a lock, and where its expiry goes."""
+
+    display: str
+    expiry_keyword: str
+    # Position of the expiry among the positional arguments (None: keyword-only).
+    expiry_position: int | None
+    # The call only counts on a receiver known to be a Redis client / Django cache.
+    needs_client: bool = False
+    needs_cache: bool = False
+    # True when the library has no expiry at all (Huey's lock_task).
+    no_expiry_exists: bool = False
+
+
+# Functions/classes (by qualified name) that make a lock.
+LOCK_CONSTRUCTORS: dict[str, LockFactory] = {
+    # redis.lock.Lock(redis, name, timeout=None, ...)
+    "redis.lock.Lock": LockFactory("redis.lock.Lock(...)", "timeout", 2),
+    "redis.asyncio.lock.Lock": LockFactory("redis.asyncio.lock.Lock(...)", "timeout", 2),
+    # python-redis-lock: Lock(redis_client, name, expire=None, id=None, auto_renewal=False, ...)
+    "redis_lock.Lock": LockFactory("redis_lock.Lock(...)", "expire", 2),
+    # huey.contrib.djhuey.lock_task(lock_name): no TTL, no owner token.
+    "huey.contrib.djhuey.lock_task": LockFactory("lock_task(...)", "", None, no_expiry_exists=True),
+}
+
+# Methods (by name) that make a lock, with the receiver they need.
+LOCK_METHODS: dict[str, tuple[LockFactory, ...]] = {
+    "lock": (
+        # redis-py Redis.lock(name, timeout=None, sleep=0.1, blocking=True, ...)
+        LockFactory(".lock(...)", "timeout", 1, needs_client=True),
+        # django-redis cache.lock(key, version=None, timeout=None, ...)
+        LockFactory("cache.lock(...)", "timeout", 2, needs_cache=True),
+    ),
+    # Huey.lock_task(lock_name): the method name is Huey's alone.
+    "lock_task": (LockFactory(".lock_task(...)", "", None, no_expiry_exists=True),),
+}
+
+# SETNX: no expiry parameter at all.
+SETNX_METHODS: frozenset[str] = frozenset({"setnx"})
+
+# Non-blocking acquire: `acquire(blocking=False)` returns False instead of waiting.
+ACQUIRE_METHOD = "acquire"
+NON_BLOCKING_KEYWORD = "blocking"
+
+# --- Fixes named in messages -----------------------------------------------------
+
+SQL_FIX = "FOR UPDATE SKIP LOCKED (or joblint.runtime.queue.JobQueue.claim)"
+QUEUE_FIX = "joblint.runtime.queue.JobQueue.claim"
+REDIS_LOCK_FIX = "set(key, token, nx=True, ex=...)"
+RUNTIME_LOCK = "joblint.runtime.lock.RedisLock"
