@@ -103,6 +103,9 @@ class FileFacts:
     # Module-level imports, so re-exports can be followed: (local qualname, target).
     aliases: tuple[tuple[str, str], ...] = ()
     classes: tuple[ClassFacts, ...] = ()
+    # Parameter names of module-level functions and methods ("mod.f", "mod.C.m"),
+    # for JL103 (an option the job function declares is one of its arguments).
+    function_params: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # Module-level objects whose `.Model` attribute is a declarative base
     # (`db = SQLAlchemy(app)`): qualname -> kind of the models deriving from it.
     model_factories: tuple[tuple[str, str], ...] = ()

@@ -24,6 +24,7 @@ class ProjectIndex:
     aliases: dict[str, str] = field(default_factory=dict)
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     model_factories: dict[str, str] = field(default_factory=dict)
+    function_params: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
@@ -39,6 +40,7 @@ class ProjectIndex:
             index.aliases.update(facts.aliases)
             index.classes.update((c.qualname, c) for c in facts.classes)
             index.model_factories.update(facts.model_factories)
+            index.function_params.update(facts.function_params)
         return index
 
     def class_kinds(self, qualname: str) -> frozenset[str]:
@@ -102,8 +104,8 @@ class ProjectIndex:
         if requirement.kind == "class":
             return bool(self.class_kinds(requirement.qualname) & requirement.libraries)
         if requirement.kind == "task-lacks-param":
-            task = self.tasks.get(self.canonical(requirement.qualname))
-            return task is None or not (set(task.params) & requirement.libraries)
+            params = self.function_params.get(self.canonical(requirement.qualname), ())
+            return not set(params) & requirement.libraries
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
 

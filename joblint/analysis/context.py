@@ -71,6 +71,7 @@ class FileContext:
         self._tasks: list[TaskDef] = []
         self._classes: list[ClassFacts] = []
         self._model_factories: list[tuple[str, str]] = []
+        self._function_params: list[tuple[str, tuple[str, ...]]] = []
         self._flags: set[str] = set()
         self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
@@ -161,6 +162,7 @@ class FileContext:
             module=self.resolver.module,
             aliases=aliases,
             classes=tuple(self._classes),
+            function_params=tuple(self._function_params),
             model_factories=tuple(self._model_factories),
             tasks=tuple(self._tasks),
             queue_objects=queue_objects,
@@ -293,6 +295,10 @@ class FileContext:
         if outer.key:  # nested def: module-level ones were bound in the pre-pass
             self._bind_definition(node, self.resolver.scopes[-1])
         class_name = self.classes[-1][0] if self._directly_in_class() else ""
+        if not outer.key and (class_name or len(self.resolver.scopes) == 1):
+            owner = f"{class_name}." if class_name else ""
+            qualname = self.resolver.local_qualname(f"{owner}{node.name.value}")
+            self._function_params.append((qualname, tuple(_parameter_names(node.params))))
         key = node.name.value
         if class_name:
             key = f"{class_name}.{key}"
