@@ -1,0 +1,89 @@
+"""Whole-project facts: the class and task index across files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from conftest import write
+
+from joblint import engine
+from joblint.api import lint_paths
+from joblint.config import Config
+
+PROJECT = {
+    "core/__init__.py": "",
+    "core/models.py": (
+        "from django.db import models\n\n"
+        "class TimeStamped(models.Model):\n"
+        "    class Meta:\n"
+        "        abstract = True\n"
+    ),
+    "billing/__init__.py": "",
+    "billing/models.py": (
+        "from core.models import TimeStamped\n\n"
+        "class Invoice(TimeStamped):\n"
+        "    pass\n\n"
+        "def make_invoice():\n"
+        "    return None\n"
+    ),
+    "billing/tasks.py": (
+        "from celery import shared_task\n\n"
+        "@shared_task\n"
+        "def render(invoice_id, queue=None):\n"
+        "    pass\n"
+    ),
+    "billing/views.py": (
+        "from .models import Invoice, make_invoice\n"
+        "from .tasks import render\n\n"
+        "def issue(invoice: Invoice):\n"
+        "    render.delay(invoice)\n"
+        "    render.delay(Invoice())\n"
+        "    render.delay(make_invoice())\n"
+        "    render.delay(invoice.pk, queue='fast')\n"
+        "    render.delay(invoice.pk, countdown=5)\n"
+    ),
+}
+
+
+def _run(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, str]]:
+    monkeypatch.chdir(root)
+    run = lint_paths([Path(".")], Config(root=root))
+    return [(f.path, f.span.line, f.code) for f in run.findings]
+
+
+def test_model_resolved_through_relative_import_and_inheritance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, PROJECT)
+    assert _run(tmp_path, monkeypatch) == [
+        ("billing/views.py", 5, "JL201"),
+        ("billing/views.py", 6, "JL201"),
+        ("billing/views.py", 9, "JL103"),
+    ]
+
+
+def test_without_the_model_files_nothing_is_guessed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {k: v for k, v in PROJECT.items() if not k.endswith("models.py")}
+    files["billing/views.py"] = files["billing/views.py"].replace(".models", ".schema")
+    write(tmp_path, files)
+    assert [f for f in _run(tmp_path, monkeypatch) if f[2] == "JL201"] == []
+
+
+def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, PROJECT)
+    calls: list[str] = []
+    real = cst.parse_module
+
+    def counting(source: str | bytes, *args: object, **kwargs: object) -> cst.Module:
+        calls.append("parse")
+        return real(source)
+
+    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path(".")], Config(root=tmp_path))
+    assert run.findings
+    assert len(calls) == run.files_checked == len(PROJECT)
