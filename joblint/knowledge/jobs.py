@@ -184,38 +184,21 @@ ENQUEUE_FUNCTIONS: dict[str, str] = {
 # call runs the function in-process.
 ENQUEUE_ON_CALL_LIBRARIES: frozenset[str] = frozenset({"huey"})
 
-# Celery canvas: these build signatures; `.delay()`/`.apply_async()` on them enqueue.
-SIGNATURE_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        "celery.signature",
-        "celery.subtask",
-        "celery.canvas.signature",
-        "celery.canvas.Signature",
-        "celery.chain",
-        "celery.group",
-        "celery.chord",
-        "celery.chunks",
-        "celery.canvas.chain",
-        "celery.canvas.group",
-        "celery.canvas.chord",
-        "celery.canvas.chunks",
-    }
-)
-SIGNATURE_METHODS: frozenset[str] = frozenset(
-    {"s", "si", "signature", "subtask", "set", "clone", "chunks", "map", "starmap"}
-)
 # Calling the result of these enqueues (`chain(a.s(), b.s())()`, `chord(h)(b)`).
 CANVAS_CALLABLES: frozenset[str] = frozenset(
-    {
-        "celery.chain",
-        "celery.group",
-        "celery.chord",
-        "celery.chunks",
-        "celery.canvas.chain",
-        "celery.canvas.group",
-        "celery.canvas.chord",
-        "celery.canvas.chunks",
-    }
+    f"{module}.{name}"
+    for module in ("celery", "celery.canvas")
+    for name in ("chain", "group", "chord", "chunks")
+)
+# Celery canvas: these build signatures; `.delay()`/`.apply_async()` on them enqueue.
+SIGNATURE_FUNCTIONS: frozenset[str] = CANVAS_CALLABLES | {
+    "celery.signature",
+    "celery.subtask",
+    "celery.canvas.signature",
+    "celery.canvas.Signature",
+}
+SIGNATURE_METHODS: frozenset[str] = frozenset(
+    {"s", "si", "signature", "subtask", "set", "clone", "chunks", "map", "starmap"}
 )
 
 # Project-wide flags that make an enqueue transactional (the outbox effect).
