@@ -18,3 +18,11 @@ def test_no_pages_for_removed_rules() -> None:
     expected = set(expected_pages())
     present = {p.name for p in DOCS_DIR.glob("*.md")}
     assert present <= expected
+
+
+def test_readme_lists_every_rule() -> None:
+    from joblint.registry import all_rules
+
+    readme = (DOCS_DIR.parent.parent / "README.md").read_text(encoding="utf-8")
+    missing = [r.CODE for r in all_rules() if f"| {r.name()} |" not in readme]
+    assert missing == [], f"add these rules to the README's rules table: {missing}"
