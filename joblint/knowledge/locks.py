@@ -246,3 +246,47 @@ SQL_FIX = "FOR UPDATE SKIP LOCKED (or joblint.runtime.queue.JobQueue.claim)"
 QUEUE_FIX = "joblint.runtime.queue.JobQueue.claim"
 REDIS_LOCK_FIX = "set(key, token, nx=True, ex=...)"
 RUNTIME_LOCK = "joblint.runtime.lock.RedisLock"
+
+# --- Reading a lock attempt's result ------------------------------------------------
+
+# SQL-running methods that return the rows themselves: called as a bare
+# statement, the row (and the advisory lock's boolean) is dropped.
+SQL_ROW_METHODS: frozenset[str] = frozenset(
+    {
+        "fetch",
+        "fetchrow",
+        "fetchval",
+        "fetch_one",
+        "fetch_all",
+        "fetch_val",
+        "scalar",
+        "scalars",
+        "exec_driver_sql",
+    }
+)
+# Methods that run SQL on a cursor-like receiver whose rows are read afterwards.
+SQL_CURSOR_METHODS: frozenset[str] = frozenset({"execute", "executemany"})
+# Reading rows from that receiver afterwards.
+RESULT_READ_METHODS: frozenset[str] = frozenset(
+    {
+        "fetchone",
+        "fetchall",
+        "fetchmany",
+        "fetchval",
+        "fetchrow",
+        "fetch",
+        "scalar",
+        "scalars",
+        "scalar_one",
+        "scalar_one_or_none",
+        "first",
+        "one",
+        "one_or_none",
+        "all",
+        "__next__",
+        "__iter__",
+    }
+)
+# Names of receivers that are probably pipelines (results come from execute()).
+PIPELINE_NAME_WORDS: tuple[str, ...] = ("pipe",)
+ADVISORY_LOCK_FIX = "joblint.runtime.lock.PostgresAdvisoryLock"

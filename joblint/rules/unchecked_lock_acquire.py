@@ -1,0 +1,313 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from joblint.analysis.chains import unwrap
+from joblint.analysis.context import FileContext
+from joblint.analysis.redis_clients import (
+    Tri,
+    client_kind,
+    key_code,
+    keyword,
+    literal,
+    method_name,
+    receiver,
+    sets_nx,
+)
+from joblint.analysis.sql import call_sql, lookup_for, selected_functions
+from joblint.analysis.walk import walk
+from joblint.knowledge import locks
+from joblint.rule import Rule, Valid, invalid
+
+
+@dataclass(slots=True)
+class _PendingExecute:
+    """`cur.execute("SELECT pg_try_advisory_lock(...)")`: reported unless `cur` is read later."""
+
+    node: cst.Call
+    receiver: str
+    function: str
+
+
+class UncheckedLockAcquire(Rule):
+    """
+    ## What it does
+    Finds non-blocking lock attempts whose result is ignored:
+    `lock.acquire(blocking=False)` as a bare statement;
+    `set(key, value, nx=True, ...)` as a bare statement; a
+    `SELECT pg_try_advisory_lock(...)` (or `pg_try_advisory_xact_lock`, and
+    their `_shared` forms) executed and its row never read.
+
+    ## Why is this bad?
+    A non-blocking attempt doesn't fail when the lock is taken: it returns
+    `False`. Ignoring that value means the job runs whether or not it got the
+    lock — two workers run the "exclusive" section at the same time, and the
+    one that didn't get the lock may later release the other's.
+
+    ## Example
+    ```python
+    def sync_accounts(r, token):
+        r.set("lock:sync", token, nx=True, ex=300)
+        do_sync()
+    ```
+
+    ## Use instead
+    ```python
+    def sync_accounts(r, token):
+        if not r.set("lock:sync", token, nx=True, ex=300):
+            return  # another worker is syncing
+        do_sync()
+    ```
+    or `joblint.runtime.lock.RedisLock` / `PostgresAdvisoryLock`, whose
+    context managers raise when the lock isn't acquired.
+
+    ## Fix safety
+    No automatic fix: what to do when the lock is taken (skip, retry later,
+    fail) is the job's decision.
+
+    ## Known limits
+    - `acquire(blocking=False)` counts on any receiver (threading locks
+      included: ignoring the result is the same bug). `acquire(False)` is not
+      read: redis-py's first positional is `sleep`, not `blocking`.
+    - `set(..., nx=True)` on a pipeline (a name assigned from `.pipeline()`,
+      `with r.pipeline() as pipe`, or a receiver whose name contains `pipe`)
+      is not reported: its result comes from `execute()`.
+    - After `cur.execute(...)`, any read of `cur` later in the function
+      (`fetchone()`, iteration, passing it on) counts as reading the row.
+      An advisory lock used inside the query (`WHERE pg_try_advisory_lock(id)`)
+      is checked by the query itself and never reported.
+    """
+
+    CODE = "JL404"
+    SUMMARY = "Non-blocking lock attempt whose result is ignored: the job runs either way"
+    HELP = "Check the result and skip (or retry later) when the lock wasn't acquired"
+
+    VALID = (
+        Valid(
+            """
+def sync(r, token, lock):
+    if not r.set("lock:sync", token, nx=True, ex=300):
+        return
+    acquired = lock.acquire(blocking=False)
+    if not acquired:
+        return
+    lock.acquire()
+    lock.acquire(blocking=True)
+""",
+            id="checked",
+        ),
+        Valid(
+            """
+import redis
+
+r = redis.Redis()
+
+def sync(token):
+    pipe = r.pipeline()
+    pipe.set("lock:sync", token, nx=True, ex=300)
+    pipe.incr("runs")
+    won, _ = pipe.execute()
+    with r.pipeline() as p:
+        p.set("lock:sync", token, nx=True, ex=300)
+        p.execute()
+""",
+            id="pipeline",
+        ),
+        Valid(
+            """
+def sync(conn, key):
+    with conn.cursor() as cur:
+        cur.execute("SELECT pg_try_advisory_lock(%s)", (key,))
+        (acquired,) = cur.fetchone()
+        if not acquired:
+            return
+        cur.execute("SELECT id FROM jobs WHERE pg_try_advisory_lock(id) LIMIT 1")
+        cur.execute("SELECT pg_advisory_unlock(%s)", (key,))
+""",
+            id="advisory-read-or-in-where",
+        ),
+        Valid(
+            """
+async def sync(conn, key):
+    if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", key):
+        return
+    # pg_try_advisory_lock in a comment, not a query
+    print("SELECT pg_try_advisory_lock(1) is how we lock")
+""",
+            id="asyncpg-fetchval-checked",
+        ),
+    )
+
+    INVALID = (
+        invalid(
+            """
+def sync(r, token, lock):
+    r.set("lock:sync", token, nx=True, ex=300)
+    lock.acquire(blocking=False)
+""",
+            (3, 5, "set(..., nx=True)"),
+            (4, 5, "acquire(blocking=False)"),
+            id="bare-statements",
+        ),
+        invalid(
+            """
+from redis.asyncio import Redis
+
+async def sync(r: Redis, token):
+    await r.set("lock:sync", token, nx=True, ex=300)
+    lock = r.lock("sync", timeout=60)
+    await lock.acquire(blocking=False)
+""",
+            (5, 11, "only signal"),
+            (7, 11, "acquire(blocking=False)"),
+            id="asyncio",
+        ),
+        invalid(
+            """
+TRY_LOCK = "SELECT pg_try_advisory_lock(%s)"
+
+def sync(conn, key):
+    with conn.cursor() as cur:
+        cur.execute(TRY_LOCK, (key,))
+        cur.execute("UPDATE accounts SET synced = now()")
+    conn.commit()
+""",
+            (6, 9, "pg_try_advisory_lock"),
+            id="advisory-row-never-read",
+        ),
+        invalid(
+            """
+async def sync(conn, key):
+    await conn.fetchval("select pg_try_advisory_xact_lock($1)", key)
+""",
+            (3, 11, "joblint.runtime.lock.PostgresAdvisoryLock"),
+            id="asyncpg-result-dropped",
+        ),
+    )
+
+    def __init__(self, context: FileContext) -> None:
+        super().__init__(context)
+        self._pending: list[_PendingExecute] = []
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = unwrap(node.value)
+        if not isinstance(call, cst.Call):
+            return
+        method = method_name(call)
+        if method == locks.ACQUIRE_METHOD:
+            self._check_acquire(call)
+        elif sets_nx(call):
+            self._check_set(call)
+        elif method in locks.SQL_ROW_METHODS or method in locks.SQL_CURSOR_METHODS:
+            self._check_advisory(call, method)
+
+    def _check_acquire(self, call: cst.Call) -> None:
+        blocking = keyword(call, locks.NON_BLOCKING_KEYWORD)
+        if blocking is not None and literal(blocking) is Tri.NO:
+            self.report(
+                call,
+                "acquire(blocking=False) returns False when the lock is taken, and the result "
+                "is ignored: the code below runs whether or not it holds the lock. Check it "
+                "and skip when False",
+            )
+
+    def _check_set(self, call: cst.Call) -> None:
+        target = receiver(call)
+        if target is None or _maybe_pipeline(target, self):
+            return
+        self.report(
+            call,
+            "set(..., nx=True) as a bare statement: its return value is the only signal of "
+            "who won the lock, and it is ignored, so every worker runs the job. Use "
+            "`if not r.set(key, token, nx=True, ex=...): return` or "
+            f"{locks.RUNTIME_LOCK}",
+        )
+
+    def _check_advisory(self, call: cst.Call, method: str) -> None:
+        functions = self._advisory_functions(call)
+        if not functions:
+            return
+        if method in locks.SQL_ROW_METHODS:
+            self.report(call, _advisory_message(functions[0]))
+            return
+        target = receiver(call)
+        if target is None or isinstance(unwrap(target), cst.Call):
+            self.report(call, _advisory_message(functions[0]))
+            return
+        self._pending.append(_PendingExecute(call, key_code(target), self.context.frame.key))
+
+    def _advisory_functions(self, call: cst.Call) -> tuple[str, ...]:
+        found: list[str] = []
+        for sql in call_sql(call, lookup_for(self.context)):
+            found.extend(selected_functions(sql.text, locks.TRY_ADVISORY_FUNCTIONS) or ())
+        return tuple(found)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._settle(node, self.context.frame.key)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._settle(node, "")
+
+    def _settle(self, scope: cst.FunctionDef | cst.Module, key: str) -> None:
+        mine = [p for p in self._pending if p.function == key]
+        if not mine:
+            return
+        self._pending = [p for p in self._pending if p.function != key]
+        for pending in mine:
+            if not _read_after(scope, pending):
+                functions = self._advisory_functions(pending.node)
+                self.report(
+                    pending.node, _advisory_message(functions[0] if functions else "")
+                )
+
+
+def _advisory_message(function: str) -> str:
+    return (
+        f"{function}(...) returns whether the lock was taken, and that row is never read: "
+        "the job runs either way. Read the boolean and skip when it is false, or use "
+        f"{locks.ADVISORY_LOCK_FIX}"
+    )
+
+
+def _maybe_pipeline(target: cst.BaseExpression, rule: UncheckedLockAcquire) -> bool:
+    kind = client_kind(target, lookup_for(rule.context))
+    if kind == "pipeline":
+        return True
+    text = key_code(target).lower()
+    return kind is None and any(word in text for word in locks.PIPELINE_NAME_WORDS)
+
+
+def _read_after(scope: cst.CSTNode, pending: _PendingExecute) -> bool:
+    """Whether the receiver is read (or used in any way but to run more SQL) after
+    the call, in source order, in this scope."""
+    state = {"seen": False, "read": False}
+    handled: set[int] = set()
+
+    def enter(node: cst.CSTNode) -> None:
+        if node is pending.node:
+            state["seen"] = True
+            handled.add(id(node.func))
+            if isinstance(node.func, cst.Attribute):
+                handled.add(id(node.func.value))
+            return
+        if not state["seen"] or state["read"] or id(node) in handled:
+            return
+        if isinstance(node, cst.Attribute) and _is_receiver(node.value, pending):
+            handled.add(id(node.value))
+            if node.attr.value in locks.RESULT_READ_METHODS:
+                state["read"] = True
+        elif isinstance(node, cst.Name | cst.Attribute) and _is_receiver(node, pending):
+            state["read"] = True  # passed on, iterated, returned: assume it's read
+
+    walk(scope, enter, lambda node: None)
+    return state["read"]
+
+
+def _is_receiver(node: cst.BaseExpression, pending: _PendingExecute) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == pending.receiver
+    if isinstance(node, cst.Attribute):
+        return key_code(node) == pending.receiver
+    return False
