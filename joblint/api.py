@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,8 +13,12 @@ from joblint.config import Config
 from joblint.engine import LintSettings, ModuleInfo, SourceError, lint_source, unparseable_result
 from joblint.files import discover, module_name
 from joblint.models import FileResult, Finding
-from joblint.project import settle
-from joblint.registry import select_codes
+from joblint.project import ProjectSettings, settle
+from joblint.registry import rule_by_code, select_codes
+from joblint.rule import ProjectRule
+
+# Files without any of these can't hold Celery configuration or time limits.
+PROJECT_FACT_TOKENS = re.compile(rb"celery|CELERY|BROKER|broker_|time_limit|visibility_timeout")
 
 
 @dataclass(slots=True)
@@ -51,6 +56,14 @@ class _Selector:
             transaction_functions=frozenset(config.extend_transaction_functions),
             on_commit_functions=frozenset(config.extend_on_commit_functions),
         )
+
+    @property
+    def project_rules(self) -> bool:
+        rules = rule_by_code()
+        return any(issubclass(rules[c], ProjectRule) for c in self.base if c in rules)
+
+    def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
+        return ProjectSettings(self.base, self.config.visibility_margin_seconds, named)
 
     def settings_for(self, path: Path) -> LintSettings:
         codes = self.base
@@ -95,7 +108,42 @@ def lint_paths(paths: list[Path], config: Config) -> RunResult:
     discovery = discover(paths, config)
     selector = _Selector(config)
     results = [lint_file(path, selector) for path in discovery.files]
-    return _finish(results, discovery.errors)
+    named: frozenset[str] | None = None
+    context: list[FileResult] = []
+    if any(path.is_file() for path in paths):
+        # Pre-commit style: only some files are named. Whole-project rules still
+        # need the rest of the project's facts (settings live elsewhere).
+        named = frozenset(r.path for r in results)
+        if selector.project_rules:
+            context = _project_context(config, discovery.files, selector)
+    return _finish(results, discovery.errors, selector.project_settings(named), context)
+
+
+def project_root(config: Config) -> Path:
+    """The config file's directory, else the enclosing git root, else the cwd."""
+    if config.source is not None:
+        return config.source.resolve().parent
+    here = Path.cwd().resolve()
+    for directory in (here, *here.parents):
+        if (directory / ".git").exists():
+            return directory
+    return here
+
+
+def _project_context(config: Config, linted: list[Path], selector: _Selector) -> list[FileResult]:
+    """Facts from the project's other files that can hold whole-project facts."""
+    seen = {p.resolve() for p in linted}
+    others = [p for p in discover([project_root(config)], config).files if p.resolve() not in seen]
+    facts_only = LintSettings(frozenset(), selector.options)
+    context = []
+    for path in others:
+        data = _read(path)
+        if isinstance(data, bytes) and PROJECT_FACT_TOKENS.search(data):
+            name, is_package = module_name(path)
+            context.append(
+                lint_source(display_path(path), data, facts_only, ModuleInfo(name, is_package))
+            )
+    return context
 
 
 def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
@@ -106,12 +154,17 @@ def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
     result = lint_source(
         display_path(path), text, selector.settings_for(path), ModuleInfo(name, is_package)
     )
-    return _finish([result], [])
+    return _finish([result], [], selector.project_settings(None))
 
 
-def _finish(results: list[FileResult], errors: list[str]) -> RunResult:
+def _finish(
+    results: list[FileResult],
+    errors: list[str],
+    settings: ProjectSettings,
+    context: list[FileResult] | None = None,
+) -> RunResult:
     run = RunResult(files_checked=len(results), errors=list(errors))
-    run.findings = settle(results)
+    run.findings = settle(results, settings, context or ())
     for result in results:
         run.internal_errors.extend(result.errors)
     return run

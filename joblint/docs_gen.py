@@ -52,9 +52,15 @@ def rule_markdown(rule: type[Rule]) -> str:
 
 def _invalid_block(example: Invalid) -> list[str]:
     lines = [f"```python\n{_example_code(example.code)}\n```"]
+    for module, code in example.project.items():
+        path = module.replace("_", "/") + ".py"
+        lines.append(f"with `{path}`:\n\n```python\n{_example_code(code)}\n```")
     for expected in example.expected:
         # Examples start with a newline, so line N of the example is line N-1 here.
-        lines.append(f"- line {expected.line - 1}, column {expected.column}: “{expected.message}”")
+        where = f"{expected.path}, " if expected.path else ""
+        lines.append(
+            f"- {where}line {expected.line - 1}, column {expected.column}: “{expected.message}”"
+        )
     lines.append("")
     return lines
 

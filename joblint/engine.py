@@ -12,7 +12,7 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -22,7 +22,7 @@ from joblint.analysis.context import FileContext, Options
 from joblint.analysis.walk import walk
 from joblint.models import FileResult, Finding, PendingFinding, Span
 from joblint.registry import BUILTIN_CODES, rule_by_code
-from joblint.rule import Report, Rule
+from joblint.rule import ProjectRule, Report, Rule
 
 UNPARSEABLE = "JL001"
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
@@ -121,18 +121,27 @@ def _lint_tree(
 ) -> FileResult:
     rules_by_code = rule_by_code()
     context = FileContext(tree, module.name, module.is_package, settings.options)
-    rules = [rules_by_code[c](context) for c in sorted(settings.codes) if c in rules_by_code]
+    rules = [
+        rules_by_code[c](context)
+        for c in sorted(settings.codes)
+        if c in rules_by_code and not issubclass(rules_by_code[c], ProjectRule)
+    ]
     dispatcher = _Dispatcher(context, rules)
     try:
         walk(tree, dispatcher.enter, dispatcher.leave)
     except RecursionError:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     reports = [(rule, report) for rule in rules for report in rule.reports]
-    if not reports and not dispatcher.errors:
+    if not reports and not dispatcher.errors and not context.needs_positions:
         return FileResult(path, facts=context.facts())
     positions = _positions(tree)
     if positions is None:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
+
+    def span_of(node: cst.CSTNode) -> Span:
+        where = positions[node]
+        return Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+
     sups = suppressions.parse(text, _first_statement_line(tree, positions))
     findings: list[Finding] = []
     pending: list[PendingFinding] = []
@@ -149,7 +158,10 @@ def _lint_tree(
         f"{type(exc).__name__}: {exc} (please report this)"
         for code, node, exc in dispatcher.errors
     )
-    return FileResult(path, tuple(findings), tuple(pending), context.facts(), errors)
+    facts = context.facts(path, span_of)
+    if context.needs_positions:
+        facts = replace(facts, suppressions=sups.compact())
+    return FileResult(path, tuple(findings), tuple(pending), facts, errors)
 
 
 def _positions(tree: cst.Module) -> dict[cst.CSTNode, CodeRange] | None:

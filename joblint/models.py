@@ -7,6 +7,7 @@ or be stored in a cache.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -88,6 +89,61 @@ class ClassFacts:
     kinds: tuple[str, ...] = ()
 
 
+# A static expression from `joblint.analysis.constants` (nested tuples).
+Expr = tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a fact was found."""
+
+    path: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigValue:
+    """A Celery setting: `setting` is canonical ("broker_url", ...), `spelling`
+    how it was written; `from_app` when set on an app (Celery(...), app.conf)
+    rather than as a module constant (which counts only in config modules)."""
+
+    setting: str
+    spelling: str
+    value: Expr | None
+    place: Place
+    from_app: bool
+    # For broker_transport_options: the span of its "visibility_timeout" value.
+    visibility_place: Place | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimit:
+    task: str
+    value: Expr | None
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class Delay:
+    """`apply_async(countdown=...)`, `self.retry(countdown=...)`, `eta=now() + ...`."""
+
+    keyword: str
+    call: str
+    value: Expr | None
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class CeleryFacts:
+    config: tuple[ConfigValue, ...] = ()
+    # `config_from_object(...)` targets: (module or "django.conf:settings", namespace).
+    config_sources: tuple[tuple[str, str], ...] = ()
+    # DJANGO_SETTINGS_MODULE values set in this file.
+    settings_modules: tuple[str, ...] = ()
+    time_limits: tuple[TimeLimit, ...] = ()
+    delays: tuple[Delay, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class FileFacts:
     """Per-file facts whole-project steps need. Pure data, cacheable."""
@@ -106,6 +162,12 @@ class FileFacts:
     # Parameter names of module-level functions and methods ("mod.f", "mod.C.m"),
     # for JL103 (an option the job function declares is one of its arguments).
     function_params: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Module-level constants (qualname -> static expression), for cross-file evaluation.
+    constants: tuple[tuple[str, Expr], ...] = ()
+    celery: CeleryFacts = field(default_factory=CeleryFacts)
+    # Suppression comments, for findings the project step places in this file:
+    # (line, codes, alone on its line); line 0 = file-level codes.
+    suppressions: tuple[tuple[int, tuple[str, ...], bool], ...] = ()
     # Module-level objects whose `.Model` attribute is a declarative base
     # (`db = SQLAlchemy(app)`): qualname -> kind of the models deriving from it.
     model_factories: tuple[tuple[str, str], ...] = ()

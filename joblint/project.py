@@ -9,8 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from joblint.analysis.celery_project import CeleryProject
 from joblint.knowledge import payloads
 from joblint.models import ClassFacts, FileResult, Finding, Requirement, TaskDef
+from joblint.registry import rule_by_code
+from joblint.rule import ProjectRule, ProjectView
+from joblint.suppressions import Suppressions
 
 _MAX_ALIAS_HOPS = 8
 
@@ -109,17 +113,56 @@ class ProjectIndex:
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
 
-def settle(results: list[FileResult]) -> list[Finding]:
-    """Every finding of the run: the certain ones and the pending ones that hold."""
-    index = ProjectIndex.build(results)
+@dataclass(frozen=True, slots=True)
+class ProjectSettings:
+    codes: frozenset[str]
+    margin: float = 60.0
+    # In a run that names only some files: their paths. Whole-project findings
+    # are kept when a place they involve is one of them. None: the whole project.
+    named: frozenset[str] | None = None
+
+
+def settle(
+    results: list[FileResult],
+    settings: ProjectSettings | None = None,
+    context: Iterable[FileResult] = (),
+) -> list[Finding]:
+    """Every finding of the run: the certain ones, the pending ones that hold, and
+    the whole-project rules' findings. `context` results only contribute facts."""
+    context = list(context)
+    index = ProjectIndex.build([*results, *context])
     findings: list[Finding] = []
     for result in results:
         findings.extend(result.findings)
         for pending in result.pending:
             if all(index.holds(r) for r in pending.requires):
                 findings.append(pending.finding)
+    if settings is not None:
+        findings.extend(_project_findings([*results, *context], settings))
     findings.sort(key=lambda f: f.sort_key)
     return _one_per_place(findings)
+
+
+def _project_findings(results: list[FileResult], settings: ProjectSettings) -> list[Finding]:
+    rules = [
+        rule
+        for code, rule in rule_by_code().items()
+        if code in settings.codes and issubclass(rule, ProjectRule)
+    ]
+    if not rules:
+        return []
+    view = ProjectView(CeleryProject.build(r.facts for r in results), settings.margin)
+    suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}
+    found = []
+    for rule in rules:
+        for finding, involved in rule.check(view):
+            if settings.named is not None and not involved & settings.named:
+                continue
+            sups = suppressions.get(finding.path)
+            line = finding.span.line
+            if sups is None or not sups.suppresses(finding.code, (line,), (line - 1,)):
+                found.append(finding)
+    return found
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

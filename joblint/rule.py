@@ -11,14 +11,15 @@ findings only for files that have any.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import libcst as cst
 
+from joblint.analysis.celery_project import CeleryProject
 from joblint.analysis.context import FileContext
-from joblint.models import Requirement
+from joblint.models import Finding, Place, Requirement
 
 # Sections a rule's docstring must have, in order.
 DOC_SECTIONS = (
@@ -47,6 +48,8 @@ class Expected:
     line: int
     column: int
     message: str  # a fragment the message must contain
+    # Another file of the example's project ("proj/settings.py"); "" = the example.
+    path: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +64,23 @@ class Invalid:
     project: dict[str, str] = field(default_factory=dict)
 
 
-def invalid(code: str, *expected: tuple[int, int, str], id: str = "", **project: str) -> Invalid:
-    return Invalid(code, tuple(Expected(*e) for e in expected), id, dict(project))
+def invalid(
+    code: str,
+    *expected: tuple[int, int, str] | tuple[str, int, int, str],
+    id: str = "",
+    **project: str,
+) -> Invalid:
+    """`expected` items are (line, column, message) in the example, or
+    (path, line, column, message) in one of the `project` files."""
+    return Invalid(code, tuple(_expected(e) for e in expected), id, dict(project))
+
+
+def _expected(item: tuple[int, int, str] | tuple[str, int, int, str]) -> Expected:
+    if len(item) == 4:
+        path, line, column, message = item
+        return Expected(line, column, message, path)
+    line, column, message = item
+    return Expected(line, column, message)
 
 
 @dataclass(slots=True)
@@ -107,6 +125,36 @@ class Rule:
         statement: cst.CSTNode | None = None,
     ) -> None:
         self.reports.append(Report(node, message, statement or self.context.statement, requires))
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectView:
+    """What whole-project rules see: merged, evaluated facts (never CST)."""
+
+    celery: CeleryProject
+    margin: float
+
+
+# A whole-project finding and the paths of every place it involves (a run that
+# names only some files reports it when one of those paths is named).
+ProjectFinding = tuple[Finding, frozenset[str]]
+
+
+class ProjectRule(Rule):
+    """A rule decided from every file's facts at once (JL5): no traversal."""
+
+    @classmethod
+    def check(cls, project: ProjectView) -> Iterable[ProjectFinding]:
+        raise NotImplementedError
+
+    @classmethod
+    def finding(cls, place: Place, message: str, *involved: Place) -> ProjectFinding:
+        paths = frozenset({place.path, *(p.path for p in involved)})
+        return Finding(cls.CODE, cls.name(), message, place.path, place.span, cls.HELP), paths
+
+
+def where(place: Place) -> str:
+    return f"{place.path}:{place.span.line}"
 
 
 def _dedent(text: str) -> str:

@@ -16,7 +16,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 _JOBLINT = re.compile(r"#\s*joblint:\s*(ignore|ignore-file)\[([^\]]*)\]", re.IGNORECASE)
-# flake8's own pattern: `# noqa`, `# noqa: X1,X2`, `# NOQA:X1 X2`.
+# flake8's own pattern: a bare noqa comment, or noqa followed by a colon and codes.
 _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
 )
@@ -47,6 +47,25 @@ class Suppressions:
                 if sup.standalone and _covers(sup, code):
                     return True
         return False
+
+    def compact(self) -> tuple[tuple[int, tuple[str, ...], bool], ...]:
+        """A picklable form for whole-project rules: (line, codes, standalone);
+        line 0 holds the file-level codes."""
+        rows = [(0, tuple(sorted(self.file_codes)), False)] if self.file_codes else []
+        for line, sups in sorted(self.by_line.items()):
+            rows.extend((line, tuple(sorted(s.codes)), s.standalone) for s in sups)
+        return tuple(rows)
+
+    @classmethod
+    def from_compact(cls, rows: tuple[tuple[int, tuple[str, ...], bool], ...]) -> Suppressions:
+        result = cls()
+        for line, codes, standalone in rows:
+            if line == 0:
+                result.file_codes.update(codes)
+            else:
+                sup = Suppression(line, frozenset(codes), standalone)
+                result.by_line.setdefault(line, []).append(sup)
+        return result
 
 
 def _covers(sup: Suppression, code: str) -> bool:

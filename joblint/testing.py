@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from joblint.analysis.context import Options
 from joblint.engine import LintSettings, ModuleInfo, lint_source
 from joblint.models import Finding
-from joblint.project import settle
+from joblint.project import ProjectSettings, settle
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule, Valid
 
@@ -52,7 +52,7 @@ def lint_example(rule: type[Rule], example: Valid | Invalid) -> list[Finding]:
         )
         for module, code in sources.items()
     ]
-    return [f for f in settle(results) if f.path == EXAMPLE_PATH]
+    return settle(results, ProjectSettings(frozenset({rule.CODE})))
 
 
 def check(case: Case) -> list[str]:
@@ -69,6 +69,7 @@ def check(case: Case) -> list[str]:
                 f
                 for f in remaining
                 if (f.span.line, f.span.column) == (expected.line, expected.column)
+                and f.path == (expected.path or EXAMPLE_PATH)
                 and expected.message in f.message
             ),
             None,
@@ -87,7 +88,8 @@ def check(case: Case) -> list[str]:
 
 
 def _show(finding: Finding) -> str:
-    return f"{finding.code} at {finding.span.line}:{finding.span.column}: {finding.message}"
+    where = "" if finding.path == EXAMPLE_PATH else f"{finding.path}:"
+    return f"{finding.code} at {where}{finding.span.line}:{finding.span.column}: {finding.message}"
 
 
 def main(argv: list[str]) -> int:

@@ -13,9 +13,16 @@ from typing import TypeVar
 
 import libcst as cst
 
+from joblint.analysis.celery_facts import CeleryCollector, SpanOf
 from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
+from joblint.analysis.constants import Expr, to_expr
 from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
-from joblint.analysis.tasks import Enqueue, classify_enqueue, definition_binding
+from joblint.analysis.tasks import (
+    Enqueue,
+    classify_enqueue,
+    decorator_task_library,
+    definition_binding,
+)
 from joblint.analysis.transactions import (
     TxScope,
     class_method_transactions,
@@ -24,8 +31,9 @@ from joblint.analysis.transactions import (
     with_transaction,
 )
 from joblint.analysis.values import value_of
+from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
 from joblint.knowledge.jobs import TxFamily
-from joblint.models import ClassFacts, FileFacts, TaskDef
+from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
 
 T = TypeVar("T")
 
@@ -72,6 +80,8 @@ class FileContext:
         self._classes: list[ClassFacts] = []
         self._model_factories: list[tuple[str, str]] = []
         self._function_params: list[tuple[str, tuple[str, ...]]] = []
+        self._constants: list[tuple[str, Expr]] = []
+        self.celery = CeleryCollector(self.resolver)
         self._flags: set[str] = set()
         self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
@@ -135,7 +145,12 @@ class FileContext:
             return f"{self.frame.class_name}.{func.attr.value}"
         return None
 
-    def facts(self) -> FileFacts:
+    @property
+    def needs_positions(self) -> bool:
+        """Whether the facts hold places that need positions."""
+        return self.celery.nodes
+
+    def facts(self, path: str = "", span_of: SpanOf | None = None) -> FileFacts:
         scope = self.resolver.module_scope
         queue_objects = tuple(
             sorted(
@@ -163,6 +178,8 @@ class FileContext:
             aliases=aliases,
             classes=tuple(self._classes),
             function_params=tuple(self._function_params),
+            constants=tuple(self._constants),
+            celery=self.celery.finish(path, span_of) if span_of is not None else CeleryFacts(),
             model_factories=tuple(self._model_factories),
             tasks=tuple(self._tasks),
             queue_objects=queue_objects,
@@ -185,6 +202,20 @@ class FileContext:
                 self._note_flags(stmt)
         for stmt in statements:
             self._collect_class_facts(stmt)
+            self._collect_constants(stmt)
+
+    def _collect_constants(self, stmt: cst.CSTNode) -> None:
+        if not isinstance(stmt, cst.Assign | cst.AnnAssign) or stmt.value is None:
+            return
+        targets = (
+            [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+        )
+        for target in targets:
+            if isinstance(target, cst.Name):
+                self.celery.module_assignment(target.value, stmt.value)
+                expr = to_expr(stmt.value, self.resolver)
+                if expr is not None:
+                    self._constants.append((self.resolver.local_qualname(target.value), expr))
 
     def _collect_class_facts(self, stmt: cst.CSTNode) -> None:
         if isinstance(stmt, cst.ClassDef):
@@ -294,6 +325,10 @@ class FileContext:
         outer = self.frames[-1]
         if outer.key:  # nested def: module-level ones were bound in the pre-pass
             self._bind_definition(node, self.resolver.scopes[-1])
+        for decorator in node.decorators:
+            found = decorator_task_library(decorator, self.resolver)
+            if found is not None and found[0] in TIME_LIMIT_LIBRARIES:
+                self.celery.task_decorator(node.name.value, decorator)
         class_name = self.classes[-1][0] if self._directly_in_class() else ""
         if not outer.key and (class_name or len(self.resolver.scopes) == 1):
             owner = f"{class_name}." if class_name else ""
@@ -336,6 +371,9 @@ class FileContext:
     def _enter_class(self, node: cst.ClassDef) -> None:
         if self.frames[-1].key and not self._directly_in_class():
             self._bind_definition(node, self.resolver.scopes[-1])
+        binding = self.resolver.lookup(node.name.value)
+        if binding is not None and binding.task_library in TIME_LIMIT_LIBRARIES:
+            self.celery.task_class(node)
         methods = class_method_transactions(node, self.resolver, self.options.transaction_functions)
         self.classes.append((node.name.value, methods))
         self.resolver.scopes.append(Scope(is_class=True))
@@ -370,6 +408,7 @@ class FileContext:
         self.frames[-1].loops.pop()
 
     def _enter_call(self, node: cst.Call) -> None:
+        self.celery.call(node)
         callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
         if isinstance(callback, cst.Lambda):
             self._on_commit_callbacks.add(id(callback))
@@ -390,6 +429,10 @@ class FileContext:
 
     def _enter_statement(self, node: cst.CSTNode) -> None:
         self.statements.append(node)
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    self.celery.assignment(small.targets[0].target, small.value)
         # Module-level names were bound by the pre-pass.
         if self._in_function_or_class() and isinstance(node, cst.SimpleStatementLine):
             for small in node.body:

@@ -1,0 +1,238 @@
+"""Static values of expressions, in two steps so they can cross files.
+
+`to_expr` turns a CST expression into a small, picklable expression (nested
+tuples) in one file: numbers, strings, dicts, `+ - * / //`, unary minus,
+`timedelta(...)`, `.total_seconds()`, `int()`/`float()`, `now() + timedelta`,
+and references to module-level constants (of this or another module).
+`evaluate` computes it later, with every file's constants at hand. Anything
+else is unknown (None) and never produces a finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import libcst as cst
+
+from joblint.analysis.names import BindingKind, Resolver
+from joblint.knowledge import celery_config as kb
+
+Expr = tuple[Any, ...]
+Value = float | str | dict[str, Any]
+
+_TIMEDELTA = frozenset({"datetime.timedelta", "timedelta"})
+_UNIT_SECONDS = {
+    "weeks": 604800.0,
+    "days": 86400.0,
+    "hours": 3600.0,
+    "minutes": 60.0,
+    "seconds": 1.0,
+    "milliseconds": 0.001,
+    "microseconds": 0.000001,
+}
+_OPERATORS: dict[type[cst.BaseBinaryOp], str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+}
+_MAX_DEPTH = 8
+_MAX_STRING = 10_000
+
+
+def to_expr(node: cst.BaseExpression, resolver: Resolver, depth: int = 0) -> Expr | None:
+    if depth > _MAX_DEPTH:
+        return None
+    for translate in _TRANSLATORS:
+        found = translate(node, resolver, depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _number(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    if isinstance(node, cst.Integer | cst.Float):
+        return ("num", float(node.evaluated_value))
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = to_expr(node.expression, resolver, depth + 1)
+        return ("neg", inner) if inner is not None else None
+    return None
+
+
+def _string(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return ("str", value[:_MAX_STRING]) if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        left = to_expr(node.left, resolver, depth + 1)
+        right = to_expr(node.right, resolver, depth + 1)
+        if left and right and left[0] == right[0] == "str":
+            return ("str", (left[1] + right[1])[:_MAX_STRING])
+        return None
+    if isinstance(node, cst.FormattedString):
+        # Only the static text matters (a broker URL's scheme): holes become "{}".
+        parts = [p.value if isinstance(p, cst.FormattedStringText) else "{}" for p in node.parts]
+        return ("str", "".join(parts)[:_MAX_STRING])
+    return None
+
+
+def _dict(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    if not isinstance(node, cst.Dict):
+        return None
+    items: list[tuple[str, Expr | None]] = []
+    for element in node.elements:
+        if not isinstance(element, cst.DictElement):
+            continue
+        key = element.key
+        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+            items.append((key.evaluated_value, to_expr(element.value, resolver, depth + 1)))
+    return ("dict", tuple(items))
+
+
+def _binary(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    if not isinstance(node, cst.BinaryOperation):
+        return None
+    op = _OPERATORS.get(type(node.operator))
+    right = to_expr(node.right, resolver, depth + 1)
+    if op == "+" and right is not None and _is_now(node.left, resolver):
+        return ("eta", right)  # now() + timedelta(...): the delay from now
+    left = to_expr(node.left, resolver, depth + 1)
+    if op is None or left is None or right is None:
+        return None
+    return ("op", op, left, right)
+
+
+def _is_now(node: cst.BaseExpression, resolver: Resolver) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    qualname = resolver.qualified_name(node.func) or ""
+    return qualname in kb.NOW_FUNCTIONS
+
+
+def _name(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    if not isinstance(node, cst.Name | cst.Attribute):
+        return None
+    if isinstance(node, cst.Name):
+        binding = resolver.lookup(node.value)
+        local = binding is not None and not binding.qualname
+        if local and binding is not None and binding.kind is not BindingKind.IMPORT:
+            # A function-local name: follow what it was assigned.
+            plain = binding.expr is not None and binding.unpack_index is None
+            if plain and not binding.iterated and binding.expr is not None:
+                return to_expr(binding.expr, resolver, depth + 1)
+            return None
+    qualname = resolver.qualified_name(node)
+    return ("ref", qualname) if qualname else None
+
+
+def _call(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    qualname = resolver.qualified_name(func) or (func.value if isinstance(func, cst.Name) else "")
+    if qualname in _TIMEDELTA:
+        return _timedelta(node, resolver, depth)
+    if qualname in {"int", "float"} and len(node.args) == 1:
+        inner = to_expr(node.args[0].value, resolver, depth + 1)
+        return ("num_of", inner) if inner is not None else None
+    if qualname in kb.ENV_DEFAULT_FUNCTIONS:
+        default = [a for a in node.args if a.keyword is None][1:2]
+        return to_expr(default[0].value, resolver, depth + 1) if default else None
+    if isinstance(func, cst.Attribute) and func.attr.value == "total_seconds" and not node.args:
+        return to_expr(func.value, resolver, depth + 1)
+    return None
+
+
+def _timedelta(node: cst.Call, resolver: Resolver, depth: int) -> Expr | None:
+    units = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
+    parts: list[tuple[str, Expr]] = []
+    for index, arg in enumerate(node.args):
+        unit = arg.keyword.value if arg.keyword is not None else units[index] if index < 7 else ""
+        value = to_expr(arg.value, resolver, depth + 1)
+        if unit not in _UNIT_SECONDS or value is None or arg.star:
+            return None
+        parts.append((unit, value))
+    return ("td", tuple(parts))
+
+
+_TRANSLATORS: tuple[Callable[[cst.BaseExpression, Resolver, int], Expr | None], ...] = (
+    _number,
+    _string,
+    _dict,
+    _binary,
+    _name,
+    _call,
+)
+
+
+# --- evaluation ----------------------------------------------------------------------
+
+
+def evaluate(expr: Expr | None, constants: Mapping[str, Expr], depth: int = 0) -> Value | None:
+    """The value of `expr`; module constants come from `constants` (qualname -> expr)."""
+    if expr is None or depth > _MAX_DEPTH * 4:
+        return None
+    kind = expr[0]
+    if kind in ("num", "str"):
+        return expr[1]  # type: ignore[no-any-return]
+    if kind == "dict":
+        return {key: evaluate(value, constants, depth + 1) for key, value in expr[1]}
+    if kind == "ref":
+        return evaluate(constants.get(expr[1]), constants, depth + 1)
+    return _evaluate_number(expr, constants, depth)
+
+
+def _evaluate_number(expr: Expr, constants: Mapping[str, Expr], depth: int) -> float | None:
+    kind = expr[0]
+    if kind == "neg":
+        inner = _as_number(evaluate(expr[1], constants, depth + 1))
+        return -inner if inner is not None else None
+    if kind in ("num_of", "eta"):
+        return _as_number(evaluate(expr[1], constants, depth + 1))
+    if kind == "td":
+        total = 0.0
+        for unit, value in expr[1]:
+            number = _as_number(evaluate(value, constants, depth + 1))
+            if number is None:
+                return None
+            total += number * _UNIT_SECONDS[unit]
+        return total
+    if kind == "op":
+        return _arithmetic(
+            expr[1],
+            evaluate(expr[2], constants, depth + 1),
+            evaluate(expr[3], constants, depth + 1),
+        )
+    return None
+
+
+def _as_number(value: Value | None) -> float | None:
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())  # SQS attributes are strings: "3600"
+        except ValueError:
+            return None
+    return None
+
+
+def _arithmetic(op: str, left: Value | None, right: Value | None) -> float | None:
+    a, b = _as_number(left), _as_number(right)
+    if a is None or b is None:
+        return None
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b == 0:
+        return None
+    return a / b if op == "/" else float(a // b)
+
+
+def as_seconds(expr: Expr | None, constants: Mapping[str, Expr]) -> float | None:
+    return _as_number(evaluate(expr, constants))

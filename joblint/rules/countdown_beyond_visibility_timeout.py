@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
+
+SETTINGS = """
+CELERY_BROKER_URL = "redis://localhost:6379/0"
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+"""
+
+
+class CountdownBeyondVisibilityTimeout(ProjectRule):
+    """
+    ## What it does
+    Finds `apply_async(countdown=N)`, `self.retry(countdown=N)` and
+    `eta=now() + timedelta(...)` delays statically longer than the visibility
+    timeout in force on a Redis or SQS broker (the one set in the project, or
+    the transport's default: Redis 3600 s, SQS 1800 s).
+
+    ## Why is this bad?
+    Celery keeps a delayed message unacknowledged in the worker until its ETA.
+    On Redis and SQS the broker takes it back after the visibility timeout and
+    delivers it again — to another worker, which also waits for the ETA. The
+    job then runs two (or more) times.
+
+    ## Example
+    ```python
+    send_reminder.apply_async(args=(user.pk,), countdown=2 * 60 * 60)  # Redis: 3600 s
+    ```
+
+    ## Use instead
+    ```python
+    # Schedule far-future work in the database (a beat/cron job picks it up),
+    # or raise the visibility timeout above the longest delay you use.
+    Reminder.objects.create(user=user, due_at=now() + timedelta(hours=2))
+    ```
+
+    ## Fix safety
+    No automatic fix: the right answer (a schedule table, a periodic task or a
+    larger timeout) is a design decision.
+
+    ## Known limits
+    - Only statically known delays and brokers are compared; the same value
+      rules as JL501 apply. RabbitMQ's `consumer_timeout` (30 min) is not
+      checked.
+    """
+
+    CODE = "JL502"
+    SUMMARY = "Countdown or ETA longer than the broker visibility timeout: the job runs twice"
+    HELP = "Keep delays below visibility_timeout, or schedule far-future jobs from the database"
+
+    VALID = (
+        Valid(
+            """
+from .tasks import remind
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=15 * 60)
+""",
+            id="short-countdown",
+        ),
+        Valid(
+            """
+from celery import Celery
+from .tasks import remind
+
+app = Celery("proj", broker="amqp://guest@localhost//")
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=4 * 3600)
+""",
+            id="not-redis-or-sqs",
+        ),
+    )
+
+    INVALID = (
+        invalid(
+            """
+from datetime import timedelta
+from django.utils import timezone
+from .tasks import remind
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=2 * 60 * 60)
+    remind.apply_async(args=(user.pk,), eta=timezone.now() + timedelta(hours=3))
+""",
+            (
+                7,
+                41,
+                "countdown of 7200 s is longer than the Redis broker's visibility_timeout "
+                "of 3600 s (proj/settings.py:3)",
+            ),
+            (8, 41, "eta of 10800 s"),
+            id="countdown-and-eta",
+            proj_settings=SETTINGS,
+        ),
+        invalid(
+            """
+from celery import Celery, shared_task
+
+app = Celery("proj", broker="sqs://")
+
+@shared_task(bind=True)
+def sync(self):
+    raise self.retry(countdown=3600)
+""",
+            (8, 22, "longer than the SQS broker's default visibility_timeout of 1800 s"),
+            id="sqs-default-retry",
+        ),
+    )
+
+    @classmethod
+    def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
+        celery = project.celery
+        transport = celery.transport
+        if transport is None:
+            return
+        known = [v for v in celery.visibility if v.seconds is not None]
+        if len(known) != len(celery.visibility):
+            return  # a timeout is set to something we can't evaluate
+        if known:
+            in_force = min(known, key=lambda v: v.seconds or 0.0)
+            limit = in_force.seconds or 0.0
+            described = f"visibility_timeout of {limit:g} s ({where(in_force.place)})"
+            source = in_force.place
+        else:
+            limit = transport.default_seconds
+            described = f"default visibility_timeout of {limit:g} s"
+            source = transport.place
+        for delay in celery.delays:
+            if delay.seconds > limit:
+                message = (
+                    f"{delay.keyword} of {delay.seconds:g} s is longer than the "
+                    f"{transport.name} broker's {described}: the broker redelivers the waiting "
+                    "message to a second worker and the job runs twice. Keep delays below the "
+                    "timeout or schedule far-future work from the database"
+                )
+                yield cls.finding(delay.place, message, source)

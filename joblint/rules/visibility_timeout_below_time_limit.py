@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from joblint.analysis.celery_project import Limit, Transport, Visibility
+from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
+
+SETTINGS = """
+from datetime import timedelta
+
+CELERY_BROKER_URL = "redis://localhost:6379/0"
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
+CELERY_TASK_TIME_LIMIT = timedelta(minutes=20).total_seconds()
+"""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
+class VisibilityTimeoutBelowTimeLimit(ProjectRule):
+    """
+    ## What it does
+    Compares, across the files linted together, the Celery broker's visibility
+    timeout (`broker_transport_options={"visibility_timeout": N}` on the app,
+    in `app.conf`, in a `config_from_object` module, or in Django settings as
+    `CELERY_BROKER_TRANSPORT_OPTIONS`/`BROKER_TRANSPORT_OPTIONS`) with the job
+    time limits (`task_time_limit`/`CELERY_TASK_TIME_LIMIT` and every task's
+    `time_limit=`). With no visibility timeout set, a `redis://` broker's
+    default (3600 s) or an `sqs://` broker's (1800 s) is used.
+
+    ## Why is this bad?
+    Redis and SQS hide a delivered message for the visibility timeout, then
+    hand it to another worker if it wasn't acknowledged. A job allowed to run
+    longer than that (with `acks_late`, or an ETA/countdown) gets a second
+    worker running it at the same time: double emails, double charges,
+    duplicate rows.
+
+    ## Example
+    ```python
+    # settings.py
+    CELERY_BROKER_URL = "redis://redis:6379/0"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
+
+    # tasks.py
+    @shared_task(time_limit=3600)
+    def rebuild_index(): ...
+    ```
+
+    ## Use instead
+    ```python
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3660}  # >= longest limit + margin
+    ```
+
+    ## Fix safety
+    No automatic fix: raising the timeout delays redelivery after a real crash.
+
+    ## Known limits
+    - Values must be static: numbers, `60 * 60`, module constants (also
+      imported from another project module), `timedelta(...).total_seconds()`.
+      Anything else is unknown and never reported.
+    - Only hard limits count; soft limits alone and tasks with no limit are
+      not findings. The margin is `visibility-margin-seconds` (default 60).
+    - Module-level settings count in modules named by `config_from_object`,
+      in `celeryconfig`-style modules, and (upper-case `CELERY_`/legacy names)
+      in modules with a `settings` component. SQS `predefined_queues` use the
+      queue's own attribute and are not checked; neither is an SQS queue
+      created with boto3.
+    - When only some files are named (pre-commit), the rest of the project's
+      settings are read from the project root; the finding is reported when
+      the setting or the time limit is in a named file.
+    """
+
+    CODE = "JL501"
+    SUMMARY = "Broker visibility timeout shorter than a job's time limit: a second worker runs it"
+    HELP = "Set broker_transport_options visibility_timeout >= the longest time_limit + margin"
+
+    VALID = (
+        Valid(
+            """
+from celery import shared_task
+
+@shared_task(time_limit=1500)
+def rebuild_index():
+    ...
+""",
+            id="limit-fits",
+        ),
+        Valid(
+            """
+from celery import shared_task
+
+@shared_task(soft_time_limit=7200)
+def rebuild_index():
+    ...
+
+@shared_task
+def report():
+    ...
+""",
+            id="soft-limit-and-no-limit",
+        ),
+    )
+
+    INVALID = (
+        invalid(
+            """
+from celery import shared_task
+
+@shared_task(time_limit=60 * 60)
+def rebuild_index():
+    ...
+""",
+            (
+                "proj/settings.py",
+                5,
+                58,
+                "broker visibility_timeout is 1800 s (proj/settings.py:5) but task "
+                "'rebuild_index' has time_limit 3600 s",
+            ),
+            id="explicit-visibility-below-task-limit",
+            proj_settings=SETTINGS,
+        ),
+        invalid(
+            """
+from celery import Celery
+
+app = Celery("proj", broker="redis://localhost:6379/0")
+app.conf.task_time_limit = 2 * 3600
+""",
+            (
+                5,
+                28,
+                "task_time_limit is 7200 s (app/example.py:5) but the Redis broker "
+                "(app/example.py:4) redelivers unacknowledged jobs after its default "
+                "visibility_timeout of 3600 s",
+            ),
+            id="redis-default-below-global-limit",
+        ),
+    )
+
+    @classmethod
+    def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
+        celery = project.celery
+        if celery.visibility:
+            for visibility in celery.visibility:
+                found = cls._explicit(visibility, celery.limits, project.margin)
+                if found is not None:
+                    yield found
+        elif celery.transport is not None:
+            for limit in celery.limits:
+                if celery.transport.default_seconds < limit.seconds + project.margin:
+                    yield cls._default(celery.transport, limit, project.margin)
+
+    @classmethod
+    def _explicit(
+        cls, visibility: Visibility, limits: list[Limit], margin: float
+    ) -> ProjectFinding | None:
+        if visibility.seconds is None:
+            return None
+        exceeding = [lim for lim in limits if visibility.seconds < lim.seconds + margin]
+        if not exceeding:
+            return None
+        worst = max(exceeding, key=lambda lim: lim.seconds)
+        needed = math.ceil(worst.seconds + margin)
+        message = (
+            f"broker visibility_timeout is {_seconds(visibility.seconds)} "
+            f"({where(visibility.place)}) but {worst.label} {_seconds(worst.seconds)} "
+            f"({where(worst.place)}): the broker will hand the job to a second worker while "
+            f"the first still runs it. Set visibility_timeout >= {needed} s"
+        )
+        return cls.finding(visibility.place, message, worst.place)
+
+    @classmethod
+    def _default(cls, transport: Transport, limit: Limit, margin: float) -> ProjectFinding:
+        needed = math.ceil(limit.seconds + margin)
+        message = (
+            f"{limit.label} {_seconds(limit.seconds)} ({where(limit.place)}) but the "
+            f"{transport.name} broker ({where(transport.place)}) redelivers unacknowledged "
+            f"jobs after its default visibility_timeout of {_seconds(transport.default_seconds)}: "
+            "a second worker will run the job while the first still does. Set "
+            f"broker_transport_options={{'visibility_timeout': {needed}}}"
+        )
+        return cls.finding(limit.place, message, transport.place)

@@ -1,0 +1,176 @@
+"""Whole-project rules JL501/JL502 over small multi-file projects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import Run, write
+
+from joblint.api import lint_paths
+from joblint.config import Config
+
+CELERY_APP = (
+    "import os\n"
+    "from celery import Celery\n\n"
+    "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'proj.settings')\n"
+    "app = Celery('proj')\n"
+    "app.config_from_object('django.conf:settings', namespace='CELERY')\n"
+)
+TASKS = (
+    "from datetime import timedelta\n"
+    "from celery import shared_task\n"
+    "from proj.limits import REBUILD_LIMIT\n\n"
+    "@shared_task(time_limit=REBUILD_LIMIT)\n"
+    "def rebuild_index():\n"
+    "    pass\n\n"
+    "@shared_task(time_limit=timedelta(hours=2).total_seconds())\n"
+    "def export_all():\n"
+    "    pass\n"
+)
+
+
+def _project(settings: str, tasks: str = TASKS) -> dict[str, str]:
+    return {
+        "proj/__init__.py": "",
+        "proj/celery.py": CELERY_APP,
+        "proj/settings.py": settings,
+        "proj/limits.py": "REBUILD_LIMIT = 60 * 60\n",
+        "proj/tasks.py": tasks,
+    }
+
+
+def _findings(root: Path, monkeypatch: pytest.MonkeyPatch, *paths: str) -> list[str]:
+    monkeypatch.chdir(root)
+    targets = [Path(p) for p in paths] or [Path(".")]
+    run = lint_paths(targets, Config(root=root, select=("JL5",)))
+    return [f"{f.path}:{f.span.line}:{f.code} {f.message}" for f in run.findings]
+
+
+def test_namespaced_setting_below_constant_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = (
+        "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 1800}\n"
+    )
+    write(tmp_path, _project(settings))
+    found = _findings(tmp_path, monkeypatch)
+    assert len(found) == 1
+    assert found[0].startswith("proj/settings.py:2:JL501 broker visibility_timeout is 1800 s")
+    # The longest exceeding limit is named: export_all, 2 h via timedelta.
+    assert "task 'export_all' has time_limit 7200 s (proj/tasks.py:9)" in found[0]
+    assert "Set visibility_timeout >= 7260 s" in found[0]
+
+
+def test_redis_default_with_no_visibility_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, _project("CELERY_BROKER_URL = 'redis://redis:6379/0'\n"))
+    found = _findings(tmp_path, monkeypatch)
+    # 3600 s limit + 60 s margin > 3600 s default; 7200 s too.
+    assert [f.split(" ")[0] for f in found] == [
+        "proj/tasks.py:5:JL501",
+        "proj/tasks.py:9:JL501",
+    ]
+    assert "default visibility_timeout of 3600 s" in found[0]
+
+
+def test_sqs_broker_from_env_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = "import os\nCELERY_BROKER_URL = os.environ.get('BROKER', 'sqs://')\n"
+    tasks = (
+        "from celery import shared_task\n\n@shared_task(time_limit=1780)\ndef sync():\n    pass\n"
+    )
+    write(tmp_path, _project(settings, tasks))
+    found = _findings(tmp_path, monkeypatch)
+    assert len(found) == 1 and "SQS broker" in found[0] and "1800 s" in found[0]
+
+
+def test_clean_project_with_large_enough_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = (
+        "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 3 * 60 * 60}\n"
+        "CELERY_TASK_TIME_LIMIT = 600\n"
+    )
+    write(tmp_path, _project(settings))
+    assert _findings(tmp_path, monkeypatch) == []
+
+
+def test_unknown_values_are_never_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = (
+        "import os\n"
+        "CELERY_BROKER_URL = os.environ['BROKER_URL']\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': int(os.environ['VT'])}\n"
+    )
+    write(tmp_path, _project(settings))
+    assert _findings(tmp_path, monkeypatch) == []
+
+
+def test_countdown_beyond_timeout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = (
+        "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 7300}\n"
+    )
+    tasks = TASKS + (
+        "\ndef later():\n"
+        "    export_all.apply_async(countdown=3 * 3600)\n"
+        "    export_all.apply_async(countdown=600)\n"
+    )
+    write(tmp_path, _project(settings, tasks))
+    found = _findings(tmp_path, monkeypatch)
+    assert [f.split(" ")[0] for f in found] == ["proj/tasks.py:14:JL502"]
+    assert "countdown of 10800 s is longer than the Redis broker's visibility_timeout" in found[0]
+
+
+def test_celeryconfig_module_and_app_conf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {
+        "worker/__init__.py": "",
+        "worker/app.py": (
+            "from celery import Celery\n"
+            "app = Celery('worker')\n"
+            "app.config_from_object('worker.celeryconfig')\n"
+            "app.conf.update(task_time_limit=5400)\n"
+        ),
+        "worker/celeryconfig.py": (
+            "broker_url = 'redis://localhost'\n"
+            "broker_transport_options = {'visibility_timeout': 3600}\n"
+        ),
+    }
+    write(tmp_path, files)
+    found = _findings(tmp_path, monkeypatch)
+    assert len(found) == 1
+    assert found[0].startswith("worker/celeryconfig.py:2:JL501")
+    assert "task_time_limit is 5400 s (worker/app.py:4)" in found[0]
+
+
+def test_pre_commit_run_naming_only_tasks_finds_setting_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = (
+        "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 1800}\n"
+    )
+    write(tmp_path, {**_project(settings), ".git/HEAD": "ref\n"})
+    found = _findings(tmp_path, monkeypatch, "proj/tasks.py")
+    assert len(found) == 1 and found[0].startswith("proj/settings.py:2:JL501")
+    # A file that involves neither the setting nor a limit reports nothing.
+    assert _findings(tmp_path, monkeypatch, "proj/celery.py") == []
+
+
+def test_suppressed_on_the_setting_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = (
+        "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 1800}  # joblint: ignore[JL501]\n"
+    )
+    write(tmp_path, _project(settings))
+    assert _findings(tmp_path, monkeypatch) == []
+
+
+def test_cli_reports_jl501(run: Run, tmp_path: Path) -> None:
+    settings = "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"
+    write(tmp_path, _project(settings))
+    result = run("--format", "concise", "--select", "JL501", ".")
+    assert result.code == 1
+    assert result.stdout.count("JL501") == 2
