@@ -463,16 +463,27 @@ def _is_pure(name: str) -> bool:
     return name in facts.PURE_FUNCTIONS or _in_modules(name, facts.PURE_MODULES)
 
 
-def _growth_function_randomness(node: cst.Call, keyword: str, default: bool) -> Randomness:
+def _growth_function_randomness(
+    node: cst.Call, keyword: str, position: int, default: bool
+) -> Randomness:
+    """Randomness of a growth function's result, from its jitter switch."""
+    switch: cst.BaseExpression | None = None
+    positional = 0
     for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            truth = literal_truth(arg.value)
-            if truth is None:
-                return Randomness.UNKNOWN
-            return Randomness.RANDOM if truth else Randomness.NONE
         if arg.star:
             return Randomness.UNKNOWN
-    return Randomness.RANDOM if default else Randomness.NONE
+        if arg.keyword is None:
+            if positional == position:
+                switch = arg.value
+            positional += 1
+        elif arg.keyword.value == keyword:
+            switch = arg.value
+    if switch is None:
+        return Randomness.RANDOM if default else Randomness.NONE
+    truth = literal_truth(switch)
+    if truth is None:
+        return Randomness.UNKNOWN
+    return Randomness.RANDOM if truth else Randomness.NONE
 
 
 # --- loops ----------

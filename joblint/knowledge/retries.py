@@ -40,12 +40,14 @@ JITTER_HELPERS: frozenset[str] = frozenset(
 # heuristic that can only make the rules report less.
 RANDOM_NAME_HINTS: tuple[str, ...] = ("jitter", "random")
 
-# Functions that compute a delay growing with their arguments, with the keyword
-# that switches their randomness on and its default. Celery's helper is what
-# autoretry uses; called by hand it has no jitter unless asked.
-GROWTH_FUNCTIONS: dict[str, tuple[str, bool]] = {
-    "celery.utils.time.get_exponential_backoff_interval": ("full_jitter", False),
-    "celery.utils.get_exponential_backoff_interval": ("full_jitter", False),
+# Functions that compute a delay growing with their arguments, with the
+# parameter that switches their randomness on (keyword, position) and its
+# default. Celery's helper `get_exponential_backoff_interval(factor, retries,
+# maximum, full_jitter=False)` is what autoretry uses; called by hand it has no
+# jitter unless asked.
+GROWTH_FUNCTIONS: dict[str, tuple[str, int, bool]] = {
+    "celery.utils.time.get_exponential_backoff_interval": ("full_jitter", 3, False),
+    "celery.utils.get_exponential_backoff_interval": ("full_jitter", 3, False),
 }
 
 # Power-like functions: growth when the attempt reaches any argument.
