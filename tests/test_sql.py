@@ -86,6 +86,8 @@ def test_static_text(source: str, expected: str | None) -> None:
         ("SELECT * FROM jobs WHERE id = %s LIMIT 1 FOR UPDATE", False),
         ("SELECT * FROM jobs WHERE id = %s OR 1 = 1 LIMIT 1 FOR UPDATE", True),
         ("SELECT id FROM jobs FOR UPDATE", False),
+        ("SELECT last_number FROM invoice_counter LIMIT 1 FOR UPDATE", False),
+        ("SELECT id FROM jobs WHERE status = 'new' LIMIT 1 FOR UPDATE", True),
     ],
 )
 def test_locking_reads(text: str, flagged: bool) -> None:

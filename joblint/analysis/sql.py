@@ -450,10 +450,19 @@ def _locking_read(select: exp.Select, clauses: list[exp.Lock]) -> LockingRead:
     return LockingRead(
         clause=_clause_name(clauses[0]),
         waits=all(_waits(c) for c in clauses),
-        picks_next=any(select.args.get(k) for k in ("limit", "order", "fetch")),
+        picks_next=_picks_next(select),
         pinned_by_key=_pinned_by_key(select),
         uncertain=_has_risky_hole(select),
     )
+
+
+def _picks_next(select: exp.Select) -> bool:
+    """ORDER BY, or LIMIT/FETCH among filtered rows. `SELECT ... FROM counter
+    LIMIT 1 FOR UPDATE` (no WHERE, no ORDER BY) locks a singleton row on purpose."""
+    if select.args.get("order"):
+        return True
+    limited = bool(select.args.get("limit") or select.args.get("fetch"))
+    return limited and select.args.get("where") is not None
 
 
 def _clause_name(lock: exp.Lock) -> str:

@@ -7,7 +7,14 @@ import libcst as cst
 
 from joblint.analysis.chains import Link, chain_links, chain_nodes, unwrap
 from joblint.analysis.context import FileContext
-from joblint.analysis.sql import Lookup, call_sql, locking_reads, lookup_for
+from joblint.analysis.sql import (
+    Lookup,
+    call_sql,
+    locking_reads,
+    looks_like_sql,
+    lookup_for,
+    static_sql,
+)
 from joblint.knowledge import locks
 from joblint.rule import Rule, Valid, invalid
 
@@ -76,10 +83,14 @@ class ForUpdateWithoutSkipLocked(Rule):
       placeholder), following a name assigned once in the function or module
       (or `self.X` assigned once in the class). SQL built with `+=` or passed
       in from another module is not seen.
-    - Strings are analysed only when they start like SQL (`SELECT`, `WITH`,
-      `UPDATE`...) or are passed to `execute`/`fetch*`/`raw`/`text()`-like
-      calls or a `cursor`; text sqlglot can't parse (PostgreSQL, MySQL or
-      Oracle syntax) is skipped.
+    - Strings are analysed when they are passed to `execute`/`fetch*`/`raw`/
+      `text()`-like calls or a `cursor`, or when they start like SQL
+      (`SELECT`, `WITH`, `UPDATE`...) and are passed to a call, assigned or
+      returned (query builders). Text sqlglot can't parse (as PostgreSQL,
+      MySQL or Oracle) is skipped.
+    - `LIMIT` without `WHERE` or `ORDER BY` locks a singleton row (a counter)
+      on purpose: not reported. Serialising on purpose with `ORDER BY ...
+      LIMIT 1` (e.g. "last number + 1") can't be told from a queue claim.
     - Locking one row by key is never reported: a WHERE (or `filter`/`where`)
       that pins `id`, `pk` or `uuid` by equality or `IN`, or a `.get(...)`.
       A placeholder where a whole condition could go makes the query unknown.
@@ -164,6 +175,7 @@ def claim(cursor, where):
             """
 def sweep(cursor):
     cursor.execute("SELECT id FROM jobs WHERE status = 'stale' FOR UPDATE")
+    cursor.execute("SELECT last_number FROM invoice_counter LIMIT 1 FOR UPDATE")
 """,
             id="no-order-no-limit",
         ),
@@ -359,6 +371,19 @@ def claim(session):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         self._check_chain(node, iterated=False)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._check_sql_looking(node.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._check_sql_looking(node.value)
+
+    def _check_sql_looking(self, value: cst.BaseExpression) -> None:
+        """Query builders return or store SQL that a call elsewhere runs."""
+        found = static_sql(value, lookup_for(self.context))
+        if found is not None and looks_like_sql(found.text):
+            self._check_sql(found.text, found.anchor)
 
     # --- raw SQL --------------------------------------------------------------------------
 
