@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
 from joblint.analysis.context import Options
+from joblint.cache import CACHE_DIR_NAME, ResultCache
 from joblint.config import Config
 from joblint.engine import LintSettings, ModuleInfo, SourceError, lint_source, unparseable_result
 from joblint.files import discover, module_name
+from joblint.knowledge import tokens
 from joblint.models import FileResult, Finding
-from joblint.project import ProjectSettings, settle
+from joblint.prefilter import Prefilter
+from joblint.project import (
+    ProjectSettings,
+    candidate_modules,
+    huey_task_names,
+    settle,
+    wanted_names,
+)
 from joblint.registry import rule_by_code, select_codes
 from joblint.rule import ProjectRule
+from joblint.runner import Job, run_jobs, worker_count
 
-# Files without any of these can't hold Celery configuration or time limits.
-PROJECT_FACT_TOKENS = re.compile(rb"celery|CELERY|BROKER|broker_|time_limit|visibility_timeout")
+# Files that may hold whole-project facts every file's facts are scanned for.
+PROJECT_FACT_TOKENS = re.compile(tokens.PROJECT_FACT_TOKENS.encode())
+HUEY_TOKEN = re.compile(rb"huey")
+MAX_FACT_ROUNDS = 6
 
 
 @dataclass(slots=True)
@@ -104,19 +117,156 @@ def lint_file(path: Path, selector: _Selector) -> FileResult:
     return lint_source(shown, data, settings, ModuleInfo(name, is_package))
 
 
-def lint_paths(paths: list[Path], config: Config) -> RunResult:
+@dataclass(slots=True)
+class RunOptions:
+    """How to run, as opposed to what to check (that is `Config`)."""
+
+    jobs: int = 1  # worker processes; 0 = one per CPU
+    cache: bool = False
+    use_prefilter: bool = True
+    on_file: Callable[[], None] | None = None  # progress callback
+
+
+@dataclass(slots=True)
+class _Source:
+    path: Path
+    shown: str
+    data: bytes
+    _module: ModuleInfo | None = None
+
+    @property
+    def module(self) -> ModuleInfo:
+        if self._module is None:
+            name, is_package = module_name(self.path)
+            self._module = ModuleInfo(name, is_package)
+        return self._module
+
+
+class _Run:
+    """One `lint_paths` run: which files to parse, and which facts to load."""
+
+    def __init__(self, config: Config, options: RunOptions) -> None:
+        self.config = config
+        self.options = options
+        self.selector = _Selector(config)
+        self.workers = worker_count(options.jobs)
+        self.cache = ResultCache(cache_directory(config)) if options.cache else None
+        self.prefilter = Prefilter(
+            self.selector.base,
+            [
+                *config.extend_enqueue_functions,
+                *config.extend_transaction_functions,
+                *config.extend_on_commit_functions,
+            ],
+            project_facts=self.selector.project_rules,
+        )
+        self.facts_only = LintSettings(frozenset(), self.selector.options)
+
+    def lint(self, sources: list[_Source]) -> list[FileResult]:
+        jobs = [Job(s.shown, s.data, self.selector.settings_for(s.path), s.module) for s in sources]
+        return run_jobs(jobs, self.workers, self.cache, self.options.on_file)
+
+    def facts(self, sources: list[_Source]) -> list[FileResult]:
+        jobs = [Job(s.shown, s.data, self.facts_only, s.module) for s in sources]
+        return run_jobs(jobs, self.workers, self.cache)
+
+
+def cache_directory(config: Config) -> Path:
+    return project_root(config) / CACHE_DIR_NAME
+
+
+def _load_sources(paths: list[Path]) -> tuple[list[_Source], list[tuple[Path, str]]]:
+    sources, unreadable = [], []
+    for path in paths:
+        data = _read(path)
+        if isinstance(data, str):
+            unreadable.append((path, data))
+        else:
+            sources.append(_Source(path, display_path(path), data))
+    return sources, unreadable
+
+
+def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = None) -> RunResult:
+    options = options or RunOptions()
+    run = _Run(config, options)
     discovery = discover(paths, config)
-    selector = _Selector(config)
-    results = [lint_file(path, selector) for path in discovery.files]
+    sources, unreadable = _load_sources(discovery.files)
+    results = [
+        unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
+        for p, reason in unreadable
+    ]
+    wanted: list[_Source] = []
+    skipped: list[_Source] = []
+    for source in sources:
+        keep = not options.use_prefilter or run.prefilter.wants(source.data)
+        (wanted if keep else skipped).append(source)
+        if not keep and options.on_file:
+            options.on_file()
+    results.extend(run.lint(wanted))
     named: frozenset[str] | None = None
+    pool = list(skipped)
     context: list[FileResult] = []
     if any(path.is_file() for path in paths):
-        # Pre-commit style: only some files are named. Whole-project rules still
-        # need the rest of the project's facts (settings live elsewhere).
+        # Pre-commit style: only some files are named. Facts of the rest of the
+        # project still count (settings live elsewhere); findings are only theirs.
         named = frozenset(r.path for r in results)
-        if selector.project_rules:
-            context = _project_context(config, discovery.files, selector)
-    return _finish(results, discovery.errors, selector.project_settings(named), context)
+        seen = {s.path.resolve() for s in sources}
+        others = [
+            p for p in discover([project_root(config)], config).files if p.resolve() not in seen
+        ]
+        pool.extend(_load_sources(others)[0])
+        if run.selector.project_rules:
+            context = run.facts([s for s in pool if PROJECT_FACT_TOKENS.search(s.data)])
+    results.extend(_huey_callers(run, pool, results, context))
+    context.extend(_facts_on_demand(run, pool, results, context))
+    return _finish(
+        results,
+        discovery.errors,
+        run.selector.project_settings(named),
+        context,
+        files_checked=len(discovery.files),
+    )
+
+
+def _huey_callers(
+    run: _Run, pool: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Calling a Huey task enqueues it, with no token to prefilter on: lint the
+    skipped files that name one of the project's Huey tasks."""
+    if not pool:
+        return []
+    defining = [s for s in pool if HUEY_TOKEN.search(s.data)]
+    context.extend(run.facts(defining))
+    names = huey_task_names([*results, *context])
+    taken = {id(s) for s in defining}
+    callers: list[_Source] = []
+    if names:
+        words = b"|".join(re.escape(n.encode()) for n in sorted(names))
+        pattern = re.compile(rb"\b(?:" + words + rb")\b")
+        callers = [s for s in pool if id(s) not in taken and pattern.search(s.data)]
+    taken.update(id(s) for s in callers)
+    pool[:] = [s for s in pool if id(s) not in taken]
+    return run.lint(callers)
+
+
+def _facts_on_demand(
+    run: _Run, pool: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Parse skipped files whose module holds a name a finding depends on
+    (a task, a class and its bases, a constant), until nothing is missing."""
+    loaded: list[FileResult] = []
+    remaining = list(pool)
+    for _ in range(MAX_FACT_ROUNDS):
+        modules = candidate_modules(wanted_names([*results, *context, *loaded]))
+        if not modules:
+            break
+        batch = [s for s in remaining if s.module.name in modules]
+        if not batch:
+            break
+        taken = {id(s) for s in batch}
+        remaining = [s for s in remaining if id(s) not in taken]
+        loaded.extend(run.facts(batch))
+    return loaded
 
 
 def project_root(config: Config) -> Path:
@@ -128,22 +278,6 @@ def project_root(config: Config) -> Path:
         if (directory / ".git").exists():
             return directory
     return here
-
-
-def _project_context(config: Config, linted: list[Path], selector: _Selector) -> list[FileResult]:
-    """Facts from the project's other files that can hold whole-project facts."""
-    seen = {p.resolve() for p in linted}
-    others = [p for p in discover([project_root(config)], config).files if p.resolve() not in seen]
-    facts_only = LintSettings(frozenset(), selector.options)
-    context = []
-    for path in others:
-        data = _read(path)
-        if isinstance(data, bytes) and PROJECT_FACT_TOKENS.search(data):
-            name, is_package = module_name(path)
-            context.append(
-                lint_source(display_path(path), data, facts_only, ModuleInfo(name, is_package))
-            )
-    return context
 
 
 def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
@@ -162,8 +296,10 @@ def _finish(
     errors: list[str],
     settings: ProjectSettings,
     context: list[FileResult] | None = None,
+    files_checked: int | None = None,
 ) -> RunResult:
-    run = RunResult(files_checked=len(results), errors=list(errors))
+    checked = len(results) if files_checked is None else files_checked
+    run = RunResult(files_checked=checked, errors=list(errors))
     run.findings = settle(results, settings, context or ())
     for result in results:
         run.internal_errors.extend(result.errors)

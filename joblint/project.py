@@ -6,11 +6,12 @@ a cache or a worker process.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from joblint.analysis.celery_project import CeleryProject
 from joblint.knowledge import payloads
+from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import ClassFacts, FileResult, Finding, Requirement, TaskDef
 from joblint.registry import rule_by_code
 from joblint.rule import ProjectRule, ProjectView
@@ -87,6 +88,23 @@ class ProjectIndex:
             qualname = target
         return qualname
 
+    def unknown(self, qualname: str, depth: int = 0) -> set[str]:
+        """`qualname` if no loaded file defines it; else its classes' unknown bases."""
+        name = self.canonical(qualname)
+        facts = self.classes.get(name)
+        if facts is not None:
+            if depth > _MAX_ALIAS_HOPS:
+                return set()
+            return {b for base in facts.bases for b in self.unknown(base, depth + 1)}
+        known = (
+            name in self.tasks
+            or name in self.plain
+            or name in self.queue_objects
+            or name in self.function_params
+            or name in self.model_factories
+        )
+        return set() if known else {qualname, name}
+
     def task_library(self, qualname: str) -> str | None:
         task = self.tasks.get(self.canonical(qualname))
         if task is None:
@@ -111,6 +129,55 @@ class ProjectIndex:
             params = self.function_params.get(self.canonical(requirement.qualname), ())
             return not set(params) & requirement.libraries
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
+
+
+def _expr_refs(expr: object) -> Iterator[str]:
+    if isinstance(expr, tuple) and expr:
+        if expr[0] == "ref" and len(expr) == 2 and isinstance(expr[1], str):
+            yield expr[1]
+            return
+        for part in expr[1:]:
+            yield from _expr_refs(part)
+
+
+def wanted_names(results: list[FileResult]) -> set[str]:
+    """Qualified names findings depend on that no loaded file defines: tasks,
+    classes (and their bases), queue objects, functions, Celery constants."""
+    index = ProjectIndex.build(results)
+    constants = {name for r in results for name, _ in r.facts.constants}
+    wanted: set[str] = set()
+    for result in results:
+        for pending in result.pending:
+            for requirement in pending.requires:
+                if requirement.kind != "flag-off":
+                    wanted |= index.unknown(requirement.qualname)
+        celery = result.facts.celery
+        exprs = [
+            *(c.value for c in celery.config),
+            *(t.value for t in celery.time_limits),
+            *(d.value for d in celery.delays),
+        ]
+        for expr in exprs:
+            wanted.update(ref for ref in _expr_refs(expr) if ref not in constants)
+    return wanted
+
+
+def candidate_modules(names: set[str]) -> set[str]:
+    """Modules that may define `pkg.mod.Name` (or re-export it): every prefix."""
+    modules: set[str] = set()
+    for name in names:
+        parts = name.split(".")
+        modules.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return modules
+
+
+def huey_task_names(results: list[FileResult]) -> set[str]:
+    index = ProjectIndex.build(results)
+    return {
+        qualname.rsplit(".", 1)[-1]
+        for qualname in index.tasks
+        if index.task_library(qualname) in ENQUEUE_ON_CALL_LIBRARIES
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,155 @@
+"""A content-hash cache of per-file results (findings and facts).
+
+Entries live in `.joblint_cache/` at the project root, one JSON file per key,
+keyed by the file's bytes, its shown path and module name, the settings that
+affect it and joblint's version. JSON, not pickle: a cache directory is data
+that may come from anywhere, and loading it must never run code. Writes are
+atomic (temporary file + rename), so concurrent runs never see half an entry;
+the directory is pruned to a bounded number of entries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from joblint import __version__, models
+from joblint.engine import LintSettings, ModuleInfo
+
+CACHE_DIR_NAME = ".joblint_cache"
+MAX_ENTRIES = 50_000
+_MODELS: dict[str, type[Any]] = {
+    cls.__name__: cls
+    for cls in vars(models).values()
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls)
+}
+
+
+def encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]
+        return {"t": type(value).__name__, "f": fields}
+    if isinstance(value, frozenset):
+        return {"fs": sorted(encode(v) for v in value)}
+    if isinstance(value, tuple | list):
+        return [encode(v) for v in value]
+    return value
+
+
+def decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(decode(v) for v in value)
+    if isinstance(value, dict):
+        if "fs" in value:
+            return frozenset(decode(v) for v in value["fs"])
+        cls = _MODELS[value["t"]]  # KeyError on anything else: a bad entry, a miss
+        return cls(*(decode(v) for v in value["f"]))
+    return value
+
+
+def settings_fingerprint(settings: LintSettings) -> str:
+    options = settings.options
+    parts = [
+        sorted(settings.codes),
+        sorted(options.enqueue_functions),
+        sorted(options.transaction_functions),
+        sorted(options.on_commit_functions),
+    ]
+    return json.dumps(parts)
+
+
+def entry_key(path: str, data: bytes, settings: LintSettings, module: ModuleInfo) -> str:
+    digest = hashlib.sha256()
+    for part in (
+        __version__,
+        path,
+        module.name,
+        str(module.is_package),
+        settings_fingerprint(settings),
+    ):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+class ResultCache:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.hits = 0
+        self.writes = 0
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> models.FileResult | None:
+        try:
+            raw = self._entry(key).read_text(encoding="utf-8")
+            result = decode(json.loads(raw))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing or damaged: recompute
+        if not isinstance(result, models.FileResult):
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, key: str, result: models.FileResult) -> None:
+        target = self._entry(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._ensure_marker_files()
+            handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(encode(result), stream, separators=(",", ":"))
+            os.replace(temporary, target)
+            self.writes += 1
+        except OSError:
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(temporary)
+
+    def _ensure_marker_files(self) -> None:
+        ignore = self.directory / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# Created by joblint: never commit the cache.\n*\n")
+            (self.directory / "CACHEDIR.TAG").write_text(
+                "Signature: 8a477f597d28d172789f06886806bc55\n# joblint cache\n"
+            )
+
+    def prune(self, keep: int = MAX_ENTRIES) -> int:
+        """Drop the least recently written entries beyond `keep`; how many went."""
+        entries = sorted(self.directory.glob("*/*.json"), key=lambda p: _mtime(p), reverse=True)
+        removed = 0
+        for path in entries[keep:]:
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed += 1
+        return removed
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def clear(directory: Path) -> int:
+    """Remove a cache directory's entries (`joblint clean`); how many."""
+    removed = 0
+    if not (directory / "CACHEDIR.TAG").exists():
+        return 0  # never delete a directory joblint didn't create
+    for path in directory.glob("*/*.json"):
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed += 1
+    for sub in directory.iterdir():
+        if sub.is_dir():
+            with contextlib.suppress(OSError):
+                sub.rmdir()
+    return removed

@@ -1,0 +1,88 @@
+"""Linting many files: the cache first, then worker processes for the rest.
+
+Only plain data crosses process boundaries (path, bytes, settings in;
+`FileResult` out), and results come back in input order, so output is the
+same whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from joblint.cache import ResultCache, entry_key
+from joblint.engine import LintSettings, ModuleInfo, lint_source
+from joblint.models import FileResult
+
+# Below this many files to parse, a pool costs more than it saves.
+MIN_FILES_FOR_POOL = 24
+CHUNK_SIZE = 8
+RECURSION_LIMIT = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    path: str  # as shown in results
+    data: bytes
+    settings: LintSettings
+    module: ModuleInfo
+
+
+def worker_count(requested: int) -> int:
+    return requested if requested > 0 else (os.cpu_count() or 1)
+
+
+def _init_worker() -> None:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+
+
+def _run(job: Job) -> FileResult:
+    return lint_source(job.path, job.data, job.settings, job.module)
+
+
+def run_jobs(
+    jobs: Sequence[Job],
+    workers: int,
+    cache: ResultCache | None,
+    on_done: Callable[[], None] | None = None,
+) -> list[FileResult]:
+    results: list[FileResult | None] = [None] * len(jobs)
+    keys: list[str] = []
+    todo: list[int] = []
+    for index, job in enumerate(jobs):
+        key = entry_key(job.path, job.data, job.settings, job.module) if cache else ""
+        keys.append(key)
+        cached = cache.get(key) if cache else None
+        if cached is not None:
+            results[index] = cached
+            if on_done:
+                on_done()
+        else:
+            todo.append(index)
+    for index, result in zip(
+        todo, _compute([jobs[i] for i in todo], workers, on_done), strict=True
+    ):
+        results[index] = result
+        if cache is not None:
+            cache.put(keys[index], result)
+    return [r for r in results if r is not None]
+
+
+def _compute(jobs: list[Job], workers: int, on_done: Callable[[], None] | None) -> list[FileResult]:
+    if workers <= 1 or len(jobs) < MIN_FILES_FOR_POOL:
+        found = []
+        for job in jobs:
+            found.append(_run(job))
+            if on_done:
+                on_done()
+        return found
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
+        found = []
+        for result in pool.map(_run, jobs, chunksize=CHUNK_SIZE):
+            found.append(result)
+            if on_done:
+                on_done()
+        return found
