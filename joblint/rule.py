@@ -103,6 +103,8 @@ class Rule:
     HELP: ClassVar[str] = ""
     VALID: ClassVar[tuple[Valid, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
+    # Other codes enabled when the examples run (only this rule's findings count).
+    EXAMPLE_CODES: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, context: FileContext) -> None:
         self.context = context

@@ -21,6 +21,8 @@ _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
 )
 _CODES = re.compile(r"[A-Za-z]+[0-9]*")
+# What JL002 checks: each comma/space-separated word (`JL10l` is one unknown code).
+_WORDS = re.compile(r"[^\s,]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,23 +32,50 @@ class Suppression:
     standalone: bool  # the comment is alone on its line
 
 
+@dataclass(frozen=True, slots=True)
+class CodeMention:
+    """One code written in a suppression comment, where it is written (JL002)."""
+
+    line: int  # 0-based columns below; `line` is 1-based
+    start: int
+    end: int
+    code: str  # upper-cased, as it matches finding codes
+    kind: str  # "ignore", "ignore-file" or "noqa"
+
+    @property
+    def key(self) -> tuple[int, str]:
+        """What `Suppressions.used` records: (line, code); line 0 = file-level."""
+        return (0 if self.kind == "ignore-file" else self.line, self.code)
+
+
 @dataclass(slots=True)
 class Suppressions:
     by_line: dict[int, list[Suppression]] = field(default_factory=dict)
     file_codes: set[str] = field(default_factory=set)
+    # Every code written in a comment (honoured or not), and the (line, code)
+    # pairs that suppressed something: JL002 reports the difference.
+    mentions: list[CodeMention] = field(default_factory=list)
+    used: set[tuple[int, str]] = field(default_factory=set)
 
     def suppresses(self, code: str, lines: tuple[int, ...], lines_above: tuple[int, ...]) -> bool:
-        if any(code.startswith(prefix) for prefix in self.file_codes):
+        file_prefixes = [p for p in self.file_codes if code.startswith(p)]
+        if file_prefixes:
+            self.used.update((0, p) for p in file_prefixes)
             return True
         for line in lines:
             for sup in self.by_line.get(line, ()):
                 if _covers(sup, code):
+                    self._use(sup, code)
                     return True
         for line in lines_above:
             for sup in self.by_line.get(line, ()):
                 if sup.standalone and _covers(sup, code):
+                    self._use(sup, code)
                     return True
         return False
+
+    def _use(self, sup: Suppression, code: str) -> None:
+        self.used.update((sup.line, p) for p in sup.codes if code.startswith(p))
 
     def compact(self) -> tuple[tuple[int, tuple[str, ...], bool], ...]:
         """A picklable form for whole-project rules: (line, codes, standalone);
@@ -72,9 +101,9 @@ def _covers(sup: Suppression, code: str) -> bool:
     return not sup.codes or any(code.startswith(prefix) for prefix in sup.codes)
 
 
-def _comments(source: str) -> list[tuple[int, str, bool]]:
-    """(line, comment text, alone on its line) for every comment."""
-    found: list[tuple[int, str, bool]] = []
+def _comments(source: str) -> list[tuple[int, int, str, bool]]:
+    """(line, column, comment text, alone on its line) for every comment."""
+    found: list[tuple[int, int, str, bool]] = []
     lines = source.splitlines()
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
@@ -84,43 +113,66 @@ def _comments(source: str) -> list[tuple[int, str, bool]]:
         if token.type == tokenize.COMMENT:
             line = token.start[0]
             before = lines[line - 1][: token.start[1]] if line - 1 < len(lines) else ""
-            found.append((line, token.string, not before.strip()))
+            found.append((line, token.start[1], token.string, not before.strip()))
     return found
 
 
-def _comments_fallback(lines: list[str]) -> list[tuple[int, str, bool]]:
+def _comments_fallback(lines: list[str]) -> list[tuple[int, int, str, bool]]:
     found = []
     for number, text in enumerate(lines, start=1):
         index = text.find("#")
         if index >= 0:
-            found.append((number, text[index:], not text[:index].strip()))
+            found.append((number, index, text[index:], not text[:index].strip()))
     return found
+
+
+def has_markers(source: str) -> bool:
+    """Whether the source may hold a suppression comment at all (a cheap test)."""
+    return "joblint" in source or "noqa" in source.lower()
 
 
 def parse(source: str, first_statement_line: int) -> Suppressions:
     result = Suppressions()
-    if "joblint" not in source and "noqa" not in source.lower():
+    if not has_markers(source):
         return result
-    for line, text, standalone in _comments(source):
-        _parse_comment(result, line, text, standalone, first_statement_line)
+    for line, column, text, standalone in _comments(source):
+        _parse_comment(result, line, column, text, standalone, first_statement_line)
     return result
 
 
 def _parse_comment(
-    result: Suppressions, line: int, text: str, standalone: bool, first_statement_line: int
+    result: Suppressions,
+    line: int,
+    column: int,
+    text: str,
+    standalone: bool,
+    first_statement_line: int,
 ) -> None:
     for match in _JOBLINT.finditer(text):
         kind, raw_codes = match.group(1).lower(), match.group(2)
-        codes = frozenset(c.upper() for c in _CODES.findall(raw_codes))
+        found = list(_CODES.finditer(raw_codes))
+        codes = frozenset(c.group().upper() for c in found)
         if not codes:
             continue  # codes are required: a bare `ignore[]` suppresses nothing
+        if kind == "ignore-file" and line >= first_statement_line:
+            continue  # not honoured after the first statement (and not checked by JL002)
+        offset = column + match.start(2)
+        result.mentions.extend(
+            CodeMention(line, offset + w.start(), offset + w.end(), w.group().upper(), kind)
+            for w in _WORDS.finditer(raw_codes)
+        )
         if kind == "ignore-file":
-            if line < first_statement_line:
-                result.file_codes.update(codes)
+            result.file_codes.update(codes)
             continue
         result.by_line.setdefault(line, []).append(Suppression(line, codes, standalone))
     noqa = _NOQA.search(text)
     if noqa is not None:
         raw = noqa.group("codes")
-        codes = frozenset(c.upper() for c in _CODES.findall(raw)) if raw else frozenset()
+        found = list(_CODES.finditer(raw)) if raw else []
+        codes = frozenset(c.group().upper() for c in found)
+        offset = column + noqa.start("codes") if raw else 0
+        result.mentions.extend(
+            CodeMention(line, offset + c.start(), offset + c.end(), c.group().upper(), "noqa")
+            for c in found
+        )
         result.by_line.setdefault(line, []).append(Suppression(line, codes, False))

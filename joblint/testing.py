@@ -39,7 +39,7 @@ def cases() -> Iterator[Case]:
 
 def lint_example(rule: type[Rule], example: Valid | Invalid) -> list[Finding]:
     """Lint the example (and its project files) with only `rule` enabled."""
-    settings = LintSettings(frozenset({rule.CODE}), Options())
+    settings = LintSettings(frozenset({rule.CODE}) | rule.EXAMPLE_CODES, Options())
     sources = {EXAMPLE_MODULE: example.code}
     if isinstance(example, Invalid):
         sources.update({name.replace("_", "."): code for name, code in example.project.items()})
@@ -52,7 +52,8 @@ def lint_example(rule: type[Rule], example: Valid | Invalid) -> list[Finding]:
         )
         for module, code in sources.items()
     ]
-    return settle(results, ProjectSettings(frozenset({rule.CODE})))
+    found = settle(results, ProjectSettings(settings.codes))
+    return [f for f in found if f.code == rule.CODE]
 
 
 def check(case: Case) -> list[str]:

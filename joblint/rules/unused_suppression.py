@@ -1,0 +1,160 @@
+"""JL002: a suppression comment code that suppressed nothing or isn't a code.
+
+Not a traversal rule: the engine calls `unused_findings` once every finding of
+the file has been checked against the file's suppression comments.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from joblint.models import Finding, Span
+from joblint.registry import all_codes, rule_by_code
+from joblint.rule import ProjectRule, Rule, Valid, invalid
+from joblint.suppressions import CodeMention, Suppressions
+
+CODE = "JL002"
+
+
+class UnusedSuppression(Rule):
+    """
+    ## What it does
+    Finds codes in `# joblint: ignore[...]`, `# joblint: ignore-file[...]` and
+    `# noqa: JL...` comments that suppressed no finding in this run, and codes
+    that name no joblint rule (`JL999`, a typo such as `JL10l`, `ALL`).
+
+    ## Why is this bad?
+    A suppression outlives the code it was written for: once the enqueue
+    moves out of the transaction, the comment stays and silently hides the
+    next real finding on that line. A misspelt code never suppressed anything
+    and makes readers believe the line was reviewed.
+
+    ## Example
+    ```python
+    def checkout(order):
+        order.save()
+        send_receipt.delay(order.pk)  # joblint: ignore[JL101]
+    ```
+
+    ## Use instead
+    ```python
+    def checkout(order):
+        order.save()
+        send_receipt.delay(order.pk)
+    ```
+
+    ## Fix safety
+    Fixable by removing the code from the comment (and the comment once it
+    has no codes left); the fix is safe. joblint has no `--fix` yet: the
+    automatic fix will come with it.
+
+    ## Known limits
+    - A code is reported as unused only when a rule it covers ran on the file:
+      a code for a rule that isn't selected (or is turned off for the file by
+      `per-file-ignores`) can't be judged and is left alone.
+    - Codes covering whole-project rules (JL5) are never reported unused: those
+      findings are settled after the per-file pass. Codes covering JL002 itself
+      are never reported either.
+    - A suppression used by a finding that depends on other files (a task
+      defined elsewhere) counts as used even when the whole-project step later
+      drops that finding.
+    - In `# noqa: ...` only codes starting with `JL` are checked: the others
+      belong to other tools. A blanket `# noqa` is never reported.
+    """
+
+    CODE = CODE
+    SUMMARY = "Suppression comment code that suppressed nothing, or names no rule"
+    PREVIEW = True
+    HELP = "remove the code from the comment (and the comment if nothing is left)"
+    # The examples need the rules whose findings the comments suppress.
+    EXAMPLE_CODES: ClassVar[frozenset[str]] = frozenset({"JL101"})
+
+    VALID = (
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.delay(order.pk)  # joblint: ignore[JL101]
+""",
+            id="used",
+        ),
+        Valid(
+            """
+from .tasks import send_receipt
+
+def checkout(order):
+    send_receipt.delay(order.pk)  # noqa: E501, JL4
+""",
+            id="other-tools-and-rules-not-run",
+        ),
+    )
+    INVALID = (
+        invalid(
+            """
+from .tasks import send_receipt
+
+def checkout(order):
+    order.save()
+    send_receipt.delay(order.pk)  # joblint: ignore[JL101]
+""",
+            (6, 53, "'JL101' suppressed nothing"),
+            id="unused",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        send_receipt.delay(order.pk)  # noqa: JL101, JL999
+""",
+            (7, 54, "unknown code 'JL999'"),
+            id="unknown-code",
+        ),
+    )
+
+
+def unused_findings(path: str, sups: Suppressions, codes: frozenset[str]) -> list[Finding]:
+    """JL002 findings for the codes of `sups` that suppressed nothing (call after
+    every other finding of the file went through `sups.suppresses`)."""
+    known = all_codes()
+    rules = rule_by_code()
+    project_codes = {c for c, r in rules.items() if issubclass(r, ProjectRule)}
+    found = []
+    for mention in sups.mentions:
+        if mention.kind == "noqa" and not mention.code.startswith("JL"):
+            continue
+        message = _problem(mention, sups, codes, known, project_codes)
+        if message is None:
+            continue
+        span = Span(mention.line, mention.start + 1, mention.line, mention.end + 1)
+        if sups.suppresses(CODE, (mention.line,), (mention.line - 1,)):
+            continue
+        found.append(
+            Finding(CODE, UnusedSuppression.name(), message, path, span, UnusedSuppression.HELP)
+        )
+    return found
+
+
+def _problem(
+    mention: CodeMention,
+    sups: Suppressions,
+    codes: frozenset[str],
+    known: list[str],
+    project_codes: set[str],
+) -> str | None:
+    code = mention.code
+    covered = [c for c in known if c.startswith(code)]
+    if not code.startswith("JL") or not covered:
+        return f"unknown code '{code}' in a suppression comment: no joblint rule has it"
+    if mention.key in sups.used or CODE in covered:
+        return None
+    running = [c for c in covered if c in codes]
+    if not running or any(c in project_codes for c in running):
+        return None
+    return f"suppression code '{code}' suppressed nothing here: remove it"
