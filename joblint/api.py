@@ -124,7 +124,8 @@ class RunOptions:
     jobs: int = 1  # worker processes; 0 = one per CPU
     cache: bool = False
     use_prefilter: bool = True
-    on_file: Callable[[], None] | None = None  # progress callback
+    on_file: Callable[[], None] | None = None  # progress callback, once per file
+    on_total: Callable[[int], None] | None = None  # the number of files, once known
 
 
 @dataclass(slots=True)
@@ -172,6 +173,8 @@ class _Run:
 
 
 def cache_directory(config: Config) -> Path:
+    if config.cache_dir is not None:
+        return config.cache_dir
     return project_root(config) / CACHE_DIR_NAME
 
 
@@ -190,6 +193,8 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     options = options or RunOptions()
     run = _Run(config, options)
     discovery = discover(paths, config)
+    if options.on_total:
+        options.on_total(len(discovery.files))
     sources, unreadable = _load_sources(discovery.files)
     results = [
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))

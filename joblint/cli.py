@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.table import Table
 
-from joblint import __version__
-from joblint.api import RunResult, lint_paths, lint_text
+from joblint import __version__, progress
+from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text
 from joblint.config import Config, ConfigError, load
 from joblint.models import Finding
 from joblint.registry import all_rules, lookup
@@ -139,7 +139,11 @@ def check(
         stdin_source = None
         if paths == (Path("-"),):
             stdin_source = sys.stdin.buffer.read()
-        run = _run(config, paths, stdin_source, stdin_filename)
+        show = progress.wanted(output_format, output_file is not None) and not statistics
+        with progress.file_progress(show) as bar:
+            options = RunOptions(jobs=jobs, cache=not no_cache, on_file=bar.advance)
+            options.on_total = bar.set_total
+            run = _run(config, paths, stdin_source, stdin_filename, options)
     except ConfigError as exc:
         _fail(str(exc))
         return
@@ -168,11 +172,15 @@ def _validate_cli_codes(config: Config) -> None:
 
 
 def _run(
-    config: Config, paths: tuple[Path, ...], stdin_source: bytes | None, stdin_filename: str | None
+    config: Config,
+    paths: tuple[Path, ...],
+    stdin_source: bytes | None,
+    stdin_filename: str | None,
+    options: RunOptions,
 ) -> RunResult:
     if stdin_source is not None:
         return lint_text(stdin_source, stdin_filename or "-", config)
-    return lint_paths(list(paths) or [Path(".")], config)
+    return lint_paths(list(paths) or [Path(".")], config, options)
 
 
 class _SourceCache:
@@ -228,9 +236,7 @@ def _print_summary(run: RunResult, output_format: str) -> None:
     noun = "finding" if count == 1 else "findings"
     if count:
         file_noun = "file" if files == 1 else "files"
-        err.write(
-            f"Found {count} {noun} in {files} {file_noun} ({_checked(run)}).\n"
-        )
+        err.write(f"Found {count} {noun} in {files} {file_noun} ({_checked(run)}).\n")
     else:
         err.write(f"All checks passed ({_checked(run)}).\n")
 
@@ -265,6 +271,24 @@ def rules(output_format: str, color: str) -> None:
             rule["code"], rule["name"], "preview" if rule["preview"] else "on", rule["summary"]
         )
     _console(sys.stdout, color).print(table)
+
+
+@main.command()
+@click.option(
+    "--config", "config_file", type=click.Path(path_type=Path), help="Use this config file."
+)
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+def clean(config_file: Path | None, isolated: bool) -> None:
+    """Remove the result cache of the current project."""
+    from joblint.cache import clear
+
+    try:
+        directory = cache_directory(load(config_file, isolated))
+    except ConfigError as exc:
+        _fail(str(exc))
+        return
+    removed = clear(directory) if directory.is_dir() else 0
+    click.echo(f"Removed {removed} cache entries from {directory}.", err=True)
 
 
 @main.command()

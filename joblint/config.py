@@ -63,6 +63,7 @@ class Config:
     extend_transaction_functions: tuple[str, ...] = ()
     extend_on_commit_functions: tuple[str, ...] = ()
     visibility_margin_seconds: float = 60.0
+    cache_dir: Path | None = None
     force_exclude: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -98,6 +99,12 @@ def _number(where: str, key: str, value: Any) -> float:
     return float(value)
 
 
+def _path(where: str, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: '{key}' must be a path")
+    return value
+
+
 def _per_file_ignores(where: str, key: str, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: '{key}' must be a table of glob = [codes]")
@@ -117,6 +124,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "extend-transaction-functions": ("extend_transaction_functions", _string_list),
     "extend-on-commit-functions": ("extend_on_commit_functions", _string_list),
     "visibility-margin-seconds": ("visibility_margin_seconds", _number),
+    "cache-dir": ("cache_dir", _path),
 }
 
 
@@ -128,6 +136,8 @@ def parse_table(table: Mapping[str, Any], where: str, root: Path, source: Path |
             raise ConfigError(f"{where}: unknown key '{key}' (known keys: {known})")
         attr, convert = _KEYS[key]
         values[attr] = convert(where, key, value)
+    if "cache_dir" in values:
+        values["cache_dir"] = (root / values["cache_dir"]).resolve()
     return Config(root=root, source=source, **values)
 
 

@@ -21,8 +21,8 @@ class Prefilter:
         patterns: list[str] = []
         self.disabled = False
         for code in sorted(codes):
-            if code.startswith("JL0"):
-                continue  # JL001/JL002 report on files other rules already parse
+            if code == "JL001":
+                continue  # reported for files that can't be read or parsed, whatever else
             pattern = RULE_TOKENS.get(code)
             if pattern is None:
                 self.disabled = True  # a rule that declares no tokens: parse everything

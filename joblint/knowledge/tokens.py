@@ -33,7 +33,16 @@ def _words(words: list[str]) -> str:
 ENQUEUE = _words([*_ENQUEUE_METHODS, *_ENQUEUE_FUNCTIONS, "chain", "group", "chord", "chunks"])
 TRANSACTION = _words(_TRANSACTIONS)
 
+# Files that can hold whole-project facts read by rules that scan every file's
+# facts (JL5's Celery settings and delays; django-q's ORM-broker switch). Facts
+# looked up by name (tasks, classes, constants) are loaded on demand instead.
+PROJECT_FACT_TOKENS = (
+    r"celery|CELERY|BROKER|broker_|time_limit|visibility_timeout|countdown|eta\s*=|Q_CLUSTER"
+)
+
 RULE_TOKENS: dict[str, str] = {
+    # Suppression comments.
+    "JL002": r"(?i)joblint|noqa",
     # Inside a transaction scope; the enqueue may be a Huey task call (no token).
     "JL101": TRANSACTION,
     "JL102": r"\.commit\(",
@@ -51,11 +60,7 @@ RULE_TOKENS: dict[str, str] = {
     "JL402": r"nx\s*=|setnx|lock",
     "JL403": r"nx\s*=",
     "JL404": r"blocking\s*=|nx\s*=|pg_try_advisory",
+    # Whole-project rules: their findings sit where the settings and limits are.
+    "JL501": PROJECT_FACT_TOKENS,
+    "JL502": PROJECT_FACT_TOKENS,
 }
-
-# Files that can hold whole-project facts read by rules that scan every file's
-# facts (JL5's Celery settings and delays; django-q's ORM-broker switch). Facts
-# looked up by name (tasks, classes, constants) are loaded on demand instead.
-PROJECT_FACT_TOKENS = (
-    r"celery|CELERY|BROKER|broker_|time_limit|visibility_timeout|countdown|eta\s*=|Q_CLUSTER"
-)

@@ -1,0 +1,77 @@
+"""A progress bar on stderr for long runs in a terminal (never in CI, pipes or
+machine-readable output, never on stdout)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+# Short runs finish before a bar would help; start it only after this long.
+SHOW_AFTER_SECONDS = 1.0
+
+
+class FileProgress:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.total = 0
+        self.done = 0
+        self.started = time.monotonic()
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def set_total(self, total: int) -> None:
+        self.total = total
+
+    def advance(self) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        if self._progress is None and time.monotonic() - self.started > SHOW_AFTER_SECONDS:
+            self._start()
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=self.done)
+
+    def _start(self) -> None:
+        console = Console(file=sys.stderr)
+        self._progress = Progress(
+            TextColumn("checking"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("files"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task("files", total=self.total or None)
+
+    def stop(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def wanted(output_format: str, to_file: bool) -> bool:
+    interactive = sys.stderr.isatty() and not os.environ.get("CI")
+    return interactive and output_format in ("full", "concise") and not to_file
+
+
+@contextmanager
+def file_progress(enabled: bool) -> Iterator[FileProgress]:
+    progress = FileProgress(enabled)
+    try:
+        yield progress
+    finally:
+        progress.stop()

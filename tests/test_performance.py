@@ -1,0 +1,134 @@
+"""Prefilter, worker processes and cache must never change what is reported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from conftest import Run, write
+
+from joblint import engine, runner
+from joblint.api import RunOptions, lint_paths
+from joblint.config import Config
+from joblint.registry import all_rules
+from joblint.rule import Invalid
+from joblint.testing import EXAMPLE_PATH
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _findings(root: Path, config: Config, options: RunOptions) -> list[tuple[str, int, int, str]]:
+    run = lint_paths([root], config, options)
+    return [(f.path, f.span.line, f.span.column, f.message) for f in run.findings]
+
+
+def _example_projects() -> list[tuple[str, str, dict[str, str]]]:
+    projects = []
+    for rule in all_rules():
+        for index, example in enumerate((*rule.VALID, *rule.INVALID)):
+            files = {EXAMPLE_PATH: example.code}
+            if isinstance(example, Invalid):
+                for module, code in example.project.items():
+                    files[module.replace("_", "/") + ".py"] = code
+            projects.append((rule.CODE, f"{rule.CODE}-{example.id or index}", files))
+    return projects
+
+
+@pytest.mark.parametrize(
+    "code,files",
+    [(c, f) for c, _, f in _example_projects()],
+    ids=[i for _, i, _ in _example_projects()],
+)
+def test_prefilter_is_conservative_on_rule_examples(
+    code: str, files: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"app/__init__.py": "", **files})
+    monkeypatch.chdir(tmp_path)
+    config = Config(root=tmp_path, select=(code,))
+    with_prefilter = _findings(Path("."), config, RunOptions(use_prefilter=True))
+    without = _findings(Path("."), config, RunOptions(use_prefilter=False))
+    assert with_prefilter == without
+
+
+@pytest.mark.parametrize("tree", ["examples", "fixtures"])
+def test_prefilter_is_conservative_on_trees(tree: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    config = Config(root=ROOT)
+    on = _findings(Path(tree), config, RunOptions(use_prefilter=True))
+    off = _findings(Path(tree), config, RunOptions(use_prefilter=False))
+    assert on == off and on
+
+
+def test_prefilter_skips_files_without_tokens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(
+        tmp_path,
+        {
+            "plain.py": "def add(a, b):\n    return a + b\n",
+            "jobs.py": "from django.db import transaction\nfrom .t import t\n"
+            "def f():\n    with transaction.atomic():\n        t.delay()\n",
+        },
+    )
+    parsed: list[str] = []
+    real = cst.parse_module
+
+    def counting(source: str | bytes, *args: object, **kwargs: object) -> cst.Module:
+        parsed.append("x")
+        return real(source)
+
+    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
+    assert run.files_checked == 2
+    assert len(parsed) == 1
+    assert [f.code for f in run.findings] == ["JL101"]
+
+
+def test_cache_hits_and_invalidation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(
+        tmp_path,
+        {
+            "a.py": "from django.db import transaction\nfrom .t import t\n"
+            "def f():\n    with transaction.atomic():\n        t.delay()\n",
+            "b.py": "from django.db import transaction\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    config = Config(root=tmp_path)
+    first = _findings(Path("."), config, RunOptions(cache=True))
+    cache_dir = tmp_path / ".joblint_cache"
+    assert (cache_dir / ".gitignore").read_text().strip().endswith("*")
+    entries = sorted(cache_dir.glob("*/*.json"))
+    assert len(entries) == 2
+    assert _findings(Path("."), config, RunOptions(cache=True)) == first
+    # A damaged entry is recomputed, never trusted.
+    entries[0].write_text("{not json")
+    assert _findings(Path("."), config, RunOptions(cache=True)) == first
+    # Changing a file changes its key.
+    (tmp_path / "a.py").write_text((tmp_path / "a.py").read_text().replace("t.delay()", "pass"))
+    assert _findings(Path("."), config, RunOptions(cache=True)) == []
+
+
+def test_worker_processes_give_identical_output(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "MIN_FILES_FOR_POOL", 1)
+    monkeypatch.chdir(ROOT)
+    config = Config(root=ROOT)
+    serial = _findings(Path("examples"), config, RunOptions(jobs=1))
+    pooled = _findings(Path("examples"), config, RunOptions(jobs=2))
+    assert serial == pooled and serial
+    one = run("--format", "json", "--no-cache", "-j", "1", "examples", cwd=ROOT)
+    two = run("--format", "json", "-j", "2", "examples", cwd=ROOT)
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert one.stdout == two.stdout
+
+
+def test_clean_removes_the_cache(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": "import celery\n"})
+    run(".")
+    assert list((tmp_path / ".joblint_cache").glob("*/*.json"))
+    result = run("clean")
+    assert result.code == 0 and "Removed 1 cache entries" in result.stderr
+    assert not list((tmp_path / ".joblint_cache").glob("*/*.json"))
