@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,13 +18,12 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from joblint import suppressions
+from joblint import budget, deep, suppressions
 from joblint.analysis.context import FileContext, Options
 from joblint.analysis.walk import walk
 from joblint.models import FileResult, Finding, PendingFinding, Span
 from joblint.registry import BUILTIN_CODES, rule_by_code
 from joblint.rule import ProjectRule, Report, Rule
-from joblint.rules import unused_suppression
 
 UNPARSEABLE = "JL001"
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
@@ -95,18 +95,56 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> SourceError:
     except (ValueError, RecursionError, MemoryError):
         pass
     reason = exc.message.removeprefix("parser error: ")
-    return SourceError(f"syntax error (LibCST): {reason}", exc.raw_line, exc.raw_column + 1)
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return SourceError(
+        f"LibCST cannot parse this file (Python {python} can): {reason}",
+        exc.raw_line,
+        exc.raw_column + 1,
+    )
 
 
 def lint_source(
     path: str, data: bytes, settings: LintSettings, module: ModuleInfo = ModuleInfo("")
 ) -> FileResult:
+    """Never raises: bad input is JL001, a bug is an internal error (see docs/robustness.md)."""
     try:
-        text = decode(data)
+        text = checked_text(data)
+    except SourceError as exc:
+        return unparseable_result(path, settings, exc)
+    try:
+        return deep.call(lambda: _parse_and_lint(path, text, settings, module))
+    except RecursionError:
+        return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
+    except MemoryError:
+        return unparseable_result(path, settings, SourceError("out of memory analysing it"))
+    except Exception as exc:  # a bug outside the rules: this file only, never the run
+        return FileResult(path, parsed=False, errors=(_internal_error(path, 1, "joblint", exc),))
+
+
+def checked_text(data: bytes) -> str:
+    """The decoded text, if it is within joblint's budgets (`joblint.budget`)."""
+    over = budget.check_size(len(data))
+    text = decode(data) if over is None else ""
+    over = over or budget.check_shape(text)
+    if over is not None:
+        raise SourceError(over.message, over.line)
+    return text
+
+
+def _parse_and_lint(path: str, text: str, settings: LintSettings, module: ModuleInfo) -> FileResult:
+    try:
         tree = parse(text)
     except SourceError as exc:
         return unparseable_result(path, settings, exc)
     return _lint_tree(path, text, tree, settings, module)
+
+
+def _internal_error(path: str, line: int, code: str, exc: BaseException) -> str:
+    detail = str(exc).replace("\r", " ").replace("\n", " ")[:300]
+    return (
+        f"{path}:{line}: internal error in {code}: {type(exc).__name__}: {detail}"
+        " (please report this)"
+    )
 
 
 def unparseable_result(path: str, settings: LintSettings, exc: SourceError) -> FileResult:
@@ -133,9 +171,7 @@ def _lint_tree(
     except RecursionError:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     reports = [(rule, report) for rule in rules for report in rule.reports]
-    # Issue 11, JL002: unused suppressions need the comments even with nothing reported.
-    unused = unused_suppression.CODE in settings.codes and suppressions.has_markers(text)
-    if not reports and not dispatcher.errors and not context.needs_positions and not unused:
+    if not reports and not dispatcher.errors and not context.needs_positions:
         return FileResult(path, facts=context.facts())
     positions = _positions(tree)
     if positions is None:
@@ -149,18 +185,19 @@ def _lint_tree(
     findings: list[Finding] = []
     pending: list[PendingFinding] = []
     for rule, report in reports:
-        finding = _finding(path, rule, report, positions, sups)
+        try:
+            finding = _finding(path, rule, report, positions, sups)
+        except Exception as exc:  # e.g. a node that isn't in this tree
+            dispatcher.errors.append((rule.CODE, report.node, exc))
+            continue
         if finding is None:
             continue
         if report.requires:
             pending.append(PendingFinding(finding, report.requires))
         else:
             findings.append(finding)
-    if unused:  # issue 11: after every report had its chance to use a suppression
-        findings.extend(unused_suppression.unused_findings(path, sups, settings.codes))
     errors = tuple(
-        f"{path}:{_line(positions, node)}: internal error in {code}: "
-        f"{type(exc).__name__}: {exc} (please report this)"
+        _internal_error(path, _line(positions, node), code, exc)
         for code, node, exc in dispatcher.errors
     )
     facts = context.facts(path, span_of)
@@ -263,8 +300,6 @@ class _Dispatcher:
             return
         try:
             method(node)
-        except RecursionError:
-            raise
-        except Exception as exc:  # one rule's bug must not hide the others' findings
+        except Exception as exc:  # one rule's bug (even a RecursionError) hides no other rule
             self.broken.add(id(rule))
             self.errors.append((rule.CODE, node, exc))
