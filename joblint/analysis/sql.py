@@ -231,7 +231,8 @@ def _merge(out: _Builder, probe: _Builder) -> None:
 
 
 _PERCENT = re.compile(
-    r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])"
+    # `[^)%]`: a key ends at the next `%`, so unclosed `%(`s cost one scan each, not n.
+    r"%(?:\([^)%]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])"
 )
 
 
