@@ -24,6 +24,7 @@ from joblint.analysis.walk import walk
 from joblint.models import FileResult, Finding, PendingFinding, Span
 from joblint.registry import BUILTIN_CODES, rule_by_code
 from joblint.rule import ProjectRule, Report, Rule
+from joblint.rules import unused_suppression
 
 UNPARSEABLE = "JL001"
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
@@ -171,7 +172,9 @@ def _lint_tree(
     except RecursionError:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     reports = [(rule, report) for rule in rules for report in rule.reports]
-    if not reports and not dispatcher.errors and not context.needs_positions:
+    # Issue 11, JL002: unused suppressions need the comments even with nothing reported.
+    unused = unused_suppression.CODE in settings.codes and suppressions.has_markers(text)
+    if not reports and not dispatcher.errors and not context.needs_positions and not unused:
         return FileResult(path, facts=context.facts())
     positions = _positions(tree)
     if positions is None:
@@ -196,6 +199,8 @@ def _lint_tree(
             pending.append(PendingFinding(finding, report.requires))
         else:
             findings.append(finding)
+    if unused:  # issue 11: after every report had its chance to use a suppression
+        findings.extend(unused_suppression.unused_findings(path, sups, settings.codes))
     errors = tuple(
         _internal_error(path, _line(positions, node), code, exc)
         for code, node, exc in dispatcher.errors
