@@ -26,6 +26,7 @@ from joblint.config import Config, ConfigError, load
 from joblint.models import Finding
 from joblint.registry import all_rules, lookup
 from joblint.report import FORMATS, Output, renderers
+from joblint.report.safe import terminal
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # LibCST's traversal is recursive; deeply nested generated code needs headroom.
@@ -191,6 +192,7 @@ class _SourceCache:
     @cache  # noqa: B019 - one instance per run
     def lines(self, path: str) -> list[str] | None:
         from joblint.engine import SourceError, decode
+        from joblint.report.safe import source_lines
 
         try:
             data = (
@@ -198,7 +200,7 @@ class _SourceCache:
                 if (self.stdin_source is not None and path == self.stdin_name)
                 else Path(path).read_bytes()
             )
-            return decode(data or b"").splitlines() if data is not None else None
+            return source_lines(decode(data or b"")) if data is not None else None
         except (OSError, SourceError):
             return None
 
@@ -226,9 +228,9 @@ def _print_statistics(findings: list[Finding], out: Output) -> None:
 def _print_summary(run: RunResult, output_format: str) -> None:
     err = sys.stderr
     for error in run.errors:
-        err.write(f"joblint: error: {error}\n")
+        err.write(f"joblint: error: {terminal(error)}\n")
     for error in run.internal_errors:
-        err.write(f"joblint: {error}\n")
+        err.write(f"joblint: {terminal(error)}\n")
     count = len(run.findings)
     files = len({f.path for f in run.findings})
     if output_format == "json":

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from joblint.models import Finding
 from joblint.report import Output
+from joblint.report.safe import terminal
 
 
 def line(finding: Finding) -> str:
     span = finding.span
-    return f"{finding.path}:{span.line}:{span.column}: {finding.code} {finding.message}"
+    where = f"{terminal(finding.path)}:{span.line}:{span.column}"
+    return f"{where}: {finding.code} {terminal(finding.message)}"
 
 
 def render(findings: list[Finding], out: Output) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from joblint.models import Finding
 from joblint.report import Output
+from joblint.report.safe import text
 
 
 def as_dict(finding: Finding) -> dict[str, Any]:
@@ -14,8 +15,8 @@ def as_dict(finding: Finding) -> dict[str, Any]:
     return {
         "code": finding.code,
         "name": finding.name,
-        "message": finding.message,
-        "path": finding.path,
+        "message": text(finding.message),
+        "path": text(finding.path),
         "line": span.line,
         "column": span.column,
         "end_line": span.end_line,

@@ -1,0 +1,49 @@
+"""Text from analysed files made safe to print.
+
+File names and source lines are the analysed project's bytes: a name or a
+line can hold ANSI escape sequences, bidi overrides or undecodable bytes.
+
+- `text`: undecodable bytes in a path (Python's surrogate escapes) become
+  `\\xNN`, so any encoder (UTF-8 JSON, XML) accepts the string;
+- `terminal`: also control characters (C0, DEL, C1) and bidirectional-text
+  controls become visible escapes (`\\x1b`, `\\u202e`), so nothing from the
+  analysed file can move the cursor, recolour, retitle or reorder the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate marks.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _surrogate(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as os.fsdecode() keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def source_lines(source: str) -> list[str]:
+    """Lines as Python numbers them: only CR LF, CR and LF end a line (not the
+    form feeds, U+2028 and the like that `str.splitlines` also splits on)."""
+    lines = _LINE_END.split(source)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def text(value: str) -> str:
+    """`value` with lone surrogates (undecodable path bytes) as `\\xNN` escapes."""
+    return _SURROGATE.sub(_surrogate, value)
+
+
+def terminal(value: str) -> str:
+    """`text(value)` with control and bidi characters shown as escapes."""
+    return _UNSAFE.sub(_escape, text(value))
