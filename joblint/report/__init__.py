@@ -27,9 +27,17 @@ Renderer = Callable[[list[Finding], Output], None]
 
 
 def renderers() -> dict[str, Renderer]:
-    from joblint.report import concise, full, json
+    from joblint.report import concise, full, github, gitlab, json, junit, sarif
 
-    return {"full": full.render, "concise": concise.render, "json": json.render}
+    return {
+        "full": full.render,
+        "concise": concise.render,
+        "json": json.render,
+        "sarif": sarif.render,
+        "github": github.render,
+        "gitlab": gitlab.render,
+        "junit": junit.render,
+    }
 
 
-FORMATS = ("full", "concise", "json")
+FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "junit")
