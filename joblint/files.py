@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ class _Matcher:
     def excluded(self, path: Path, is_dir: bool) -> bool:
         try:
             relative = path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (< 3.13)
             relative = path.name
         candidate = f"{relative}/" if is_dir else relative
         return self.spec.match_file(candidate) or self.spec.match_file(
@@ -103,10 +104,20 @@ def discover(paths: Iterable[Path], config: Config) -> Discovery:
 
 
 def _add(result: Discovery, seen: set[Path], path: Path) -> None:
-    key = path.resolve()
+    try:
+        key = path.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop or a dangling link
+        result.errors.append(f"{path}: cannot read: {_reason(exc)}")
+        return
     if key not in seen:
         seen.add(key)
         result.files.append(path)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+        return "symlink loop"
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 def _skip(path: Path, is_dir: bool, matcher: _Matcher, gitignores: _GitIgnores | None) -> bool:

@@ -71,3 +71,31 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
+
+
+# Hypothesis profiles (issue 9): `fast` for the fuzz tests in `make test`,
+# `fuzz` by hand: HYPOTHESIS_PROFILE=fuzz python -m pytest tests/test_fuzz.py
+# Fuzz tests decorate with `fuzz_settings()`; other tests keep their own settings
+# unless HYPOTHESIS_PROFILE is set.
+def _hypothesis_profiles() -> None:
+    import os
+
+    from hypothesis import HealthCheck, settings
+
+    slow = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+    settings.register_profile("fast", max_examples=25, deadline=None, suppress_health_check=slow)
+    settings.register_profile("fuzz", max_examples=3000, deadline=None, suppress_health_check=slow)
+    if "HYPOTHESIS_PROFILE" in os.environ:
+        settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
+
+
+_hypothesis_profiles()
+
+
+def fuzz_settings() -> object:
+    """The profile named by HYPOTHESIS_PROFILE (default `fast`), as a decorator."""
+    import os
+
+    from hypothesis import settings
+
+    return settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))

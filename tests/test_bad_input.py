@@ -1,0 +1,341 @@
+"""Issue 9, item 1: bad input is one clear JL001 (or a one-line path error), never a crash.
+
+The adversarial corpus is built here, in the tests: large inputs are generated.
+Engine-level cases call `lint_source` (no prefilter: every file is parsed);
+path-level cases run the CLI. Every file given to the CLI carries a job token
+(`.delay(`) so the prefilter, which skips files no rule can fire on, parses it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from conftest import ENQUEUE_IN_ATOMIC, Run, write
+
+from joblint import budget, engine
+from joblint.engine import LintSettings, lint_source
+from joblint.models import FileResult
+from joblint.registry import rule_by_code
+
+ALL = LintSettings(frozenset(rule_by_code()) | {"JL001"})
+TOKEN = b"\nsend.delay(1)\n"  # a job token, so the CLI's prefilter keeps the file
+
+
+def lint(data: bytes) -> FileResult:
+    return lint_source("bad.py", data, ALL)
+
+
+def jl001(data: bytes) -> str:
+    result = lint(data)
+    assert not result.errors
+    assert [f.code for f in result.findings] == ["JL001"], result.findings
+    message = result.findings[0].message
+    assert "\n" not in message
+    return message
+
+
+def codes(result: FileResult) -> list[str]:
+    """Codes reported (a finding can be pending on several alternative requirements)."""
+    return sorted({f.code for f in result.findings} | {p.finding.code for p in result.pending})
+
+
+# --- syntax --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (b"print 'hello'\n", "syntax error"),  # Python 2
+        (b"exec 'x = 1'\n", "syntax error"),
+        (b"def f(:\n    pass\n", "syntax error: invalid syntax"),  # an unfinished edit
+        (b"x = (1,\n", "syntax error"),
+        (b"if x:\npass\n", "syntax error: expected an indented block"),
+        (b"async = 1\n", "syntax error"),  # a keyword since 3.7
+        (b"def f():\n\tif x:\n        pass\n\treturn 1\n", "syntax error"),  # mixed tabs
+    ],
+)
+def test_syntax_errors(source: bytes, expected: str) -> None:
+    assert expected in jl001(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f[T = int](): pass\n",  # 3.13, PEP 696
+        "type X[T = int] = list[T]\n",
+        "try:\n    pass\nexcept A, B:\n    pass\n",  # 3.14, PEP 758
+        "x = t'hi {y}'\n",  # 3.14, PEP 750
+        'x = f"{"nested"}"\n',  # 3.12, PEP 701
+    ],
+)
+def test_syntax_newer_than_this_python_is_still_checked(source: str) -> None:
+    # LibCST's grammar is newer than the running Python's: these are linted.
+    result = lint((ENQUEUE_IN_ATOMIC + source).encode())
+    assert codes(result) == ["JL101"]
+
+
+def test_syntax_error_position_comes_from_python() -> None:
+    finding = lint(b"def broken(:\n    pass\n").findings[0]
+    assert (finding.span.line, finding.span.column) == (1, 12)
+
+
+def test_code_only_libcst_rejects_says_so() -> None:
+    # LibCST's parser gives up near 4,000 implicitly concatenated parts; Python doesn't.
+    parts = b" ".join(b'"p%d"' % i for i in range(5000))
+    message = jl001(b"x = (" + parts + b")\n")
+    assert message.startswith("LibCST cannot parse this file (Python ")
+
+
+# --- encodings, line endings, odd bytes --------------------------------------------------
+
+
+def test_non_utf8_without_cookie() -> None:
+    message = jl001(b"x = 1\ny = '\xe9t\xe9'\n")
+    assert message.startswith("cannot decode as utf-8: invalid byte 0xe9")
+    assert lint(b"x = 1\ny = '\xe9t\xe9'\n").findings[0].span.line == 2
+
+
+def test_latin1_cookie_is_checked() -> None:
+    source = b"# -*- coding: latin-1 -*-\n" + ENQUEUE_IN_ATOMIC.encode() + b"s = '\xe9'\n"
+    assert codes(lint(source)) == ["JL101"]
+
+
+def test_bad_and_unknown_cookies() -> None:
+    assert "encoding" in jl001(b"# coding: klingon\nx = 1\n")
+
+
+def test_utf8_bom_crlf_cr_and_tabs_are_checked() -> None:
+    base = ENQUEUE_IN_ATOMIC.replace("    ", "\t")
+    for data in (
+        b"\xef\xbb\xbf" + ENQUEUE_IN_ATOMIC.encode(),
+        ENQUEUE_IN_ATOMIC.replace("\n", "\r\n").encode(),
+        ENQUEUE_IN_ATOMIC.replace("\n", "\r").encode(),
+        base.encode(),
+    ):
+        result = lint(data)
+        assert codes(result) == ["JL101"], data[:40]
+        assert 8 in {p.finding.span.line for p in result.pending}
+
+
+def test_nul_bytes_and_binary_files() -> None:
+    assert "NUL" in jl001(b"x = 1\x00\n")
+    binary = bytes(range(256)) * 64 + TOKEN
+    assert "NUL" in jl001(binary)
+    assert "cannot decode" in jl001(bytes(range(1, 256)) * 8)
+
+
+def test_empty_and_whitespace_only_files() -> None:
+    for data in (b"", b"\n", b"   \n\t\n", b"\xef\xbb\xbf", b"# only a comment"):
+        result = lint(data)
+        assert result.findings == () and result.errors == (), data
+
+
+def test_form_feed_and_unicode_line_separators() -> None:
+    data = b"\x0c\n" + ENQUEUE_IN_ATOMIC.encode() + "s = 'a\u2028b'\n".encode()
+    assert codes(lint(data)) == ["JL101"]
+
+
+# --- size and depth ----------------------------------------------------------------------
+
+
+def test_twenty_megabyte_file_is_refused_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_parse(*args: object) -> None:
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(cst, "parse_module", no_parse)
+    data = b"x = 1\n" * (20 * 1024 * 1024 // 6)
+    message = jl001(data)
+    assert message.startswith("not analysed: the file is 20.0 MB, over joblint's 2.0 MB limit")
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("x = " + "(" * 1000 + "1" + ")" * 1000, "brackets nested more than 200 deep"),
+        ("x = " + "[" * 1000 + "]" * 1000, "brackets nested more than 200 deep"),
+        ("x = " + " + ".join(["a"] * 20_000), "more than 1000 operators in a row"),
+        ("x = f" + "[0]" * 5000, "more than 1000 operators in a row"),
+        ("x = " + "not " * 3000 + "1", "more than 1000 operators in a row"),
+        ("x = " + "(" * 150 + " ".join(["'s'"] * 3000) + ")" * 150, "too much code nested"),
+    ],
+)
+def test_over_budget_shapes_are_refused_before_parsing(
+    body: str, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bounded amount of work: LibCST (super-linear here, or a segfault) is never called.
+    def no_parse(*args: object) -> None:
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(cst, "parse_module", no_parse)
+    message = jl001((ENQUEUE_IN_ATOMIC + body + "\n").encode())
+    assert reason in message
+    assert lint((ENQUEUE_IN_ATOMIC + body + "\n").encode()).findings[0].span.line == 9
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x = " + " + ".join(["a"] * 1000),  # 1,000 deep in LibCST (left-associative)
+        "x = " + "-" * 1000 + "1",
+        "x = a" + ".b" * 1000,
+        "x = f" + "()" * 1000,
+        "x = " + "[" * 200 + "]" * 200,
+        "x = (" + " ".join(f"'p{i}'" for i in range(3000)) + ")",
+    ],
+)
+def test_deep_but_within_budget_is_checked_with_positions(body: str) -> None:
+    # Positions need LibCST's recursive metadata step: the deep-stack thread gives
+    # it room even when the caller's recursion limit is Python's default.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        result = lint((ENQUEUE_IN_ATOMIC + body + "\n").encode())
+    finally:
+        sys.setrecursionlimit(limit)
+    assert codes(result) == ["JL101"]
+    assert 8 in {p.finding.span.line for p in result.pending}
+    assert sys.getrecursionlimit() == limit
+
+
+def test_stdlib_pydoc_topics_is_checked() -> None:
+    import pydoc_data.topics
+
+    data = Path(pydoc_data.topics.__file__).read_bytes()
+    assert budget.check_shape(data.decode("utf-8")) is None
+    result = lint(data + b"\n" + ENQUEUE_IN_ATOMIC.encode())
+    assert codes(result) == ["JL101"]
+
+
+def test_shape_scan_counts_work_linearly() -> None:
+    # The scan is one pass; unterminated strings end at their line or the file.
+    for text in ("'" * 100_000, '"""' + "x\\" * 50_000, "x = '" + "\\" * 10_001, "#" * 100_000):
+        assert budget.check_shape(text) is None
+
+
+# --- a rule that raises --------------------------------------------------------------------
+
+
+_BOOM = """
+import sys
+from joblint.registry import all_rules
+
+victim = next(r for r in all_rules() if r.CODE != "JL101" and not r.PREVIEW)
+
+
+def visit_Name(self, node):
+    if node.value == "boom":
+        raise ValueError("kaboom\\nsecond line")
+
+
+victim.visit_Name = visit_Name
+from joblint.cli import main
+
+sys.argv = ["joblint", "--format", "concise", "a.py"]
+main()
+"""
+
+
+def test_rule_error_is_isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    victim = next(r for r in rule_by_code().values() if r.CODE != "JL101")
+
+    def visit_name(self: object, node: cst.Name) -> None:
+        if node.value == "boom":
+            raise RecursionError("deep")
+
+    monkeypatch.setattr(victim, "visit_Name", visit_name, raising=False)
+    monkeypatch.setattr(engine, "_METHOD_NAMES", {})
+    result = lint((ENQUEUE_IN_ATOMIC + "\n\nboom = 1\n").encode())
+    assert codes(result) == ["JL101"]
+    assert result.errors == (
+        f"bad.py:11: internal error in {victim.CODE}: RecursionError: deep (please report this)",
+    )
+
+
+def test_rule_error_exits_2_and_other_findings_appear(tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC + "\n\nboom = 1\n"})
+    proc = subprocess.run(
+        [sys.executable, "-c", _BOOM],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[1])},
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "a.py:8:9: JL101" in proc.stdout  # the other rules' findings still appear
+    lines = [line for line in proc.stderr.splitlines() if "internal error" in line]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("joblint: a.py:11: internal error in JL")
+    assert lines[0].endswith("ValueError: kaboom second line (please report this)")
+    assert "Traceback" not in proc.stderr
+
+
+# --- paths -----------------------------------------------------------------------------------
+
+
+def test_missing_path_is_one_line(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC})
+    result = run("--format", "concise", "nope.py", "a.py")
+    assert result.code == 2
+    assert "joblint: error: nope.py: no such file or directory" in result.stderr
+    assert "a.py:8:9: JL101" in result.stdout
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any directory")
+def test_unreadable_directory_is_one_line(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC, "locked/b.py": ENQUEUE_IN_ATOMIC})
+    (tmp_path / "locked").chmod(0)
+    try:
+        result = run("--format", "concise", ".")
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert result.code == 2
+    assert "locked: cannot read directory: Permission denied" in result.stderr
+    assert "a.py:8:9: JL101" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_unreadable_file_is_jl001(tmp_path: Path) -> None:
+    from joblint.api import _read
+
+    assert _read(tmp_path) == "is a directory"
+    assert _read(tmp_path / "gone.py") == "file disappeared before it could be read"
+
+
+def test_symlink_loops(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/a.py": ENQUEUE_IN_ATOMIC})
+    (tmp_path / "pkg" / "loop").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    (tmp_path / "self.py").symlink_to(tmp_path / "self.py")
+    result = run("--format", "concise", ".")
+    assert result.stdout.count("JL101") == 1  # pkg/loop/a.py is pkg/a.py: once
+    assert "Traceback" not in result.stderr
+    assert result.code == 2  # self.py: one line, the run went on
+    assert "joblint: error: self.py: cannot read: symlink loop" in result.stderr
+
+
+def test_file_disappearing_after_discovery(tmp_path: Path) -> None:
+    from joblint import api, files
+    from joblint.config import Config
+
+    write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC, "b.py": ENQUEUE_IN_ATOMIC})
+    real = files.discover
+
+    def discover_then_delete(paths: object, config: Config) -> files.Discovery:
+        found = real(paths, config)  # type: ignore[arg-type]
+        (tmp_path / "b.py").unlink()
+        return found
+
+    original = api.discover
+    api.discover = discover_then_delete  # type: ignore[assignment]
+    try:
+        run = api.lint_paths([tmp_path], Config(root=tmp_path))
+    finally:
+        api.discover = original
+    messages = [f.message for f in run.findings if f.path.endswith("b.py")]
+    assert messages == ["file disappeared before it could be read"]
+    assert any(f.code == "JL101" and f.path.endswith("a.py") for f in run.findings)
