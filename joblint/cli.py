@@ -20,9 +20,10 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.table import Table
 
-from joblint import __version__, progress
+from joblint import __version__, integrations, progress
 from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text
 from joblint.config import Config, ConfigError, load
+from joblint.identity import SourceLines
 from joblint.models import Finding
 from joblint.registry import all_rules, lookup
 from joblint.report import FORMATS, Output, renderers
@@ -108,6 +109,22 @@ def main() -> None:
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
+# --- issue 11: CI options (joblint.integrations) ---
+@click.option(
+    "--diff-from", metavar="REF", help="Lint only the Python files changed since git REF."
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(path_type=Path),
+    help="Hide the findings recorded in this baseline file (config: baseline).",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path),
+    help="Record the current findings in this baseline file, then exit.",
+)
+@click.option("--baseline-prune", is_flag=True, help="Remove fixed findings from the baseline.")
 def check(
     paths: tuple[Path, ...],
     select: str | None,
@@ -126,8 +143,13 @@ def check(
     isolated: bool,
     stdin_filename: str | None,
     debug: bool,
+    diff_from: str | None,
+    baseline_file: Path | None,
+    write_baseline: Path | None,
+    baseline_prune: bool,
 ) -> None:
     """Lint PATHS (default: the current directory); '-' reads standard input."""
+    changes = None  # issue 11: --diff-from's changed files
     try:
         config = load(config_file, isolated).with_overrides(
             select=_codes(select),
@@ -144,7 +166,10 @@ def check(
         with progress.file_progress(show) as bar:
             options = RunOptions(jobs=jobs, cache=not no_cache, on_file=bar.advance)
             options.on_total = bar.set_total
-            run = _run(config, paths, stdin_source, stdin_filename, options)
+            if diff_from is not None and stdin_source is None:  # issue 11
+                run, changes = integrations.lint_changed(diff_from, paths, config, options)
+            else:
+                run = _run(config, paths, stdin_source, stdin_filename, options)
     except ConfigError as exc:
         _fail(str(exc))
         return
@@ -154,6 +179,14 @@ def check(
         _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
         return
     sources = _SourceCache(stdin_filename or "-", stdin_source)
+    # --- issue 11: baselines ---
+    if write_baseline is not None:
+        _write_baseline(write_baseline, run, sources.lines, changes)
+    stdin_name = (stdin_filename or "-") if stdin_source is not None else None
+    path = integrations.baseline_path(baseline_file, config)
+    if path is not None or baseline_prune:
+        checked = integrations.checked_by(config, paths, changes, stdin_name)
+        _apply_baseline(path, baseline_prune, run, sources.lines, checked)
     with _open_output(output_file) as stream:
         out = Output(stream, _console(stream, "never" if output_file else color), sources.lines)
         if statistics:
@@ -162,6 +195,46 @@ def check(
             renderers()[output_format](run.findings, out)
     _print_summary(run, output_format)
     sys.exit(_exit_status(run, exit_zero))
+
+
+# --- issue 11: baselines (joblint.baseline, joblint.integrations) ---
+
+
+def _write_baseline(
+    path: Path, run: RunResult, lines: SourceLines, changes: integrations.Changes | None
+) -> None:
+    from joblint.baseline import write
+
+    if changes is not None:
+        _fail("--write-baseline records the whole project's findings: drop --diff-from")
+    try:
+        count = write(path, run.findings, lines)
+    except ConfigError as exc:
+        _fail(str(exc))
+    for error in [*run.errors, *run.internal_errors]:
+        click.echo(f"joblint: error: {error}", err=True)
+    click.echo(f"Wrote {count} finding{'' if count == 1 else 's'} to {path}.", err=True)
+    sys.exit(EXIT_ERROR if run.errors or run.internal_errors else EXIT_CLEAN)
+
+
+def _apply_baseline(
+    path: Path | None,
+    prune: bool,
+    run: RunResult,
+    lines: SourceLines,
+    checked: integrations.Checked,
+) -> None:
+    if path is None:
+        if prune:
+            _fail("--baseline-prune needs a baseline (--baseline FILE or the baseline key)")
+        return
+    try:
+        report = integrations.apply_baseline(path, run, lines, checked, prune)
+    except ConfigError as exc:
+        _fail(str(exc))
+        return
+    for message in report.messages:
+        click.echo(f"joblint: baseline: {message}", err=True)
 
 
 def _validate_cli_codes(config: Config) -> None:

@@ -65,6 +65,8 @@ class Config:
     visibility_margin_seconds: float = 60.0
     cache_dir: Path | None = None
     force_exclude: bool = False
+    # Issue 11: a baseline file (relative to `root`) whose findings are hidden.
+    baseline: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def with_overrides(self, **changes: Any) -> Config:
@@ -124,6 +126,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "extend-transaction-functions": ("extend_transaction_functions", _string_list),
     "extend-on-commit-functions": ("extend_on_commit_functions", _string_list),
     "visibility-margin-seconds": ("visibility_margin_seconds", _number),
+    "baseline": ("baseline", _path),  # issue 11
     "cache-dir": ("cache_dir", _path),
 }
 
