@@ -29,7 +29,7 @@ from joblint.rule import ProjectRule
 from joblint.runner import Job, run_jobs, worker_count
 
 # Files that may hold whole-project facts every file's facts are scanned for.
-PROJECT_FACT_TOKENS = re.compile(tokens.PROJECT_FACT_TOKENS.encode())
+PROJECT_FACT_ANCHORS = tuple(a.encode() for a in tokens.PROJECT_FACT_ANCHORS)
 HUEY_TOKEN = re.compile(rb"huey")
 MAX_FACT_ROUNDS = 6
 
@@ -221,7 +221,7 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         ]
         pool.extend(_load_sources(others)[0])
         if run.selector.project_rules:
-            context = run.facts([s for s in pool if PROJECT_FACT_TOKENS.search(s.data)])
+            context = run.facts([s for s in pool if _has_project_facts(s.data)])
     results.extend(_huey_callers(run, pool, results, context))
     context.extend(_facts_on_demand(run, pool, results, context))
     return _finish(
@@ -272,6 +272,11 @@ def _facts_on_demand(
         remaining = [s for s in remaining if id(s) not in taken]
         loaded.extend(run.facts(batch))
     return loaded
+
+
+def _has_project_facts(data: bytes) -> bool:
+    lowered = data.lower()
+    return any(anchor in lowered for anchor in PROJECT_FACT_ANCHORS)
 
 
 def project_root(config: Config) -> Path:

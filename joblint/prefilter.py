@@ -13,35 +13,41 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from joblint.knowledge.tokens import PROJECT_FACT_TOKENS, RULE_TOKENS
+from joblint.knowledge.tokens import PROJECT_FACT_ANCHORS, RULE_ANCHORS, RULE_TOKENS
 
 
 class Prefilter:
     def __init__(self, codes: Iterable[str], extra_names: Iterable[str], project_facts: bool):
-        patterns: list[str] = []
+        # (lower-case anchors, precise pattern): a file passes when an anchor is
+        # in its lower-cased bytes and the pattern matches.
+        self.checks: list[tuple[tuple[bytes, ...], re.Pattern[bytes] | None]] = []
         self.disabled = False
         for code in sorted(codes):
             if code == "JL001":
                 continue  # reported for files that can't be read or parsed, whatever else
-            pattern = RULE_TOKENS.get(code)
-            if pattern is None:
+            if code not in RULE_ANCHORS:
                 self.disabled = True  # a rule that declares no tokens: parse everything
-            else:
-                patterns.append(_scoped(pattern))
+                continue
+            self._add(RULE_ANCHORS[code], RULE_TOKENS.get(code))
         names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
-        patterns.extend(re.escape(name) for name in names)
+        if names:
+            self._add(tuple(names), None)
         if project_facts:
-            patterns.append(_scoped(PROJECT_FACT_TOKENS))
-        self.pattern = re.compile("|".join(patterns).encode()) if patterns else None
+            self._add(PROJECT_FACT_ANCHORS, None)
+
+    def _add(self, anchors: tuple[str, ...], pattern: str | None) -> None:
+        encoded = tuple(a.lower().encode() for a in anchors)
+        compiled = re.compile(pattern.encode()) if pattern is not None else None
+        if (encoded, compiled) not in self.checks:  # rules sharing tokens: check once
+            self.checks.append((encoded, compiled))
 
     def wants(self, data: bytes) -> bool:
         if self.disabled:
             return True
-        return self.pattern is not None and self.pattern.search(data) is not None
-
-
-def _scoped(pattern: str) -> str:
-    """Keep a pattern's inline flags local when it joins an alternation."""
-    if pattern.startswith("(?i)"):
-        return f"(?i:{pattern[4:]})"
-    return f"(?:{pattern})"
+        lowered = data.lower()
+        for anchors, pattern in self.checks:
+            if any(anchor in lowered for anchor in anchors) and (
+                pattern is None or pattern.search(lowered) is not None
+            ):
+                return True
+        return False

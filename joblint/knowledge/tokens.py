@@ -1,7 +1,10 @@
 """Tokens without which a rule cannot fire, per rule, as data for the prefilter.
 
 A file whose bytes match none of the selected rules' patterns (nor the
-whole-project fact patterns) is never parsed. Each pattern is derived from the
+whole-project fact patterns) is never parsed. Patterns are matched against the
+lower-cased bytes (so they are written in lower case), after a cheap check for
+one of the rule's literal anchors; a rule whose pattern is None is decided by
+its anchors alone. Each pattern is derived from the
 library tables where they name the trigger; it must stay conservative: a test
 lints every rule example, the examples and the fixtures with and without the
 prefilter and requires identical findings.
@@ -13,54 +16,81 @@ import re
 
 from joblint.knowledge import jobs, payloads
 
-_ENQUEUE_METHODS = sorted({*jobs.ENQUEUE_METHODS, "s", "si"})
+_ENQUEUE_METHODS = sorted({*jobs.ENQUEUE_METHODS, *payloads.PAYLOAD_SHAPES} - {"__call__"})
 _ENQUEUE_FUNCTIONS = sorted({q.rsplit(".", 1)[-1] for q in jobs.ENQUEUE_FUNCTIONS})
-_TRANSACTIONS = sorted(
-    {
-        *jobs.TRANSACTION_METHODS,
-        *jobs.TRANSACTION_DECORATOR_METHODS,
-        *(q.rsplit(".", 1)[-1] for q in jobs.TRANSACTION_FUNCTIONS),
-        *(q.rsplit(".", 1)[-1] for q in jobs.CONNECT_FUNCTIONS),
-    }
+_CANVAS = sorted({q.rsplit(".", 1)[-1] for q in jobs.CANVAS_CALLABLES})
+
+
+def _alternatives(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in words)
+
+
+def _method_calls(words: list[str]) -> str:
+    """`.name(`: a method call, not the bare word. (A space before the
+    parenthesis, which no formatter writes, is not looked for.)"""
+    return rf"\.(?:{_alternatives(words)})\("
+
+
+# A transaction scope: `atomic` (with, decorator, method_decorator), `.begin(`,
+# `.transaction(`, Tortoise's `in_transaction`, psycopg's `with conn:`.
+TRANSACTION = "|".join(
+    [
+        r"\batomic\b|in_transaction|psycopg",
+        _method_calls(sorted({*jobs.TRANSACTION_METHODS} - {"atomic"})),
+    ]
 )
-
-
-def _words(words: list[str]) -> str:
-    return r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b"
-
-
-# An enqueue call: `x.delay(`, `.apply_async(`, `async_task(`, a canvas `chain(`.
-ENQUEUE = _words([*_ENQUEUE_METHODS, *_ENQUEUE_FUNCTIONS, "chain", "group", "chord", "chunks"])
-TRANSACTION = _words(_TRANSACTIONS)
 
 # Files that can hold whole-project facts read by rules that scan every file's
 # facts (JL5's Celery settings and delays; django-q's ORM-broker switch). Facts
 # looked up by name (tasks, classes, constants) are loaded on demand instead.
-PROJECT_FACT_TOKENS = (
-    r"celery|CELERY|BROKER|broker_|time_limit|visibility_timeout|countdown|eta\s*=|Q_CLUSTER"
+PROJECT_FACT_ANCHORS = (
+    "celery",
+    "broker",
+    "time_limit",
+    "visibility_timeout",
+    "countdown",
+    "eta=",
+    "eta =",
+    "q_cluster",
+)
+# An enqueue call: `x.delay(`, `.apply_async(`, `async_task(`, a canvas `chain(`.
+_ENQUEUE_ANCHORS = (
+    *(f".{m}(" for m in _ENQUEUE_METHODS),
+    *(f"{f}(" for f in (*_ENQUEUE_FUNCTIONS, *_CANVAS)),
 )
 
-RULE_TOKENS: dict[str, str] = {
-    # Suppression comments.
-    "JL002": r"(?i)joblint|noqa",
+# Literal, lower-case substrings one of which every trigger of the rule contains.
+RULE_ANCHORS: dict[str, tuple[str, ...]] = {
+    "JL002": ("joblint", "noqa"),  # suppression comments
     # Inside a transaction scope; the enqueue may be a Huey task call (no token).
-    "JL101": TRANSACTION,
-    "JL102": r"\.commit\(",
-    "JL103": _words(sorted(payloads.FORWARDED_OPTIONS)),
-    "JL104": r"on_commit",
-    "JL105": _words(sorted(payloads.ASYNC_ENQUEUE_METHODS)),
+    "JL101": ("atomic", "in_transaction", "psycopg", ".begin", ".transaction"),
+    "JL102": (".commit(",),
+    "JL103": tuple(f".{m}(" for m in sorted(payloads.FORWARDED_OPTIONS)),
+    "JL104": ("on_commit",),
+    "JL105": tuple(f".{m}(" for m in sorted(payloads.ASYNC_ENQUEUE_METHODS)),
     # Payload rules look at enqueue arguments; Huey task calls are found by the
     # second phase (files naming a known Huey task).
-    "JL201": ENQUEUE,
-    "JL202": ENQUEUE,
-    "JL301": r"(?i)retry|backoff|wait_|sleep|interval|jitter",
-    "JL302": r"(?i)retry|backoff|stop|sleep|max_attempts|Q_CLUSTER",
-    "JL303": r"(?i)retry|backoff|on_exception",
-    "JL401": r"(?i)for\s+(?:no\s+key\s+)?update|for\s+(?:key\s+)?share|for_update",
-    "JL402": r"nx\s*=|setnx|lock",
+    "JL201": _ENQUEUE_ANCHORS,
+    "JL202": _ENQUEUE_ANCHORS,
+    "JL301": ("retry", "backoff", "wait_", "sleep"),
+    "JL302": ("retry", "backoff", "sleep", "max_attempts", "q_cluster"),
+    "JL303": ("retry", "backoff", "on_exception"),
+    "JL401": ("for",),
+    # SET NX, setnx, `.lock(` (redis-py, django-redis), redis/redis_lock `Lock(`, Huey.
+    "JL402": ("nx", "setnx", ".lock", "redis", "lock_task"),
+    "JL403": ("nx",),
+    "JL404": ("blocking", "nx", "pg_try_advisory"),
+    # Whole-project rules: their findings sit where the settings and limits are.
+    "JL501": PROJECT_FACT_ANCHORS,
+    "JL502": PROJECT_FACT_ANCHORS,
+}
+
+# A precise confirmation, run on the lower-cased bytes after an anchor matched,
+# where the anchors alone would let too many files through.
+RULE_TOKENS: dict[str, str] = {
+    "JL101": TRANSACTION,
+    "JL401": r"for(?:\s+(?:no\s+key\s+)?update|\s+(?:key\s+)?share|_update)",
+    "JL402": r"nx\s*=|setnx|\.lock\s*\(|redis|lock_task",
     "JL403": r"nx\s*=",
     "JL404": r"blocking\s*=|nx\s*=|pg_try_advisory",
-    # Whole-project rules: their findings sit where the settings and limits are.
-    "JL501": PROJECT_FACT_TOKENS,
-    "JL502": PROJECT_FACT_TOKENS,
 }
