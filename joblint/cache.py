@@ -73,7 +73,7 @@ def entry_key(path: str, data: bytes, settings: LintSettings, module: ModuleInfo
         str(module.is_package),
         settings_fingerprint(settings),
     ):
-        digest.update(part.encode())
+        digest.update(part.encode("utf-8", "surrogateescape"))  # undecodable file names
         digest.update(b"\0")
     digest.update(data)
     return digest.hexdigest()

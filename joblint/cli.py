@@ -5,6 +5,7 @@ Only argument handling and output plumbing live here; linting is `joblint.api`.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import traceback
@@ -27,7 +28,7 @@ from joblint.identity import SourceLines
 from joblint.models import Finding
 from joblint.registry import all_rules, lookup
 from joblint.report import FORMATS, Output, renderers
-from joblint.report.safe import terminal
+from joblint.report.safe import displayable, terminal
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # LibCST's traversal is recursive; deeply nested generated code needs headroom.
@@ -187,12 +188,14 @@ def check(
     if path is not None or baseline_prune:
         checked = integrations.checked_by(config, paths, changes, stdin_name)
         _apply_baseline(path, baseline_prune, run, sources.lines, checked)
+    shown, originals = displayable(run.findings)
     with _open_output(output_file) as stream:
-        out = Output(stream, _console(stream, "never" if output_file else color), sources.lines)
+        console = _console(stream, "never" if output_file else color)
+        out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)))
         if statistics:
-            _print_statistics(run.findings, out)
+            _print_statistics(shown, out)
         else:
-            renderers()[output_format](run.findings, out)
+            renderers()[output_format](shown, out)
     _print_summary(run, output_format)
     sys.exit(_exit_status(run, exit_zero))
 
@@ -280,11 +283,15 @@ class _SourceCache:
 
 @contextmanager
 def _open_output(path: Path | None) -> Iterator[TextIO]:
+    # Undecodable bytes in file names (lone surrogates) are written as `\udcff`
+    # escapes, never a UnicodeEncodeError: every format stays valid.
     if path is None:
+        if isinstance(sys.stdout, io.TextIOWrapper):
+            sys.stdout.reconfigure(errors="backslashreplace")
         yield sys.stdout
         return
     try:
-        handle = path.open("w", encoding="utf-8")
+        handle = path.open("w", encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         _fail(f"{path}: cannot write: {exc.strerror}")
         raise

@@ -13,6 +13,9 @@ line can hold ANSI escape sequences, bidi overrides or undecodable bytes.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+
+from joblint.models import Finding
 
 # C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate marks.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -47,3 +50,18 @@ def text(value: str) -> str:
 def terminal(value: str) -> str:
     """`text(value)` with control and bidi characters shown as escapes."""
     return _UNSAFE.sub(_escape, text(value))
+
+
+def displayable(findings: list[Finding]) -> tuple[list[Finding], dict[str, str]]:
+    """Findings with `text` applied to path, message and help (so any format can
+    encode them), and each changed path's original, to read its source lines."""
+    shown: list[Finding] = []
+    originals: dict[str, str] = {}
+    for finding in findings:
+        path = text(finding.path)
+        if path != finding.path:
+            originals[path] = finding.path
+        shown.append(
+            replace(finding, path=path, message=text(finding.message), help=text(finding.help))
+        )
+    return shown, originals
