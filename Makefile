@@ -21,4 +21,4 @@ docs:
 	$(PYTHON) -m joblint.docs_gen
 
 bench:
-	$(PYTHON) benchmarks/run.py
+	$(PYTHON) benchmarks/compare.py --write-docs

@@ -1,0 +1,224 @@
+"""joblint cold and warm against flake8 and Ruff, on real code nobody here wrote.
+
+    python benchmarks/compare.py [--runs 3] [--jobs 2] [--write-docs]
+
+Corpora (built under benchmarks/.work/, never committed):
+- stdlib: the running interpreter's standard library (test, tests, idlelib excluded);
+- site-packages: a venv with celery, kombu, django, sqlalchemy, redis, rq, dramatiq.
+Tools run alternately; medians of wall time and the peak resident memory of
+the whole process tree are reported. Run by hand or with `make bench`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "benchmarks" / ".work"
+SKIP_PARTS = {"test", "tests", "idlelib", "site-packages", "__pycache__"}
+VENV_PACKAGES = ["celery", "kombu", "django", "sqlalchemy", "redis", "rq", "dramatiq"]
+
+
+@dataclass
+class Measure:
+    seconds: list[float]
+    peak_mb: float
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def copy_python_files(source: Path, target: Path) -> None:
+    if target.exists():
+        return
+    for path in source.rglob("*.py"):
+        relative = path.relative_to(source)
+        if SKIP_PARTS & set(relative.parts[:-1]):
+            continue
+        out = target / relative
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, out)
+
+
+def stdlib_corpus() -> Path:
+    target = WORK / "stdlib"
+    copy_python_files(Path(sysconfig.get_paths()["stdlib"]), target)
+    return target
+
+
+def site_packages_corpus() -> Path:
+    target = WORK / "site-packages"
+    if target.exists():
+        return target
+    venv = WORK / "venv"
+    if not venv.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, *VENV_PACKAGES], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    for package in site.iterdir():
+        if package.is_dir() and not package.name.endswith((".dist-info", "__pycache__")):
+            copy_python_files(package, target / package.name)
+    return target
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants (Linux /proc)."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+            pending.extend(int(c) for c in children)
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, peak MB of the process tree)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            peak = max(peak, _tree_rss_kb(process.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    process.wait()
+    stop.set()
+    sampler.join()
+    return time.perf_counter() - start, peak / 1024
+
+
+def tool_available(name: str) -> bool:
+    return shutil.which(name) is not None
+
+
+def measure_corpus(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
+    joblint = [sys.executable, "-m", "joblint", "check", "--isolated", "-j", str(jobs), "."]
+    cache = corpus / ".joblint_cache"
+    touched = next(p for p in sorted(corpus.rglob("*.py")) if p.stat().st_size > 1000)
+    original = touched.read_bytes()
+    commands: dict[str, list[str]] = {"joblint-warm": joblint}
+    if tool_available("flake8"):
+        commands["flake8"] = ["flake8", "-j", str(jobs), "--exit-zero", "."]
+    if tool_available("ruff"):
+        commands["ruff"] = ["ruff", "check", "--no-cache", "--isolated", "--exit-zero", "."]
+    results: dict[str, Measure] = {}
+
+    def record(name: str, command: list[str]) -> None:
+        seconds, peak = timed(command, corpus)
+        entry = results.setdefault(name, Measure([], 0.0))
+        entry.seconds.append(seconds)
+        entry.peak_mb = max(entry.peak_mb, peak)
+
+    subprocess.run(joblint, cwd=corpus, capture_output=True)  # fill the cache once
+    for _ in range(runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        record("joblint-cold", joblint)
+        for name, command in commands.items():
+            record(name, command)
+        touched.write_bytes(original + b"\n# touched by the benchmark\n")
+        record("joblint-touched", joblint)
+        touched.write_bytes(original)
+        subprocess.run(joblint, cwd=corpus, capture_output=True)
+    return results
+
+
+def prefilter_rate(corpus: Path) -> tuple[int, float, float]:
+    """(files, share of files parsed, share of bytes parsed) with default rules."""
+    from joblint.prefilter import Prefilter
+    from joblint.registry import select_codes
+
+    codes = select_codes(["ALL"], [], [], preview=False)
+    prefilter = Prefilter(codes, [], project_facts=True)
+    datas = [p.read_bytes() for p in corpus.rglob("*.py")]
+    kept = [d for d in datas if prefilter.wants(d)]
+    total = sum(map(len, datas)) or 1
+    return len(datas), len(kept) / max(1, len(datas)), sum(map(len, kept)) / total
+
+
+def table(name: str, corpus: Path, results: dict[str, Measure]) -> list[str]:
+    files, file_share, byte_share = prefilter_rate(corpus)
+    megabytes = sum(p.stat().st_size for p in corpus.rglob("*.py")) / 1e6
+    cold = results["joblint-cold"].median
+    warm = results["joblint-warm"].median
+    lines = [
+        f"### {name}: {files} files, {megabytes:.1f} MB; prefilter passes "
+        f"{file_share:.0%} of files ({byte_share:.0%} of bytes)",
+        "",
+        "| tool | median s | peak RSS MB |",
+        "| --- | ---: | ---: |",
+    ]
+    for tool, measure in results.items():
+        lines.append(f"| {tool} | {measure.median:.2f} | {measure.peak_mb:.0f} |")
+    lines.append("")
+    if "flake8" in results:
+        lines.append(f"- cold / flake8 = {cold / results['flake8'].median:.3f} (target <= 0.15)")
+    if "ruff" in results:
+        lines.append(f"- warm / ruff = {warm / results['ruff'].median:.2f} (target <= 1.0)")
+    touched = results["joblint-touched"].median
+    lines.append(f"- touched one file / warm = {touched / warm:.2f} (target <= 1.5)")
+    lines.append("")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--corpus", choices=["stdlib", "site-packages", "both"], default="both")
+    parser.add_argument("--write-docs", action="store_true")
+    args = parser.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    (WORK / ".gitignore").write_text("*\n")
+    corpora = {
+        "stdlib": stdlib_corpus,
+        "site-packages": site_packages_corpus,
+    }
+    chosen = list(corpora) if args.corpus == "both" else [args.corpus]
+    report = [
+        f"Machine: {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
+        f"{args.runs} alternating runs, -j {args.jobs}.",
+        "",
+    ]
+    for name in chosen:
+        corpus = corpora[name]()
+        results = measure_corpus(corpus, args.runs, args.jobs)
+        report.extend(table(name, corpus, results))
+    print("\n".join(report))
+    if args.write_docs:
+        docs = ROOT / "docs" / "performance.md"
+        text = docs.read_text() if docs.exists() else ""
+        marker = "<!-- results -->"
+        head = text.split(marker)[0] if marker in text else text
+        docs.write_text(head.rstrip() + f"\n\n{marker}\n\n" + "\n".join(report) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
