@@ -339,3 +339,17 @@ def test_file_disappearing_after_discovery(tmp_path: Path) -> None:
     messages = [f.message for f in run.findings if f.path.endswith("b.py")]
     assert messages == ["file disappeared before it could be read"]
     assert any(f.code == "JL101" and f.path.endswith("a.py") for f in run.findings)
+
+
+def test_deep_thread_reraises_nests_and_restores_the_limit() -> None:
+    from joblint import deep
+
+    def recurse(n: int) -> int:
+        return 0 if n == 0 else 1 + recurse(n - 1)
+
+    limit = sys.getrecursionlimit()
+    assert deep.call(lambda: recurse(20_000)) == 20_000
+    assert deep.call(lambda: deep.call(lambda: 7)) == 7
+    with pytest.raises(ZeroDivisionError):
+        deep.call(lambda: 1 // 0)
+    assert sys.getrecursionlimit() == limit
