@@ -17,7 +17,7 @@ import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import Binding, BindingKind, dotted_parts, dotted_text
-from joblint.analysis.tasks import task_like_target
+from joblint.analysis.tasks import classify_enqueue, task_like_target
 from joblint.analysis.values import unwrap
 from joblint.knowledge import payloads as kb
 from joblint.models import Requirement
@@ -56,6 +56,8 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     if found is None:
         return None
     shape, requires = found
+    if _is_partial(call, context):
+        call = cst.Call(func=call.args[0].value, args=call.args[1:])
     issues: list[PayloadIssue] = []
     for argument in payload_arguments(call, shape):
         for issue in _classify(argument, context):
@@ -71,7 +73,14 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
 def _shape_and_requirements(
     call: cst.Call, context: FileContext
 ) -> tuple[kb.PayloadShape, tuple[Requirement, ...]] | None:
-    enqueue = context.enqueue(call)
+    if _is_partial(call, context):
+        # `functools.partial(queue.enqueue, func, job=job)`: the same payload,
+        # called later (typically by an on-commit hook). The call is built here,
+        # so it is classified directly, not through the per-node memo.
+        inner = cst.Call(func=call.args[0].value, args=call.args[1:])
+        enqueue = classify_enqueue(inner, context.resolver, context.options.enqueue_functions)
+    else:
+        enqueue = context.enqueue(call)
     if enqueue is not None:
         shape = kb.PAYLOAD_SHAPES.get(enqueue.method)
         return (shape, enqueue.requires) if shape is not None else None
@@ -83,6 +92,12 @@ def _shape_and_requirements(
         requires = () if target.library else (Requirement("not-plain", target.qualname),)
         return kb.PAYLOAD_SHAPES[func.attr.value], requires
     return None
+
+
+def _is_partial(call: cst.Call, context: FileContext) -> bool:
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    return context.resolver.qualified_name(call.func) in kb.PARTIAL_FUNCTIONS
 
 
 # --- which arguments are payload --------------------------------------------------

@@ -302,6 +302,8 @@ def _canvas_call(inner: cst.Call, resolver: Resolver) -> Enqueue | None:
 
 def _task_call(func: cst.BaseExpression, resolver: Resolver) -> Enqueue | None:
     """Calling a task function: an enqueue only for libraries that enqueue on call."""
+    if isinstance(func, cst.Attribute) and func.attr.value in jobs.SIGNATURE_METHODS:
+        return None  # `task.s(...)` builds a signature; it enqueues nothing
     target = task_like_target(func, resolver)
     if target is None:
         return None

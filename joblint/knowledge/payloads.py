@@ -281,6 +281,9 @@ PAYLOAD_SHAPES: dict[str, PayloadShape] = {
     "async_task": PayloadShape(skip_positional=1, reserved=_DJANGO_Q_RESERVED),
 }
 
+# `partial(enqueue_method, *args, **kwargs)`: the enqueue's payload, bound now.
+PARTIAL_FUNCTIONS = frozenset({"functools.partial"})
+
 # --- JL103: execution options given to a call that forwards them to the task -----
 
 

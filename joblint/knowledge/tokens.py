@@ -57,6 +57,7 @@ PROJECT_FACT_ANCHORS = (
 _ENQUEUE_ANCHORS = (
     *(f".{m}(" for m in _ENQUEUE_METHODS),
     *(f"{f}(" for f in (*_ENQUEUE_FUNCTIONS, *_CANVAS)),
+    "partial(",  # functools.partial(queue.enqueue, ...)
 )
 
 # Literal, lower-case substrings one of which every trigger of the rule contains.

@@ -162,6 +162,28 @@ def run(limits: Limits):
                 "@dataclasses.dataclass(frozen=True)\nclass Limits:\n    seats: int = 1\n"
             ),
         ),
+        invalid(
+            """
+import dataclasses
+import functools
+import django_rq
+from celery import group
+from django.db import transaction
+from .tasks import ingest
+
+@dataclasses.dataclass
+class Doc:
+    path: str
+
+def run(paths):
+    group(ingest.s(doc=Doc(p)) for p in paths).delay()
+    queue = django_rq.get_queue()
+    transaction.on_commit(functools.partial(queue.enqueue, ingest, Doc("x")))
+""",
+            (14, 24, "'Doc(p)' is a dataclass instance (Doc) passed to ingest.s()"),
+            (16, 68, "passed to queue.enqueue()"),
+            id="signature-and-partial",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
