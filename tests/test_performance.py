@@ -93,7 +93,9 @@ def test_cache_hits_and_invalidation(tmp_path: Path, monkeypatch: pytest.MonkeyP
         {
             "a.py": "from django.db import transaction\nfrom .t import t\n"
             "def f():\n    with transaction.atomic():\n        t.delay()\n",
-            "b.py": "from django.db import transaction\n\n@transaction.atomic\ndef g():\n    pass\n",
+            "b.py": (
+                "from django.db import transaction\n\n@transaction.atomic\ndef g():\n    pass\n"
+            ),
         },
     )
     monkeypatch.chdir(tmp_path)
