@@ -12,7 +12,14 @@ import pathspec
 from joblint.analysis.context import Options
 from joblint.cache import CACHE_DIR_NAME, ResultCache
 from joblint.config import Config
-from joblint.engine import LintSettings, ModuleInfo, SourceError, lint_source, unparseable_result
+from joblint.engine import (
+    UNPARSEABLE,
+    LintSettings,
+    ModuleInfo,
+    SourceError,
+    lint_source,
+    unparseable_result,
+)
 from joblint.files import discover, module_name
 from joblint.knowledge import tokens
 from joblint.models import FileResult, Finding
@@ -167,6 +174,15 @@ class _Run:
         jobs = [Job(s.shown, s.data, self.selector.settings_for(s.path), s.module) for s in sources]
         return run_jobs(jobs, self.workers, self.cache, self.options.on_file)
 
+    def syntax(self, sources: list[_Source]) -> list[FileResult]:
+        """JL001 for skipped files that can't be read or parsed; nothing else."""
+        jobs = [
+            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, syntax_only=True)
+            for s in sources
+        ]
+        found = run_jobs(jobs, self.workers, self.cache)
+        return [r for r in found if r.findings]
+
     def facts(self, sources: list[_Source]) -> list[FileResult]:
         jobs = [Job(s.shown, s.data, self.facts_only, s.module) for s in sources]
         return run_jobs(jobs, self.workers, self.cache)
@@ -208,6 +224,8 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         if not keep and options.on_file:
             options.on_file()
     results.extend(run.lint(wanted))
+    if UNPARSEABLE in run.selector.base:
+        results.extend(run.syntax(skipped))
     named: frozenset[str] | None = None
     pool = list(skipped)
     context: list[FileResult] = []

@@ -64,10 +64,13 @@ def settings_fingerprint(settings: LintSettings) -> str:
     return json.dumps(parts)
 
 
-def entry_key(path: str, data: bytes, settings: LintSettings, module: ModuleInfo) -> str:
+def entry_key(
+    path: str, data: bytes, settings: LintSettings, module: ModuleInfo, kind: str = "lint"
+) -> str:
     digest = hashlib.sha256()
     for part in (
         __version__,
+        kind,
         path,
         module.name,
         str(module.is_package),

@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from joblint.cache import ResultCache, entry_key
-from joblint.engine import LintSettings, ModuleInfo, lint_source
+from joblint.engine import LintSettings, ModuleInfo, lint_source, syntax_check
 from joblint.models import FileResult
 
 # Below this many files to parse, a pool costs more than it saves.
@@ -29,6 +29,8 @@ class Job:
     data: bytes
     settings: LintSettings
     module: ModuleInfo
+    # Only check that the file can be read and parsed (prefilter-skipped files).
+    syntax_only: bool = False
 
 
 def worker_count(requested: int) -> int:
@@ -40,6 +42,8 @@ def _init_worker() -> None:
 
 
 def _run(job: Job) -> FileResult:
+    if job.syntax_only:
+        return syntax_check(job.path, job.data, job.settings)
     return lint_source(job.path, job.data, job.settings, job.module)
 
 
@@ -53,7 +57,8 @@ def run_jobs(
     keys: list[str] = []
     todo: list[int] = []
     for index, job in enumerate(jobs):
-        key = entry_key(job.path, job.data, job.settings, job.module) if cache else ""
+        kind = "syntax" if job.syntax_only else "lint"
+        key = entry_key(job.path, job.data, job.settings, job.module, kind) if cache else ""
         keys.append(key)
         cached = cache.get(key) if cache else None
         if cached is not None:

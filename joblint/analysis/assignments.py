@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from joblint.analysis.context import FileContext
+from joblint.analysis.walk import children
 
 ScopeNode = cst.Module | cst.FunctionDef
 
@@ -312,4 +313,4 @@ def _walrus_targets(node: cst.CSTNode) -> Iterator[cst.NamedExpr]:
             yield current
         if isinstance(current, cst.Lambda | cst.FunctionDef | cst.ClassDef):
             continue
-        stack.extend(current.children)
+        stack.extend(children(current))

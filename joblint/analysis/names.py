@@ -8,6 +8,7 @@ are not searched from inside methods (Python doesn't either).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -55,6 +56,12 @@ class Scope:
     names: dict[str, Binding] = field(default_factory=dict)
     # Class bodies are invisible from the methods inside them.
     is_class: bool = False
+
+
+def in_standard_library(qualname: str) -> bool:
+    """Whether a name comes from the standard library, which defines no tasks,
+    models or project classes (so it never needs the project's index)."""
+    return qualname.split(".", 1)[0] in sys.stdlib_module_names
 
 
 def dotted_parts(node: cst.BaseExpression) -> list[str] | None:

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import Binding, BindingKind, dotted_parts, dotted_text
+from joblint.analysis.names import (
+    Binding,
+    BindingKind,
+    dotted_parts,
+    dotted_text,
+    in_standard_library,
+)
 from joblint.analysis.tasks import classify_enqueue, task_like_target
 from joblint.analysis.values import unwrap
 from joblint.knowledge import payloads as kb
@@ -200,7 +206,7 @@ def _classify_attribute(node: cst.Attribute, context: FileContext) -> list[Paylo
         return [PayloadIssue(node, "request.user", kb.DJANGO_MODEL, "User")]
     # `Color.RED`: a member of a class the index may know as an enum.
     if root is not None and root.kind in (BindingKind.IMPORT, BindingKind.DEF):
-        if not parts[1].isupper():
+        if not parts[1].isupper() or in_standard_library(root.qualname):
             return []
         requires = (Requirement("class", root.qualname, frozenset({kb.ENUM})),)
         return [PayloadIssue(node, _render(node), kb.ENUM, parts[0], requires)]
@@ -229,7 +235,7 @@ def _class_alternatives(node: cst.BaseExpression, context: FileContext) -> list[
     """An instance of the class `node` names: one pending issue per possible kind."""
     qualname = context.resolver.qualified_name(node)
     parts = dotted_parts(node)
-    if qualname is None or parts is None:
+    if qualname is None or parts is None or in_standard_library(qualname):
         return []
     return [
         PayloadIssue(

@@ -7,7 +7,14 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts, dotted_text
+from joblint.analysis.names import (
+    Binding,
+    BindingKind,
+    Resolver,
+    dotted_parts,
+    dotted_text,
+    in_standard_library,
+)
 from joblint.analysis.values import unwrap, value_of
 from joblint.knowledge import jobs
 from joblint.models import Requirement
@@ -305,7 +312,7 @@ def _task_call(func: cst.BaseExpression, resolver: Resolver) -> Enqueue | None:
     if isinstance(func, cst.Attribute) and func.attr.value in jobs.SIGNATURE_METHODS:
         return None  # `task.s(...)` builds a signature; it enqueues nothing
     target = task_like_target(func, resolver)
-    if target is None:
+    if target is None or (target.library is None and in_standard_library(target.qualname)):
         return None
     libraries = jobs.ENQUEUE_ON_CALL_LIBRARIES
     if target.library:
