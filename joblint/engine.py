@@ -12,6 +12,7 @@ import io
 import re
 import sys
 import tokenize
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -21,9 +22,9 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from joblint import budget, deep, suppressions
 from joblint.analysis.context import FileContext, Options
 from joblint.analysis.walk import walk
-from joblint.models import FileResult, Finding, PendingFinding, Span
+from joblint.models import Edit, FileResult, Finding, Fix, PendingFinding, Span
 from joblint.registry import BUILTIN_CODES, rule_by_code
-from joblint.rule import ProjectRule, Report, Rule
+from joblint.rule import FixSpec, ProjectRule, Report, Rule
 from joblint.rules import unused_suppression
 
 UNPARSEABLE = "JL001"
@@ -88,7 +89,7 @@ def parse(text: str) -> cst.Module:
 def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> SourceError:
     """Python's own message and position where it has one: LibCST's are less precise."""
     try:
-        ast.parse(text)
+        _quiet_ast_parse(text)
     except SyntaxError as syntax:
         return SourceError(
             f"syntax error: {syntax.msg}", syntax.lineno or 1, max(1, syntax.offset or 1)
@@ -122,12 +123,19 @@ def lint_source(
         return FileResult(path, parsed=False, errors=(_internal_error(path, 1, "joblint", exc),))
 
 
+def _quiet_ast_parse(text: str) -> None:
+    """`ast.parse` without the SyntaxWarnings it prints about the user's code."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ast.parse(text)
+
+
 def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
     """For files the prefilter skips: only whether they can be read and parsed
     (JL001), with Python's own parser, many times cheaper than LibCST's."""
     try:
         text = checked_text(data)
-        ast.parse(text)
+        _quiet_ast_parse(text)
     except SourceError as exc:
         return unparseable_result(path, settings, exc)
     except SyntaxError as exc:
@@ -205,7 +213,7 @@ def _lint_tree(
     pending: list[PendingFinding] = []
     for rule, report in reports:
         try:
-            finding = _finding(path, rule, report, positions, sups)
+            finding = _finding(path, rule, report, positions, sups, tree)
         except Exception as exc:  # e.g. a node that isn't in this tree
             dispatcher.errors.append((rule.CODE, report.node, exc))
             continue
@@ -252,6 +260,7 @@ def _finding(
     report: Report,
     positions: dict[cst.CSTNode, CodeRange],
     sups: suppressions.Suppressions,
+    tree: cst.Module,
 ) -> Finding | None:
     where = positions[report.node]
     span = Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
@@ -269,7 +278,60 @@ def _finding(
         return _line(positions, node)
 
     message = report.message if isinstance(report.message, str) else report.message(line_of)
-    return Finding(rule.CODE, rule.name(), message, path, span, rule.HELP)
+    fix = _fix(report.fix, positions, tree) if report.fix is not None else None
+    return Finding(rule.CODE, rule.name(), message, path, span, rule.HELP, fix)
+
+
+# --- issue 10: a rule's FixSpec -> positioned edits ---
+
+
+def _fix(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Module) -> Fix:
+    edits = [
+        Edit(_span(positions[node]), new if isinstance(new, str) else tree.code_for_node(new))
+        for node, new in spec.replacements
+    ]
+    missing = [i for i in spec.imports if not _imported(tree, *i)]
+    if missing:
+        lines = "".join(f"from {m} import {n}{tree.default_newline}" for m, n in missing)
+        line = _import_line(tree, positions)
+        edits.append(Edit(Span(line, 1, line, 1), lines))
+    return Fix(spec.safety, spec.message, tuple(sorted(edits, key=lambda e: e.span)))
+
+
+def _span(where: CodeRange) -> Span:
+    return Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+
+
+def _imports_of(statement: cst.CSTNode) -> list[cst.Import | cst.ImportFrom]:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return []
+    return [s for s in statement.body if isinstance(s, cst.Import | cst.ImportFrom)]
+
+
+def _imported(tree: cst.Module, module: str, name: str) -> bool:
+    for statement in tree.body:
+        for imp in _imports_of(statement):
+            if not isinstance(imp, cst.ImportFrom) or imp.module is None or imp.relative:
+                continue
+            if tree.code_for_node(imp.module) != module or isinstance(imp.names, cst.ImportStar):
+                continue
+            if any(a.asname is None and tree.code_for_node(a.name) == name for a in imp.names):
+                return True
+    return False
+
+
+def _import_line(tree: cst.Module, positions: dict[cst.CSTNode, CodeRange]) -> int:
+    """The line a new import goes on: after the last top-level import, else after
+    the docstring, else before the first statement."""
+    last = [s for s in tree.body if _imports_of(s)]
+    if last:
+        return positions[last[-1]].end.line + 1
+    if not tree.body:
+        return tree.code.count("\n") + 1
+    first = tree.body[0]
+    if tree.get_docstring() is not None:
+        return positions[first].end.line + 1
+    return positions[first].start.line
 
 
 RuleMethod = Callable[[cst.CSTNode], object]

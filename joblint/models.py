@@ -44,6 +44,27 @@ class Requirement:
 
 
 @dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text in `span` with `content` (an empty span inserts)."""
+
+    span: Span
+    content: str
+
+
+SAFE = "safe"  # behaviour kept
+UNSAFE = "unsafe"  # behaviour intentionally changed: only with --unsafe-fixes
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """How to fix a finding: non-overlapping edits of the file's text."""
+
+    safety: str  # SAFE or UNSAFE
+    message: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     code: str
     name: str
@@ -51,6 +72,7 @@ class Finding:
     path: str
     span: Span
     help: str = ""
+    fix: Fix | None = None
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

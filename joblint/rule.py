@@ -19,7 +19,7 @@ import libcst as cst
 
 from joblint.analysis.celery_project import CeleryProject
 from joblint.analysis.context import FileContext
-from joblint.models import Finding, Place, Requirement
+from joblint.models import UNSAFE, Finding, Place, Requirement
 
 # Sections a rule's docstring must have, in order.
 DOC_SECTIONS = (
@@ -62,17 +62,21 @@ class Invalid:
     # Extra files linted together with `code` (module name -> source), for
     # examples that need the project's task index.
     project: dict[str, str] = field(default_factory=dict)
+    # Issue 10: the example after `joblint check --fix --unsafe-fixes` (None: not fixed).
+    fixed: str | None = None
 
 
 def invalid(
     code: str,
     *expected: tuple[int, int, str] | tuple[str, int, int, str],
     id: str = "",
+    fixed: str | None = None,
     **project: str,
 ) -> Invalid:
     """`expected` items are (line, column, message) in the example, or
-    (path, line, column, message) in one of the `project` files."""
-    return Invalid(code, tuple(_expected(e) for e in expected), id, dict(project))
+    (path, line, column, message) in one of the `project` files; `fixed` is
+    the example's code once every fix is applied."""
+    return Invalid(code, tuple(_expected(e) for e in expected), id, dict(project), fixed)
 
 
 def _expected(item: tuple[int, int, str] | tuple[str, int, int, str]) -> Expected:
@@ -83,12 +87,37 @@ def _expected(item: tuple[int, int, str] | tuple[str, int, int, str]) -> Expecte
     return Expected(line, column, message)
 
 
+@dataclass(frozen=True, slots=True)
+class FixSpec:
+    """A fix as a rule gives it (issue 10): CST nodes to replace, each with a new
+    node or its code, and `from module import name` imports the result needs.
+    The engine turns it into a positioned `joblint.models.Fix`."""
+
+    safety: str  # joblint.models.SAFE or UNSAFE
+    message: str
+    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | str], ...]
+    imports: tuple[tuple[str, str], ...] = ()
+
+
+def fix(
+    node: cst.CSTNode,
+    replacement: cst.CSTNode | str,
+    message: str,
+    *,
+    safety: str = UNSAFE,
+    imports: tuple[tuple[str, str], ...] = (),
+) -> FixSpec:
+    """Replace `node` by `replacement`, adding `imports` ((module, name), ...)."""
+    return FixSpec(safety, message, ((node, replacement),), imports)
+
+
 @dataclass(slots=True)
 class Report:
     node: cst.CSTNode
     message: Message
     statement: cst.CSTNode | None
     requires: tuple[Requirement, ...] = ()
+    fix: FixSpec | None = None
 
 
 def kebab_case(name: str) -> str:
@@ -125,8 +154,10 @@ class Rule:
         *,
         requires: tuple[Requirement, ...] = (),
         statement: cst.CSTNode | None = None,
+        fix: FixSpec | None = None,
     ) -> None:
-        self.reports.append(Report(node, message, statement or self.context.statement, requires))
+        where = statement or self.context.statement
+        self.reports.append(Report(node, message, where, requires, fix))
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,10 +37,13 @@ def cases() -> Iterator[Case]:
             yield Case(rule, example, index)
 
 
-def lint_example(rule: type[Rule], example: Valid | Invalid) -> list[Finding]:
-    """Lint the example (and its project files) with only `rule` enabled."""
+def lint_example(
+    rule: type[Rule], example: Valid | Invalid, code: str | None = None
+) -> list[Finding]:
+    """Lint the example (and its project files) with only `rule` enabled;
+    `code` replaces the example's own code (e.g. once fixed)."""
     settings = LintSettings(frozenset({rule.CODE}) | rule.EXAMPLE_CODES, Options())
-    sources = {EXAMPLE_MODULE: example.code}
+    sources = {EXAMPLE_MODULE: example.code if code is None else code}
     if isinstance(example, Invalid):
         sources.update({name.replace("_", "."): code for name, code in example.project.items()})
     results = [
@@ -85,7 +88,32 @@ def check(case: Case) -> list[str]:
     problems.extend(f"unexpected {_show(f)}" for f in remaining)
     if problems and findings:
         problems.append("got: " + "; ".join(_show(f) for f in findings))
-    return problems
+    return problems + _check_fixed(case.rule, example, findings)
+
+
+def fix_example(rule: type[Rule], example: Invalid, findings: list[Finding] | None = None) -> str:
+    """The example's code after the fix loop, unsafe fixes included."""
+    from joblint.fix import fix_file
+
+    def relint(data: bytes) -> list[Finding]:
+        found = lint_example(rule, example, data.decode())
+        return [f for f in found if f.path == EXAMPLE_PATH]
+
+    if findings is None:
+        findings = lint_example(rule, example)
+    mine = [f for f in findings if f.path == EXAMPLE_PATH]
+    return fix_file(EXAMPLE_PATH, example.code.encode(), mine, relint, True).data.decode()
+
+
+def _check_fixed(rule: type[Rule], example: Invalid, findings: list[Finding]) -> list[str]:
+    fixed = fix_example(rule, example, findings)
+    if example.fixed is None:
+        if fixed != example.code:
+            return [f"a fix applies but the example declares no fixed code; got:\n{fixed}"]
+        return []
+    if fixed != example.fixed:
+        return [f"fixed code differs; expected:\n{example.fixed}\ngot:\n{fixed}"]
+    return []
 
 
 def _show(finding: Finding) -> str:

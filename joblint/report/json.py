@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from joblint.models import Finding
+from joblint.models import Finding, Fix
 from joblint.report import Output
 from joblint.report.safe import text
 
@@ -22,7 +22,26 @@ def as_dict(finding: Finding) -> dict[str, Any]:
         "end_line": span.end_line,
         "end_column": span.end_column,
         "severity": "error",
-        "fix": None,
+        "fix": fix_dict(finding.fix),
+    }
+
+
+def fix_dict(fix: Fix | None) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {
+        "safety": fix.safety,
+        "message": text(fix.message),
+        "edits": [
+            {
+                "line": e.span.line,
+                "column": e.span.column,
+                "end_line": e.span.end_line,
+                "end_column": e.span.end_column,
+                "content": e.content,
+            }
+            for e in fix.edits
+        ],
     }
 
 
