@@ -49,6 +49,10 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     # A rule failed on a file: reported with "please report", exit status 2.
     internal_errors: list[str] = field(default_factory=list)
+    # Issue 10: what re-linting one file with the project around it needs.
+    results: list[FileResult] = field(default_factory=list)
+    context: list[FileResult] = field(default_factory=list)
+    settings: ProjectSettings | None = None
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -329,6 +333,22 @@ def _finish(
     checked = len(results) if files_checked is None else files_checked
     run = RunResult(files_checked=checked, errors=list(errors))
     run.findings = settle(results, settings, context or ())
+    run.results, run.context, run.settings = results, list(context or ()), settings
     for result in results:
         run.internal_errors.extend(result.errors)
     return run
+
+
+def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], list[Finding]]:
+    """Issue 10: lint new bytes of the run's file `shown` (a path as reported),
+    settled with the rest of the run's project; its findings only."""
+    path = Path(shown)
+    settings = _Selector(config).settings_for(path)
+    name, is_package = module_name(path)
+    others = [r for r in run.results if r.path != shown] + run.context
+
+    def relint(data: bytes) -> list[Finding]:
+        result = lint_source(shown, data, settings, ModuleInfo(name, is_package))
+        return [f for f in settle([result], run.settings, others) if f.path == shown]
+
+    return relint

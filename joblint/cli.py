@@ -126,6 +126,19 @@ def main() -> None:
     help="Record the current findings in this baseline file, then exit.",
 )
 @click.option("--baseline-prune", is_flag=True, help="Remove fixed findings from the baseline.")
+# --- issue 10: fixes (joblint.autofix) ---
+@click.option("--fix", is_flag=True, help="Apply fixes, rewriting the files in place.")
+@click.option(
+    "--diff", "show_diff", is_flag=True, help="Print fixes as a unified diff; write nothing."
+)
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Also apply fixes that change behaviour (config: unsafe-fixes).",
+)
+@click.option("--fix-only", is_flag=True, help="Apply fixes; don't report what remains.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when a fix was applied.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied.")
 def check(
     paths: tuple[Path, ...],
     select: str | None,
@@ -148,6 +161,12 @@ def check(
     baseline_file: Path | None,
     write_baseline: Path | None,
     baseline_prune: bool,
+    fix: bool,
+    show_diff: bool,
+    unsafe_fixes: bool | None,
+    fix_only: bool,
+    exit_non_zero_on_fix: bool,
+    show_fixes: bool,
 ) -> None:
     """Lint PATHS (default: the current directory); '-' reads standard input."""
     changes = None  # issue 11: --diff-from's changed files
@@ -180,6 +199,10 @@ def check(
         _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
         return
     sources = _SourceCache(stdin_filename or "-", stdin_source)
+    fixing = None  # issue 10
+    if fix or show_diff or fix_only:
+        unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
+        fixing = _fix(config, run, stdin_source is not None, unsafe, show_diff, show_fixes)
     # --- issue 11: baselines ---
     if write_baseline is not None:
         _write_baseline(write_baseline, run, sources.lines, changes)
@@ -188,7 +211,7 @@ def check(
     if path is not None or baseline_prune:
         checked = integrations.checked_by(config, paths, changes, stdin_name)
         _apply_baseline(path, baseline_prune, run, sources.lines, checked)
-    shown, originals = displayable(run.findings)
+    shown, originals = displayable([] if fix_only else run.findings)
     with _open_output(output_file) as stream:
         console = _console(stream, "never" if output_file else color)
         out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)))
@@ -196,8 +219,49 @@ def check(
             _print_statistics(shown, out)
         else:
             renderers()[output_format](shown, out)
-    _print_summary(run, output_format)
-    sys.exit(_exit_status(run, exit_zero))
+    if not fix_only:
+        _print_summary(run, output_format)
+    if fixing is not None:
+        click.echo(fixing[1], err=True)
+    status = _exit_status(run, exit_zero or fix_only)
+    if exit_non_zero_on_fix and fixing is not None and fixing[0]:
+        status = max(status, EXIT_FINDINGS)
+    sys.exit(status)
+
+
+# --- issue 10: fixes (joblint.autofix) ---
+
+
+def _plural(count: int) -> str:
+    return f"{count} finding{'' if count == 1 else 's'}"
+
+
+def _fix(
+    config: Config, run: RunResult, stdin: bool, unsafe: bool, diff: bool, show: bool
+) -> tuple[int, str]:
+    """Apply (or with `diff`, print and exit) the fixes: how many, the summary line."""
+    from joblint.autofix import fix_run, summary, unified_diff
+
+    if stdin:
+        _fail("--fix, --diff and --fix-only don't read standard input yet")
+    outcome = fix_run(config, run, unsafe, write=not diff)
+    for error in outcome.errors:
+        click.echo(f"joblint: error: {terminal(error)}", err=True)
+    for path in outcome.skipped:
+        click.echo(f"joblint: {terminal(path)} changed while fixing it: left alone", err=True)
+    if diff:
+        for fixed in outcome.changed:
+            sys.stdout.write(unified_diff(fixed))
+        noun = _plural(len(outcome.fixed))
+        click.echo(f"Would fix {noun} in {len(outcome.changed)} file(s).", err=True)
+        sys.exit(EXIT_ERROR if outcome.errors else 1 if outcome.changed else EXIT_CLEAN)
+    if show:
+        for finding in outcome.fixed:
+            where = f"{finding.path}:{finding.span.line}:{finding.span.column}"
+            click.echo(f"Fixed {terminal(where)}: {finding.code} {finding.name}", err=True)
+    if outcome.errors:
+        run.internal_errors.extend(outcome.errors)
+    return len(outcome.fixed), summary(outcome, run, unsafe, _plural)
 
 
 # --- issue 11: baselines (joblint.baseline, joblint.integrations) ---

@@ -67,6 +67,8 @@ class Config:
     force_exclude: bool = False
     # Issue 11: a baseline file (relative to `root`) whose findings are hidden.
     baseline: str | None = None
+    # Issue 10: apply unsafe fixes too with --fix/--diff.
+    unsafe_fixes: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def with_overrides(self, **changes: Any) -> Config:
@@ -128,6 +130,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "visibility-margin-seconds": ("visibility_margin_seconds", _number),
     "baseline": ("baseline", _path),  # issue 11
     "cache-dir": ("cache_dir", _path),
+    "unsafe-fixes": ("unsafe_fixes", _bool),  # issue 10
 }
 
 
