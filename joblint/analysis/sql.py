@@ -103,6 +103,8 @@ class SqlText:
     # The literal (or concatenation) the text starts in: where findings go.
     anchor: cst.CSTNode
     holes: int = 0
+    # Every literal the text was read from (for fixes that edit the SQL).
+    literals: tuple[cst.CSTNode, ...] = ()
 
 
 @dataclass(slots=True)
@@ -111,12 +113,14 @@ class _Builder:
     holes: int = 0
     anchor: cst.CSTNode | None = None
     literals: int = 0
+    nodes: list[cst.CSTNode] = field(default_factory=list)
 
-    def text(self, value: str, node: cst.CSTNode) -> None:
+    def text(self, value: str, node: cst.CSTNode, nodes: list[cst.CSTNode] | None = None) -> None:
         if self.anchor is None:
             self.anchor = node
         self.literals += 1
         self.parts.append(value)
+        self.nodes.extend([node] if nodes is None else nodes)
 
     def hole(self) -> None:
         self.parts.append(f"{HOLE_PREFIX}{self.holes}")
@@ -137,7 +141,7 @@ def static_sql(expr: cst.BaseExpression, lookup: Lookup) -> SqlText | None:
         return None
     # The first literal: the start of a concatenation, or the string a followed
     # name holds (where it was written), or the argument of `text(...)`.
-    return SqlText(text, builder.anchor, builder.holes)
+    return SqlText(text, builder.anchor, builder.holes, tuple(builder.nodes))
 
 
 def _collect(node: cst.BaseExpression, lookup: Lookup, out: _Builder, depth: int) -> bool:
@@ -200,6 +204,7 @@ def _inline_or_hole(expr: cst.BaseExpression, lookup: Lookup, out: _Builder, dep
     inner = _Builder()
     if _collect(expr, lookup, inner, depth + 1) and inner.holes == 0 and inner.literals:
         out.parts.extend(inner.parts)
+        out.nodes.extend(inner.nodes)
     else:
         out.hole()
 
@@ -226,6 +231,7 @@ def _merge(out: _Builder, probe: _Builder) -> None:
     if out.anchor is None:
         out.anchor = probe.anchor
     out.parts.extend(probe.parts)
+    out.nodes.extend(probe.nodes)
     out.holes = probe.holes
     out.literals += probe.literals
 
@@ -250,7 +256,7 @@ def _apply_percent(node: cst.BinaryOperation, template: _Builder, out: _Builder)
             out.holes += 1
         last = match.end()
     pieces.append(text[last:])
-    out.text("".join(pieces), template.anchor or node)
+    out.text("".join(pieces), template.anchor or node, template.nodes)
     return True
 
 
@@ -313,7 +319,7 @@ def _apply_format(
         else:
             value = keywords.get(field_name)
         _format_field(value, lookup, out, pieces, depth)
-    out.text("".join(pieces), template.anchor or node)
+    out.text("".join(pieces), template.anchor or node, template.nodes)
     return True
 
 

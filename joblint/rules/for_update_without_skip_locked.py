@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from enum import Enum
 
@@ -9,6 +10,7 @@ from joblint.analysis.chains import Link, chain_links, chain_nodes, unwrap
 from joblint.analysis.context import FileContext
 from joblint.analysis.sql import (
     Lookup,
+    SqlText,
     call_sql,
     locking_reads,
     looks_like_sql,
@@ -16,7 +18,7 @@ from joblint.analysis.sql import (
     static_sql,
 )
 from joblint.knowledge import locks
-from joblint.rule import Rule, Valid, invalid
+from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 
 class _Flag(Enum):
@@ -72,10 +74,13 @@ class ForUpdateWithoutSkipLocked(Rule):
     `joblint.runtime.queue.JobQueue.claim` do the claim.
 
     ## Fix safety
-    No automatic fix. `SKIP LOCKED` gives each worker a different row, which is
-    the point for a queue but changes what a query returns: code that relied on
-    waiting for a specific row must lock it by key instead. MariaDB before
-    10.6 and SQLite have no `SKIP LOCKED` (SQLite has no row locks at all).
+    Unsafe fix (`--fix --unsafe-fixes`): adds `SKIP LOCKED` after the lock
+    clause in the SQL string (quotes, prefixes and f-string parts kept), or
+    `skip_locked=True` to `select_for_update()`/`with_for_update()`.
+    `SKIP LOCKED` gives each worker a different row, which is the point for a
+    queue but changes what a query returns: code that relied on waiting for a
+    specific row must lock it by key instead. MariaDB before 10.6 and SQLite
+    have no `SKIP LOCKED` (SQLite has no row locks at all).
 
     ## Known limits
     - SQL is read from string literals, concatenations, `%`/`.format`
@@ -228,10 +233,16 @@ def claim(session, job_id):
             """
 def claim(cursor):
     cursor.execute(
-        "SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE"
+        "SELECT id FROM jobs WHERE status = 'new' ORDER BY id LIMIT 1 FOR UPDATE"
     )
 """,
             (4, 9, "FOR UPDATE SKIP LOCKED"),
+            fixed="""
+def claim(cursor):
+    cursor.execute(
+        "SELECT id FROM jobs WHERE status = 'new' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+    )
+""",
             id="plain-string",
         ),
         invalid(
@@ -252,6 +263,22 @@ def claim(conn):
         return cur.fetchone()
 """,
             (2, 9, "FOR UPDATE with ORDER BY and LIMIT"),
+            fixed="""
+CLAIM = '''
+    -- the oldest queued job
+    select id
+      from jobs
+     where status = 'queued'
+     order by id
+     LIMIT 1
+       for update skip locked
+'''
+
+def claim(conn):
+    with conn.cursor() as cur:
+        cur.execute(CLAIM)
+        return cur.fetchone()
+""",
             id="module-constant-triple-quoted-mixed-case",
         ),
         invalid(
@@ -266,15 +293,30 @@ def claim(cursor, queue):
     )
 """,
             (6, 9, "FOR NO KEY UPDATE"),
+            fixed="""
+TABLE = "jobs"
+
+def claim(cursor, queue):
+    cursor.execute(
+        f"SELECT id FROM {TABLE} WHERE queue = {queue!r} "
+        "ORDER BY priority DESC, id "
+        f"LIMIT {1} FOR NO KEY UPDATE SKIP LOCKED"
+    )
+""",
             id="f-string-concatenation",
         ),
         invalid(
             """
 def claim(cursor, n):
-    sql = "SELECT id FROM jobs WHERE status = %s " + "ORDER BY id LIMIT {} FOR SHARE".format(n)
-    cursor.execute(sql, ("queued",))
+    q = "SELECT id FROM job WHERE q = %s " + "ORDER BY id LIMIT {} FOR SHARE".format(n)
+    cursor.execute(q, ("queued",))
 """,
-            (3, 11, "FOR SHARE"),
+            (3, 9, "FOR SHARE"),
+            fixed="""
+def claim(cursor, n):
+    q = "SELECT id FROM job WHERE q = %s " + "ORDER BY id LIMIT {} FOR SHARE SKIP LOCKED".format(n)
+    cursor.execute(q, ("queued",))
+""",
             id="plus-and-format",
         ),
         invalid(
@@ -284,11 +326,21 @@ from sqlalchemy import text
 def claim(session):
     return session.execute(
         text("UPDATE jobs SET status = 'running' WHERE id = ("
-             "SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE"
+             "SELECT id FROM jobs WHERE status = 'new' ORDER BY id LIMIT 1 FOR UPDATE"
              ") RETURNING id")
     ).scalar()
 """,
             (6, 14, "FOR UPDATE"),
+            fixed="""
+from sqlalchemy import text
+
+def claim(session):
+    return session.execute(
+        text("UPDATE jobs SET status = 'running' WHERE id = ("
+             "SELECT id FROM jobs WHERE status = 'new' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+             ") RETURNING id")
+    ).scalar()
+""",
             id="subquery-in-update",
         ),
         invalid(
@@ -298,12 +350,22 @@ from .models import Job
 
 def next_job():
     with transaction.atomic():
-        job = Job.objects.select_for_update().filter(status="queued").order_by("created").first()
+        job = Job.objects.select_for_update().order_by("created").first()
         batch = Job.objects.filter(status="queued").select_for_update()[:10]
         return job, batch
 """,
             (7, 27, "select_for_update(skip_locked=True)"),
             (8, 53, "select_for_update(skip_locked=True)"),
+            fixed="""
+from django.db import transaction
+from .models import Job
+
+def next_job():
+    with transaction.atomic():
+        job = Job.objects.select_for_update(skip_locked=True).order_by("created").first()
+        batch = Job.objects.filter(status="queued").select_for_update(skip_locked=True)[:10]
+        return job, batch
+""",
             id="django-first-and-slice",
         ),
         invalid(
@@ -319,6 +381,17 @@ def worker():
                 job.run()
 """,
             (8, 35, "iterated in a worker loop"),
+            fixed="""
+from django.db import transaction
+from .models import Job
+
+def worker():
+    while True:
+        with transaction.atomic():
+            pending = Job.objects.select_for_update(skip_locked=True).filter(status="queued")
+            for job in pending:
+                job.run()
+""",
             id="django-iterated-in-worker-loop",
         ),
         invalid(
@@ -327,12 +400,21 @@ from sqlalchemy import select
 from .models import Job
 
 def claim(session):
-    stmt = select(Job).where(Job.status == "queued").order_by(Job.id).limit(1).with_for_update()
+    stmt = select(Job).order_by(Job.id).limit(1).with_for_update()
     job = session.scalars(stmt).first()
-    other = session.query(Job).filter_by(status="queued").with_for_update(read=True).first()
+    other = session.query(Job).with_for_update(read=True).first()
 """,
-            (6, 80, "with_for_update(skip_locked=True)"),
-            (8, 59, "with_for_update(skip_locked=True)"),
+            (6, 50, "with_for_update(skip_locked=True)"),
+            (8, 32, "with_for_update(skip_locked=True)"),
+            fixed="""
+from sqlalchemy import select
+from .models import Job
+
+def claim(session):
+    stmt = select(Job).order_by(Job.id).limit(1).with_for_update(skip_locked=True)
+    job = session.scalars(stmt).first()
+    other = session.query(Job).with_for_update(read=True, skip_locked=True).first()
+""",
             id="sqlalchemy",
         ),
     )
@@ -366,7 +448,7 @@ def claim(session):
     def visit_Call(self, node: cst.Call) -> None:
         lookup = lookup_for(self.context)
         for found in call_sql(node, lookup):
-            self._check_sql(found.text, found.anchor)
+            self._check_sql(found)
         self._check_chain(node, iterated=False)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -383,17 +465,19 @@ def claim(session):
         """Query builders return or store SQL that a call elsewhere runs."""
         found = static_sql(value, lookup_for(self.context))
         if found is not None and looks_like_sql(found.text):
-            self._check_sql(found.text, found.anchor)
+            self._check_sql(found)
 
     # --- raw SQL --------------------------------------------------------------------------
 
-    def _check_sql(self, text: str, anchor: cst.CSTNode) -> None:
+    def _check_sql(self, found: SqlText) -> None:
+        text, anchor = found.text, found.anchor
         if id(anchor) in self._reported:
             return
         for read in locking_reads(text) or ():
             if read.waits and read.picks_next and not read.pinned_by_key and not read.uncertain:
                 self._reported.add(id(anchor))
-                self.report(anchor, _sql_message(read.clause, text))
+                message = _sql_message(read.clause, text)
+                self.report(anchor, message, fix=_sql_fix(found.literals))
                 return
 
     # --- ORM chains --------------------------------------------------------------------
@@ -428,7 +512,59 @@ def claim(session):
             f"{lock.method}() on a query that picks the next row ({reason}) waits for rows "
             f"other workers hold, so workers queue behind one row: use {method.fix} "
             f"(or {locks.QUEUE_FIX})",
+            fix=fix(lock.call, _skip_locked_call(lock.call), "Add skip_locked=True"),
         )
+
+
+# --- fixes (issue 10) ---------------------------------------------------------------------
+
+_LOCK_CLAUSE = re.compile(
+    r"\bfor\s+(?:no\s+key\s+update|key\s+share|update|share)"
+    r"(?:\s+of\s+[\w.\"]+(?:\s*,\s*[\w.\"]+)*)?(?!\s+(?:skip\s+locked|nowait)\b)\b",
+    re.IGNORECASE,
+)
+
+
+def _skip_locked_call(call: cst.Call) -> cst.Call:
+    """`call` with `skip_locked=True` (replacing a `skip_locked=False`)."""
+    args = list(call.args)
+    for index, arg in enumerate(args):
+        if arg.keyword is not None and arg.keyword.value == "skip_locked":
+            args[index] = arg.with_changes(value=cst.Name("True"))
+            return call.with_changes(args=args)
+    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args[-1] = args[-1].with_changes(comma=comma)
+    no_space = cst.SimpleWhitespace("")
+    equal = cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space)
+    args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("skip_locked"), equal=equal))
+    return call.with_changes(args=args)
+
+
+_Literal = cst.SimpleString | cst.FormattedStringText
+
+
+def _literal_parts(literals: Sequence[cst.CSTNode]) -> list[_Literal]:
+    parts: list[_Literal] = []
+    for literal in literals:
+        if isinstance(literal, cst.SimpleString):
+            parts.append(literal)
+        elif isinstance(literal, cst.FormattedString):
+            parts.extend(p for p in literal.parts if isinstance(p, cst.FormattedStringText))
+    return parts
+
+
+def _sql_fix(literals: Sequence[cst.CSTNode]) -> FixSpec | None:
+    """Insert SKIP LOCKED after the last lock clause written in one literal."""
+    for part in reversed(_literal_parts(literals)):
+        matches = list(_LOCK_CLAUSE.finditer(part.value))
+        if not matches:
+            continue
+        end = matches[-1].end()
+        words = " SKIP LOCKED" if matches[-1].group().isupper() else " skip locked"
+        new = part.with_changes(value=part.value[:end] + words + part.value[end:])
+        return fix(part, new, "Add SKIP LOCKED")
+    return None
 
 
 def _sql_message(clause: str, text: str) -> str:
