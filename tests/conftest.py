@@ -84,7 +84,7 @@ def _hypothesis_profiles() -> None:
 
     slow = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
     settings.register_profile("fast", max_examples=25, deadline=None, suppress_health_check=slow)
-    settings.register_profile("fuzz", max_examples=3000, deadline=None, suppress_health_check=slow)
+    settings.register_profile("fuzz", max_examples=1000, deadline=None, suppress_health_check=slow)
     if "HYPOTHESIS_PROFILE" in os.environ:
         settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
