@@ -9,6 +9,7 @@ import io
 import json
 import sys
 import traceback
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,6 +77,10 @@ def _fail(message: str) -> None:
 def main() -> None:
     """joblint: find the bugs background-job code keeps shipping with."""
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    # Parsing analysed code (ast, literal_eval of its strings) warns about *its*
+    # invalid escapes on Python 3.12+: that is not joblint's output.
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
+    warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
 
 
 @main.command()

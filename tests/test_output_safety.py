@@ -79,7 +79,7 @@ def test_safe_helpers() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", [f for f in ("full", "json", "sarif") if f in FORMATS])
 def test_nasty_file_names_end_to_end(run: Run, tmp_path: Path, fmt: str) -> None:
     name = os.fsencode('q"\'\x1b[31m\nnew é\u202e') + b"\xff.py"
     write(tmp_path, {"placeholder.py": ""})
