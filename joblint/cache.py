@@ -23,6 +23,8 @@ from joblint import __version__, models
 from joblint.engine import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
+# Bumped when what an entry holds changes within a version (issue 10: fixes).
+ENTRY_FORMAT = "2"
 MAX_ENTRIES = 50_000
 _MODELS: dict[str, type[Any]] = {
     cls.__name__: cls
@@ -70,6 +72,7 @@ def entry_key(
     digest = hashlib.sha256()
     for part in (
         __version__,
+        ENTRY_FORMAT,
         kind,
         path,
         module.name,

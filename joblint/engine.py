@@ -287,7 +287,7 @@ def _finding(
 
 def _fix(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Module) -> Fix:
     edits = [
-        Edit(_span(positions[node]), new if isinstance(new, str) else tree.code_for_node(new))
+        Edit(_span(positions[node]), new) if isinstance(new, str) else _node_edit(tree, node, new)
         for node, new in spec.replacements
     ]
     missing = [i for i in spec.imports if not _imported(tree, *i)]
@@ -296,6 +296,36 @@ def _fix(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Modul
         line = _import_line(tree, positions)
         edits.append(Edit(Span(line, 1, line, 1), lines))
     return Fix(spec.safety, spec.message, tuple(sorted(edits, key=lambda e: e.span)))
+
+
+def _node_edit(tree: cst.Module, node: cst.CSTNode, new: cst.CSTNode) -> Edit:
+    """The smallest edit turning the module's code into its code with `node`
+    replaced: rendering the whole module keeps indentation and parentheses
+    exactly as written (a node rendered alone loses its block's indentation)."""
+    old_code = tree.code
+    replaced = tree.deep_replace(node, new)
+    assert isinstance(replaced, cst.Module)
+    new_code = replaced.code
+    shortest = min(len(old_code), len(new_code))
+    start = 0
+    while start < shortest and old_code[start] == new_code[start]:
+        start += 1
+    end = 0
+    while end < shortest - start and old_code[-1 - end] == new_code[-1 - end]:
+        end += 1
+    span = Span(*_line_column(old_code, start), *_line_column(old_code, len(old_code) - end))
+    return Edit(span, new_code[start : len(new_code) - end])
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of `offset` (lines end in \\n, \\r\\n or \\r)."""
+    line, line_start = 1, 0
+    for match in _LINE_BREAK.finditer(text, 0, offset):
+        line, line_start = line + 1, match.end()
+    return line, offset - line_start + 1
 
 
 def _span(where: CodeRange) -> Span:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from joblint.analysis.chains import Link, chain_links, chain_nodes, unwrap
 from joblint.analysis.context import FileContext
+from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.sql import (
     Lookup,
     SqlText,
@@ -519,26 +520,28 @@ def claim(session):
 # --- fixes (issue 10) ---------------------------------------------------------------------
 
 _LOCK_CLAUSE = re.compile(
-    r"\bfor\s+(?:no\s+key\s+update|key\s+share|update|share)"
-    r"(?:\s+of\s+[\w.\"]+(?:\s*,\s*[\w.\"]+)*)?(?!\s+(?:skip\s+locked|nowait)\b)\b",
-    re.IGNORECASE,
+    r"\bfor\s+(?:no\s+key\s+update|key\s+share|update|share)\b", re.IGNORECASE
 )
+_OF_TABLE = re.compile(r"\s+of\s+[\w.\"]+", re.IGNORECASE)
+_MORE_TABLE = re.compile(r"\s*,\s*[\w.\"]+")
+_NO_WAIT = re.compile(r"\s+(?:skip\s+locked|nowait)\b", re.IGNORECASE)
+
+
+def _clause_end(text: str, match: re.Match[str]) -> int | None:
+    """Where SKIP LOCKED goes after a lock clause (after `OF t1, t2`); None
+    when the clause already has SKIP LOCKED or NOWAIT."""
+    end = match.end()
+    table = _OF_TABLE.match(text, end)
+    if table is not None:
+        end = table.end()
+        while (more := _MORE_TABLE.match(text, end)) is not None:
+            end = more.end()
+    return None if _NO_WAIT.match(text, end) else end
 
 
 def _skip_locked_call(call: cst.Call) -> cst.Call:
     """`call` with `skip_locked=True` (replacing a `skip_locked=False`)."""
-    args = list(call.args)
-    for index, arg in enumerate(args):
-        if arg.keyword is not None and arg.keyword.value == "skip_locked":
-            args[index] = arg.with_changes(value=cst.Name("True"))
-            return call.with_changes(args=args)
-    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        args[-1] = args[-1].with_changes(comma=comma)
-    no_space = cst.SimpleWhitespace("")
-    equal = cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space)
-    args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("skip_locked"), equal=equal))
-    return call.with_changes(args=args)
+    return with_keyword(call, "skip_locked", cst.Name("True"))
 
 
 _Literal = cst.SimpleString | cst.FormattedStringText
@@ -557,11 +560,12 @@ def _literal_parts(literals: Sequence[cst.CSTNode]) -> list[_Literal]:
 def _sql_fix(literals: Sequence[cst.CSTNode]) -> FixSpec | None:
     """Insert SKIP LOCKED after the last lock clause written in one literal."""
     for part in reversed(_literal_parts(literals)):
-        matches = list(_LOCK_CLAUSE.finditer(part.value))
-        if not matches:
+        ends = [(m, _clause_end(part.value, m)) for m in _LOCK_CLAUSE.finditer(part.value)]
+        found = [(m, end) for m, end in ends if end is not None]
+        if not found:
             continue
-        end = matches[-1].end()
-        words = " SKIP LOCKED" if matches[-1].group().isupper() else " skip locked"
+        match, end = found[-1]
+        words = " SKIP LOCKED" if match.group().isupper() else " skip locked"
         new = part.with_changes(value=part.value[:end] + words + part.value[end:])
         return fix(part, new, "Add SKIP LOCKED")
     return None

@@ -1,0 +1,239 @@
+"""Issue 10: fixes — applying edits, the fix loop's properties, atomic writes, the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from joblint.cli import main
+from joblint.fix import applicable, apply_edits, fix_file, write_atomic
+from joblint.models import Edit, Finding, Span
+from joblint.registry import all_rules
+from joblint.rule import Invalid, Rule
+from joblint.testing import EXAMPLE_PATH, fix_example, lint_example
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FIXED_EXAMPLES = [
+    pytest.param(rule, example, id=f"{rule.CODE}-{example.id}")
+    for rule in all_rules()
+    for example in rule.INVALID
+    if example.fixed is not None
+]
+
+
+def _fix(rule: type[Rule], example: Invalid, code: str) -> str:
+    def relint(data: bytes) -> list[Finding]:
+        return [f for f in lint_example(rule, example, data.decode()) if f.path == EXAMPLE_PATH]
+
+    return fix_file(EXAMPLE_PATH, code.encode(), relint(code.encode()), relint, True).data.decode()
+
+
+# --- edits ---------------------------------------------------------------------------------
+
+
+def test_edits_keep_line_endings_and_insert_after_a_last_line_without_newline() -> None:
+    text = "a\r\nbcd\r\n"
+    edits = [Edit(Span(2, 2, 2, 3), "X"), Edit(Span(3, 1, 3, 1), "import x\r\n")]
+    assert apply_edits(text, edits) == "a\r\nbXd\r\nimport x\r\n"
+    assert apply_edits("a\nb", [Edit(Span(3, 1, 3, 1), "c\n")]) == "a\nb\nc\n"
+
+
+def test_overlapping_edits_are_refused() -> None:
+    with pytest.raises(ValueError, match="overlapping"):
+        apply_edits("abcdef", [Edit(Span(1, 1, 1, 4), "x"), Edit(Span(1, 2, 1, 5), "y")])
+
+
+def test_rules_declare_fixed_code() -> None:
+    assert len(FIXED_EXAMPLES) >= 5
+
+
+# --- properties over every INVALID example with a fix -------------------------------------
+
+
+@pytest.mark.parametrize(("rule", "example"), FIXED_EXAMPLES)
+def test_fixed_code_parses_is_stable_and_no_longer_reported(
+    rule: type[Rule], example: Invalid
+) -> None:
+    fixed = fix_example(rule, example)
+    cst.parse_module(fixed)
+    assert _fix(rule, example, fixed) == fixed  # fixing twice == fixing once
+    remaining = lint_example(rule, example, fixed)
+    assert not [f for f in remaining if applicable(f, True)]
+    assert len(remaining) < len(lint_example(rule, example))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=st.sampled_from([p.values for p in FIXED_EXAMPLES]),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    comment=st.text(alphabet="abc xyz#é", max_size=12),
+    blank_lines=st.integers(min_value=0, max_value=2),
+)
+def test_nothing_outside_the_edits_changes(
+    case: tuple[type[Rule], Invalid], newline: str, comment: str, blank_lines: int
+) -> None:
+    rule, example = case
+    assert example.fixed is not None
+
+    def vary(code: str) -> str:
+        tail = f"{newline * blank_lines}# {comment}{newline}"
+        return code.replace("\n", newline) + tail
+
+    assert _fix(rule, example, vary(example.code)) == vary(example.fixed)
+
+
+# --- atomic writes -------------------------------------------------------------------------
+
+
+def test_write_keeps_mode_bits_and_refuses_changed_files(tmp_path: Path) -> None:
+    path = tmp_path / "job.py"
+    path.write_bytes(b"old\n")
+    path.chmod(0o750)
+    assert write_atomic(path, b"old\n", b"new\n")
+    assert path.read_bytes() == b"new\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+    assert not write_atomic(path, b"old\n", b"newer\n")  # changed since it was read
+    assert path.read_bytes() == b"new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["job.py"]
+
+
+_SLOW_WRITER = """
+import os, sys, time
+from pathlib import Path
+import joblint.fix as fix
+
+ready = Path(sys.argv[2])
+real_fsync = os.fsync
+
+def slow_fsync(fd):
+    ready.write_text("x")
+    time.sleep(float(sys.argv[3]))
+    real_fsync(fd)
+
+os.fsync = slow_fsync
+path = Path(sys.argv[1])
+fix.write_atomic(path, path.read_bytes(), b"new contents\\n" * 200_000)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_killed_mid_write_leaves_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "job.py"
+    old = b"old contents\n" * 1000
+    path.write_bytes(old)
+    ready = tmp_path / "ready"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_WRITER, str(path), str(ready), "30"], cwd=ROOT
+    )
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.01)
+    assert ready.exists()
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert path.read_bytes() == old
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_killed_at_any_moment_the_file_is_old_or_new(tmp_path: Path) -> None:
+    path = tmp_path / "job.py"
+    old = b"old contents\n" * 1000
+    new = b"new contents\n" * 200_000
+    for delay in (0.05, 0.1, 0.15, 0.2, 0.3):
+        path.write_bytes(old)
+        child = subprocess.Popen(
+            [sys.executable, "-c", _SLOW_WRITER, str(path), str(tmp_path / "r"), "0"], cwd=ROOT
+        )
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        assert path.read_bytes() in (old, new)
+
+
+# --- CLI -------------------------------------------------------------------------------------
+
+_CLAIM = """\
+def claim(cursor):
+    cursor.execute("SELECT id FROM jobs ORDER BY id LIMIT 1 FOR UPDATE")  # keep
+"""
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the project around a named file is tmp_path
+
+def test_diff_prints_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+    path = tmp_path / "claim.py"
+    path.write_text(_CLAIM)
+    code, out, err = _run("--diff", str(path))
+    assert (code, out) == (0, "")  # the fix is unsafe
+    assert "Would fix 0" in err
+    code, out, _ = _run("--diff", "--unsafe-fixes", str(path))
+    assert code == 1
+    assert "+    cursor.execute(\"SELECT id FROM jobs ORDER BY id LIMIT 1 FOR UPDATE SKIP" in out
+    assert path.read_text() == _CLAIM
+
+
+def test_fix_writes_and_reports(tmp_path: Path) -> None:
+    path = tmp_path / "claim.py"
+    path.write_text(_CLAIM)
+    code, _, err = _run("--fix", str(path))
+    assert code == 1
+    assert "1 more fixable with --unsafe-fixes" in err.replace("finding ", "")
+    code, _, err = _run("--fix", "--unsafe-fixes", "--show-fixes", str(path))
+    assert code == 0
+    assert "Fixed 1 finding, 0 remaining." in err
+    assert "FOR UPDATE SKIP LOCKED\")  # keep" in path.read_text()
+    path.write_text(_CLAIM)
+    code, _, _ = _run("--fix-only", "--unsafe-fixes", "--exit-non-zero-on-fix", str(path))
+    assert code == 1
+
+
+def test_json_fix_field(tmp_path: Path) -> None:
+    path = tmp_path / "claim.py"
+    path.write_text(_CLAIM)
+    _, out, _ = _run("--format", "json", str(path))
+    [finding] = json.loads(out)
+    assert finding["fix"] == {
+        "safety": "unsafe",
+        "message": "Add SKIP LOCKED",
+        "edits": [
+            {"line": 2, "column": 71, "end_line": 2, "end_column": 71, "content": " SKIP LOCKED"}
+        ],
+    }
+
+
+def test_fix_on_examples_then_again_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples", copy)
+    monkeypatch.chdir(tmp_path)
+    before = {p: p.read_bytes() for p in copy.rglob("*.py")}
+    _run("--fix", "--unsafe-fixes", "examples")
+    once = {p: p.read_bytes() for p in copy.rglob("*.py")}
+    assert once != before
+    for data in once.values():
+        cst.parse_module(data.decode())
+    _, _, err = _run("--fix", "--unsafe-fixes", "examples")
+    assert {p: p.read_bytes() for p in copy.rglob("*.py")} == once
+    assert "Fixed 0 findings" in err
