@@ -14,10 +14,11 @@ from joblint.analysis.retry_options import (
     keyword,
     positional,
 )
+from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.tasks import decorator_task_library
 from joblint.knowledge import retries as facts
 from joblint.models import Requirement
-from joblint.rule import Rule, Valid, invalid
+from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 _FOREVER = "a job that can never succeed (a poisoned message) stays alive and keeps failing"
 
@@ -69,8 +70,12 @@ class UnboundedRetries(Rule):
     For Celery, `max_retries=4` (five attempts); for backoff, `max_tries=5`.
 
     ## Fix safety
-    No automatic fix: after the last attempt the job fails (tenacity raises
-    `RetryError` unless `reraise=True`), and something must handle that.
+    Unsafe fix (`--fix --unsafe-fixes`) for Celery and tenacity: `max_retries=None`
+    becomes `max_retries=5`; a tenacity `@retry`, `Retrying(...)` or
+    `AsyncRetrying(...)` without `stop=` (or with `stop=stop_never`) gets
+    `stop=stop_after_attempt(5)`, importing it from tenacity. Unsafe because
+    after the last attempt the job fails (tenacity raises `RetryError` unless
+    `reraise=True`), and something must handle that.
 
     ## Known limits
     - Options passed through `**kwargs` may set a bound: not reported.
@@ -192,6 +197,24 @@ def push(account_id): ...
             (9, 22, "max_retries=None"),
             (14, 35, "max_retries=None"),
             (16, 51, "max_retries=None"),
+            fixed="""
+from celery import Celery, Task
+
+app = Celery("shop")
+
+class Forever(Task):
+    max_retries = 5
+
+@app.task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except IOError as exc:
+        raise self.retry(exc=exc, max_retries=5)
+
+@app.task(autoretry_for=(IOError,), retry_kwargs={"max_retries": 5})
+def push(account_id): ...
+""",
             id="celery-max-retries-none",
         ),
         invalid(
@@ -216,6 +239,26 @@ async def c():
             (5, 2, "stop=stop_after_attempt(5)"),
             (8, 2, "tenacity never stops"),
             (15, 42, "stop_never"),
+            fixed="""
+import tenacity as t
+from tenacity import retry as retrying
+from tenacity import stop_after_attempt
+
+@retrying(stop=stop_after_attempt(5))
+def a(): ...
+
+@retrying(
+    wait=t.wait_random_exponential(multiplier=1, max=60),
+    retry=t.retry_if_exception_type(IOError),
+    stop=stop_after_attempt(5),
+)
+def b(): ...
+
+async def c():
+    async for attempt in t.AsyncRetrying(stop=stop_after_attempt(5)):
+        with attempt:
+            await fetch()
+""",
             id="tenacity-no-stop-aliased",
         ),
         invalid(
@@ -304,18 +347,19 @@ async def afetch(url):
     def _check_celery_options(self, options: TaskOptions) -> None:
         max_retries = options.get(facts.CELERY_MAX_RETRIES)
         if max_retries is not None and is_none(max_retries.value):
-            self._report_celery(max_retries.node)
+            self._report_celery(max_retries.node, max_retries.value)
         retry_kwargs = options.get(facts.CELERY_RETRY_KWARGS)
         if retry_kwargs is not None and isinstance(retry_kwargs.value, cst.Dict):
             element = _dict_element(retry_kwargs.value, facts.CELERY_MAX_RETRIES)
             if element is not None and is_none(element.value):
-                self._report_celery(element)
+                self._report_celery(element, element.value)
 
-    def _report_celery(self, node: cst.CSTNode) -> None:
+    def _report_celery(self, node: cst.CSTNode, none: cst.CSTNode) -> None:
         self.report(
             node,
             f"Celery max_retries=None retries forever: {_FOREVER}. "
             "Set max_retries=4 (5 attempts), then let it fail to the dead-letter queue",
+            fix=fix(none, cst.Integer("5"), "Set max_retries=5"),
         )
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -346,7 +390,7 @@ async def afetch(url):
         if self._celery.is_task_retry(node, self.context):
             found = keyword(node, facts.CELERY_MAX_RETRIES)
             if found is not None and is_none(found.value):
-                self._report_celery(found)
+                self._report_celery(found, found.value)
             return
         name = self.context.resolver.qualified_name(node.func)
         if name is None:
@@ -373,13 +417,15 @@ async def afetch(url):
                 stop,
                 f"tenacity stop=stop_never retries forever: {_FOREVER}. "
                 f"Use {facts.FIX_TENACITY_STOP}",
+                fix=fix(stop.value, _stop_after_attempt(), _STOP_FIX, imports=_STOP_IMPORT),
             )
 
-    def _report_tenacity(self, node: cst.CSTNode) -> None:
+    def _report_tenacity(self, node: cst.BaseExpression) -> None:
         self.report(
             node,
             f"tenacity never stops retrying without stop=: {_FOREVER}. "
             f"Add {facts.FIX_TENACITY_STOP}",
+            fix=_tenacity_fix(node),
         )
 
     def _check_backoff(self, node: cst.Call) -> None:
@@ -496,3 +542,28 @@ def _loop_nodes(root: cst.CSTNode, *, include_root: bool = False) -> list[cst.CS
 
 def _has_exit(block: cst.CSTNode) -> bool:
     return any(isinstance(n, cst.Break | cst.Return) for n in _loop_nodes(block))
+
+
+# --- fixes (issue 10) ---------------------------------------------------------------------
+
+_STOP_FIX = "Stop after 5 attempts: stop=stop_after_attempt(5)"
+_STOP_IMPORT = (("tenacity", "stop_after_attempt"),)
+
+
+def _stop_after_attempt() -> cst.Call:
+    return cst.Call(cst.Name("stop_after_attempt"), [cst.Arg(cst.Integer("5"))])
+
+
+def _tenacity_fix(node: cst.BaseExpression) -> FixSpec | None:
+    """`@retry` -> `@retry(stop=...)`; `retry(...)` gets `stop=...`; not `retry(f)`
+    (tenacity ignores keywords when it wraps a function directly)."""
+    if isinstance(node, cst.Call):
+        if positional(node):
+            return None
+        new: cst.BaseExpression = with_keyword(node, "stop", _stop_after_attempt())
+    else:
+        no_space = cst.SimpleWhitespace("")
+        equal = cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space)
+        stop = cst.Arg(_stop_after_attempt(), keyword=cst.Name("stop"), equal=equal)
+        new = cst.Call(node, [stop])
+    return fix(node, new, _STOP_FIX, imports=_STOP_IMPORT)
