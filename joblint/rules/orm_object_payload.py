@@ -11,7 +11,7 @@ from joblint.analysis.payloads import (
     payload_site,
 )
 from joblint.knowledge import payloads as kb
-from joblint.rule import Rule, Valid, invalid
+from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 _REPORTED = frozenset({*kb.ORM_KINDS, QUERYSET, SQLALCHEMY_LIST, SELF, REQUEST})
 
@@ -87,9 +87,11 @@ class OrmObjectPayload(Rule):
     ```
 
     ## Fix safety
-    No automatic fix yet. Passing the key instead of the object changes the
-    task's signature: the task must re-fetch the object (and handle it being
-    gone).
+    Unsafe fix (`--fix --unsafe-fixes`) for model instances: `order` becomes
+    `order.pk` (Django) or `order.id` (SQLAlchemy). Unsafe because passing the
+    key instead of the object changes what the task receives: the task must
+    re-fetch the object (and handle it being gone). Querysets, `self` and the
+    request have no automatic fix.
 
     ## Known limits
     - Values are tracked inside one function: a local bound to
@@ -171,6 +173,14 @@ def checkout(email):
                 "'order' is a Django model instance (Order) passed to send_receipt.delay(): "
                 "pass order.pk",
             ),
+            fixed="""
+from .models import Order
+from .tasks import send_receipt
+
+def checkout(email):
+    order = Order.objects.create(email=email)
+    send_receipt.delay(order.pk)
+""",
             id="django-create",
         ),
         invalid(
@@ -188,6 +198,17 @@ def view(request, pk):
             (9, 36, "'order' is a Django model instance (Order)"),
             (9, 59, "'customer' is a Django model instance"),
             (10, 19, "is a Django queryset (Order)"),
+            fixed="""
+from django.shortcuts import get_object_or_404
+from .models import Order
+from .tasks import send_receipt, archive
+
+def view(request, pk):
+    order = get_object_or_404(Order, pk=pk)
+    customer, created = Order.objects.get_or_create(email="x")
+    send_receipt.apply_async(args=[order.pk], kwargs={"who": customer.pk})
+    archive.delay(Order.objects.filter(paid=True))
+""",
             id="args-kwargs-and-queryset",
         ),
         invalid(
@@ -200,6 +221,14 @@ def nightly():
         send_receipt.delay(order)
 """,
             (7, 28, "'order' is a Django model instance"),
+            fixed="""
+from .models import Order
+from .tasks import send_receipt
+
+def nightly():
+    for order in Order.objects.filter(paid=False):
+        send_receipt.delay(order.pk)
+""",
             id="loop-over-queryset",
         ),
         invalid(
@@ -211,6 +240,12 @@ def view(request):
 """,
             (5, 17, "'request' is the HTTP request"),
             (5, 31, "'request.user' is a Django model instance (User)"),
+            fixed="""
+from .tasks import audit
+
+def view(request):
+    audit.delay(request, user=request.user.pk)
+""",
             id="request-and-user",
         ),
         invalid(
@@ -235,6 +270,15 @@ def close(session, order_id):
     queue.enqueue(close_order, order)
 """,
             (8, 32, "'order' is a SQLAlchemy model instance (Order)"),
+            fixed="""
+from sqlalchemy import select
+from app.db import Order
+from app.jobs import queue
+
+def close(session, order_id):
+    order = session.scalars(select(Order).where(Order.id == order_id)).one()
+    queue.enqueue(close_order, order.id)
+""",
             id="sqlalchemy-scalars",
             app_db=(
                 "from sqlalchemy.orm import DeclarativeBase\n"
@@ -252,6 +296,13 @@ def bill(invoice: Invoice, total: int):
     render.delay(invoice, total)
 """,
             (6, 18, "'invoice' is a Django model instance (Invoice)"),
+            fixed="""
+from app.models import Invoice
+from app.tasks import render
+
+def bill(invoice: Invoice, total: int):
+    render.delay(invoice.pk, total)
+""",
             id="annotated-parameter-model-across-files",
             app_models=(
                 "from django.db import models\n"
@@ -267,4 +318,24 @@ def bill(invoice: Invoice, total: int):
             return
         for issue in site.issues:
             if issue.kind in _REPORTED:
-                self.report(issue.node, _message(issue, site.call_text), requires=issue.requires)
+                self.report(
+                    issue.node,
+                    _message(issue, site.call_text),
+                    requires=issue.requires,
+                    fix=_key_fix(issue),
+                )
+
+
+# --- fixes (issue 10) ---------------------------------------------------------------------
+
+_KEYS = {kb.DJANGO_MODEL: "pk", kb.SQLALCHEMY_MODEL: "id"}
+
+
+def _key_fix(issue: PayloadIssue) -> FixSpec | None:
+    """A model instance -> its primary key (`order` -> `order.pk`, `.id` for SQLAlchemy)."""
+    key = _KEYS.get(issue.kind)
+    node = issue.node
+    if key is None or not isinstance(node, cst.Name | cst.Attribute | cst.Call | cst.Subscript):
+        return None
+    new = cst.Attribute(node, cst.Name(key))
+    return fix(node, new, f"Pass {issue.text}.{key}; the task must re-fetch the row from its key")
