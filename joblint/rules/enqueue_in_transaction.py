@@ -8,7 +8,7 @@ from joblint.analysis.context import FileContext
 from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
 from joblint.knowledge.jobs import FIX_HINTS, TxFamily
-from joblint.rule import LineOf, Rule, Valid, invalid
+from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
 
 @dataclass(slots=True)
@@ -75,7 +75,11 @@ class EnqueueInTransaction(Rule):
     it after COMMIT.
 
     ## Fix safety
-    No automatic fix yet. Moving an enqueue to an on-commit hook changes
+    Unsafe fix (`--fix --unsafe-fixes`) in a Django transaction, for an enqueue
+    that is a statement of its own: it becomes
+    `transaction.on_commit(lambda: ...)` (importing `transaction` from
+    `django.db` when needed), with the variables of enclosing `for` loops
+    bound as the lambda's defaults. Moving an enqueue to an on-commit hook changes
     behaviour on purpose: the job is dropped when the transaction rolls back
     (also a savepoint rollback), and `delay_on_commit` returns `None`, not an
     `AsyncResult`.
@@ -261,7 +265,40 @@ def checkout(cart):
         send_receipt.delay(order.pk)
 """,
             (8, 9, "Celery task 'send_receipt' is enqueued inside transaction.atomic() (line 6)"),
+            fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(cart):
+    with transaction.atomic():
+        order = cart.to_order()
+        transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
             id="celery-delay-in-atomic",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            order.save()
+            send_receipt.delay(order.pk)
+""",
+            (9, 13, "Celery task 'send_receipt' is enqueued inside transaction.atomic()"),
+            fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            order.save()
+            transaction.on_commit(lambda order=order: send_receipt.delay(order.pk))
+""",
+            id="loop-variable-bound-as-default",
         ),
         invalid(
             """
@@ -274,6 +311,15 @@ def checkout(order):
     send_receipt.apply_async(args=(order.pk,), countdown=10)
 """,
             (8, 5, "@transaction.atomic (line 6)"),
+            fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    transaction.on_commit(lambda: send_receipt.apply_async(args=(order.pk,), countdown=10))
+""",
             id="decorator",
         ),
         invalid(
@@ -289,6 +335,18 @@ def checkout(order):
     send_receipt.delay(order.pk)
 """,
             (10, 5, "use send_receipt.delay_on_commit(...)"),
+            fixed="""
+from django.db.transaction import atomic
+from celery import shared_task
+from django.db import transaction
+
+@shared_task
+def send_receipt(order_id): ...
+
+@atomic(using="default")
+def checkout(order):
+    transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
             id="decorator-with-args",
         ),
         invalid(
@@ -304,6 +362,18 @@ class Checkout(View):
         send_receipt.delay(1)
 """,
             (10, 9, "method_decorator"),
+            fixed="""
+from django.db import transaction as tx
+from django.utils.decorators import method_decorator
+from django.views import View
+from .tasks import send_receipt
+from django.db import transaction
+
+@method_decorator(tx.atomic, name="post")
+class Checkout(View):
+    def post(self, request):
+        transaction.on_commit(lambda: send_receipt.delay(1))
+""",
             id="method-decorator-on-class",
         ),
         invalid(
@@ -379,6 +449,18 @@ def upload(image):
         resize.send(image.pk)
 """,
             (11, 9, "Dramatiq actor 'resize' is enqueued"),
+            fixed="""
+import dramatiq
+from django.db import transaction
+
+@dramatiq.actor
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        image.save()
+        transaction.on_commit(lambda: resize.send(image.pk))
+""",
             id="dramatiq-send",
         ),
         invalid(
@@ -394,6 +476,17 @@ def upload(image):
         resize(image.pk)
 """,
             (10, 9, "Huey task 'resize' is enqueued"),
+            fixed="""
+from django.db import transaction
+from huey.contrib.djhuey import db_task
+
+@db_task()
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        transaction.on_commit(lambda: resize(image.pk))
+""",
             id="huey-call",
         ),
         invalid(
@@ -406,6 +499,14 @@ def upload(image):
         resize.send(image.pk)
 """,
             (7, 9, "Dramatiq actor 'resize' is enqueued"),
+            fixed="""
+from django.db import transaction
+from app.jobs import resize
+
+def upload(image):
+    with transaction.atomic():
+        transaction.on_commit(lambda: resize.send(image.pk))
+""",
             id="task-index-across-files",
             app_jobs="import dramatiq\n\n@dramatiq.actor\ndef resize(image_id): ...\n",
         ),
@@ -422,6 +523,16 @@ def run(x):
 """,
             (8, 9, "a Celery chain is enqueued"),
             (9, 9, "a Celery signature is enqueued"),
+            fixed="""
+from celery import chain
+from django.db import transaction
+from .tasks import a, b
+
+def run(x):
+    with transaction.atomic():
+        transaction.on_commit(lambda: chain(a.s(x), b.s())())
+        transaction.on_commit(lambda: a.s(x).delay())
+""",
             id="canvas",
         ),
         invalid(
@@ -435,6 +546,15 @@ def run(x):
         task.delay(x)
 """,
             (8, 9, "Celery task 'send_receipt' is enqueued"),
+            fixed="""
+from django.db import transaction
+from . import tasks
+
+def run(x):
+    task = tasks.send_receipt
+    with transaction.atomic():
+        transaction.on_commit(lambda: task.delay(x))
+""",
             id="local-bound-to-a-task",
         ),
         invalid(
@@ -449,6 +569,17 @@ class Export:
         tasks.load_dump.delay(request.user.pk)
 """,
             (9, 9, "Celery task 'load_dump' is enqueued inside @atomic"),
+            fixed="""
+from django.db.transaction import atomic
+from django.utils.decorators import method_decorator
+from . import tasks
+from django.db import transaction
+
+class Export:
+    @method_decorator(atomic, name="post")
+    def post(self, request):
+        transaction.on_commit(lambda: tasks.load_dump.delay(request.user.pk))
+""",
             id="method-decorator-on-method",
         ),
     )
@@ -459,6 +590,14 @@ class Export:
         # that function leads to.
         self._enqueues: dict[str, _Found] = {}
         self._local_calls: list[_LocalCall] = []
+        # Names bound by the enclosing `for` loops (a lambda would see their last value).
+        self._loop_names: list[set[str]] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loop_names.append(_target_names(node.target))
+
+    def leave_For(self, node: cst.For) -> None:
+        self._loop_names.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
@@ -486,7 +625,10 @@ class Export:
                 f"{_fix_hint(enqueue, tx)}"
             )
 
-        self.report(node, message, requires=enqueue.requires)
+        fix = None
+        if tx.family is TxFamily.DJANGO:
+            fix = _on_commit_fix(node, self.context.statement, self._loop_names)
+        self.report(node, message, requires=enqueue.requires, fix=fix)
 
     def leave_Module(self, node: cst.Module) -> None:
         leads_to = self._resolve_indirection()
@@ -528,3 +670,66 @@ def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
     if enqueue.on_commit_variant and tx.family in (TxFamily.DJANGO, TxFamily.GENERIC):
         hint = f"Enqueue it in transaction.on_commit(...) or use {enqueue.on_commit_variant}"
     return hint
+
+
+# --- fixes (issue 10) ---------------------------------------------------------------------
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
+class _Names(cst.CSTVisitor):
+    """Names an expression reads (not attribute names or keywords)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self.names:
+            self.names.append(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def _on_commit_fix(
+    call: cst.Call, statement: cst.CSTNode | None, loops: list[set[str]]
+) -> FixSpec | None:
+    """`task.delay(x)` as a statement -> `transaction.on_commit(lambda: task.delay(x))`,
+    loop variables bound as the lambda's defaults."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    expr = statement.body[0]
+    if not isinstance(expr, cst.Expr) or expr.value is not call:
+        return None
+    reader = _Names()
+    call.visit(reader)
+    bound = set().union(*loops) if loops else set()
+    params = [
+        cst.Param(cst.Name(name), default=cst.Name(name), equal=_NO_SPACE_EQUAL)
+        for name in reader.names
+        if name in bound
+    ]
+    whitespace = cst.SimpleWhitespace(" " if params else "")
+    hook = cst.Lambda(cst.Parameters(params), call, whitespace_after_lambda=whitespace)
+    on_commit = cst.Attribute(cst.Name("transaction"), cst.Name("on_commit"))
+    new = cst.Call(on_commit, [cst.Arg(hook)])
+    message = "Enqueue after COMMIT: transaction.on_commit(lambda: ...)"
+    return fix(call, new, message, imports=(("django.db", "transaction"),))
+
+
+_NO_SPACE_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
