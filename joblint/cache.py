@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -25,6 +26,7 @@ from joblint.engine import LintSettings, ModuleInfo
 CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version (issue 10: fixes).
 ENTRY_FORMAT = "2"
+PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_ENTRIES = 50_000
 _MODELS: dict[str, type[Any]] = {
     cls.__name__: cls
@@ -66,6 +68,20 @@ def settings_fingerprint(settings: LintSettings) -> str:
     return json.dumps(parts)
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """joblint's own modules (names, sizes, modification times): a checkout whose
+    rules changed within a version never reuses entries computed by the old code."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        digest.update(f"{path.relative_to(PACKAGE_DIR)}:{info.st_size}:{info.st_mtime_ns}\0".encode())
+    return digest.hexdigest()
+
+
 def entry_key(
     path: str, data: bytes, settings: LintSettings, module: ModuleInfo, kind: str = "lint"
 ) -> str:
@@ -73,6 +89,7 @@ def entry_key(
     for part in (
         __version__,
         ENTRY_FORMAT,
+        code_fingerprint(),
         kind,
         path,
         module.name,
