@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from joblint.cli import main
-from joblint.fix import applicable, apply_edits, fix_file, write_atomic
-from joblint.models import Edit, Finding, Span
+from joblint.fix import FixError, applicable, apply_edits, fix_file, write_atomic
+from joblint.models import Edit, Finding, Fix, Span
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule
 from joblint.testing import EXAMPLE_PATH, fix_example, lint_example
@@ -237,3 +237,39 @@ def test_fix_on_examples_then_again_changes_nothing(
     _, _, err = _run("--fix", "--unsafe-fixes", "examples")
     assert {p: p.read_bytes() for p in copy.rglob("*.py")} == once
     assert "Fixed 0 findings" in err
+
+
+# --- the fix loop's limits -------------------------------------------------------------------
+
+
+def _finding(edit: Edit, code: str = "JL999") -> Finding:
+    fix = Fix("unsafe", "test", (edit,))
+    return Finding(code, "test", "test", "m.py", edit.span, fix=fix)
+
+
+def test_a_fix_loop_that_never_settles_names_the_rules() -> None:
+    grow = _finding(Edit(Span(1, 1, 1, 1), "x"))
+    with pytest.raises(FixError, match=r"did not settle after 10 rounds \(rules: JL999\)"):
+        fix_file("m.py", b"y = 1\n", [grow], lambda data: [grow], True)
+
+
+def test_a_fix_that_breaks_the_code_is_refused() -> None:
+    broken = _finding(Edit(Span(1, 1, 1, 2), "("), "JL998")
+    with pytest.raises(FixError, match="JL998 produced code that does not parse"):
+        fix_file("m.py", b"y = 1\n", [broken], lambda data: [], True)
+
+
+def test_safe_only_by_default() -> None:
+    unsafe = _finding(Edit(Span(1, 1, 1, 2), "z"))
+    assert fix_file("m.py", b"y = 1\n", [unsafe], lambda data: [], False).data == b"y = 1\n"
+    assert fix_file("m.py", b"y = 1\n", [unsafe], lambda data: [], True).data == b"z = 1\n"
+
+
+def test_encoding_and_bom_are_kept() -> None:
+    data = "y = 'é'\n".encode()
+    latin = b"# -*- coding: latin-1 -*-\ny = '\xe9'\n"
+    edit = _finding(Edit(Span(2, 1, 2, 2), "z"))
+    assert fix_file("m.py", latin, [edit], lambda d: [], True).data == latin.replace(b"y", b"z")
+    bom = b"\xef\xbb\xbf" + data
+    first = _finding(Edit(Span(1, 1, 1, 2), "z"))
+    assert fix_file("m.py", bom, [first], lambda d: [], True).data.startswith(b"\xef\xbb\xbfz")
