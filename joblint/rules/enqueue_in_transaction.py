@@ -278,6 +278,19 @@ def checkout(cart):
         ),
         invalid(
             """
+from django.db.transaction import atomic
+from .db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with atomic():
+        send_receipt.delay(order.pk)
+""",
+            (8, 9, "Celery task 'send_receipt' is enqueued inside atomic()"),
+            id="no-fix-when-transaction-is-another-name",
+        ),
+        invalid(
+            """
 from django.db import transaction
 from .tasks import send_receipt
 
@@ -626,7 +639,8 @@ class Export:
             )
 
         fix = None
-        if tx.family is TxFamily.DJANGO:
+        bound = self.context.resolver.lookup("transaction")
+        if tx.family is TxFamily.DJANGO and (bound is None or bound.qualname == _DJANGO_TX):
             fix = _on_commit_fix(node, self.context.statement, self._loop_names)
         self.report(node, message, requires=enqueue.requires, fix=fix)
 
@@ -730,6 +744,7 @@ def _on_commit_fix(
     return fix(call, new, message, imports=(("django.db", "transaction"),))
 
 
+_DJANGO_TX = "django.db.transaction"
 _NO_SPACE_EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )
