@@ -244,7 +244,11 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         pool.extend(_load_sources(others)[0])
         if run.selector.project_rules:
             context = run.facts([s for s in pool if _has_project_facts(s.data)])
-    results.extend(_huey_callers(run, pool, results, context))
+    # Files outside the paths named (read from the project root for facts) never
+    # report findings of their own.
+    linted = {s.shown for s in sources}
+    for result in _huey_callers(run, pool, results, context):
+        (results if result.path in linted else context).append(result)
     context.extend(_facts_on_demand(run, pool, results, context))
     return _finish(
         results,

@@ -174,3 +174,22 @@ def test_cli_reports_jl501(run: Run, tmp_path: Path) -> None:
     result = run("--format", "concise", "--select", "JL501", ".")
     assert result.code == 1
     assert result.stdout.count("JL501") == 2
+
+
+def test_naming_one_file_reports_only_that_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        ".git/HEAD": "ref\n",
+        "app/__init__.py": "",
+        "app/jobs.py": "from huey import RedisHuey\nhuey = RedisHuey()\n\n@huey.task()\n"
+        "def resize(x):\n    pass\n",
+        "app/other.py": "from django.db import transaction\nfrom .jobs import resize\n\n"
+        "def f(x):\n    with transaction.atomic():\n        resize(x)\n",
+        "app/named.py": "from django.db import transaction\nfrom .jobs import resize\n\n"
+        "def g(x):\n    with transaction.atomic():\n        resize(x)\n",
+    }
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path("app/named.py")], Config(root=tmp_path))
+    assert [(f.path, f.code) for f in run.findings] == [("app/named.py", "JL101")]
