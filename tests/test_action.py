@@ -28,3 +28,10 @@ def test_pre_commit_manifest() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     (hook,) = [h for h in hooks if h["id"] == "joblint"]
     assert hook["entry"].startswith("joblint check") and hook["language"] == "python"
+
+
+def test_pre_commit_fix_hook() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    (hook,) = [h for h in hooks if h["id"] == "joblint-fix"]
+    assert hook["entry"] == "joblint check --fix --force-exclude"
+    assert hook["types_or"] == ["python", "pyi"] and hook["require_serial"] is True
