@@ -3,25 +3,22 @@ from __future__ import annotations
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.expressions import ScopeValues, scope_nodes
+from joblint.analysis.expressions import scope_nodes
 from joblint.analysis.retry_options import (
-    CeleryScopes,
     TaskOptions,
     argument,
     broad_exceptions,
-    class_options,
-    function_task_options,
     has_star_kwargs,
-    is_celery_task_class,
     keyword,
 )
 from joblint.knowledge import retries as facts
-from joblint.rule import Rule, Valid, invalid
+from joblint.rule import Valid, invalid
+from joblint.rules._retry_base import RetryRule
 
 _BUGS = "bugs (a TypeError, a KeyError) are retried too, burning attempts that can never succeed"
 
 
-class RetryOnAnyException(Rule):
+class RetryOnAnyException(RetryRule):
     """
     ## What it does
     Finds retries triggered by every exception:
@@ -221,32 +218,10 @@ def c(): ...
 
     def __init__(self, context: FileContext) -> None:
         super().__init__(context)
-        self._celery = CeleryScopes()
-        self._values: ScopeValues | None = None
         self._handlers: list[tuple[cst.ExceptHandler, cst.CSTNode]] = []
         self._reported: set[int] = set()
 
-    @property
-    def values(self) -> ScopeValues:
-        if self._values is None:
-            module = self.context.frames[0].node
-            assert isinstance(module, cst.Module)
-            self._values = ScopeValues(module)
-        return self._values
-
     # --- Celery options ----------------------------------------------------------------
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.enter_class(node, self.context.resolver)
-        if is_celery_task_class(node, self.context.resolver):
-            self._check_celery_options(class_options(node))
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.leave_class(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for options in function_task_options(node, self.context.resolver):
-            self._check_celery_options(options)
 
     def _check_celery_options(self, options: TaskOptions) -> None:
         option = options.get(facts.CELERY_AUTORETRY_FOR)

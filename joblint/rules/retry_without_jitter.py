@@ -6,7 +6,6 @@ from joblint.analysis.context import FileContext
 from joblint.analysis.expressions import (
     DelayAnalysis,
     Loop,
-    ScopeValues,
     counting_target,
     growing_numbers,
     is_retry_loop,
@@ -18,24 +17,21 @@ from joblint.analysis.expressions import (
     snippet,
 )
 from joblint.analysis.retry_options import (
-    CeleryScopes,
     TaskOptions,
     argument,
-    class_options,
-    function_task_options,
     has_star_kwargs,
     is_celery_retry_count,
-    is_celery_task_class,
     keyword,
     positional,
 )
 from joblint.knowledge import retries as facts
-from joblint.rule import LineOf, Rule, Valid, invalid
+from joblint.rule import LineOf, Valid, invalid
+from joblint.rules._retry_base import RetryRule
 
 _SAME_TIME = "every job that failed together retries at the same moment"
 
 
-class RetryWithoutJitter(Rule):
+class RetryWithoutJitter(RetryRule):
     """
     ## What it does
     Finds retry delays that grow with the attempt number but have no random
@@ -413,18 +409,8 @@ async def afetch(url):
 
     def __init__(self, context: FileContext) -> None:
         super().__init__(context)
-        self._celery = CeleryScopes()
-        self._values: ScopeValues | None = None
         self._loops: list[tuple[Loop, cst.CSTNode]] = []
         self._reported: set[int] = set()
-
-    @property
-    def values(self) -> ScopeValues:
-        if self._values is None:
-            module = self.context.frames[0].node
-            assert isinstance(module, cst.Module)
-            self._values = ScopeValues(module)
-        return self._values
 
     def _analysis(self) -> DelayAnalysis:
         return self.values.analysis(
@@ -432,18 +418,6 @@ async def afetch(url):
         )
 
     # --- scopes ----------
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.enter_class(node, self.context.resolver)
-        if is_celery_task_class(node, self.context.resolver):
-            self._check_celery_options(class_options(node))
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.leave_class(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for options in function_task_options(node, self.context.resolver):
-            self._check_celery_options(options)
 
     def visit_For(self, node: cst.For) -> None:
         self._loops.append((node, self.context.frame.node))

@@ -5,12 +5,8 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.expressions import is_none, literal_number
 from joblint.analysis.retry_options import (
-    CeleryScopes,
     TaskOptions,
-    class_options,
-    function_task_options,
     has_star_kwargs,
-    is_celery_task_class,
     keyword,
     positional,
 )
@@ -18,7 +14,8 @@ from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.tasks import decorator_task_library
 from joblint.knowledge import retries as facts
 from joblint.models import Requirement
-from joblint.rule import FixSpec, Rule, Valid, fix, invalid
+from joblint.rule import FixSpec, Valid, fix, invalid
+from joblint.rules._retry_base import RetryRule
 
 _FOREVER = "a job that can never succeed (a poisoned message) stays alive and keeps failing"
 
@@ -27,7 +24,7 @@ _EXITS = (cst.Break, cst.Return, cst.Raise)
 _STOP = (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
-class UnboundedRetries(Rule):
+class UnboundedRetries(RetryRule):
     """
     ## What it does
     Finds retry policies with no limit on the number of attempts:
@@ -326,21 +323,11 @@ async def afetch(url):
 
     def __init__(self, context: FileContext) -> None:
         super().__init__(context)
-        self._celery = CeleryScopes()
 
     # --- Celery options and django-q settings -----------------------------------------
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.enter_class(node, self.context.resolver)
-        if is_celery_task_class(node, self.context.resolver):
-            self._check_celery_options(class_options(node))
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.leave_class(node)
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for options in function_task_options(node, self.context.resolver):
-            self._check_celery_options(options)
+        super().visit_FunctionDef(node)
         for decorator in node.decorators:
             self._check_procrastinate_task(node, decorator)
 
