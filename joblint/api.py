@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pathspec
 
-from joblint.analysis.context import Options
 from joblint.cache import CACHE_DIR_NAME, ResultCache
-from joblint.config import Config
+from joblint.config import Config, lint_options
 from joblint.engine import (
     UNPARSEABLE,
     LintSettings,
@@ -75,11 +74,7 @@ class _Selector:
             (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(codes))
             for glob, codes in config.per_file_ignores
         ]
-        self.options = Options(
-            enqueue_functions=frozenset(config.extend_enqueue_functions),
-            transaction_functions=frozenset(config.extend_transaction_functions),
-            on_commit_functions=frozenset(config.extend_on_commit_functions),
-        )
+        self.options = lint_options(config)
 
     @property
     def project_rules(self) -> bool:

@@ -64,6 +64,8 @@ def settings_fingerprint(settings: LintSettings) -> str:
         sorted(options.enqueue_functions),
         sorted(options.transaction_functions),
         sorted(options.on_commit_functions),
+        options.celery_django_task,  # issue 10: options that change fixes
+        [list(option) for option in options.rule_options],
     ]
     return json.dumps(parts)
 

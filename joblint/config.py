@@ -19,7 +19,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from joblint.registry import is_known_selector
+from joblint.analysis.context import Options, RuleOptionValue
+from joblint.knowledge import locks
+from joblint.registry import is_known_selector, lookup
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git",
@@ -69,6 +71,11 @@ class Config:
     baseline: str | None = None
     # Issue 10: apply unsafe fixes too with --fix/--diff.
     unsafe_fixes: bool = False
+    # Issue 10: the project's Celery tasks are DjangoTasks (Celery >= 5.4): JL101's
+    # fix uses delay_on_commit()/apply_async_on_commit().
+    celery_django_task: bool = False
+    # Issue 10: per-rule options, (code, key, value), from `[tool.joblint.rules.<code>]`.
+    rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def with_overrides(self, **changes: Any) -> Config:
@@ -115,6 +122,51 @@ def _per_file_ignores(where: str, key: str, value: Any) -> tuple[tuple[str, tupl
     return tuple((glob, _codes(where, f"{key}.{glob}", codes)) for glob, codes in value.items())
 
 
+def _positive_integer(where: str, key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{where}: '{key}' must be a positive integer")
+    return value
+
+
+# Per-rule options (`[tool.joblint.rules.JL402]`, kebab-case keys as in Ruff's
+# per-linter tables): rule code -> key -> converter. Each rule's docs describe them.
+RULE_OPTIONS: dict[str, dict[str, Callable[[str, str, Any], RuleOptionValue]]] = {
+    "JL402": {locks.DEFAULT_TIMEOUT_OPTION: _positive_integer},
+}
+
+
+def _rule_options(
+    where: str, key: str, value: Any
+) -> tuple[tuple[str, str, RuleOptionValue], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: '{key}' must be a table of rule code = {{option = value}}")
+    found: dict[tuple[str, str], RuleOptionValue] = {}
+    for selector, options in value.items():
+        rule = lookup(selector)
+        if rule is None:
+            raise ConfigError(f"{where}: '{key}' has unknown rule '{selector}'")
+        known = RULE_OPTIONS.get(rule.CODE, {})
+        if not known:
+            having = ", ".join(sorted(RULE_OPTIONS))
+            raise ConfigError(
+                f"{where}: '{key}.{selector}': {rule.CODE} has no options (rules with options: "
+                f"{having})"
+            )
+        if not isinstance(options, dict):
+            raise ConfigError(f"{where}: '{key}.{selector}' must be a table of options")
+        for option, setting in options.items():
+            if option not in known:
+                names = ", ".join(sorted(known))
+                raise ConfigError(
+                    f"{where}: '{key}.{selector}' has unknown option '{option}' "
+                    f"(known: {names})"
+                )
+            if (rule.CODE, option) in found:
+                raise ConfigError(f"{where}: '{key}': {rule.CODE}'s '{option}' is set twice")
+            found[rule.CODE, option] = known[option](where, f"{key}.{selector}.{option}", setting)
+    return tuple((code, option, v) for (code, option), v in sorted(found.items()))
+
+
 _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "select": ("select", _codes),
     "extend-select": ("extend_select", _codes),
@@ -131,6 +183,8 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "baseline": ("baseline", _path),  # issue 11
     "cache-dir": ("cache_dir", _path),
     "unsafe-fixes": ("unsafe_fixes", _bool),  # issue 10
+    "celery-django-task": ("celery_django_task", _bool),  # issue 10
+    "rules": ("rule_options", _rule_options),  # issue 10
 }
 
 
@@ -145,6 +199,17 @@ def parse_table(table: Mapping[str, Any], where: str, root: Path, source: Path |
     if "cache_dir" in values:
         values["cache_dir"] = (root / values["cache_dir"]).resolve()
     return Config(root=root, source=source, **values)
+
+
+def lint_options(config: Config) -> Options:
+    """What the rules see of the configuration."""
+    return Options(
+        enqueue_functions=frozenset(config.extend_enqueue_functions),
+        transaction_functions=frozenset(config.extend_transaction_functions),
+        on_commit_functions=frozenset(config.extend_on_commit_functions),
+        celery_django_task=config.celery_django_task,
+        rule_options=config.rule_options,
+    )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from joblint import budget, deep, suppressions
@@ -290,11 +292,9 @@ def _fix(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Modul
         Edit(_span(positions[node]), new) if isinstance(new, str) else _node_edit(tree, node, new)
         for node, new in spec.replacements
     ]
-    missing = [i for i in spec.imports if not _imported(tree, *i)]
-    if missing:
-        lines = "".join(f"from {m} import {n}{tree.default_newline}" for m, n in missing)
-        line = _import_line(tree, positions)
-        edits.append(Edit(Span(line, 1, line, 1), lines))
+    added = _import_edit(tree, spec.imports)
+    if added is not None:
+        edits.append(added)
     return Fix(spec.safety, spec.message, tuple(sorted(edits, key=lambda e: e.span)))
 
 
@@ -302,10 +302,12 @@ def _node_edit(tree: cst.Module, node: cst.CSTNode, new: cst.CSTNode) -> Edit:
     """The smallest edit turning the module's code into its code with `node`
     replaced: rendering the whole module keeps indentation and parentheses
     exactly as written (a node rendered alone loses its block's indentation)."""
-    old_code = tree.code
     replaced = tree.deep_replace(node, new)
     assert isinstance(replaced, cst.Module)
-    new_code = replaced.code
+    return _smallest_edit(tree.code, replaced.code)
+
+
+def _smallest_edit(old_code: str, new_code: str) -> Edit:
     shortest = min(len(old_code), len(new_code))
     start = 0
     while start < shortest and old_code[start] == new_code[start]:
@@ -332,6 +334,30 @@ def _span(where: CodeRange) -> Span:
     return Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
 
 
+# The import edits of the last module fixed: a file's fixes often share one import.
+_IMPORT_EDITS: list[tuple[cst.Module, dict[tuple[tuple[str, str], ...], Edit | None]]] = []
+
+
+def _import_edit(tree: cst.Module, imports: tuple[tuple[str, str], ...]) -> Edit | None:
+    """The edit adding `from module import name` for each of `imports` the module
+    lacks, made by LibCST's `AddImportsVisitor` on the original module: a name is
+    added to an existing `from module import ...` of the module's first import
+    block, else a new statement goes after that block. Fixes that need the same
+    import get the same edit, which the fix loop applies once."""
+    wanted = tuple(sorted({i for i in imports if not _imported(tree, *i)}))
+    if not wanted:
+        return None
+    if not _IMPORT_EDITS or _IMPORT_EDITS[0][0] is not tree:
+        _IMPORT_EDITS[:] = [(tree, {})]
+    done = _IMPORT_EDITS[0][1]
+    if wanted not in done:
+        items = [ImportItem(module, name) for module, name in wanted]
+        added = tree.visit(AddImportsVisitor(CodemodContext(), items))
+        assert isinstance(added, cst.Module)
+        done[wanted] = _smallest_edit(tree.code, added.code) if added.code != tree.code else None
+    return done[wanted]
+
+
 def _imports_of(statement: cst.CSTNode) -> list[cst.Import | cst.ImportFrom]:
     if not isinstance(statement, cst.SimpleStatementLine):
         return []
@@ -339,6 +365,8 @@ def _imports_of(statement: cst.CSTNode) -> list[cst.Import | cst.ImportFrom]:
 
 
 def _imported(tree: cst.Module, module: str, name: str) -> bool:
+    """`from module import name` is a statement of the module body (anywhere:
+    `AddImportsVisitor` only looks at the first import block)."""
     for statement in tree.body:
         for imp in _imports_of(statement):
             if not isinstance(imp, cst.ImportFrom) or imp.module is None or imp.relative:
@@ -348,20 +376,6 @@ def _imported(tree: cst.Module, module: str, name: str) -> bool:
             if any(a.asname is None and tree.code_for_node(a.name) == name for a in imp.names):
                 return True
     return False
-
-
-def _import_line(tree: cst.Module, positions: dict[cst.CSTNode, CodeRange]) -> int:
-    """The line a new import goes on: after the last top-level import, else after
-    the docstring, else before the first statement."""
-    last = [s for s in tree.body if _imports_of(s)]
-    if last:
-        return positions[last[-1]].end.line + 1
-    if not tree.body:
-        return tree.code.count("\n") + 1
-    first = tree.body[0]
-    if tree.get_docstring() is not None:
-        return positions[first].end.line + 1
-    return positions[first].start.line
 
 
 RuleMethod = Callable[[cst.CSTNode], object]

@@ -64,6 +64,8 @@ class Invalid:
     project: dict[str, str] = field(default_factory=dict)
     # Issue 10: the example after `joblint check --fix --unsafe-fixes` (None: not fixed).
     fixed: str | None = None
+    # Issue 10: the example's configuration, as `[tool.joblint]` keys ({} = none).
+    config: dict[str, object] = field(default_factory=dict)
 
 
 def invalid(
@@ -71,12 +73,15 @@ def invalid(
     *expected: tuple[int, int, str] | tuple[str, int, int, str],
     id: str = "",
     fixed: str | None = None,
+    config: dict[str, object] | None = None,
     **project: str,
 ) -> Invalid:
     """`expected` items are (line, column, message) in the example, or
     (path, line, column, message) in one of the `project` files; `fixed` is
-    the example's code once every fix is applied."""
-    return Invalid(code, tuple(_expected(e) for e in expected), id, dict(project), fixed)
+    the example's code once every fix is applied, with `config` (`[tool.joblint]`
+    keys) as the configuration."""
+    expectations = tuple(_expected(e) for e in expected)
+    return Invalid(code, expectations, id, dict(project), fixed, dict(config or {}))
 
 
 def _expected(item: tuple[int, int, str] | tuple[str, int, int, str]) -> Expected:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from joblint.analysis.context import Options
+from joblint.config import lint_options, parse_table
 from joblint.engine import LintSettings, ModuleInfo, lint_source
 from joblint.models import Finding
 from joblint.project import ProjectSettings, settle
@@ -42,7 +44,7 @@ def lint_example(
 ) -> list[Finding]:
     """Lint the example (and its project files) with only `rule` enabled;
     `code` replaces the example's own code (e.g. once fixed)."""
-    settings = LintSettings(frozenset({rule.CODE}) | rule.EXAMPLE_CODES, Options())
+    settings = LintSettings(frozenset({rule.CODE}) | rule.EXAMPLE_CODES, _options(rule, example))
     sources = {EXAMPLE_MODULE: example.code if code is None else code}
     if isinstance(example, Invalid):
         sources.update({name.replace("_", "."): code for name, code in example.project.items()})
@@ -57,6 +59,14 @@ def lint_example(
     ]
     found = settle(results, ProjectSettings(settings.codes))
     return [f for f in found if f.code == rule.CODE]
+
+
+def _options(rule: type[Rule], example: Valid | Invalid) -> Options:
+    """The example's configuration (issue 10: options some fixes depend on)."""
+    if not isinstance(example, Invalid) or not example.config:
+        return Options()
+    where = f"{rule.CODE} example {example.id or '?'}"
+    return lint_options(parse_table(example.config, where, Path.cwd(), None))
 
 
 def check(case: Case) -> list[str]:

@@ -227,3 +227,52 @@ def test_version(run: Run) -> None:
     from joblint import __version__
 
     assert run("--version").stdout.strip().endswith(__version__)
+
+
+# --- issue 10: rule options and celery-django-task ------------------------------------------
+
+LOCK = """import redis
+
+r = redis.Redis()
+
+
+def run():
+    with r.lock("report"):
+        pass
+"""
+
+
+def test_rule_options_errors_are_one_line(run: Run, tmp_path: Path) -> None:
+    cases = {
+        "[tool.joblint.rules.JL999]\nx = 1\n": "'rules' has unknown rule 'JL999'",
+        "[tool.joblint.rules.JL101]\nx = 1\n": "'rules.JL101': JL101 has no options",
+        "[tool.joblint.rules.JL402]\ntimeout = 1\n": "unknown option 'timeout'",
+        "[tool.joblint.rules.JL402]\ndefault-lock-timeout = '60'\n": "must be a positive integer",
+        "[tool.joblint.rules.JL402]\ndefault-lock-timeout = 0\n": "must be a positive integer",
+        "[tool.joblint]\nrules = 5\n": "'rules' must be a table",
+        "[tool.joblint]\ncelery-django-task = 'yes'\n": "'celery-django-task' must be true",
+    }
+    for toml, message in cases.items():
+        write(tmp_path, {"pyproject.toml": toml, "ok.py": CLEAN})
+        result = run(".")
+        assert result.code == 2, toml
+        assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+
+def test_default_lock_timeout_enables_the_jl402_fix(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"jobs.py": LOCK})
+    assert run("--diff", "--unsafe-fixes", "jobs.py").stdout == ""
+    toml = "[tool.joblint.rules.lock-without-expiry]\ndefault-lock-timeout = 90\n"
+    write(tmp_path, {"pyproject.toml": toml})
+    result = run("--diff", "--unsafe-fixes", "jobs.py")
+    assert result.code == 1
+    assert '+    with r.lock("report", timeout=90):' in result.stdout
+
+
+def test_celery_django_task_switches_the_jl101_fix(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"views.py": ENQUEUE_IN_ATOMIC})
+    result = run("--diff", "--unsafe-fixes", "views.py")
+    assert "+        transaction.on_commit(lambda: send_receipt.delay(order.pk))" in result.stdout
+    write(tmp_path, {"pyproject.toml": "[tool.joblint]\ncelery-django-task = true\n"})
+    result = run("--diff", "--unsafe-fixes", "views.py")
+    assert "+        send_receipt.delay_on_commit(order.pk)" in result.stdout

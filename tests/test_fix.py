@@ -18,9 +18,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from joblint.analysis.context import Options
 from joblint.cli import main
+from joblint.engine import LintSettings, ModuleInfo, lint_source
 from joblint.fix import FixError, applicable, apply_edits, fix_file, write_atomic
 from joblint.models import Edit, Finding, Fix, Span
+from joblint.project import ProjectSettings, settle
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule
 from joblint.testing import EXAMPLE_PATH, fix_example, lint_example
@@ -94,6 +97,81 @@ def test_nothing_outside_the_edits_changes(
         return code.replace("\n", newline) + tail
 
     assert _fix(rule, example, vary(example.code)) == vary(example.fixed)
+
+
+# --- imports and the names fixes use (AddImportsVisitor) -----------------------------------
+
+
+def _fix_source(code: str, *codes: str, options: Options | None = None) -> str:
+    """`code` (as module app.views) after the fix loop with unsafe fixes."""
+    settings = LintSettings(frozenset(codes), options or Options())
+
+    def relint(data: bytes) -> list[Finding]:
+        result = lint_source("app/views.py", data, settings, ModuleInfo("app.views"))
+        return settle([result], ProjectSettings(settings.codes))
+
+    data = code.encode()
+    fixed = fix_file("app/views.py", data, relint(data), relint, True).data.decode()
+    cst.parse_module(fixed)
+    return fixed
+
+
+_ENQUEUE = """
+def checkout(order):
+    with atomic():
+        send_receipt.delay(order.pk)
+"""
+
+
+def test_an_import_after_other_code_is_not_added_again() -> None:
+    code = (
+        "from django.db.transaction import atomic\nfrom .tasks import send_receipt\n"
+        "X = 1\nfrom django.db import transaction\n" + _ENQUEUE
+    )
+    fixed = _fix_source(code, "JL101")
+    assert fixed.count("import transaction") == 1
+    assert "        transaction.on_commit(lambda: send_receipt.delay(order.pk))\n" in fixed
+
+
+def test_an_alias_rebound_in_the_function_is_not_used() -> None:
+    code = (
+        "from django.db import transaction as tx\nfrom django.db.transaction import atomic\n"
+        "from .tasks import send_receipt\n" + _ENQUEUE + "    tx = None\n"
+    )
+    fixed = _fix_source(code, "JL101")
+    # `tx` is local to checkout: the fix imports `transaction` (AddImportsVisitor
+    # adds it to the existing `from django.db import ...`) and uses that.
+    assert fixed.startswith("from django.db import transaction, transaction as tx\n")
+    assert "        transaction.on_commit(lambda: send_receipt.delay(order.pk))\n" in fixed
+
+
+@pytest.mark.parametrize(
+    "taken",
+    [
+        "transaction = object()\n",  # a module-level name
+        "def transaction(): ...\n",
+        "from shop.db import *\n",  # a star import may bind it
+    ],
+)
+def test_no_fix_when_the_name_is_taken(taken: str) -> None:
+    code = (
+        "from django.db.transaction import atomic\nfrom .tasks import send_receipt\n"
+        + taken
+        + _ENQUEUE
+    )
+    assert _fix_source(code, "JL101") == code
+
+
+def test_an_import_below_a_module_level_use_is_not_relied_on() -> None:
+    # Module-level code runs top to bottom: `tx` is not bound yet where the fix goes.
+    code = (
+        "from django.db.transaction import atomic\nfrom .tasks import send_receipt\n"
+        "with atomic():\n    send_receipt.delay(1)\n"
+        "from django.db import transaction as tx\n"
+    )
+    fixed = _fix_source(code, "JL101")
+    assert "tx.on_commit" not in fixed
+    assert fixed.startswith("from django.db.transaction import atomic\n")
 
 
 # --- atomic writes -------------------------------------------------------------------------

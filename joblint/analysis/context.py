@@ -36,6 +36,7 @@ from joblint.knowledge.jobs import TxFamily
 from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
 
 T = TypeVar("T")
+RuleOptionValue = bool | int | float | str
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,13 @@ class Options:
     enqueue_functions: frozenset[str] = frozenset()
     transaction_functions: frozenset[str] = frozenset()
     on_commit_functions: frozenset[str] = frozenset()
+    # Issue 10: the project's Celery tasks are DjangoTasks (delay_on_commit exists).
+    celery_django_task: bool = False
+    # Issue 10: per-rule options, (code, key, value) (`[tool.joblint.rules.JL402]`).
+    rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
+
+    def rule_option(self, code: str, key: str) -> RuleOptionValue | None:
+        return next((v for c, k, v in self.rule_options if (c, k) == (code, key)), None)
 
 
 @dataclass(slots=True)

@@ -245,6 +245,8 @@ NON_BLOCKING_KEYWORD = "blocking"
 SQL_FIX = "FOR UPDATE SKIP LOCKED (or joblint.runtime.queue.JobQueue.claim)"
 QUEUE_FIX = "joblint.runtime.queue.JobQueue.claim"
 REDIS_LOCK_FIX = "set(key, token, nx=True, ex=...)"
+# JL402's option (`[tool.joblint.rules.JL402]`): the expiry its fix adds, in seconds.
+DEFAULT_TIMEOUT_OPTION = "default-lock-timeout"
 RUNTIME_LOCK = "joblint.runtime.lock.RedisLock"
 
 # --- Reading a lock attempt's result ------------------------------------------------

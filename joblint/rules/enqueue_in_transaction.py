@@ -5,8 +5,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
+from joblint.analysis.names import Resolver
+from joblint.analysis.references import Reference, reference
 from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
+from joblint.analysis.values import unwrap
 from joblint.knowledge.jobs import FIX_HINTS, TxFamily
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
@@ -76,13 +79,25 @@ class EnqueueInTransaction(Rule):
 
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`) in a Django transaction, for an enqueue
-    that is a statement of its own: it becomes
-    `transaction.on_commit(lambda: ...)` (importing `transaction` from
-    `django.db` when needed), with the variables of enclosing `for` loops
-    bound as the lambda's defaults. Moving an enqueue to an on-commit hook changes
-    behaviour on purpose: the job is dropped when the transaction rolls back
-    (also a savepoint rollback), and `delay_on_commit` returns `None`, not an
-    `AsyncResult`.
+    that is a statement of its own (not `r = task.delay(...)`): it becomes
+    `transaction.on_commit(lambda: ...)`, with the variables of enclosing `for`
+    loops bound as the lambda's defaults and `using=` the transaction's
+    database when `atomic()` names one (an alias that isn't a string literal
+    gets no fix). `transaction` is whatever name the module already imports it
+    under (`tx.on_commit`, `django.db.transaction.on_commit`); otherwise
+    `from django.db import transaction` is added, or, when the name
+    `transaction` is taken, there is no fix.
+
+    With `celery-django-task = true` in the configuration (the project's
+    Celery tasks are `celery.contrib.django.task.DjangoTask`s: Celery >= 5.4
+    with its Django fixup and no custom task class, or tasks with
+    `base=DjangoTask`), a task's `.delay(...)`/`.apply_async(...)` on the
+    default database becomes `.delay_on_commit(...)`/`.apply_async_on_commit(...)`
+    instead; signatures, canvases and other libraries keep the lambda.
+
+    Moving an enqueue to an on-commit hook changes behaviour on purpose: the
+    job is dropped when the transaction rolls back (also a savepoint
+    rollback), and the hook returns `None`, not an `AsyncResult`.
 
     ## Known limits
     - Transactions are found lexically: a transaction opened by a caller in
@@ -97,6 +112,9 @@ class EnqueueInTransaction(Rule):
     - Enqueues to a queue stored in the same database (procrastinate `defer`,
       `joblint.runtime.outbox`, django-q's ORM broker) are part of the
       transaction and never reported.
+    - `celery-django-task` is taken on trust for every task's `.delay()` and
+      `.apply_async()`; it is not read from the Celery app's `task_cls` or a
+      task's `base=`.
     """
 
     CODE = "JL101"
@@ -380,12 +398,11 @@ from django.db import transaction as tx
 from django.utils.decorators import method_decorator
 from django.views import View
 from .tasks import send_receipt
-from django.db import transaction
 
 @method_decorator(tx.atomic, name="post")
 class Checkout(View):
     def post(self, request):
-        transaction.on_commit(lambda: send_receipt.delay(1))
+        tx.on_commit(lambda: send_receipt.delay(1))
 """,
             id="method-decorator-on-class",
         ),
@@ -595,6 +612,89 @@ class Export:
 """,
             id="method-decorator-on-method",
         ),
+        invalid(
+            """
+import django.db.transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with django.db.transaction.atomic():
+        order.save()
+        send_receipt.delay(order.pk)
+""",
+            (8, 9, "Celery task 'send_receipt' is enqueued"),
+            fixed="""
+import django.db.transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with django.db.transaction.atomic():
+        order.save()
+        django.db.transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
+            id="module-imported-no-new-import",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order, alias):
+    with transaction.atomic(using="orders"):
+        order.save()
+        send_receipt.delay(order.pk)
+    with transaction.atomic(alias):
+        send_receipt.delay(order.pk)
+    with transaction.atomic():
+        receipt = send_receipt.delay(order.pk)
+""",
+            (8, 9, "Celery task 'send_receipt' is enqueued"),
+            (10, 9, "Celery task 'send_receipt' is enqueued"),
+            (12, 19, "Celery task 'send_receipt' is enqueued"),
+            fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order, alias):
+    with transaction.atomic(using="orders"):
+        order.save()
+        transaction.on_commit(lambda: send_receipt.delay(order.pk), using="orders")
+    with transaction.atomic(alias):
+        send_receipt.delay(order.pk)
+    with transaction.atomic():
+        receipt = send_receipt.delay(order.pk)
+""",
+            id="hook-on-the-transactions-database",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt, a, b
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            send_receipt.delay(order.pk)
+            send_receipt.apply_async(args=(order.pk,), countdown=10)
+        a.s(1).delay()
+""",
+            (8, 13, "Celery task 'send_receipt' is enqueued"),
+            (9, 13, "Celery task 'send_receipt' is enqueued"),
+            (10, 9, "a Celery signature is enqueued"),
+            fixed="""
+from django.db import transaction
+from .tasks import send_receipt, a, b
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            send_receipt.delay_on_commit(order.pk)
+            send_receipt.apply_async_on_commit(args=(order.pk,), countdown=10)
+        transaction.on_commit(lambda: a.s(1).delay())
+""",
+            config={"celery-django-task": True},
+            id="celery-django-task-delay-on-commit",
+        ),
     )
 
     def __init__(self, context: FileContext) -> None:
@@ -639,10 +739,30 @@ class Export:
             )
 
         fix = None
-        bound = self.context.resolver.lookup("transaction")
-        if tx.family is TxFamily.DJANGO and (bound is None or bound.qualname == _DJANGO_TX):
-            fix = _on_commit_fix(node, self.context.statement, self._loop_names)
+        if tx.family is TxFamily.DJANGO:
+            fix = self._commit_fix(node, enqueue, tx)
         self.report(node, message, requires=enqueue.requires, fix=fix)
+
+    def _commit_fix(self, call: cst.Call, enqueue: Enqueue, tx: TxScope) -> FixSpec | None:
+        """The enqueue statement, deferred to COMMIT: `task.delay_on_commit(...)` when
+        the config says the project's Celery tasks are `DjangoTask`s, else
+        `transaction.on_commit(lambda: ...)` (on the transaction's database)."""
+        context = self.context
+        statement = context.statement
+        if not _alone(call, statement):
+            return None  # the enqueue's result is used: deferring it would lose it
+        using = _database(tx, context.resolver)
+        if using is None:
+            return None
+        if context.options.celery_django_task and using is _DEFAULT_DATABASE:
+            variant = _django_task_fix(call, enqueue)
+            if variant is not None:
+                return variant
+        transaction = reference(context, _DJANGO_TX)
+        if transaction is None:
+            return None
+        database = None if using is _DEFAULT_DATABASE else using
+        return _on_commit_fix(call, transaction, database, self._loop_names)
 
     def leave_Module(self, node: cst.Module) -> None:
         leads_to = self._resolve_indirection()
@@ -718,16 +838,83 @@ class _Names(cst.CSTVisitor):
         return False
 
 
-def _on_commit_fix(
-    call: cst.Call, statement: cst.CSTNode | None, loops: list[set[str]]
-) -> FixSpec | None:
-    """`task.delay(x)` as a statement -> `transaction.on_commit(lambda: task.delay(x))`,
-    loop variables bound as the lambda's defaults."""
+def _alone(call: cst.Call, statement: cst.CSTNode | None) -> bool:
+    """`call` is the whole statement (`task.delay(x)`, not `r = task.delay(x)`)."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
+        return False
     expr = statement.body[0]
-    if not isinstance(expr, cst.Expr) or expr.value is not call:
+    return isinstance(expr, cst.Expr) and expr.value is call
+
+
+# `using=` of Django's atomic(): the default database (None or "default").
+_DEFAULT_DATABASE = cst.Name("None")
+
+
+def _database(tx: TxScope, resolver: Resolver) -> cst.BaseExpression | None:
+    """The database alias the transaction is on: `_DEFAULT_DATABASE`, a string
+    literal, or None when it can't be read (then there is no fix: a hook on
+    another database would run at once)."""
+    call = _atomic_call(tx, resolver)
+    if call is None:
+        return _DEFAULT_DATABASE  # bare `@transaction.atomic`, method_decorator(atomic)
+    using = next((a for a in call.args if a.keyword and a.keyword.value == "using"), None)
+    if using is None:
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args):
+            return None
+        using = positional[0] if positional else None
+    if using is None:
+        return _DEFAULT_DATABASE
+    value = using.value
+    if isinstance(value, cst.Name) and value.value == "None":
+        return _DEFAULT_DATABASE
+    if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+        return _DEFAULT_DATABASE if value.evaluated_value == "default" else value
+    return None
+
+
+def _atomic_call(tx: TxScope, resolver: Resolver) -> cst.Call | None:
+    """The `atomic(...)` call that opened `tx`, when it was a call."""
+    if isinstance(tx.node, cst.With):
+        candidates = [unwrap(item.item) for item in tx.node.items]
+    elif isinstance(tx.node, cst.FunctionDef):
+        candidates = [d.decorator for d in tx.node.decorators]
+        # @method_decorator(transaction.atomic(using=...), name=...) on the method
+        candidates += [
+            c.args[0].value for c in list(candidates) if isinstance(c, cst.Call) and c.args
+        ]
+    else:
         return None
+    for candidate in candidates:
+        if isinstance(candidate, cst.Call) and resolver.qualified_name(candidate.func) == _ATOMIC:
+            return candidate
+    return None
+
+
+def _django_task_fix(call: cst.Call, enqueue: Enqueue) -> FixSpec | None:
+    """`task.delay(...)` -> `task.delay_on_commit(...)` (Celery >= 5.4 `DjangoTask`)."""
+    func = call.func
+    if not enqueue.on_commit_variant or not isinstance(func, cst.Attribute):
+        return None
+    variant = _ON_COMMIT_VARIANTS.get(func.attr.value)
+    if variant is None:
+        return None
+    new = func.with_changes(attr=cst.Name(variant))
+    message = (
+        f"Enqueue after COMMIT: {variant}(...) (Celery >= 5.4 DjangoTask; it returns None, "
+        "not an AsyncResult)"
+    )
+    return fix(func, new, message)
+
+
+def _on_commit_fix(
+    call: cst.Call,
+    transaction: Reference,
+    database: cst.BaseExpression | None,
+    loops: list[set[str]],
+) -> FixSpec:
+    """`task.delay(x)` -> `transaction.on_commit(lambda: task.delay(x))`, loop
+    variables bound as the lambda's defaults, `using=` the transaction's database."""
     reader = _Names()
     call.visit(reader)
     bound = set().union(*loops) if loops else set()
@@ -738,13 +925,18 @@ def _on_commit_fix(
     ]
     whitespace = cst.SimpleWhitespace(" " if params else "")
     hook = cst.Lambda(cst.Parameters(params), call, whitespace_after_lambda=whitespace)
-    on_commit = cst.Attribute(cst.Name("transaction"), cst.Name("on_commit"))
-    new = cst.Call(on_commit, [cst.Arg(hook)])
+    on_commit = cst.Attribute(transaction.expr, cst.Name("on_commit"))
+    args = [cst.Arg(hook)]
+    if database is not None:
+        args.append(cst.Arg(database, keyword=cst.Name("using"), equal=_NO_SPACE_EQUAL))
+    new = cst.Call(on_commit, args)
     message = "Enqueue after COMMIT: transaction.on_commit(lambda: ...)"
-    return fix(call, new, message, imports=(("django.db", "transaction"),))
+    return fix(call, new, message, imports=transaction.imports)
 
 
 _DJANGO_TX = "django.db.transaction"
+_ATOMIC = "django.db.transaction.atomic"
+_ON_COMMIT_VARIANTS = {"delay": "delay_on_commit", "apply_async": "apply_async_on_commit"}
 _NO_SPACE_EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )

@@ -15,9 +15,10 @@ from joblint.analysis.redis_clients import (
     receiver,
     sets_nx,
 )
+from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.sql import Lookup, lookup_for
 from joblint.knowledge import locks
-from joblint.rule import Rule, Valid, invalid
+from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 _FIX = f"use {locks.REDIS_LOCK_FIX} or {locks.RUNTIME_LOCK}"
 
@@ -60,9 +61,28 @@ class LockWithoutExpiry(Rule):
     long jobs). Huey's `lock_task` can't expire: pair it with a task
     `timeout=` and start the consumer with `flush_locks`.
 
+    ## Options
+    `default-lock-timeout` (seconds, a positive integer; unset by default):
+    the expiry JL402's fix adds.
+    ```toml
+    [tool.joblint.rules.JL402]
+    default-lock-timeout = 60   # seconds; unset: no fix
+    ```
+
     ## Fix safety
-    No automatic fix: the expiry must exceed the longest run of the protected
-    work (or be renewed), otherwise two workers run it at once.
+    No automatic fix by default: the expiry must exceed the longest run of
+    the protected work (or be renewed), otherwise two workers run it at once,
+    and only a human knows that number.
+
+    With the option `default-lock-timeout` set (seconds, see Options), an unsafe
+    fix (`--fix --unsafe-fixes`) gives a lock object made without an expiry
+    that one: redis-py `.lock(name)` and `redis.lock.Lock(client, name)` and
+    django-redis `cache.lock(name)` get `timeout=<n>` (replacing
+    `timeout=None`), python-redis-lock `redis_lock.Lock(conn, name)` gets
+    `expire=<n>`. A lock whose expiry slot holds a positional `None` gets no
+    fix, and neither do `set(..., nx=True)`, `setnx()` and Huey's `lock_task`.
+    Unsafe because the lock now expires: work running longer than `<n>`
+    seconds loses it to another worker.
 
     ## Known limits
     - `.set(..., nx=True)` and `.setnx(...)` are recognised on any receiver;
@@ -239,6 +259,60 @@ def reports():
             (7, 2, "time limit"),
             id="huey-lock-task",
         ),
+        invalid(
+            """
+import redis
+import redis.lock
+import redis_lock
+from django.core.cache import cache
+
+r = redis.Redis()
+
+def run():
+    with r.lock("a"):
+        pass
+    with r.lock("b", timeout=None, blocking_timeout=5):
+        pass
+    with redis.lock.Lock(r, "c"):
+        pass
+    with redis_lock.Lock(r, "d"):
+        pass
+    with cache.lock("e", None):
+        pass
+    with r.lock("f", None):
+        pass
+""",
+            (10, 10, "never expires"),
+            (12, 10, "never expires"),
+            (14, 10, "redis.lock.Lock"),
+            (16, 10, "expire="),
+            (18, 10, "cache.lock"),
+            (20, 10, "never expires"),
+            fixed="""
+import redis
+import redis.lock
+import redis_lock
+from django.core.cache import cache
+
+r = redis.Redis()
+
+def run():
+    with r.lock("a", timeout=60):
+        pass
+    with r.lock("b", timeout=60, blocking_timeout=5):
+        pass
+    with redis.lock.Lock(r, "c", timeout=60):
+        pass
+    with redis_lock.Lock(r, "d", expire=60):
+        pass
+    with cache.lock("e", None, timeout=60):
+        pass
+    with r.lock("f", None):
+        pass
+""",
+            config={"rules": {"JL402": {"default-lock-timeout": 60}}},
+            id="default-lock-timeout-option",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -307,7 +381,25 @@ def reports():
                 f"{factory.display} without {factory.expiry_keyword}= never expires: a crashed "
                 f"worker holds the lock forever; pass {factory.expiry_keyword}= or use "
                 f"{locks.RUNTIME_LOCK}",
+                fix=self._expiry_fix(node, factory),
             )
+
+    def _expiry_fix(self, node: cst.Call, factory: locks.LockFactory) -> FixSpec | None:
+        """`timeout=<default-lock-timeout>` (`expire=` for python-redis-lock), only
+        when the option is set: the number must come from a human."""
+        seconds = self.context.options.rule_option(self.CODE, locks.DEFAULT_TIMEOUT_OPTION)
+        if not isinstance(seconds, int) or isinstance(seconds, bool):
+            return None
+        position = factory.expiry_position
+        if position is not None and len(positional(node)) > position:
+            return None  # a positional `None` holds the slot: a keyword would clash
+        name = factory.expiry_keyword
+        new = with_keyword(node, name, cst.Integer(str(seconds)))
+        message = (
+            f"Add {name}={seconds} (default-lock-timeout): the lock expires after {seconds} s "
+            "even if the work still runs"
+        )
+        return fix(node, new, message)
 
 
 def _receiver_fits(node: cst.Call, factory: locks.LockFactory, lookup: Lookup) -> bool:

@@ -238,8 +238,7 @@ async def c():
             (15, 42, "stop_never"),
             fixed="""
 import tenacity as t
-from tenacity import retry as retrying
-from tenacity import stop_after_attempt
+from tenacity import stop_after_attempt, retry as retrying
 
 @retrying(stop=stop_after_attempt(5))
 def a(): ...
