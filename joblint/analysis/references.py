@@ -49,17 +49,21 @@ class _Bound:
 
 
 def reference(
-    context: FileContext, qualname: str, *, prefer_import: bool = False
+    context: FileContext, qualname: str, *, prefer_import: bool = False, anywhere: bool = False
 ) -> Reference | None:
     """How code at the current traversal position can name `qualname`.
 
     Existing imports of the object itself come first (`tx`), then, unless
     `prefer_import`, an attribute of an imported module (`t.wait_random_exponential`),
     then the bare name with an import to add, then (with `prefer_import`) the
-    module attribute. None when no way is certain."""
+    module attribute. None when no way is certain. `anywhere`: the code goes
+    somewhere else than the current position (an expression reached through a
+    name), so only a position-independent way counts: the free name, imported."""
     module, _, name = qualname.rpartition(".")
     if not module:
         return None
+    if anywhere:
+        return Reference(cst.Name(name), ((module, name),)) if _free(context, name) else None
     direct = _through(context, qualname, qualname)
     if direct is not None:
         return Reference(direct)

@@ -100,6 +100,8 @@ CELERY_RETRY_COUNT: tuple[str, str] = ("request", "retries")
 CELERY_RETRY_METHOD = "retry"
 # Keywords of `self.retry(...)` that set the delay.
 CELERY_RETRY_DELAY_KEYWORDS: frozenset[str] = frozenset({"countdown", "eta"})
+# The one JL301's fix rewrites (`eta` is a datetime).
+CELERY_COUNTDOWN_KEYWORD = "countdown"
 CELERY_BIND_KEYWORD = "bind"
 
 # Bases that make a class a Celery task (options may be class attributes).
@@ -160,6 +162,13 @@ TENACITY_RANDOM_WAITS: frozenset[str] = _tenacity(
     "wait_exponential_jitter",
     module="wait",
 )
+# The exponential wait with a random twin of the same constructor (JL301's fix):
+# `wait_random_exponential(wait_exponential)` takes (multiplier, max, exp_base,
+# min) and draws from [min, ceiling] — from [0, ceiling] before tenacity 9.0.
+TENACITY_EXPONENTIAL_WAITS: frozenset[str] = _tenacity("wait_exponential", module="wait")
+TENACITY_RANDOM_EXPONENTIAL = "wait_random_exponential"
+TENACITY_MIN_KEYWORD = "min"
+TENACITY_MIN_POSITION = 3
 # `wait_combine(a, b)` is `a + b`.
 TENACITY_WAIT_SUMS: frozenset[str] = _tenacity("wait_combine", module="wait")
 TENACITY_STOP_NEVER: frozenset[str] = _tenacity("stop_never", module="stop")
@@ -250,6 +259,8 @@ EXCEPTION_FILTERS: frozenset[str] = frozenset({"isinstance", "issubclass", "type
 
 # --- the fixes the messages point to ----------
 
+# The helper JL301's Celery countdown fix calls.
+FULL_JITTER = "joblint.runtime.backoff.full_jitter"
 FIX_FULL_JITTER = "joblint.runtime.backoff.full_jitter(attempt, base=30, cap=600)"
 FIX_CELERY_COUNTDOWN = (
     "countdown=joblint.runtime.backoff.full_jitter(self.request.retries, base=30, cap=600)"

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from joblint.analysis.context import FileContext
@@ -16,6 +18,8 @@ from joblint.analysis.expressions import (
     self_growing_names,
     snippet,
 )
+from joblint.analysis.names import dotted_text
+from joblint.analysis.references import reference
 from joblint.analysis.retry_options import (
     TaskOptions,
     argument,
@@ -25,7 +29,8 @@ from joblint.analysis.retry_options import (
     positional,
 )
 from joblint.knowledge import retries as facts
-from joblint.rule import LineOf, Valid, invalid
+from joblint.models import SAFE
+from joblint.rule import FixSpec, LineOf, Valid, fix, invalid
 from joblint.rules._retry_base import RetryRule
 
 _SAME_TIME = "every job that failed together retries at the same moment"
@@ -89,9 +94,31 @@ class RetryWithoutJitter(RetryRule):
     built at enqueue time.
 
     ## Fix safety
-    No automatic fix. Jitter makes individual delays shorter or longer than
-    before (full jitter averages half the ceiling); tests that assert exact
-    delays need a seeded random source (`full_jitter(..., rng=random.Random(0))`).
+    Safe fixes (`--fix`), which keep the retry policy and add the jitter it
+    lacked:
+    - Celery `retry_jitter=False` (with `retry_backoff`) becomes
+      `retry_jitter=True`, Celery's default.
+    - tenacity `wait_exponential(...)` becomes `wait_random_exponential(...)`
+      with the same arguments: it subclasses `wait_exponential` (same
+      constructor, same capped ceiling) and draws each wait at random below
+      it. The name follows the import: `tenacity.wait_exponential(...)`
+      becomes `tenacity.wait_random_exponential(...)`; a bare or aliased name
+      becomes `wait_random_exponential(...)`, imported from `tenacity` (or an
+      existing import of it is used). With `min=` (or `**kwargs` that may
+      hold it) the fix is unsafe: tenacity honours `min` as the lowest wait
+      of `wait_random_exponential` only from 9.0 (before, waits start at 0).
+
+    Unsafe fix (`--fix --unsafe-fixes`) for a Celery countdown whose shape is
+    clear: `countdown=[min(C, ]B * F ** self.request.retries[)]` (also
+    `F ** (retries + k)`, `pow(F, ...)`, `B << retries`, through one local
+    assignment) becomes `countdown=full_jitter(self.request.retries, base=B,
+    factor=F, cap=C)`, importing `joblint.runtime.backoff.full_jitter`: the
+    old delay is now the ceiling the random delay is drawn below. Without a
+    cap, the cap is `full_jitter`'s default, 600 s (no fix when the base is a
+    name or above 600). Linear growth (`60 * (retries + 1)`) and other shapes
+    get no fix. Unsafe because individual delays get shorter (full jitter
+    averages half the ceiling), the worker needs joblint installed, and tests
+    that assert exact delays need a seeded source (`rng=random.Random(0)`).
 
     ## Known limits
     - Not findings: Celery `retry_backoff=True` alone (Celery jitters that path
@@ -287,7 +314,61 @@ def sync(self, account_id):
         raise self.retry(exc=exc, countdown=delay)
 """,
             (10, 45, "2 ** self.request.retries, line 9"),
+            fixed="""
+from celery import shared_task
+from joblint.runtime.backoff import full_jitter
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        delay = 2 ** self.request.retries
+        raise self.retry(exc=exc, countdown=full_jitter(self.request.retries, base=1, cap=600))
+""",
             id="celery-countdown-through-local",
+        ),
+        invalid(
+            """
+from celery import shared_task
+from django.conf import settings
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError:
+        raise self.retry(countdown=min(900, 30 * 2 ** self.request.retries))
+    except TimeoutError:
+        raise self.retry(countdown=int(3 ** (self.request.retries + 1)))
+    except OSError:
+        raise self.retry(countdown=settings.RETRY_BASE * 2 ** self.request.retries)
+    except ValueError:
+        raise self.retry(countdown=min(settings.MAX_WAIT, 5 << self.request.retries))
+""",
+            (10, 36, "30 * 2 ** self.request.retries"),
+            (12, 36, "3 ** (self.request.retries + 1)"),
+            (14, 36, "settings.RETRY_BASE * 2 ** self.request.retries"),
+            (16, 36, "5 << self.request.retries"),
+            fixed="""
+from celery import shared_task
+from django.conf import settings
+from joblint.runtime.backoff import full_jitter
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError:
+        raise self.retry(countdown=full_jitter(self.request.retries, base=30, cap=900))
+    except TimeoutError:
+        raise self.retry(countdown=full_jitter(self.request.retries, base=3, factor=3, cap=600))
+    except OSError:
+        raise self.retry(countdown=settings.RETRY_BASE * 2 ** self.request.retries)
+    except ValueError:
+        raise self.retry(countdown=full_jitter(self.request.retries, base=5, cap=settings.MAX_WAIT))
+""",
+            id="celery-countdown-base-factor-cap-kept",
         ),
         invalid(
             """
@@ -321,6 +402,18 @@ def sync(account_id): ...
 """,
             (8, 5, "retry_jitter=False"),
             (10, 54, "retry_jitter=False"),
+            fixed="""
+from celery import Celery, Task
+
+app = Celery("shop")
+
+class Base(Task):
+    retry_backoff = True
+    retry_jitter = True
+
+@app.task(autoretry_for=(IOError,), retry_backoff=5, retry_jitter=True)
+def sync(account_id): ...
+""",
             id="celery-retry-jitter-false",
         ),
         invalid(
@@ -345,7 +438,61 @@ for attempt in t.Retrying(wait=t.wait_exponential(), stop=t.stop_after_attempt(3
             (5, 8, "wait_random_exponential(multiplier=..., max=...)"),
             (12, 10, "wait_incrementing"),
             (16, 32, "wait_exponential"),
+            fixed="""
+import tenacity as t
+from tenacity import wait_random_exponential, retry as retrying, wait_exponential
+
+WAIT = wait_random_exponential(multiplier=1, max=60)
+
+@retrying(wait=WAIT, stop=t.stop_after_attempt(5))
+def a(): ...
+
+@retrying(
+    stop=t.stop_after_attempt(5),
+    wait=t.wait_incrementing(start=1, increment=2) + t.wait_fixed(1),
+)
+def b(): ...
+
+for attempt in t.Retrying(wait=t.wait_random_exponential(), stop=t.stop_after_attempt(3)):
+    pass
+""",
             id="tenacity-aliased-and-multi-line",
+        ),
+        invalid(
+            """
+import tenacity
+from tenacity import retry, stop_after_attempt
+from tenacity import wait_exponential as backoff
+from tenacity.wait import wait_exponential
+
+@retry(wait=backoff(multiplier=2, max=30), stop=stop_after_attempt(5))
+def a(): ...
+
+@retry(wait=wait_exponential(1, 60, 2, 5), stop=stop_after_attempt(5))
+def b(): ...
+
+@tenacity.retry(wait=tenacity.wait.wait_exponential(min=1), stop=stop_after_attempt(5))
+def c(): ...
+""",
+            (7, 13, "tenacity wait_exponential(...)"),
+            (10, 13, "tenacity wait_exponential(...)"),
+            (13, 22, "tenacity wait_exponential(...)"),
+            fixed="""
+import tenacity
+from tenacity import wait_random_exponential, retry, stop_after_attempt
+from tenacity import wait_exponential as backoff
+from tenacity.wait import wait_exponential
+
+@retry(wait=wait_random_exponential(multiplier=2, max=30), stop=stop_after_attempt(5))
+def a(): ...
+
+@retry(wait=wait_random_exponential(1, 60, 2, 5), stop=stop_after_attempt(5))
+def b(): ...
+
+@tenacity.retry(wait=tenacity.wait.wait_random_exponential(min=1), stop=stop_after_attempt(5))
+def c(): ...
+""",
+            id="tenacity-from-import-module-attribute-and-min",
         ),
         invalid(
             """
@@ -462,7 +609,33 @@ async def afetch(url):
                 continue
             growth = analysis.unjittered_growth(arg.value)
             if growth is not None:
-                self._report_growth(arg.value, growth, facts.FIX_CELERY_COUNTDOWN)
+                countdown = arg.keyword.value == facts.CELERY_COUNTDOWN_KEYWORD
+                delay_fix = self._full_jitter_fix(arg.value, analysis) if countdown else None
+                self._report_growth(arg.value, growth, facts.FIX_CELERY_COUNTDOWN, delay_fix)
+
+    def _full_jitter_fix(
+        self, countdown: cst.BaseExpression, analysis: DelayAnalysis
+    ) -> FixSpec | None:
+        """`countdown=B * F ** self.request.retries` (capped by `min(C, ...)`) ->
+        `countdown=full_jitter(self.request.retries, base=B, factor=F, cap=C)`."""
+        expr = countdown
+        if isinstance(expr, cst.Name):  # `delay = 2 ** self.request.retries` first
+            values = analysis.assigned(expr.value)
+            if len(values) != 1 or not isinstance(values[0], cst.BaseExpression):
+                return None
+            expr = values[0]
+        shape = backoff_shape(expr)
+        if shape is None:
+            return None
+        found = reference(self.context, facts.FULL_JITTER, prefer_import=True)
+        if found is None:
+            return None
+        new = cst.Call(found.expr, shape.arguments())
+        message = (
+            f"Randomise the countdown: {shape.describe()} draws it from 0 up to the old "
+            "delay (full jitter); joblint must be installed where the worker runs"
+        )
+        return fix(countdown, new, message, imports=found.imports)
 
     def _check_celery_options(self, options: TaskOptions) -> None:
         jitter = options.get(facts.CELERY_RETRY_JITTER)
@@ -474,6 +647,7 @@ async def afetch(url):
                 jitter.node,
                 "retry_jitter=False turns off the jitter Celery adds to retry_backoff delays: "
                 f"{_SAME_TIME}. Remove it (Celery's default is full jitter)",
+                fix=fix(jitter.value, cst.Name("True"), _JITTER_ON, safety=SAFE),
             )
 
     # --- tenacity ----------
@@ -494,7 +668,37 @@ async def afetch(url):
                     term,
                     f"tenacity {short}(...) grows without a random part: {_SAME_TIME}. "
                     f"Use {facts.FIX_TENACITY_WAIT}, or add + wait_random(0, ...)",
+                    fix=self._random_wait_fix(term, name or "", _contains(node, term)),
                 )
+
+    def _random_wait_fix(self, term: cst.Call, name: str, here: bool) -> FixSpec | None:
+        """`wait_exponential(...)` -> `wait_random_exponential(...)`, same arguments:
+        tenacity's `wait_random_exponential` subclasses `wait_exponential` (same
+        constructor) and draws each wait from [min, the same capped ceiling].
+        `here`: the call is inside the expression being visited (not reached
+        through a name assigned elsewhere), so names can be resolved at this place."""
+        if name not in facts.TENACITY_EXPONENTIAL_WAITS:
+            return None  # wait_incrementing has no random twin
+        func = term.func
+        imports: tuple[tuple[str, str], ...] = ()
+        if isinstance(func, cst.Attribute):
+            new_func: cst.BaseExpression = func.with_changes(
+                attr=cst.Name(facts.TENACITY_RANDOM_EXPONENTIAL)
+            )
+        else:
+            found = reference(
+                self.context,
+                f"tenacity.{facts.TENACITY_RANDOM_EXPONENTIAL}",
+                prefer_import=True,
+                anywhere=not here,
+            )
+            if found is None:
+                return None
+            new_func, imports = found.expr, found.imports
+        new = term.with_changes(func=new_func)
+        if _may_set_min(term):
+            return fix(term, new, _RANDOM_WAIT_WITH_MIN, imports=imports)
+        return fix(term, new, _RANDOM_WAIT, safety=SAFE, imports=imports)
 
     def _wait_terms(
         self, node: cst.BaseExpression, analysis: DelayAnalysis, depth: int
@@ -641,7 +845,13 @@ async def afetch(url):
     # --- reporting ----------
 
     def _report_growth(
-        self, node: cst.CSTNode, growth: cst.CSTNode, fix: str, *, sleep: bool = False
+        self,
+        node: cst.CSTNode,
+        growth: cst.CSTNode,
+        hint: str,
+        delay_fix: FixSpec | None = None,
+        *,
+        sleep: bool = False,
     ) -> None:
         text = snippet(growth)
         what = "Sleep between retries" if sleep else "Retry delay"
@@ -649,7 +859,223 @@ async def afetch(url):
         def message(line_of: LineOf) -> str:
             return (
                 f"{what} grows with the attempt ({text}, line {line_of(growth)}) and has no "
-                f"random part: {_SAME_TIME}. Use {fix}"
+                f"random part: {_SAME_TIME}. Use {hint}"
             )
 
-        self.report(node, message)
+        self.report(node, message, fix=delay_fix)
+
+
+# --- fixes (issue 10) ---------------------------------------------------------------------
+
+_JITTER_ON = "Set retry_jitter=True (Celery's default): each retry_backoff delay is drawn at random"
+_RANDOM_WAIT = (
+    "Use wait_random_exponential(...) with the same arguments: each wait is drawn at random "
+    "up to the same exponential ceiling (full jitter)"
+)
+_RANDOM_WAIT_WITH_MIN = (
+    f"{_RANDOM_WAIT}; min= stays the lowest wait only with tenacity >= 9.0 (older versions "
+    "draw from 0)"
+)
+
+
+def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _may_set_min(call: cst.Call) -> bool:
+    """`min=` (or the 4th positional, or `*args`/`**kwargs` that may hold it):
+    `wait_random_exponential` honours it as the lowest wait only since tenacity 9.0."""
+    if any(arg.star for arg in call.args):
+        return True
+    if keyword(call, facts.TENACITY_MIN_KEYWORD) is not None:
+        return True
+    return len(positional(call)) > facts.TENACITY_MIN_POSITION
+
+
+@dataclass(frozen=True, slots=True)
+class BackoffShape:
+    """`min(cap, base * factor ** retries)`, as read from a Celery countdown."""
+
+    retries: cst.BaseExpression  # `self.request.retries`, as written
+    base: cst.BaseExpression
+    factor: float
+    cap: cst.BaseExpression
+
+    def arguments(self) -> list[cst.Arg]:
+        args = [cst.Arg(self.retries, comma=_COMMA)]
+        keywords = [("base", self.base)]
+        if self.factor != _FULL_JITTER_FACTOR:
+            keywords.append(("factor", _number(self.factor)))
+        keywords.append(("cap", self.cap))
+        for index, (name, value) in enumerate(keywords):
+            comma = _COMMA if index < len(keywords) - 1 else cst.MaybeSentinel.DEFAULT
+            args.append(cst.Arg(value, keyword=cst.Name(name), equal=_EQUAL, comma=comma))
+        return args
+
+    def describe(self) -> str:
+        return _EMPTY.code_for_node(cst.Call(cst.Name("full_jitter"), self.arguments()))
+
+
+_FULL_JITTER_FACTOR = 2.0  # joblint.runtime.backoff.DEFAULT_FACTOR
+_DEFAULT_CAP = 600  # joblint.runtime.backoff.DEFAULT_CAP: the reference policy's ten minutes
+_EMPTY = cst.Module(body=[])
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
+_CONVERSIONS = frozenset({"int", "float"})
+
+
+def backoff_shape(expr: cst.BaseExpression) -> BackoffShape | None:
+    """Read `[min(C, ]K * F ** (R + k)[)]` (also `F ** R * K`, `pow(F, R)`,
+    `K << R`, wrapped in `int()`/`float()`) where R is `<task>.request.retries`,
+    F a number > 1 and K, C numbers or dotted names. Without a cap, the cap is
+    full_jitter's default (600 s) when the base is a number no larger. None for
+    anything else (linear growth, other shapes): no fix then."""
+    expr = _strip(expr)
+    cap: cst.BaseExpression | None = None
+    if _is_call_of(expr, "min") and isinstance(expr, cst.Call) and len(expr.args) == 2:
+        first, second = (_strip(a.value) for a in expr.args)
+        if any(a.star or a.keyword for a in expr.args):
+            return None
+        growth, cap = (first, second) if _mentions_retries(first) else (second, first)
+        if not _is_constant(cap):
+            return None
+        expr = growth
+    found = _growth(expr)
+    if found is None:
+        return None
+    retries, base, factor = found
+    if cap is None:
+        number = literal_number(base)
+        if number is None or number > _DEFAULT_CAP:
+            return None
+        cap = cst.Integer(str(_DEFAULT_CAP))
+    return BackoffShape(retries, base, factor, cap)
+
+
+def _growth(
+    expr: cst.BaseExpression,
+) -> tuple[cst.BaseExpression, cst.BaseExpression, float] | None:
+    """(retries, base, factor) of `K * P`, `P * K`, `P` or `K << R`."""
+    expr = _strip(expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.LeftShift):
+        constant, shifted = _strip(expr.left), _retries(expr.right)  # K << R is K * 2 ** R
+        if shifted is None or not _is_constant(constant):
+            return None
+        base = _scaled(constant, _FULL_JITTER_FACTOR, shifted[1])
+        return None if base is None else (shifted[0], base, _FULL_JITTER_FACTOR)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        for power, constant in ((expr.right, expr.left), (expr.left, expr.right)):
+            found = _power(power)
+            if found is not None and _is_constant(_strip(constant)):
+                retries, factor, offset = found
+                base = _scaled(_strip(constant), factor, offset)
+                return None if base is None else (retries, base, factor)
+        return None
+    found = _power(expr)
+    if found is None:
+        return None
+    retries, factor, offset = found
+    base = _scaled(cst.Integer("1"), factor, offset)
+    return None if base is None else (retries, base, factor)
+
+
+def _power(
+    expr: cst.BaseExpression,
+) -> tuple[cst.BaseExpression, float, int] | None:
+    """(retries, factor, offset) of `F ** (R + k)` or `pow(F, R + k)`."""
+    expr = _strip(expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
+        factor, exponent = expr.left, expr.right
+    elif _is_call_of(expr, "pow") and isinstance(expr, cst.Call) and len(expr.args) == 2:
+        if any(a.star or a.keyword for a in expr.args):
+            return None
+        factor, exponent = expr.args[0].value, expr.args[1].value
+    else:
+        return None
+    number = literal_number(_strip(factor))
+    found = _retries(exponent)
+    if number is None or number <= 1 or found is None:
+        return None
+    return found[0], number, found[1]
+
+
+def _retries(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+    """`R` or `R + k` / `k + R` with a literal integer k >= 0."""
+    expr = _strip(expr)
+    if is_celery_retry_count(expr):
+        return expr, 0
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        for count, offset in ((expr.left, expr.right), (expr.right, expr.left)):
+            number = literal_number(_strip(offset))
+            count = _strip(count)
+            whole = number is not None and number == int(number) and 0 <= number <= _MAX_OFFSET
+            if is_celery_retry_count(count) and whole and number is not None:
+                return count, int(number)
+    return None
+
+
+_MAX_OFFSET = 8
+
+
+def _scaled(base: cst.BaseExpression, factor: float, offset: int) -> cst.BaseExpression | None:
+    """`base * factor ** offset` as one number (or `base` itself when offset is 0)."""
+    if offset == 0:
+        return base
+    number = literal_number(base)
+    return None if number is None else _number(number * factor**offset)
+
+
+def _number(value: float) -> cst.BaseExpression:
+    if value == int(value):
+        return cst.Integer(str(int(value)))
+    return cst.Float(repr(value))
+
+
+def _strip(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """Without parentheses and `int(...)`/`float(...)` (a float countdown is fine)."""
+    while True:
+        if expr.lpar:
+            expr = expr.with_changes(lpar=(), rpar=())
+            continue
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value in _CONVERSIONS
+            and len(expr.args) == 1
+            and not expr.args[0].star
+            and expr.args[0].keyword is None
+        ):
+            expr = expr.args[0].value
+            continue
+        return expr
+
+
+def _is_call_of(expr: cst.BaseExpression, name: str) -> bool:
+    func = expr.func if isinstance(expr, cst.Call) else None
+    return isinstance(func, cst.Name) and func.value == name
+
+
+def _is_constant(expr: cst.BaseExpression) -> bool:
+    """A positive number, or a dotted name (`BASE`, `settings.MAX_WAIT`)."""
+    number = literal_number(expr)
+    if number is not None:
+        return number > 0
+    return dotted_text(expr) is not None and not _mentions_retries(expr)
+
+
+def _mentions_retries(expr: cst.BaseExpression) -> bool:
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BaseExpression) and is_celery_retry_count(node):
+            return True
+        stack.extend(node.children)
+    return False

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from joblint.analysis.names import module_name_from_import
 from joblint.analysis.payloads import PayloadIssue, payload_site
 from joblint.knowledge import payloads as kb
-from joblint.rule import Rule, Valid, invalid
+from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 _WHAT = {
     kb.ENUM: ("an enum member", "{text}.value (a str/int) and rebuild the enum in the task"),
@@ -61,7 +62,15 @@ class RichTypePayload(Rule):
     ```
 
     ## Fix safety
-    No automatic fix yet: the task must rebuild the value from primitives.
+    Unsafe fix (`--fix --unsafe-fixes`) for enum members: `Plan.PRO` becomes
+    `Plan.PRO.value`, and so does a name bound (once in the whole module) to
+    one. Unsafe because the task now receives the plain value: it must rebuild
+    the member (`Plan(plan)`), and code comparing it to the enum breaks
+    (except for `IntEnum`/`StrEnum`, which compare equal to their values).
+    Parameters annotated with an enum and names bound more than once get no
+    fix (they may hold `None`), and neither do dataclasses, attrs classes,
+    pydantic models and NamedTuples: the task would receive a dict or tuple
+    where its code expects the object.
 
     ## Known limits
     - A class's kind comes from the files linted together (decorators and bases
@@ -127,6 +136,17 @@ def upgrade(user):
                 "'Plan.PRO' is an enum member (Plan) passed to change_plan.delay(): "
                 "pass Plan.PRO.value",
             ),
+            fixed="""
+import enum
+from .tasks import change_plan
+
+class Plan(enum.Enum):
+    FREE = "free"
+    PRO = "pro"
+
+def upgrade(user):
+    change_plan.delay(user.pk, Plan.PRO.value)
+""",
             id="enum-member",
         ),
         invalid(
@@ -142,7 +162,38 @@ def run(order_id):
     ship.apply_async(args=(order_id, status))
 """,
             (10, 38, "'status' is an enum member (Status)"),
+            fixed="""
+from django.db import models
+from .tasks import ship
+
+class Status(models.TextChoices):
+    PAID = "paid"
+
+def run(order_id):
+    status = Status.PAID
+    ship.apply_async(args=(order_id, status.value))
+""",
             id="django-choices-via-local",
+        ),
+        invalid(
+            """
+import enum
+from .tasks import ship
+
+class Status(enum.IntEnum):
+    PAID = 1
+    SHIPPED = 2
+
+def run(order_id, current: Status, paid):
+    ship.delay(order_id, current)
+    status = None
+    if paid:
+        status = Status.PAID
+    ship.delay(order_id, status)
+""",
+            (10, 26, "'current' is an enum member (Status)"),
+            (14, 26, "'status' is an enum member (Status)"),
+            id="no-fix-for-parameters-and-names-bound-twice",
         ),
         invalid(
             """
@@ -192,4 +243,122 @@ def run(paths):
             return
         for issue in site.issues:
             if issue.kind in kb.RICH_KINDS:
-                self.report(issue.node, _message(issue, site.call_text), requires=issue.requires)
+                self.report(
+                    issue.node,
+                    _message(issue, site.call_text),
+                    requires=issue.requires,
+                    fix=self._value_fix(issue),
+                )
+
+    def _value_fix(self, issue: PayloadIssue) -> FixSpec | None:
+        """An enum member -> its `.value`. Only `Class.MEMBER` itself, or a local
+        name bound once in the whole module, to `Class.MEMBER`: a parameter or a
+        name bound twice may hold `None` or something else at run time, and
+        `.value` would raise. Other rich types have no fix: the task would
+        receive a dict where it expected the object."""
+        node = issue.node
+        if issue.kind != kb.ENUM or not self._surely_member(node):
+            return None
+        new = cst.Attribute(node, cst.Name("value"))
+        message = (
+            f"Pass {issue.text}.value; the task receives the plain value and must rebuild "
+            f"the member ({issue.class_name}(value))"
+        )
+        return fix(node, new, message)
+
+    def _surely_member(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Attribute):
+            return _is_member_access(node)
+        if not isinstance(node, cst.Name):
+            return False
+        binding = self.context.resolver.lookup(node.value)
+        if binding is None or not isinstance(binding.expr, cst.Attribute):
+            return False
+        if not _is_member_access(binding.expr) or binding.unpack_index is not None:
+            return False
+        return self._bound_once(node.value)
+
+    def _bound_once(self, name: str) -> bool:
+        module = self.context.frames[0].node
+        counts = self.context.memo("jl202-bindings", module, lambda: _binding_counts(module))
+        return counts.get(name, 0) == 1
+
+
+def _is_member_access(node: cst.Attribute) -> bool:
+    """`Class.MEMBER`: the shape the payload analysis takes for an enum member."""
+    return isinstance(node.value, cst.Name) and node.attr.value.isupper()
+
+
+def _binding_counts(module: cst.CSTNode) -> dict[str, int]:
+    """How many times each name is bound anywhere in the module (any scope)."""
+    counter = _BindingCounter()
+    module.visit(counter)
+    return counter.counts
+
+
+class _BindingCounter(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def _bind(self, node: cst.CSTNode) -> None:
+        """Count the names a target binds (`a.b = ...`, `a[i] = ...` bind none)."""
+        if isinstance(node, cst.Name):
+            self.counts[node.value] = self.counts.get(node.value, 0) + 1
+        elif isinstance(node, cst.Tuple | cst.List):
+            for element in node.elements:
+                self._bind(element.value)
+        elif isinstance(node, cst.StarredElement):
+            self._bind(node.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._bind(node.name)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._bind(node.target)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self._bind(item.name)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self._bind(item.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._bind(node.name)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._bind(node.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:  # `import a.b` binds `a`; `as` names are AsNames
+            self._bind(cst.Name(module_name_from_import(node.name).split(".")[0]))
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self._bind(node.name)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self._bind(node.name)
