@@ -20,13 +20,12 @@ from joblint.engine import (
     unparseable_result,
 )
 from joblint.files import discover, module_name
-from joblint.knowledge import tokens
 from joblint.models import FileResult, Finding
-from joblint.prefilter import Prefilter
+from joblint.prefilter import Prefilter, defines_jobs, has_project_facts
 from joblint.project import (
     ProjectSettings,
     candidate_modules,
-    huey_task_names,
+    job_names,
     settle,
     wanted_names,
 )
@@ -35,8 +34,6 @@ from joblint.rule import ProjectRule
 from joblint.runner import Job, run_jobs, worker_count
 
 # Files that may hold whole-project facts every file's facts are scanned for.
-PROJECT_FACT_ANCHORS = tuple(a.encode() for a in tokens.PROJECT_FACT_ANCHORS)
-HUEY_TOKEN = re.compile(rb"huey")
 MAX_FACT_ROUNDS = 6
 
 
@@ -169,8 +166,15 @@ class _Run:
         )
         self.facts_only = LintSettings(frozenset(), self.selector.options)
 
-    def lint(self, sources: list[_Source]) -> list[FileResult]:
-        jobs = [Job(s.shown, s.data, self.selector.settings_for(s.path), s.module) for s in sources]
+    def lint(
+        self, sources: list[_Source], confirm: list[tuple[str, ...]] | None = None
+    ) -> list[FileResult]:
+        """`confirm`: per source, AST checks that must confirm a trigger first."""
+        checks = confirm or [()] * len(sources)
+        jobs = [
+            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, confirm=c)
+            for s, c in zip(sources, checks, strict=True)
+        ]
         return run_jobs(jobs, self.workers, self.cache, self.options.on_file)
 
     def syntax(self, sources: list[_Source]) -> list[FileResult]:
@@ -215,18 +219,15 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
         for p, reason in unreadable
     ]
-    wanted: list[_Source] = []
-    skipped: list[_Source] = []
-    for source in sources:
-        keep = not options.use_prefilter or run.prefilter.wants(source.data)
-        (wanted if keep else skipped).append(source)
-        if not keep and options.on_file:
-            options.on_file()
-    results.extend(run.lint(wanted))
-    if UNPARSEABLE in run.selector.base:
-        results.extend(run.syntax(skipped))
+    wanted, confirm, skipped = _prefilter(run, sources)
+    parses: list[_Source] = []  # skipped after their AST check: known to parse
+    for source, result in zip(wanted, run.lint(wanted, confirm), strict=True):
+        if result.skipped:
+            parses.append(source)
+        else:
+            results.append(result)
     named: frozenset[str] | None = None
-    pool = list(skipped)
+    pool = [*skipped, *parses]
     context: list[FileResult] = []
     if any(path.is_file() for path in paths):
         # Pre-commit style: only some files are named. Facts of the rest of the
@@ -238,12 +239,14 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         ]
         pool.extend(_load_sources(others)[0])
         if run.selector.project_rules:
-            context = run.facts([s for s in pool if _has_project_facts(s.data)])
+            context = run.facts([s for s in pool if has_project_facts(s.data)])
     # Files outside the paths named (read from the project root for facts) never
     # report findings of their own.
     linted = {s.shown for s in sources}
-    for result in _huey_callers(run, pool, results, context):
-        (results if result.path in linted else context).append(result)
+    context.extend(_second_pass(run, pool, linted, results))
+    if UNPARSEABLE in run.selector.base:
+        left = {id(s) for s in pool}
+        results.extend(run.syntax([s for s in skipped if id(s) in left]))
     context.extend(_facts_on_demand(run, pool, results, context))
     return _finish(
         results,
@@ -254,25 +257,67 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     )
 
 
-def _huey_callers(
-    run: _Run, pool: list[_Source], results: list[FileResult], context: list[FileResult]
+def _prefilter(
+    run: _Run, sources: list[_Source]
+) -> tuple[list[_Source], list[tuple[str, ...]], list[_Source]]:
+    """The sources to lint, the AST checks each needs first, and the skipped."""
+    wanted: list[_Source] = []
+    confirm: list[tuple[str, ...]] = []
+    skipped: list[_Source] = []
+    for source in sources:
+        decision = run.prefilter.decide(source.data) if run.options.use_prefilter else None
+        if decision is None or decision.wanted or decision.confirm:
+            wanted.append(source)
+            confirm.append(() if decision is None or decision.wanted else decision.confirm)
+        else:
+            skipped.append(source)
+            if run.options.on_file:
+                run.options.on_file()
+    return wanted, confirm, skipped
+
+
+def _second_pass(
+    run: _Run, pool: list[_Source], linted: set[str], results: list[FileResult]
 ) -> list[FileResult]:
-    """Calling a Huey task enqueues it, with no token to prefilter on: lint the
-    skipped files that name one of the project's Huey tasks."""
+    """Skipped files that may still enqueue: calling a Huey task enqueues it
+    (there is no token to look for), and `x.send(...)` or `q.enqueue(...)`
+    enqueue only on a task or queue object. Files that may define tasks or
+    queue objects are analysed first; then the skipped files that name one of
+    them. Files outside the paths named only give facts. Returns the results
+    that are not the run's own (context)."""
     if not pool:
         return []
-    defining = [s for s in pool if HUEY_TOKEN.search(s.data)]
-    context.extend(run.facts(defining))
-    names = huey_task_names([*results, *context])
+    defining = [s for s in pool if defines_jobs(s.data.lower())]
+    own = [s for s in defining if s.shown in linted]
+    results.extend(run.lint(own))
+    context = run.facts([s for s in defining if s.shown not in linted])
+    on_call, every = job_names([*results, *context])
     taken = {id(s) for s in defining}
     callers: list[_Source] = []
-    if names:
-        words = b"|".join(re.escape(n.encode()) for n in sorted(names))
-        pattern = re.compile(rb"\b(?:" + words + rb")\b")
-        callers = [s for s in pool if id(s) not in taken and pattern.search(s.data)]
+    names = _words(every)
+    if names is not None:
+        calls = _words(on_call)
+        callers = [
+            s
+            for s in pool
+            if id(s) not in taken
+            and (
+                (calls is not None and calls.search(s.data) is not None)
+                or (names.search(s.data) is not None and run.prefilter.has_gated(s.data.lower()))
+            )
+        ]
     taken.update(id(s) for s in callers)
     pool[:] = [s for s in pool if id(s) not in taken]
-    return run.lint(callers)
+    for result in run.lint(callers):
+        (results if result.path in linted else context).append(result)
+    return context
+
+
+def _words(names: set[str]) -> re.Pattern[bytes] | None:
+    if not names:
+        return None
+    words = b"|".join(re.escape(n.encode()) for n in sorted(names))
+    return re.compile(rb"\b(?:" + words + rb")\b")
 
 
 def _facts_on_demand(
@@ -293,11 +338,6 @@ def _facts_on_demand(
         remaining = [s for s in remaining if id(s) not in taken]
         loaded.extend(run.facts(batch))
     return loaded
-
-
-def _has_project_facts(data: bytes) -> bool:
-    lowered = data.lower()
-    return any(anchor in lowered for anchor in PROJECT_FACT_ANCHORS)
 
 
 def project_root(config: Config) -> Path:

@@ -24,6 +24,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from joblint import budget, deep, suppressions
 from joblint.analysis.context import FileContext, Options
 from joblint.analysis.walk import walk
+from joblint.confirm import confirms
 from joblint.models import Edit, FileResult, Finding, Fix, PendingFinding, Span
 from joblint.registry import BUILTIN_CODES, rule_by_code
 from joblint.rule import FixSpec, ProjectRule, Report, Rule
@@ -125,19 +126,22 @@ def lint_source(
         return FileResult(path, parsed=False, errors=(_internal_error(path, 1, "joblint", exc),))
 
 
-def _quiet_ast_parse(text: str) -> None:
+def _quiet_ast_parse(source: str | bytes) -> ast.Module:
     """`ast.parse` without the SyntaxWarnings it prints about the user's code."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ast.parse(text)
+        return ast.parse(source)
 
 
 def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
     """For files the prefilter skips: only whether they can be read and parsed
-    (JL001), with Python's own parser, many times cheaper than LibCST's."""
+    (JL001), with Python's own parser, many times cheaper than LibCST's. (The
+    shape budgets guard LibCST; Python's parser refuses deep nesting itself.)"""
     try:
-        text = checked_text(data)
-        _quiet_ast_parse(text)
+        over = budget.check_size(len(data))
+        if over is not None:
+            raise SourceError(over.message, over.line)
+        _quiet_ast_parse(decode(data))
     except SourceError as exc:
         return unparseable_result(path, settings, exc)
     except SyntaxError as exc:
@@ -146,6 +150,24 @@ def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
     except (RecursionError, MemoryError, ValueError):
         return unparseable_result(path, settings, SourceError("too deeply nested to parse"))
     return FileResult(path)
+
+
+def confirm_then_lint(
+    path: str, data: bytes, settings: LintSettings, module: ModuleInfo, checks: tuple[str, ...]
+) -> FileResult:
+    """Lint the file if one of the prefilter's AST `checks` confirms a trigger;
+    otherwise a `skipped` result. Anything `ast` can't take goes to the full
+    path, which reports it as LibCST would."""
+    if budget.check_size(len(data)) is not None:
+        return lint_source(path, data, settings, module)
+    try:
+        tree = _quiet_ast_parse(data)
+        confirmed = confirms(tree, checks)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        confirmed = True
+    if confirmed:
+        return lint_source(path, data, settings, module)
+    return FileResult(path, skipped=True)
 
 
 def checked_text(data: bytes) -> str:

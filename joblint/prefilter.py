@@ -1,9 +1,9 @@
 """A conservative byte-level prefilter: skip files no selected rule can fire on.
 
 LibCST parsing is the dominant cost, and most files of a project contain no
-job code at all. Each rule's tokens come from `joblint.knowledge.tokens`
+job code at all. Each rule's triggers come from `joblint.knowledge.tokens`
 (derived from the library tables); user-configured function names are added.
-A rule without tokens disables the prefilter. Facts other files look up by
+A rule without triggers disables the prefilter. Facts other files look up by
 name (tasks, classes, constants) are loaded on demand later, so skipping a
 file never loses a fact a finding depends on.
 """
@@ -12,42 +12,106 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from joblint.knowledge.tokens import PROJECT_FACT_ANCHORS, RULE_ANCHORS, RULE_TOKENS
+from joblint.knowledge.tokens import DEFINES_JOBS, PROJECT_FACTS, RULE_TRIGGERS, Trigger
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    anchors: frozenset[bytes]
+    patterns: tuple[re.Pattern[bytes], ...]
+    confirm: str = ""
+
+    def matches(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+        """`present`: the anchors known to occur in `lowered`, when computed."""
+        if present is None:
+            found = any(a in lowered for a in self.anchors)
+        else:
+            found = not self.anchors.isdisjoint(present)
+        return found and all(p.search(lowered) is not None for p in self.patterns)
+
+
+def _check(trigger: Trigger) -> _Check:
+    return _Check(
+        frozenset(a.lower().encode() for a in trigger.anchors),
+        tuple(re.compile(p.encode()) for p in trigger.patterns),
+        trigger.confirm,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Lint the file, or confirm these triggers on its AST first, or skip it."""
+
+    wanted: bool
+    confirm: tuple[str, ...] = ()
+
+
+_DEFINES_JOBS = re.compile(DEFINES_JOBS.encode())
+_PROJECT_FACTS = _check(PROJECT_FACTS)
+
+
+def defines_jobs(lowered: bytes) -> bool:
+    """The (lower-cased) file may define a task or a queue object."""
+    return _DEFINES_JOBS.search(lowered) is not None
+
+
+def has_project_facts(data: bytes) -> bool:
+    """The file may hold facts the whole-project rules read (JL5 settings)."""
+    return _PROJECT_FACTS.matches(data.lower())
 
 
 class Prefilter:
     def __init__(self, codes: Iterable[str], extra_names: Iterable[str], project_facts: bool):
-        # (lower-case anchors, precise pattern): a file passes when an anchor is
-        # in its lower-cased bytes and the pattern matches.
-        self.checks: list[tuple[tuple[bytes, ...], re.Pattern[bytes] | None]] = []
+        self.checks: list[_Check] = []
+        # Triggers on ordinary method names (`.send(`): they count only where the
+        # file may define jobs, or names one of the project's tasks (second pass).
+        self.gated: list[_Check] = []
         self.disabled = False
+        self._anchors: set[bytes] = set()
         for code in sorted(codes):
             if code == "JL001":
                 continue  # reported for files that can't be read or parsed, whatever else
-            if code not in RULE_ANCHORS:
-                self.disabled = True  # a rule that declares no tokens: parse everything
+            if code not in RULE_TRIGGERS:
+                self.disabled = True  # a rule that declares no triggers: parse everything
                 continue
-            self._add(RULE_ANCHORS[code], RULE_TOKENS.get(code))
+            for trigger in RULE_TRIGGERS[code]:
+                self._add(trigger)
         names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
         if names:
-            self._add(tuple(names), None)
+            self._add(Trigger(tuple(names)))
         if project_facts:
-            self._add(PROJECT_FACT_ANCHORS, None)
+            self._add(PROJECT_FACTS)
 
-    def _add(self, anchors: tuple[str, ...], pattern: str | None) -> None:
-        encoded = tuple(a.lower().encode() for a in anchors)
-        compiled = re.compile(pattern.encode()) if pattern is not None else None
-        if (encoded, compiled) not in self.checks:  # rules sharing tokens: check once
-            self.checks.append((encoded, compiled))
+    def _add(self, trigger: Trigger) -> None:
+        check = _check(trigger)
+        where = self.gated if trigger.gated else self.checks
+        if check not in where:  # rules sharing triggers: check once
+            where.append(check)
+            self._anchors.update(check.anchors)
+
+    def decide(self, data: bytes) -> Decision:
+        if self.disabled:
+            return Decision(True)
+        lowered = data.lower()
+        # Each anchor is looked for once, however many triggers share it.
+        present = frozenset(a for a in self._anchors if a in lowered)
+        confirm: list[str] = []
+        for check in self.checks:
+            if check.matches(lowered, present):
+                if not check.confirm:
+                    return Decision(True)
+                confirm.append(check.confirm)
+        if self.has_gated(lowered, present) and defines_jobs(lowered):
+            return Decision(True)
+        return Decision(False, tuple(sorted(set(confirm))))
 
     def wants(self, data: bytes) -> bool:
-        if self.disabled:
-            return True
-        lowered = data.lower()
-        for anchors, pattern in self.checks:
-            if any(anchor in lowered for anchor in anchors) and (
-                pattern is None or pattern.search(lowered) is not None
-            ):
-                return True
-        return False
+        """Lint it, whatever an AST check would say."""
+        decision = self.decide(data)
+        return decision.wanted or bool(decision.confirm)
+
+    def has_gated(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+        """A gated trigger is in the (lower-cased) file, whatever it names."""
+        return any(check.matches(lowered, present) for check in self.gated)

@@ -171,13 +171,17 @@ def candidate_modules(names: set[str]) -> set[str]:
     return modules
 
 
-def huey_task_names(results: list[FileResult]) -> set[str]:
+def job_names(results: list[FileResult]) -> tuple[set[str], set[str]]:
+    """The unqualified names of the project's tasks whose call enqueues them
+    (Huey's), and of all its tasks and queue objects."""
     index = ProjectIndex.build(results)
-    return {
+    on_call = {
         qualname.rsplit(".", 1)[-1]
         for qualname in index.tasks
         if index.task_library(qualname) in ENQUEUE_ON_CALL_LIBRARIES
     }
+    every = {q.rsplit(".", 1)[-1] for q in (*index.tasks, *index.queue_objects)}
+    return on_call, every
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from joblint.cache import ResultCache, entry_key
-from joblint.engine import LintSettings, ModuleInfo, lint_source, syntax_check
+from joblint.engine import (
+    LintSettings,
+    ModuleInfo,
+    confirm_then_lint,
+    lint_source,
+    syntax_check,
+)
 from joblint.models import FileResult
 
 # Below this many files to parse, a pool costs more than it saves.
@@ -31,6 +37,14 @@ class Job:
     module: ModuleInfo
     # Only check that the file can be read and parsed (prefilter-skipped files).
     syntax_only: bool = False
+    # Lint only if one of these AST checks confirms a trigger (`joblint.confirm`).
+    confirm: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        if self.syntax_only:
+            return "syntax"
+        return "confirm:" + ",".join(self.confirm) if self.confirm else "lint"
 
 
 def worker_count(requested: int) -> int:
@@ -44,6 +58,8 @@ def _init_worker() -> None:
 def _run(job: Job) -> FileResult:
     if job.syntax_only:
         return syntax_check(job.path, job.data, job.settings)
+    if job.confirm:
+        return confirm_then_lint(job.path, job.data, job.settings, job.module, job.confirm)
     return lint_source(job.path, job.data, job.settings, job.module)
 
 
@@ -57,8 +73,7 @@ def run_jobs(
     keys: list[str] = []
     todo: list[int] = []
     for index, job in enumerate(jobs):
-        kind = "syntax" if job.syntax_only else "lint"
-        key = entry_key(job.path, job.data, job.settings, job.module, kind) if cache else ""
+        key = entry_key(job.path, job.data, job.settings, job.module, job.kind) if cache else ""
         keys.append(key)
         cached = cache.get(key) if cache else None
         if cached is not None:

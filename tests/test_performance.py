@@ -134,3 +134,97 @@ def test_clean_removes_the_cache(run: Run, tmp_path: Path) -> None:
     result = run("clean")
     assert result.code == 0 and "Removed 1 cache entries" in result.stderr
     assert not list((tmp_path / ".joblint_cache").glob("*/*.json"))
+
+
+def _parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    parsed: list[str] = []
+    real = cst.parse_module
+
+    def counting(source: str | bytes, *args: object, **kwargs: object) -> cst.Module:
+        parsed.append(source if isinstance(source, str) else source.decode())
+        return real(source)
+
+    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    return parsed
+
+
+POLL_LOOP = """
+import time
+
+def wait_for(path):
+    for _ in range(10):
+        try:
+            return open(path)
+        except OSError:
+            time.sleep(0.5)
+"""
+GROWING_SLEEP = """
+from time import sleep as nap
+
+def call(fetch):
+    for attempt in range(5):
+        try:
+            return fetch()
+        except OSError:
+            nap(2 ** attempt)
+"""
+FOREVER = """
+import time
+
+def fetch(get):
+    while 1:
+        try:
+            return get()
+        except ConnectionError:
+            time.sleep(5)
+"""
+
+
+def test_ast_check_skips_constant_sleeps_without_libcst(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"poll.py": POLL_LOOP, "broken.py": "for x in y:\n    time.sleep(x) +\n"})
+    parsed = _parsed_files(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
+    assert [f.code for f in run.findings] == ["JL001"]
+    assert len(parsed) == 1  # only the file Python can't parse goes on to LibCST
+
+
+@pytest.mark.parametrize("code,expected", [(GROWING_SLEEP, "JL301"), (FOREVER, "JL302")])
+def test_ast_check_confirms_retry_loops(
+    code: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"retry.py": code})
+    monkeypatch.chdir(tmp_path)
+    config = Config(root=tmp_path)
+    on = _findings(Path("."), config, RunOptions(use_prefilter=True))
+    off = _findings(Path("."), config, RunOptions(use_prefilter=False))
+    assert on == off
+    run = lint_paths([Path(".")], config, RunOptions())
+    assert expected in [f.code for f in run.findings]
+
+
+def test_gated_methods_need_a_project_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`x.send(order)` is linted only where `x` can be one of the project's tasks."""
+    write(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/models.py": "from django.db import models\n\n"
+            "class Order(models.Model):\n    pass\n",
+            "app/actors.py": "import dramatiq\n\n@dramatiq.actor\ndef notify(order):\n    pass\n",
+            "app/views.py": "from app.actors import notify\nfrom app.models import Order\n\n"
+            "def view(pk):\n    order = Order.objects.get(pk=pk)\n    notify.send(order)\n",
+            "app/sockets.py": "def push(conn, data):\n    conn.send(data)\n",
+        },
+    )
+    parsed = _parsed_files(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
+    assert [(f.path, f.code) for f in run.findings] == [("app/views.py", "JL201")]
+    # actors.py defines a task and views.py names it; sockets.py is never parsed.
+    assert any("notify.send" in source for source in parsed)
+    assert not any("conn.send" in source for source in parsed)

@@ -1,97 +1,255 @@
-"""Tokens without which a rule cannot fire, per rule, as data for the prefilter.
+"""What a file must contain for a rule to fire there, as data for the prefilter.
 
-A file whose bytes match none of the selected rules' patterns (nor the
-whole-project fact patterns) is never parsed. Patterns are matched against the
-lower-cased bytes (so they are written in lower case), after a cheap check for
-one of the rule's literal anchors; a rule whose pattern is None is decided by
-its anchors alone. Each pattern is derived from the
-library tables where they name the trigger; it must stay conservative: a test
-lints every rule example, the examples and the fixtures with and without the
-prefilter and requires identical findings.
+A rule fires only where one of its triggers is in the file's bytes. A trigger
+is literal anchors (one of them must occur; cheap `in` tests) and regular
+expressions (each must match), all on the lower-cased bytes, so both are
+written in lower case. Triggers are derived from the library tables where
+those name the trigger, and are kept conservative by a test that lints every
+rule example, the examples and the fixtures with and without the prefilter and
+requires identical findings.
+
+Some enqueue methods are ordinary words (`x.send(...)`, `q.publish(...)`,
+`queue.enqueue(...)`): they enqueue only when the receiver is a task or queue
+object of a job library. Their triggers are *gated*: in the first pass a file
+needs the method and a job library's name or a task decorator; a file with the
+method but neither is linted in a second pass only when it names one of the
+project's tasks or queue objects (`joblint.api`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
-from joblint.knowledge import jobs, payloads
-
-_ENQUEUE_METHODS = sorted({*jobs.ENQUEUE_METHODS, *payloads.PAYLOAD_SHAPES} - {"__call__"})
-_ENQUEUE_FUNCTIONS = sorted({q.rsplit(".", 1)[-1] for q in jobs.ENQUEUE_FUNCTIONS})
-_CANVAS = sorted({q.rsplit(".", 1)[-1] for q in jobs.CANVAS_CALLABLES})
+from joblint.knowledge import jobs, locks, payloads, retries
 
 
-def _alternatives(words: list[str]) -> str:
-    return "|".join(re.escape(w) for w in words)
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    anchors: tuple[str, ...]
+    patterns: tuple[str, ...] = ()
+    # The method is an ordinary word: also needs a job library or task name.
+    gated: bool = False
+    # A check on Python's AST that must confirm the trigger (`joblint.confirm`).
+    confirm: str = ""
 
 
-def _method_calls(words: list[str]) -> str:
+def _alternatives(words: list[str] | set[str] | frozenset[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words))
+
+
+def _tails(qualnames: Iterable[str]) -> set[str]:
+    return {q.rsplit(".", 1)[-1].lower() for q in qualnames}
+
+
+def _tops(qualnames: Iterable[str]) -> set[str]:
+    """The module a qualified name is imported from, as a file spells it."""
+    tops = set()
+    for name in qualnames:
+        parts = name.split(".")
+        # `django.tasks.task`: `django` alone says nothing about job code.
+        tops.add(".".join(parts[:2]) if parts[0] == "django" else parts[0])
+    return tops
+
+
+# --- Job libraries and task definitions ----------------------------------------------
+
+_LIBRARY_QUALNAMES = [
+    *jobs.TASK_DECORATORS,
+    *jobs.QUEUE_CONSTRUCTORS,
+    *(q for q, _ in (*jobs.SERVICE_CLIENTS, *jobs.SERVICE_RESOURCES)),
+    *(prefix for prefix, _, _ in jobs.QUEUE_CONSTRUCTOR_PATTERNS),
+    *jobs.ENQUEUE_FUNCTIONS,
+]
+LIBRARY_WORDS = sorted(_tops(_LIBRARY_QUALNAMES))
+_TASK_DECORATOR_TAILS = _tails(jobs.TASK_DECORATORS) | set(jobs.TASK_DECORATOR_METHODS)
+
+# A file that may define a task or a queue object: it names a job library or
+# decorates something with a task decorator (`@app.task`, `@shared_task`).
+DEFINES_JOBS = (
+    rf"\b(?:{_alternatives(LIBRARY_WORDS)})\b"
+    rf"|@\s*[\w.]*\b(?:{_alternatives(_TASK_DECORATOR_TAILS)})\b"
+)
+
+
+# --- Enqueue calls ------------------------------------------------------------------
+
+_TASK_OR_QUEUE = (jobs.Receiver.TASK, jobs.Receiver.QUEUE)
+# Methods whose receiver must be a task or queue object: the gated ones.
+_WORD_METHODS = sorted(
+    method
+    for method, shapes in jobs.ENQUEUE_METHODS.items()
+    if all(shape.receiver in _TASK_OR_QUEUE for shape in shapes)
+)
+# Methods distinctive on their own (`.delay(`, `.apply_async(`, `.send_task(`) and
+# signature methods (`.s(`, `.si(`) whose payloads are checked too.
+_OWN_METHODS = sorted(
+    ({*jobs.ENQUEUE_METHODS, *payloads.PAYLOAD_SHAPES} - set(_WORD_METHODS) - {"__call__"})
+    - {"task.enqueue"}
+)
+
+
+def _calls(methods: list[str]) -> tuple[str, ...]:
     """`.name(`: a method call, not the bare word. (A space before the
     parenthesis, which no formatter writes, is not looked for.)"""
-    return rf"\.(?:{_alternatives(words)})\("
+    return tuple(f".{m}(" for m in methods)
 
+
+_ENQUEUE_FUNCTION_TRIGGERS = tuple(
+    Trigger((f"{_tails([q]).pop()}(",), (re.escape(_tops([q]).pop()),))
+    for q in sorted(jobs.ENQUEUE_FUNCTIONS)
+)
+# `chain(...)()`, `group(...)()`: only Celery's, so the file imports from celery.
+_CANVAS = Trigger(tuple(f"{n}(" for n in sorted(_tails(jobs.CANVAS_CALLABLES))), ("celery",))
+# `functools.partial(queue.enqueue, ...)`: the method is named without a call.
+_PARTIAL = Trigger(
+    ("partial(",),
+    (rf"\.(?:{_alternatives({*_OWN_METHODS, *_WORD_METHODS})})\s*[,)]",),
+)
+
+ENQUEUE_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger(_calls(_OWN_METHODS)),
+    # `task.chunks(...)()` enqueues the chunks.
+    Trigger(_calls(["chunks"])),
+    Trigger(_calls(_WORD_METHODS), gated=True),
+    *_ENQUEUE_FUNCTION_TRIGGERS,
+    _CANVAS,
+    _PARTIAL,
+)
 
 # A transaction scope: `atomic` (with, decorator, method_decorator), `.begin(`,
 # `.transaction(`, Tortoise's `in_transaction`, psycopg's `with conn:`.
 TRANSACTION = "|".join(
     [
         r"\batomic\b|in_transaction|psycopg",
-        _method_calls(sorted({*jobs.TRANSACTION_METHODS} - {"atomic"})),
+        rf"\.(?:{_alternatives(set(jobs.TRANSACTION_METHODS) - {'atomic'})})\(",
     ]
 )
 
-# Files that can hold whole-project facts read by rules that scan every file's
-# facts (JL5's Celery settings and delays; django-q's ORM-broker switch). Facts
-# looked up by name (tasks, classes, constants) are loaded on demand instead.
-PROJECT_FACT_ANCHORS = (
-    "celery",
-    "broker",
-    "time_limit",
-    "visibility_timeout",
-    "countdown",
-    "eta=",
-    "eta =",
-    "q_cluster",
-)
-# An enqueue call: `x.delay(`, `.apply_async(`, `async_task(`, a canvas `chain(`.
-_ENQUEUE_ANCHORS = (
-    *(f".{m}(" for m in _ENQUEUE_METHODS),
-    *(f"{f}(" for f in (*_ENQUEUE_FUNCTIONS, *_CANVAS)),
-    "partial(",  # functools.partial(queue.enqueue, ...)
+
+def _enqueue_and(pattern: str) -> tuple[Trigger, ...]:
+    """An enqueue call in a file that also matches `pattern`. (Huey task calls
+    have no token: the second pass finds the files naming a Huey task.)"""
+    return tuple(replace(t, patterns=(*t.patterns, pattern)) for t in ENQUEUE_TRIGGERS)
+
+
+def _forwarded_options() -> tuple[Trigger, ...]:
+    """JL103: `task.delay(..., countdown=5)` and the like, per method."""
+    triggers = []
+    for method, forwarded in sorted(payloads.FORWARDED_OPTIONS.items()):
+        options = rf"\b(?:{_alternatives(forwarded.options)})\s*="
+        gated = method in _WORD_METHODS
+        triggers.append(Trigger((f".{method}(",), (options,), gated=gated))
+    return tuple(triggers)
+
+
+# --- Retries ------------------------------------------------------------------------
+
+# Sleep functions may be imported under another name: the import says `sleep`.
+_SLEEP = "sleep"
+_TENACITY_WAITS = _tails(retries.TENACITY_UNJITTERED_WAITS)
+_BACKOFF_DECORATORS = _tails(retries.BACKOFF_DECORATORS)
+
+JITTER_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger((retries.CELERY_RETRY_JITTER,)),
+    # self.retry(countdown=...)
+    Trigger(
+        (f".{retries.CELERY_RETRY_METHOD}(",),
+        (_alternatives(retries.CELERY_RETRY_DELAY_KEYWORDS),),
+    ),
+    Trigger(tuple(sorted(_TENACITY_WAITS))),
+    Trigger((retries.BACKOFF_JITTER_KEYWORD,), (r"\bbackoff\b",)),
+    Trigger((retries.URLLIB3_BACKOFF_FACTOR,)),
+    Trigger((retries.RQ_INTERVAL_KEYWORD,), (r"(?<![\w.])rq\b",)),
+    Trigger(tuple(sorted(_tails(retries.TASKIQ_SMART_RETRY)))),
+    # A sleep with a computed delay in a retry loop.
+    Trigger((_SLEEP,), (r"\b(?:for|while)\b",), confirm="sleep-in-retry-loop"),
 )
 
-# Literal, lower-case substrings one of which every trigger of the rule contains.
-RULE_ANCHORS: dict[str, tuple[str, ...]] = {
-    "JL002": ("joblint", "noqa"),  # suppression comments
-    # Inside a transaction scope; the enqueue may be a Huey task call (no token).
-    "JL101": ("atomic", "in_transaction", "psycopg", ".begin", ".transaction"),
-    "JL102": (".commit(",),
-    "JL103": tuple(f".{m}(" for m in sorted(payloads.FORWARDED_OPTIONS)),
-    "JL104": ("on_commit",),
-    "JL105": tuple(f".{m}(" for m in sorted(payloads.ASYNC_ENQUEUE_METHODS)),
+BOUND_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger((retries.CELERY_MAX_RETRIES,)),
+    Trigger(("tenacity",)),
+    Trigger(tuple(sorted(_BACKOFF_DECORATORS)), (r"\bbackoff\b",)),
+    Trigger((retries.PROCRASTINATE_RETRY_KEYWORD,), (r"\bretry\s*=\s*true\b",)),
+    Trigger(tuple(sorted(_tails(retries.PROCRASTINATE_RETRY_STRATEGY)))),
+    Trigger((retries.DJANGO_Q_SETTINGS.lower(), retries.DJANGO_Q_MAX_ATTEMPTS)),
+    # while True: try ... except: sleep
+    Trigger((_SLEEP,), (r"\bwhile\b", r"\bexcept\b"), confirm="while-true-retry"),
+)
+
+BROAD_RETRY_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger((retries.CELERY_AUTORETRY_FOR,)),
+    Trigger((f".{retries.CELERY_RETRY_METHOD}(",), (r"\bexcept\b",)),
+    Trigger(tuple(sorted(_tails(retries.TENACITY_EXCEPTION_TYPE_RETRIES)))),
+    Trigger(tuple(sorted(_BACKOFF_DECORATORS)), (r"\bbackoff\b",)),
+)
+
+
+# --- Locks --------------------------------------------------------------------------
+
+_NX = r"\bnx\s*="
+
+
+def _modules(qualnames: Iterable[str]) -> str:
+    """One of the modules the names are imported from, as a word."""
+    return rf"\b(?:{_alternatives(_tops(qualnames))})\b"
+
+
+# A Redis client or a Django cache is named (`redis.Redis(...)`, `get_redis_connection`,
+# `from django.core.cache import cache`): the receivers `.lock(name)` needs.
+_CLIENTS = _modules([*locks.REDIS_CLIENT_CONSTRUCTORS, *locks.REDIS_CLIENT_CLASSES, "django.core"])
+
+LOCK_EXPIRY_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger(("nx",), (_NX,)),
+    Trigger(tuple(sorted(locks.SETNX_METHODS))),
+    # redis-py and django-redis `.lock(name)`: on a Redis client or a Django cache.
+    Trigger((".lock(",), (_CLIENTS,)),
+    Trigger(tuple(f".{m}(" for m in sorted(set(locks.LOCK_METHODS) - {"lock"}))),
+    # redis.lock.Lock, redis_lock.Lock, huey's lock_task
+    Trigger(tuple(sorted(_tails(locks.LOCK_CONSTRUCTORS))), (_modules(locks.LOCK_CONSTRUCTORS),)),
+)
+
+# Whole-project facts read by rules that scan every file's facts (JL5's Celery
+# settings and delays; django-q's ORM-broker switch). Facts looked up by name
+# (tasks, classes, constants) are loaded on demand instead.
+PROJECT_FACTS = Trigger(
+    ("celery", "broker", "time_limit", "visibility_timeout", "countdown", "eta", "q_cluster"),
+    (r"celery|broker|time_limit|visibility_timeout|countdown|\beta\s*=|q_cluster",),
+)
+
+RULE_TRIGGERS: dict[str, tuple[Trigger, ...]] = {
+    "JL002": (Trigger(("joblint", "noqa")),),  # suppression comments
+    "JL101": _enqueue_and(TRANSACTION),
+    "JL102": _enqueue_and(r"\.commit\("),
+    "JL103": _forwarded_options(),
+    "JL104": (Trigger(("on_commit",)),),
+    "JL105": (Trigger(_calls(sorted(payloads.ASYNC_ENQUEUE_METHODS))),),
     # Payload rules look at enqueue arguments; Huey task calls are found by the
-    # second phase (files naming a known Huey task).
-    "JL201": _ENQUEUE_ANCHORS,
-    "JL202": _ENQUEUE_ANCHORS,
-    "JL301": ("retry", "backoff", "wait_", "sleep"),
-    "JL302": ("retry", "backoff", "sleep", "max_attempts", "q_cluster"),
-    "JL303": ("retry", "backoff", "on_exception"),
-    "JL401": ("for",),
-    # SET NX, setnx, `.lock(` (redis-py, django-redis), redis/redis_lock `Lock(`, Huey.
-    "JL402": ("nx", "setnx", ".lock", "redis", "lock_task"),
-    "JL403": ("nx",),
-    "JL404": ("blocking", "nx", "pg_try_advisory"),
+    # second pass (files naming a known Huey task).
+    "JL201": ENQUEUE_TRIGGERS,
+    "JL202": ENQUEUE_TRIGGERS,
+    "JL301": JITTER_TRIGGERS,
+    "JL302": BOUND_TRIGGERS,
+    "JL303": BROAD_RETRY_TRIGGERS,
+    "JL401": (
+        Trigger(
+            ("for",),
+            (
+                r"for(?:\s+(?:no\s+key\s+)?update|\s+(?:key\s+)?share|_update)\b",
+                r"select|for_update",
+            ),
+        ),
+    ),
+    "JL402": LOCK_EXPIRY_TRIGGERS,
+    "JL403": (Trigger(("nx",), (_NX,)),),
+    "JL404": (
+        # acquire(blocking=False): a literal False, None or number
+        Trigger(("blocking",), (r"\bblocking\s*=[\s(]*(?:false|none|[\d._])",)),
+        Trigger(("nx",), (_NX,)),
+        Trigger(tuple(sorted(_tails(locks.TRY_ADVISORY_FUNCTIONS)))),
+    ),
     # Whole-project rules: their findings sit where the settings and limits are.
-    "JL501": PROJECT_FACT_ANCHORS,
-    "JL502": PROJECT_FACT_ANCHORS,
-}
-
-# A precise confirmation, run on the lower-cased bytes after an anchor matched,
-# where the anchors alone would let too many files through.
-RULE_TOKENS: dict[str, str] = {
-    "JL101": TRANSACTION,
-    "JL401": r"for(?:\s+(?:no\s+key\s+)?update|\s+(?:key\s+)?share|_update)",
-    "JL402": r"nx\s*=|setnx|\.lock\s*\(|redis|lock_task",
-    "JL403": r"nx\s*=",
-    "JL404": r"blocking\s*=|nx\s*=|pg_try_advisory",
+    "JL501": (PROJECT_FACTS,),
+    "JL502": (PROJECT_FACTS,),
 }

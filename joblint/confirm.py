@@ -1,0 +1,129 @@
+"""The prefilter's second stage: confirm a trigger on Python's own AST.
+
+Some triggers are ordinary words (`sleep` in a loop); the bytes alone would
+send many files to LibCST for nothing. For those, the worker parses the file
+with `ast` (many times cheaper than LibCST, and the syntax check the file
+needs anyway) and runs a check that over-approximates the rule's condition;
+only a confirmed file is linted. Each check must stay conservative: it may
+say yes where the rule finds nothing, never no where the rule would report.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from joblint.knowledge import retries
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SLEEP = "sleep"
+_SLEEP_MODULES = frozenset(q.rsplit(".", 1)[0] for q in retries.SLEEP_FUNCTIONS)
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What the checks look at, gathered in one walk over the tree."""
+
+    sleep_names: set[str] = field(default_factory=lambda: {_SLEEP})
+    # Calls that may be sleeps, with the loops around them (also those outside
+    # their function: more than the rules look at, never less).
+    sleeps: list[tuple[ast.Call, tuple[ast.AST, ...]]] = field(default_factory=list)
+    while_true: list[ast.While] = field(default_factory=list)
+
+    def is_sleep(self, call: ast.Call) -> bool:
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            return func.attr == _SLEEP
+        return isinstance(func, ast.Name) and func.id in self.sleep_names
+
+
+def _scan(tree: ast.Module) -> _Scan:
+    scan = _Scan()
+    stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(tree, ())]
+    while stack:
+        node, loops = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _LOOPS):
+                if isinstance(child, ast.While) and _always_true(child.test):
+                    scan.while_true.append(child)
+                stack.append((child, (*loops, child)))
+                continue
+            if isinstance(child, ast.Call) and loops and _may_sleep(child.func):
+                scan.sleeps.append((child, loops))
+            elif isinstance(child, ast.ImportFrom) and child.module in _SLEEP_MODULES:
+                # `from time import sleep as nap`
+                scan.sleep_names.update(
+                    a.asname for a in child.names if a.name == _SLEEP and a.asname
+                )
+            stack.append((child, loops))
+    return scan
+
+
+def _may_sleep(func: ast.expr) -> bool:
+    return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and func.attr == _SLEEP)
+
+
+def _body_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes under `node`, not entering nested functions, classes or lambdas."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        yield child
+        if not isinstance(child, _SCOPES):
+            stack.extend(ast.iter_child_nodes(child))
+
+
+def _catches(node: ast.AST) -> bool:
+    return isinstance(node, ast.Try | ast.TryStar) and bool(node.handlers)
+
+
+def _is_retry_loop(loop: ast.AST) -> bool:
+    """It catches exceptions, or it leaves on success (as the rules define it)."""
+    return any(_catches(n) or isinstance(n, ast.Break | ast.Return) for n in _body_nodes(loop))
+
+
+def _varies(call: ast.Call) -> bool:
+    """An argument that isn't a constant (a delay that may grow)."""
+    values = [*call.args, *(k.value for k in call.keywords)]
+    return any(not isinstance(v, ast.Constant) for v in values)
+
+
+def _always_true(test: ast.expr) -> bool:
+    """`True`, a non-zero number, or a signed constant (`-1`)."""
+    if isinstance(test, ast.UnaryOp):
+        return isinstance(test.operand, ast.Constant)
+    if not isinstance(test, ast.Constant):
+        return False
+    value = test.value
+    return value is True or (isinstance(value, int | float) and bool(value))
+
+
+def sleep_in_retry_loop(scan: _Scan) -> bool:
+    """JL301: a sleep with a computed delay in a retry loop."""
+    return any(
+        scan.is_sleep(call) and _varies(call) and any(_is_retry_loop(loop) for loop in loops)
+        for call, loops in scan.sleeps
+    )
+
+
+def while_true_retry(scan: _Scan) -> bool:
+    """JL302: `while True:` around a try/except and a sleep."""
+    for loop in scan.while_true:
+        sleeps = any(loop in loops and scan.is_sleep(call) for call, loops in scan.sleeps)
+        if sleeps and any(_catches(n) for n in _body_nodes(loop)):
+            return True
+    return False
+
+
+CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
+    "sleep-in-retry-loop": sleep_in_retry_loop,
+    "while-true-retry": while_true_retry,
+}
+
+
+def confirms(tree: ast.Module, checks: tuple[str, ...]) -> bool:
+    """One of the named checks holds for the tree."""
+    scan = _scan(tree)
+    return any(CONFIRMERS[check](scan) for check in checks)
