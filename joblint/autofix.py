@@ -52,6 +52,25 @@ def fix_run(config: Config, run: RunResult, unsafe: bool, write: bool) -> FixRun
     return outcome
 
 
+def fix_stdin(config: Config, run: RunResult, data: bytes, unsafe: bool) -> FixRun:
+    """Fix source read from standard input (as `lint_text` linted it); its
+    findings in `run` become what remains. Nothing is written."""
+    outcome = FixRun()
+    if not run.results:
+        return outcome
+    shown = run.results[0].path
+    relint = relinter(config, run, shown)
+    try:
+        fixed = fix_file(shown, data, relint(data), relint, unsafe)
+    except (FixError, SourceError) as exc:
+        outcome.errors.append(str(exc))
+        return outcome
+    outcome.files.append(fixed)
+    others = [f for f in run.findings if f.path != shown]
+    run.findings = sorted([*others, *fixed.remaining], key=lambda f: f.sort_key)
+    return outcome
+
+
 def _fix_one(
     config: Config, run: RunResult, shown: str, unsafe: bool, outcome: FixRun
 ) -> FixedFile | None:

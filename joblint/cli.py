@@ -207,7 +207,7 @@ def check(
     fixing = None  # issue 10
     if fix or show_diff or fix_only:
         unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
-        fixing = _fix(config, run, stdin_source is not None, unsafe, show_diff, show_fixes)
+        fixing = _fix(config, run, stdin_source, unsafe, show_diff, show_fixes)
     # --- issue 11: baselines ---
     if write_baseline is not None:
         _write_baseline(write_baseline, run, sources.lines, changes)
@@ -217,7 +217,14 @@ def check(
         checked = integrations.checked_by(config, paths, changes, stdin_name)
         _apply_baseline(path, baseline_prune, run, sources.lines, checked)
     shown, originals = displayable([] if fix_only else run.findings)
-    with _open_output(output_file) as stream:
+    # Issue 10, as in Ruff: fixing standard input writes the fixed source to
+    # stdout and nothing else; the findings go to stderr (or --output-file).
+    fixed_source = fixing[2] if fixing is not None else None
+    if fixed_source is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(fixed_source)
+        sys.stdout.buffer.flush()
+    with _open_output(output_file, stderr=fixed_source is not None) as stream:
         console = _console(stream, "never" if output_file else color)
         out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)))
         if statistics:
@@ -242,14 +249,21 @@ def _plural(count: int) -> str:
 
 
 def _fix(
-    config: Config, run: RunResult, stdin: bool, unsafe: bool, diff: bool, show: bool
-) -> tuple[int, str]:
-    """Apply (or with `diff`, print and exit) the fixes: how many, the summary line."""
-    from joblint.autofix import fix_run, summary, unified_diff
+    config: Config,
+    run: RunResult,
+    stdin_source: bytes | None,
+    unsafe: bool,
+    diff: bool,
+    show: bool,
+) -> tuple[int, str, bytes | None]:
+    """Apply (or with `diff`, print and exit) the fixes: how many, the summary
+    line, and for standard input its fixed source (to write to stdout)."""
+    from joblint.autofix import fix_run, fix_stdin, summary, unified_diff
 
-    if stdin:
-        _fail("--fix, --diff and --fix-only don't read standard input yet")
-    outcome = fix_run(config, run, unsafe, write=not diff)
+    if stdin_source is not None:
+        outcome = fix_stdin(config, run, stdin_source, unsafe)
+    else:
+        outcome = fix_run(config, run, unsafe, write=not diff)
     for error in outcome.errors:
         click.echo(f"joblint: error: {terminal(error)}", err=True)
     for path in outcome.skipped:
@@ -266,7 +280,10 @@ def _fix(
             click.echo(f"Fixed {terminal(where)}: {finding.code} {finding.name}", err=True)
     if outcome.errors:
         run.internal_errors.extend(outcome.errors)
-    return len(outcome.fixed), summary(outcome, run, unsafe, _plural)
+    source = None
+    if stdin_source is not None:  # unchanged when nothing applied: an editor keeps its text
+        source = outcome.files[0].data if outcome.files else stdin_source
+    return len(outcome.fixed), summary(outcome, run, unsafe, _plural), source
 
 
 # --- issue 11: baselines (joblint.baseline, joblint.integrations) ---
@@ -351,13 +368,14 @@ class _SourceCache:
 
 
 @contextmanager
-def _open_output(path: Path | None) -> Iterator[TextIO]:
+def _open_output(path: Path | None, stderr: bool = False) -> Iterator[TextIO]:
     # Undecodable bytes in file names (lone surrogates) are written as `\udcff`
     # escapes, never a UnicodeEncodeError: every format stays valid.
     if path is None:
-        if isinstance(sys.stdout, io.TextIOWrapper):
-            sys.stdout.reconfigure(errors="backslashreplace")
-        yield sys.stdout
+        stream = sys.stderr if stderr else sys.stdout  # stderr: stdout holds fixed source
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+        yield stream
         return
     try:
         handle = path.open("w", encoding="utf-8", errors="backslashreplace")

@@ -276,3 +276,42 @@ def test_celery_django_task_switches_the_jl101_fix(run: Run, tmp_path: Path) -> 
     write(tmp_path, {"pyproject.toml": "[tool.joblint]\ncelery-django-task = true\n"})
     result = run("--diff", "--unsafe-fixes", "views.py")
     assert "+        send_receipt.delay_on_commit(order.pk)" in result.stdout
+
+
+# --- issue 10: --fix on standard input writes the fixed source to stdout, nothing else ----------
+
+FIXED_ENQUEUE = ENQUEUE_IN_ATOMIC.replace(
+    "        send_receipt.delay(order.pk)",
+    "        transaction.on_commit(lambda: send_receipt.delay(order.pk))",
+)
+
+
+def test_fix_on_stdin_writes_only_the_fixed_source_to_stdout(run: Run) -> None:
+    args = ("--fix", "--unsafe-fixes", "--stdin-filename", "shop/views.py", "-")
+    result = run(*args, stdin=ENQUEUE_IN_ATOMIC)
+    assert (result.code, result.stdout) == (0, FIXED_ENQUEUE)
+    assert "Fixed 1 finding, 0 remaining." in result.stderr
+    # Findings that remain go to stderr, in any format; stdout is still the source.
+    result = run("--fix", "--format", "json", "-", stdin=ENQUEUE_IN_ATOMIC)
+    assert (result.code, result.stdout) == (1, ENQUEUE_IN_ATOMIC)
+    assert '"code": "JL101"' in result.stderr
+    assert "1 more fixable with --unsafe-fixes" in result.stderr.replace("finding ", "")
+    result = run("--fix-only", "--unsafe-fixes", "-", stdin=ENQUEUE_IN_ATOMIC)
+    assert (result.code, result.stdout) == (0, FIXED_ENQUEUE)
+
+
+def test_fix_on_stdin_keeps_source_it_cannot_fix(run: Run) -> None:
+    broken = "def f(:\n    pass\n"
+    result = run("--fix", "--unsafe-fixes", "-", stdin=broken)
+    assert (result.code, result.stdout) == (1, broken)
+    assert "JL001" in result.stderr
+    result = run("--fix", "--unsafe-fixes", "-", stdin=CLEAN)
+    assert (result.code, result.stdout) == (0, CLEAN)
+
+
+def test_diff_on_stdin(run: Run) -> None:
+    args = ("--diff", "--unsafe-fixes", "--stdin-filename", "shop/views.py", "-")
+    result = run(*args, stdin=ENQUEUE_IN_ATOMIC)
+    assert result.code == 1
+    assert result.stdout.startswith("--- a/shop/views.py\n+++ b/shop/views.py\n")
+    assert "+        transaction.on_commit(lambda: send_receipt.delay(order.pk))" in result.stdout

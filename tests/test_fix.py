@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -26,6 +27,7 @@ from joblint.models import Edit, Finding, Fix, Span
 from joblint.project import ProjectSettings, settle
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule
+from joblint.rules.retry_without_jitter import backoff_shape
 from joblint.testing import EXAMPLE_PATH, fix_example, lint_example
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,6 +176,48 @@ def test_an_import_below_a_module_level_use_is_not_relied_on() -> None:
     assert fixed.startswith("from django.db.transaction import atomic\n")
 
 
+# --- which fixes are safe, and which shapes get one ------------------------------------------
+
+
+def test_jl301_jitter_fixes_are_safe_except_with_min() -> None:
+    code = (
+        "from tenacity import retry, stop_after_attempt, wait_exponential\n\n"
+        "@retry(wait=wait_exponential(max=9), stop=stop_after_attempt(3))\ndef a(): ...\n\n"
+        "@retry(wait=wait_exponential(min=1), stop=stop_after_attempt(3))\ndef b(): ...\n"
+    )
+    settings = LintSettings(frozenset({"JL301"}), Options())
+    findings = lint_source("app/r.py", code.encode(), settings, ModuleInfo("app.r")).findings
+    assert [(f.span.line, f.fix and f.fix.safety) for f in findings] == [
+        (3, "safe"),
+        (6, "unsafe"),
+    ]
+    safe_only = fix_file("app/r.py", code.encode(), list(findings), lambda d: [], False)
+    assert b"wait=wait_random_exponential(max=9)" in safe_only.data
+    assert b"wait=wait_exponential(min=1)" in safe_only.data
+
+
+@pytest.mark.parametrize(
+    ("countdown", "expected"),
+    [
+        ("2 ** self.request.retries", "full_jitter(self.request.retries, base=1, cap=600)"),
+        ("min(60, 2 ** self.request.retries)", "full_jitter(self.request.retries, base=1, cap=60)"),
+        ("self.request.retries ** 2", None),  # polynomial, not exponential
+        ("60 * (self.request.retries + 1)", None),  # linear
+        ("1.0 ** self.request.retries * 5", None),  # factor <= 1
+        ("BASE * 2 ** (self.request.retries + 1)", None),  # a name scaled: can't fold
+        ("min(self.request.retries, 2 ** self.request.retries)", None),
+        ("900 * 2 ** self.request.retries", None),  # above full_jitter's default cap
+        (
+            "2 ** (self.request.retries + 2) * 10",
+            "full_jitter(self.request.retries, base=40, cap=600)",
+        ),
+    ],
+)
+def test_full_jitter_shapes(countdown: str, expected: str | None) -> None:
+    shape = backoff_shape(cst.parse_expression(countdown))
+    assert (shape.describe() if shape else None) == expected
+
+
 # --- atomic writes -------------------------------------------------------------------------
 
 
@@ -315,6 +359,120 @@ def test_fix_on_examples_then_again_changes_nothing(
     _, _, err = _run("--fix", "--unsafe-fixes", "examples")
     assert {p: p.read_bytes() for p in copy.rglob("*.py")} == once
     assert "Fixed 0 findings" in err
+
+
+_IMPORT_STYLES = [
+    "from django.db import transaction",
+    "from django.db import transaction as tx",
+    "import django.db.transaction",
+    "import django.db.transaction as djtx",
+    "import django.db",
+    "from django import db",
+    "from django.db import connection",
+    "from shop import transaction",
+    "from shop.utils import *",
+]
+_TAILS = ["", "    tx = None\n", "    transaction = None\n", "    djtx = None\n"]
+
+
+def _module_binding(tree: ast.Module, root: str) -> str | None:
+    """What module-level statements last bind `root` to: an imported dotted
+    path ("django.db.transaction"), "import:<path>" for `import a.b.c`, or "other"."""
+    bound: str | None = None
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                if alias.name == "*" or (alias.asname or alias.name) == root:
+                    bound = "other" if statement.level else f"{statement.module}.{alias.name}"
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname == root:
+                    bound = alias.name
+                elif alias.asname is None and alias.name.split(".")[0] == root:
+                    bound = f"import:{alias.name}"
+        elif isinstance(statement, ast.Assign | ast.FunctionDef | ast.ClassDef):
+            names = [t.id for t in getattr(statement, "targets", []) if isinstance(t, ast.Name)]
+            if root in names or getattr(statement, "name", None) == root:
+                bound = "other"
+    return bound
+
+
+def _means_django_transaction(code: str) -> bool:
+    """The receiver of the fixed code's on_commit(...) is django.db.transaction
+    there (an independent reading of the imports, with `ast`)."""
+    tree = ast.parse(code)
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    call = next(
+        n
+        for n in ast.walk(function)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "on_commit"
+    )
+    assert isinstance(call.func, ast.Attribute)
+    receiver = ast.unparse(call.func.value)
+    root = receiver.split(".")[0]
+    local = {a.arg for a in function.args.args} | {
+        t.id
+        for n in ast.walk(function)
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    bound = _module_binding(tree, root)
+    if root in local or bound is None:
+        return False
+    if receiver == root:
+        return bound == "django.db.transaction"
+    imported = {
+        alias.name
+        for n in tree.body
+        if isinstance(n, ast.Import)
+        for alias in n.names
+        if alias.asname is None
+    }
+    return bound.startswith("import:") and receiver in imported
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    styles=st.lists(st.sampled_from(_IMPORT_STYLES), max_size=4, unique=True),
+    tail=st.sampled_from(_TAILS),
+)
+def test_the_on_commit_fix_names_django_transaction_whatever_the_imports(
+    styles: list[str], tail: str
+) -> None:
+    code = (
+        "from django.db.transaction import atomic as _atomic\n"
+        + "".join(f"{line}\n" for line in styles)
+        + "from .tasks import send_receipt\n\n"
+        + "def checkout(order):\n    with _atomic():\n        send_receipt.delay(order.pk)\n"
+        + tail
+    )
+    fixed = _fix_source(code, "JL101")
+    assert _fix_source(fixed, "JL101") == fixed
+    if fixed == code:
+        return
+    assert _means_django_transaction(fixed), fixed
+    imports = [line for line in fixed.splitlines() if "import" in line]
+    assert len(imports) == len(set(imports)), fixed
+    assert len(fixed.splitlines()) <= len(code.splitlines()) + 2  # an import and a blank line
+
+
+def test_fix_on_stdin_keeps_bytes_line_endings_and_encoding() -> None:
+    source = (
+        "# -*- coding: latin-1 -*-\r\n"
+        "from django.db import transaction\r\nfrom .tasks import send_receipt\r\n\r\n"
+        "def checkout(order):  # caf\xe9\r\n"
+        "    with transaction.atomic():\r\n        send_receipt.delay(order.pk)\r\n"
+    ).encode("latin-1")
+    args = ["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "-"]
+    result = CliRunner().invoke(main, args, input=source)
+    expected = source.replace(
+        b"        send_receipt.delay(order.pk)",
+        b"        transaction.on_commit(lambda: send_receipt.delay(order.pk))",
+    )
+    assert (result.exit_code, result.stdout_bytes) == (0, expected)
 
 
 # --- the fix loop's limits -------------------------------------------------------------------

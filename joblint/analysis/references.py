@@ -49,7 +49,12 @@ class _Bound:
 
 
 def reference(
-    context: FileContext, qualname: str, *, prefer_import: bool = False, anywhere: bool = False
+    context: FileContext,
+    qualname: str,
+    *,
+    prefer_import: bool = False,
+    anywhere: bool = False,
+    submodule: bool = False,
 ) -> Reference | None:
     """How code at the current traversal position can name `qualname`.
 
@@ -58,7 +63,10 @@ def reference(
     then the bare name with an import to add, then (with `prefer_import`) the
     module attribute. None when no way is certain. `anywhere`: the code goes
     somewhere else than the current position (an expression reached through a
-    name), so only a position-independent way counts: the free name, imported."""
+    name), so only a position-independent way counts: the free name, imported.
+    `submodule`: `qualname` is a module (`django.db.transaction`), which is an
+    attribute of its package only once something imported it: never reached
+    as one (`import django.db` gives no certain `django.db.transaction`)."""
     module, _, name = qualname.rpartition(".")
     if not module:
         return None
@@ -67,7 +75,7 @@ def reference(
     direct = _through(context, qualname, qualname)
     if direct is not None:
         return Reference(direct)
-    via_module = _through(context, module, qualname)
+    via_module = None if submodule else _through(context, module, qualname)
     if via_module is not None and not prefer_import:
         return Reference(_attribute(via_module, name))
     if _free(context, name):
@@ -147,7 +155,31 @@ def _usable(context: FileContext, bound: _Bound) -> bool:
         return False  # shadowed by a local, a parameter or a class attribute
     if binding.kind is not BindingKind.IMPORT or binding.qualname != bound.binds:
         return False  # rebound at module level, or by another import
+    if any(index > bound.index for index in _star_imports(context)):
+        return False  # `from x import *` below may rebind it
     return not any(bound.local in _bound_in(frame) for frame in _functions(context))
+
+
+def _star_imports(context: FileContext) -> list[int]:
+    """Positions in the module body of statements holding `from x import *`."""
+    module = _module(context)
+
+    def find() -> list[int]:
+        # Also under a top-level `try:`/`if` (Python allows star imports nowhere else).
+        return [index for index, statement in enumerate(module.body) if _has_star(statement)]
+
+    return context.memo("reference-star-imports", module, find)
+
+
+def _has_star(root: cst.CSTNode) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.ImportStar):
+            return True
+        if not isinstance(node, cst.BaseExpression):  # expressions hold no imports
+            stack.extend(node.children)
+    return False
 
 
 def _free(context: FileContext, name: str) -> bool:

@@ -758,7 +758,7 @@ def checkout(orders):
             variant = _django_task_fix(call, enqueue)
             if variant is not None:
                 return variant
-        transaction = reference(context, _DJANGO_TX)
+        transaction = reference(context, _DJANGO_TX, submodule=True)
         if transaction is None:
             return None
         database = None if using is _DEFAULT_DATABASE else using
