@@ -157,7 +157,7 @@ def _usable(context: FileContext, bound: _Bound) -> bool:
         return False  # rebound at module level, or by another import
     if any(index > bound.index for index in _star_imports(context)):
         return False  # `from x import *` below may rebind it
-    return not any(bound.local in _bound_in(frame) for frame in _functions(context))
+    return not any(bound.local in _bound_in(context, frame) for frame in _functions(context))
 
 
 def _star_imports(context: FileContext) -> list[int]:
@@ -216,11 +216,14 @@ def _functions(context: FileContext) -> Iterator[cst.FunctionDef]:
             yield frame.node
 
 
-def _bound_in(function: cst.FunctionDef) -> frozenset[str]:
-    collector = _Bindings()
-    function.params.visit(collector)
-    function.body.visit(collector)
-    return frozenset(collector.names)
+def _bound_in(context: FileContext, function: cst.FunctionDef) -> frozenset[str]:
+    def collect() -> frozenset[str]:
+        collector = _Bindings()
+        function.params.visit(collector)
+        function.body.visit(collector)
+        return frozenset(collector.names)
+
+    return context.memo("reference-bound", function, collect)
 
 
 def _all_names(module: cst.Module) -> frozenset[str]:

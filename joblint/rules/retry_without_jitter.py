@@ -110,13 +110,14 @@ class RetryWithoutJitter(RetryRule):
 
     Unsafe fix (`--fix --unsafe-fixes`) for a Celery countdown whose shape is
     clear: `countdown=[min(C, ]B * F ** self.request.retries[)]` (also
-    `F ** (retries + k)`, `pow(F, ...)`, `B << retries`, through one local
-    assignment) becomes `countdown=full_jitter(self.request.retries, base=B,
-    factor=F, cap=C)`, importing `joblint.runtime.backoff.full_jitter`: the
-    old delay is now the ceiling the random delay is drawn below. Without a
-    cap, the cap is `full_jitter`'s default, 600 s (no fix when the base is a
-    name or above 600). Linear growth (`60 * (retries + 1)`) and other shapes
-    get no fix. Unsafe because individual delays get shorter (full jitter
+    `F ** (retries + k)`, `pow(F, ...)`, `B << retries`) becomes
+    `countdown=full_jitter(self.request.retries, base=B, factor=F, cap=C)`,
+    importing `joblint.runtime.backoff.full_jitter`; for a local assigned
+    once (`delay = ...; countdown=delay`) the assignment is rewritten. The old
+    delay becomes the ceiling the random delay is drawn below. Without a cap,
+    the cap is `full_jitter`'s default, 600 s (no fix when the base is a name
+    or above 600). Linear growth (`60 * (retries + 1)`) and other shapes get
+    no fix. Unsafe because individual delays get shorter (full jitter
     averages half the ceiling), the worker needs joblint installed, and tests
     that assert exact delays need a seeded source (`rng=random.Random(0)`).
 
@@ -323,8 +324,8 @@ def sync(self, account_id):
     try:
         fetch(account_id)
     except ConnectionError as exc:
-        delay = 2 ** self.request.retries
-        raise self.retry(exc=exc, countdown=full_jitter(self.request.retries, base=1, cap=600))
+        delay = full_jitter(self.request.retries, base=1, cap=600)
+        raise self.retry(exc=exc, countdown=delay)
 """,
             id="celery-countdown-through-local",
         ),
@@ -617,9 +618,11 @@ async def afetch(url):
         self, countdown: cst.BaseExpression, analysis: DelayAnalysis
     ) -> FixSpec | None:
         """`countdown=B * F ** self.request.retries` (capped by `min(C, ...)`) ->
-        `countdown=full_jitter(self.request.retries, base=B, factor=F, cap=C)`."""
+        `countdown=full_jitter(self.request.retries, base=B, factor=F, cap=C)`.
+        Through a local (`delay = 2 ** ...; countdown=delay`) the assignment is
+        fixed, so the name keeps meaning the delay the task waits."""
         expr = countdown
-        if isinstance(expr, cst.Name):  # `delay = 2 ** self.request.retries` first
+        if isinstance(expr, cst.Name):
             values = analysis.assigned(expr.value)
             if len(values) != 1 or not isinstance(values[0], cst.BaseExpression):
                 return None
@@ -635,7 +638,7 @@ async def afetch(url):
             f"Randomise the countdown: {shape.describe()} draws it from 0 up to the old "
             "delay (full jitter); joblint must be installed where the worker runs"
         )
-        return fix(countdown, new, message, imports=found.imports)
+        return fix(expr, new, message, imports=found.imports)
 
     def _check_celery_options(self, options: TaskOptions) -> None:
         jitter = options.get(facts.CELERY_RETRY_JITTER)
