@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pathspec
 
-from joblint.cache import CACHE_DIR_NAME, ResultCache
+from joblint.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint
 from joblint.config import Config, lint_options
 from joblint.engine import (
     UNPARSEABLE,
@@ -21,7 +21,7 @@ from joblint.engine import (
 )
 from joblint.files import discover, module_name
 from joblint.models import FileResult, Finding
-from joblint.prefilter import Prefilter, defines_jobs, has_project_facts
+from joblint.prefilter import Prefilter
 from joblint.project import (
     ProjectSettings,
     candidate_modules,
@@ -32,8 +32,9 @@ from joblint.project import (
 from joblint.registry import rule_by_code, select_codes
 from joblint.rule import ProjectRule
 from joblint.runner import Job, run_jobs, worker_count
+from joblint.screen import Screener, Screening, digest
 
-# Files that may hold whole-project facts every file's facts are scanned for.
+# Rounds of loading facts on demand (a class's base may live in yet another module).
 MAX_FACT_ROUNDS = 6
 
 
@@ -137,6 +138,15 @@ class _Source:
     shown: str
     data: bytes
     _module: ModuleInfo | None = None
+    _key: str = ""
+    screening: Screening | None = None
+
+    @property
+    def key(self) -> str:
+        """The content digest."""
+        if not self._key:
+            self._key = digest(self.data)
+        return self._key
 
     @property
     def module(self) -> ModuleInfo:
@@ -165,6 +175,16 @@ class _Run:
             project_facts=self.selector.project_rules,
         )
         self.facts_only = LintSettings(frozenset(), self.selector.options)
+        self.screener = Screener(
+            self.prefilter,
+            cache_directory(config) if options.cache else None,
+            code_fingerprint(),
+        )
+
+    def screen(self, source: _Source) -> Screening:
+        if source.screening is None:
+            source.screening = self.screener.screen(source.key, source.data)
+        return source.screening
 
     def lint(
         self, sources: list[_Source], confirm: list[tuple[str, ...]] | None = None
@@ -179,11 +199,14 @@ class _Run:
 
     def syntax(self, sources: list[_Source]) -> list[FileResult]:
         """JL001 for skipped files that can't be read or parsed; nothing else."""
+        sources = [s for s in sources if self.screen(s).parses is not True]
         jobs = [
             Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, syntax_only=True)
             for s in sources
         ]
         found = run_jobs(jobs, self.workers, self.cache)
+        for source, result in zip(sources, found, strict=True):
+            self.screener.parses(source.key, result.parsed)
         return [r for r in found if r.findings]
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
@@ -224,6 +247,7 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     for source, result in zip(wanted, run.lint(wanted, confirm), strict=True):
         if result.skipped:
             parses.append(source)
+            run.screener.rejected(source.key)
         else:
             results.append(result)
     named: frozenset[str] | None = None
@@ -239,7 +263,7 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         ]
         pool.extend(_load_sources(others)[0])
         if run.selector.project_rules:
-            context = run.facts([s for s in pool if has_project_facts(s.data)])
+            context = run.facts([s for s in pool if run.screen(s).project_facts])
     # Files outside the paths named (read from the project root for facts) never
     # report findings of their own.
     linted = {s.shown for s in sources}
@@ -248,6 +272,7 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         left = {id(s) for s in pool}
         results.extend(run.syntax([s for s in skipped if id(s) in left]))
     context.extend(_facts_on_demand(run, pool, results, context))
+    run.screener.save()
     return _finish(
         results,
         discovery.errors,
@@ -265,10 +290,10 @@ def _prefilter(
     confirm: list[tuple[str, ...]] = []
     skipped: list[_Source] = []
     for source in sources:
-        decision = run.prefilter.decide(source.data) if run.options.use_prefilter else None
-        if decision is None or decision.wanted or decision.confirm:
+        screening = run.screen(source) if run.options.use_prefilter else None
+        if screening is None or screening.wanted or screening.confirm:
             wanted.append(source)
-            confirm.append(() if decision is None or decision.wanted else decision.confirm)
+            confirm.append(() if screening is None or screening.wanted else screening.confirm)
         else:
             skipped.append(source)
             if run.options.on_file:
@@ -287,7 +312,7 @@ def _second_pass(
     that are not the run's own (context)."""
     if not pool:
         return []
-    defining = [s for s in pool if defines_jobs(s.data.lower())]
+    defining = [s for s in pool if run.screen(s).defines_jobs]
     own = [s for s in defining if s.shown in linted]
     results.extend(run.lint(own))
     context = run.facts([s for s in defining if s.shown not in linted])
@@ -303,7 +328,7 @@ def _second_pass(
             if id(s) not in taken
             and (
                 (calls is not None and calls.search(s.data) is not None)
-                or (names.search(s.data) is not None and run.prefilter.has_gated(s.data.lower()))
+                or (run.screen(s).gated and names.search(s.data) is not None)
             )
         ]
     taken.update(id(s) for s in callers)

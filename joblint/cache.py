@@ -128,7 +128,7 @@ class ResultCache:
         target = self._entry(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            self._ensure_marker_files()
+            ensure_marker_files(self.directory)
             handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 json.dump(encode(result), stream, separators=(",", ":"))
@@ -137,14 +137,6 @@ class ResultCache:
         except OSError:
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(temporary)
-
-    def _ensure_marker_files(self) -> None:
-        ignore = self.directory / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Created by joblint: never commit the cache.\n*\n")
-            (self.directory / "CACHEDIR.TAG").write_text(
-                "Signature: 8a477f597d28d172789f06886806bc55\n# joblint cache\n"
-            )
 
     def prune(self, keep: int = MAX_ENTRIES) -> int:
         """Drop the least recently written entries beyond `keep`; how many went."""
@@ -155,6 +147,16 @@ class ResultCache:
                 path.unlink()
                 removed += 1
         return removed
+
+
+def ensure_marker_files(directory: Path) -> None:
+    """A `.gitignore` so the cache is never committed, and a CACHEDIR.TAG."""
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Created by joblint: never commit the cache.\n*\n")
+        (directory / "CACHEDIR.TAG").write_text(
+            "Signature: 8a477f597d28d172789f06886806bc55\n# joblint cache\n"
+        )
 
 
 def _mtime(path: Path) -> float:
@@ -173,6 +175,9 @@ def clear(directory: Path) -> int:
         with contextlib.suppress(OSError):
             path.unlink()
             removed += 1
+    for path in directory.glob("screen-*.json"):  # joblint.screen's records
+        with contextlib.suppress(OSError):
+            path.unlink()
     for sub in directory.iterdir():
         if sub.is_dir():
             with contextlib.suppress(OSError):

@@ -19,7 +19,6 @@ from typing import Any, TextIO
 
 import click
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 
 from joblint import __version__, integrations, progress
@@ -469,6 +468,8 @@ def explain(rule: str, color: str) -> None:
     if found is None:
         _fail(f"unknown rule '{rule}' (see 'joblint rules')")
         return
+    from rich.markdown import Markdown  # markdown-it and pygments: only `explain` needs them
+
     from joblint.docs_gen import rule_markdown
 
     _console(sys.stdout, color).print(Markdown(rule_markdown(found)))

@@ -17,8 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from joblint import budget, deep, suppressions
@@ -373,6 +371,11 @@ def _import_edit(tree: cst.Module, imports: tuple[tuple[str, str], ...]) -> Edit
         _IMPORT_EDITS[:] = [(tree, {})]
     done = _IMPORT_EDITS[0][1]
     if wanted not in done:
+        # Imported here: libcst.codemod pulls in libcst.matchers, half a second
+        # of start-up that runs without fixes (cache hits) never need.
+        from libcst.codemod import CodemodContext
+        from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+
         items = [ImportItem(module, name) for module, name in wanted]
         added = tree.visit(AddImportsVisitor(CodemodContext(), items))
         assert isinstance(added, cst.Module)

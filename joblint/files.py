@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,10 +32,27 @@ class _Matcher:
     def __init__(self, config: Config) -> None:
         self.root = config.root
         self.spec = _spec([*config.exclude, *config.extend_exclude])
+        # Resolved directories: a walk resolves each once, not once per file in it.
+        self._resolved: dict[Path, Path | None] = {}
+
+    def resolve(self, path: Path) -> Path:
+        """`path.resolve()`, the directory part memoised (a file itself may be a link)."""
+        if path.is_symlink():
+            return path.resolve()
+        parent = path.parent
+        if parent not in self._resolved:
+            try:
+                self._resolved[parent] = parent.resolve()
+            except (OSError, RuntimeError):
+                self._resolved[parent] = None
+        resolved = self._resolved[parent]
+        if resolved is None:
+            raise OSError(f"cannot resolve {parent}")
+        return resolved / path.name
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
         try:
-            relative = path.resolve().relative_to(self.root).as_posix()
+            relative = self.resolve(path).relative_to(self.root).as_posix()
         except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (< 3.13)
             relative = path.name
         candidate = f"{relative}/" if is_dir else relative
@@ -48,6 +66,7 @@ class _GitIgnores:
 
     def __init__(self) -> None:
         self._cache: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._ancestors: dict[Path, list[Path]] = {}
 
     def _load(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
         if directory not in self._cache:
@@ -63,7 +82,10 @@ class _GitIgnores:
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         path = path.absolute()
-        for directory in _repo_ancestors(path.parent):
+        parent = path.parent
+        if parent not in self._ancestors:
+            self._ancestors[parent] = _repo_ancestors(parent)
+        for directory in self._ancestors[parent]:
             spec = self._load(directory)
             if spec is None:
                 continue
@@ -85,6 +107,7 @@ def _repo_ancestors(directory: Path) -> list[Path]:
 
 def discover(paths: Iterable[Path], config: Config) -> Discovery:
     result = Discovery()
+    _package.cache_clear()  # packages may have changed since the last run in this process
     matcher = _Matcher(config)
     gitignores = _GitIgnores() if config.respect_gitignore else None
     seen: set[Path] = set()
@@ -95,17 +118,17 @@ def discover(paths: Iterable[Path], config: Config) -> Discovery:
         if path.is_file():
             if config.force_exclude and _skip(path, False, matcher, gitignores):
                 continue
-            _add(result, seen, path)
+            _add(result, seen, path, matcher)
             continue
         for found in _walk(path, matcher, gitignores, result.errors):
-            _add(result, seen, found)
+            _add(result, seen, found, matcher)
     result.files.sort()
     return result
 
 
-def _add(result: Discovery, seen: set[Path], path: Path) -> None:
+def _add(result: Discovery, seen: set[Path], path: Path, matcher: _Matcher) -> None:
     try:
-        key = path.resolve()
+        key = matcher.resolve(path)
     except (OSError, RuntimeError) as exc:  # a symlink loop or a dangling link
         result.errors.append(f"{path}: cannot read: {_reason(exc)}")
         return
@@ -159,12 +182,17 @@ def module_name(path: Path) -> tuple[str, bool]:
     """Dotted module name from the package structure, and whether it is a package."""
     path = path.absolute()
     is_package = path.stem == "__init__"
-    parts = [] if is_package else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file() or (directory / "__init__.pyi").is_file():
-        parts.append(directory.name)
-        if directory.parent == directory:
-            break
-        directory = directory.parent
-    parts.reverse()
+    package = _package(path.parent)
+    parts = [p for p in (package, "" if is_package else path.stem) if p]
     return ".".join(parts), is_package
+
+
+@functools.lru_cache(maxsize=4096)
+def _package(directory: Path) -> str:
+    """The dotted package a directory is ("" outside packages)."""
+    if not ((directory / "__init__.py").is_file() or (directory / "__init__.pyi").is_file()):
+        return ""
+    if directory.parent == directory:
+        return directory.name
+    parent = _package(directory.parent)
+    return f"{parent}.{directory.name}" if parent else directory.name

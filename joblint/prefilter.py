@@ -10,6 +10,7 @@ file never loses a fact a finding depends on.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -79,6 +80,8 @@ class Prefilter:
             for trigger in RULE_TRIGGERS[code]:
                 self._add(trigger)
         names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
+        # What the decisions depend on besides the bytes (and joblint's code).
+        self.signature = json.dumps([sorted(codes), names, project_facts])
         if names:
             self._add(Trigger(tuple(names)))
         if project_facts:

@@ -134,6 +134,7 @@ def test_clean_removes_the_cache(run: Run, tmp_path: Path) -> None:
     result = run("clean")
     assert result.code == 0 and "Removed 1 cache entries" in result.stderr
     assert not list((tmp_path / ".joblint_cache").glob("*/*.json"))
+    assert not list((tmp_path / ".joblint_cache").glob("screen-*.json"))
 
 
 def _parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -228,3 +229,36 @@ def test_gated_methods_need_a_project_task(
     # actors.py defines a task and views.py names it; sockets.py is never parsed.
     assert any("notify.send" in source for source in parsed)
     assert not any("conn.send" in source for source in parsed)
+
+
+def test_screening_is_remembered_and_a_damaged_record_is_recomputed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(
+        tmp_path,
+        {
+            "plain.py": "def add(a, b):\n    return a + b\n",
+            "broken.py": "def f(:\n",
+            "jobs.py": "from django.db import transaction\nfrom .t import t\n"
+            "def f():\n    with transaction.atomic():\n        t.delay()\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    config = Config(root=tmp_path)
+    first = _findings(Path("."), config, RunOptions(cache=True))
+    assert [f[0] for f in first] == ["broken.py", "jobs.py"]
+    (record,) = (tmp_path / ".joblint_cache").glob("screen-*.json")
+    assert json.loads(record.read_text())  # one entry per file content
+    syntax_checks: list[str] = []
+    real = engine.syntax_check
+
+    def counting(path: str, data: bytes, settings: engine.LintSettings) -> object:
+        syntax_checks.append(path)
+        return real(path, data, settings)
+
+    monkeypatch.setattr(runner, "syntax_check", counting)
+    assert _findings(Path("."), config, RunOptions(cache=True)) == first
+    assert syntax_checks == []  # plain.py is known to parse; broken.py's result is cached
+    record.write_text("{not json")
+    assert _findings(Path("."), config, RunOptions(cache=True)) == first
+    assert _findings(Path("."), config, RunOptions(cache=False)) == first
