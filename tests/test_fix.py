@@ -218,6 +218,58 @@ def test_full_jitter_shapes(countdown: str, expected: str | None) -> None:
     assert (shape.describe() if shape else None) == expected
 
 
+_RETRIES = "self.request.retries"
+
+
+@st.composite
+def _countdowns(draw: st.DrawFn) -> str:
+    """Countdown expressions over the retry count, full_jitter's shapes among others."""
+    number = st.sampled_from(["1", "2", "3", "0.5", "5", "10", "30", "600", "900"])
+    count = st.sampled_from(
+        [_RETRIES, f"({_RETRIES} + 1)", f"({_RETRIES} + 2)", f"(1 + {_RETRIES})"]
+    )
+    shapes = [
+        lambda: f"{draw(number)} ** {draw(count)}",
+        lambda: f"pow({draw(number)}, {draw(count)})",
+        lambda: f"{draw(number)} * {draw(number)} ** {draw(count)}",
+        lambda: f"{draw(number)} ** {draw(count)} * {draw(number)}",
+        lambda: f"{draw(st.sampled_from(['1', '3', '30']))} << {draw(count)}",
+        lambda: f"{draw(number)} * {draw(count)}",
+        lambda: f"{draw(count)} ** {draw(number)}",
+        lambda: f"{draw(number)} + {draw(number)} ** {draw(count)}",
+    ]
+    growth = draw(st.sampled_from(shapes))()
+    wraps = ["{}", "min({cap}, {})", "min({}, {cap})", "int({})", "max(1, {})"]
+    wrap = draw(st.sampled_from(wraps))
+    return wrap.format(growth, cap=draw(number))
+
+
+class _Task:
+    class request:  # stands for `self.request`
+        retries = 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(countdown=_countdowns())
+def test_full_jitter_keeps_the_old_delay_as_its_ceiling(countdown: str) -> None:
+    """Where a shape is read, full_jitter's ceiling is the old countdown (capped
+    at 600 s when it had no cap) for every retry: the author's schedule is kept."""
+    shape = backoff_shape(cst.parse_expression(countdown))
+    if shape is None:
+        return
+    empty = cst.Module(body=[])
+    base = float(eval(empty.code_for_node(shape.base)))  # numbers only
+    cap = float(eval(empty.code_for_node(shape.cap)))
+    capped = countdown.startswith("min(")
+    for retries in range(8):
+        _Task.request.retries = retries
+        old = float(eval(countdown, {"self": _Task}))
+        expected = old if capped else min(600.0, old)
+        ceiling = min(cap, base * shape.factor**retries)
+        rounding = 1.0 if countdown.startswith("int(") else 0.0  # int() truncates
+        assert abs(ceiling - expected) <= 1e-9 * max(1.0, expected) + rounding
+
+
 # --- atomic writes -------------------------------------------------------------------------
 
 

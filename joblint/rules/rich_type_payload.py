@@ -276,12 +276,13 @@ def run(paths):
             return False
         if not _is_member_access(binding.expr) or binding.unpack_index is not None:
             return False
-        return self._bound_once(node.value)
+        return not binding.iterated and self._assigned_once(node.value)
 
-    def _bound_once(self, name: str) -> bool:
+    def _assigned_once(self, name: str) -> bool:
+        """`name` is bound once in the whole module, by `name = ...`."""
         module = self.context.frames[0].node
-        counts = self.context.memo("jl202-bindings", module, lambda: _binding_counts(module))
-        return counts.get(name, 0) == 1
+        counter = self.context.memo("jl202-bindings", module, lambda: _binding_counts(module))
+        return counter.counts.get(name, 0) == 1 and name in counter.assigned
 
 
 def _is_member_access(node: cst.Attribute) -> bool:
@@ -289,16 +290,19 @@ def _is_member_access(node: cst.Attribute) -> bool:
     return isinstance(node.value, cst.Name) and node.attr.value.isupper()
 
 
-def _binding_counts(module: cst.CSTNode) -> dict[str, int]:
-    """How many times each name is bound anywhere in the module (any scope)."""
+def _binding_counts(module: cst.CSTNode) -> _BindingCounter:
     counter = _BindingCounter()
     module.visit(counter)
-    return counter.counts
+    return counter
 
 
 class _BindingCounter(cst.CSTVisitor):
+    """How many times each name is bound anywhere in the module (any scope), and
+    which names a plain `name = ...` binds."""
+
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.assigned: set[str] = set()
 
     def _bind(self, node: cst.CSTNode) -> None:
         """Count the names a target binds (`a.b = ...`, `a[i] = ...` bind none)."""
@@ -315,9 +319,13 @@ class _BindingCounter(cst.CSTVisitor):
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._bind(node.target)
+        if isinstance(node.target, cst.Name):
+            self.assigned.add(node.target.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._bind(node.target)
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self.assigned.add(node.target.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._bind(node.target)
