@@ -22,6 +22,7 @@ from joblint.engine import (
 from joblint.files import discover, module_name
 from joblint.models import FileResult, Finding
 from joblint.prefilter import Prefilter
+from joblint.progress import SKIPPED
 from joblint.project import (
     ProjectSettings,
     candidate_modules,
@@ -128,7 +129,8 @@ class RunOptions:
     jobs: int = 1  # worker processes; 0 = one per CPU
     cache: bool = False
     use_prefilter: bool = True
-    on_file: Callable[[], None] | None = None  # progress callback, once per file
+    # Progress callback, once per file: joblint.progress.SKIPPED, CACHED or CHECKED.
+    on_file: Callable[[str], None] | None = None
     on_total: Callable[[int], None] | None = None  # the number of files, once known
 
 
@@ -187,15 +189,19 @@ class _Run:
         return source.screening
 
     def lint(
-        self, sources: list[_Source], confirm: list[tuple[str, ...]] | None = None
+        self,
+        sources: list[_Source],
+        confirm: list[tuple[str, ...]] | None = None,
+        counted: bool = False,
     ) -> list[FileResult]:
-        """`confirm`: per source, AST checks that must confirm a trigger first."""
+        """`confirm`: per source, AST checks that must confirm a trigger first.
+        `counted`: the progress bar has already counted these files."""
         checks = confirm or [()] * len(sources)
         jobs = [
             Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, confirm=c)
             for s, c in zip(sources, checks, strict=True)
         ]
-        return run_jobs(jobs, self.workers, self.cache, self.options.on_file)
+        return run_jobs(jobs, self.workers, self.cache, None if counted else self.options.on_file)
 
     def syntax(self, sources: list[_Source]) -> list[FileResult]:
         """JL001 for skipped files that can't be read or parsed; nothing else."""
@@ -297,7 +303,7 @@ def _prefilter(
         else:
             skipped.append(source)
             if run.options.on_file:
-                run.options.on_file()
+                run.options.on_file(SKIPPED)
     return wanted, confirm, skipped
 
 
@@ -314,7 +320,7 @@ def _second_pass(
         return []
     defining = [s for s in pool if run.screen(s).defines_jobs]
     own = [s for s in defining if s.shown in linted]
-    results.extend(run.lint(own))
+    results.extend(run.lint(own, counted=True))
     context = run.facts([s for s in defining if s.shown not in linted])
     on_call, every = job_names([*results, *context])
     taken = {id(s) for s in defining}
@@ -333,7 +339,7 @@ def _second_pass(
         ]
     taken.update(id(s) for s in callers)
     pool[:] = [s for s in pool if id(s) not in taken]
-    for result in run.lint(callers):
+    for result in run.lint(callers, counted=True):
         (results if result.path in linted else context).append(result)
     return context
 

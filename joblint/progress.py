@@ -23,11 +23,19 @@ from rich.progress import (
 SHOW_AFTER_SECONDS = 1.0
 
 
+# What happened to a file (the progress callback's argument).
+SKIPPED = "skipped"  # by the prefilter: never parsed by LibCST
+CACHED = "cached"  # its result came from the cache
+CHECKED = "checked"
+
+
 class FileProgress:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.total = 0
         self.done = 0
+        self.skipped = 0
+        self.cached = 0
         self.started = time.monotonic()
         self._progress: Progress | None = None
         self._task: TaskID | None = None
@@ -35,14 +43,20 @@ class FileProgress:
     def set_total(self, total: int) -> None:
         self.total = total
 
-    def advance(self) -> None:
+    def advance(self, kind: str = CHECKED) -> None:
         self.done += 1
+        self.skipped += kind == SKIPPED
+        self.cached += kind == CACHED
         if not self.enabled:
             return
         if self._progress is None and time.monotonic() - self.started > SHOW_AFTER_SECONDS:
             self._start()
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, completed=self.done)
+            self._progress.update(self._task, completed=self.done, details=self.details)
+
+    @property
+    def details(self) -> str:
+        return f"{self.skipped} skipped by the prefilter, {self.cached} from the cache"
 
     def _start(self) -> None:
         console = Console(file=sys.stderr)
@@ -52,11 +66,14 @@ class FileProgress:
             MofNCompleteColumn(),
             TextColumn("files"),
             TimeElapsedColumn(),
+            TextColumn("({task.fields[details]})"),
             console=console,
             transient=True,
         )
         self._progress.start()
-        self._task = self._progress.add_task("files", total=self.total or None)
+        self._task = self._progress.add_task(
+            "files", total=self.total or None, details=self.details
+        )
 
     def stop(self) -> None:
         if self._progress is not None:

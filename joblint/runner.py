@@ -22,6 +22,7 @@ from joblint.engine import (
     syntax_check,
 )
 from joblint.models import FileResult
+from joblint.progress import CACHED, CHECKED
 
 # Below this many files to parse, a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 24
@@ -67,7 +68,7 @@ def run_jobs(
     jobs: Sequence[Job],
     workers: int,
     cache: ResultCache | None,
-    on_done: Callable[[], None] | None = None,
+    on_done: Callable[[str], None] | None = None,
 ) -> list[FileResult]:
     results: list[FileResult | None] = [None] * len(jobs)
     keys: list[str] = []
@@ -79,7 +80,7 @@ def run_jobs(
         if cached is not None:
             results[index] = cached
             if on_done:
-                on_done()
+                on_done(CACHED)
         else:
             todo.append(index)
     for index, result in zip(
@@ -91,18 +92,20 @@ def run_jobs(
     return [r for r in results if r is not None]
 
 
-def _compute(jobs: list[Job], workers: int, on_done: Callable[[], None] | None) -> list[FileResult]:
+def _compute(
+    jobs: list[Job], workers: int, on_done: Callable[[str], None] | None
+) -> list[FileResult]:
     if workers <= 1 or len(jobs) < MIN_FILES_FOR_POOL:
         found = []
         for job in jobs:
             found.append(_run(job))
             if on_done:
-                on_done()
+                on_done(CHECKED)
         return found
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
         found = []
         for result in pool.map(_run, jobs, chunksize=CHUNK_SIZE):
             found.append(result)
             if on_done:
-                on_done()
+                on_done(CHECKED)
         return found
