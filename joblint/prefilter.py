@@ -23,22 +23,57 @@ class _Check:
     anchors: frozenset[bytes]
     patterns: tuple[re.Pattern[bytes], ...]
     confirm: str = ""
+    also: tuple[frozenset[bytes], ...] = ()
 
     def matches(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """`present`: the anchors known to occur in `lowered`, when computed."""
         if present is None:
-            found = any(a in lowered for a in self.anchors)
-        else:
-            found = not self.anchors.isdisjoint(present)
-        return found and all(p.search(lowered) is not None for p in self.patterns)
+            present = frozenset(
+                a for group in (self.anchors, *self.also) for a in group if a in lowered
+            )
+        return (
+            not self.anchors.isdisjoint(present)
+            and all(not group.isdisjoint(present) for group in self.also)
+            and all(p.search(lowered) is not None for p in self.patterns)
+        )
 
 
 def _check(trigger: Trigger) -> _Check:
     return _Check(
-        frozenset(a.lower().encode() for a in trigger.anchors),
+        _encoded(trigger.anchors),
         tuple(re.compile(p.encode()) for p in trigger.patterns),
         trigger.confirm,
+        tuple(_encoded(group) for group in trigger.also),
     )
+
+
+def _encoded(anchors: Iterable[str]) -> frozenset[bytes]:
+    return frozenset(a.lower().encode() for a in anchors)
+
+
+class _AnchorSearch:
+    """Which of many literal anchors occur in a text, looking for few of them:
+    an anchor is looked for only once a shorter anchor (or a common stem)
+    inside it has been found (`.send_task(` only where `send` is)."""
+
+    def __init__(self, anchors: Iterable[bytes]) -> None:
+        anchors = set(anchors)
+        words = [w for a in anchors for w in re.findall(rb"[a-z_]{4,}", a)]
+        stems = {w for w in set(words) if sum(w in a for a in anchors) >= 3}
+        self.order = sorted(anchors | stems, key=lambda a: (len(a), a))
+        self.parent = {node: self._longest_inside(node) for node in self.order}
+
+    def _longest_inside(self, node: bytes) -> bytes | None:
+        inside = [m for m in self.order if len(m) < len(node) and m in node]
+        return max(inside, key=len, default=None)
+
+    def present(self, lowered: bytes) -> frozenset[bytes]:
+        found: set[bytes] = set()
+        for node in self.order:
+            parent = self.parent[node]
+            if (parent is None or parent in found) and node in lowered:
+                found.add(node)
+        return frozenset(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +84,18 @@ class Decision:
     confirm: tuple[str, ...] = ()
 
 
-_DEFINES_JOBS = re.compile(DEFINES_JOBS.encode())
-_PROJECT_FACTS = _check(PROJECT_FACTS)
+_DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
+_PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
 
 
-def defines_jobs(lowered: bytes) -> bool:
+def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
     """The (lower-cased) file may define a task or a queue object."""
-    return _DEFINES_JOBS.search(lowered) is not None
+    return any(check.matches(lowered, present) for check in _DEFINES_JOBS)
 
 
-def has_project_facts(data: bytes) -> bool:
-    """The file may hold facts the whole-project rules read (JL5 settings)."""
-    return _PROJECT_FACTS.matches(data.lower())
+def has_project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+    """The (lower-cased) file may hold facts the whole-project rules read (JL5)."""
+    return any(check.matches(lowered, present) for check in _PROJECT_FACTS)
 
 
 class Prefilter:
@@ -85,30 +120,40 @@ class Prefilter:
         if names:
             self._add(Trigger(tuple(names)))
         if project_facts:
-            self._add(PROJECT_FACTS)
+            for trigger in PROJECT_FACTS:
+                self._add(trigger)
+        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS):  # the flags screening records
+            self._anchors.update(check.anchors, *check.also)
+        self._search = _AnchorSearch(self._anchors)
 
     def _add(self, trigger: Trigger) -> None:
         check = _check(trigger)
         where = self.gated if trigger.gated else self.checks
         if check not in where:  # rules sharing triggers: check once
             where.append(check)
-            self._anchors.update(check.anchors)
+            self._anchors.update(check.anchors, *check.also)
 
     def decide(self, data: bytes) -> Decision:
+        lowered = data.lower()
+        return self.decide_lowered(lowered, self.present(lowered))
+
+    def decide_lowered(self, lowered: bytes, present: frozenset[bytes]) -> Decision:
         if self.disabled:
             return Decision(True)
-        lowered = data.lower()
-        # Each anchor is looked for once, however many triggers share it.
-        present = frozenset(a for a in self._anchors if a in lowered)
         confirm: list[str] = []
         for check in self.checks:
             if check.matches(lowered, present):
                 if not check.confirm:
                     return Decision(True)
                 confirm.append(check.confirm)
-        if self.has_gated(lowered, present) and defines_jobs(lowered):
+        if self.has_gated(lowered, present) and defines_jobs(lowered, present):
             return Decision(True)
         return Decision(False, tuple(sorted(set(confirm))))
+
+    def present(self, lowered: bytes) -> frozenset[bytes]:
+        """The anchors in the (lower-cased) file, each looked for once however
+        many triggers share it."""
+        return self._search.present(lowered)
 
     def wants(self, data: bytes) -> bool:
         """Lint it, whatever an AST check would say."""

@@ -87,7 +87,9 @@ def run_jobs(
         todo, _compute([jobs[i] for i in todo], workers, on_done), strict=True
     ):
         results[index] = result
-        if cache is not None:
+        # A clean syntax check is remembered by the screening record instead.
+        trivial = jobs[index].syntax_only and not result.findings and result.parsed
+        if cache is not None and not trivial:
             cache.put(keys[index], result)
     return [r for r in results if r is not None]
 

@@ -108,13 +108,14 @@ class Screener:
 
     def _compute(self, data: bytes) -> Screening:
         lowered = data.lower()
-        decision = self.prefilter.decide(data)
+        present = self.prefilter.present(lowered)
+        decision = self.prefilter.decide_lowered(lowered, present)
         return Screening(
             wanted=decision.wanted,
             confirm=decision.confirm,
-            defines_jobs=defines_jobs(lowered),
-            gated=self.prefilter.has_gated(lowered),
-            project_facts=has_project_facts(data),
+            defines_jobs=defines_jobs(lowered, present),
+            gated=self.prefilter.has_gated(lowered, present),
+            project_facts=has_project_facts(lowered, present),
         )
 
     def rejected(self, key: str) -> None:

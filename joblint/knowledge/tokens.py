@@ -33,6 +33,8 @@ class Trigger:
     gated: bool = False
     # A check on Python's AST that must confirm the trigger (`joblint.confirm`).
     confirm: str = ""
+    # Further groups of anchors, one of each must occur too (before any pattern).
+    also: tuple[tuple[str, ...], ...] = ()
 
 
 def _alternatives(words: list[str] | set[str] | frozenset[str]) -> str:
@@ -67,9 +69,13 @@ _TASK_DECORATOR_TAILS = _tails(jobs.TASK_DECORATORS) | set(jobs.TASK_DECORATOR_M
 
 # A file that may define a task or a queue object: it names a job library or
 # decorates something with a task decorator (`@app.task`, `@shared_task`).
-DEFINES_JOBS = (
-    rf"\b(?:{_alternatives(LIBRARY_WORDS)})\b"
-    rf"|@\s*[\w.]*\b(?:{_alternatives(_TASK_DECORATOR_TAILS)})\b"
+DEFINES_JOBS: tuple[Trigger, ...] = (
+    Trigger(tuple(LIBRARY_WORDS), (rf"\b(?:{_alternatives(LIBRARY_WORDS)})\b",)),
+    Trigger(
+        ("@",),
+        (rf"@\s*[\w.]*\b(?:{_alternatives(_TASK_DECORATOR_TAILS)})\b",),
+        also=(tuple(sorted(_TASK_DECORATOR_TAILS)),),
+    ),
 )
 
 
@@ -120,18 +126,19 @@ ENQUEUE_TRIGGERS: tuple[Trigger, ...] = (
 
 # A transaction scope: `atomic` (with, decorator, method_decorator), `.begin(`,
 # `.transaction(`, Tortoise's `in_transaction`, psycopg's `with conn:`.
-TRANSACTION = "|".join(
-    [
-        r"\batomic\b|in_transaction|psycopg",
-        rf"\.(?:{_alternatives(set(jobs.TRANSACTION_METHODS) - {'atomic'})})\(",
-    ]
-)
+_TRANSACTION_METHODS = sorted(set(jobs.TRANSACTION_METHODS) - {"atomic"})
+TRANSACTION_ANCHORS = ("atomic", "in_transaction", "psycopg", *_calls(_TRANSACTION_METHODS))
+TRANSACTION = rf"\batomic\b|in_transaction|psycopg|\.(?:{_alternatives(_TRANSACTION_METHODS)})\("
 
 
-def _enqueue_and(pattern: str) -> tuple[Trigger, ...]:
-    """An enqueue call in a file that also matches `pattern`. (Huey task calls
-    have no token: the second pass finds the files naming a Huey task.)"""
-    return tuple(replace(t, patterns=(*t.patterns, pattern)) for t in ENQUEUE_TRIGGERS)
+def _enqueue_and(anchors: tuple[str, ...], pattern: str) -> tuple[Trigger, ...]:
+    """An enqueue call in a file that also has one of `anchors` and matches
+    `pattern`. (Huey task calls have no token: the second pass finds the files
+    naming a Huey task.)"""
+    return tuple(
+        replace(t, patterns=(*t.patterns, pattern), also=(*t.also, anchors))
+        for t in ENQUEUE_TRIGGERS
+    )
 
 
 def _forwarded_options() -> tuple[Trigger, ...]:
@@ -207,21 +214,25 @@ LOCK_EXPIRY_TRIGGERS: tuple[Trigger, ...] = (
     Trigger((".lock(",), (_CLIENTS,)),
     Trigger(tuple(f".{m}(" for m in sorted(set(locks.LOCK_METHODS) - {"lock"}))),
     # redis.lock.Lock, redis_lock.Lock, huey's lock_task
-    Trigger(tuple(sorted(_tails(locks.LOCK_CONSTRUCTORS))), (_modules(locks.LOCK_CONSTRUCTORS),)),
+    Trigger(
+        tuple(sorted(_tops(locks.LOCK_CONSTRUCTORS))),
+        (_modules(locks.LOCK_CONSTRUCTORS),),
+        also=(tuple(sorted(_tails(locks.LOCK_CONSTRUCTORS))),),
+    ),
 )
 
 # Whole-project facts read by rules that scan every file's facts (JL5's Celery
 # settings and delays; django-q's ORM-broker switch). Facts looked up by name
 # (tasks, classes, constants) are loaded on demand instead.
-PROJECT_FACTS = Trigger(
-    ("celery", "broker", "time_limit", "visibility_timeout", "countdown", "eta", "q_cluster"),
-    (r"celery|broker|time_limit|visibility_timeout|countdown|\beta\s*=|q_cluster",),
+PROJECT_FACTS: tuple[Trigger, ...] = (
+    Trigger(("celery", "broker", "time_limit", "visibility_timeout", "countdown", "q_cluster")),
+    Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
 )
 
 RULE_TRIGGERS: dict[str, tuple[Trigger, ...]] = {
     "JL002": (Trigger(("joblint", "noqa")),),  # suppression comments
-    "JL101": _enqueue_and(TRANSACTION),
-    "JL102": _enqueue_and(r"\.commit\("),
+    "JL101": _enqueue_and(TRANSACTION_ANCHORS, TRANSACTION),
+    "JL102": _enqueue_and((".commit(",), r"\.commit\("),
     "JL103": _forwarded_options(),
     "JL104": (Trigger(("on_commit",)),),
     "JL105": (Trigger(_calls(sorted(payloads.ASYNC_ENQUEUE_METHODS))),),
@@ -234,7 +245,7 @@ RULE_TRIGGERS: dict[str, tuple[Trigger, ...]] = {
     "JL303": BROAD_RETRY_TRIGGERS,
     "JL401": (
         Trigger(
-            ("for",),
+            ("update", "share"),
             (
                 r"for(?:\s+(?:no\s+key\s+)?update|\s+(?:key\s+)?share|_update)\b",
                 r"select|for_update",
@@ -250,6 +261,6 @@ RULE_TRIGGERS: dict[str, tuple[Trigger, ...]] = {
         Trigger(tuple(sorted(_tails(locks.TRY_ADVISORY_FUNCTIONS)))),
     ),
     # Whole-project rules: their findings sit where the settings and limits are.
-    "JL501": (PROJECT_FACTS,),
-    "JL502": (PROJECT_FACTS,),
+    "JL501": PROJECT_FACTS,
+    "JL502": PROJECT_FACTS,
 }
