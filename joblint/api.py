@@ -203,17 +203,25 @@ class _Run:
         ]
         return run_jobs(jobs, self.workers, self.cache, None if counted else self.options.on_file)
 
-    def syntax(self, sources: list[_Source]) -> list[FileResult]:
-        """JL001 for skipped files that can't be read or parsed; nothing else."""
-        sources = [s for s in sources if self.screen(s).parses is not True]
+    def lint_and_check(
+        self, sources: list[_Source], confirm: list[tuple[str, ...]], skipped: list[_Source]
+    ) -> tuple[list[FileResult], list[FileResult]]:
+        """Lint `sources` (after their AST checks) and check that `skipped`
+        files parse (JL001), in one batch of work for the pool."""
+        unknown = [s for s in skipped if self.screen(s).parses is not True]
         jobs = [
-            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, syntax_only=True)
-            for s in sources
+            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, confirm=c)
+            for s, c in zip(sources, confirm, strict=True)
         ]
-        found = run_jobs(jobs, self.workers, self.cache)
-        for source, result in zip(sources, found, strict=True):
+        jobs += [
+            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, syntax_only=True)
+            for s in unknown
+        ]
+        found = run_jobs(jobs, self.workers, self.cache, self.options.on_file)
+        linted, checked = found[: len(sources)], found[len(sources) :]
+        for source, result in zip(unknown, checked, strict=True):
             self.screener.parses(source.key, result.parsed)
-        return [r for r in found if r.findings]
+        return linted, checked
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
         jobs = [Job(s.shown, s.data, self.facts_only, s.module) for s in sources]
@@ -249,8 +257,11 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         for p, reason in unreadable
     ]
     wanted, confirm, skipped = _prefilter(run, sources)
+    # One batch for the pool: the files to lint and the syntax checks of the rest.
+    check = [s for s in skipped if UNPARSEABLE in run.selector.base]
+    linted_first, syntax = run.lint_and_check(wanted, confirm, check)
     parses: list[_Source] = []  # skipped after their AST check: known to parse
-    for source, result in zip(wanted, run.lint(wanted, confirm), strict=True):
+    for source, result in zip(wanted, linted_first, strict=True):
         if result.skipped:
             parses.append(source)
             run.screener.rejected(source.key)
@@ -274,9 +285,9 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     # report findings of their own.
     linted = {s.shown for s in sources}
     context.extend(_second_pass(run, pool, linted, results))
-    if UNPARSEABLE in run.selector.base:
-        left = {id(s) for s in pool}
-        results.extend(run.syntax([s for s in skipped if id(s) in left]))
+    # Files the second pass linted have their JL001 from that.
+    left = {s.shown for s in pool}
+    results.extend(r for r in syntax if r.findings and r.path in left)
     context.extend(_facts_on_demand(run, pool, results, context))
     run.screener.save()
     return _finish(

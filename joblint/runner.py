@@ -27,6 +27,8 @@ from joblint.progress import CACHED, CHECKED
 # Below this many files to parse, a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 24
 CHUNK_SIZE = 8
+# Syntax checks sent to a worker at a time, in bytes of source.
+CHUNK_BYTES = 256 * 1024
 RECURSION_LIMIT = 10_000
 
 
@@ -70,6 +72,8 @@ def run_jobs(
     cache: ResultCache | None,
     on_done: Callable[[str], None] | None = None,
 ) -> list[FileResult]:
+    """Results in input order. `on_done` hears of every file linted (syntax
+    checks are of files already counted as skipped)."""
     results: list[FileResult | None] = [None] * len(jobs)
     keys: list[str] = []
     todo: list[int] = []
@@ -79,7 +83,7 @@ def run_jobs(
         cached = cache.get(key) if cache else None
         if cached is not None:
             results[index] = cached
-            if on_done:
+            if on_done and not job.syntax_only:
                 on_done(CACHED)
         else:
             todo.append(index)
@@ -101,13 +105,44 @@ def _compute(
         found = []
         for job in jobs:
             found.append(_run(job))
-            if on_done:
+            if on_done and not job.syntax_only:
                 on_done(CHECKED)
         return found
+    results: list[FileResult | None] = [None] * len(jobs)
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
-        found = []
-        for result in pool.map(_run, jobs, chunksize=CHUNK_SIZE):
-            found.append(result)
-            if on_done:
-                on_done(CHECKED)
-        return found
+        submitted = [
+            (chunk, pool.submit(_run_chunk, [jobs[i] for i in chunk])) for chunk in _chunks(jobs)
+        ]
+        for chunk, future in submitted:
+            for index, result in zip(chunk, future.result(), strict=True):
+                results[index] = result
+                if on_done and not jobs[index].syntax_only:
+                    on_done(CHECKED)
+    return [r for r in results if r is not None]
+
+
+def _run_chunk(jobs: list[Job]) -> list[FileResult]:
+    return [_run(job) for job in jobs]
+
+
+def _chunks(jobs: list[Job]) -> list[list[int]]:
+    """Work in the order that keeps every worker busy to the end: LibCST jobs
+    first, largest first, each alone (one file can cost as much as hundreds of
+    syntax checks); then syntax checks in batches of about CHUNK_BYTES."""
+    heavy = sorted(
+        (i for i, job in enumerate(jobs) if not job.syntax_only), key=lambda i: -len(jobs[i].data)
+    )
+    chunks = [[i] for i in heavy]
+    batch: list[int] = []
+    size = 0
+    for index, job in enumerate(jobs):
+        if not job.syntax_only:
+            continue
+        batch.append(index)
+        size += len(job.data)
+        if size >= CHUNK_BYTES or len(batch) >= CHUNK_SIZE * 4:
+            chunks.append(batch)
+            batch, size = [], 0
+    if batch:
+        chunks.append(batch)
+    return chunks
