@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pathspec
@@ -35,6 +35,7 @@ from joblint.rule import ProjectRule
 from joblint.runner import Job, run_jobs, worker_count
 from joblint.screen import Screener, Screening, digest
 
+HUEY = re.compile(rb"(?i)huey")
 # Rounds of loading facts on demand (a class's base may live in yet another module).
 MAX_FACT_ROUNDS = 6
 
@@ -203,6 +204,14 @@ class _Run:
         ]
         return run_jobs(jobs, self.workers, self.cache, None if counted else self.options.on_file)
 
+    def learn_call_enqueues(self, sources: list[_Source]) -> None:
+        """Which of the project's tasks enqueue when called (Huey's), from the
+        files that name Huey: calls of other functions are then never taken
+        for enqueues, which spares a pending finding per argument of every call."""
+        defining = [s for s in sources if HUEY.search(s.data) is not None]
+        on_call, _ = job_names(self.facts(defining)) if defining else (set(), set())
+        self.selector.options = replace(self.selector.options, call_enqueues=frozenset(on_call))
+
     def lint_and_check(
         self, sources: list[_Source], confirm: list[tuple[str, ...]], skipped: list[_Source]
     ) -> tuple[list[FileResult], list[FileResult]]:
@@ -256,6 +265,16 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
         for p, reason in unreadable
     ]
+    named_files = any(path.is_file() for path in paths)
+    others: list[_Source] = []
+    if named_files:
+        # Pre-commit style: only some files are named. Facts of the rest of the
+        # project still count (settings live elsewhere); findings are only theirs.
+        seen = {s.path.resolve() for s in sources}
+        project = discover([project_root(config)], config).files
+        rest = [p for p in project if p.resolve() not in seen]
+        others = _load_sources(rest)[0]
+    run.learn_call_enqueues([*sources, *others])
     wanted, confirm, skipped = _prefilter(run, sources)
     # One batch for the pool: the files to lint and the syntax checks of the rest.
     check = [s for s in skipped if UNPARSEABLE in run.selector.base]
@@ -270,15 +289,9 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     named: frozenset[str] | None = None
     pool = [*skipped, *parses]
     context: list[FileResult] = []
-    if any(path.is_file() for path in paths):
-        # Pre-commit style: only some files are named. Facts of the rest of the
-        # project still count (settings live elsewhere); findings are only theirs.
+    if named_files:
         named = frozenset(r.path for r in results)
-        seen = {s.path.resolve() for s in sources}
-        others = [
-            p for p in discover([project_root(config)], config).files if p.resolve() not in seen
-        ]
-        pool.extend(_load_sources(others)[0])
+        pool.extend(others)
         if run.selector.project_rules:
             context = run.facts([s for s in pool if run.screen(s).project_facts])
     # Files outside the paths named (read from the project root for facts) never

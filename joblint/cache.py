@@ -66,6 +66,7 @@ def settings_fingerprint(settings: LintSettings) -> str:
         sorted(options.on_commit_functions),
         options.celery_django_task,  # issue 10: options that change fixes
         [list(option) for option in options.rule_options],
+        None if options.call_enqueues is None else sorted(options.call_enqueues),
     ]
     return json.dumps(parts)
 

@@ -8,6 +8,7 @@ Positions are computed only for files that have something to report.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import sys
@@ -17,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from joblint import budget, deep, suppressions
 from joblint.analysis.context import FileContext, Options
@@ -322,7 +323,9 @@ def _finding(
 
 def _fix(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Module) -> Fix:
     edits = [
-        Edit(_span(positions[node]), new) if isinstance(new, str) else _node_edit(tree, node, new)
+        Edit(_span(positions[node]), new)
+        if isinstance(new, str)
+        else _node_edit(tree, node, new, positions)
         for node, new in spec.replacements
     ]
     added = _import_edit(tree, spec.imports)
@@ -331,36 +334,117 @@ def _fix(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Modul
     return Fix(spec.safety, spec.message, tuple(sorted(edits, key=lambda e: e.span)))
 
 
-def _node_edit(tree: cst.Module, node: cst.CSTNode, new: cst.CSTNode) -> Edit:
-    """The smallest edit turning the module's code into its code with `node`
-    replaced: rendering the whole module keeps indentation and parentheses
-    exactly as written (a node rendered alone loses its block's indentation)."""
+# The code of the last module fixed and where its lines start: rendering a
+# module costs as much as parsing it, and a file may have many fixes.
+_MODULE_CODE: list[tuple[cst.Module, str, list[int]]] = []
+
+
+def _module_code(tree: cst.Module) -> tuple[str, list[int]]:
+    if not _MODULE_CODE or _MODULE_CODE[0][0] is not tree:
+        code = tree.code
+        starts = [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
+        _MODULE_CODE[:] = [(tree, code, starts)]
+    _, code, starts = _MODULE_CODE[0]
+    return code, starts
+
+
+def _node_edit(
+    tree: cst.Module, node: cst.CSTNode, new: cst.CSTNode, positions: dict[cst.CSTNode, CodeRange]
+) -> Edit:
+    """The edit replacing `node` by `new`. An expression renders the same alone
+    as in place, so only it is rendered (checked against the source); anything
+    else is rendered in the whole module, which keeps indentation exactly as
+    written (a statement rendered alone loses its block's indentation)."""
+    code, starts = _module_code(tree)
+    where = positions.get(node)
+    if where is not None and where.end.line <= len(starts):
+        start, end = _offset(starts, where.start), _offset(starts, where.end)
+        bare, bare_new = _without_own_parentheses(node, new)
+        if code[start:end] == tree.code_for_node(bare):
+            return _smallest_edit(code, start, end, tree.code_for_node(bare_new), starts)
+        found = _in_top_level_statement(tree, node, new, positions, code, starts)
+        if found is not None:
+            return found
     replaced = tree.deep_replace(node, new)
     assert isinstance(replaced, cst.Module)
-    return _smallest_edit(tree.code, replaced.code)
+    return _smallest_edit(code, 0, len(code), replaced.code, starts)
 
 
-def _smallest_edit(old_code: str, new_code: str) -> Edit:
-    shortest = min(len(old_code), len(new_code))
-    start = 0
-    while start < shortest and old_code[start] == new_code[start]:
-        start += 1
-    end = 0
-    while end < shortest - start and old_code[-1 - end] == new_code[-1 - end]:
-        end += 1
-    span = Span(*_line_column(old_code, start), *_line_column(old_code, len(old_code) - end))
-    return Edit(span, new_code[start : len(new_code) - end])
+def _offset(starts: list[int], where: CodePosition) -> int:
+    return starts[where.line - 1] + where.column
+
+
+def _without_own_parentheses(
+    node: cst.CSTNode, new: cst.CSTNode
+) -> tuple[cst.CSTNode, cst.CSTNode]:
+    """A position excludes the node's own parentheses, its rendering doesn't:
+    drop them from both when the replacement keeps them."""
+    lpar, rpar = getattr(node, "lpar", None), getattr(node, "rpar", None)
+    if not lpar or getattr(new, "lpar", None) != lpar or getattr(new, "rpar", None) != rpar:
+        return node, new
+    return node.with_changes(lpar=[], rpar=[]), new.with_changes(lpar=[], rpar=[])
+
+
+def _in_top_level_statement(
+    tree: cst.Module,
+    node: cst.CSTNode,
+    new: cst.CSTNode,
+    positions: dict[cst.CSTNode, CodeRange],
+    code: str,
+    starts: list[int],
+) -> Edit | None:
+    """Render only the module-level statement holding `node` (it has no
+    enclosing indentation to lose), when its rendering is its source."""
+    where = positions[node]
+    inner = (where.start.line, where.start.column), (where.end.line, where.end.column)
+    for statement in tree.body:
+        around = positions.get(statement)
+        if around is None:
+            continue
+        outer = (around.start.line, around.start.column), (around.end.line, around.end.column)
+        if not (outer[0] <= inner[0] and inner[1] <= outer[1]):
+            continue
+        text = tree.code_for_node(statement)
+        # The rendering adds the lines above the statement and its line break.
+        for end in range(_offset(starts, around.end), _offset(starts, around.end) + 3):
+            start = end - len(text)
+            if start >= 0 and code[start:end] == text:
+                replaced = statement.deep_replace(node, new)
+                return _smallest_edit(code, start, end, tree.code_for_node(replaced), starts)
+        return None
+    return None
+
+
+def _smallest_edit(code: str, start: int, end: int, new: str, starts: list[int]) -> Edit:
+    """The edit replacing code[start:end] by `new`, less what they share at
+    either end (`... FOR UPDATE"` -> insert ` SKIP LOCKED`)."""
+    old = code[start:end]
+    head = _common_prefix(old, new)
+    tail = _common_prefix(old[head:][::-1], new[head:][::-1])
+    first, last = start + head, end - tail
+    span = Span(*_position(starts, first), *_position(starts, last))
+    return Edit(span, new[head : len(new) - tail])
+
+
+def _position(starts: list[int], offset: int) -> tuple[int, int]:
+    """1-based line and column of `offset`, given where lines start."""
+    line = bisect.bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by halving (slice comparisons run in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def _line_column(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of `offset` (lines end in \\n, \\r\\n or \\r)."""
-    line, line_start = 1, 0
-    for match in _LINE_BREAK.finditer(text, 0, offset):
-        line, line_start = line + 1, match.end()
-    return line, offset - line_start + 1
 
 
 def _span(where: CodeRange) -> Span:
@@ -392,7 +476,9 @@ def _import_edit(tree: cst.Module, imports: tuple[tuple[str, str], ...]) -> Edit
         items = [ImportItem(module, name) for module, name in wanted]
         added = tree.visit(AddImportsVisitor(CodemodContext(), items))
         assert isinstance(added, cst.Module)
-        done[wanted] = _smallest_edit(tree.code, added.code) if added.code != tree.code else None
+        code, starts = _module_code(tree)
+        changed = added.code != code
+        done[wanted] = _smallest_edit(code, 0, len(code), added.code, starts) if changed else None
     return done[wanted]
 
 

@@ -50,6 +50,9 @@ class Options:
     celery_django_task: bool = False
     # Issue 10: per-rule options, (code, key, value) (`[tool.joblint.rules.JL402]`).
     rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
+    # Unqualified names of the project's tasks whose call enqueues them (Huey's).
+    # None: not known (any call of an imported function may enqueue).
+    call_enqueues: frozenset[str] | None = None
 
     def rule_option(self, code: str, key: str) -> RuleOptionValue | None:
         return next((v for c, k, v in self.rule_options if (c, k) == (code, key)), None)
@@ -124,7 +127,7 @@ class FileContext:
         key = id(call)
         if key not in self._enqueue_cache:
             self._enqueue_cache[key] = classify_enqueue(
-                call, self.resolver, self.options.enqueue_functions
+                call, self.resolver, self.options.enqueue_functions, self.options.call_enqueues
             )
         return self._enqueue_cache[key]
 

@@ -84,7 +84,10 @@ def _shape_and_requirements(
         # called later (typically by an on-commit hook). The call is built here,
         # so it is classified directly, not through the per-node memo.
         inner = cst.Call(func=call.args[0].value, args=call.args[1:])
-        enqueue = classify_enqueue(inner, context.resolver, context.options.enqueue_functions)
+        options = context.options
+        enqueue = classify_enqueue(
+            inner, context.resolver, options.enqueue_functions, options.call_enqueues
+        )
     else:
         enqueue = context.enqueue(call)
     if enqueue is not None:

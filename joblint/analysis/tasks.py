@@ -150,8 +150,13 @@ def _verb(library: str) -> str:
 
 
 def classify_enqueue(
-    call: cst.Call, resolver: Resolver, extra_functions: frozenset[str]
+    call: cst.Call,
+    resolver: Resolver,
+    extra_functions: frozenset[str],
+    call_enqueues: frozenset[str] | None = None,
 ) -> Enqueue | None:
+    """`call_enqueues`: the names of the project's tasks whose call enqueues
+    them, when known (a run over the project); None: any imported function."""
     func = call.func
     qualname = resolver.qualified_name(func)
     if qualname is not None:
@@ -166,7 +171,7 @@ def classify_enqueue(
             return replace(found, method=func.attr.value, task=task)
     if isinstance(func, cst.Call):
         return _canvas_call(func, resolver)
-    found = _task_call(func, resolver)
+    found = _task_call(func, resolver, call_enqueues)
     if found is None:
         return None
     target = task_like_target(func, resolver)
@@ -307,13 +312,18 @@ def _canvas_call(inner: cst.Call, resolver: Resolver) -> Enqueue | None:
     return None
 
 
-def _task_call(func: cst.BaseExpression, resolver: Resolver) -> Enqueue | None:
+def _task_call(
+    func: cst.BaseExpression, resolver: Resolver, call_enqueues: frozenset[str] | None
+) -> Enqueue | None:
     """Calling a task function: an enqueue only for libraries that enqueue on call."""
     if isinstance(func, cst.Attribute) and func.attr.value in jobs.SIGNATURE_METHODS:
         return None  # `task.s(...)` builds a signature; it enqueues nothing
     target = task_like_target(func, resolver)
     if target is None or (target.library is None and in_standard_library(target.qualname)):
         return None
+    name = target.qualname.rsplit(".", 1)[-1]
+    if target.library is None and call_enqueues is not None and name not in call_enqueues:
+        return None  # no task of the project by that name enqueues on call
     libraries = jobs.ENQUEUE_ON_CALL_LIBRARIES
     if target.library:
         if target.library not in libraries:
