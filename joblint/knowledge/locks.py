@@ -111,10 +111,10 @@ ROW_LOCK_METHODS: dict[str, RowLockMethod] = {
     ),
 }
 
-# Chain methods that pick the next row(s) among many (an ORDER BY or LIMIT).
-PICK_NEXT_METHODS: frozenset[str] = frozenset(
-    {"first", "last", "earliest", "latest", "limit", "order_by"}
-)
+# Chain methods that pick the next row(s) among many (one row, or a LIMIT). An
+# ORM `.order_by()` alone is not one: locking every matching row in key order is
+# the usual way to avoid deadlocks, and nothing is picked.
+PICK_NEXT_METHODS: frozenset[str] = frozenset({"first", "last", "earliest", "latest", "limit"})
 # Chain methods that filter: their keywords (Django) or comparisons
 # (SQLAlchemy) may pin the row by key.
 FILTER_METHODS: frozenset[str] = frozenset({"filter", "filter_by", "where", "get"})

@@ -36,8 +36,9 @@ class ForUpdateWithoutSkipLocked(Rule):
     UPDATE`, `FOR SHARE`) with `ORDER BY` or `LIMIT` and neither `SKIP LOCKED`
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
-    `.first()`, `.last()`, `[0]`, `[:n]`, has `.order_by(...)` or `.limit(...)`,
-    or is iterated in a worker's `while` loop.
+    `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
+    a worker's `while` loop. An ORM `.order_by(...)` alone picks nothing: it
+    locks every matching row in that order (the usual way to avoid deadlocks).
 
     ## Why is this bad?
     Every worker asks for the same "next" row. The first one locks it; all the
@@ -113,6 +114,21 @@ class ForUpdateWithoutSkipLocked(Rule):
     )
 
     VALID = (
+        Valid(
+            """
+from django.db import transaction
+
+from shop.models import Basket
+
+
+def lock_baskets(owner):
+    # Every basket of the owner, locked in key order: nothing is picked.
+    with transaction.atomic():
+        baskets = Basket.objects.filter(owner=owner).order_by("pk")
+        return list(baskets.select_for_update(of=("self",)))
+""",
+            id="orm-order-by-locks-all-rows-in-order",
+        ),
         Valid(
             """
 def claim(cursor):
