@@ -264,3 +264,21 @@ def test_screening_is_remembered_and_a_damaged_record_is_recomputed(
     record.write_text("{not json")
     assert _findings(Path("."), config, RunOptions(cache=True)) == first
     assert _findings(Path("."), config, RunOptions(cache=False)) == first
+
+
+def test_a_skipped_file_in_newer_syntax_than_this_python_is_not_unparseable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.12's `type` aliases and type parameters: LibCST parses them on
+    any Python, so a file joblint skips is not JL001 because it was skipped."""
+    write(
+        tmp_path,
+        {
+            "aliases.py": "type Pair = tuple[int, int]\n\n"
+            "def first[T](items: list[T]) -> T:\n    return items[0]\n",
+            "broken.py": "def f(:\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
+    assert [(f.path, f.code) for f in run.findings] == [("broken.py", "JL001")]
