@@ -132,19 +132,6 @@ def _quiet_ast_parse(source: str | bytes) -> ast.Module:
         return ast.parse(source)
 
 
-def _syntax_only(text: str) -> None:
-    """Raise SyntaxError where `ast.parse` would. Compiling to bytecode skips
-    building Python AST objects (a fifth cheaper over the standard library);
-    what it refuses beyond the parser (`return` outside a function) goes to
-    `ast.parse` to decide."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            compile(text, "<joblint>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            ast.parse(text)
-
-
 def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
     """For files the prefilter skips: only whether they can be read and parsed
     (JL001), with Python's own parser, many times cheaper than LibCST's. (The
@@ -153,7 +140,7 @@ def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
         over = budget.check_size(len(data))
         if over is not None:
             raise SourceError(over.message, over.line)
-        _syntax_only(decode(data))
+        _quiet_ast_parse(decode(data))
     except SourceError as exc:
         return unparseable_result(path, settings, exc)
     except SyntaxError as exc:
