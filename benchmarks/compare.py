@@ -115,6 +115,18 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     return time.perf_counter() - start, peak / 1024
 
 
+def flake8_executable() -> str:
+    """flake8 with its default plugins only, in a venv of its own: where joblint is
+    installed, flake8 would also load joblint's plugin (issue 11) and run it."""
+    venv = WORK / "flake8-venv"
+    flake8 = venv / "bin" / "flake8"
+    if not flake8.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "flake8"]
+        subprocess.run(pip, check=True)
+    return str(flake8)
+
+
 def tool_available(name: str) -> bool:
     return shutil.which(name) is not None
 
@@ -125,8 +137,7 @@ def measure_corpus(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
     touched = next(p for p in sorted(corpus.rglob("*.py")) if p.stat().st_size > 1000)
     original = touched.read_bytes()
     commands: dict[str, list[str]] = {"joblint-warm": joblint}
-    if tool_available("flake8"):
-        commands["flake8"] = ["flake8", "-j", str(jobs), "--exit-zero", "."]
+    commands["flake8"] = [flake8_executable(), "-j", str(jobs), "--exit-zero", "."]
     if tool_available("ruff"):
         commands["ruff"] = ["ruff", "check", "--no-cache", "--isolated", "--exit-zero", "."]
     results: dict[str, Measure] = {}
