@@ -2,7 +2,8 @@
 
     python benchmarks/compare.py [--runs 3] [--jobs 2] [--write-docs]
 
-Corpora (built under benchmarks/.work/, never committed):
+Corpora (built under $JOBLINT_BENCH_DIR, default /tmp/joblint-bench: outside any
+git repository, whose .gitignore joblint and Ruff would obey):
 - stdlib: the running interpreter's standard library (test, tests, idlelib excluded);
 - site-packages: a venv with celery, kombu, django, sqlalchemy, redis, rq, dramatiq.
 Tools run alternately; medians of wall time and the peak resident memory of
@@ -18,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -25,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-WORK = ROOT / "benchmarks" / ".work"
+# Outside any git repository: joblint and Ruff skip what a .gitignore names, and
+# a corpus inside this repository would take its root, cache and ignores.
+WORK = Path(os.environ.get("JOBLINT_BENCH_DIR", Path(tempfile.gettempdir()) / "joblint-bench"))
 SKIP_PARTS = {"test", "tests", "idlelib", "site-packages", "__pycache__"}
 VENV_PACKAGES = ["celery", "kombu", "django", "sqlalchemy", "redis", "rq", "dramatiq"]
 
@@ -148,6 +152,7 @@ def measure_corpus(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
         entry.seconds.append(seconds)
         entry.peak_mb = max(entry.peak_mb, peak)
 
+    _check_tools(corpus, joblint, commands)
     subprocess.run(joblint, cwd=corpus, capture_output=True)  # fill the cache once
     for _ in range(runs):
         shutil.rmtree(cache, ignore_errors=True)
@@ -159,6 +164,21 @@ def measure_corpus(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
         touched.write_bytes(original)
         subprocess.run(joblint, cwd=corpus, capture_output=True)
     return results
+
+
+def _check_tools(corpus: Path, joblint: list[str], commands: dict[str, list[str]]) -> None:
+    """Fail loudly rather than time a tool that checks nothing."""
+    files = sum(1 for _ in corpus.rglob("*.py"))
+    run = subprocess.run(joblint, cwd=corpus, capture_output=True, text=True)
+    if f"({files} files checked)" not in run.stdout + run.stderr:
+        reason = run.stderr[-500:]
+        raise SystemExit(f"joblint did not check the {files} files of {corpus}: {reason}")
+    for name, command in commands.items():
+        if name == "joblint-warm":
+            continue
+        done = subprocess.run(command, cwd=corpus, capture_output=True, text=True)
+        if done.returncode not in (0, 1) or "No Python files" in done.stderr:
+            raise SystemExit(f"{name} failed on {corpus}: {done.stderr[-500:]}")
 
 
 def prefilter_rate(corpus: Path) -> tuple[int, float, float]:
