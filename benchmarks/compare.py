@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -170,7 +171,9 @@ def _check_tools(corpus: Path, joblint: list[str], commands: dict[str, list[str]
     """Fail loudly rather than time a tool that checks nothing."""
     files = sum(1 for _ in corpus.rglob("*.py"))
     run = subprocess.run(joblint, cwd=corpus, capture_output=True, text=True)
-    if f"({files} files checked)" not in run.stdout + run.stderr:
+    found = re.search(r"\((\d+) files checked\)", run.stdout + run.stderr)
+    # The default excludes skip a few (the stdlib's own `venv` package).
+    if found is None or int(found.group(1)) < 0.95 * files:
         reason = run.stderr[-500:]
         raise SystemExit(f"joblint did not check the {files} files of {corpus}: {reason}")
     for name, command in commands.items():
