@@ -7,6 +7,9 @@ same whatever the number of workers.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -29,6 +32,8 @@ MIN_FILES_FOR_POOL = 24
 CHUNK_SIZE = 8
 # Syntax checks sent to a worker at a time, in bytes of source.
 CHUNK_BYTES = 256 * 1024
+# Files whose LibCST tree is worth returning the memory of afterwards.
+BIG_FILE = 64 * 1024
 RECURSION_LIMIT = 10_000
 
 
@@ -122,7 +127,29 @@ def _compute(
 
 
 def _run_chunk(jobs: list[Job]) -> list[FileResult]:
-    return [_run(job) for job in jobs]
+    results = [_run(job) for job in jobs]
+    if any(not job.syntax_only and len(job.data) > BIG_FILE for job in jobs):
+        _give_memory_back()
+    return results
+
+
+def _give_memory_back() -> None:
+    """A large file's syntax tree is garbage now; hand its pages back to the
+    system so a worker's memory is that of its current file, not its largest."""
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") else None  # glibc only
+
+
+_LIBC = _libc() if sys.platform.startswith("linux") else None
 
 
 def _chunks(jobs: list[Job]) -> list[list[int]]:

@@ -282,3 +282,18 @@ def test_a_skipped_file_in_newer_syntax_than_this_python_is_not_unparseable(
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
     assert [(f.path, f.code) for f in run.findings] == [("broken.py", "JL001")]
+
+
+def test_a_worker_hands_back_the_memory_of_a_large_file() -> None:
+    """After a file over BIG_FILE the worker collects and trims its heap; the
+    results are those of the files, whatever the trimming does."""
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(4000))
+    assert len(body) > runner.BIG_FILE
+    settings = engine.LintSettings(frozenset({"JL001", "JL101"}))
+    jobs = [
+        runner.Job("big.py", body.encode(), settings, engine.ModuleInfo("big")),
+        runner.Job("bad.py", b"def f(:\n", settings, engine.ModuleInfo("bad")),
+    ]
+    big, bad = runner._run_chunk(jobs)
+    assert big.parsed and big.findings == ()
+    assert [f.code for f in bad.findings] == ["JL001"]
