@@ -19,7 +19,7 @@ from joblint.engine import (
     lint_source,
     unparseable_result,
 )
-from joblint.files import discover, module_name
+from joblint.files import Discovery, discover, module_name
 from joblint.models import FileResult, Finding
 from joblint.prefilter import Prefilter
 from joblint.progress import SKIPPED
@@ -32,7 +32,7 @@ from joblint.project import (
 )
 from joblint.registry import rule_by_code, select_codes
 from joblint.rule import ProjectRule
-from joblint.runner import Job, run_jobs, worker_count
+from joblint.runner import MIN_FILES_FOR_POOL, Job, WorkerPool, run_jobs, worker_count
 from joblint.screen import Screener, Screening, digest
 
 HUEY = re.compile(rb"(?i)huey")
@@ -167,6 +167,7 @@ class _Run:
         self.options = options
         self.selector = _Selector(config)
         self.workers = worker_count(options.jobs)
+        self.pool: WorkerPool | None = None
         self.cache = ResultCache(cache_directory(config)) if options.cache else None
         self.prefilter = Prefilter(
             self.selector.base,
@@ -202,7 +203,8 @@ class _Run:
             Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, confirm=c)
             for s, c in zip(sources, checks, strict=True)
         ]
-        return run_jobs(jobs, self.workers, self.cache, None if counted else self.options.on_file)
+        on_file = None if counted else self.options.on_file
+        return run_jobs(jobs, self.workers, self.cache, on_file, self.pool)
 
     def learn_call_enqueues(self, sources: list[_Source]) -> None:
         """Which of the project's tasks enqueue when called (Huey's), from the
@@ -226,7 +228,7 @@ class _Run:
             Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, syntax_only=True)
             for s in unknown
         ]
-        found = run_jobs(jobs, self.workers, self.cache, self.options.on_file)
+        found = run_jobs(jobs, self.workers, self.cache, self.options.on_file, self.pool)
         linted, checked = found[: len(sources)], found[len(sources) :]
         for source, result in zip(unknown, checked, strict=True):
             self.screener.parses(source.key, result.parsed)
@@ -234,7 +236,7 @@ class _Run:
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
         jobs = [Job(s.shown, s.data, self.facts_only, s.module) for s in sources]
-        return run_jobs(jobs, self.workers, self.cache)
+        return run_jobs(jobs, self.workers, self.cache, pool=self.pool)
 
 
 def cache_directory(config: Config) -> Path:
@@ -260,6 +262,17 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     discovery = discover(paths, config)
     if options.on_total:
         options.on_total(len(discovery.files))
+    many = len(discovery.files) >= MIN_FILES_FOR_POOL
+    run.pool = WorkerPool(run.workers if many else 1)
+    try:
+        return _lint_discovered(paths, config, run, discovery)
+    finally:
+        run.pool.close()
+
+
+def _lint_discovered(
+    paths: list[Path], config: Config, run: _Run, discovery: Discovery
+) -> RunResult:
     sources, unreadable = _load_sources(discovery.files)
     results = [
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))

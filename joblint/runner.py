@@ -71,11 +71,30 @@ def _run(job: Job) -> FileResult:
     return lint_source(job.path, job.data, job.settings, job.module)
 
 
+class WorkerPool:
+    """A run's worker processes, forked once, before the run reads its files:
+    they don't inherit (and count in their memory) every file's bytes, and
+    the run's batches of work don't each pay for a new pool."""
+
+    def __init__(self, workers: int) -> None:
+        self.executor: ProcessPoolExecutor | None = None
+        if workers > 1:
+            self.executor = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+            # With the fork start method every worker is forked on the first submit.
+            self.executor.submit(int).result()
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(cancel_futures=True)
+            self.executor = None
+
+
 def run_jobs(
     jobs: Sequence[Job],
     workers: int,
     cache: ResultCache | None,
     on_done: Callable[[str], None] | None = None,
+    pool: WorkerPool | None = None,
 ) -> list[FileResult]:
     """Results in input order. `on_done` hears of every file linted (syntax
     checks are of files already counted as skipped)."""
@@ -92,9 +111,8 @@ def run_jobs(
                 on_done(CACHED)
         else:
             todo.append(index)
-    for index, result in zip(
-        todo, _compute([jobs[i] for i in todo], workers, on_done), strict=True
-    ):
+    computed = _compute([jobs[i] for i in todo], workers, on_done, pool)
+    for index, result in zip(todo, computed, strict=True):
         results[index] = result
         # A clean syntax check is remembered by the screening record instead.
         trivial = jobs[index].syntax_only and not result.findings and result.parsed
@@ -104,8 +122,13 @@ def run_jobs(
 
 
 def _compute(
-    jobs: list[Job], workers: int, on_done: Callable[[str], None] | None
+    jobs: list[Job],
+    workers: int,
+    on_done: Callable[[str], None] | None,
+    pool: WorkerPool | None = None,
 ) -> list[FileResult]:
+    if pool is not None and pool.executor is not None and jobs:
+        return _in_pool(pool.executor, jobs, on_done)
     if workers <= 1 or len(jobs) < MIN_FILES_FOR_POOL:
         found = []
         for job in jobs:
@@ -113,16 +136,22 @@ def _compute(
             if on_done and not job.syntax_only:
                 on_done(CHECKED)
         return found
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as executor:
+        return _in_pool(executor, jobs, on_done)
+
+
+def _in_pool(
+    executor: ProcessPoolExecutor, jobs: list[Job], on_done: Callable[[str], None] | None
+) -> list[FileResult]:
     results: list[FileResult | None] = [None] * len(jobs)
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
-        submitted = [
-            (chunk, pool.submit(_run_chunk, [jobs[i] for i in chunk])) for chunk in _chunks(jobs)
-        ]
-        for chunk, future in submitted:
-            for index, result in zip(chunk, future.result(), strict=True):
-                results[index] = result
-                if on_done and not jobs[index].syntax_only:
-                    on_done(CHECKED)
+    submitted = [
+        (chunk, executor.submit(_run_chunk, [jobs[i] for i in chunk])) for chunk in _chunks(jobs)
+    ]
+    for chunk, future in submitted:
+        for index, result in zip(chunk, future.result(), strict=True):
+            results[index] = result
+            if on_done and not jobs[index].syntax_only:
+                on_done(CHECKED)
     return [r for r in results if r is not None]
 
 
