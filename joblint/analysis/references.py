@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import BindingKind, module_name_from_import
+from joblint.analysis.names import BindingKind, import_bindings, module_name_from_import
 
 Import = tuple[str, str]  # (module, name): `from module import name`
 
@@ -137,14 +137,7 @@ def _import_bindings(index: int, node: cst.Import) -> Iterator[_Bound]:
 def _from_import_bindings(index: int, node: cst.ImportFrom) -> Iterator[_Bound]:
     if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
         return  # relative imports name the project's own modules, never a library
-    base = module_name_from_import(node.module)
-    for alias in node.names:
-        if not isinstance(alias.name, cst.Name):
-            continue
-        local = alias.name.value
-        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-            local = alias.asname.name.value
-        qualname = f"{base}.{alias.name.value}"
+    for local, qualname in import_bindings(node, "", is_package=False):
         yield _Bound(index, local, qualname, qualname)
 
 
@@ -232,14 +225,15 @@ def _all_names(module: cst.Module) -> frozenset[str]:
     return frozenset(collector.names)
 
 
-class _AllNames(cst.CSTVisitor):
-    """Every name the module binds or reads (not attribute names or keywords)."""
+class ReadNames(cst.CSTVisitor):
+    """The names a node reads or binds, in order of first use (not attribute
+    names or keywords)."""
 
     def __init__(self) -> None:
-        self.names: set[str] = set()
+        self.names: dict[str, None] = {}
 
     def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+        self.names[node.value] = None
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)
@@ -249,17 +243,21 @@ class _AllNames(cst.CSTVisitor):
         node.value.visit(self)
         return False
 
+
+class _AllNames(ReadNames):
+    """Every name the module binds or reads, imports included."""
+
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
-            self.names.add(_local_name(alias))
+            self.names[_local_name(alias)] = None
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         if isinstance(node.names, cst.ImportStar):
-            self.names.add("*")  # a star import may bind any name: none is free
+            self.names["*"] = None  # a star import may bind any name: none is free
             return False
         for alias in node.names:
-            self.names.add(_local_name(alias))
+            self.names[_local_name(alias)] = None
         return False
 
 

@@ -6,7 +6,7 @@ import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import Resolver
-from joblint.analysis.references import Reference, reference
+from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
 from joblint.analysis.values import unwrap
@@ -819,25 +819,6 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-class _Names(cst.CSTVisitor):
-    """Names an expression reads (not attribute names or keywords)."""
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value not in self.names:
-            self.names.append(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-
 def _alone(call: cst.Call, statement: cst.CSTNode | None) -> bool:
     """`call` is the whole statement (`task.delay(x)`, not `r = task.delay(x)`)."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -915,7 +896,7 @@ def _on_commit_fix(
 ) -> FixSpec:
     """`task.delay(x)` -> `transaction.on_commit(lambda: task.delay(x))`, loop
     variables bound as the lambda's defaults, `using=` the transaction's database."""
-    reader = _Names()
+    reader = ReadNames()
     call.visit(reader)
     bound = set().union(*loops) if loops else set()
     params = [
