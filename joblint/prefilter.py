@@ -155,11 +155,6 @@ class Prefilter:
         many triggers share it."""
         return self._search.present(lowered)
 
-    def wants(self, data: bytes) -> bool:
-        """Lint it, whatever an AST check would say."""
-        decision = self.decide(data)
-        return decision.wanted or bool(decision.confirm)
-
     def has_gated(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """A gated trigger is in the (lower-cased) file, whatever it names."""
         return any(check.matches(lowered, present) for check in self.gated)
