@@ -20,6 +20,7 @@ from joblint.engine import (
     unparseable_result,
 )
 from joblint.files import Discovery, discover, module_name
+from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
 from joblint.models import FileResult, Finding
 from joblint.prefilter import Prefilter
 from joblint.progress import SKIPPED
@@ -35,7 +36,8 @@ from joblint.rule import ProjectRule
 from joblint.runner import MIN_FILES_FOR_POOL, Job, WorkerPool, run_jobs, worker_count
 from joblint.screen import Screener, Screening, digest
 
-HUEY = re.compile(rb"(?i)huey")
+# Files that may define a task whose call enqueues it (Huey's).
+ON_CALL_TASKS = re.compile(DEFINES_ON_CALL_TASKS.encode())
 # Rounds of loading facts on demand (a class's base may live in yet another module).
 MAX_FACT_ROUNDS = 6
 
@@ -210,7 +212,7 @@ class _Run:
         """Which of the project's tasks enqueue when called (Huey's), from the
         files that name Huey: calls of other functions are then never taken
         for enqueues, which spares a pending finding per argument of every call."""
-        defining = [s for s in sources if HUEY.search(s.data) is not None]
+        defining = [s for s in sources if ON_CALL_TASKS.search(s.data) is not None]
         on_call, _ = job_names(self.facts(defining)) if defining else (set(), set())
         self.selector.options = replace(self.selector.options, call_enqueues=frozenset(on_call))
 

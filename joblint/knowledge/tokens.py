@@ -79,6 +79,10 @@ DEFINES_JOBS: tuple[Trigger, ...] = (
 )
 
 
+# A file that may define a task whose call enqueues it: it names the library.
+DEFINES_ON_CALL_TASKS = rf"(?i){_alternatives(jobs.ENQUEUE_ON_CALL_LIBRARIES)}"
+
+
 # --- Enqueue calls ------------------------------------------------------------------
 
 _TASK_OR_QUEUE = (jobs.Receiver.TASK, jobs.Receiver.QUEUE)
