@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from joblint import __version__, models
-from joblint.engine import LintSettings, ModuleInfo
+from joblint.settings import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version (issue 10: fixes).

@@ -19,9 +19,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from joblint.analysis.context import Options, RuleOptionValue
 from joblint.knowledge import locks
 from joblint.registry import is_known_selector, lookup
+from joblint.settings import Options, RuleOptionValue
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git",

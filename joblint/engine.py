@@ -15,13 +15,13 @@ import sys
 import tokenize
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from joblint import budget, deep, suppressions
-from joblint.analysis.context import FileContext, Options
+from joblint.analysis.context import FileContext
 from joblint.analysis.walk import walk
 from joblint.confirm import confirms
 from joblint.models import Edit, FileResult, Finding, Fix, PendingFinding, Span
@@ -29,20 +29,12 @@ from joblint.registry import BUILTIN_CODES, rule_by_code
 from joblint.rule import FixSpec, ProjectRule, Report, Rule
 from joblint.rules import unused_suppression
 
+# Shared with the config and cache layers, which must not import LibCST.
+from joblint.settings import LintSettings as LintSettings
+from joblint.settings import ModuleInfo as ModuleInfo
+
 UNPARSEABLE = "JL001"
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
-
-
-@dataclass(frozen=True, slots=True)
-class LintSettings:
-    codes: frozenset[str]
-    options: Options = field(default_factory=Options)
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleInfo:
-    name: str  # dotted module name, "" when unknown
-    is_package: bool = False  # the file is a package's __init__
 
 
 class SourceError(Exception):

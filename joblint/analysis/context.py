@@ -35,27 +35,11 @@ from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
 from joblint.knowledge.jobs import TxFamily
 from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
 
+# Options live in joblint.settings (no LibCST there); re-exported for the rules.
+from joblint.settings import Options as Options
+from joblint.settings import RuleOptionValue as RuleOptionValue
+
 T = TypeVar("T")
-RuleOptionValue = bool | int | float | str
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """The settings the shared analysis needs (from config)."""
-
-    enqueue_functions: frozenset[str] = frozenset()
-    transaction_functions: frozenset[str] = frozenset()
-    on_commit_functions: frozenset[str] = frozenset()
-    # Issue 10: the project's Celery tasks are DjangoTasks (delay_on_commit exists).
-    celery_django_task: bool = False
-    # Issue 10: per-rule options, (code, key, value) (`[tool.joblint.rules.JL402]`).
-    rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
-    # Unqualified names of the project's tasks whose call enqueues them (Huey's).
-    # None: not known (any call of an imported function may enqueue).
-    call_enqueues: frozenset[str] | None = None
-
-    def rule_option(self, code: str, key: str) -> RuleOptionValue | None:
-        return next((v for c, k, v in self.rule_options if (c, k) == (code, key)), None)
 
 
 @dataclass(slots=True)

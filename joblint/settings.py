@@ -1,0 +1,44 @@
+"""The plain settings the config, cache and engine layers share.
+
+Kept apart from `joblint.engine` and `joblint.analysis.context` (which import
+LibCST) so that reading the configuration and looking results up in the cache
+never import the parser: a run whose results all come from the cache doesn't
+need it at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+RuleOptionValue = bool | int | float | str
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The settings the shared analysis needs (from config)."""
+
+    enqueue_functions: frozenset[str] = frozenset()
+    transaction_functions: frozenset[str] = frozenset()
+    on_commit_functions: frozenset[str] = frozenset()
+    # Issue 10: the project's Celery tasks are DjangoTasks (delay_on_commit exists).
+    celery_django_task: bool = False
+    # Issue 10: per-rule options, (code, key, value) (`[tool.joblint.rules.JL402]`).
+    rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
+    # Unqualified names of the project's tasks whose call enqueues them (Huey's).
+    # None: not known (any call of an imported function may enqueue).
+    call_enqueues: frozenset[str] | None = None
+
+    def rule_option(self, code: str, key: str) -> RuleOptionValue | None:
+        return next((v for c, k, v in self.rule_options if (c, k) == (code, key)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class LintSettings:
+    codes: frozenset[str]
+    options: Options = field(default_factory=Options)
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleInfo:
+    name: str  # dotted module name, "" when unknown
+    is_package: bool = False  # the file is a package's __init__
