@@ -16,7 +16,7 @@ check-code:
 pytest:
 	$(PYTHON) -m pytest
 
-# Regenerate docs/rules/*.md from the rule modules.
+# Regenerate docs/rules/*.md and joblint/rules/_catalog.py from the rule modules.
 docs:
 	$(PYTHON) -m joblint.docs_gen
 

@@ -20,7 +20,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from joblint.knowledge import locks
-from joblint.registry import is_known_selector, lookup
+from joblint.registry import find, is_known_selector
 from joblint.settings import Options, RuleOptionValue
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
@@ -142,14 +142,14 @@ def _rule_options(
         raise ConfigError(f"{where}: '{key}' must be a table of rule code = {{option = value}}")
     found: dict[tuple[str, str], RuleOptionValue] = {}
     for selector, options in value.items():
-        rule = lookup(selector)
+        rule = find(selector)
         if rule is None:
             raise ConfigError(f"{where}: '{key}' has unknown rule '{selector}'")
-        known = RULE_OPTIONS.get(rule.CODE, {})
+        known = RULE_OPTIONS.get(rule.code, {})
         if not known:
             having = ", ".join(sorted(RULE_OPTIONS))
             raise ConfigError(
-                f"{where}: '{key}.{selector}': {rule.CODE} has no options (rules with options: "
+                f"{where}: '{key}.{selector}': {rule.code} has no options (rules with options: "
                 f"{having})"
             )
         if not isinstance(options, dict):
@@ -161,9 +161,9 @@ def _rule_options(
                     f"{where}: '{key}.{selector}' has unknown option '{option}' "
                     f"(known: {names})"
                 )
-            if (rule.CODE, option) in found:
-                raise ConfigError(f"{where}: '{key}': {rule.CODE}'s '{option}' is set twice")
-            found[rule.CODE, option] = known[option](where, f"{key}.{selector}.{option}", setting)
+            if (rule.code, option) in found:
+                raise ConfigError(f"{where}: '{key}': {rule.code}'s '{option}' is set twice")
+            found[rule.code, option] = known[option](where, f"{key}.{selector}.{option}", setting)
     return tuple((code, option, v) for (code, option), v in sorted(found.items()))
 
 

@@ -9,15 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from joblint.analysis.celery_project import CeleryProject
 from joblint.knowledge import payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
-from joblint.models import ClassFacts, FileResult, Finding, Requirement, TaskDef
-from joblint.registry import rule_by_code
-from joblint.rule import ProjectRule, ProjectView
-from joblint.suppressions import Suppressions
+from joblint.models import CeleryFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
+from joblint.registry import is_project_rule
 
 _MAX_ALIAS_HOPS = 8
+_NO_CELERY_FACTS = CeleryFacts()
 
 
 @dataclass(slots=True)
@@ -215,13 +213,19 @@ def settle(
 
 
 def _project_findings(results: list[FileResult], settings: ProjectSettings) -> list[Finding]:
-    rules = [
-        rule
-        for code, rule in rule_by_code().items()
-        if code in settings.codes and issubclass(rule, ProjectRule)
-    ]
-    if not rules:
+    codes = {code for code in settings.codes if is_project_rule(code)}
+    # Whole-project rules see only the project's Celery facts (`ProjectView`):
+    # with none there is nothing to find, and the rules (LibCST with them)
+    # needn't be imported, which is most of a cached run's start-up.
+    if not codes or all(r.facts.celery == _NO_CELERY_FACTS for r in results):
         return []
+    from joblint.analysis.celery_project import CeleryProject
+    from joblint.registry import rule_by_code
+    from joblint.rule import ProjectRule, ProjectView
+    from joblint.suppressions import Suppressions
+
+    chosen = (rule_by_code().get(code) for code in sorted(codes))
+    rules = [rule for rule in chosen if rule is not None and issubclass(rule, ProjectRule)]
     view = ProjectView(CeleryProject.build(r.facts for r in results), settings.margin)
     suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}
     found = []

@@ -1,4 +1,12 @@
-"""Rule discovery (walk `joblint.rules`: adding a rule = adding a module) and selection."""
+"""Rule discovery (walk `joblint.rules`: adding a rule = adding a module) and selection.
+
+Selection, configuration and the rules listing read the generated catalogue
+(`joblint/rules/_catalog.py`, written by `make docs`) instead of importing the
+rule modules: importing them imports LibCST and sqlglot, most of a cached
+run's start-up. The catalogue is used only while the rule module files are
+the ones it lists; a rule added without `make docs` makes this module import
+the rules and read them (the test suite fails until the catalogue is current).
+"""
 
 from __future__ import annotations
 
@@ -6,21 +14,42 @@ import importlib
 import pkgutil
 from collections.abc import Iterable
 from functools import cache
+from typing import TYPE_CHECKING, NamedTuple
 
 from joblint import rules as rules_package
-from joblint.rule import Rule
+
+if TYPE_CHECKING:
+    from joblint.rule import Rule
 
 # Codes that aren't rules but can be selected/ignored like them.
 BUILTIN_CODES: dict[str, str] = {"JL001": "unparseable-file"}
 
 
+class RuleInfo(NamedTuple):
+    """What is known about a rule without importing its module."""
+
+    code: str
+    name: str
+    module: str  # under joblint.rules
+    preview: bool
+    project: bool  # a whole-project rule (ProjectRule): no per-file traversal
+    summary: str
+
+
+def rule_modules() -> tuple[str, ...]:
+    """The rule module files under joblint/rules (a directory listing, no import)."""
+    names = (info.name for info in pkgutil.iter_modules(rules_package.__path__))
+    return tuple(sorted(name for name in names if not name.startswith("_")))
+
+
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule class, sorted by code: imports every rule module."""
+    from joblint.rule import Rule
+
     found: list[type[Rule]] = []
-    for info in pkgutil.iter_modules(rules_package.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{rules_package.__name__}.{info.name}")
+    for name in rule_modules():
+        module = importlib.import_module(f"{rules_package.__name__}.{name}")
         for value in vars(module).values():
             if (
                 isinstance(value, type)
@@ -36,16 +65,48 @@ def rule_by_code() -> dict[str, type[Rule]]:
     return {rule.CODE: rule for rule in all_rules()}
 
 
-def lookup(code_or_name: str) -> type[Rule] | None:
+def info_of(rule: type[Rule]) -> RuleInfo:
+    from joblint.rule import ProjectRule
+
+    module = rule.__module__.removeprefix(f"{rules_package.__name__}.")
+    project = issubclass(rule, ProjectRule)
+    return RuleInfo(rule.CODE, rule.name(), module, rule.PREVIEW, project, rule.SUMMARY)
+
+
+@cache
+def catalog() -> tuple[RuleInfo, ...]:
+    """Every rule's `RuleInfo`, sorted by code: from the generated catalogue
+    while it lists the rule modules there are, else read from the rules."""
+    try:
+        from joblint.rules import _catalog
+    except ImportError:  # not generated yet (`make docs` writes it)
+        return tuple(info_of(rule) for rule in all_rules())
+    if tuple(_catalog.MODULES) == rule_modules():
+        return tuple(RuleInfo(*entry) for entry in _catalog.RULES)
+    return tuple(info_of(rule) for rule in all_rules())
+
+
+def find(code_or_name: str) -> RuleInfo | None:
+    """A rule by code (`JL101`, any case) or name (`enqueue-in-transaction`)."""
     key = code_or_name.strip()
-    for rule in all_rules():
-        if key.upper() == rule.CODE or rule.name() == key.lower():
-            return rule
+    for info in catalog():
+        if key.upper() == info.code or info.name == key.lower():
+            return info
     return None
 
 
+def lookup(code_or_name: str) -> type[Rule] | None:
+    """The rule class, by code or name: imports the rule modules."""
+    info = find(code_or_name)
+    return None if info is None else rule_by_code().get(info.code)
+
+
+def is_project_rule(code: str) -> bool:
+    return any(info.project for info in catalog() if info.code == code)
+
+
 def all_codes() -> list[str]:
-    return sorted([*BUILTIN_CODES, *(r.CODE for r in all_rules())])
+    return sorted([*BUILTIN_CODES, *(info.code for info in catalog())])
 
 
 def is_known_selector(selector: str) -> bool:
@@ -71,14 +132,14 @@ def select_codes(
     """
     selectors = [*select, *extend_select]
     ignores = list(ignore)
+    previews = {info.code for info in catalog() if info.preview}
     chosen: set[str] = set()
     for code in all_codes():
         best_select = max((len(s) for s in selectors if matches(s, code)), default=-1)
         best_ignore = max((len(s) for s in ignores if matches(s, code)), default=-1)
         if best_select < 0 or best_ignore >= best_select:
             continue
-        rule = rule_by_code().get(code)
-        if rule is not None and rule.PREVIEW and not preview and code not in selectors:
+        if code in previews and not preview and code not in selectors:
             continue
         chosen.add(code)
     return frozenset(chosen)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from joblint.docs_gen import DOCS_DIR, expected_pages
+from collections.abc import Iterator
+
+import pytest
+
+from joblint import registry
+from joblint.docs_gen import CATALOG_PATH, DOCS_DIR, catalog_source, expected_pages
+from joblint.rules import _catalog
 
 
 def test_rule_pages_are_current() -> None:
@@ -26,3 +32,36 @@ def test_readme_lists_every_rule() -> None:
     readme = (DOCS_DIR.parent.parent / "README.md").read_text(encoding="utf-8")
     missing = [r.CODE for r in all_rules() if f"| {r.name()} |" not in readme]
     assert missing == [], f"add these rules to the README's rules table: {missing}"
+
+
+def test_rule_catalog_is_current() -> None:
+    # joblint.registry selects rules from this file without importing them.
+    current = CATALOG_PATH.read_text(encoding="utf-8") if CATALOG_PATH.is_file() else ""
+    assert current == catalog_source(), (
+        f"run `make docs`: {CATALOG_PATH.name} is stale against the rule classes"
+    )
+
+
+@pytest.fixture
+def fresh_catalog() -> Iterator[None]:
+    registry.catalog.cache_clear()
+    yield
+    registry.catalog.cache_clear()
+
+
+def test_registry_reads_the_rules_when_the_catalog_misses_a_module(
+    fresh_catalog: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule module added without `make docs` is still selected and known."""
+    monkeypatch.setattr(_catalog, "MODULES", _catalog.MODULES[1:])
+    monkeypatch.setattr(_catalog, "RULES", ())
+    assert registry.catalog() == tuple(registry.info_of(r) for r in registry.all_rules())
+    assert registry.is_known_selector("JL1")
+    assert "JL101" in registry.select_codes(["ALL"], [], [], preview=False)
+
+
+def test_registry_uses_the_catalog_while_it_lists_every_module(
+    fresh_catalog: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_catalog, "RULES", _catalog.RULES[:1])
+    assert [info.code for info in registry.catalog()] == [_catalog.RULES[0][0]]
