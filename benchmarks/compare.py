@@ -25,7 +25,6 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # Outside any git repository: joblint and Ruff skip what a .gitignore names, and
@@ -186,30 +185,19 @@ def _check_tools(corpus: Path, joblint: list[str], commands: dict[str, list[str]
 
 def prefilter_rate(corpus: Path) -> tuple[int, float, float]:
     """(files, share of files LibCST parses, share of bytes it parses) with the
-    default rules: the files the byte prefilter passes, less those its AST
-    stage rejects (the second pass, driven by the project's task names, adds
-    none in corpora without job code)."""
-    from joblint.confirm import confirms
-    from joblint.engine import _quiet_ast_parse
+    default rules: the files the prefilter and its AST checks pass (the second
+    pass, driven by the project's task names, adds none in corpora without
+    job code)."""
     from joblint.prefilter import Prefilter
     from joblint.registry import select_codes
+    from joblint.screen import screen_source
 
     codes = select_codes(["ALL"], [], [], preview=False)
     prefilter = Prefilter(codes, [], project_facts=True)
     datas = [p.read_bytes() for p in corpus.rglob("*.py")]
-    kept = [d for d in datas if _parsed_by_libcst(prefilter, d, confirms, _quiet_ast_parse)]
+    kept = [d for d in datas if screen_source(prefilter, d, check_syntax=False).wanted]
     total = sum(map(len, datas)) or 1
     return len(datas), len(kept) / max(1, len(datas)), sum(map(len, kept)) / total
-
-
-def _parsed_by_libcst(prefilter: Any, data: bytes, confirms: Any, parse: Any) -> bool:
-    decision = prefilter.decide(data)
-    if decision.wanted or not decision.confirm:
-        return bool(decision.wanted)
-    try:
-        return bool(confirms(parse(data), decision.confirm))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
 
 
 def identical_output(corpus: Path, jobs: int) -> bool:

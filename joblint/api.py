@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from joblint.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint
 from joblint.config import Config, lint_options
-from joblint.engine import (
-    UNPARSEABLE,
-    LintSettings,
-    ModuleInfo,
-    SourceError,
-    lint_source,
-    unparseable_result,
-)
 from joblint.files import Discovery, discover, module_name
-from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
 from joblint.models import FileResult, Finding
 from joblint.prefilter import Prefilter
 from joblint.progress import SKIPPED
@@ -32,12 +23,21 @@ from joblint.project import (
     wanted_names,
 )
 from joblint.registry import rule_by_code, select_codes
-from joblint.rule import ProjectRule
-from joblint.runner import MIN_FILES_FOR_POOL, Job, WorkerPool, run_jobs, worker_count
+from joblint.runner import (
+    MIN_FILES_FOR_POOL,
+    Job,
+    WorkerPool,
+    run_jobs,
+    screen_sources,
+    worker_count,
+)
 from joblint.screen import Screener, Screening, digest
+from joblint.settings import LintSettings, ModuleInfo
+from joblint.source import UNPARSEABLE, SourceError, unparseable_result
 
-# Files that may define a task whose call enqueues it (Huey's).
-ON_CALL_TASKS = re.compile(DEFINES_ON_CALL_TASKS.encode())
+if TYPE_CHECKING:
+    import pathspec
+
 # Rounds of loading facts on demand (a class's base may live in yet another module).
 MAX_FACT_ROUNDS = 6
 
@@ -72,14 +72,13 @@ class _Selector:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.base = select_codes(config.select, config.extend_select, config.ignore, config.preview)
-        self.per_file = [
-            (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(codes))
-            for glob, codes in config.per_file_ignores
-        ]
+        self.per_file = _per_file_ignores(config)
         self.options = lint_options(config)
 
     @property
     def project_rules(self) -> bool:
+        from joblint.rule import ProjectRule
+
         rules = rule_by_code()
         return any(issubclass(rules[c], ProjectRule) for c in self.base if c in rules)
 
@@ -94,6 +93,17 @@ class _Selector:
                 if spec.match_file(relative) or spec.match_file(path.name):
                     codes = frozenset(c for c in codes if not any(c.startswith(i) for i in ignored))
         return LintSettings(codes, self.options)
+
+
+def _per_file_ignores(config: Config) -> list[tuple[pathspec.GitIgnoreSpec, frozenset[str]]]:
+    if not config.per_file_ignores:
+        return []
+    import pathspec  # gitignore globs; its import is not cheap, and most runs have none
+
+    return [
+        (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(codes))
+        for glob, codes in config.per_file_ignores
+    ]
 
 
 def _relative_to(path: Path, root: Path) -> str:
@@ -122,6 +132,8 @@ def lint_file(path: Path, selector: _Selector) -> FileResult:
     if isinstance(data, str):
         return unparseable_result(shown, settings, SourceError(data))
     name, is_package = module_name(path)
+    from joblint.engine import lint_source
+
     return lint_source(shown, data, settings, ModuleInfo(name, is_package))
 
 
@@ -187,57 +199,75 @@ class _Run:
             code_fingerprint(),
         )
 
+    def start_pool(self, files: int) -> None:
+        """Fork the workers now, before the files are read, unless earlier
+        runs' screenings suggest a warm run (then only if work turns up)."""
+        workers = self.workers if files >= MIN_FILES_FOR_POOL else 1
+        warm = self.screener.remembers
+        self.pool = WorkerPool(workers, self.prefilter, eager=not warm)
+
     def screen(self, source: _Source) -> Screening:
         if source.screening is None:
-            source.screening = self.screener.screen(source.key, source.data)
+            self.screen_all([source])
+        assert source.screening is not None
         return source.screening
 
-    def lint(
-        self,
-        sources: list[_Source],
-        confirm: list[tuple[str, ...]] | None = None,
-        counted: bool = False,
-    ) -> list[FileResult]:
-        """`confirm`: per source, AST checks that must confirm a trigger first.
-        `counted`: the progress bar has already counted these files."""
-        checks = confirm or [()] * len(sources)
-        jobs = [
-            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, confirm=c)
-            for s, c in zip(sources, checks, strict=True)
+    def screen_all(self, sources: list[_Source]) -> None:
+        """Each source's screening: remembered, or computed (in the pool)."""
+        todo: dict[str, _Source] = {}
+        for source in sources:
+            if source.screening is None:
+                source.screening = self.screener.lookup(source.key)
+                if source.screening is None:
+                    todo.setdefault(source.key, source)
+        check_syntax = UNPARSEABLE in self.selector.base
+        computed = screen_sources(
+            [(s.data, check_syntax) for s in todo.values()], self.prefilter, self.pool
+        )
+        for key, screening in zip(todo, computed, strict=True):
+            self.screener.record(key, screening)
+        for source in sources:
+            if source.screening is None:
+                source.screening = self.screener.lookup(source.key)
+
+    def _jobs(self, sources: list[_Source], syntax_only: bool = False) -> list[Job]:
+        return [
+            Job(
+                s.shown,
+                s.data,
+                self.selector.settings_for(s.path),
+                s.module,
+                s.key,
+                syntax_only=syntax_only,
+            )
+            for s in sources
         ]
+
+    def lint(self, sources: list[_Source], counted: bool = False) -> list[FileResult]:
+        """`counted`: the progress bar has already counted these files."""
         on_file = None if counted else self.options.on_file
-        return run_jobs(jobs, self.workers, self.cache, on_file, self.pool)
+        return run_jobs(self._jobs(sources), self.workers, self.cache, on_file, self.pool)
+
+    def check_syntax(self, sources: list[_Source]) -> list[FileResult]:
+        """JL001 for skipped files Python can't parse (or not known to)."""
+        unknown = [s for s in sources if self.screen(s).parses is not True]
+        found = run_jobs(
+            self._jobs(unknown, syntax_only=True), self.workers, self.cache, None, self.pool
+        )
+        for source, result in zip(unknown, found, strict=True):
+            self.screener.parses(source.key, result.parsed)
+        return [r for r in found if r.findings]
 
     def learn_call_enqueues(self, sources: list[_Source]) -> None:
         """Which of the project's tasks enqueue when called (Huey's), from the
         files that name Huey: calls of other functions are then never taken
         for enqueues, which spares a pending finding per argument of every call."""
-        defining = [s for s in sources if ON_CALL_TASKS.search(s.data) is not None]
+        defining = [s for s in sources if self.screen(s).on_call]
         on_call, _ = job_names(self.facts(defining)) if defining else (set(), set())
         self.selector.options = replace(self.selector.options, call_enqueues=frozenset(on_call))
 
-    def lint_and_check(
-        self, sources: list[_Source], confirm: list[tuple[str, ...]], skipped: list[_Source]
-    ) -> tuple[list[FileResult], list[FileResult]]:
-        """Lint `sources` (after their AST checks) and check that `skipped`
-        files parse (JL001), in one batch of work for the pool."""
-        unknown = [s for s in skipped if self.screen(s).parses is not True]
-        jobs = [
-            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, confirm=c)
-            for s, c in zip(sources, confirm, strict=True)
-        ]
-        jobs += [
-            Job(s.shown, s.data, self.selector.settings_for(s.path), s.module, syntax_only=True)
-            for s in unknown
-        ]
-        found = run_jobs(jobs, self.workers, self.cache, self.options.on_file, self.pool)
-        linted, checked = found[: len(sources)], found[len(sources) :]
-        for source, result in zip(unknown, checked, strict=True):
-            self.screener.parses(source.key, result.parsed)
-        return linted, checked
-
     def facts(self, sources: list[_Source]) -> list[FileResult]:
-        jobs = [Job(s.shown, s.data, self.facts_only, s.module) for s in sources]
+        jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
         return run_jobs(jobs, self.workers, self.cache, pool=self.pool)
 
 
@@ -249,13 +279,27 @@ def cache_directory(config: Config) -> Path:
 
 def _load_sources(paths: list[Path]) -> tuple[list[_Source], list[tuple[Path, str]]]:
     sources, unreadable = [], []
+    shown = _Shower()
     for path in paths:
         data = _read(path)
         if isinstance(data, str):
             unreadable.append((path, data))
         else:
-            sources.append(_Source(path, display_path(path), data))
+            sources.append(_Source(path, shown(path), data))
     return sources, unreadable
+
+
+class _Shower:
+    """`display_path` for many paths: the current directory looked up once."""
+
+    def __init__(self) -> None:
+        self.cwd = os.getcwd()
+
+    def __call__(self, path: Path) -> str:
+        text = str(path)
+        if not os.path.isabs(text):
+            return path.as_posix()  # below the current directory already
+        return display_path(path, Path(self.cwd))
 
 
 def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = None) -> RunResult:
@@ -264,11 +308,11 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     discovery = discover(paths, config)
     if options.on_total:
         options.on_total(len(discovery.files))
-    many = len(discovery.files) >= MIN_FILES_FOR_POOL
-    run.pool = WorkerPool(run.workers if many else 1)
+    run.start_pool(len(discovery.files))
     try:
         return _lint_discovered(paths, config, run, discovery)
     finally:
+        assert run.pool is not None
         run.pool.close()
 
 
@@ -289,20 +333,14 @@ def _lint_discovered(
         project = discover([project_root(config)], config).files
         rest = [p for p in project if p.resolve() not in seen]
         others = _load_sources(rest)[0]
+    if run.options.use_prefilter:
+        run.screen_all([*sources, *others])
     run.learn_call_enqueues([*sources, *others])
-    wanted, confirm, skipped = _prefilter(run, sources)
-    # One batch for the pool: the files to lint and the syntax checks of the rest.
-    check = [s for s in skipped if UNPARSEABLE in run.selector.base]
-    linted_first, syntax = run.lint_and_check(wanted, confirm, check)
-    parses: list[_Source] = []  # skipped after their AST check: known to parse
-    for source, result in zip(wanted, linted_first, strict=True):
-        if result.skipped:
-            parses.append(source)
-            run.screener.rejected(source.key)
-        else:
-            results.append(result)
+    wanted, skipped = _prefilter(run, sources)
+    results.extend(run.lint(wanted))
+    syntax = run.check_syntax(skipped) if UNPARSEABLE in run.selector.base else []
     named: frozenset[str] | None = None
-    pool = [*skipped, *parses]
+    pool = list(skipped)
     context: list[FileResult] = []
     if named_files:
         named = frozenset(r.path for r in results)
@@ -315,7 +353,7 @@ def _lint_discovered(
     context.extend(_second_pass(run, pool, linted, results))
     # Files the second pass linted have their JL001 from that.
     left = {s.shown for s in pool}
-    results.extend(r for r in syntax if r.findings and r.path in left)
+    results.extend(r for r in syntax if r.path in left)
     context.extend(_facts_on_demand(run, pool, results, context))
     run.screener.save()
     return _finish(
@@ -327,23 +365,20 @@ def _lint_discovered(
     )
 
 
-def _prefilter(
-    run: _Run, sources: list[_Source]
-) -> tuple[list[_Source], list[tuple[str, ...]], list[_Source]]:
-    """The sources to lint, the AST checks each needs first, and the skipped."""
+def _prefilter(run: _Run, sources: list[_Source]) -> tuple[list[_Source], list[_Source]]:
+    """The sources to lint, and the skipped."""
+    if not run.options.use_prefilter:
+        return list(sources), []
     wanted: list[_Source] = []
-    confirm: list[tuple[str, ...]] = []
     skipped: list[_Source] = []
     for source in sources:
-        screening = run.screen(source) if run.options.use_prefilter else None
-        if screening is None or screening.wanted or screening.confirm:
+        if run.screen(source).wanted:
             wanted.append(source)
-            confirm.append(() if screening is None or screening.wanted else screening.confirm)
         else:
             skipped.append(source)
             if run.options.on_file:
                 run.options.on_file(SKIPPED)
-    return wanted, confirm, skipped
+    return wanted, skipped
 
 
 def _second_pass(
@@ -426,6 +461,8 @@ def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
     selector = _Selector(config)
     path = Path(filename)
     name, is_package = module_name(path) if path.exists() else (path.stem, False)
+    from joblint.engine import lint_source
+
     result = lint_source(
         display_path(path), text, selector.settings_for(path), ModuleInfo(name, is_package)
     )
@@ -455,6 +492,7 @@ def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], li
     settings = _Selector(config).settings_for(path)
     name, is_package = module_name(path)
     others = [r for r in run.results if r.path != shown] + run.context
+    from joblint.engine import lint_source
 
     def relint(data: bytes) -> list[Finding]:
         result = lint_source(shown, data, settings, ModuleInfo(name, is_package))

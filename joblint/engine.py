@@ -7,66 +7,33 @@ Positions are computed only for files that have something to report.
 
 from __future__ import annotations
 
-import ast
 import bisect
-import io
 import re
 import sys
-import tokenize
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from joblint import budget, deep, suppressions
+from joblint import deep, suppressions
 from joblint.analysis.context import FileContext
 from joblint.analysis.walk import walk
-from joblint.confirm import confirms
 from joblint.models import Edit, FileResult, Finding, Fix, PendingFinding, Span
-from joblint.registry import BUILTIN_CODES, rule_by_code
+from joblint.registry import rule_by_code
 from joblint.rule import FixSpec, ProjectRule, Report, Rule
 from joblint.rules import unused_suppression
 
 # Shared with the config and cache layers, which must not import LibCST.
 from joblint.settings import LintSettings as LintSettings
 from joblint.settings import ModuleInfo as ModuleInfo
-
-UNPARSEABLE = "JL001"
-_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
-
-
-class SourceError(Exception):
-    """The file can't be decoded or parsed; message is one line."""
-
-    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(message)
-        self.line = line
-        self.column = column
-
-
-def decode(data: bytes) -> str:
-    """Decode with PEP 263 (coding cookie, BOM, UTF-8 default)."""
-    if b"\x00" in data:
-        raise SourceError("file contains NUL bytes (binary file?)")
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:
-        if _CODING_COOKIE.search(b"\n".join(data.splitlines()[:2])):
-            raise SourceError(f"bad encoding declaration: {exc.msg}") from None
-        encoding = "utf-8"  # no cookie: undecodable UTF-8, reported below
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise SourceError(
-            f"cannot decode as {encoding}: invalid byte 0x{data[exc.start]:02x}"
-            " (add a PEP 263 coding comment or save the file as UTF-8)",
-            line,
-        ) from None
-    except LookupError:
-        raise SourceError(f"unknown encoding {encoding!r}") from None
+from joblint.source import UNPARSEABLE as UNPARSEABLE
+from joblint.source import SourceError as SourceError
+from joblint.source import checked_text as checked_text
+from joblint.source import decode as decode
+from joblint.source import quiet_ast_parse as _quiet_ast_parse
+from joblint.source import syntax_check as syntax_check
+from joblint.source import unparseable_result as unparseable_result
 
 
 def parse(text: str) -> cst.Module:
@@ -117,73 +84,6 @@ def lint_source(
         return FileResult(path, parsed=False, errors=(_internal_error(path, 1, "joblint", exc),))
 
 
-def _quiet_ast_parse(source: str | bytes) -> ast.Module:
-    """`ast.parse` without the SyntaxWarnings it prints about the user's code."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(source)
-
-
-def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
-    """For files the prefilter skips: only whether they can be read and parsed
-    (JL001), with Python's own parser, many times cheaper than LibCST's. (The
-    shape budgets guard LibCST; Python's parser refuses deep nesting itself.)"""
-    try:
-        over = budget.check_size(len(data))
-        if over is not None:
-            raise SourceError(over.message, over.line)
-        _quiet_ast_parse(decode(data))
-    except SourceError as exc:
-        return unparseable_result(path, settings, exc)
-    except SyntaxError as exc:
-        if _libcst_parses(data):
-            return FileResult(path)  # newer syntax than this Python's (`type X = ...`)
-        error = SourceError(f"syntax error: {exc.msg}", exc.lineno or 1, max(1, exc.offset or 1))
-        return unparseable_result(path, settings, error)
-    except (RecursionError, MemoryError, ValueError):
-        return unparseable_result(path, settings, SourceError("too deeply nested to parse"))
-    return FileResult(path)
-
-
-def _libcst_parses(data: bytes) -> bool:
-    """LibCST parses grammars newer than the running Python's: a file joblint
-    would lint fine is not JL001 because it was skipped."""
-    try:
-        text = checked_text(data)
-        deep.call(lambda: parse(text))
-    except (SourceError, RecursionError, MemoryError):
-        return False
-    return True
-
-
-def confirm_then_lint(
-    path: str, data: bytes, settings: LintSettings, module: ModuleInfo, checks: tuple[str, ...]
-) -> FileResult:
-    """Lint the file if one of the prefilter's AST `checks` confirms a trigger;
-    otherwise a `skipped` result. Anything `ast` can't take goes to the full
-    path, which reports it as LibCST would."""
-    if budget.check_size(len(data)) is not None:
-        return lint_source(path, data, settings, module)
-    try:
-        tree = _quiet_ast_parse(data)
-        confirmed = confirms(tree, checks)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        confirmed = True
-    if confirmed:
-        return lint_source(path, data, settings, module)
-    return FileResult(path, skipped=True)
-
-
-def checked_text(data: bytes) -> str:
-    """The decoded text, if it is within joblint's budgets (`joblint.budget`)."""
-    over = budget.check_size(len(data))
-    text = decode(data) if over is None else ""
-    over = over or budget.check_shape(text)
-    if over is not None:
-        raise SourceError(over.message, over.line)
-    return text
-
-
 def _parse_and_lint(path: str, text: str, settings: LintSettings, module: ModuleInfo) -> FileResult:
     try:
         tree = parse(text)
@@ -198,14 +98,6 @@ def _internal_error(path: str, line: int, code: str, exc: BaseException) -> str:
         f"{path}:{line}: internal error in {code}: {type(exc).__name__}: {detail}"
         " (please report this)"
     )
-
-
-def unparseable_result(path: str, settings: LintSettings, exc: SourceError) -> FileResult:
-    findings: tuple[Finding, ...] = ()
-    if UNPARSEABLE in settings.codes:
-        span = Span(exc.line, exc.column, exc.line, exc.column)
-        findings = (Finding(UNPARSEABLE, BUILTIN_CODES[UNPARSEABLE], str(exc), path, span),)
-    return FileResult(path, findings, parsed=False)
 
 
 def _lint_tree(

@@ -12,20 +12,17 @@ import ctypes.util
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from joblint.cache import ResultCache, entry_key
-from joblint.engine import (
-    LintSettings,
-    ModuleInfo,
-    confirm_then_lint,
-    lint_source,
-    syntax_check,
-)
 from joblint.models import FileResult
+from joblint.prefilter import Prefilter
 from joblint.progress import CACHED, CHECKED
+from joblint.screen import Screening, digest, screen_source
+from joblint.settings import LintSettings, ModuleInfo
+from joblint.source import syntax_check
 
 # Below this many files to parse, a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 24
@@ -43,50 +40,103 @@ class Job:
     data: bytes
     settings: LintSettings
     module: ModuleInfo
+    # The content digest (`joblint.screen.digest`), when the caller has it.
+    digest: str = ""
     # Only check that the file can be read and parsed (prefilter-skipped files).
     syntax_only: bool = False
-    # Lint only if one of these AST checks confirms a trigger (`joblint.confirm`).
-    confirm: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
-        if self.syntax_only:
-            return "syntax"
-        return "confirm:" + ",".join(self.confirm) if self.confirm else "lint"
+        return "syntax" if self.syntax_only else "lint"
 
 
 def worker_count(requested: int) -> int:
     return requested if requested > 0 else (os.cpu_count() or 1)
 
 
-def _init_worker() -> None:
+# The run's prefilter, in a worker process (set by the pool's initializer).
+_PREFILTER: Prefilter | None = None
+
+
+def _init_worker(prefilter: Prefilter | None) -> None:
+    global _PREFILTER
+    _PREFILTER = prefilter
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
 
 
 def _run(job: Job) -> FileResult:
     if job.syntax_only:
         return syntax_check(job.path, job.data, job.settings)
-    if job.confirm:
-        return confirm_then_lint(job.path, job.data, job.settings, job.module, job.confirm)
+    from joblint.engine import lint_source  # LibCST: only in runs that parse with it
+
     return lint_source(job.path, job.data, job.settings, job.module)
 
 
-class WorkerPool:
-    """A run's worker processes, forked once, before the run reads its files:
-    they don't inherit (and count in their memory) every file's bytes, and
-    the run's batches of work don't each pay for a new pool."""
+def _load_linter() -> None:
+    """Import LibCST and the rules in a new worker while the main process
+    discovers and reads the files."""
+    import joblint.engine  # noqa: F401
 
-    def __init__(self, workers: int) -> None:
-        self.executor: ProcessPoolExecutor | None = None
-        if workers > 1:
-            self.executor = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
-            # With the fork start method every worker is forked on the first submit.
-            self.executor.submit(int).result()
+
+class WorkerPool:
+    """A run's worker processes, forked once. `eager`: before the run reads
+    its files, so they don't inherit (and count in their memory) every file's
+    bytes; otherwise on the first batch that needs them (a warm run may have
+    nothing to compute)."""
+
+    def __init__(self, workers: int, prefilter: Prefilter | None = None, eager: bool = True):
+        self.workers = workers
+        self.prefilter = prefilter
+        self._executor: ProcessPoolExecutor | None = None
+        if eager:
+            self.start()
+
+    def start(self) -> None:
+        if self.workers <= 1 or self._executor is not None:
+            return
+        self._executor = ProcessPoolExecutor(
+            max_workers=self.workers, initializer=_init_worker, initargs=(self.prefilter,)
+        )
+        # With the fork start method every worker is forked on the first submit.
+        for _ in range(self.workers):
+            self._executor.submit(_load_linter)
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    @property
+    def executor(self) -> ProcessPoolExecutor | None:
+        """The pool's executor, started if need be (None: one worker, run serially)."""
+        self.start()
+        return self._executor
 
     def close(self) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(cancel_futures=True)
-            self.executor = None
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)
+            self._executor = None
+
+
+def screen_sources(
+    items: list[tuple[bytes, bool]], prefilter: Prefilter, pool: WorkerPool | None
+) -> list[Screening]:
+    """`joblint.screen.screen_source` of each (bytes, check syntax), in input
+    order, in the pool when there are enough files to pay for one."""
+    executor = pool.executor if pool is not None and len(items) >= MIN_FILES_FOR_POOL else None
+    if executor is None:
+        return [screen_source(prefilter, data, check) for data, check in items]
+    results: list[Screening | None] = [None] * len(items)
+    chunks = _byte_batches(range(len(items)), lambda i: len(items[i][0]))
+    futures = [(c, executor.submit(_screen_chunk, [items[i] for i in c])) for c in chunks]
+    for chunk, future in futures:
+        for index, screening in zip(chunk, future.result(), strict=True):
+            results[index] = screening
+    return [r for r in results if r is not None]
+
+
+def _screen_chunk(items: list[tuple[bytes, bool]]) -> list[Screening]:
+    assert _PREFILTER is not None, "the pool's initializer sets the prefilter"
+    return [screen_source(_PREFILTER, data, check) for data, check in items]
 
 
 def run_jobs(
@@ -102,7 +152,17 @@ def run_jobs(
     keys: list[str] = []
     todo: list[int] = []
     for index, job in enumerate(jobs):
-        key = entry_key(job.path, job.data, job.settings, job.module, job.kind) if cache else ""
+        key = (
+            entry_key(
+                job.path,
+                (job.digest or digest(job.data)).encode(),
+                job.settings,
+                job.module,
+                job.kind,
+            )
+            if cache
+            else ""
+        )
         keys.append(key)
         cached = cache.get(key) if cache else None
         if cached is not None:
@@ -127,16 +187,21 @@ def _compute(
     on_done: Callable[[str], None] | None,
     pool: WorkerPool | None = None,
 ) -> list[FileResult]:
-    if pool is not None and pool.executor is not None and jobs:
-        return _in_pool(pool.executor, jobs, on_done)
-    if workers <= 1 or len(jobs) < MIN_FILES_FOR_POOL:
+    many = len(jobs) >= MIN_FILES_FOR_POOL
+    if pool is not None and jobs and (pool.started or many):
+        executor = pool.executor
+        if executor is not None:
+            return _in_pool(executor, jobs, on_done)
+    if pool is not None or workers <= 1 or not many:
         found = []
         for job in jobs:
             found.append(_run(job))
             if on_done and not job.syntax_only:
                 on_done(CHECKED)
         return found
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as executor:
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=_init_worker, initargs=(None,)
+    ) as executor:
         return _in_pool(executor, jobs, on_done)
 
 
@@ -188,17 +253,21 @@ def _chunks(jobs: list[Job]) -> list[list[int]]:
     heavy = sorted(
         (i for i, job in enumerate(jobs) if not job.syntax_only), key=lambda i: -len(jobs[i].data)
     )
-    chunks = [[i] for i in heavy]
+    light = (i for i, job in enumerate(jobs) if job.syntax_only)
+    return [[i] for i in heavy] + _byte_batches(light, lambda i: len(jobs[i].data))
+
+
+def _byte_batches(indexes: Iterable[int], size_of: Callable[[int], int]) -> list[list[int]]:
+    """Cheap per-file work in batches of about CHUNK_BYTES of source."""
+    batches: list[list[int]] = []
     batch: list[int] = []
     size = 0
-    for index, job in enumerate(jobs):
-        if not job.syntax_only:
-            continue
+    for index in indexes:
         batch.append(index)
-        size += len(job.data)
+        size += size_of(index)
         if size >= CHUNK_BYTES or len(batch) >= CHUNK_SIZE * 4:
-            chunks.append(batch)
+            batches.append(batch)
             batch, size = [], 0
     if batch:
-        chunks.append(batch)
-    return chunks
+        batches.append(batch)
+    return batches

@@ -14,52 +14,97 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from joblint import __version__
+from joblint import __version__, budget
 from joblint.cache import ensure_marker_files
+from joblint.confirm import confirms
+from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
 from joblint.prefilter import Prefilter, defines_jobs, has_project_facts
+from joblint.settings import LintSettings
+from joblint.source import quiet_ast_parse, syntax_check
 
+# Files that may define a task whose call enqueues it (Huey's), on lower-cased bytes.
+ON_CALL_TASKS = re.compile(DEFINES_ON_CALL_TASKS.encode())
+NO_CODES = LintSettings(frozenset())
 # Entries kept from earlier runs besides this run's files (bounded size).
 MAX_REMEMBERED = 200_000
 
 
 @dataclass(slots=True)
 class Screening:
+    """A file's prefilter verdict, settled: triggers that need Python's AST
+    to confirm them (`joblint.confirm`) have been checked on it."""
+
     wanted: bool
-    # AST checks that must confirm a trigger before the file is linted.
-    confirm: tuple[str, ...]
     defines_jobs: bool
     # A gated trigger (`.send(`): linted if the file names a project task.
     gated: bool
     project_facts: bool
-    # Python parses it (None: not known yet). Known only for files not linted.
+    # Names a library whose tasks enqueue when called (Huey): read for task names.
+    on_call: bool
+    # Python parses it (None: not looked at; files LibCST lints aren't).
     parses: bool | None = None
 
     def to_json(self) -> list[object]:
         return [
             self.wanted,
-            list(self.confirm),
             self.defines_jobs,
             self.gated,
             self.project_facts,
+            self.on_call,
             self.parses,
         ]
 
     @classmethod
     def from_json(cls, raw: object) -> Screening | None:
-        if not isinstance(raw, list) or len(raw) != 6 or not isinstance(raw[1], list):
+        if not isinstance(raw, list) or len(raw) != 6:
             return None
-        wanted, confirm, defines, gated, facts, parses = raw
-        flags = (wanted, defines, gated, facts)
+        *flags, parses = raw
         if not all(isinstance(f, bool) for f in flags) or parses not in (True, False, None):
             return None
-        if not all(isinstance(c, str) for c in confirm):
-            return None
-        return cls(wanted, tuple(confirm), defines, gated, facts, parses)
+        wanted, defines, gated, facts, on_call = flags
+        return cls(wanted, defines, gated, facts, on_call, parses)
+
+
+def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Screening:
+    """Screen a file's bytes; a file not wanted outright is parsed with
+    Python's `ast` (the syntax check it needs anyway, when `check_syntax`)
+    and the AST checks its triggers call for decide. Runs in the workers."""
+    lowered = data.lower()
+    present = prefilter.present(lowered)
+    decision = prefilter.decide_lowered(lowered, present)
+    screening = Screening(
+        wanted=decision.wanted,
+        defines_jobs=defines_jobs(lowered, present),
+        gated=prefilter.has_gated(lowered, present),
+        project_facts=has_project_facts(lowered, present),
+        on_call=ON_CALL_TASKS.search(lowered) is not None,
+    )
+    if decision.wanted or not (decision.confirm or check_syntax):
+        return screening
+    if not decision.confirm:
+        screening.parses = syntax_check("", data, NO_CODES).parsed
+        return screening
+    screening.wanted = _confirmed(data, decision.confirm)
+    if not screening.wanted:
+        screening.parses = True
+    return screening
+
+
+def _confirmed(data: bytes, checks: tuple[str, ...]) -> bool:
+    """An AST check confirms a trigger. Anything `ast` can't take goes to
+    LibCST, which reports it as it would."""
+    if budget.check_size(len(data)) is not None:
+        return True
+    try:
+        return confirms(quiet_ast_parse(data), checks)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
 
 
 def digest(data: bytes) -> str:
@@ -71,7 +116,6 @@ class Screener:
     (None: in memory only, for `--no-cache` runs)."""
 
     def __init__(self, prefilter: Prefilter, directory: Path | None, code: str) -> None:
-        self.prefilter = prefilter
         signature = json.dumps(
             [__version__, code, sys.version_info[:2], prefilter.signature], sort_keys=True
         )
@@ -97,33 +141,19 @@ class Screener:
                 known[key] = found
         return known
 
-    def screen(self, key: str, data: bytes) -> Screening:
+    def lookup(self, key: str) -> Screening | None:
+        """The remembered screening of these bytes, if any."""
         self._seen.add(key)
-        found = self._known.get(key)
-        if found is None:
-            found = self._compute(data)
-            self._known[key] = found
-            self._changed = True
-        return found
+        return self._known.get(key)
 
-    def _compute(self, data: bytes) -> Screening:
-        lowered = data.lower()
-        present = self.prefilter.present(lowered)
-        decision = self.prefilter.decide_lowered(lowered, present)
-        return Screening(
-            wanted=decision.wanted,
-            confirm=decision.confirm,
-            defines_jobs=defines_jobs(lowered, present),
-            gated=self.prefilter.has_gated(lowered, present),
-            project_facts=has_project_facts(lowered, present),
-        )
+    def record(self, key: str, screening: Screening) -> None:
+        self._known[key] = screening
+        self._changed = True
 
-    def rejected(self, key: str) -> None:
-        """The AST checks found nothing: the file parses and is not linted."""
-        found = self._known.get(key)
-        if found is not None and (found.confirm or found.parses is not True):
-            found.confirm, found.parses = (), True
-            self._changed = True
+    @property
+    def remembers(self) -> bool:
+        """Earlier runs left screenings (a warm run, most likely)."""
+        return bool(self._known)
 
     def parses(self, key: str, ok: bool) -> None:
         found = self._known.get(key)

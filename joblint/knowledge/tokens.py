@@ -79,8 +79,9 @@ DEFINES_JOBS: tuple[Trigger, ...] = (
 )
 
 
-# A file that may define a task whose call enqueues it: it names the library.
-DEFINES_ON_CALL_TASKS = rf"(?i){_alternatives(jobs.ENQUEUE_ON_CALL_LIBRARIES)}"
+# A file that may define a task whose call enqueues it: it names the library
+# (on the lower-cased bytes, like every trigger).
+DEFINES_ON_CALL_TASKS = _alternatives({name.lower() for name in jobs.ENQUEUE_ON_CALL_LIBRARIES})
 
 
 # --- Enqueue calls ------------------------------------------------------------------

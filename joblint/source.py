@@ -1,0 +1,142 @@
+"""A file's bytes before LibCST: decoding, Python's own syntax check, JL001.
+
+Everything here is cheap and imports no LibCST: the prefilter's screening and
+the syntax check of skipped files run in runs that never parse with LibCST
+(a warm run with one file touched), and the CLI's start-up must not pay for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import symtable
+import tokenize
+import warnings
+
+from joblint import budget
+from joblint.models import FileResult, Finding, Span
+from joblint.registry import BUILTIN_CODES
+from joblint.settings import LintSettings
+
+UNPARSEABLE = "JL001"
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
+
+
+class SourceError(Exception):
+    """The file can't be decoded or parsed; message is one line."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+def decode(data: bytes) -> str:
+    """Decode with PEP 263 (coding cookie, BOM, UTF-8 default)."""
+    if b"\x00" in data:
+        raise SourceError("file contains NUL bytes (binary file?)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        if _CODING_COOKIE.search(b"\n".join(data.splitlines()[:2])):
+            raise SourceError(f"bad encoding declaration: {exc.msg}") from None
+        encoding = "utf-8"  # no cookie: undecodable UTF-8, reported below
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SourceError(
+            f"cannot decode as {encoding}: invalid byte 0x{data[exc.start]:02x}"
+            " (add a PEP 263 coding comment or save the file as UTF-8)",
+            line,
+        ) from None
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r}") from None
+
+
+def checked_text(data: bytes) -> str:
+    """The decoded text, if it is within joblint's budgets (`joblint.budget`)."""
+    over = budget.check_size(len(data))
+    text = decode(data) if over is None else ""
+    over = over or budget.check_shape(text)
+    if over is not None:
+        raise SourceError(over.message, over.line)
+    return text
+
+
+def quiet_ast_parse(source: str | bytes) -> ast.Module:
+    """`ast.parse` without the SyntaxWarnings it prints about the user's code."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source)
+
+
+def unparseable_result(path: str, settings: LintSettings, exc: SourceError) -> FileResult:
+    findings: tuple[Finding, ...] = ()
+    if UNPARSEABLE in settings.codes:
+        span = Span(exc.line, exc.column, exc.line, exc.column)
+        findings = (Finding(UNPARSEABLE, BUILTIN_CODES[UNPARSEABLE], str(exc), path, span),)
+    return FileResult(path, findings, parsed=False)
+
+
+def python_tree(
+    path: str, data: bytes, settings: LintSettings
+) -> tuple[ast.Module | None, FileResult]:
+    """The file's `ast` tree (None if Python can't parse it) and its syntax
+    check (JL001) with Python's own parser, many times cheaper than LibCST's.
+    (The shape budgets guard LibCST; Python's parser refuses deep nesting itself.)"""
+    try:
+        over = budget.check_size(len(data))
+        if over is not None:
+            raise SourceError(over.message, over.line)
+        return quiet_ast_parse(decode(data)), FileResult(path)
+    except SourceError as exc:
+        return None, unparseable_result(path, settings, exc)
+    except SyntaxError as exc:
+        if _libcst_parses(data):
+            return None, FileResult(path)  # newer syntax than this Python's (`type X = ...`)
+        error = SourceError(f"syntax error: {exc.msg}", exc.lineno or 1, max(1, exc.offset or 1))
+        return None, unparseable_result(path, settings, error)
+    except (RecursionError, MemoryError, ValueError):
+        return None, unparseable_result(path, settings, SourceError("too deeply nested to parse"))
+
+
+def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
+    """For files the prefilter skips: only whether they can be read and parsed."""
+    if _python_parses(data):
+        return FileResult(path)
+    return python_tree(path, data, settings)[1]
+
+
+def _python_parses(data: bytes) -> bool:
+    """True if Python certainly parses the file, checked by building its
+    symbol table: the same parser as `ast.parse` without turning the tree
+    into Python objects (a third cheaper). False means "ask `python_tree`",
+    which tells why (symbol-table errors such as a misplaced `nonlocal` are
+    not syntax errors to joblint, as LibCST parses those files)."""
+    if budget.check_size(len(data)) is not None:
+        return False
+    try:
+        text = decode(data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            symtable.symtable(text, "<joblint>", "exec")
+    except Exception:  # SyntaxError, SourceError, RecursionError, ...: the slow path decides
+        return False
+    return True
+
+
+def _libcst_parses(data: bytes) -> bool:
+    """LibCST parses grammars newer than the running Python's: a file joblint
+    would lint fine is not JL001 because it was skipped. (Rare: LibCST is
+    imported only here.)"""
+    from joblint import deep
+    from joblint.engine import parse
+
+    try:
+        text = checked_text(data)
+        deep.call(lambda: parse(text))
+    except (SourceError, RecursionError, MemoryError):
+        return False
+    return True
