@@ -22,7 +22,7 @@ from joblint.project import (
     settle,
     wanted_names,
 )
-from joblint.registry import rule_by_code, select_codes
+from joblint.registry import catalog, select_codes
 from joblint.runner import (
     MIN_FILES_FOR_POOL,
     Job,
@@ -77,10 +77,7 @@ class _Selector:
 
     @property
     def project_rules(self) -> bool:
-        from joblint.rule import ProjectRule
-
-        rules = rule_by_code()
-        return any(issubclass(rules[c], ProjectRule) for c in self.base if c in rules)
+        return any(rule.project and rule.code in self.base for rule in catalog())
 
     def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
         return ProjectSettings(self.base, self.config.visibility_margin_seconds, named)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 import pytest
@@ -208,9 +211,7 @@ def test_ast_check_confirms_retry_loops(
     assert expected in [f.code for f in run.findings]
 
 
-def test_gated_methods_need_a_project_task(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_gated_methods_need_a_project_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`x.send(order)` is linted only where `x` can be one of the project's tasks."""
     write(
         tmp_path,
@@ -297,3 +298,84 @@ def test_a_worker_hands_back_the_memory_of_a_large_file() -> None:
     big, bad = runner._run_chunk(jobs)
     assert big.parsed and big.findings == ()
     assert [f.code for f in bad.findings] == ["JL001"]
+
+
+def test_a_skipped_file_only_the_compiler_would_refuse_is_not_unparseable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The syntax check builds a symbol table, which refuses a module-level
+    `nonlocal`: Python's parser (and LibCST) accept it, so it is not JL001,
+    as it isn't for a file LibCST lints."""
+    write(
+        tmp_path,
+        {
+            "scopes.py": "nonlocal counter\n\ndef f():\n    global f\n    f = 1\n",
+            "early.py": "return 42\n",
+            "broken.py": "def f(:\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    for use_prefilter in (True, False):
+        run = lint_paths(
+            [Path(".")], Config(root=tmp_path), RunOptions(use_prefilter=use_prefilter)
+        )
+        assert [(f.path, f.code) for f in run.findings] == [("broken.py", "JL001")]
+
+
+WARM_RUN = """
+import json, runpy, sys
+import concurrent.futures.process as process
+
+forks = []
+real = process.ProcessPoolExecutor.__init__
+
+def counting(self, *args, **kwargs):
+    forks.append(1)
+    real(self, *args, **kwargs)
+
+process.ProcessPoolExecutor.__init__ = counting
+sys.argv = ["joblint", "check", "-j", "2", "--format", "json", "."]
+try:
+    runpy.run_module("joblint", run_name="__main__")
+except SystemExit:
+    pass
+heavy = sorted({m.split(".")[0] for m in sys.modules} & {"libcst", "sqlglot", "rich"})
+print(json.dumps({"heavy": heavy, "pools": len(forks)}), file=sys.stderr)
+"""
+
+
+def test_a_warm_run_parses_nothing_and_starts_no_workers(tmp_path: Path) -> None:
+    """Everything cached: no LibCST (nor the rules, sqlglot or rich) is even
+    imported, and no worker process is started. After one file changes, that
+    file alone is screened, in the main process."""
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    return x * {i}\n" for i in range(40)}
+    files["pkg/__init__.py"] = ""
+    files["jobs.py"] = (
+        "from django.db import transaction\nfrom tasks import t\n\n"
+        "def f():\n    with transaction.atomic():\n        t.delay()\n"
+    )
+    write(tmp_path, files)
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+
+    def joblint() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        done = subprocess.run(
+            [sys.executable, "-c", WARM_RUN],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        report = json.loads(done.stderr.strip().splitlines()[-1])
+        return json.loads(done.stdout), report
+
+    cold, cold_report = joblint()
+    assert [f["code"] for f in cold] == ["JL101"]
+    assert cold_report["pools"] == 1  # the workers parse; the main process needn't
+    warm, warm_report = joblint()
+    assert warm == cold
+    assert warm_report == {"heavy": [], "pools": 0}
+    (tmp_path / "pkg" / "m3.py").write_text("def f3(x):\n    return x * 33\n")
+    touched, touched_report = joblint()
+    assert touched == cold
+    assert touched_report == {"heavy": [], "pools": 0}
