@@ -18,16 +18,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from joblint import __version__, integrations, progress
 from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text
 from joblint.config import Config, ConfigError, load
 from joblint.identity import SourceLines
 from joblint.models import Finding
-from joblint.registry import all_rules, lookup
-from joblint.report import FORMATS, Output, renderers
+from joblint.registry import catalog, lookup
+from joblint.report import FORMATS, Output, console_for, renderers, rich_console
 from joblint.report.safe import displayable, terminal
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -54,16 +52,6 @@ def _codes(value: str | None) -> tuple[str, ...] | None:
         for c in value.split(",")
         if c.strip()
     )
-
-
-def _console(stream: TextIO, color: str) -> Console:
-    if color == "always":
-        return Console(file=stream, force_terminal=True, highlight=False, soft_wrap=True)
-    if color == "never":
-        return Console(
-            file=stream, no_color=True, highlight=False, soft_wrap=True, force_terminal=False
-        )
-    return Console(file=stream, highlight=False, soft_wrap=True)
 
 
 def _fail(message: str) -> None:
@@ -224,7 +212,7 @@ def check(
         sys.stdout.buffer.write(fixed_source)
         sys.stdout.buffer.flush()
     with _open_output(output_file, stderr=fixed_source is not None) as stream:
-        console = _console(stream, "never" if output_file else color)
+        console = console_for(stream, "never" if output_file else color)
         out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)))
         if statistics:
             _print_statistics(shown, out)
@@ -427,18 +415,20 @@ def _exit_status(run: RunResult, exit_zero: bool) -> int:
 def rules(output_format: str, color: str) -> None:
     """List every rule."""
     catalogue: list[dict[str, Any]] = [
-        {"code": r.CODE, "name": r.name(), "preview": r.PREVIEW, "summary": r.SUMMARY}
-        for r in all_rules()
+        {"code": r.code, "name": r.name, "preview": r.preview, "summary": r.summary}
+        for r in catalog()
     ]
     if output_format == "json":
         click.echo(json.dumps(catalogue, indent=2))
         return
+    from rich.table import Table
+
     table = Table("Code", "Name", "Status", "Summary", show_lines=False)
     for rule in catalogue:
         table.add_row(
             rule["code"], rule["name"], "preview" if rule["preview"] else "on", rule["summary"]
         )
-    _console(sys.stdout, color).print(table)
+    rich_console(sys.stdout, color).print(table)
 
 
 @main.command()
@@ -472,4 +462,4 @@ def explain(rule: str, color: str) -> None:
 
     from joblint.docs_gen import rule_markdown
 
-    _console(sys.stdout, color).print(Markdown(rule_markdown(found)))
+    rich_console(sys.stdout, color).print(Markdown(rule_markdown(found)))

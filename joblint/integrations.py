@@ -9,14 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from joblint import baseline as baselines
-from joblint.api import RunOptions, RunResult, lint_paths
 from joblint.changed import Changes, changed_files, relative, within
 from joblint.config import Config
 from joblint.files import discover
 from joblint.identity import SourceLines
 from joblint.registry import select_codes
+
+if TYPE_CHECKING:
+    from joblint.api import RunOptions, RunResult
 
 # Whether this run checks findings of a code in a file (absolute path).
 Checked = Callable[[str, Path], bool]
@@ -29,6 +32,9 @@ def lint_changed(
     """Lint the Python files changed since `ref` (below `paths`, if given). They
     are named files, so whole-project facts still come from the whole project;
     excludes apply to them as they would in a full run."""
+    # Imported here: the linting machinery is not what the baseline helpers need.
+    from joblint.api import RunResult, lint_paths
+
     changes = within(changed_files(ref), list(paths))
     if not changes.files:
         return RunResult(), changes

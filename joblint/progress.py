@@ -8,16 +8,10 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 # Short runs finish before a bar would help; start it only after this long.
 SHOW_AFTER_SECONDS = 1.0
@@ -59,6 +53,16 @@ class FileProgress:
         return f"{self.skipped} skipped by the prefilter, {self.cached} from the cache"
 
     def _start(self) -> None:
+        # Imported here: most runs never show a bar, and rich is slow to import.
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         console = Console(file=sys.stderr)
         self._progress = Progress(
             TextColumn("checking"),

@@ -17,7 +17,7 @@ from conftest import ENQUEUE_IN_ATOMIC, Run, write
 from rich.console import Console
 
 from joblint.models import Finding, Span
-from joblint.report import FORMATS, Output, renderers
+from joblint.report import FORMATS, Output, console_for, renderers, rich_console
 from joblint.report.safe import displayable, source_lines, terminal, text
 
 NASTY = 'q"uo\'te\nnew\rline\x1b[31mred\x1b]0;title\x07 \u202eevil\x9b2J é 日本 \udcff'
@@ -92,3 +92,46 @@ def test_nasty_file_names_end_to_end(run: Run, tmp_path: Path, fmt: str) -> None
     assert result.code == 1, result.stderr
     _validate(fmt, result.stdout)
     assert UNSAFE.search(result.stderr) is None
+
+
+def _full(findings: list[Finding], console: Console | None, lines: list[str] | None) -> str:
+    stream = io.StringIO()
+    if console is not None:
+        console.file = stream
+    renderers()["full"](findings, Output(stream, console, lambda _path: lines))
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("lines", [SOURCE, None], ids=["frame", "no-source"])
+@pytest.mark.parametrize("columns", [10, 200])
+def test_unstyled_full_output_is_what_rich_writes_without_a_terminal(
+    lines: list[str] | None, columns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without colour the default format is written without rich (a cached run
+    mustn't import it): byte for byte what rich writes, whatever the width."""
+    from joblint.registry import all_rules
+
+    _no_colour_forced(monkeypatch)
+
+    findings = [
+        Finding(r.CODE, r.name(), NASTY, NASTY + ".py", Span(2, 3, 2, 9), r.HELP)
+        for r in all_rules()
+    ]
+    findings += [_finding(), Finding("JL001", "unparseable-file", "x", "p.py", Span(9, 1, 9, 1))]
+    shown, _ = displayable(findings)
+    for color in ("never", "auto"):
+        console = rich_console(io.StringIO(), color)
+        console.width = columns
+        assert _full(shown, None, lines) == _full(shown, console, lines)
+
+
+def _no_colour_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_plain_output_needs_no_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_colour_forced(monkeypatch)
+    stream = io.StringIO()
+    assert console_for(stream, "auto") is None and console_for(stream, "never") is None
+    assert console_for(stream, "always") is not None
