@@ -340,8 +340,8 @@ class _SourceCache:
 
     @cache  # noqa: B019 - one instance per run
     def lines(self, path: str) -> list[str] | None:
-        from joblint.engine import SourceError, decode
         from joblint.report.safe import source_lines
+        from joblint.source import SourceError, decode
 
         try:
             data = (

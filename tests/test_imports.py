@@ -33,6 +33,11 @@ print(_json.dumps(sorted(
 
 def heavy_imports(snippet: str, cwd: Path) -> list[str]:
     """The heavy modules (top-level packages and rule modules) `snippet` imports."""
+    return run_snippet(snippet, cwd)[0]
+
+
+def run_snippet(snippet: str, cwd: Path) -> tuple[list[str], str]:
+    """The heavy modules `snippet` imports, and what it printed."""
     code = textwrap.dedent(snippet) + REPORT_HEAVY
     proc = subprocess.run(
         [sys.executable, "-c", code],
@@ -43,8 +48,10 @@ def heavy_imports(snippet: str, cwd: Path) -> list[str]:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    found = json.loads(proc.stdout.splitlines()[-1])
-    return sorted({name if name.startswith("joblint") else name.split(".")[0] for name in found})
+    printed, _, last = proc.stdout.rstrip("\n").rpartition("\n")
+    found = json.loads(last)
+    heavy = sorted({name if name.startswith("joblint") else name.split(".")[0] for name in found})
+    return heavy, printed
 
 
 def test_the_check_sees_heavy_imports(tmp_path: Path) -> None:
@@ -142,3 +149,28 @@ def test_cli_helpers_import_light(module: str, tmp_path: Path) -> None:
 def test_cli_import_is_light(tmp_path: Path) -> None:
     # Needs joblint.api (and what it imports) to be light as well.
     assert heavy_imports("import joblint.cli", tmp_path) == []
+
+
+WARM_RUN = """
+import runpy, sys
+
+sys.argv = ["joblint", "check", "."]
+try:
+    runpy.run_module("joblint", run_name="__main__")
+except SystemExit:
+    pass
+sys.stdout.flush()
+"""
+
+
+def test_a_warm_run_printing_a_finding_is_light(tmp_path: Path) -> None:
+    """The default format, to a pipe, with its code frame: the source is read
+    and decoded without the engine, and printed without rich."""
+    (tmp_path / "jobs.py").write_text(
+        "from django.db import transaction\nfrom tasks import t\n\n"
+        "def f():\n    with transaction.atomic():\n        t.delay()\n"
+    )
+    cold = run_snippet(WARM_RUN, tmp_path)  # fills the cache
+    warm = run_snippet(WARM_RUN, tmp_path)
+    assert warm[1] == cold[1] and "6 |         t.delay()" in warm[1]
+    assert warm[0] == []
