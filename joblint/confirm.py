@@ -11,6 +11,8 @@ say yes where the rule finds nothing, never no where the rule would report.
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -39,12 +41,14 @@ class _Scan:
         return isinstance(func, ast.Name) and func.id in self.sleep_names
 
 
-def _scan(tree: ast.Module) -> _Scan:
+def _scan(tree: ast.Module, lines: _Lines) -> _Scan:
     scan = _Scan()
     stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(tree, ())]
     while stack:
         node, loops = stack.pop()
         for child in ast.iter_child_nodes(node):
+            if not lines.may_hold(child):
+                continue
             if isinstance(child, _LOOPS):
                 if isinstance(child, ast.While) and _always_true(child.test):
                     scan.while_true.append(child)
@@ -59,6 +63,31 @@ def _scan(tree: ast.Module) -> _Scan:
                 )
             stack.append((child, loops))
     return scan
+
+
+class _Lines:
+    """The lines that may hold a sleep call: those naming `sleep` or a name
+    it is imported as. Every check looks at sleep calls and the loops around
+    them, so the walk enters only nodes spanning one of these lines."""
+
+    _ALIAS = re.compile(rb"\bsleep\s+as\s+(\w+)")
+
+    def __init__(self, data: bytes) -> None:
+        lowered = data.lower()
+        words = {_SLEEP.encode(), *self._ALIAS.findall(lowered)}
+        self.numbers = [
+            number
+            for number, line in enumerate(lowered.splitlines(), start=1)
+            if any(word in line for word in words)
+        ]
+
+    def may_hold(self, node: ast.AST) -> bool:
+        start = getattr(node, "lineno", None)
+        end = getattr(node, "end_lineno", None)
+        if start is None or end is None:
+            return True  # no position (arguments, comprehensions): look inside
+        index = bisect.bisect_left(self.numbers, start)
+        return index < len(self.numbers) and self.numbers[index] <= end
 
 
 def _may_sleep(func: ast.expr) -> bool:
@@ -123,7 +152,7 @@ CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
 }
 
 
-def confirms(tree: ast.Module, checks: tuple[str, ...]) -> bool:
-    """One of the named checks holds for the tree."""
-    scan = _scan(tree)
+def confirms(tree: ast.Module, checks: tuple[str, ...], data: bytes) -> bool:
+    """One of the named checks holds for the tree (parsed from `data`)."""
+    scan = _scan(tree, _Lines(data))
     return any(CONFIRMERS[check](scan) for check in checks)

@@ -102,7 +102,7 @@ def _confirmed(data: bytes, checks: tuple[str, ...]) -> bool:
     if budget.check_size(len(data)) is not None:
         return True
     try:
-        return confirms(quiet_ast_parse(data), checks)
+        return confirms(quiet_ast_parse(data), checks, data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
 

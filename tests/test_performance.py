@@ -379,3 +379,45 @@ def test_a_warm_run_parses_nothing_and_starts_no_workers(tmp_path: Path) -> None
     touched, touched_report = joblint()
     assert touched == cold
     assert touched_report == {"heavy": [], "pools": 0}
+
+
+class _Everywhere:
+    def may_hold(self, node: object) -> bool:
+        return True
+
+
+PRUNING_CASES = [
+    "from time import sleep as nap\nfor i in range(3):\n    try:\n        go()\n"
+    "    except E:\n        nap(2 ** i)\n",
+    "import time\nwhile True:\n    try:\n        go()\n    except E:\n        time \\\n"
+    "            .sleep(\n            delay)\n",
+    "while 1:\n    try:\n        go()\n    except E:\n        pass\n"
+    "    def later():\n        sleep(1)\n",
+    "for x in y:\n    [sleep(x) for _ in z]\n    break\n",
+]
+
+
+def _sources_with_sleep() -> list[str]:
+    sources = [example.code for rule in all_rules() for example in (*rule.VALID, *rule.INVALID)]
+    for tree in ("examples", "fixtures"):
+        sources += [p.read_text() for p in sorted((ROOT / tree).rglob("*.py"))]
+    return [s for s in (*sources, *PRUNING_CASES) if "sleep" in s.lower()]
+
+
+@pytest.mark.parametrize("source", _sources_with_sleep())
+def test_the_ast_checks_walk_only_lines_naming_sleep_without_changing_verdicts(
+    source: str,
+) -> None:
+    """Pruning the walk to the lines that name `sleep` (or its import alias)
+    gives the checks what the full walk gives."""
+    from joblint import confirm
+    from joblint.source import quiet_ast_parse
+
+    tree = quiet_ast_parse(source)
+    full = confirm._scan(tree, _Everywhere())  # type: ignore[arg-type]
+    pruned = confirm._scan(tree, confirm._Lines(source.encode()))
+    for check in confirm.CONFIRMERS.values():
+        assert check(pruned) == check(full)
+    assert [call for call, _ in pruned.sleeps if pruned.is_sleep(call)] == [
+        call for call, _ in full.sleeps if full.is_sleep(call)
+    ]
