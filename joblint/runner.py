@@ -72,12 +72,6 @@ def _run(job: Job) -> FileResult:
     return lint_source(job.path, job.data, job.settings, job.module)
 
 
-def _load_linter() -> None:
-    """Import LibCST and the rules in a new worker while the main process
-    discovers and reads the files."""
-    import joblint.engine  # noqa: F401
-
-
 class WorkerPool:
     """A run's worker processes, forked once. `eager`: before the run reads
     its files, so they don't inherit (and count in their memory) every file's
@@ -98,8 +92,9 @@ class WorkerPool:
             max_workers=self.workers, initializer=_init_worker, initargs=(self.prefilter,)
         )
         # With the fork start method every worker is forked on the first submit.
-        for _ in range(self.workers):
-            self._executor.submit(_load_linter)
+        # (Each imports LibCST on its first file to lint: importing it here
+        # would delay the screening, which needs none.)
+        self._executor.submit(int)
 
     @property
     def started(self) -> bool:
