@@ -187,8 +187,10 @@ class _Excludes:
     """exclude / extend-exclude, matched against the resolved path relative to the
     config root (a symlink by where it points) and against the bare name."""
 
-    def __init__(self, config: Config) -> None:
-        self.patterns = _Patterns([*config.exclude, *config.extend_exclude])
+    def __init__(self, config: Config, errors: list[str]) -> None:
+        invalid: list[str] = []
+        self.patterns = _valid_patterns([*config.exclude, *config.extend_exclude], invalid)
+        errors.extend(f"exclude: invalid pattern {line!r}, ignored" for line in invalid)
         self.active = bool(self.patterns)
         self.root = str(config.root)
         self._places: dict[str, _Place] = {}
@@ -318,8 +320,25 @@ def _read_gitignore(path: str) -> _Patterns | None:
             lines = handle.read().splitlines()
     except OSError:
         return None
-    patterns = _Patterns(lines)
+    # Git ignores a line it can't read as a pattern (`!` alone); so does joblint.
+    patterns = _valid_patterns(lines, [])
     return patterns if patterns else None
+
+
+def _valid_patterns(lines: list[str], invalid: list[str]) -> _Patterns:
+    """The patterns of `lines`, less those pathspec refuses (added to `invalid`)."""
+    try:
+        return _Patterns(lines)
+    except ValueError:  # pathspec's GitIgnorePatternError
+        kept = []
+        for line in lines:
+            try:
+                _Patterns([line])
+            except ValueError:
+                invalid.append(line)
+            else:
+                kept.append(line)
+        return _Patterns(kept)
 
 
 class _Entry(NamedTuple):
@@ -345,10 +364,10 @@ class _Discoverer:
     """One discover() call: what it found, and what it has resolved and read so far."""
 
     def __init__(self, config: Config) -> None:
-        self.excludes = _Excludes(config)
+        self.result = Discovery()
+        self.excludes = _Excludes(config, self.result.errors)
         self.gitignores = _GitIgnores() if config.respect_gitignore else None
         self.force_exclude = config.force_exclude
-        self.result = Discovery()
         self._seen: set[str] = set()
 
     def argument(self, path: Path) -> None:

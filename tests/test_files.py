@@ -464,6 +464,18 @@ def test_gitignore_from_repository_root_down(tmp_path: Path) -> None:
     assert _found(unignored, top) == ["b/y.py", "gen/x.py", "z.py"]
 
 
+def test_invalid_patterns_are_skipped_like_git_and_excludes_reported(tmp_path: Path) -> None:
+    """A .gitignore line pathspec can't read (`!` alone, a trailing backslash)
+    is skipped, as git skips it; an invalid exclude is a one-line error and
+    the run goes on with the other patterns."""
+    _tree(tmp_path, ["repo/.git/HEAD", "repo/gen/x.py", "repo/keep.py", "repo/b/y.py"])
+    (tmp_path / "repo" / ".gitignore").write_text("!\ngen/\nfoo\\\n")
+    top = tmp_path / "repo"
+    found = discover([top], Config(root=top, extend_exclude=("!", "b")))
+    assert _found(found, top) == ["keep.py"]
+    assert found.errors == ["exclude: invalid pattern '!', ignored"]
+
+
 def test_outside_a_repository_only_a_directorys_own_gitignore_applies(tmp_path: Path) -> None:
     _tree(tmp_path, ["a/gen/x.py", "a/y.py"])
     (tmp_path / ".gitignore").write_text("gen/\n")
