@@ -6,8 +6,9 @@ Corpora (built under $JOBLINT_BENCH_DIR, default /tmp/joblint-bench: outside any
 git repository, whose .gitignore joblint and Ruff would obey):
 - stdlib: the running interpreter's standard library (test, tests, idlelib excluded);
 - site-packages: a venv with celery, kombu, django, sqlalchemy, redis, rq, dramatiq.
-Tools run alternately; medians of wall time and the peak resident memory of
-the whole process tree are reported. Run by hand or with `make bench`.
+Tools (flake8, Ruff, and Fixit when it is on PATH) run alternately; medians of
+wall time and the peak resident memory of the whole process tree are reported.
+Run by hand or with `make bench`.
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ def measure_corpus(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
     commands["flake8"] = [flake8_executable(), "-j", str(jobs), "--exit-zero", "."]
     if tool_available("ruff"):
         commands["ruff"] = ["ruff", "check", "--no-cache", "--isolated", "--exit-zero", "."]
+    if tool_available("fixit"):  # LibCST-based like joblint; only where installed
+        commands["fixit"] = ["fixit", "lint", "."]
     results: dict[str, Measure] = {}
 
     def record(name: str, command: list[str]) -> None:
