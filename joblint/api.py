@@ -190,6 +190,8 @@ class _Run:
             project_facts=self.selector.project_rules,
         )
         self.facts_only = LintSettings(frozenset(), self.selector.options)
+        # The names of the project's tasks that enqueue when called (Huey's).
+        self.calls: re.Pattern[bytes] | None = None
         self.screener = Screener(
             self.prefilter,
             cache_directory(config) if options.cache else None,
@@ -227,12 +229,14 @@ class _Run:
             if source.screening is None:
                 source.screening = self.screener.lookup(source.key)
 
-    def _jobs(self, sources: list[_Source], syntax_only: bool = False) -> list[Job]:
+    def _jobs(
+        self, sources: list[_Source], syntax_only: bool = False, triggered: bool = False
+    ) -> list[Job]:
         return [
             Job(
                 s.shown,
                 s.data,
-                self.selector.settings_for(s.path),
+                self._settings(s, triggered),
                 s.module,
                 s.key,
                 syntax_only=syntax_only,
@@ -240,10 +244,24 @@ class _Run:
             for s in sources
         ]
 
-    def lint(self, sources: list[_Source], counted: bool = False) -> list[FileResult]:
-        """`counted`: the progress bar has already counted these files."""
+    def _settings(self, source: _Source, triggered: bool) -> LintSettings:
+        """`triggered`: only the rules whose triggers the screening found (a
+        rule can't fire where it has none), and JL001."""
+        settings = self.selector.settings_for(source.path)
+        screening = source.screening if triggered and self.options.use_prefilter else None
+        rules = screening.codes if screening is not None and screening.wanted else None
+        if rules is None or (self.calls is not None and self.calls.search(source.data)):
+            return settings  # every rule (a Huey task call has no trigger of its own)
+        return replace(settings, codes=settings.codes & (rules | {UNPARSEABLE}))
+
+    def lint(
+        self, sources: list[_Source], counted: bool = False, triggered: bool = False
+    ) -> list[FileResult]:
+        """`counted`: the progress bar has already counted these files.
+        `triggered`: run only the rules the screening found triggers of."""
         on_file = None if counted else self.options.on_file
-        return run_jobs(self._jobs(sources), self.workers, self.cache, on_file, self.pool)
+        jobs = self._jobs(sources, triggered=triggered)
+        return run_jobs(jobs, self.workers, self.cache, on_file, self.pool)
 
     def check_syntax(self, sources: list[_Source]) -> list[FileResult]:
         """JL001 for skipped files Python can't parse (or not known to)."""
@@ -262,6 +280,7 @@ class _Run:
         defining = [s for s in sources if self.screen(s).on_call]
         on_call, _ = job_names(self.facts(defining)) if defining else (set(), set())
         self.selector.options = replace(self.selector.options, call_enqueues=frozenset(on_call))
+        self.calls = _words(on_call)
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
         jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
@@ -334,7 +353,7 @@ def _lint_discovered(
         run.screen_all([*sources, *others])
     run.learn_call_enqueues([*sources, *others])
     wanted, skipped = _prefilter(run, sources)
-    results.extend(run.lint(wanted))
+    results.extend(run.lint(wanted, triggered=True))
     syntax = run.check_syntax(skipped) if UNPARSEABLE in run.selector.base else []
     named: frozenset[str] | None = None
     pool = list(skipped)

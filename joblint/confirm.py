@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from joblint.knowledge import retries
@@ -152,7 +152,7 @@ CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
 }
 
 
-def confirms(tree: ast.Module, checks: tuple[str, ...], data: bytes) -> bool:
-    """One of the named checks holds for the tree (parsed from `data`)."""
+def confirmed(tree: ast.Module, checks: Iterable[str], data: bytes) -> set[str]:
+    """The named checks that hold for the tree (parsed from `data`)."""
     scan = _scan(tree, _Lines(data))
-    return any(CONFIRMERS[check](scan) for check in checks)
+    return {check for check in checks if CONFIRMERS[check](scan)}

@@ -78,10 +78,16 @@ class _AnchorSearch:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """Lint the file, or confirm these triggers on its AST first, or skip it."""
+    """Lint the file, or confirm these triggers on its AST first, or skip it.
+
+    `codes`: the rules whose triggers matched (None: every selected rule), the
+    only ones worth running on the file: a rule can't fire where none of its
+    triggers is (what makes the prefilter conservative, tested rule by rule).
+    `confirm`: per AST check, the rules it would add."""
 
     wanted: bool
-    confirm: tuple[str, ...] = ()
+    confirm: tuple[tuple[str, frozenset[str]], ...] = ()
+    codes: frozenset[str] | None = frozenset()
 
 
 _DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
@@ -98,12 +104,20 @@ def has_project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -
     return any(check.matches(lowered, present) for check in _PROJECT_FACTS)
 
 
+# Rules that must see the whole file's rule set: JL002 judges a suppression
+# only by the rules that ran.
+_ALL_RULES = "*"
+_NEEDS_EVERY_RULE = frozenset({"JL002"})
+
+
 class Prefilter:
     def __init__(self, codes: Iterable[str], extra_names: Iterable[str], project_facts: bool):
         self.checks: list[_Check] = []
         # Triggers on ordinary method names (`.send(`): they count only where the
         # file may define jobs, or names one of the project's tasks (second pass).
         self.gated: list[_Check] = []
+        # The rules each check stands for (`_ALL_RULES`: every rule).
+        self.codes_of: dict[_Check, set[str]] = {}
         self.disabled = False
         self._anchors: set[bytes] = set()
         for code in sorted(codes):
@@ -112,26 +126,28 @@ class Prefilter:
             if code not in RULE_TRIGGERS:
                 self.disabled = True  # a rule that declares no triggers: parse everything
                 continue
+            rule = _ALL_RULES if code in _NEEDS_EVERY_RULE else code
             for trigger in RULE_TRIGGERS[code]:
-                self._add(trigger)
+                self._add(trigger, {rule})
         names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
         # What the decisions depend on besides the bytes (and joblint's code).
         self.signature = json.dumps([sorted(codes), names, project_facts])
-        if names:
-            self._add(Trigger(tuple(names)))
-        if project_facts:
+        if names:  # the user's enqueue/transaction functions: any rule may use them
+            self._add(Trigger(tuple(names)), {_ALL_RULES})
+        if project_facts:  # facts for the whole-project rules: no per-file rule
             for trigger in PROJECT_FACTS:
-                self._add(trigger)
+                self._add(trigger, set())
         for check in (*_DEFINES_JOBS, *_PROJECT_FACTS):  # the flags screening records
             self._anchors.update(check.anchors, *check.also)
         self._search = _AnchorSearch(self._anchors)
 
-    def _add(self, trigger: Trigger) -> None:
+    def _add(self, trigger: Trigger, codes: set[str]) -> None:
         check = _check(trigger)
         where = self.gated if trigger.gated else self.checks
         if check not in where:  # rules sharing triggers: check once
             where.append(check)
             self._anchors.update(check.anchors, *check.also)
+        self.codes_of.setdefault(check, set()).update(codes)
 
     def decide(self, data: bytes) -> Decision:
         lowered = data.lower()
@@ -139,16 +155,37 @@ class Prefilter:
 
     def decide_lowered(self, lowered: bytes, present: frozenset[bytes]) -> Decision:
         if self.disabled:
-            return Decision(True)
-        confirm: list[str] = []
+            return Decision(True, codes=None)
+        wanted = False
+        codes: set[str] = set()
+        confirm: dict[str, set[str]] = {}
         for check in self.checks:
             if check.matches(lowered, present):
-                if not check.confirm:
-                    return Decision(True)
-                confirm.append(check.confirm)
-        if self.has_gated(lowered, present) and defines_jobs(lowered, present):
-            return Decision(True)
-        return Decision(False, tuple(sorted(set(confirm))))
+                if check.confirm:
+                    confirm.setdefault(check.confirm, set()).update(self.codes_of[check])
+                else:
+                    wanted = True
+                    codes.update(self.codes_of[check])
+        gated = self.gated_codes(lowered, present)
+        if gated and (wanted or defines_jobs(lowered, present)):
+            # Linted anyway: its gated triggers count (the second pass sees only
+            # skipped files).
+            wanted = True
+            codes.update(gated)
+        if wanted:  # the AST checks would only add rules: run theirs too
+            for extra in confirm.values():
+                codes.update(extra)
+            return Decision(True, (), every_rule_or(codes))
+        checks = tuple(sorted((name, frozenset(c)) for name, c in confirm.items()))
+        return Decision(False, checks, frozenset())
+
+    def gated_codes(self, lowered: bytes, present: frozenset[bytes] | None = None) -> set[str]:
+        """The rules of the gated triggers in the (lower-cased) file."""
+        codes: set[str] = set()
+        for check in self.gated:
+            if check.matches(lowered, present):
+                codes.update(self.codes_of[check])
+        return codes
 
     def present(self, lowered: bytes) -> frozenset[bytes]:
         """The anchors in the (lower-cased) file, each looked for once however
@@ -158,3 +195,8 @@ class Prefilter:
     def has_gated(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """A gated trigger is in the (lower-cased) file, whatever it names."""
         return any(check.matches(lowered, present) for check in self.gated)
+
+
+def every_rule_or(codes: set[str]) -> frozenset[str] | None:
+    """`codes`, or None (every selected rule) if one of them needs all."""
+    return None if _ALL_RULES in codes else frozenset(codes)

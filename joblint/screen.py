@@ -17,14 +17,15 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from joblint import __version__, budget
 from joblint.cache import ensure_marker_files
-from joblint.confirm import confirms
+from joblint.confirm import confirmed
 from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
-from joblint.prefilter import Prefilter, defines_jobs, has_project_facts
+from joblint.prefilter import Prefilter, defines_jobs, every_rule_or, has_project_facts
 from joblint.settings import LintSettings
 from joblint.source import quiet_ast_parse, syntax_check
 
@@ -41,6 +42,8 @@ class Screening:
     to confirm them (`joblint.confirm`) have been checked on it."""
 
     wanted: bool
+    # The rules worth running on it, if wanted (None: every selected rule).
+    codes: frozenset[str] | None
     defines_jobs: bool
     # A gated trigger (`.send(`): linted if the file names a project task.
     gated: bool
@@ -51,24 +54,24 @@ class Screening:
     parses: bool | None = None
 
     def to_json(self) -> list[object]:
-        return [
-            self.wanted,
-            self.defines_jobs,
-            self.gated,
-            self.project_facts,
-            self.on_call,
-            self.parses,
-        ]
+        codes = None if self.codes is None else sorted(self.codes)
+        flags = [self.wanted, self.defines_jobs, self.gated, self.project_facts, self.on_call]
+        return [*flags, codes, self.parses]
 
     @classmethod
     def from_json(cls, raw: object) -> Screening | None:
-        if not isinstance(raw, list) or len(raw) != 6:
+        if not isinstance(raw, list) or len(raw) != 7:
             return None
-        *flags, parses = raw
+        *flags, codes, parses = raw
         if not all(isinstance(f, bool) for f in flags) or parses not in (True, False, None):
             return None
+        if codes is not None and not (
+            isinstance(codes, list) and all(isinstance(c, str) for c in codes)
+        ):
+            return None
         wanted, defines, gated, facts, on_call = flags
-        return cls(wanted, defines, gated, facts, on_call, parses)
+        rules = None if codes is None else frozenset(codes)
+        return cls(wanted, rules, defines, gated, facts, on_call, parses)
 
 
 def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Screening:
@@ -80,6 +83,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
     decision = prefilter.decide_lowered(lowered, present)
     screening = Screening(
         wanted=decision.wanted,
+        codes=decision.codes,
         defines_jobs=defines_jobs(lowered, present),
         gated=prefilter.has_gated(lowered, present),
         project_facts=has_project_facts(lowered, present),
@@ -90,21 +94,23 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
     if not decision.confirm:
         screening.parses = syntax_check("", data, NO_CODES).parsed
         return screening
-    screening.wanted = _confirmed(data, decision.confirm)
+    codes = _confirmed_codes(data, dict(decision.confirm))
+    screening.wanted = bool(codes)
+    screening.codes = every_rule_or(codes) if codes else frozenset()
     if not screening.wanted:
         screening.parses = True
     return screening
 
 
-def _confirmed(data: bytes, checks: tuple[str, ...]) -> bool:
-    """An AST check confirms a trigger. Anything `ast` can't take goes to
-    LibCST, which reports it as it would."""
-    if budget.check_size(len(data)) is not None:
-        return True
-    try:
-        return confirms(quiet_ast_parse(data), checks, data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
+def _confirmed_codes(data: bytes, checks: dict[str, frozenset[str]]) -> set[str]:
+    """The rules of the AST checks that confirm a trigger. Anything `ast`
+    can't take goes to LibCST (with every check's rules), which reports it
+    as it would."""
+    held: Iterable[str] = checks
+    if budget.check_size(len(data)) is None:
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
+            held = confirmed(quiet_ast_parse(data), checks, data)
+    return {code for name in held for code in checks[name]}
 
 
 def digest(data: bytes) -> str:

@@ -49,16 +49,24 @@ def test_prefilter_is_conservative_on_rule_examples(
 ) -> None:
     write(tmp_path, {"app/__init__.py": "", **files})
     monkeypatch.chdir(tmp_path)
-    config = Config(root=tmp_path, select=(code,))
-    with_prefilter = _findings(Path("."), config, RunOptions(use_prefilter=True))
-    without = _findings(Path("."), config, RunOptions(use_prefilter=False))
-    assert with_prefilter == without
+    # The rule alone, and every rule (preview ones too): a file the prefilter
+    # passes runs only the rules whose triggers it found.
+    for config in (
+        Config(root=tmp_path, select=(code,)),
+        Config(root=tmp_path, select=("ALL",), preview=True),
+    ):
+        with_prefilter = _findings(Path("."), config, RunOptions(use_prefilter=True))
+        without = _findings(Path("."), config, RunOptions(use_prefilter=False))
+        assert with_prefilter == without
 
 
+@pytest.mark.parametrize("preview", [False, True])
 @pytest.mark.parametrize("tree", ["examples", "fixtures"])
-def test_prefilter_is_conservative_on_trees(tree: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_prefilter_is_conservative_on_trees(
+    tree: str, preview: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(ROOT)
-    config = Config(root=ROOT)
+    config = Config(root=ROOT, preview=preview)
     on = _findings(Path(tree), config, RunOptions(use_prefilter=True))
     off = _findings(Path(tree), config, RunOptions(use_prefilter=False))
     assert on == off and on
