@@ -18,7 +18,13 @@ from rich.console import Console
 
 from joblint.models import Finding, Span
 from joblint.report import FORMATS, Output, console_for, renderers, rich_console
-from joblint.report.safe import displayable, source_lines, terminal, text
+from joblint.report.safe import (
+    displayable,
+    source_lines,
+    terminal,
+    terminal_keeping_line_ends,
+    text,
+)
 
 NASTY = 'q"uo\'te\nnew\rline\x1b[31mred\x1b]0;title\x07 \u202eevil\x9b2J é 日本 \udcff'
 # Raw control characters the terminal formats must never print (\n ends lines).
@@ -48,7 +54,7 @@ def _validate(fmt: str, output: str) -> None:
         ET.fromstring(output.encode("utf-8"))
     elif fmt == "github":
         assert all(line.startswith("::error ") for line in output.splitlines())
-    if fmt in ("full", "concise"):  # the terminal formats
+    if fmt in ("full", "concise", "github"):  # printed to terminals (GitHub's log too)
         assert UNSAFE.search(output) is None, repr(output)
 
 
@@ -74,12 +80,13 @@ def test_code_frame_escapes_the_source_and_keeps_carets_aligned() -> None:
 
 def test_safe_helpers() -> None:
     assert terminal("a\tb\x1b\x9b\u202e\udcfe") == "a\\x09b\\x1b\\x9b\\u202e\\xfe"
+    assert terminal_keeping_line_ends("a\r\nb\x1b\u202e") == "a\r\nb\\x1b\\u202e"
     assert text("ok \udcff \ud83d é") == "ok \\xff \\ud83d é"
     assert source_lines("a\r\nb\rc\nd\x0ce\u2028f\n") == ["a", "b", "c", "d\x0ce\u2028f"]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
-@pytest.mark.parametrize("fmt", [f for f in ("full", "json", "sarif") if f in FORMATS])
+@pytest.mark.parametrize("fmt", [f for f in ("full", "json", "sarif", "github") if f in FORMATS])
 def test_nasty_file_names_end_to_end(run: Run, tmp_path: Path, fmt: str) -> None:
     name = os.fsencode('q"\'\x1b[31m\nnew é\u202e') + b"\xff.py"
     write(tmp_path, {"placeholder.py": ""})

@@ -2,15 +2,19 @@
 
 Escaping follows the Actions toolkit (`@actions/core` command.ts): in the
 message `%`, CR and LF are percent-encoded; in property values also `:` and `,`.
+Other control and bidi characters from the analysed files become visible
+escapes first: the annotations are printed in the job's log, a terminal.
 """
 
 from __future__ import annotations
 
 from joblint.models import Finding
 from joblint.report import Output
+from joblint.report.safe import terminal_keeping_line_ends
 
 
 def escape_data(value: str) -> str:
+    value = terminal_keeping_line_ends(value)
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

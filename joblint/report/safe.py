@@ -18,7 +18,10 @@ from dataclasses import replace
 from joblint.models import Finding
 
 # C0 controls, DEL, C1 controls, and the Unicode bidi embedding/override/isolate marks.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+# The same but CR and LF, for formats that encode line ends themselves.
+_UNSAFE_INLINE = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -50,6 +53,12 @@ def text(value: str) -> str:
 def terminal(value: str) -> str:
     """`text(value)` with control and bidi characters shown as escapes."""
     return _UNSAFE.sub(_escape, text(value))
+
+
+def terminal_keeping_line_ends(value: str) -> str:
+    """`terminal(value)`, but CR and LF left for the format to encode (GitHub's
+    workflow commands percent-encode them: a message may span lines)."""
+    return _UNSAFE_INLINE.sub(_escape, text(value))
 
 
 def displayable(findings: list[Finding]) -> tuple[list[Finding], dict[str, str]]:
