@@ -215,16 +215,16 @@ def settle(
 def _project_findings(results: list[FileResult], settings: ProjectSettings) -> list[Finding]:
     codes = {code for code in settings.codes if is_project_rule(code)}
     # Whole-project rules see only the project's Celery facts (`ProjectView`):
-    # with none there is nothing to find, and the rules (LibCST with them)
-    # needn't be imported, which is most of a cached run's start-up.
+    # with none there is nothing to find. With some, only those rules' modules
+    # are imported, none of which imports LibCST (a cached run parses nothing).
     if not codes or all(r.facts.celery == _NO_CELERY_FACTS for r in results):
         return []
     from joblint.analysis.celery_project import CeleryProject
-    from joblint.registry import rule_by_code
+    from joblint.registry import load
     from joblint.rule import ProjectRule, ProjectView
     from joblint.suppressions import Suppressions
 
-    chosen = (rule_by_code().get(code) for code in sorted(codes))
+    chosen = (load(code) for code in sorted(codes))
     rules = [rule for rule in chosen if rule is not None and issubclass(rule, ProjectRule)]
     view = ProjectView(CeleryProject.build(r.facts for r in results), settings.margin)
     suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}

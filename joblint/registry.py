@@ -45,20 +45,32 @@ def rule_modules() -> tuple[str, ...]:
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class, sorted by code: imports every rule module."""
+    found = [rule for name in rule_modules() for rule in _rules_in(name)]
+    return tuple(sorted(found, key=lambda r: r.CODE))
+
+
+def _rules_in(name: str) -> list[type[Rule]]:
     from joblint.rule import Rule
 
-    found: list[type[Rule]] = []
-    for name in rule_modules():
-        module = importlib.import_module(f"{rules_package.__name__}.{name}")
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, Rule)
-                and value is not Rule
-                and value.__module__ == module.__name__
-            ):
-                found.append(value)
-    return tuple(sorted(found, key=lambda r: r.CODE))
+    module = importlib.import_module(f"{rules_package.__name__}.{name}")
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, Rule)
+        and value is not Rule
+        and value.__module__ == module.__name__
+    ]
+
+
+def load(code: str) -> type[Rule] | None:
+    """One rule's class, importing only its module (the catalogue says which):
+    the whole-project rules run on cached facts without LibCST, which the
+    per-file rules' modules import."""
+    info = find(code)
+    if info is None:
+        return None
+    return next((rule for rule in _rules_in(info.module) if info.code == rule.CODE), None)
 
 
 def rule_by_code() -> dict[str, type[Rule]]:

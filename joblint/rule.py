@@ -13,13 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import libcst as cst
-
-from joblint.analysis.celery_project import CeleryProject
-from joblint.analysis.context import FileContext
 from joblint.models import UNSAFE, Finding, Place, Requirement
+
+if TYPE_CHECKING:  # annotations only: whole-project rules load without LibCST
+    import libcst as cst
+
+    from joblint.analysis.celery_project import CeleryProject
+    from joblint.analysis.context import FileContext
 
 # Sections a rule's docstring must have, in order.
 DOC_SECTIONS = (
@@ -31,7 +33,7 @@ DOC_SECTIONS = (
     "Known limits",
 )
 
-LineOf = Callable[[cst.CSTNode], int]
+LineOf = Callable[["cst.CSTNode"], int]
 Message = str | Callable[[LineOf], str]
 
 

@@ -55,8 +55,8 @@ def run_snippet(snippet: str, cwd: Path) -> tuple[list[str], str]:
 
 
 def test_the_check_sees_heavy_imports(tmp_path: Path) -> None:
-    # The rule base class needs LibCST: were this empty, the tests below would prove nothing.
-    assert "libcst" in heavy_imports("import joblint.rule", tmp_path)
+    # The engine needs LibCST: were this empty, the tests below would prove nothing.
+    assert "libcst" in heavy_imports("import joblint.engine", tmp_path)
     assert "joblint.rules.enqueue_in_transaction" in heavy_imports(
         "from joblint.registry import all_rules; all_rules()", tmp_path
     )
@@ -174,3 +174,19 @@ def test_a_warm_run_printing_a_finding_is_light(tmp_path: Path) -> None:
     warm = run_snippet(WARM_RUN, tmp_path)
     assert warm[1] == cold[1] and "6 |         t.delay()" in warm[1]
     assert warm[0] == []
+
+
+def test_a_warm_run_on_a_celery_project_imports_only_the_project_rules(tmp_path: Path) -> None:
+    """Whole-project rules run on cached facts every run: only their own
+    modules are imported, and none of them imports LibCST."""
+    (tmp_path / "app.py").write_text(
+        'from celery import Celery\n\napp = Celery("proj", broker="redis://localhost:6379/0")\n'
+        "app.conf.task_time_limit = 2 * 3600\n"
+    )
+    cold = run_snippet(WARM_RUN, tmp_path)  # fills the cache
+    warm = run_snippet(WARM_RUN, tmp_path)
+    assert warm[1] == cold[1] and "JL501" in warm[1]
+    assert warm[0] == [
+        "joblint.rules.countdown_beyond_visibility_timeout",
+        "joblint.rules.visibility_timeout_below_time_limit",
+    ]

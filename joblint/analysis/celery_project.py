@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from joblint.analysis.constants import Expr, as_seconds, evaluate
+from joblint.analysis.evaluation import Expr, as_seconds, evaluate
 from joblint.knowledge import celery_config as kb
 from joblint.models import ConfigValue, FileFacts, Place
 

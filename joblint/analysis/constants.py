@@ -10,27 +10,22 @@ else is unknown (None) and never produces a finding.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 import libcst as cst
 
+# The second step lives apart, free of LibCST: the project step runs it on
+# cached facts, in runs that parse nothing.
+from joblint.analysis.evaluation import MAX_DEPTH as _MAX_DEPTH
+from joblint.analysis.evaluation import UNIT_SECONDS as _UNIT_SECONDS
+from joblint.analysis.evaluation import Expr as Expr
+from joblint.analysis.evaluation import Value as Value
+from joblint.analysis.evaluation import as_seconds as as_seconds
+from joblint.analysis.evaluation import evaluate as evaluate
 from joblint.analysis.names import BindingKind, Resolver
 from joblint.knowledge import celery_config as kb
 
-Expr = tuple[Any, ...]
-Value = float | str | dict[str, Any]
-
 _TIMEDELTA = frozenset({"datetime.timedelta", "timedelta"})
-_UNIT_SECONDS = {
-    "weeks": 604800.0,
-    "days": 86400.0,
-    "hours": 3600.0,
-    "minutes": 60.0,
-    "seconds": 1.0,
-    "milliseconds": 0.001,
-    "microseconds": 0.000001,
-}
 _OPERATORS: dict[type[cst.BaseBinaryOp], str] = {
     cst.Add: "+",
     cst.Subtract: "-",
@@ -38,7 +33,6 @@ _OPERATORS: dict[type[cst.BaseBinaryOp], str] = {
     cst.Divide: "/",
     cst.FloorDivide: "//",
 }
-_MAX_DEPTH = 8
 _MAX_STRING = 10_000
 
 
@@ -165,74 +159,3 @@ _TRANSLATORS: tuple[Callable[[cst.BaseExpression, Resolver, int], Expr | None], 
     _name,
     _call,
 )
-
-
-# --- evaluation ----------------------------------------------------------------------
-
-
-def evaluate(expr: Expr | None, constants: Mapping[str, Expr], depth: int = 0) -> Value | None:
-    """The value of `expr`; module constants come from `constants` (qualname -> expr)."""
-    if expr is None or depth > _MAX_DEPTH * 4:
-        return None
-    kind = expr[0]
-    if kind in ("num", "str"):
-        return expr[1]  # type: ignore[no-any-return]
-    if kind == "dict":
-        return {key: evaluate(value, constants, depth + 1) for key, value in expr[1]}
-    if kind == "ref":
-        return evaluate(constants.get(expr[1]), constants, depth + 1)
-    return _evaluate_number(expr, constants, depth)
-
-
-def _evaluate_number(expr: Expr, constants: Mapping[str, Expr], depth: int) -> float | None:
-    kind = expr[0]
-    if kind == "neg":
-        inner = _as_number(evaluate(expr[1], constants, depth + 1))
-        return -inner if inner is not None else None
-    if kind in ("num_of", "eta"):
-        return _as_number(evaluate(expr[1], constants, depth + 1))
-    if kind == "td":
-        total = 0.0
-        for unit, value in expr[1]:
-            number = _as_number(evaluate(value, constants, depth + 1))
-            if number is None:
-                return None
-            total += number * _UNIT_SECONDS[unit]
-        return total
-    if kind == "op":
-        return _arithmetic(
-            expr[1],
-            evaluate(expr[2], constants, depth + 1),
-            evaluate(expr[3], constants, depth + 1),
-        )
-    return None
-
-
-def _as_number(value: Value | None) -> float | None:
-    if isinstance(value, float | int) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())  # SQS attributes are strings: "3600"
-        except ValueError:
-            return None
-    return None
-
-
-def _arithmetic(op: str, left: Value | None, right: Value | None) -> float | None:
-    a, b = _as_number(left), _as_number(right)
-    if a is None or b is None:
-        return None
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if b == 0:
-        return None
-    return a / b if op == "/" else float(a // b)
-
-
-def as_seconds(expr: Expr | None, constants: Mapping[str, Expr]) -> float | None:
-    return _as_number(evaluate(expr, constants))
