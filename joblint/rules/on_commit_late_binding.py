@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from joblint.analysis.names import BindingKind
 from joblint.analysis.scopes import bound_names, parameter_names, read_names
@@ -46,6 +47,10 @@ class OnCommitLateBinding(Rule):
     - Only callbacks registered in the same function as the loop are checked.
     - Names the loop rebinds are those assigned anywhere in its body (also
       inside `if`/`try`), and its targets.
+    - A callback registered right before a `break` (only the innermost loop's
+      names are then safe), `return` or `raise` in the same block, with no
+      `continue` on the way, is registered once: not reported. A `break`
+      further out (after the `if` holding the registration) isn't looked for.
     """
 
     CODE = "JL104"
@@ -91,6 +96,34 @@ def close_day(orders, day):
 """,
             id="reads-nothing-the-loop-binds",
         ),
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def pay_first(orders):
+    with transaction.atomic():
+        for order in orders:
+            if order.payable:
+                order.mark_paid()
+                transaction.on_commit(lambda: send_receipt.delay(order.pk))
+                break
+""",
+            id="break-right-after-registering",
+        ),
+        Valid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def pay_first(orders):
+    for order in orders:
+        if order.payable:
+            transaction.on_commit(lambda: send_receipt.delay(order.pk)); return order
+    raise LookupError("nothing to pay")
+""",
+            id="return-right-after-registering",
+        ),
     )
 
     INVALID = (
@@ -107,6 +140,35 @@ def pay(orders):
 """,
             (9, 35, "reads 'order', which the loop (line 7) rebinds"),
             id="lambda-reads-loop-variable",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def pay(orders):
+    for order in orders:
+        transaction.on_commit(lambda: send_receipt.delay(order.pk))
+        if order.has_more:
+            continue
+        break
+""",
+            (7, 31, "reads 'order', which the loop (line 6) rebinds"),
+            id="continue-before-the-break",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def pay(customers):
+    for customer in customers:
+        for order in customer.orders:
+            transaction.on_commit(lambda: send_receipt.delay(customer.pk, order.pk))
+            break
+""",
+            (8, 35, "reads 'customer', which the loop (line 6) rebinds"),
+            id="break-leaves-only-the-inner-loop",
         ),
         invalid(
             """
@@ -141,14 +203,17 @@ def pay(items):
         if target is None:
             return
         reported_at, body, own = target
-        rebound: dict[str, cst.CSTNode] = {}
-        for loop in loops:
-            for bound in bound_names(loop):
-                rebound.setdefault(bound, loop)
-        for read in read_names(body):
-            if read.value in rebound and read.value not in own:
-                self._report(reported_at, read.value, rebound[read.value])
-                return
+        found = _late_read(body, own, loops)
+        if found is None:
+            return
+        leaves = _leaves_after(self.context.statements, node)
+        if leaves == _FUNCTION:
+            return  # registered once, and nothing rebinds the name afterwards
+        if leaves == _LOOP:
+            # `break`: the innermost loop stops here; outer loops still go on.
+            found = _late_read(body, own, loops[:-1])
+        if found is not None:
+            self._report(reported_at, *found)
 
     def _callback_code(
         self, callback: cst.BaseExpression
@@ -174,3 +239,85 @@ def pay(items):
             )
 
         self.report(at, message)
+
+
+def _late_read(
+    body: cst.CSTNode, own: set[str], loops: list[cst.CSTNode]
+) -> tuple[str, cst.CSTNode] | None:
+    """The first name `body` reads that one of `loops` rebinds, with that loop."""
+    rebound: dict[str, cst.CSTNode] = {}
+    for loop in loops:
+        for bound in bound_names(loop):
+            rebound.setdefault(bound, loop)
+    for read in read_names(body):
+        if read.value in rebound and read.value not in own:
+            return read.value, rebound[read.value]
+    return None
+
+
+_LOOP, _FUNCTION = "loop", "function"
+
+
+def _leaves_after(statements: list[cst.CSTNode], call: cst.Call) -> str | None:
+    """Whether the statement registering the callback is followed, in its own
+    block, by a `break` (_LOOP) or a `return`/`raise` (_FUNCTION) with no
+    `continue` on the way: then the loop never rebinds the name afterwards."""
+    if len(statements) < 2 or not isinstance(statements[-1], cst.SimpleStatementLine):
+        return None
+    line = statements[-1]
+    block = _block_holding(statements[-2], line)
+    if block is None:
+        return None
+    holder = next(i for i, small in enumerate(line.body) if _contains(small, call))
+    after: list[cst.CSTNode] = list(line.body[holder + 1 :])
+    after += block[block.index(line) + 1 :]
+    for statement in after:
+        ends = _ends(statement)
+        if ends != "":
+            return ends
+    return None
+
+
+def _ends(statement: cst.CSTNode) -> str | None:
+    """_LOOP or _FUNCTION for a statement that leaves, None where the loop may
+    go on (a `continue` anywhere in it), "" for one that runs through."""
+    if isinstance(statement, cst.Break):
+        return _LOOP
+    if isinstance(statement, cst.Return | cst.Raise):
+        return _FUNCTION
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            ends = _ends(small)
+            if ends != "":
+                return ends
+        return ""
+    return None if m.findall(statement, m.Continue()) else ""
+
+
+def _block_holding(owner: cst.CSTNode, line: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The statements of the block of `owner` (an if, with or try; not a loop's
+    `else`) that holds `line`."""
+    for suite in _suites(owner):
+        if isinstance(suite, cst.IndentedBlock) and any(s is line for s in suite.body):
+            return list(suite.body)
+    return None
+
+
+def _suites(owner: cst.CSTNode) -> list[cst.BaseSuite]:
+    if isinstance(owner, cst.If):
+        orelse = owner.orelse.body if isinstance(owner.orelse, cst.Else) else None
+        return [owner.body, *([orelse] if orelse is not None else [])]
+    if isinstance(owner, cst.For | cst.While | cst.With):
+        return [owner.body]
+    if isinstance(owner, cst.Try | cst.TryStar):
+        parts: list[cst.BaseSuite] = [owner.body, *(h.body for h in owner.handlers)]
+        if owner.orelse is not None:
+            parts.append(owner.orelse.body)
+        if owner.finalbody is not None:
+            parts.append(owner.finalbody.body)
+        return parts
+    return []
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return tree is node or any(_contains(child, node) for child in tree.children)
