@@ -25,7 +25,7 @@ from joblint.settings import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version (issue 10: fixes).
-ENTRY_FORMAT = "2"
+ENTRY_FORMAT = "3"
 PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_ENTRIES = 50_000
 _MODELS: dict[str, type[Any]] = {

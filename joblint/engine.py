@@ -215,7 +215,8 @@ def _fix(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Modul
     added = _import_edit(tree, spec.imports)
     if added is not None:
         edits.append(added)
-    return Fix(spec.safety, spec.message, tuple(sorted(edits, key=lambda e: e.span)))
+    edits.sort(key=lambda e: e.span)
+    return Fix(spec.safety, spec.message, tuple(edits), spec.releases)
 
 
 # The code of the last module fixed and where its lines start: rendering a

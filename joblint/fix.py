@@ -133,7 +133,7 @@ def fix_file(
         chosen = compatible([f.fix for f in todo if f.fix is not None])
         new_text = apply_edits(text, (e for fix in chosen for e in fix.edits))
         if not todo or new_text == text:
-            return outcome
+            return _drop_released_imports(outcome, text, encoding, relint)
         applied = [f for f in todo if any(f.fix is c for c in chosen)]
         _check_parses(path, new_text, applied)
         text = new_text
@@ -142,11 +142,38 @@ def fix_file(
         outcome.remaining = relint(outcome.data)
     rules = sorted({f.code for f in outcome.remaining if applicable(f, unsafe)})
     if not rules:
-        return outcome
+        return _drop_released_imports(outcome, text, encoding, relint)
     raise FixError(
         f"{path}: fixes did not settle after {MAX_ROUNDS} rounds (rules: {', '.join(rules)});"
         " please report this"
     )
+
+
+def _drop_released_imports(
+    outcome: FixedFile, text: str, encoding: str, relint: Relint
+) -> FixedFile:
+    """Remove the imports the applied fixes released (`Fix.releases`) that
+    nothing reads any more, once every fix is in: LibCST's RemoveImportsVisitor
+    decides by the module's scopes (a name still used, or listed in `__all__`,
+    stays)."""
+    releases = sorted({r for f in outcome.fixed if f.fix is not None for r in f.fix.releases})
+    if not releases:
+        return outcome
+    # Imported here: codemod and the scope analysis only serve `--fix` runs.
+    import libcst as cst
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import RemoveImportsVisitor
+
+    wrapper = cst.MetadataWrapper(parse(text))
+    context = CodemodContext(wrapper=wrapper)
+    for module, name, alias in releases:
+        RemoveImportsVisitor.remove_unused_import(context, module, name, alias or None)
+    new_text = wrapper.visit(RemoveImportsVisitor(context)).code
+    if new_text != text:
+        _check_parses(outcome.path, new_text, outcome.fixed)
+        outcome.data = new_text.encode(encoding)
+        outcome.remaining = relint(outcome.data)
+    return outcome
 
 
 def _check_parses(path: str, text: str, applied: list[Finding]) -> None:

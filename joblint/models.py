@@ -62,6 +62,9 @@ class Fix:
     safety: str  # SAFE or UNSAFE
     message: str
     edits: tuple[Edit, ...]
+    # Imports the fix may leave unused, as (module, name, alias or ""): `--fix`
+    # removes those nothing reads any more once every fix is applied.
+    releases: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

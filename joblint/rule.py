@@ -104,6 +104,8 @@ class FixSpec:
     message: str
     replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | str], ...]
     imports: tuple[tuple[str, str], ...] = ()
+    # Imports the replacements may leave unused: (module, name, alias or "").
+    releases: tuple[tuple[str, str, str], ...] = ()
 
 
 def fix(
@@ -113,9 +115,11 @@ def fix(
     *,
     safety: str = UNSAFE,
     imports: tuple[tuple[str, str], ...] = (),
+    releases: tuple[tuple[str, str, str], ...] = (),
 ) -> FixSpec:
-    """Replace `node` by `replacement`, adding `imports` ((module, name), ...)."""
-    return FixSpec(safety, message, ((node, replacement),), imports)
+    """Replace `node` by `replacement`, adding `imports` ((module, name), ...);
+    `releases`: imports it may leave unused ((module, name, alias or ""), ...)."""
+    return FixSpec(safety, message, ((node, replacement),), imports, releases)
 
 
 @dataclass(slots=True)

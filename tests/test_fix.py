@@ -104,8 +104,10 @@ def test_nothing_outside_the_edits_changes(
 # --- imports and the names fixes use (AddImportsVisitor) -----------------------------------
 
 
-def _fix_source(code: str, *codes: str, options: Options | None = None) -> str:
-    """`code` (as module app.views) after the fix loop with unsafe fixes."""
+def _fix_source(
+    code: str, *codes: str, options: Options | None = None, unsafe: bool = True
+) -> str:
+    """`code` (as module app.views) after the fix loop (with unsafe fixes)."""
     settings = LintSettings(frozenset(codes), options or Options())
 
     def relint(data: bytes) -> list[Finding]:
@@ -113,7 +115,7 @@ def _fix_source(code: str, *codes: str, options: Options | None = None) -> str:
         return settle([result], ProjectSettings(settings.codes))
 
     data = code.encode()
-    fixed = fix_file("app/views.py", data, relint(data), relint, True).data.decode()
+    fixed = fix_file("app/views.py", data, relint(data), relint, unsafe).data.decode()
     cst.parse_module(fixed)
     return fixed
 
@@ -123,6 +125,38 @@ def checkout(order):
     with atomic():
         send_receipt.delay(order.pk)
 """
+
+
+_TENACITY = """\
+from tenacity import retry, stop_after_attempt, wait_exponential{alias}
+{extra}
+
+@retry(wait={name}(multiplier=1, max=60), stop=stop_after_attempt(5))
+def fetch(): ...
+"""
+
+
+@pytest.mark.parametrize("alias", ["", " as backoff"])
+def test_an_import_the_fix_leaves_unused_is_removed(alias: str) -> None:
+    name = alias.removeprefix(" as ") or "wait_exponential"
+    fixed = _fix_source(_TENACITY.format(alias=alias, extra="", name=name), "JL301")
+    assert fixed.startswith(
+        "from tenacity import wait_random_exponential, retry, stop_after_attempt\n\n"
+    )
+    assert "wait_exponential" not in fixed and "backoff" not in fixed
+
+
+def test_an_import_still_read_after_the_fixes_stays() -> None:
+    later = "\n@retry(wait=wait_exponential(multiplier=1, min=2))\ndef later(): ...\n"
+    code = _TENACITY.format(alias="", extra="", name="wait_exponential") + later
+    # `min=` makes that fix unsafe: with safe fixes only, `later` still reads the name.
+    safe = _fix_source(code, "JL301", unsafe=False)
+    assert "import wait_random_exponential, retry, stop_after_attempt, wait_exponential\n" in safe
+    assert "wait=wait_exponential(multiplier=1, min=2)" in safe
+    assert "wait_exponential" not in _fix_source(code, "JL301").replace("random_exponential", "")
+    listed = '__all__ = ["wait_exponential"]'
+    exported = _TENACITY.format(alias="", extra=listed, name="wait_exponential")
+    assert "stop_after_attempt, wait_exponential\n" in _fix_source(exported, "JL301")
 
 
 def test_an_import_after_other_code_is_not_added_again() -> None:

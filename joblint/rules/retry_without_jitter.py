@@ -18,7 +18,7 @@ from joblint.analysis.expressions import (
     self_growing_names,
     snippet,
 )
-from joblint.analysis.names import dotted_text
+from joblint.analysis.names import BindingKind, dotted_text
 from joblint.analysis.references import reference
 from joblint.analysis.retry_options import (
     TaskOptions,
@@ -104,7 +104,10 @@ class RetryWithoutJitter(RetryRule):
       it. The name follows the import: `tenacity.wait_exponential(...)`
       becomes `tenacity.wait_random_exponential(...)`; a bare or aliased name
       becomes `wait_random_exponential(...)`, imported from `tenacity` (or an
-      existing import of it is used). With `min=` (or `**kwargs` that may
+      existing import of it is used); `--fix` then removes the import of
+      `wait_exponential` if nothing reads it any more (LibCST's
+      `RemoveImportsVisitor`: a name in `__all__` stays; JSON/SARIF fix edits
+      don't carry that clean-up). With `min=` (or `**kwargs` that may
       hold it) the fix is unsafe: tenacity honours `min` as the lowest wait
       of `wait_random_exponential` only from 9.0 (before, waits start at 0).
 
@@ -441,7 +444,7 @@ for attempt in t.Retrying(wait=t.wait_exponential(), stop=t.stop_after_attempt(3
             (16, 32, "wait_exponential"),
             fixed="""
 import tenacity as t
-from tenacity import wait_random_exponential, retry as retrying, wait_exponential
+from tenacity import wait_random_exponential, retry as retrying
 
 WAIT = wait_random_exponential(multiplier=1, max=60)
 
@@ -481,8 +484,6 @@ def c(): ...
             fixed="""
 import tenacity
 from tenacity import wait_random_exponential, retry, stop_after_attempt
-from tenacity import wait_exponential as backoff
-from tenacity.wait import wait_exponential
 
 @retry(wait=wait_random_exponential(multiplier=2, max=30), stop=stop_after_attempt(5))
 def a(): ...
@@ -684,11 +685,13 @@ async def afetch(url):
             return None  # wait_incrementing has no random twin
         func = term.func
         imports: tuple[tuple[str, str], ...] = ()
+        releases: tuple[tuple[str, str, str], ...] = ()
         if isinstance(func, cst.Attribute):
             new_func: cst.BaseExpression = func.with_changes(
                 attr=cst.Name(facts.TENACITY_RANDOM_EXPONENTIAL)
             )
         else:
+            releases = self._imported_as(func)
             found = reference(
                 self.context,
                 f"tenacity.{facts.TENACITY_RANDOM_EXPONENTIAL}",
@@ -700,8 +703,19 @@ async def afetch(url):
             new_func, imports = found.expr, found.imports
         new = term.with_changes(func=new_func)
         if _may_set_min(term):
-            return fix(term, new, _RANDOM_WAIT_WITH_MIN, imports=imports)
-        return fix(term, new, _RANDOM_WAIT, safety=SAFE, imports=imports)
+            return fix(term, new, _RANDOM_WAIT_WITH_MIN, imports=imports, releases=releases)
+        return fix(term, new, _RANDOM_WAIT, safety=SAFE, imports=imports, releases=releases)
+
+    def _imported_as(self, func: cst.BaseExpression) -> tuple[tuple[str, str, str], ...]:
+        """The from-import `func` (a bare name) comes by, as `Fix.releases` wants it:
+        the fix may leave it unused."""
+        if not isinstance(func, cst.Name):
+            return ()
+        binding = self.context.resolver.lookup(func.value)
+        if binding is None or binding.kind is not BindingKind.IMPORT or "." not in binding.qualname:
+            return ()
+        module, name = binding.qualname.rsplit(".", 1)
+        return ((module, name, "" if name == func.value else func.value),)
 
     def _wait_terms(
         self, node: cst.BaseExpression, analysis: DelayAnalysis, depth: int
