@@ -163,30 +163,34 @@ sys.stdout.flush()
 """
 
 
-def test_a_warm_run_printing_a_finding_is_light(tmp_path: Path) -> None:
-    """The default format, to a pipe, with its code frame: the source is read
-    and decoded without the engine, and printed without rich."""
-    (tmp_path / "jobs.py").write_text(
-        "from django.db import transaction\nfrom tasks import t\n\n"
-        "def f():\n    with transaction.atomic():\n        t.delay()\n"
-    )
+@pytest.mark.parametrize(
+    ("source", "shown", "imported"),
+    [
+        # The default format, to a pipe, with its code frame: the source is
+        # read and decoded without the engine, and printed without rich.
+        (
+            "from django.db import transaction\nfrom tasks import t\n\n"
+            "def f():\n    with transaction.atomic():\n        t.delay()\n",
+            "6 |         t.delay()",
+            [],
+        ),
+        # Whole-project rules run on cached facts every run: only their own
+        # modules are imported, and none of them imports LibCST.
+        (
+            'from celery import Celery\n\napp = Celery("proj", broker="redis://localhost:6379/0")\n'
+            "app.conf.task_time_limit = 2 * 3600\n",
+            "JL501",
+            [
+                "joblint.rules.countdown_beyond_visibility_timeout",
+                "joblint.rules.visibility_timeout_below_time_limit",
+            ],
+        ),
+    ],
+    ids=["finding-with-code-frame", "celery-project-rules"],
+)
+def test_a_warm_run_is_light(source: str, shown: str, imported: list[str], tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(source)
     cold = run_snippet(WARM_RUN, tmp_path)  # fills the cache
     warm = run_snippet(WARM_RUN, tmp_path)
-    assert warm[1] == cold[1] and "6 |         t.delay()" in warm[1]
-    assert warm[0] == []
-
-
-def test_a_warm_run_on_a_celery_project_imports_only_the_project_rules(tmp_path: Path) -> None:
-    """Whole-project rules run on cached facts every run: only their own
-    modules are imported, and none of them imports LibCST."""
-    (tmp_path / "app.py").write_text(
-        'from celery import Celery\n\napp = Celery("proj", broker="redis://localhost:6379/0")\n'
-        "app.conf.task_time_limit = 2 * 3600\n"
-    )
-    cold = run_snippet(WARM_RUN, tmp_path)  # fills the cache
-    warm = run_snippet(WARM_RUN, tmp_path)
-    assert warm[1] == cold[1] and "JL501" in warm[1]
-    assert warm[0] == [
-        "joblint.rules.countdown_beyond_visibility_timeout",
-        "joblint.rules.visibility_timeout_below_time_limit",
-    ]
+    assert warm[1] == cold[1] and shown in warm[1]
+    assert warm[0] == imported
