@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from joblint.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint
+from joblint.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
 from joblint.config import Config, lint_options
 from joblint.files import Discovery, discover, module_name
 from joblint.models import FileResult, Finding
@@ -372,6 +372,10 @@ def _lint_discovered(
     results.extend(r for r in syntax if r.path in left)
     context.extend(_facts_on_demand(run, pool, results, context))
     run.screener.save()
+    if run.cache is not None:  # a bounded cache: old entries and records go
+        run.cache.prune_if_full()
+        if run.screener.saved:
+            prune_screenings(run.cache.directory)
     return _finish(
         results,
         discovery.errors,

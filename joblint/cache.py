@@ -28,6 +28,9 @@ CACHE_DIR_NAME = ".joblint_cache"
 ENTRY_FORMAT = "3"
 PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_ENTRIES = 50_000
+SUBDIRECTORIES = 256  # an entry lives under the first two hex digits of its key
+# Screening records kept (one per joblint version, code and rule selection).
+MAX_SCREENINGS = 4
 _MODELS: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in vars(models).values()
@@ -81,7 +84,9 @@ def code_fingerprint() -> str:
             info = path.stat()
         except OSError:
             continue
-        digest.update(f"{path.relative_to(PACKAGE_DIR)}:{info.st_size}:{info.st_mtime_ns}\0".encode())
+        digest.update(
+            f"{path.relative_to(PACKAGE_DIR)}:{info.st_size}:{info.st_mtime_ns}\0".encode()
+        )
     return digest.hexdigest()
 
 
@@ -110,6 +115,7 @@ class ResultCache:
         self.directory = directory
         self.hits = 0
         self.writes = 0
+        self._written_to: Path | None = None  # one subdirectory this run wrote to
 
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -135,9 +141,24 @@ class ResultCache:
                 json.dump(encode(result), stream, separators=(",", ":"))
             os.replace(temporary, target)
             self.writes += 1
+            self._written_to = target.parent
         except OSError:
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(temporary)
+
+    def prune_if_full(self, keep: int = MAX_ENTRIES) -> int:
+        """After a run that wrote entries, `prune` if the cache may hold more
+        than `keep`. Keys are hex digests spread evenly over 256 subdirectories,
+        so one subdirectory's size estimates the whole without listing it."""
+        if self._written_to is None:
+            return 0
+        try:
+            sample = sum(1 for name in os.listdir(self._written_to) if name.endswith(".json"))
+        except OSError:
+            return 0
+        if sample * SUBDIRECTORIES <= keep:
+            return 0
+        return self.prune(keep)
 
     def prune(self, keep: int = MAX_ENTRIES) -> int:
         """Drop the least recently written entries beyond `keep`; how many went."""
@@ -148,6 +169,18 @@ class ResultCache:
                 path.unlink()
                 removed += 1
         return removed
+
+
+def prune_screenings(directory: Path, keep: int = MAX_SCREENINGS) -> int:
+    """Drop all but the `keep` most recently written screening records
+    (`joblint.screen`): an upgrade or another rule selection starts a new one."""
+    records = sorted(directory.glob("screen-*.json"), key=_mtime, reverse=True)
+    removed = 0
+    for path in records[keep:]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed += 1
+    return removed
 
 
 def ensure_marker_files(directory: Path) -> None:

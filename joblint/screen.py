@@ -131,6 +131,7 @@ class Screener:
         self._known: dict[str, Screening] = self._load()
         self._seen: set[str] = set()
         self._changed = False
+        self.saved = False  # this run wrote the record
 
     def _load(self) -> dict[str, Screening]:
         if self.path is None:
@@ -171,6 +172,7 @@ class Screener:
     def save(self) -> None:
         if self.path is None or not self._changed:
             return
+        self.saved = True
         known = self._known
         if len(known) > MAX_REMEMBERED:
             known = {k: v for k, v in known.items() if k in self._seen}

@@ -429,3 +429,45 @@ def test_the_ast_checks_walk_only_lines_naming_sleep_without_changing_verdicts(
     assert [call for call, _ in pruned.sleeps if pruned.is_sleep(call)] == [
         call for call, _ in full.sleeps if full.is_sleep(call)
     ]
+
+
+def test_the_cache_is_bounded(tmp_path: Path) -> None:
+    """A run that wrote entries prunes the oldest beyond the limit; a run that
+    wrote none (a warm run) lists nothing."""
+    import hashlib
+    import os
+
+    from joblint.cache import ResultCache
+    from joblint.models import FileResult
+
+    cache = ResultCache(tmp_path / "cache")
+    assert cache.prune_if_full(keep=1) == 0  # nothing written: nothing looked at
+    keys = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(600)]
+    for age, key in enumerate(keys):
+        cache.put(key, FileResult(f"m{age}.py"))
+        entry = cache._entry(key)
+        os.utime(entry, (1_000_000 + age, 1_000_000 + age))  # later keys are newer
+    assert cache.prune_if_full(keep=10_000) == 0  # the estimate stays under the limit
+    assert cache.prune_if_full(keep=100) == 500
+    left = {p.stem for p in (tmp_path / "cache").glob("*/*.json")}
+    assert left == set(keys[-100:])
+
+
+def test_old_screening_records_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from joblint.cache import MAX_SCREENINGS
+
+    write(tmp_path, {"plain.py": "x = 1\n"})
+    cache = tmp_path / ".joblint_cache"
+    cache.mkdir()
+    for age in range(6):  # records of earlier versions or rule selections
+        old = cache / f"screen-old{age}.json"
+        old.write_text("{}")
+        os.utime(old, (1_000_000 + age, 1_000_000 + age))
+    monkeypatch.chdir(tmp_path)
+    lint_paths([Path(".")], Config(root=tmp_path), RunOptions(cache=True))
+    records = sorted(p.name for p in cache.glob("screen-*.json"))
+    assert len(records) == MAX_SCREENINGS
+    assert [r for r in records if not r.startswith("screen-old")]  # this run's own
+    assert "screen-old5.json" in records and "screen-old0.json" not in records
