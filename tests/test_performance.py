@@ -471,3 +471,31 @@ def test_old_screening_records_are_pruned(tmp_path: Path, monkeypatch: pytest.Mo
     assert len(records) == MAX_SCREENINGS
     assert [r for r in records if not r.startswith("screen-old")]  # this run's own
     assert "screen-old5.json" in records and "screen-old0.json" not in records
+
+
+def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
+    """Four cold runs on one cache at the same moment: the same findings from
+    each, every entry a complete one, and a warm run after them agrees."""
+    from joblint.cache import decode as decode_entry
+
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    return x * {i}\n" for i in range(30)}
+    for i in range(6):
+        files[f"pkg/jobs{i}.py"] = (
+            "from django.db import transaction\nfrom tasks import t\n\n"
+            f"def f{i}():\n    with transaction.atomic():\n        t.delay()\n"
+        )
+    write(tmp_path, {"pkg/__init__.py": "", **files})
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "joblint", "check", "-j", "2", "--format", "json", "."]
+    runs = [
+        subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    outputs = [run.communicate(timeout=120)[0] for run in runs]
+    assert all(run.returncode == 1 for run in runs)
+    assert len(json.loads(outputs[0])) == 6 and len(set(outputs)) == 1
+    entries = list((tmp_path / ".joblint_cache").glob("*/*.json"))
+    assert entries and all(decode_entry(json.loads(p.read_text())) for p in entries)
+    assert not list((tmp_path / ".joblint_cache").rglob("*.tmp"))  # no half-written files
+    warm = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert warm.stdout == outputs[0]
