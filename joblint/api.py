@@ -295,7 +295,7 @@ def cache_directory(config: Config) -> Path:
 
 def _load_sources(paths: list[Path]) -> tuple[list[_Source], list[tuple[Path, str]]]:
     sources, unreadable = [], []
-    shown = _Shower()
+    shown = _DisplayPaths()
     for path in paths:
         data = _read(path)
         if isinstance(data, str):
@@ -305,7 +305,7 @@ def _load_sources(paths: list[Path]) -> tuple[list[_Source], list[tuple[Path, st
     return sources, unreadable
 
 
-class _Shower:
+class _DisplayPaths:
     """`display_path` for many paths: the current directory looked up once."""
 
     def __init__(self) -> None:
