@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -162,21 +163,19 @@ class ResultCache:
 
     def prune(self, keep: int = MAX_ENTRIES) -> int:
         """Drop the least recently written entries beyond `keep`; how many went."""
-        entries = sorted(self.directory.glob("*/*.json"), key=lambda p: _mtime(p), reverse=True)
-        removed = 0
-        for path in entries[keep:]:
-            with contextlib.suppress(OSError):
-                path.unlink()
-                removed += 1
-        return removed
+        return _keep_newest(self.directory.glob("*/*.json"), keep)
 
 
 def prune_screenings(directory: Path, keep: int = MAX_SCREENINGS) -> int:
     """Drop all but the `keep` most recently written screening records
     (`joblint.screen`): an upgrade or another rule selection starts a new one."""
-    records = sorted(directory.glob("screen-*.json"), key=_mtime, reverse=True)
+    return _keep_newest(directory.glob("screen-*.json"), keep)
+
+
+def _keep_newest(paths: Iterable[Path], keep: int) -> int:
+    """Delete all but the `keep` most recently written of `paths`; how many went."""
     removed = 0
-    for path in records[keep:]:
+    for path in sorted(paths, key=_mtime, reverse=True)[keep:]:
         with contextlib.suppress(OSError):
             path.unlink()
             removed += 1
