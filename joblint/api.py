@@ -122,18 +122,6 @@ def _read(path: Path) -> bytes | str:
         return f"cannot read: {exc.strerror or exc}"
 
 
-def lint_file(path: Path, selector: _Selector) -> FileResult:
-    shown = display_path(path)
-    settings = selector.settings_for(path)
-    data = _read(path)
-    if isinstance(data, str):
-        return unparseable_result(shown, settings, SourceError(data))
-    name, is_package = module_name(path)
-    from joblint.engine import lint_source
-
-    return lint_source(shown, data, settings, ModuleInfo(name, is_package))
-
-
 @dataclass(slots=True)
 class RunOptions:
     """How to run, as opposed to what to check (that is `Config`)."""

@@ -26,7 +26,7 @@ from joblint.settings import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version (issue 10: fixes).
-ENTRY_FORMAT = "3"
+ENTRY_FORMAT = "4"
 PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_ENTRIES = 50_000
 SUBDIRECTORIES = 256  # an entry lives under the first two hex digits of its key
@@ -92,8 +92,9 @@ def code_fingerprint() -> str:
 
 
 def entry_key(
-    path: str, data: bytes, settings: LintSettings, module: ModuleInfo, kind: str = "lint"
+    path: str, content: str, settings: LintSettings, module: ModuleInfo, kind: str = "lint"
 ) -> str:
+    """`content`: the file's content digest (`joblint.screen.digest`)."""
     digest = hashlib.sha256()
     for part in (
         __version__,
@@ -104,10 +105,10 @@ def entry_key(
         module.name,
         str(module.is_package),
         settings_fingerprint(settings),
+        content,
     ):
         digest.update(part.encode("utf-8", "surrogateescape"))  # undecodable file names
         digest.update(b"\0")
-    digest.update(data)
     return digest.hexdigest()
 
 

@@ -208,6 +208,3 @@ class FileResult:
     errors: tuple[str, ...] = ()
     # Whether the file was read and parsed (False for JL001 files).
     parsed: bool = True
-    # The prefilter's AST check found nothing to lint (`joblint.confirm`): the
-    # file parses, and nothing else was looked at.
-    skipped: bool = False

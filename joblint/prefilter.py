@@ -88,6 +88,8 @@ class Decision:
     wanted: bool
     confirm: tuple[tuple[str, frozenset[str]], ...] = ()
     codes: frozenset[str] | None = frozenset()
+    # A gated trigger (`.send(`) is in the file, whatever it names.
+    gated: bool = False
 
 
 _DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
@@ -149,13 +151,10 @@ class Prefilter:
             self._anchors.update(check.anchors, *check.also)
         self.codes_of.setdefault(check, set()).update(codes)
 
-    def decide(self, data: bytes) -> Decision:
-        lowered = data.lower()
-        return self.decide_lowered(lowered, self.present(lowered))
-
     def decide_lowered(self, lowered: bytes, present: frozenset[bytes]) -> Decision:
+        gated = self.gated_codes(lowered, present)
         if self.disabled:
-            return Decision(True, codes=None)
+            return Decision(True, codes=None, gated=bool(gated))
         wanted = False
         codes: set[str] = set()
         confirm: dict[str, set[str]] = {}
@@ -166,7 +165,6 @@ class Prefilter:
                 else:
                     wanted = True
                     codes.update(self.codes_of[check])
-        gated = self.gated_codes(lowered, present)
         if gated and (wanted or defines_jobs(lowered, present)):
             # Linted anyway: its gated triggers count (the second pass sees only
             # skipped files).
@@ -175,9 +173,9 @@ class Prefilter:
         if wanted:  # the AST checks would only add rules: run theirs too
             for extra in confirm.values():
                 codes.update(extra)
-            return Decision(True, (), every_rule_or(codes))
+            return Decision(True, (), every_rule_or(codes), gated=bool(gated))
         checks = tuple(sorted((name, frozenset(c)) for name, c in confirm.items()))
-        return Decision(False, checks, frozenset())
+        return Decision(False, checks, frozenset(), gated=bool(gated))
 
     def gated_codes(self, lowered: bytes, present: frozenset[bytes] | None = None) -> set[str]:
         """The rules of the gated triggers in the (lower-cased) file."""
@@ -191,10 +189,6 @@ class Prefilter:
         """The anchors in the (lower-cased) file, each looked for once however
         many triggers share it."""
         return self._search.present(lowered)
-
-    def has_gated(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
-        """A gated trigger is in the (lower-cased) file, whatever it names."""
-        return any(check.matches(lowered, present) for check in self.gated)
 
 
 def every_rule_or(codes: set[str]) -> frozenset[str] | None:

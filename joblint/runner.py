@@ -147,17 +147,8 @@ def run_jobs(
     keys: list[str] = []
     todo: list[int] = []
     for index, job in enumerate(jobs):
-        key = (
-            entry_key(
-                job.path,
-                (job.digest or digest(job.data)).encode(),
-                job.settings,
-                job.module,
-                job.kind,
-            )
-            if cache
-            else ""
-        )
+        content = job.digest or digest(job.data)
+        key = entry_key(job.path, content, job.settings, job.module, job.kind) if cache else ""
         keys.append(key)
         cached = cache.get(key) if cache else None
         if cached is not None:

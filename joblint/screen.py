@@ -85,7 +85,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         wanted=decision.wanted,
         codes=decision.codes,
         defines_jobs=defines_jobs(lowered, present),
-        gated=prefilter.has_gated(lowered, present),
+        gated=decision.gated,
         project_facts=has_project_facts(lowered, present),
         on_call=ON_CALL_TASKS.search(lowered) is not None,
     )

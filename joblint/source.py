@@ -80,39 +80,38 @@ def unparseable_result(path: str, settings: LintSettings, exc: SourceError) -> F
     return FileResult(path, findings, parsed=False)
 
 
-def python_tree(
-    path: str, data: bytes, settings: LintSettings
-) -> tuple[ast.Module | None, FileResult]:
-    """The file's `ast` tree (None if Python can't parse it) and its syntax
-    check (JL001) with Python's own parser, many times cheaper than LibCST's.
+def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
+    """For files the prefilter skips: only whether they can be read and parsed
+    (JL001), with Python's own parser, many times cheaper than LibCST's."""
+    if _python_parses(data):
+        return FileResult(path)
+    return _why_unparseable(path, data, settings)
+
+
+def _why_unparseable(path: str, data: bytes, settings: LintSettings) -> FileResult:
+    """The syntax check by `ast.parse`, which says why a file doesn't parse.
     (The shape budgets guard LibCST; Python's parser refuses deep nesting itself.)"""
     try:
         over = budget.check_size(len(data))
         if over is not None:
             raise SourceError(over.message, over.line)
-        return quiet_ast_parse(decode(data)), FileResult(path)
+        quiet_ast_parse(decode(data))
     except SourceError as exc:
-        return None, unparseable_result(path, settings, exc)
+        return unparseable_result(path, settings, exc)
     except SyntaxError as exc:
         if _libcst_parses(data):
-            return None, FileResult(path)  # newer syntax than this Python's (`type X = ...`)
+            return FileResult(path)  # newer syntax than this Python's (`type X = ...`)
         error = SourceError(f"syntax error: {exc.msg}", exc.lineno or 1, max(1, exc.offset or 1))
-        return None, unparseable_result(path, settings, error)
+        return unparseable_result(path, settings, error)
     except (RecursionError, MemoryError, ValueError):
-        return None, unparseable_result(path, settings, SourceError("too deeply nested to parse"))
-
-
-def syntax_check(path: str, data: bytes, settings: LintSettings) -> FileResult:
-    """For files the prefilter skips: only whether they can be read and parsed."""
-    if _python_parses(data):
-        return FileResult(path)
-    return python_tree(path, data, settings)[1]
+        return unparseable_result(path, settings, SourceError("too deeply nested to parse"))
+    return FileResult(path)
 
 
 def _python_parses(data: bytes) -> bool:
     """True if Python certainly parses the file, checked by building its
     symbol table: the same parser as `ast.parse` without turning the tree
-    into Python objects (a third cheaper). False means "ask `python_tree`",
+    into Python objects (a third cheaper). False means "ask `ast.parse`",
     which tells why (symbol-table errors such as a misplaced `nonlocal` are
     not syntax errors to joblint, as LibCST parses those files)."""
     if budget.check_size(len(data)) is not None:

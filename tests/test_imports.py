@@ -98,7 +98,7 @@ def test_cache_round_trip_is_light(tmp_path: Path) -> None:
     from joblint.settings import LintSettings, ModuleInfo
 
     cache = ResultCache(Path("cache"))
-    key = entry_key("a.py", b"x = 1\\n", LintSettings(frozenset({"JL101"})), ModuleInfo("a"))
+    key = entry_key("a.py", "0" * 32, LintSettings(frozenset({"JL101"})), ModuleInfo("a"))
     finding = Finding("JL101", "enqueue-in-transaction", "m", "a.py", Span(1, 1, 1, 2))
     cache.put(key, FileResult("a.py", (finding,)))
     assert cache.get(key).findings == (finding,)
