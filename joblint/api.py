@@ -193,6 +193,10 @@ class _Run:
         warm = self.screener.remembers
         self.pool = WorkerPool(workers, self.prefilter, eager=not warm)
 
+    def _pool(self) -> WorkerPool:
+        assert self.pool is not None, "lint_paths starts the pool before any work"
+        return self.pool
+
     def screen(self, source: _Source) -> Screening:
         if source.screening is None:
             self.screen_all([source])
@@ -209,7 +213,7 @@ class _Run:
                     todo.setdefault(source.key, source)
         check_syntax = UNPARSEABLE in self.selector.base
         computed = screen_sources(
-            [(s.data, check_syntax) for s in todo.values()], self.prefilter, self.pool
+            [(s.data, check_syntax) for s in todo.values()], self.prefilter, self._pool()
         )
         for key, screening in zip(todo, computed, strict=True):
             self.screener.record(key, screening)
@@ -249,14 +253,12 @@ class _Run:
         `triggered`: run only the rules the screening found triggers of."""
         on_file = None if counted else self.options.on_file
         jobs = self._jobs(sources, triggered=triggered)
-        return run_jobs(jobs, self.workers, self.cache, on_file, self.pool)
+        return run_jobs(jobs, self._pool(), self.cache, on_file)
 
     def check_syntax(self, sources: list[_Source]) -> list[FileResult]:
         """JL001 for skipped files Python can't parse (or not known to)."""
         unknown = [s for s in sources if self.screen(s).parses is not True]
-        found = run_jobs(
-            self._jobs(unknown, syntax_only=True), self.workers, self.cache, None, self.pool
-        )
+        found = run_jobs(self._jobs(unknown, syntax_only=True), self._pool(), self.cache)
         for source, result in zip(unknown, found, strict=True):
             self.screener.parses(source.key, result.parsed)
         return [r for r in found if r.findings]
@@ -272,7 +274,7 @@ class _Run:
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
         jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
-        return run_jobs(jobs, self.workers, self.cache, pool=self.pool)
+        return run_jobs(jobs, self._pool(), self.cache)
 
 
 def cache_directory(config: Config) -> Path:

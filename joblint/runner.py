@@ -113,11 +113,11 @@ class WorkerPool:
 
 
 def screen_sources(
-    items: list[tuple[bytes, bool]], prefilter: Prefilter, pool: WorkerPool | None
+    items: list[tuple[bytes, bool]], prefilter: Prefilter, pool: WorkerPool
 ) -> list[Screening]:
     """`joblint.screen.screen_source` of each (bytes, check syntax), in input
     order, in the pool when there are enough files to pay for one."""
-    executor = pool.executor if pool is not None and len(items) >= MIN_FILES_FOR_POOL else None
+    executor = pool.executor if len(items) >= MIN_FILES_FOR_POOL else None
     if executor is None:
         return [screen_source(prefilter, data, check) for data, check in items]
     results: list[Screening | None] = [None] * len(items)
@@ -136,10 +136,9 @@ def _screen_chunk(items: list[tuple[bytes, bool]]) -> list[Screening]:
 
 def run_jobs(
     jobs: Sequence[Job],
-    workers: int,
+    pool: WorkerPool,
     cache: ResultCache | None,
     on_done: Callable[[str], None] | None = None,
-    pool: WorkerPool | None = None,
 ) -> list[FileResult]:
     """Results in input order. `on_done` hears of every file linted (syntax
     checks are of files already counted as skipped)."""
@@ -157,7 +156,7 @@ def run_jobs(
                 on_done(CACHED)
         else:
             todo.append(index)
-    computed = _compute([jobs[i] for i in todo], workers, on_done, pool)
+    computed = _compute([jobs[i] for i in todo], pool, on_done)
     for index, result in zip(todo, computed, strict=True):
         results[index] = result
         # A clean syntax check is remembered by the screening record instead.
@@ -168,27 +167,20 @@ def run_jobs(
 
 
 def _compute(
-    jobs: list[Job],
-    workers: int,
-    on_done: Callable[[str], None] | None,
-    pool: WorkerPool | None = None,
+    jobs: list[Job], pool: WorkerPool, on_done: Callable[[str], None] | None
 ) -> list[FileResult]:
-    many = len(jobs) >= MIN_FILES_FOR_POOL
-    if pool is not None and jobs and (pool.started or many):
+    """In the pool once it runs or when there are enough jobs to start it;
+    else here, one by one."""
+    if jobs and (pool.started or len(jobs) >= MIN_FILES_FOR_POOL):
         executor = pool.executor
         if executor is not None:
             return _in_pool(executor, jobs, on_done)
-    if pool is not None or workers <= 1 or not many:
-        found = []
-        for job in jobs:
-            found.append(_run(job))
-            if on_done and not job.syntax_only:
-                on_done(CHECKED)
-        return found
-    with ProcessPoolExecutor(
-        max_workers=workers, initializer=_init_worker, initargs=(None,)
-    ) as executor:
-        return _in_pool(executor, jobs, on_done)
+    found = []
+    for job in jobs:
+        found.append(_run(job))
+        if on_done and not job.syntax_only:
+            on_done(CHECKED)
+    return found
 
 
 def _in_pool(
