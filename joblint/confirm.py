@@ -72,8 +72,7 @@ class _Lines:
 
     _ALIAS = re.compile(rb"\bsleep\s+as\s+(\w+)")
 
-    def __init__(self, data: bytes) -> None:
-        lowered = data.lower()
+    def __init__(self, lowered: bytes) -> None:
         words = {_SLEEP.encode(), *self._ALIAS.findall(lowered)}
         self.numbers = [
             number
@@ -152,7 +151,7 @@ CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
 }
 
 
-def confirmed(tree: ast.Module, checks: Iterable[str], data: bytes) -> set[str]:
-    """The named checks that hold for the tree (parsed from `data`)."""
-    scan = _scan(tree, _Lines(data))
+def confirmed(tree: ast.Module, checks: Iterable[str], lowered: bytes) -> set[str]:
+    """The named checks that hold for the tree (`lowered`: its source, lower-cased)."""
+    scan = _scan(tree, _Lines(lowered))
     return {check for check in checks if CONFIRMERS[check](scan)}

@@ -94,7 +94,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
     if not decision.confirm:
         screening.parses = syntax_check("", data, NO_CODES).parsed
         return screening
-    codes = _confirmed_codes(data, dict(decision.confirm))
+    codes = _confirmed_codes(data, lowered, dict(decision.confirm))
     screening.wanted = bool(codes)
     screening.codes = every_rule_or(codes) if codes else frozenset()
     if not screening.wanted:
@@ -102,14 +102,16 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
     return screening
 
 
-def _confirmed_codes(data: bytes, checks: dict[str, frozenset[str]]) -> set[str]:
+def _confirmed_codes(
+    data: bytes, lowered: bytes, checks: dict[str, frozenset[str]]
+) -> set[str]:
     """The rules of the AST checks that confirm a trigger. Anything `ast`
     can't take goes to LibCST (with every check's rules), which reports it
     as it would."""
     held: Iterable[str] = checks
     if budget.check_size(len(data)) is None:
         with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
-            held = confirmed(quiet_ast_parse(data), checks, data)
+            held = confirmed(quiet_ast_parse(data), checks, lowered)
     return {code for name in held for code in checks[name]}
 
 
