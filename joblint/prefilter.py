@@ -15,7 +15,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from joblint.knowledge.tokens import DEFINES_JOBS, PROJECT_FACTS, RULE_TRIGGERS, Trigger
+from joblint.knowledge.tokens import (
+    DEFINES_JOBS,
+    NEEDS_EVERY_RULE,
+    PROJECT_FACTS,
+    RULE_TRIGGERS,
+    Trigger,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +112,8 @@ def has_project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -
     return any(check.matches(lowered, present) for check in _PROJECT_FACTS)
 
 
-# Rules that must see the whole file's rule set: JL002 judges a suppression
-# only by the rules that ran.
+# Stands for every selected rule in a check's rules.
 _ALL_RULES = "*"
-_NEEDS_EVERY_RULE = frozenset({"JL002"})
 
 
 class Prefilter:
@@ -128,7 +132,7 @@ class Prefilter:
             if code not in RULE_TRIGGERS:
                 self.disabled = True  # a rule that declares no triggers: parse everything
                 continue
-            rule = _ALL_RULES if code in _NEEDS_EVERY_RULE else code
+            rule = _ALL_RULES if code in NEEDS_EVERY_RULE else code
             for trigger in RULE_TRIGGERS[code]:
                 self._add(trigger, {rule})
         names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})

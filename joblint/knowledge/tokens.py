@@ -269,3 +269,7 @@ RULE_TRIGGERS: dict[str, tuple[Trigger, ...]] = {
     "JL501": PROJECT_FACTS,
     "JL502": PROJECT_FACTS,
 }
+
+# Rules whose triggers, where found, make every selected rule run on the file:
+# JL002 judges a suppression only by the rules that ran on it.
+NEEDS_EVERY_RULE: frozenset[str] = frozenset({"JL002"})
