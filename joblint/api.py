@@ -22,7 +22,7 @@ from joblint.project import (
     settle,
     wanted_names,
 )
-from joblint.registry import catalog, select_codes
+from joblint.registry import is_project_rule, select_codes
 from joblint.runner import (
     MIN_FILES_FOR_POOL,
     Job,
@@ -77,7 +77,7 @@ class _Selector:
 
     @property
     def project_rules(self) -> bool:
-        return any(rule.project and rule.code in self.base for rule in catalog())
+        return any(is_project_rule(code) for code in self.base)
 
     def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
         return ProjectSettings(self.base, self.config.visibility_margin_seconds, named)
