@@ -31,6 +31,7 @@ from joblint.runner import (
     screen_sources,
     worker_count,
 )
+from joblint.scope import TestCode, production_only, settle_production
 from joblint.screen import Screener, Screening, digest
 from joblint.settings import LintSettings, ModuleInfo
 from joblint.source import UNPARSEABLE, SourceError, unparseable_result
@@ -54,6 +55,8 @@ class RunResult:
     results: list[FileResult] = field(default_factory=list)
     context: list[FileResult] = field(default_factory=list)
     settings: ProjectSettings | None = None
+    # Findings in test code and migrations that were not reported (joblint.scope).
+    hidden_in_tests: int = 0
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -372,6 +375,7 @@ def _lint_discovered(
         run.selector.project_settings(named),
         context,
         files_checked=len(discovery.files),
+        tests=test_code(config),
     )
 
 
@@ -476,7 +480,14 @@ def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
     result = lint_source(
         display_path(path), text, selector.settings_for(path), ModuleInfo(name, is_package)
     )
-    return _finish([result], [], selector.project_settings(None))
+    return _finish([result], [], selector.project_settings(None), tests=test_code(config))
+
+
+def test_code(config: Config) -> TestCode | None:
+    """What counts as test code in this run; None when it is reported like the rest."""
+    if config.include_tests:
+        return None
+    return TestCode(config.root, config.all_test_paths)
 
 
 def _finish(
@@ -485,10 +496,15 @@ def _finish(
     settings: ProjectSettings,
     context: list[FileResult] | None = None,
     files_checked: int | None = None,
+    tests: TestCode | None = None,
 ) -> RunResult:
     checked = len(results) if files_checked is None else files_checked
     run = RunResult(files_checked=checked, errors=list(errors))
-    run.findings = settle(results, settings, context or ())
+    if tests is None:
+        run.findings = settle(results, settings, context or ())
+    else:
+        shown = settle_production(results, settings, context or (), tests)
+        run.findings, run.hidden_in_tests = shown.findings, shown.hidden
     run.results, run.context, run.settings = results, list(context or ()), settings
     for result in results:
         run.internal_errors.extend(result.errors)
@@ -502,10 +518,12 @@ def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], li
     settings = _Selector(config).settings_for(path)
     name, is_package = module_name(path)
     others = [r for r in run.results if r.path != shown] + run.context
+    tests = test_code(config)
     from joblint.engine import lint_source
 
     def relint(data: bytes) -> list[Finding]:
         result = lint_source(shown, data, settings, ModuleInfo(name, is_package))
-        return [f for f in settle([result], run.settings, others) if f.path == shown]
+        found = [f for f in settle([result], run.settings, others) if f.path == shown]
+        return found if tests is None else production_only(found, result, tests)
 
     return relint

@@ -79,6 +79,11 @@ def main() -> None:
 @click.option("--ignore", help="Codes or prefixes to disable.")
 @click.option("--preview/--no-preview", default=None, help="Enable preview rules.")
 @click.option(
+    "--include-tests/--no-include-tests",
+    default=None,
+    help="Report in test code and migrations too (config: include-tests).",
+)
+@click.option(
     "--format", "output_format", type=click.Choice(FORMATS), default="full", show_default=True
 )
 @click.option(
@@ -137,6 +142,7 @@ def check(
     extend_select: str | None,
     ignore: str | None,
     preview: bool | None,
+    include_tests: bool | None,
     output_format: str,
     output_file: Path | None,
     exit_zero: bool,
@@ -168,6 +174,7 @@ def check(
             extend_select=_codes(extend_select),
             ignore=_codes(ignore),
             preview=preview,
+            include_tests=include_tests,
             force_exclude=force_exclude or None,
         )
         _validate_cli_codes(config)
@@ -395,6 +402,9 @@ def _print_summary(run: RunResult, output_format: str) -> None:
         err.write(f"Found {count} {noun} in {files} {file_noun} ({_checked(run)}).\n")
     else:
         err.write(f"All checks passed ({_checked(run)}).\n")
+    if run.hidden_in_tests:
+        hidden = _plural(run.hidden_in_tests)
+        err.write(f"{hidden} in test code and migrations not shown (--include-tests shows them).\n")
 
 
 def _checked(run: RunResult) -> str:

@@ -21,6 +21,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from joblint.knowledge import locks
 from joblint.registry import find, is_known_selector
+from joblint.scope import DEFAULT_TEST_PATHS
 from joblint.settings import Options, RuleOptionValue
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
@@ -76,7 +77,15 @@ class Config:
     celery_django_task: bool = False
     # Issue 10: per-rule options, (code, key, value), from `[tool.joblint.rules.<code>]`.
     rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
+    # Report JL1-JL6 findings in test code and migrations too (see joblint.scope).
+    include_tests: bool = False
+    test_paths: tuple[str, ...] = DEFAULT_TEST_PATHS
+    extend_test_paths: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def all_test_paths(self) -> tuple[str, ...]:
+        return (*self.test_paths, *self.extend_test_paths)
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -114,6 +123,20 @@ def _path(where: str, key: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}: '{key}' must be a path")
     return value
+
+
+def _globs(where: str, key: str, value: Any) -> tuple[str, ...]:
+    """gitignore-style patterns: an invalid one is this key's error, not a crash later."""
+    patterns = _string_list(where, key, value)
+    from joblint.files import GlobPatterns
+
+    for pattern in patterns:
+        try:
+            GlobPatterns([pattern])
+        except ValueError as exc:
+            message = f"{where}: '{key}' has an invalid pattern {pattern!r}: {exc}"
+            raise ConfigError(message) from None
+    return patterns
 
 
 def _per_file_ignores(where: str, key: str, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -185,6 +208,9 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "unsafe-fixes": ("unsafe_fixes", _bool),  # issue 10
     "celery-django-task": ("celery_django_task", _bool),  # issue 10
     "rules": ("rule_options", _rule_options),  # issue 10
+    "include-tests": ("include_tests", _bool),
+    "test-paths": ("test_paths", _globs),
+    "extend-test-paths": ("extend_test_paths", _globs),
 }
 
 

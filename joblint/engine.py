@@ -152,7 +152,25 @@ def _lint_tree(
     facts = context.facts(path, span_of)
     if context.needs_positions:
         facts = replace(facts, suppressions=sups.compact())
-    return FileResult(path, tuple(findings), tuple(pending), facts, errors)
+    one_off = _one_off_spans(tree, positions, context) if findings or pending else ()
+    return FileResult(path, tuple(findings), tuple(pending), facts, errors, one_off=one_off)
+
+
+def _one_off_spans(
+    tree: cst.Module, positions: dict[cst.CSTNode, CodeRange], context: FileContext
+) -> tuple[tuple[int, int], ...]:
+    """Lines of the module-level functions this file's `RunPython(...)` runs."""
+    names = context.run_python_functions
+    if not names:
+        return ()
+    spans = []
+    for statement in tree.body:
+        if not isinstance(statement, cst.FunctionDef) or statement not in positions:
+            continue
+        if context.resolver.local_qualname(statement.name.value) in names:
+            where = positions[statement]
+            spans.append((where.start.line, where.end.line))
+    return tuple(spans)
 
 
 def _positions(tree: cst.Module) -> dict[cst.CSTNode, CodeRange] | None:

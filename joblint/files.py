@@ -49,7 +49,7 @@ def _plain_name(pattern: str) -> tuple[str, bool] | None:
     the trailing slash only a directory. pathspec compiles `name` to
     `^(?:.+/)?name(?:/|$)` and `name/` to `^(?:.+/)?name/`: that is, `name` is a
     component of the path, and for `name/` one followed by a slash. That exact
-    subset is what `_Patterns` matches by set membership; the equivalence is
+    subset is what `GlobPatterns` matches by set membership; the equivalence is
     checked against pathspec by tests/test_files.py.
     """
     name = pattern[:-1] if pattern.endswith("/") else pattern
@@ -71,7 +71,7 @@ def _normalize(candidate: str) -> str:
     return candidate[2:] if candidate.startswith("./") else candidate
 
 
-class _Patterns:
+class GlobPatterns:
     """gitignore-syntax patterns; `match(c)` is `GitIgnoreSpec.match_file(c)`.
 
     Plain names are set lookups, `*` (the joblint cache's .gitignore) matches
@@ -258,7 +258,7 @@ class _Scope:
         self.prefix = "".join(f"{part}/" for part in parents)
         self._hit: bool | None = None
 
-    def matches(self, patterns: _Patterns, name: str, is_dir: bool) -> bool:
+    def matches(self, patterns: GlobPatterns, name: str, is_dir: bool) -> bool:
         if self._hit is None:  # a pattern names one of the parents: once per directory
             self._hit = patterns.parts_hit(self.parents)
         return patterns.match_child(self._hit, self.prefix, name, is_dir)
@@ -269,7 +269,7 @@ class _GitIgnores:
     down (only its own outside a repository), matched against lexical absolute paths."""
 
     def __init__(self) -> None:
-        self._patterns: dict[str, _Patterns | None] = {}
+        self._patterns: dict[str, GlobPatterns | None] = {}
         self._chains: dict[str, tuple[str, ...] | None] = {}
         self._scopes: dict[str, tuple[_Scope, ...]] = {}
 
@@ -306,13 +306,13 @@ class _GitIgnores:
             self._chains[directory] = chain
         return self._chains[directory]
 
-    def _load(self, directory: str) -> _Patterns | None:
+    def _load(self, directory: str) -> GlobPatterns | None:
         if directory not in self._patterns:
             self._patterns[directory] = _read_gitignore(_join(directory, ".gitignore"))
         return self._patterns[directory]
 
 
-def _read_gitignore(path: str) -> _Patterns | None:
+def _read_gitignore(path: str) -> GlobPatterns | None:
     if not os.path.isfile(path):
         return None
     try:
@@ -325,20 +325,20 @@ def _read_gitignore(path: str) -> _Patterns | None:
     return patterns if patterns else None
 
 
-def _valid_patterns(lines: list[str], invalid: list[str]) -> _Patterns:
+def _valid_patterns(lines: list[str], invalid: list[str]) -> GlobPatterns:
     """The patterns of `lines`, less those pathspec refuses (added to `invalid`)."""
     try:
-        return _Patterns(lines)
+        return GlobPatterns(lines)
     except ValueError:  # pathspec's GitIgnorePatternError
         kept = []
         for line in lines:
             try:
-                _Patterns([line])
+                GlobPatterns([line])
             except ValueError:
                 invalid.append(line)
             else:
                 kept.append(line)
-        return _Patterns(kept)
+        return GlobPatterns(kept)
 
 
 class _Entry(NamedTuple):

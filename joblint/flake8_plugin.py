@@ -5,7 +5,8 @@ its own with `joblint.engine.lint_source` (flake8's AST is not used: joblint
 parses with LibCST) and its pending findings are settled with this file's facts
 only: findings that need other files' facts (a task defined elsewhere, Celery
 settings in another module) are the CLI's job. Rule selection and options come
-from the joblint configuration found from the file's directory; flake8's own
+from the joblint configuration found from the file's directory, and test code
+is left alone as in the CLI (`include-tests`); flake8's own
 `--select`/`--ignore`/`# noqa` apply on top.
 """
 
@@ -22,6 +23,7 @@ from joblint.engine import LintSettings, ModuleInfo, lint_source
 from joblint.files import module_name
 from joblint.project import ProjectSettings, settle
 from joblint.registry import select_codes
+from joblint.scope import TestCode, production_only
 
 Error = tuple[int, int, str, type]
 
@@ -54,7 +56,10 @@ class JoblintChecker:
         result = lint_source(
             path.as_posix(), data, LintSettings(codes, options), ModuleInfo(name, is_package)
         )
-        for finding in settle([result], ProjectSettings(codes, config.visibility_margin_seconds)):
+        found = settle([result], ProjectSettings(codes, config.visibility_margin_seconds))
+        if not config.include_tests:
+            found = production_only(found, result, TestCode(config.root, config.all_test_paths))
+        for finding in found:
             if finding.path != path.as_posix():
                 continue
             message = f"{finding.code} {finding.message}"

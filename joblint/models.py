@@ -208,3 +208,6 @@ class FileResult:
     errors: tuple[str, ...] = ()
     # Whether the file was read and parsed (False for JL001 files).
     parsed: bool = True
+    # Lines (first, last) of the functions this file's migrations run with
+    # `RunPython(...)`: one-off code, reported like test code (joblint.scope).
+    one_off: tuple[tuple[int, int], ...] = ()

@@ -1,7 +1,7 @@
 """File discovery (joblint/files.py, issue #8): same results as before the
 str/scandir rewrite, and the plain-name fast path is exactly pathspec's matching.
 
-Two property tests carry the proof: `_Patterns` against `pathspec.GitIgnoreSpec`
+Two property tests carry the proof: `GlobPatterns` against `pathspec.GitIgnoreSpec`
 on generated patterns and paths, and `discover`/`module_name` against the
 previous pathlib + pathspec implementation (kept below as `_Reference`) on
 generated trees with nested .gitignore files, repositories, symlinks (loops,
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from joblint import files
 from joblint.config import DEFAULT_EXCLUDE, Config
-from joblint.files import Discovery, _Patterns, _plain_name, discover, module_name
+from joblint.files import Discovery, GlobPatterns, _plain_name, discover, module_name
 
 # --------------------------------------------------------------------------
 # The implementation this module replaced (commit 09d993f), as the oracle.
@@ -250,9 +250,9 @@ def test_patterns_match_exactly_as_pathspec(
     expected = _spec_or_error(lines)
     if not isinstance(expected, pathspec.GitIgnoreSpec):
         with pytest.raises(expected):
-            _Patterns(lines)
+            GlobPatterns(lines)
         return
-    patterns = _Patterns(lines)
+    patterns = GlobPatterns(lines)
     candidate = lead + "/".join([*parents, name]) + ("/" if is_dir else "")
     assert patterns.match(candidate) == expected.match_file(candidate), candidate
     # The walk's form: a relative prefix (no "." components, as the walk builds them).

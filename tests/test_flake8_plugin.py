@@ -53,3 +53,10 @@ def test_joblint_config_applies(tmp_path: Path) -> None:
     )
     result = _flake8(tmp_path, "--select", "JL", "views.py")
     assert result.returncode == 0 and result.stdout == ""
+
+
+def test_test_code_is_left_alone_unless_included(tmp_path: Path) -> None:
+    write(tmp_path, {"tests/test_views.py": ENQUEUE_IN_ATOMIC})
+    assert _flake8(tmp_path, "--select", "JL", "tests").stdout == ""
+    write(tmp_path, {"pyproject.toml": "[tool.joblint]\ninclude-tests = true\n"})
+    assert "JL101" in _flake8(tmp_path, "--select", "JL", "tests").stdout

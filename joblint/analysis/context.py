@@ -32,7 +32,8 @@ from joblint.analysis.transactions import (
 )
 from joblint.analysis.values import value_of
 from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
-from joblint.knowledge.jobs import TxFamily
+from joblint.knowledge.jobs import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
+from joblint.knowledge.jobs import RUN_PYTHON_OPERATIONS, TxFamily
 from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
 
 # Options live in joblint.settings (no LibCST there); re-exported for the rules.
@@ -78,6 +79,7 @@ class FileContext:
         self._constants: list[tuple[str, Expr]] = []
         self.celery = CeleryCollector(self.resolver)
         self._flags: set[str] = set()
+        self._run_python: list[str] = []
         self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
 
@@ -139,6 +141,11 @@ class FileContext:
         ):
             return f"{self.frame.class_name}.{func.attr.value}"
         return None
+
+    @property
+    def run_python_functions(self) -> frozenset[str]:
+        """Qualified names of the functions this file's `RunPython(...)` runs."""
+        return frozenset(self._run_python)
 
     @property
     def needs_positions(self) -> bool:
@@ -404,9 +411,26 @@ class FileContext:
 
     def _enter_call(self, node: cst.Call) -> None:
         self.celery.call(node)
+        self._note_run_python(node)
         callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
         if isinstance(callback, cst.Lambda):
             self._on_commit_callbacks.add(id(callback))
+
+    def _note_run_python(self, call: cst.Call) -> None:
+        """The functions a migration's `RunPython(...)` runs, by qualified name."""
+        func = call.func
+        last = func.attr if isinstance(func, cst.Attribute) else func
+        if not isinstance(last, cst.Name) or last.value != "RunPython":
+            return  # the cheap test first: this runs for every call
+        if self.resolver.qualified_name(func) not in RUN_PYTHON_OPERATIONS:
+            return
+        for index, arg in enumerate(call.args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if (keyword is None and index > 1) or keyword not in (None, *RUN_PYTHON_KEYWORDS):
+                continue
+            qualname = self.resolver.qualified_name(arg.value)
+            if qualname is not None:
+                self._run_python.append(qualname)
 
     def _enter_lambda(self, node: cst.Lambda) -> None:
         if id(node) in self._on_commit_callbacks:

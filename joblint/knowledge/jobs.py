@@ -256,6 +256,17 @@ ON_COMMIT_FUNCTIONS: frozenset[str] = frozenset(
 )
 ON_COMMIT_METHODS: frozenset[str] = frozenset({"on_commit"})
 
+# Django migration operations that run a function once, at deploy time
+# (`RunPython(forwards, backwards)`): one-off code, not the job path.
+RUN_PYTHON_OPERATIONS: frozenset[str] = frozenset(
+    {
+        "django.db.migrations.RunPython",
+        "django.db.migrations.operations.RunPython",
+        "django.db.migrations.operations.special.RunPython",
+    }
+)
+RUN_PYTHON_FUNCTION_KEYWORDS: frozenset[str] = frozenset({"code", "reverse_code"})
+
 # What to suggest, per transaction family.
 FIX_HINTS: dict[TxFamily, str] = {
     TxFamily.DJANGO: "Enqueue it in transaction.on_commit(...)",
