@@ -27,8 +27,14 @@ class Requirement:
     `kind` is one of:
     - "task": `qualname` must be a task known to the project whose library is in
       `libraries` (the per-file pass can't see other files' decorators);
-    - "not-plain": `qualname` must not be a plain (undecorated) function or a class
-      defined in the project: an imported name we can't see is taken as a task;
+    - "library-object": `qualname` may be an object of one of `libraries` (a task,
+      or for `queue=True` a queue/broker object): it is not a plain function, a
+      class or an instance of a class defined in the project, nor an object of
+      another library; and when the project doesn't tell its library, that
+      library must be in reach of `module` (one of the module prefixes `reach`
+      imported there or by a project module it imports), unless `reach` is empty;
+    - "reaches": one of the module prefixes `reach` is imported by `module` or by
+      a project module it imports (a library-specific name needs the library);
     - "flag-off": the project-wide flag `qualname` must not be set (e.g. the
       django-q ORM broker, which makes `async_task` transactional);
     - "queue": `qualname` must be a module-level queue object of one of `libraries`;
@@ -41,6 +47,9 @@ class Requirement:
     kind: str
     qualname: str
     libraries: frozenset[str] = frozenset()
+    module: str = ""
+    reach: tuple[str, ...] = ()
+    queue: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +205,10 @@ class FileFacts:
     # Module-level objects whose `.Model` attribute is a declarative base
     # (`db = SQLAlchemy(app)`): qualname -> kind of the models deriving from it.
     model_factories: tuple[tuple[str, str], ...] = ()
+    # Module-level names bound to a call (`processor = Processor()`): qualname ->
+    # the callee's qualname, so that an instance of a project class is known
+    # to be the project's object, whose methods are never a library's.
+    instances: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

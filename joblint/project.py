@@ -6,6 +6,7 @@ a cache or a worker process.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -15,6 +16,9 @@ from joblint.models import CeleryFacts, ClassFacts, FileResult, Finding, Require
 from joblint.registry import is_project_rule
 
 _MAX_ALIAS_HOPS = 8
+# How many project imports away a library may be and still be "in reach"
+# (`views` imports `jobs`, which imports `arq`: one hop).
+_MAX_REACH_HOPS = 3
 _NO_CELERY_FACTS = CeleryFacts()
 
 
@@ -28,6 +32,9 @@ class ProjectIndex:
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     model_factories: dict[str, str] = field(default_factory=dict)
     function_params: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    instances: dict[str, str] = field(default_factory=dict)
+    # Module -> the qualified names its module-level imports bind.
+    imports: dict[str, frozenset[str]] = field(default_factory=dict)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
@@ -44,6 +51,9 @@ class ProjectIndex:
             index.classes.update((c.qualname, c) for c in facts.classes)
             index.model_factories.update(facts.model_factories)
             index.function_params.update(facts.function_params)
+            index.instances.update(facts.instances)
+            if facts.module:
+                index.imports[facts.module] = frozenset(t for _, t in facts.aliases)
         return index
 
     def class_kinds(self, qualname: str) -> frozenset[str]:
@@ -100,8 +110,74 @@ class ProjectIndex:
             or name in self.queue_objects
             or name in self.function_params
             or name in self.model_factories
+            or name in self.instances
         )
         return set() if known else {qualname, name}
+
+    def unreached(self, module: str) -> set[str]:
+        """What `module` imports that no loaded file defines, within reach."""
+        missing: set[str] = set()
+        for imported in self._reachable_modules(module):
+            for target in self.imports.get(imported, ()):
+                if target.split(".", 1)[0] not in sys.stdlib_module_names and not self._loaded(
+                    target
+                ):
+                    missing.add(target)
+        return missing
+
+    def _loaded(self, target: str) -> bool:
+        return self._project_module(target) is not None
+
+    def _reachable_modules(self, module: str) -> list[str]:
+        """`module` and the project modules it imports, up to `_MAX_REACH_HOPS` away."""
+        seen = [module]
+        frontier = [module]
+        for _ in range(_MAX_REACH_HOPS):
+            following = []
+            for current in frontier:
+                for target in self.imports.get(current, ()):
+                    found = self._project_module(target)
+                    if found is not None and found not in seen:
+                        seen.append(found)
+                        following.append(found)
+            frontier = following
+        return seen
+
+    def _project_module(self, target: str) -> str | None:
+        """The loaded project module an import target is (`shop.jobs`) or is a
+        name of (`shop.jobs.send`); a loaded package says nothing of the
+        modules below it."""
+        if target in self.imports:
+            return target
+        parent = target.rpartition(".")[0]
+        return parent if parent in self.imports else None
+
+    def reaches(self, module: str, prefixes: tuple[str, ...]) -> bool:
+        """Whether `module`, or a project module it imports, imports a library."""
+        return any(
+            _under(target, prefixes)
+            for imported in self._reachable_modules(module)
+            for target in self.imports.get(imported, ())
+        )
+
+    def object_library(self, qualname: str, queue: bool) -> str | None:
+        """The library of the task (or, with `queue`, of the queue object)
+        `qualname` names: "" when the project doesn't tell, None when it is
+        the project's own function, class or object."""
+        name = self.canonical(qualname)
+        found = self.queue_objects.get(name) if queue else self.task_library(name)
+        if found is not None:
+            return found
+        if name in self.plain or name in self.classes:
+            return None
+        callee = self.instances.get(name)
+        if callee is not None:
+            made_by = self.canonical(callee)
+            if made_by in self.tasks:
+                return self.task_library(made_by)
+            if made_by in self.classes or made_by in self.plain:
+                return None
+        return ""
 
     def task_library(self, qualname: str) -> str | None:
         task = self.tasks.get(self.canonical(qualname))
@@ -114,8 +190,10 @@ class ProjectIndex:
     def holds(self, requirement: Requirement) -> bool:
         if requirement.kind == "task":
             return self.task_library(requirement.qualname) in requirement.libraries
-        if requirement.kind == "not-plain":
-            return self.canonical(requirement.qualname) not in self.plain
+        if requirement.kind == "library-object":
+            return self._library_object(requirement)
+        if requirement.kind == "reaches":
+            return self.reaches(requirement.module, requirement.reach)
         if requirement.kind == "flag-off":
             return requirement.qualname not in self.flags
         if requirement.kind == "queue":
@@ -127,6 +205,19 @@ class ProjectIndex:
             params = self.function_params.get(self.canonical(requirement.qualname), ())
             return not set(params) & requirement.libraries
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
+
+
+    def _library_object(self, requirement: Requirement) -> bool:
+        library = self.object_library(requirement.qualname, requirement.queue)
+        if library is None:
+            return False
+        if library:
+            return not requirement.libraries or library in requirement.libraries
+        return not requirement.reach or self.reaches(requirement.module, requirement.reach)
+
+
+def _under(qualname: str, prefixes: tuple[str, ...]) -> bool:
+    return any(qualname == p or qualname.startswith(f"{p}.") for p in prefixes)
 
 
 def _expr_refs(expr: object) -> Iterator[str]:
@@ -147,7 +238,9 @@ def wanted_names(results: list[FileResult]) -> set[str]:
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind != "flag-off":
+                if requirement.reach:
+                    wanted |= index.unreached(requirement.module)
+                if requirement.kind not in ("flag-off", "reaches"):
                     wanted |= index.unknown(requirement.qualname)
         celery = result.facts.celery
         exprs = [

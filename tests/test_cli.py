@@ -63,7 +63,7 @@ def test_concise(run: Run, tmp_path: Path) -> None:
     result = run("--format", "concise", ".")
     lines = result.stdout.splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("views.py:8:9: JL101 Celery task 'send_receipt' is enqueued")
+    assert lines[0].startswith("views.py:8:9: JL101 task 'send_receipt' is enqueued")
 
 
 def test_bad_files_among_good_ones(run: Run, tmp_path: Path) -> None:

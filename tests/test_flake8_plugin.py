@@ -39,7 +39,7 @@ def test_flake8_reports_joblint_findings_with_its_own_noqa_and_select(tmp_path: 
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("shop/views.py:8:9: JL101 Celery task 'send_receipt' is enqueued")
+    assert lines[0].startswith("shop/views.py:8:9: JL101 task 'send_receipt' is enqueued")
     # Every other plugin's codes too, and flake8's --extend-ignore drops ours.
     default = _flake8(tmp_path, "--extend-ignore", "E,W,F", "shop")
     assert "JL101" in default.stdout

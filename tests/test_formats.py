@@ -112,7 +112,7 @@ def test_github_annotations_follow_the_documented_syntax(run: Run, tmp_path: Pat
     )
     assert _unescape(first["title"]) == "JL101 enqueue-in-transaction"
     message = _unescape(first["message"])
-    assert message.startswith("JL101 Celery task 'send_receipt'") and "\nhelp: " in message
+    assert message.startswith("JL101 task 'send_receipt'") and "\nhelp: " in message
 
 
 def test_gitlab_code_quality_with_stable_fingerprints(run: Run, tmp_path: Path) -> None:

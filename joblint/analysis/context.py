@@ -67,6 +67,8 @@ class FileContext:
         self.resolver = Resolver(module_name, is_package)
         self.frames: list[Frame] = [Frame(module, "")]
         self.classes: list[tuple[str, dict[str, tuple[TxFamily, str]]]] = []
+        # The methods each enclosing class defines (innermost last).
+        self.class_methods: list[frozenset[str]] = []
         self.blocks: list[int] = [id(module)]
         self.statements: list[cst.CSTNode] = []
         self.order = 0
@@ -77,6 +79,7 @@ class FileContext:
         self._model_factories: list[tuple[str, str]] = []
         self._function_params: list[tuple[str, tuple[str, ...]]] = []
         self._constants: list[tuple[str, Expr]] = []
+        self._instances: list[tuple[str, str]] = []
         self.celery = CeleryCollector(self.resolver)
         self._flags: set[str] = set()
         self._run_python: list[str] = []
@@ -113,9 +116,20 @@ class FileContext:
         key = id(call)
         if key not in self._enqueue_cache:
             self._enqueue_cache[key] = classify_enqueue(
-                call, self.resolver, self.options.enqueue_functions, self.options.call_enqueues
+                call,
+                self.resolver,
+                self.options.enqueue_functions,
+                self.options.call_enqueues,
+                self.own_methods,
             )
         return self._enqueue_cache[key]
+
+    @property
+    def own_methods(self) -> frozenset[str]:
+        """The methods of the class whose method we are in (none outside one)."""
+        if not self.frame.class_name or not self.class_methods:
+            return frozenset()
+        return self.class_methods[-1]
 
     def memo(self, kind: str, node: cst.CSTNode, compute: Callable[[], T]) -> T:
         """Compute a per-node analysis once for all rules that ask for it."""
@@ -186,6 +200,7 @@ class FileContext:
             tasks=tuple(self._tasks),
             queue_objects=queue_objects,
             plain_definitions=plain,
+            instances=tuple(self._instances),
             flags=tuple(sorted(self._flags)),
         )
 
@@ -237,6 +252,9 @@ class FileContext:
                 factory = model_factory_kind(stmt.value, self.resolver)
                 if factory is not None:
                     self._model_factories.append((qualname, factory))
+                callee = _callee(stmt.value, self.resolver)
+                if callee is not None:
+                    self._instances.append((qualname, callee))
 
     def _bind_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> None:
         binding, receiver = definition_binding(node, self.resolver)
@@ -378,10 +396,12 @@ class FileContext:
             self.celery.task_class(node)
         methods = class_method_transactions(node, self.resolver, self.options.transaction_functions)
         self.classes.append((node.name.value, methods))
+        self.class_methods.append(_method_names(node))
         self.resolver.scopes.append(Scope(is_class=True))
 
     def _leave_class(self, node: cst.ClassDef) -> None:
         self.classes.pop()
+        self.class_methods.pop()
         self.resolver.scopes.pop()
 
     def _enter_with(self, node: cst.With) -> None:
@@ -490,6 +510,19 @@ def _compound_bodies(stmt: cst.If | cst.Try | cst.With) -> list[cst.CSTNode]:
             if extra is not None and isinstance(extra.body, cst.IndentedBlock):
                 bodies.extend(extra.body.body)
     return bodies
+
+
+def _method_names(node: cst.ClassDef) -> frozenset[str]:
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    return frozenset(s.name.value for s in body if isinstance(s, cst.FunctionDef))
+
+
+def _callee(value: cst.BaseExpression, resolver: Resolver) -> str | None:
+    """What a module-level `name = Callee(...)` calls, when it resolves (and
+    isn't a queue object, which the queue index holds)."""
+    if not isinstance(value, cst.Call) or value_of(value, resolver) is not None:
+        return None
+    return resolver.qualified_name(value.func)
 
 
 def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:

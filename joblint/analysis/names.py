@@ -167,6 +167,16 @@ class Resolver:
             return None  # a local variable or parameter: nothing to resolve to
         return ".".join([binding.qualname, *parts[1:]])
 
+    def imports_any(self, prefixes: Sequence[str]) -> bool:
+        """Whether a name in scope is imported from one of the modules `prefixes`
+        (a library counts as in reach of code that imports it)."""
+        return any(
+            binding.kind is BindingKind.IMPORT
+            and any(binding.qualname == p or binding.qualname.startswith(f"{p}.") for p in prefixes)
+            for scope in self.scopes
+            for binding in scope.names.values()
+        )
+
     def qualified_names(self, nodes: Sequence[cst.BaseExpression]) -> list[str | None]:
         return [self.qualified_name(n) for n in nodes]
 

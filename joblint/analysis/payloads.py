@@ -23,7 +23,7 @@ from joblint.analysis.names import (
     dotted_text,
     in_standard_library,
 )
-from joblint.analysis.tasks import classify_enqueue, task_like_target
+from joblint.analysis.tasks import classify_enqueue, maybe_task, task_like_target
 from joblint.analysis.values import unwrap
 from joblint.knowledge import payloads as kb
 from joblint.models import Requirement
@@ -98,7 +98,7 @@ def _shape_and_requirements(
         target = task_like_target(func.value, context.resolver)
         if target is None:
             return None
-        requires = () if target.library else (Requirement("not-plain", target.qualname),)
+        requires = () if target.library else (maybe_task(target.qualname, context.resolver),)
         return kb.PAYLOAD_SHAPES[func.attr.value], requires
     return None
 

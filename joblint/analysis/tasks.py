@@ -134,6 +134,15 @@ class Enqueue:
     method: str = ""
     # The task's qualified name when the receiver names one ("" otherwise).
     task: str = ""
+    # The same enqueue as each library it may turn out to be, most specific first
+    # (each with its own subject and requirements), when only the project step
+    # can tell which: a rule reports each, and the first that holds stands. Empty:
+    # this one is the only reading.
+    variants: tuple[Enqueue, ...] = ()
+
+    def alternatives(self) -> tuple[Enqueue, ...]:
+        """The readings to report, most specific first."""
+        return self.variants or (self,)
 
 
 def _subject(library: str, name: str) -> str:
@@ -154,9 +163,12 @@ def classify_enqueue(
     resolver: Resolver,
     extra_functions: frozenset[str],
     call_enqueues: frozenset[str] | None = None,
+    own_methods: frozenset[str] = frozenset(),
 ) -> Enqueue | None:
     """`call_enqueues`: the names of the project's tasks whose call enqueues
-    them, when known (a run over the project); None: any imported function."""
+    them, when known (a run over the project); None: any imported function.
+    `own_methods`: the methods the class around the call defines (`self.x()`
+    calls the project's own method, never a library's)."""
     func = call.func
     qualname = resolver.qualified_name(func)
     if qualname is not None:
@@ -164,11 +176,13 @@ def classify_enqueue(
         if found is not None:
             return replace(found, method=qualname.rsplit(".", 1)[-1])
     if isinstance(func, cst.Attribute):
+        if _own_method(func, own_methods) or _project_class(func.value, resolver):
+            return None
         found = _enqueue_method(call, func, resolver)
         if found is not None:
             target = task_like_target(func.value, resolver)
             task = target.qualname if target is not None else ""
-            return replace(found, method=func.attr.value, task=task)
+            return _with_method(found, func.attr.value, task)
     if isinstance(func, cst.Call):
         return _canvas_call(func, resolver)
     found = _task_call(func, resolver, call_enqueues)
@@ -176,6 +190,43 @@ def classify_enqueue(
         return None
     target = task_like_target(func, resolver)
     return replace(found, method="__call__", task=target.qualname if target else "")
+
+
+def _with_method(found: Enqueue, method: str, task: str) -> Enqueue:
+    variants = tuple(replace(v, method=method, task=task) for v in found.variants)
+    return replace(found, method=method, task=task, variants=variants)
+
+
+def _own_method(func: cst.Attribute, own_methods: frozenset[str]) -> bool:
+    """`self.enqueue_job(...)` where the class around it defines `enqueue_job`."""
+    receiver = func.value
+    return (
+        isinstance(receiver, cst.Name)
+        and receiver.value in {"self", "cls"}
+        and func.attr.value in own_methods
+    )
+
+
+def _project_class(receiver: cst.BaseExpression, resolver: Resolver) -> bool:
+    """A class defined in this module that is no task: its methods are the project's."""
+    parts = dotted_parts(receiver)
+    if parts is None or len(parts) != 1:
+        return False
+    binding = resolver.lookup(parts[0])
+    return (
+        binding is not None
+        and binding.kind is BindingKind.DEF
+        and isinstance(binding.node, cst.ClassDef)
+        and binding.task_library is None
+    )
+
+
+def _reaching_library(shape: jobs.EnqueueMethod, resolver: Resolver) -> str | None:
+    """The first of the shape's libraries this module imports, if any."""
+    for library in shape.libraries:
+        if resolver.imports_any(jobs.LIBRARY_MODULES.get(library, (library,))):
+            return library
+    return None
 
 
 def _enqueue_function(
@@ -222,7 +273,7 @@ def _match_receiver(
     receiver = func.value
     primary = shape.libraries[0]
     if shape.receiver is jobs.Receiver.ANY:
-        return Enqueue(_subject(primary, _job_name(call.args)), _verb(primary), primary)
+        return _any_receiver_enqueue(call, receiver, shape, resolver)
     if shape.receiver is jobs.Receiver.QUEUE:
         imported = resolver.qualified_name(receiver)
         if value_of(receiver, resolver) is None and imported is not None:
@@ -236,8 +287,94 @@ def _match_receiver(
         name = "" if value.library in {"sqs", "kombu"} else _job_name(call.args)
         return Enqueue(_subject(value.library, name), _verb(value.library), value.library)
     if shape.receiver is jobs.Receiver.TASK_LIKE:
-        return _task_like_enqueue(method, receiver, shape, resolver)
+        return _task_like_enqueue(call, method, receiver, shape, resolver)
     return _task_enqueue(receiver, shape.libraries, resolver)
+
+
+def _any_receiver_enqueue(
+    call: cst.Call, receiver: cst.BaseExpression, shape: jobs.EnqueueMethod, resolver: Resolver
+) -> Enqueue | None:
+    """A distinctive method name (`send_task`, `enqueue_job`): the library's
+    wherever the receiver is that library's object, or the library is in reach."""
+    name = _job_name(call.args)
+    value = value_of(receiver, resolver)
+    if value is not None:
+        if value.kind != "queue" or value.library not in shape.libraries:
+            return None  # another library's object, or something else altogether
+        return Enqueue(_subject(value.library, name), _verb(value.library), value.library)
+    parts = dotted_parts(unwrap(receiver))
+    binding = resolver.lookup(parts[0]) if parts else None
+    if binding is not None and binding.kind is BindingKind.DEF:
+        return None  # the project's own function or class
+    imported = resolver.qualified_name(receiver) if binding is not None else None
+    if imported is not None and binding is not None and binding.kind is BindingKind.IMPORT:
+        if in_standard_library(imported):
+            return None
+        return _resolved_later(call, shape, resolver, imported, queue=True)
+    local = _reaching_library(shape, resolver)
+    if local is not None:
+        return Enqueue(_subject(local, name), _verb(local), local)
+    if not shape.reach:
+        primary = shape.libraries[0]
+        return Enqueue(_subject(primary, name), _verb(primary), primary)
+    return _reached_later(call, shape, resolver)
+
+
+def _reached_later(call: cst.Call, shape: jobs.EnqueueMethod, resolver: Resolver) -> Enqueue:
+    """The library isn't imported here: perhaps by a project module this one imports."""
+    name = _job_name(call.args)
+    variants = tuple(
+        Enqueue(
+            _subject(library, name),
+            _verb(library),
+            library,
+            (Requirement("reaches", "", module=resolver.module, reach=_modules(library)),),
+        )
+        for library in shape.libraries
+    )
+    requires = (Requirement("reaches", "", module=resolver.module, reach=shape.reach),)
+    return Enqueue(_subject("", name), "is enqueued", "", requires, variants=variants)
+
+
+def _resolved_later(
+    call: cst.Call,
+    shape: jobs.EnqueueMethod,
+    resolver: Resolver,
+    qualname: str,
+    *,
+    queue: bool,
+    display: str = "",
+    on_commit: str = "",
+) -> Enqueue:
+    """An enqueue on an object defined elsewhere: which library's, if any, is for
+    the project step to say; the message names it only when it does."""
+    name = display or _job_name(call.args)
+    libraries = frozenset(shape.libraries)
+    base = Requirement(
+        "library-object",
+        qualname,
+        libraries,
+        module=resolver.module,
+        reach=shape.reach,
+        queue=queue,
+    )
+    kind = "queue" if queue else "task"
+    named = tuple(
+        Enqueue(
+            _subject(library, name),
+            _verb(library),
+            library,
+            (base, Requirement(kind, qualname, frozenset({library}))),
+            on_commit if library == "celery" else "",
+        )
+        for library in shape.libraries
+    )
+    neutral = Enqueue(_subject("", name), "is enqueued", "", (base,))
+    return replace(neutral, variants=(*named, neutral))
+
+
+def _modules(library: str) -> tuple[str, ...]:
+    return jobs.LIBRARY_MODULES.get(library, (library,))
 
 
 def _on_commit_variant(method: str, receiver: cst.BaseExpression) -> str:
@@ -248,9 +385,12 @@ def _on_commit_variant(method: str, receiver: cst.BaseExpression) -> str:
 
 
 def _task_like_enqueue(
-    method: str, receiver: cst.BaseExpression, shape: jobs.EnqueueMethod, resolver: Resolver
+    call: cst.Call,
+    method: str,
+    receiver: cst.BaseExpression,
+    shape: jobs.EnqueueMethod,
+    resolver: Resolver,
 ) -> Enqueue | None:
-    primary = shape.libraries[0]
     value = value_of(receiver, resolver)
     if value is not None:
         if value.kind != "signature":
@@ -259,18 +399,19 @@ def _task_like_enqueue(
     target = task_like_target(receiver, resolver)
     if target is None:
         return None
-    if target.library is None:
-        requires = (Requirement("not-plain", target.qualname),)
-        return Enqueue(
-            _subject(primary, target.display),
-            "is enqueued",
-            primary,
-            requires,
-            _on_commit_variant(method, receiver),
+    if not target.library:  # defined elsewhere, or by a decorator this file can't resolve
+        return _resolved_later(
+            call,
+            shape,
+            resolver,
+            target.qualname,
+            queue=False,
+            display=target.display,
+            on_commit=_on_commit_variant(method, receiver),
         )
-    library = target.library if target.library in shape.libraries else primary
-    if target.library and target.library not in shape.libraries:
+    if target.library not in shape.libraries:
         return None
+    library = target.library
     return Enqueue(
         _subject(library, target.display),
         "is enqueued",
@@ -305,11 +446,17 @@ def _canvas_call(inner: cst.Call, resolver: Resolver) -> Enqueue | None:
     if isinstance(func, cst.Attribute) and func.attr.value == "chunks":
         target = task_like_target(func.value, resolver)
         if target is not None:
-            requires = () if target.library else (Requirement("not-plain", target.qualname),)
+            requires = () if target.library else (maybe_task(target.qualname, resolver),)
             return Enqueue(
                 f"Celery chunks of '{target.display}'", "are enqueued", "celery", requires
             )
     return None
+
+
+def maybe_task(qualname: str, resolver: Resolver) -> Requirement:
+    """`qualname`, defined elsewhere, may be a task: no plain function or
+    project object (Celery's distinctive methods need no more)."""
+    return Requirement("library-object", qualname, module=resolver.module)
 
 
 def _task_call(

@@ -147,16 +147,32 @@ class EnqueueMethod:
     # Key into knowledge.payloads.PAYLOAD_SHAPES when it differs from the method
     # name (Django's `task.enqueue(*args)` vs RQ's `queue.enqueue(func, *args)`).
     payload_shape: str = ""
+    # Module prefixes one of which must be in reach (imported by the module, or
+    # by a project module it imports) when the receiver's library can't be
+    # told: the method name alone is that library's only where it is used.
+    # Empty: the name is distinctive enough on a task-like receiver.
+    reach: tuple[str, ...] = ()
 
+
+# The modules of each library, for "is the library in reach" (EnqueueMethod.reach).
+LIBRARY_MODULES: dict[str, tuple[str, ...]] = {
+    "celery": ("celery",),
+    "rq": ("rq", "django_rq", "rq_scheduler"),
+    "arq": ("arq",),
+    "taskiq": ("taskiq",),
+    "dramatiq": ("dramatiq", "django_dramatiq"),
+    "huey": ("huey",),
+}
+LIBRARY_MODULES_ARQ_RQ = (*LIBRARY_MODULES["arq"], *LIBRARY_MODULES["rq"])
 
 ENQUEUE_METHODS: dict[str, tuple[EnqueueMethod, ...]] = {
     "delay": (EnqueueMethod(("celery", "rq"), Receiver.TASK_LIKE),),
     "apply_async": (EnqueueMethod(("celery",), Receiver.TASK_LIKE),),
-    "send_task": (EnqueueMethod(("celery",), Receiver.ANY),),
+    "send_task": (EnqueueMethod(("celery",), Receiver.ANY, reach=("celery",)),),
     "send": (EnqueueMethod(("dramatiq",), Receiver.TASK),),
     "send_with_options": (EnqueueMethod(("dramatiq",), Receiver.TASK_LIKE),),
     "schedule": (EnqueueMethod(("huey",), Receiver.TASK),),
-    "kiq": (EnqueueMethod(("taskiq",), Receiver.TASK_LIKE),),
+    "kiq": (EnqueueMethod(("taskiq",), Receiver.TASK_LIKE, reach=("taskiq",)),),
     "enqueue": (
         EnqueueMethod(("rq",), Receiver.QUEUE),
         EnqueueMethod(("django_tasks", "rq"), Receiver.TASK, payload_shape="task.enqueue"),
@@ -166,7 +182,7 @@ ENQUEUE_METHODS: dict[str, tuple[EnqueueMethod, ...]] = {
     "enqueue_at": (EnqueueMethod(("rq",), Receiver.QUEUE),),
     "enqueue_in": (EnqueueMethod(("rq",), Receiver.QUEUE),),
     "enqueue_many": (EnqueueMethod(("rq",), Receiver.QUEUE),),
-    "enqueue_job": (EnqueueMethod(("arq", "rq"), Receiver.ANY),),
+    "enqueue_job": (EnqueueMethod(("arq", "rq"), Receiver.ANY, reach=LIBRARY_MODULES_ARQ_RQ),),
     "send_message": (EnqueueMethod(("sqs",), Receiver.QUEUE),),
     "send_message_batch": (EnqueueMethod(("sqs",), Receiver.QUEUE),),
     "send_messages": (EnqueueMethod(("sqs",), Receiver.QUEUE),),

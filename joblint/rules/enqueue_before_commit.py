@@ -177,7 +177,7 @@ def register(session, user):
     send_welcome.delay(user.id)
     session.commit()
 """,
-            (6, 5, "Celery task 'send_welcome' is enqueued before session.commit() (line 7)"),
+            (6, 5, "task 'send_welcome' is enqueued before session.commit() (line 7)"),
             id="enqueue-then-commit",
         ),
         invalid(
@@ -264,7 +264,10 @@ def register(conn, user, notify):
         return None
 
     def _report(self, pending: _PendingEnqueue, commit: cst.Call) -> None:
-        enqueue = pending.enqueue
+        for reading in pending.enqueue.alternatives():
+            self._report_reading(pending, reading, commit)
+
+    def _report_reading(self, pending: _PendingEnqueue, enqueue: Enqueue, commit: cst.Call) -> None:
         target = f"{dotted_text(commit.func) or 'commit'}()"
 
         def message(line_of: LineOf) -> str:

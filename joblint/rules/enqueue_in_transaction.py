@@ -109,6 +109,16 @@ class EnqueueInTransaction(Rule):
       (even ones outside the files linted) and on tasks defined in the file;
       `.send()`, `.schedule()`, `.enqueue()` and Huey calls need the receiver to
       be a task in the files linted together, or a queue object.
+    - Library-specific names need the library. `enqueue_job()`, `send_task()`
+      and `.kiq()` on a receiver whose library can't be told count only where
+      that library (arq or RQ, Celery, taskiq) is imported by the module or by
+      a project module it imports. A method of a class defined in the project
+      (`self.enqueue_job(...)` in a class that defines it, `Export.enqueue_job(...)`
+      on a model, `processor.delay(...)` on an instance of a project class) is
+      the project's own method, never a library's.
+    - The message names a library only when the call resolves to it (the task's
+      decorator or the queue object is in the files linted together): a task
+      imported from elsewhere is "task 'send_receipt'".
     - Enqueues to a queue stored in the same database (procrastinate `defer`,
       `joblint.runtime.outbox`, django-q's ORM broker) are part of the
       transaction and never reported.
@@ -269,6 +279,53 @@ def notify(sock):
 """,
             id="with-non-connection",
         ),
+        Valid(
+            """
+from django.db import models, transaction
+
+class Export(models.Model):
+    state = models.CharField(max_length=20)
+
+    @classmethod
+    def enqueue_job(cls, owner, fmt):
+        return cls.objects.create(owner=owner, format=fmt, state="queued")
+
+def request_export(user):
+    with transaction.atomic():
+        Export.enqueue_job(user, "csv")
+""",
+            id="model-classmethod-named-like-arq",
+        ),
+        Valid(
+            """
+class Backlog:
+    def __init__(self):
+        self.rows = []
+
+    def enqueue_job(self, name, *args):
+        self.rows.append((name, args))
+
+    def send_task(self, name):
+        self.rows.append((name, ()))
+
+    def flush(self, db):
+        with db.transaction():
+            self.enqueue_job("reindex", 1)
+            self.send_task("cleanup")
+""",
+            id="own-methods-named-like-a-library",
+        ),
+        Valid(
+            """
+from django.db import transaction
+
+def schedule_export(client, export):
+    with transaction.atomic():
+        export.save()
+        client.enqueue_job("export", export.pk)
+""",
+            id="no-queue-library-in-reach",
+        ),
     )
 
     INVALID = (
@@ -293,6 +350,101 @@ def checkout(cart):
         transaction.on_commit(lambda: send_receipt.delay(order.pk))
 """,
             id="celery-delay-in-atomic",
+            app_tasks="from celery import shared_task\n\n@shared_task\ndef send_receipt(pk): ...\n",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.delay(order.pk)
+""",
+            (8, 9, "task 'send_receipt' is enqueued inside transaction.atomic() (line 6)"),
+            fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
+            id="task-of-a-library-the-files-linted-do-not-show",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .processing import processor
+from .models import Export
+from .tasks import send_receipt
+
+def checkout(order, user):
+    with transaction.atomic():
+        order.save()
+        processor.delay("receipt", order.pk)
+        Export.enqueue_job(user, "csv")
+        send_receipt.delay(order.pk)
+""",
+            (12, 9, "RQ job 'send_receipt' is enqueued inside transaction.atomic() (line 8)"),
+            fixed="""
+from django.db import transaction
+from .processing import processor
+from .models import Export
+from .tasks import send_receipt
+
+def checkout(order, user):
+    with transaction.atomic():
+        order.save()
+        processor.delay("receipt", order.pk)
+        Export.enqueue_job(user, "csv")
+        transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
+            id="project-objects-beside-a-task",
+            app_processing=(
+                "class Processor:\n"
+                "    def delay(self, name, *args):\n"
+                "        Pending.objects.create(name=name, args=list(args))\n\n"
+                "processor = Processor()\n"
+            ),
+            app_models=(
+                "from django.db import models\n\n"
+                "class Export(models.Model):\n"
+                "    @classmethod\n"
+                "    def enqueue_job(cls, owner, fmt):\n"
+                "        return cls.objects.create(owner=owner, format=fmt)\n"
+            ),
+            app_tasks="from rq import job\n\n@job('default')\ndef send_receipt(pk): ...\n",
+        ),
+        invalid(
+            """
+from arq.connections import ArqRedis
+from django.db import transaction
+
+async def schedule_export(redis: ArqRedis, export):
+    with transaction.atomic():
+        export.save()
+        await redis.enqueue_job("export", export.pk)
+""",
+            (8, 15, "arq job 'export' is enqueued inside transaction.atomic() (line 6)"),
+            id="arq-in-reach",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .worker import WorkerSettings
+
+async def schedule_export(pool, export):
+    with transaction.atomic():
+        export.save()
+        await pool.enqueue_job("export", export.pk, _queue_name=WorkerSettings.queue_name)
+""",
+            (8, 15, "arq job 'export' is enqueued"),
+            id="arq-in-reach-through-a-project-module",
+            app_worker="from arq.connections import RedisSettings\n\nclass WorkerSettings:\n"
+            "    queue_name = 'exports'\n    redis_settings = RedisSettings()\n",
         ),
         invalid(
             """
@@ -304,7 +456,7 @@ def checkout(order):
     with atomic():
         send_receipt.delay(order.pk)
 """,
-            (8, 9, "Celery task 'send_receipt' is enqueued inside atomic()"),
+            (8, 9, "task 'send_receipt' is enqueued inside atomic()"),
             id="no-fix-when-transaction-is-another-name",
         ),
         invalid(
@@ -318,7 +470,7 @@ def checkout(orders):
             order.save()
             send_receipt.delay(order.pk)
 """,
-            (9, 13, "Celery task 'send_receipt' is enqueued inside transaction.atomic()"),
+            (9, 13, "task 'send_receipt' is enqueued inside transaction.atomic()"),
             fixed="""
 from django.db import transaction
 from .tasks import send_receipt
@@ -446,7 +598,7 @@ def checkout(order):
     with transaction.atomic():
         transaction.on_commit(tasks.send_receipt.delay(order.pk))
 """,
-            (7, 31, "Celery task 'send_receipt' is enqueued inside transaction.atomic()"),
+            (7, 31, "task 'send_receipt' is enqueued inside transaction.atomic()"),
             id="on-commit-called-too-early",
         ),
         invalid(
@@ -462,7 +614,7 @@ def checkout(order):
         order.save()
         notify(order)
 """,
-            (11, 9, "notify() enqueues Celery task 'send_receipt' (line 6)"),
+            (11, 9, "notify() enqueues task 'send_receipt' (line 6)"),
             id="module-local-indirection",
         ),
         invalid(
@@ -575,7 +727,7 @@ def run(x):
     with transaction.atomic():
         task.delay(x)
 """,
-            (8, 9, "Celery task 'send_receipt' is enqueued"),
+            (8, 9, "task 'send_receipt' is enqueued"),
             fixed="""
 from django.db import transaction
 from . import tasks
@@ -598,7 +750,7 @@ class Export:
     def post(self, request):
         tasks.load_dump.delay(request.user.pk)
 """,
-            (9, 9, "Celery task 'load_dump' is enqueued inside @atomic"),
+            (9, 9, "task 'load_dump' is enqueued inside @atomic"),
             fixed="""
 from django.db.transaction import atomic
 from django.utils.decorators import method_decorator
@@ -622,7 +774,7 @@ def checkout(order):
         order.save()
         send_receipt.delay(order.pk)
 """,
-            (8, 9, "Celery task 'send_receipt' is enqueued"),
+            (8, 9, "task 'send_receipt' is enqueued"),
             fixed="""
 import django.db.transaction
 from .tasks import send_receipt
@@ -648,9 +800,9 @@ def checkout(order, alias):
     with transaction.atomic():
         receipt = send_receipt.delay(order.pk)
 """,
-            (8, 9, "Celery task 'send_receipt' is enqueued"),
-            (10, 9, "Celery task 'send_receipt' is enqueued"),
-            (12, 19, "Celery task 'send_receipt' is enqueued"),
+            (8, 9, "task 'send_receipt' is enqueued"),
+            (10, 9, "task 'send_receipt' is enqueued"),
+            (12, 19, "task 'send_receipt' is enqueued"),
             fixed="""
 from django.db import transaction
 from .tasks import send_receipt
@@ -678,8 +830,8 @@ def checkout(orders):
             send_receipt.apply_async(args=(order.pk,), countdown=10)
         a.s(1).delay()
 """,
-            (8, 13, "Celery task 'send_receipt' is enqueued"),
-            (9, 13, "Celery task 'send_receipt' is enqueued"),
+            (8, 13, "task 'send_receipt' is enqueued"),
+            (9, 13, "task 'send_receipt' is enqueued"),
             (10, 9, "a Celery signature is enqueued"),
             fixed="""
 from django.db import transaction
@@ -731,6 +883,10 @@ def checkout(orders):
             )
 
     def _report_direct(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
+        for reading in enqueue.alternatives():
+            self._report_reading(node, reading, tx)
+
+    def _report_reading(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
         def message(line_of: LineOf) -> str:
             return (
                 f"{enqueue.subject} {enqueue.verb} inside {tx.description} "
@@ -786,8 +942,13 @@ def checkout(orders):
         return leads_to
 
     def _report_indirect(self, call: _LocalCall, found: _Found, tx: TxScope) -> None:
+        for reading in found.enqueue.alternatives():
+            self._report_indirect_reading(call, found, reading, tx)
+
+    def _report_indirect_reading(
+        self, call: _LocalCall, found: _Found, enqueue: Enqueue, tx: TxScope
+    ) -> None:
         name = call.callee.split(".")[-1]
-        enqueue = found.enqueue
 
         def message(line_of: LineOf) -> str:
             return (
@@ -875,7 +1036,10 @@ def _atomic_call(tx: TxScope, resolver: Resolver) -> cst.Call | None:
 def _django_task_fix(call: cst.Call, enqueue: Enqueue) -> FixSpec | None:
     """`task.delay(...)` -> `task.delay_on_commit(...)` (Celery >= 5.4 `DjangoTask`)."""
     func = call.func
-    if not enqueue.on_commit_variant or not isinstance(func, cst.Attribute):
+    # A task the project step may yet resolve (`enqueue.task` without a library)
+    # is Celery's here: the configuration says the project's tasks are.
+    celery_task = enqueue.on_commit_variant or (enqueue.task and not enqueue.library)
+    if not celery_task or not isinstance(func, cst.Attribute):
         return None
     variant = _ON_COMMIT_VARIANTS.get(func.attr.value)
     if variant is None:

@@ -140,12 +140,17 @@ def go(doc):
         if enqueue is None:
             return
         forwarded = FORWARDED_OPTIONS.get(enqueue.method)
-        if forwarded is None or enqueue.library not in forwarded.libraries:
+        if forwarded is None:
             return
         job = self._job_qualname(node, enqueue)
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value in forwarded.options:
-                self._report(node, arg.keyword, enqueue, forwarded, job)
+        for reading in enqueue.alternatives():
+            # A task whose library only the project could tell ("") forwards too:
+            # the method is that library's wherever the call is an enqueue at all.
+            if reading.library and reading.library not in forwarded.libraries:
+                continue
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in forwarded.options:
+                    self._report(node, arg.keyword, reading, forwarded, job)
 
     def _job_qualname(self, node: cst.Call, enqueue: Enqueue) -> str:
         """The job function: the receiver's task, or RQ's first positional argument."""
@@ -167,7 +172,7 @@ def go(doc):
         option = keyword.value
         receiver = node.func.value if isinstance(node.func, cst.Attribute) else node.func
         task = dotted_text(receiver) or "the task"
-        noun = LIBRARIES[enqueue.library].job_noun
+        noun = LIBRARIES[enqueue.library].job_noun if enqueue.library else "task"
         fix = forwarded.fix.format(task=task, option=option)
         message = (
             f"'{option}=' is passed to {dotted_text(node.func)}(), which hands every keyword "

@@ -155,6 +155,21 @@ def save(order):
 """,
             id="not-an-enqueue",
         ),
+        Valid(
+            """
+from django.db import models
+
+class Export(models.Model):
+    @classmethod
+    def enqueue_job(cls, owner, source):
+        return cls.objects.create(owner=owner, source=source, state="queued")
+
+def request_export(request):
+    source = Report.objects.get(pk=request.POST["report"])
+    Export.enqueue_job(request.user, source)
+""",
+            id="model-classmethod-named-like-arq",
+        ),
     )
 
     INVALID = (
