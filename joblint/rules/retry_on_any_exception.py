@@ -10,6 +10,7 @@ from joblint.analysis.retry_options import (
     broad_exceptions,
     has_star_kwargs,
     keyword,
+    task_retry_receiver,
 )
 from joblint.knowledge import retries as facts
 from joblint.rule import Valid, invalid
@@ -258,16 +259,17 @@ def c(): ...
         handler = self._handlers[-1][0]
         if id(handler) in self._reported or _filters_exception(handler, call):
             return
+        retry = f"{task_retry_receiver(call)}.retry(...)"
         if handler.type is None:
             self._reported.add(id(handler))
             self.report(
                 handler,
-                f"self.retry(...) in a bare except: retries every exception: {_BUGS}. "
+                f"{retry} in a bare except: retries every exception: {_BUGS}. "
                 f"Catch {facts.FIX_TRANSIENT}",
             )
             return
         for broad in broad_exceptions(handler.type, self.context.resolver):
-            self._report_broad(broad, "self.retry(...) in this except clause")
+            self._report_broad(broad, f"{retry} in this except clause")
 
     # --- tenacity and backoff -------------------------------------------------------------------
 

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.expressions import is_none, literal_number
+from joblint.analysis.expressions import always_leaves, is_none, literal_number, scope_nodes
+from joblint.analysis.names import dotted_parts, dotted_text
 from joblint.analysis.retry_options import (
     TaskOptions,
     has_star_kwargs,
@@ -86,8 +89,9 @@ class UnboundedRetries(RetryRule):
     CODE = "JL302"
     SUMMARY = "Retries have no attempt limit: a job that can never succeed retries forever"
     HELP = (
-        "Bound the attempts (the reference: 5, then dead-letter): tenacity "
-        "stop=stop_after_attempt(5), Celery max_retries=4, backoff max_tries=5"
+        f"Bound the attempts to {facts.FIX_BOUNDED}: tenacity {facts.FIX_TENACITY_STOP}, "
+        f"Celery {facts.CELERY_BOUND.parameter}={facts.CELERY_BOUND.reference}, "
+        f"backoff {facts.BACKOFF_BOUND.parameter}={facts.BACKOFF_BOUND.reference}"
     )
 
     VALID = (
@@ -200,16 +204,16 @@ from celery import Celery, Task
 app = Celery("shop")
 
 class Forever(Task):
-    max_retries = 5
+    max_retries = 4
 
-@app.task(bind=True, max_retries=5)
+@app.task(bind=True, max_retries=4)
 def sync(self, account_id):
     try:
         fetch(account_id)
     except IOError as exc:
-        raise self.retry(exc=exc, max_retries=5)
+        raise self.retry(exc=exc, max_retries=4)
 
-@app.task(autoretry_for=(IOError,), retry_kwargs={"max_retries": 5})
+@app.task(autoretry_for=(IOError,), retry_kwargs={"max_retries": 4})
 def push(account_id): ...
 """,
             id="celery-max-retries-none",
@@ -341,11 +345,12 @@ async def afetch(url):
                 self._report_celery(element, element.value)
 
     def _report_celery(self, node: cst.CSTNode, none: cst.CSTNode) -> None:
+        bound = facts.CELERY_BOUND
         self.report(
             node,
             f"Celery max_retries=None retries forever: {_FOREVER}. "
-            "Set max_retries=4 (5 attempts), then let it fail to the dead-letter queue",
-            fix=fix(none, cst.Integer("5"), "Set max_retries=5"),
+            f"Set {bound.advice()}, then let it fail to the dead-letter queue",
+            fix=fix(none, cst.Integer(str(bound.reference)), f"Set {bound.advice()}"),
         )
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -360,7 +365,7 @@ async def afetch(url):
                 self.report(
                     element,
                     f"django-q max_attempts=0 means unlimited attempts: {_FOREVER}. "
-                    "Set max_attempts=5",
+                    f"Set {facts.DJANGO_Q_BOUND.advice()}",
                 )
 
     # --- calls ---------------------------------------------------------------------------
@@ -423,7 +428,8 @@ async def afetch(url):
                 return
         self.report(
             node,
-            f"backoff retries forever without max_tries or max_time: {_FOREVER}. Add max_tries=5",
+            f"backoff retries forever without max_tries or max_time: {_FOREVER}. "
+            f"Add {facts.BACKOFF_BOUND.advice()}",
         )
 
     def _check_retry_strategy(self, node: cst.Call) -> None:
@@ -435,7 +441,7 @@ async def afetch(url):
         self.report(
             node,
             f"procrastinate RetryStrategy() without max_attempts retries forever: {_FOREVER}. "
-            "Pass max_attempts=5",
+            f"Pass {facts.PROCRASTINATE_BOUND.advice()}",
         )
 
     def _check_procrastinate_task(self, node: cst.FunctionDef, decorator: cst.Decorator) -> None:
@@ -455,10 +461,13 @@ async def afetch(url):
             requires = (Requirement("task", qualname, frozenset({"procrastinate"})),)
         elif library not in ("", "procrastinate"):
             return
+        bound = facts.PROCRASTINATE_BOUND
         self.report(
             retry,
             f"procrastinate retry=True retries forever, with no wait: {_FOREVER}. "
-            "Use retry=RetryStrategy(max_attempts=5, ...) or retry=5",
+            f"Use retry={bound.reference} or retry=RetryStrategy({bound.parameter}="
+            f"{bound.reference}, ...): {facts.REFERENCE_ATTEMPTS} attempts in total "
+            f"({bound.parameter} counts the retries after the first)",
             requires=requires,
         )
 
@@ -470,25 +479,113 @@ async def afetch(url):
         self.report(
             node,
             f"This while True loop retries on error forever (nothing gives up): {_FOREVER}. "
-            "Count attempts (for attempt in range(5): ...) and re-raise after the last",
+            f"{facts.FIX_ATTEMPT_LOOP}",
         )
 
     def _is_unbounded_retry(self, loop: cst.While) -> bool:
+        """A `try` whose body leaves the loop on success and whose handler retries
+        a failure, a sleep outside that `try`, and nothing else that gives up."""
         tries = [n for n in _loop_nodes(loop.body) if isinstance(n, cst.Try) and n.handlers]
-        success = [t for t in tries if _has_exit(t.body) or (t.orelse and _has_exit(t.orelse))]
-        if not success:
+        retrying = [t for t in tries if _leaves_on_success(t) and self._retries_failure(t, loop)]
+        if not retrying:
             return False
-        inside = {id(n) for t in success for n in _loop_nodes(t.body, include_root=True)}
-        for t in success:
+        inside = {id(n) for t in retrying for n in _loop_nodes(t.body, include_root=True)}
+        for t in retrying:
             if t.orelse is not None:
                 inside |= {id(n) for n in _loop_nodes(t.orelse, include_root=True)}
         outside = [n for n in _loop_nodes(loop.body) if id(n) not in inside]
         if any(isinstance(n, _EXITS) for n in outside):
             return False  # something gives up: a bound we can't evaluate
+        if self._has_deadline(loop):
+            return False
         return any(isinstance(n, cst.Call) and self._is_sleep(n) for n in outside)
 
     def _is_sleep(self, node: cst.Call) -> bool:
         return self.context.resolver.qualified_name(node.func) in facts.SLEEP_FUNCTIONS
+
+    # --- conflicts: retried on purpose, not failures ----------
+
+    def _retries_failure(self, node: cst.Try, loop: cst.While) -> bool:
+        """A handler that lets the loop go on catches a failure, not only a
+        conflict (a Redis WatchError, an optimistic-lock error, or a unique-key
+        collision when each pass tries a new value)."""
+        looping = [h for h in node.handlers if not always_leaves(h.body)]
+        return any(not self._catches_conflict(h, node, loop) for h in looping)
+
+    def _catches_conflict(self, handler: cst.ExceptHandler, node: cst.Try, loop: cst.While) -> bool:
+        if handler.type is None:
+            return False
+        names = [self.context.resolver.qualified_name(t) for t in _exception_types(handler.type)]
+        if not names or any(
+            n not in facts.CONFLICT_EXCEPTIONS and n not in facts.COLLISION_EXCEPTIONS
+            for n in names
+        ):
+            return False
+        collides = any(n in facts.COLLISION_EXCEPTIONS for n in names)
+        return not collides or self._tries_new_value(node, loop)
+
+    def _tries_new_value(self, node: cst.Try, loop: cst.While) -> bool:
+        """Each pass tries another value: the loop assigns, outside the `try`
+        body, something that body reads (`code = new_code()` before it, `n += 1`
+        in the handler), or the body draws a fresh one (`uuid4()`, `secrets...`)."""
+        body = {id(n) for n in _loop_nodes(node.body, include_root=True)}
+        assigned = {
+            name for n in _loop_nodes(loop.body) if id(n) not in body for name in _assigned_names(n)
+        }
+        for n in _loop_nodes(node.body):
+            if isinstance(n, cst.Name | cst.Attribute) and dotted_text(n) in assigned:
+                return True
+            if isinstance(n, cst.Call) and self._draws_fresh_value(n):
+                return True
+        return False
+
+    def _draws_fresh_value(self, call: cst.Call) -> bool:
+        name = self.context.resolver.qualified_name(call.func)
+        if name is not None and any(
+            name == m or name.startswith(f"{m}.") for m in facts.FRESH_VALUE_MODULES
+        ):
+            return True
+        parts = dotted_parts(call.func)
+        last = parts[-1].lower() if parts else ""
+        return any(hint in last for hint in facts.FRESH_VALUE_HINTS)
+
+    # --- deadlines ----------
+
+    def _has_deadline(self, loop: cst.While) -> bool:
+        """An `if` that compares a wall-clock reading and then gives up
+        (`if time.monotonic() - start > limit: raise`), anywhere in the loop."""
+        for node in _loop_nodes(loop.body):
+            if not isinstance(node, cst.If):
+                continue
+            gives_up = any(isinstance(n, _EXITS) for n in _loop_nodes(node))
+            if gives_up and self._reads_clock(node.test, 0):
+                return True
+        return False
+
+    def _reads_clock(self, expr: cst.CSTNode, depth: int) -> bool:
+        """The expression reads the clock, directly or through names assigned
+        from a reading (`elapsed = time.monotonic() - start`)."""
+        if depth > _MAX_NAME_HOPS:
+            return False
+        for node in scope_nodes(expr, include_root=True):
+            if isinstance(node, cst.Call):
+                if self.context.resolver.qualified_name(node.func) in facts.CLOCK_FUNCTIONS:
+                    return True
+            elif isinstance(node, cst.Name) and any(
+                isinstance(value, cst.CSTNode) and self._reads_clock(value, depth + 1)
+                for value in self._assigned(node.value)
+            ):
+                return True
+        return False
+
+    def _assigned(self, name: str) -> list[cst.CSTNode]:
+        frame = self.context.frame.node
+        scope = frame if isinstance(frame, cst.FunctionDef) else self.values.module
+        bindings = self.values.of(scope) if isinstance(scope, cst.FunctionDef) else scope
+        found: list[cst.CSTNode] = []
+        for value in bindings.values.get(name, ()):
+            found.append(value.value if isinstance(value, cst.AugAssign) else value)
+        return found
 
 
 def _dict_element(node: cst.Dict, key: str) -> cst.DictElement | None:
@@ -526,18 +623,127 @@ def _loop_nodes(root: cst.CSTNode, *, include_root: bool = False) -> list[cst.CS
     return found
 
 
-def _has_exit(block: cst.CSTNode) -> bool:
-    return any(isinstance(n, cst.Break | cst.Return) for n in _loop_nodes(block))
+_MAX_NAME_HOPS = 4
+
+
+def _exception_types(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.Tuple | cst.List):
+        return [e.value for e in node.elements]
+    return [node]
+
+
+def _assigned_names(node: cst.CSTNode) -> list[str]:
+    """The names and dotted attributes a statement part binds (`code`, `obj.slug`)."""
+    targets: list[cst.BaseExpression] = []
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.NamedExpr):
+        targets = [node.target]
+    elif isinstance(node, cst.WithItem) and node.asname is not None:
+        targets = [node.asname.name]
+    found = []
+    for target in targets:
+        elements = target.elements if isinstance(target, cst.Tuple | cst.List) else ()
+        for expr in [e.value for e in elements] or [target]:
+            text = dotted_text(expr)
+            if text is not None:
+                found.append(text)
+    return found
+
+
+# --- does the `try` leave the loop on success? ----------
+
+
+@dataclass(slots=True)
+class _Pass:
+    """What one pass through a `try` body has done so far: called something
+    (the guarded call) and bound names (its results)."""
+
+    called: bool = False
+    bound: set[str] = field(default_factory=set)
+
+    def absorb(self, node: cst.CSTNode) -> None:
+        for sub in scope_nodes(node, include_root=True):
+            if isinstance(sub, cst.Call):
+                self.called = True
+            self.bound.update(_assigned_names(sub))
+
+
+def _leaves_on_success(node: cst.Try) -> bool:
+    """A `break`/`return` follows the guarded call inside the `try` (its body or
+    its `else:`): a retry loop. An exit before any call, or one taken on a test
+    of nothing the call produced (`if self.stopping: break`), is a shutdown
+    signal: the loop is a service loop, not a retry."""
+    state = _Pass()
+    if _block_exits(node.body, state, ()):
+        return True
+    return node.orelse is not None and _block_exits(node.orelse.body, state, ())
+
+
+def _block_exits(
+    block: cst.BaseSuite, state: _Pass, guards: tuple[cst.BaseExpression, ...]
+) -> bool:
+    # In order: each statement sees what the ones before it called and bound.
+    return any(_statement_exits(statement, state, guards) for statement in block.body)
+
+
+def _statement_exits(
+    statement: cst.CSTNode, state: _Pass, guards: tuple[cst.BaseExpression, ...]
+) -> bool:
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(_small_exits(small, state, guards) for small in statement.body)
+    if isinstance(statement, cst.BaseSmallStatement):
+        return _small_exits(statement, state, guards)
+    if isinstance(statement, cst.If):
+        state.absorb(statement.test)
+        inner = (*guards, statement.test)
+        if _block_exits(statement.body, state, inner):
+            return True
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):
+            return _statement_exits(orelse, state, inner)
+        return orelse is not None and _block_exits(orelse.body, state, inner)
+    if isinstance(statement, cst.With):
+        for item in statement.items:
+            state.absorb(item)
+        return _block_exits(statement.body, state, guards)
+    if isinstance(statement, cst.Try):
+        if _block_exits(statement.body, state, guards):
+            return True
+        return statement.orelse is not None and _block_exits(statement.orelse.body, state, guards)
+    if not isinstance(statement, cst.FunctionDef | cst.ClassDef):
+        state.absorb(statement)  # a nested loop: its exits are its own
+    return False
+
+
+def _small_exits(
+    small: cst.BaseSmallStatement, state: _Pass, guards: tuple[cst.BaseExpression, ...]
+) -> bool:
+    if isinstance(small, cst.Return | cst.Break):
+        value = small.value if isinstance(small, cst.Return) else None
+        if value is not None:
+            state.absorb(value)  # `return get(url)`: the call is the exit's own value
+        return state.called and all(_mentions(test, state.bound) for test in guards)
+    state.absorb(small)
+    return False
+
+
+def _mentions(test: cst.BaseExpression, names: set[str]) -> bool:
+    return any(
+        isinstance(n, cst.Name | cst.Attribute) and dotted_text(n) in names
+        for n in scope_nodes(test, include_root=True)
+    )
 
 
 # --- fixes (issue 10) ---------------------------------------------------------------------
 
-_STOP_FIX = "Stop after 5 attempts: stop=stop_after_attempt(5)"
-_STOP_IMPORT = (("tenacity", "stop_after_attempt"),)
+_STOP_FIX = f"Stop after {facts.REFERENCE_ATTEMPTS} attempts in total: {facts.FIX_TENACITY_STOP}"
+_STOP_IMPORT = (("tenacity", facts.TENACITY_BOUND.parameter),)
 
 
 def _stop_after_attempt() -> cst.Call:
-    return cst.Call(cst.Name("stop_after_attempt"), [cst.Arg(cst.Integer("5"))])
+    bound = facts.TENACITY_BOUND
+    return cst.Call(cst.Name(bound.parameter), [cst.Arg(cst.Integer(str(bound.reference)))])
 
 
 def _tenacity_fix(node: cst.BaseExpression) -> FixSpec | None:
