@@ -404,9 +404,6 @@ FIX_CELERY_COUNTDOWN = (
 FIX_TENACITY_WAIT = "wait=wait_random_exponential(multiplier=..., max=...)"
 FIX_TENACITY_STOP = f"stop=stop_after_attempt({TENACITY_BOUND.reference})"
 FIX_RQ_INTERVALS = "interval=joblint.runtime.backoff.jittered_intervals(...)"
-FIX_BOUNDED = (
-    f"a bounded number of attempts (the reference: {REFERENCE_ATTEMPTS}, then dead-letter)"
-)
 FIX_ATTEMPT_LOOP = (
     f"Count attempts (for attempt in range({REFERENCE_ATTEMPTS}): ...) and re-raise after the last"
 )

@@ -26,7 +26,10 @@ class RetryOnAnyException(RetryRule):
     - Celery `autoretry_for` containing `Exception` or `BaseException`
       (decorator option or `Task` subclass attribute);
     - a Celery task's `self.retry(...)` inside `except Exception:`,
-      `except BaseException:` or a bare `except:`;
+      `except BaseException:` or a bare `except:` (also `task.retry(...)` in a
+      bound task whose first parameter is `task`, or in a helper whose
+      parameter is annotated as a Celery `Task`; the message names the
+      receiver as the code writes it);
     - tenacity `retry=retry_if_exception_type(Exception)`;
     - backoff `on_exception(wait_gen, Exception)`.
 
@@ -214,6 +217,27 @@ def c(): ...
             (13, 79, "(BaseException)"),
             (17, 47, "backoff.on_exception"),
             id="tenacity-and-backoff",
+        ),
+        invalid(
+            """
+from celery import Task, shared_task
+
+def push_later(job: Task, payload):
+    try:
+        send(payload)
+    except Exception as exc:
+        raise job.retry(exc=exc)
+
+@shared_task(bind=True, max_retries=4)
+def sync(task, account_id):
+    try:
+        fetch(account_id)
+    except:
+        task.retry(countdown=60)
+""",
+            (7, 12, "job.retry(...) in this except clause retries every exception (Exception)"),
+            (14, 5, "task.retry(...) in a bare except"),
+            id="the-message-quotes-the-retry-as-written",
         ),
     )
 

@@ -39,8 +39,19 @@ class UnboundedRetries(RetryRule):
     - procrastinate `@app.task(retry=True)` and `RetryStrategy()` without
       `max_attempts`;
     - django-q2 `Q_CLUSTER = {"max_attempts": 0}` (0 means unlimited);
-    - a `while True:` loop that catches an exception, sleeps and loops again,
-      with nothing in the handler or the loop that gives up.
+    - a `while True:` retry loop that catches a failure, sleeps and loops
+      again, with nothing in the loop that gives up.
+
+    A `while True` loop is a retry loop only when a `break`/`return` follows
+    the guarded call inside the same `try` (its body or its `else:`). Not
+    findings: a service or event loop whose exit is a shutdown signal (an exit
+    before the work, or one taken on a flag the work didn't produce:
+    `if self.stopping: break`, `except KeyboardInterrupt: break`); a loop
+    bounded by a wall-clock deadline (an `if` comparing `time.monotonic()`,
+    `time.time()`, `datetime.now()`... that breaks, raises or returns); a loop
+    that retries only on a conflict, not a failure: a Redis `WatchError` in a
+    WATCH/MULTI transaction, an optimistic-lock or serialisation error, or a
+    unique-key collision (`IntegrityError`) retried with a new value.
 
     ## Why is this bad?
     A job that fails for a reason retrying can't fix (a bug, bad input, a
@@ -67,21 +78,36 @@ class UnboundedRetries(RetryRule):
     def fetch_rates():
         return client.get("/rates")
     ```
-    For Celery, `max_retries=4` (five attempts); for backoff, `max_tries=5`.
+    The reference policy is 5 attempts in total, then the dead-letter queue,
+    in each library's own terms: tenacity `stop_after_attempt(5)`, backoff
+    `max_tries=5` and django-q2 `max_attempts=5` count every attempt; Celery
+    `max_retries=4` and procrastinate `max_attempts=4` (or `retry=4`) count
+    the retries after the first.
 
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`) for Celery and tenacity: `max_retries=None`
-    becomes `max_retries=5`; a tenacity `@retry`, `Retrying(...)` or
-    `AsyncRetrying(...)` without `stop=` (or with `stop=stop_never`) gets
-    `stop=stop_after_attempt(5)`, importing it from tenacity. Unsafe because
-    after the last attempt the job fails (tenacity raises `RetryError` unless
-    `reraise=True`), and something must handle that.
+    becomes `max_retries=4` (5 attempts in total); a tenacity `@retry`,
+    `Retrying(...)` or `AsyncRetrying(...)` without `stop=` (or with
+    `stop=stop_never`) gets `stop=stop_after_attempt(5)`, importing it from
+    tenacity. Unsafe because after the last attempt the job fails (tenacity
+    raises `RetryError` unless `reraise=True`), and something must handle that.
 
     ## Known limits
     - Options passed through `**kwargs` may set a bound: not reported.
     - A `while True` loop counts as bounded as soon as its handler or body
-      has a `raise`, `break` or `return` outside the `try` body, whatever the
-      condition guarding it.
+      has a `raise`, `break` or `return` outside the guarded `try` body,
+      whatever the condition guarding it.
+    - An exit in the `try` counts as success of the guarded call when a call
+      comes before it and every `if` around it tests a name the `try` bound
+      (`r = get(url)` then `if r.ok: return r`); an exit on the result of a
+      call in the `if` test itself (`if ping(): break`) is not seen.
+    - A collision counts as retried with a new value when the loop assigns,
+      outside the `try` body, a name the body reads (`code = new_code()`
+      before it, `n += 1` in the handler), or the body draws one: a call into
+      `uuid`, `secrets` or `random`, or a callee whose name says "random" or
+      "uuid" (a heuristic). The conflict exceptions (Redis `WatchError`,
+      SQLAlchemy `StaleDataError`, psycopg `SerializationFailure`, ...) and
+      the clocks are listed in `joblint.knowledge.retries`.
     - Dramatiq retries 20 times by default and Celery 3 times: "no retry
       option" is not unbounded there.
     """
@@ -89,7 +115,8 @@ class UnboundedRetries(RetryRule):
     CODE = "JL302"
     SUMMARY = "Retries have no attempt limit: a job that can never succeed retries forever"
     HELP = (
-        f"Bound the attempts to {facts.FIX_BOUNDED}: tenacity {facts.FIX_TENACITY_STOP}, "
+        f"Bound the attempts ({facts.REFERENCE_ATTEMPTS} in total, then dead-letter): "
+        f"tenacity {facts.FIX_TENACITY_STOP}, "
         f"Celery {facts.CELERY_BOUND.parameter}={facts.CELERY_BOUND.reference}, "
         f"backoff {facts.BACKOFF_BOUND.parameter}={facts.BACKOFF_BOUND.reference}"
     )
@@ -162,15 +189,116 @@ from procrastinate import App, RetryStrategy
 
 app = App(connector=connector)
 
-@app.task(retry=5)
+@app.task(retry=4)
 def a(): ...
 
-@app.task(retry=RetryStrategy(max_attempts=5, wait=5))
+@app.task(retry=RetryStrategy(max_attempts=4, wait=5))
 def b(): ...
 
 Q_CLUSTER = {"name": "shop", "max_attempts": 5}
 """,
             id="procrastinate-and-django-q-bounded",
+        ),
+        Valid(
+            """
+import time
+
+class Consumer:
+    def run(self):
+        while True:
+            try:
+                if self.shutdown.is_set():
+                    break
+                self.handle(self.inbox.get())
+            except Exception:
+                log.exception("message failed")
+                time.sleep(5)
+
+    def run_until_told(self):
+        while True:
+            try:
+                self.drain_once()
+                if self.stopping:
+                    return
+            except OSError:
+                log.exception("drain failed")
+            time.sleep(1)
+
+def serve(server):
+    while True:
+        try:
+            server.handle_request()
+        except KeyboardInterrupt:
+            break
+        except OSError:
+            time.sleep(1)
+""",
+            id="service-loops-exit-on-a-shutdown-signal",
+        ),
+        Valid(
+            """
+import datetime
+import time
+
+def wait_for_api(client, limit=30.0):
+    started = time.monotonic()
+    while True:
+        try:
+            if time.monotonic() - started > limit:
+                raise TimeoutError("the API never came up")
+            return client.ping()
+        except ConnectionError:
+            time.sleep(1)
+
+def wait_for_index(client, deadline):
+    while True:
+        try:
+            left = deadline - datetime.datetime.now()
+            if left.total_seconds() <= 0:
+                break
+            return client.index_status()
+        except ConnectionError:
+            time.sleep(2)
+""",
+            id="loops-bounded-by-a-deadline",
+        ),
+        Valid(
+            """
+import time
+import uuid
+
+from django.db import IntegrityError
+from redis.exceptions import WatchError
+
+def bump(pipe, key):
+    while True:
+        try:
+            pipe.watch(key)
+            count = int(pipe.get(key) or 0)
+            pipe.multi()
+            pipe.set(key, count + 1)
+            pipe.execute()
+            break
+        except WatchError:
+            time.sleep(0.01)
+
+def issue_coupon(owner):
+    while True:
+        code = new_coupon_code()
+        try:
+            return Coupon.objects.create(owner=owner, code=code)
+        except IntegrityError:
+            time.sleep(0.01)
+
+def issue_api_key(owner):
+    while True:
+        try:
+            ApiKey.objects.create(owner=owner, key=uuid.uuid4().hex)
+            return
+        except IntegrityError:
+            time.sleep(0.01)
+""",
+            id="retries-only-on-a-conflict",
         ),
     )
 
@@ -321,6 +449,111 @@ async def afetch(url):
             (6, 5, "while True"),
             (13, 5, "while True"),
             id="while-true-retry-loops",
+        ),
+        invalid(
+            """
+import time
+
+from django.db import IntegrityError
+from redis.exceptions import WatchError
+
+def wait_for_broker(broker):
+    while True:
+        try:
+            broker.connect()
+        except OSError:
+            time.sleep(1)
+        else:
+            break
+
+def store(invoice):
+    while True:
+        try:
+            invoice.save()
+            break
+        except IntegrityError:
+            time.sleep(1)
+
+def bump(pipe, key):
+    while True:
+        try:
+            pipe.watch(key)
+            pipe.execute()
+            break
+        except (WatchError, ConnectionError):
+            time.sleep(0.1)
+
+def fetch(client, url):
+    while True:
+        try:
+            response = client.get(url)
+            if response.ok:
+                return response
+        except ConnectionError:
+            time.sleep(2)
+""",
+            (8, 5, "for attempt in range(5)"),
+            (17, 5, "while True loop retries on error forever"),
+            (25, 5, "while True loop retries on error forever"),
+            (34, 5, "while True loop retries on error forever"),
+            id="while-true-failure-retries-are-kept",
+        ),
+        invalid(
+            """
+import backoff
+from celery import shared_task
+from procrastinate import App, RetryStrategy
+from tenacity import retry
+
+app = App(connector=connector)
+
+@shared_task(max_retries=None)
+def a(): ...
+
+@retry
+def b(): ...
+
+@backoff.on_exception(backoff.expo, IOError)
+def c(): ...
+
+@app.task(retry=True)
+def d(): ...
+
+strategy = RetryStrategy(linear_wait=5)
+
+Q_CLUSTER = {"name": "shop", "max_attempts": 0}
+""",
+            (9, 14, "Set max_retries=4 (5 attempts in total: max_retries counts the retries"),
+            (12, 2, "Add stop=stop_after_attempt(5)"),
+            (15, 2, "Add max_tries=5 (5 attempts in total: max_tries counts every attempt)"),
+            (18, 11, "Use retry=4 or retry=RetryStrategy(max_attempts=4, ...): 5 attempts"),
+            (21, 12, "Pass max_attempts=4 (5 attempts in total: max_attempts counts the retries"),
+            (23, 30, "Set max_attempts=5 (5 attempts in total: max_attempts counts every attempt)"),
+            fixed="""
+import backoff
+from celery import shared_task
+from procrastinate import App, RetryStrategy
+from tenacity import stop_after_attempt, retry
+
+app = App(connector=connector)
+
+@shared_task(max_retries=4)
+def a(): ...
+
+@retry(stop=stop_after_attempt(5))
+def b(): ...
+
+@backoff.on_exception(backoff.expo, IOError)
+def c(): ...
+
+@app.task(retry=True)
+def d(): ...
+
+strategy = RetryStrategy(linear_wait=5)
+
+Q_CLUSTER = {"name": "shop", "max_attempts": 0}
+""",
+            id="one-reference-policy-5-attempts-in-total",
         ),
     )
 
