@@ -77,7 +77,7 @@ class RetryWithoutJitter(RetryRule):
     from celery import shared_task
 
 
-    @shared_task(bind=True, max_retries=5)
+    @shared_task(bind=True, max_retries=4)
     def charge(self, order_id):
         try:
             gateway.charge(order_id)
@@ -92,7 +92,7 @@ class RetryWithoutJitter(RetryRule):
     from joblint.runtime.backoff import full_jitter
 
 
-    @shared_task(bind=True, max_retries=5)
+    @shared_task(bind=True, max_retries=4)
     def charge(self, order_id):
         try:
             gateway.charge(order_id)
