@@ -812,13 +812,9 @@ Q_CLUSTER = {"name": "shop", "max_attempts": 0}
         return False
 
     def _assigned(self, name: str) -> list[cst.CSTNode]:
-        frame = self.context.frame.node
-        scope = frame if isinstance(frame, cst.FunctionDef) else self.values.module
-        bindings = self.values.of(scope) if isinstance(scope, cst.FunctionDef) else scope
-        found: list[cst.CSTNode] = []
-        for value in bindings.values.get(name, ()):
-            found.append(value.value if isinstance(value, cst.AugAssign) else value)
-        return found
+        """The values assigned to `name` in the function around the loop."""
+        values = self.values.of(self.context.frame.node).values.get(name, ())
+        return [v.value if isinstance(v, cst.AugAssign) else v for v in values]
 
 
 def _dict_element(node: cst.Dict, key: str) -> cst.DictElement | None:
