@@ -147,13 +147,16 @@ def test_an_import_the_fix_leaves_unused_is_removed(alias: str) -> None:
 
 
 def test_an_import_still_read_after_the_fixes_stays() -> None:
-    later = "\n@retry(wait=wait_exponential(multiplier=1, min=2))\ndef later(): ...\n"
-    code = _TENACITY.format(alias="", extra="", name="wait_exponential") + later
-    # `min=` makes that fix unsafe: with safe fixes only, `later` still reads the name.
-    safe = _fix_source(code, "JL301", unsafe=False)
-    assert "import wait_random_exponential, retry, stop_after_attempt, wait_exponential\n" in safe
-    assert "wait=wait_exponential(multiplier=1, min=2)" in safe
-    assert "wait_exponential" not in _fix_source(code, "JL301").replace("random_exponential", "")
+    # `later` adds a random wait: no finding, no fix, and it still reads the name.
+    later = (
+        "\n@retry(wait=wait_exponential(multiplier=1) + wait_random(0, 2))\ndef later(): ...\n"
+    )
+    code = _TENACITY.format(alias=", wait_random", extra="", name="wait_exponential") + later
+    fixed = _fix_source(code, "JL301")
+    assert "import wait_random_exponential, retry, stop_after_attempt, wait_exponential" in fixed
+    assert "wait=wait_exponential(multiplier=1) + wait_random(0, 2)" in fixed
+    alone = _TENACITY.format(alias="", extra="", name="wait_exponential")
+    assert "wait_exponential" not in _fix_source(alone, "JL301").replace("random_exponential", "")
     listed = '__all__ = ["wait_exponential"]'
     exported = _TENACITY.format(alias="", extra=listed, name="wait_exponential")
     assert "stop_after_attempt, wait_exponential\n" in _fix_source(exported, "JL301")
@@ -213,21 +216,30 @@ def test_an_import_below_a_module_level_use_is_not_relied_on() -> None:
 # --- which fixes are safe, and which shapes get one ------------------------------------------
 
 
-def test_jl301_jitter_fixes_are_safe_except_with_min() -> None:
+def test_jl301_jitter_fixes_are_unsafe() -> None:
+    """Adding jitter changes the delays the retries wait (they become random,
+    half as long on average): no JL301 fix keeps run-time behaviour, so none
+    is applied without --unsafe-fixes."""
     code = (
+        "from celery import shared_task\n"
         "from tenacity import retry, stop_after_attempt, wait_exponential\n\n"
         "@retry(wait=wait_exponential(max=9), stop=stop_after_attempt(3))\ndef a(): ...\n\n"
-        "@retry(wait=wait_exponential(min=1), stop=stop_after_attempt(3))\ndef b(): ...\n"
+        "@retry(wait=wait_exponential(min=1), stop=stop_after_attempt(3))\ndef b(): ...\n\n"
+        "@shared_task(retry_backoff=True, retry_jitter=False)\ndef c(): ...\n"
     )
     settings = LintSettings(frozenset({"JL301"}), Options())
     findings = lint_source("app/r.py", code.encode(), settings, ModuleInfo("app.r")).findings
     assert [(f.span.line, f.fix and f.fix.safety) for f in findings] == [
-        (3, "safe"),
-        (6, "unsafe"),
+        (4, "unsafe"),
+        (7, "unsafe"),
+        (10, "unsafe"),
     ]
     safe_only = fix_file("app/r.py", code.encode(), list(findings), lambda d: [], False)
-    assert b"wait=wait_random_exponential(max=9)" in safe_only.data
-    assert b"wait=wait_exponential(min=1)" in safe_only.data
+    assert safe_only.data == code.encode()
+    unsafe = fix_file("app/r.py", code.encode(), list(findings), lambda d: [], True)
+    assert b"wait=wait_random_exponential(max=9)" in unsafe.data
+    assert b"wait=wait_random_exponential(min=1)" in unsafe.data
+    assert b"retry_jitter=True" in unsafe.data
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ name counts) and then the module's:
   Calls the analysis doesn't know make the answer `UNKNOWN`, and callers treat
   UNKNOWN like "random": a rule only reports what it can see.
 
-Also: which names count attempts in a loop, and whether a loop looks like a
-retry loop. Library names come from `joblint.knowledge.retries`.
+Also: which names count attempts in a loop, and whether a loop retries (it
+catches an exception and goes on). Library names come from `joblint.knowledge.retries`.
 Used by the JL3 rules; kept general so other rules can reuse it.
 """
 
@@ -575,15 +575,57 @@ def names_test(names: Mapping[str, object] | set[str] | frozenset[str]) -> Attem
     return test
 
 
-def is_retry_loop(loop: Loop) -> bool:
-    """A loop that retries: it catches exceptions, or it leaves on success
-    (`break`/`return` somewhere in its body)."""
-    for node in scope_nodes(loop.body):
-        if isinstance(node, cst.Try) and node.handlers:
+def retries_on_exception(loop: Loop) -> bool:
+    """A loop that retries: an `except` handler in its body (also in a nested
+    loop, not in a nested scope) catches an exception and lets the loop go on.
+    Whatever sleeps in such a loop follows a caught exception (in the handler,
+    after it, or on the next pass); a loop that catches nothing (a result poll
+    that sleeps longer each time) doesn't retry."""
+    stack: list[tuple[cst.CSTNode, bool]] = [(child, False) for child in loop.body.children]
+    while stack:
+        node, nested = stack.pop()
+        # `break` in a nested loop's handler leaves that loop, not this one.
+        if isinstance(node, cst.ExceptHandler | cst.ExceptStarHandler) and not always_leaves(
+            node.body, breaks=not nested
+        ):
             return True
-        if isinstance(node, cst.Break | cst.Return):
-            return True
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        inner = nested or isinstance(node, cst.For | cst.While)
+        stack.extend((child, inner) for child in node.children)
     return False
+
+
+def always_leaves(block: cst.BaseSuite, *, breaks: bool = True) -> bool:
+    """The block ends by leaving the function or, with `breaks`, the loop
+    (`raise`, `return`, `break`), on every branch of a final `if`/`else`."""
+    statements = block.body
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and _leaves(last.body[-1], breaks)
+    if isinstance(last, cst.BaseSmallStatement):
+        return _leaves(last, breaks)
+    if isinstance(last, cst.If):
+        return always_leaves(last.body, breaks=breaks) and _else_leaves(last.orelse, breaks)
+    if isinstance(last, cst.With):
+        return always_leaves(last.body, breaks=breaks)
+    return False
+
+
+def _leaves(statement: cst.BaseSmallStatement, breaks: bool) -> bool:
+    return isinstance(statement, cst.Raise | cst.Return) or (
+        breaks and isinstance(statement, cst.Break)
+    )
+
+
+def _else_leaves(orelse: cst.If | cst.Else | None, breaks: bool) -> bool:
+    if orelse is None:
+        return False
+    if isinstance(orelse, cst.If):
+        return always_leaves(orelse.body, breaks=breaks) and _else_leaves(orelse.orelse, breaks)
+    return always_leaves(orelse.body, breaks=breaks)
 
 
 class ScopeValues:

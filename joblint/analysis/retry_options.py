@@ -196,17 +196,19 @@ class CeleryScopes:
 
     def is_task_retry(self, call: cst.Call, context: FileContext) -> bool:
         """`self.retry(...)` in a bound Celery task (`bind=True` or a method of a
-        Task subclass), or `<task>.retry(...)` on a Celery task defined here."""
-        func = call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value != facts.CELERY_RETRY_METHOD:
-            return False
-        receiver = func.value
-        if not isinstance(receiver, cst.Name):
+        Task subclass), `task.retry(...)` in a helper whose parameter `task` is
+        annotated as a Celery `Task`, or `<task>.retry(...)` on a Celery task
+        defined here."""
+        receiver = task_retry_receiver(call)
+        if receiver is None:
             return False
         function = context.frame.node
-        if isinstance(function, cst.FunctionDef) and receiver.value == first_parameter(function):
-            return self._is_bound_task(function, context)
-        binding = context.resolver.lookup(receiver.value)
+        if isinstance(function, cst.FunctionDef):
+            if _annotated_as_task(function, receiver, context.resolver):
+                return True
+            if receiver == first_parameter(function):
+                return self._is_bound_task(function, context)
+        binding = context.resolver.lookup(receiver)
         return (
             binding is not None
             and binding.kind is BindingKind.DEF
@@ -220,3 +222,21 @@ class CeleryScopes:
                 return True
         in_class = bool(context.frame.class_name) and bool(self._classes)
         return in_class and self._classes[-1][1]
+
+
+def task_retry_receiver(call: cst.Call) -> str | None:
+    """`task` of `task.retry(...)`, as the code names it (`self`, `task`, `celery_task`)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != facts.CELERY_RETRY_METHOD:
+        return None
+    return func.value.value if isinstance(func.value, cst.Name) else None
+
+
+def _annotated_as_task(function: cst.FunctionDef, name: str, resolver: Resolver) -> bool:
+    """`def retry_later(task: Task, ...)`: the parameter is a Celery task."""
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name and param.annotation is not None:
+            annotation = resolver.qualified_name(param.annotation.annotation)
+            return annotation is not None and annotation in facts.CELERY_TASK_BASES
+    return False

@@ -15,6 +15,8 @@ Qualified names have the meaning `joblint.analysis.names.Resolver` gives them
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # --- the shared expression analysis: randomness, growth, sleeping ----------
 
 # Calls into these modules draw random numbers (`random.uniform`,
@@ -150,27 +152,61 @@ def _tenacity(*names: str, module: str) -> frozenset[str]:
     )
 
 
-# Waits that grow with the attempt and have no random part.
-TENACITY_UNJITTERED_WAITS: frozenset[str] = _tenacity(
-    "wait_exponential", "wait_incrementing", module="wait"
-)
-# Waits with a random part: adding one to a growing wait jitters it.
-TENACITY_RANDOM_WAITS: frozenset[str] = _tenacity(
-    "wait_random",
-    "wait_random_exponential",
-    "wait_full_jitter",
-    "wait_exponential_jitter",
-    module="wait",
+# How a tenacity wait strategy's delay changes with the attempt (tenacity 9.x
+# `wait.py`): `wait_incrementing` is `start + increment * (attempt - 1)`,
+# additive growth, which JL301 does not count; only exponential growth
+# without a random part is a finding.
+CONSTANT = "constant"
+ADDITIVE = "additive"
+EXPONENTIAL = "exponential"
+# Whatever a predicate of the caller's returns (`wait_exception`).
+DELEGATED = "delegated"
+
+
+@dataclass(frozen=True, slots=True)
+class TenacityWait:
+    """One tenacity wait strategy: how it grows and whether it draws at random."""
+
+    growth: str
+    random: bool = False
+    # A random part the caller can switch off with 0 (keyword, position):
+    # `wait_exponential_jitter(jitter=0)` is a plain exponential wait.
+    jitter: tuple[str, int] | None = None
+
+
+_TENACITY_WAIT_SHAPES: dict[str, TenacityWait] = {
+    "wait_none": TenacityWait(CONSTANT),
+    "wait_fixed": TenacityWait(CONSTANT),
+    "wait_random": TenacityWait(CONSTANT, random=True),
+    "wait_incrementing": TenacityWait(ADDITIVE),
+    "wait_exponential": TenacityWait(EXPONENTIAL),
+    # Full jitter: uniform(min, the wait_exponential ceiling).
+    "wait_random_exponential": TenacityWait(EXPONENTIAL, random=True),
+    "wait_full_jitter": TenacityWait(EXPONENTIAL, random=True),
+    # multiplier * exp_base ** n + uniform(0, jitter); (initial, max, exp_base, jitter, ...).
+    "wait_exponential_jitter": TenacityWait(EXPONENTIAL, random=True, jitter=("jitter", 3)),
+    "wait_exception": TenacityWait(DELEGATED),
+}
+# Each strategy under the names it is imported by (`tenacity.X`, `tenacity.wait.X`).
+TENACITY_WAITS: dict[str, TenacityWait] = {
+    qualified: shape
+    for short, shape in _TENACITY_WAIT_SHAPES.items()
+    for qualified in _tenacity(short, module="wait")
+}
+# The strategies that grow exponentially: those JL301 looks at (and its trigger names).
+TENACITY_EXPONENTIAL_WAITS: frozenset[str] = frozenset(
+    name for name, shape in TENACITY_WAITS.items() if shape.growth == EXPONENTIAL
 )
 # The exponential wait with a random twin of the same constructor (JL301's fix):
 # `wait_random_exponential(wait_exponential)` takes (multiplier, max, exp_base,
 # min) and draws from [min, ceiling] — from [0, ceiling] before tenacity 9.0.
-TENACITY_EXPONENTIAL_WAITS: frozenset[str] = _tenacity("wait_exponential", module="wait")
+TENACITY_TWINNED_WAITS: frozenset[str] = _tenacity("wait_exponential", module="wait")
 TENACITY_RANDOM_EXPONENTIAL = "wait_random_exponential"
 TENACITY_MIN_KEYWORD = "min"
 TENACITY_MIN_POSITION = 3
-# `wait_combine(a, b)` is `a + b`.
-TENACITY_WAIT_SUMS: frozenset[str] = _tenacity("wait_combine", module="wait")
+# Waits made of the waits they are given: `wait_combine(a, b)` is `a + b`,
+# `wait_chain(a, b)` waits `a` first, then `b` for every later attempt.
+TENACITY_WAIT_GROUPS: frozenset[str] = _tenacity("wait_combine", "wait_chain", module="wait")
 TENACITY_STOP_NEVER: frozenset[str] = _tenacity("stop_never", module="stop")
 # `retry_if_exception_type(types)`: types is the first argument.
 TENACITY_EXCEPTION_TYPE_RETRIES: frozenset[str] = _tenacity(
@@ -257,18 +293,120 @@ BROAD_EXCEPTIONS: frozenset[str] = frozenset(
 # Calls inside an `except Exception:` that show the handler filters what it retries.
 EXCEPTION_FILTERS: frozenset[str] = frozenset({"isinstance", "issubclass", "type"})
 
+# A conflict, not a failure: another writer got there first, and the next pass
+# re-reads what it changed (Redis WATCH/MULTI, optimistic locking, a
+# serialisation failure). Retrying on these alone is not an unbounded retry.
+CONFLICT_EXCEPTIONS: frozenset[str] = frozenset(
+    {
+        "redis.WatchError",
+        "redis.exceptions.WatchError",
+        "redis.asyncio.WatchError",
+        "sqlalchemy.orm.exc.StaleDataError",
+        "concurrency.exceptions.RecordModifiedError",
+        "psycopg2.errors.SerializationFailure",
+        "psycopg.errors.SerializationFailure",
+        "asyncpg.SerializationError",
+        "asyncpg.exceptions.SerializationError",
+    }
+)
+# A unique-key collision: a conflict only when the loop tries a new value on
+# each pass (a fresh code, slug or token); the same insert again is a failure.
+COLLISION_EXCEPTIONS: frozenset[str] = frozenset(
+    {
+        "django.db.IntegrityError",
+        "django.db.utils.IntegrityError",
+        "sqlalchemy.exc.IntegrityError",
+        "psycopg2.IntegrityError",
+        "psycopg2.errors.UniqueViolation",
+        "psycopg.IntegrityError",
+        "psycopg.errors.UniqueViolation",
+        "asyncpg.UniqueViolationError",
+        "asyncpg.exceptions.UniqueViolationError",
+        "sqlite3.IntegrityError",
+        "pymysql.err.IntegrityError",
+        "MySQLdb.IntegrityError",
+    }
+)
+
+# A draw of a fresh value (`uuid.uuid4()`, `secrets.token_hex()`,
+# `get_random_string(8)`): calls into these modules, or a callee whose name
+# holds one of the hints, make a colliding insert try a new value.
+FRESH_VALUE_MODULES: tuple[str, ...] = ("uuid", *RANDOM_MODULES)
+FRESH_VALUE_HINTS: tuple[str, ...] = ("random", "uuid")
+
+# Wall-clock readings: a loop that compares one with a limit and gives up is
+# bounded by a deadline (`time.monotonic() - start > limit`).
+CLOCK_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        "time.time",
+        "time.time_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.perf_counter",
+        "time.perf_counter_ns",
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+        "django.utils.timezone.now",
+    }
+)
+
+# --- the reference policy: how many attempts a job gets ----------
+
+# Every bound JL302 proposes, in its messages and its fixes: this many attempts
+# in total (the first run included), then the job fails to the dead-letter queue.
+REFERENCE_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptBound:
+    """A library's parameter that bounds the attempts, and what it counts."""
+
+    parameter: str
+    # True: it counts every run, the first included; False: the retries after the first.
+    counts_first_run: bool
+
+    @property
+    def reference(self) -> int:
+        """The value that gives the reference number of attempts in total."""
+        return REFERENCE_ATTEMPTS if self.counts_first_run else REFERENCE_ATTEMPTS - 1
+
+    def advice(self) -> str:
+        """`max_retries=4 (5 attempts in total: max_retries counts the retries after the first)`."""
+        counts = "every attempt" if self.counts_first_run else "the retries after the first"
+        return (
+            f"{self.parameter}={self.reference} ({REFERENCE_ATTEMPTS} attempts in total: "
+            f"{self.parameter} counts {counts})"
+        )
+
+
+# Celery `max_retries`: retries after the first run (`request.retries > max_retries` fails).
+CELERY_BOUND = AttemptBound(CELERY_MAX_RETRIES, counts_first_run=False)
+# tenacity `stop_after_attempt(n)`: stops once `attempt_number >= n`.
+TENACITY_BOUND = AttemptBound("stop_after_attempt", counts_first_run=True)
+# backoff `max_tries`: gives up when `tries == max_tries`, the first try counted.
+BACKOFF_BOUND = AttemptBound("max_tries", counts_first_run=True)
+# procrastinate `max_attempts` (and `retry=N`): a job's `attempts` counts its
+# earlier runs (0 on the first) and it is retried while `attempts < max_attempts`.
+PROCRASTINATE_BOUND = AttemptBound(PROCRASTINATE_MAX_ATTEMPTS, counts_first_run=False)
+# django-q2 `max_attempts`: a task's `attempt_count` is 1 after its first run and
+# it is given up once `attempt_count >= max_attempts`.
+DJANGO_Q_BOUND = AttemptBound(DJANGO_Q_MAX_ATTEMPTS, counts_first_run=True)
+
 # --- the fixes the messages point to ----------
 
 # The helper JL301's Celery countdown fix calls.
 FULL_JITTER = "joblint.runtime.backoff.full_jitter"
 FIX_FULL_JITTER = "joblint.runtime.backoff.full_jitter(attempt, base=30, cap=600)"
+# `{task}`: the task as the code names it (`self`, `task`).
 FIX_CELERY_COUNTDOWN = (
-    "countdown=joblint.runtime.backoff.full_jitter(self.request.retries, base=30, cap=600)"
+    "countdown=joblint.runtime.backoff.full_jitter({task}.request.retries, base=30, cap=600)"
 )
 FIX_TENACITY_WAIT = "wait=wait_random_exponential(multiplier=..., max=...)"
-FIX_TENACITY_STOP = "stop=stop_after_attempt(5)"
+FIX_TENACITY_STOP = f"stop=stop_after_attempt({TENACITY_BOUND.reference})"
 FIX_RQ_INTERVALS = "interval=joblint.runtime.backoff.jittered_intervals(...)"
-FIX_BOUNDED = "a bounded number of attempts (the reference: 5, then dead-letter)"
+FIX_ATTEMPT_LOOP = (
+    f"Count attempts (for attempt in range({REFERENCE_ATTEMPTS}): ...) and re-raise after the last"
+)
 FIX_TRANSIENT = (
     "a tuple of transient exception types (timeouts, connection errors, 5xx, 429), "
     "so bugs fail fast to the dead-letter queue"

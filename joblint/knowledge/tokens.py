@@ -160,7 +160,7 @@ def _forwarded_options() -> tuple[Trigger, ...]:
 
 # Sleep functions may be imported under another name: the import says `sleep`.
 _SLEEP = "sleep"
-_TENACITY_WAITS = _tails(retries.TENACITY_UNJITTERED_WAITS)
+_TENACITY_WAITS = _tails(retries.TENACITY_EXPONENTIAL_WAITS)
 _BACKOFF_DECORATORS = _tails(retries.BACKOFF_DECORATORS)
 
 JITTER_TRIGGERS: tuple[Trigger, ...] = (

@@ -10,6 +10,7 @@ from joblint.analysis.retry_options import (
     broad_exceptions,
     has_star_kwargs,
     keyword,
+    task_retry_receiver,
 )
 from joblint.knowledge import retries as facts
 from joblint.rule import Valid, invalid
@@ -25,7 +26,10 @@ class RetryOnAnyException(RetryRule):
     - Celery `autoretry_for` containing `Exception` or `BaseException`
       (decorator option or `Task` subclass attribute);
     - a Celery task's `self.retry(...)` inside `except Exception:`,
-      `except BaseException:` or a bare `except:`;
+      `except BaseException:` or a bare `except:` (also `task.retry(...)` in a
+      bound task whose first parameter is `task`, or in a helper whose
+      parameter is annotated as a Celery `Task`; the message names the
+      receiver as the code writes it);
     - tenacity `retry=retry_if_exception_type(Exception)`;
     - backoff `on_exception(wait_gen, Exception)`.
 
@@ -214,6 +218,27 @@ def c(): ...
             (17, 47, "backoff.on_exception"),
             id="tenacity-and-backoff",
         ),
+        invalid(
+            """
+from celery import Task, shared_task
+
+def push_later(job: Task, payload):
+    try:
+        send(payload)
+    except Exception as exc:
+        raise job.retry(exc=exc)
+
+@shared_task(bind=True, max_retries=4)
+def sync(task, account_id):
+    try:
+        fetch(account_id)
+    except:
+        task.retry(countdown=60)
+""",
+            (7, 12, "job.retry(...) in this except clause retries every exception (Exception)"),
+            (14, 5, "task.retry(...) in a bare except"),
+            id="the-message-quotes-the-retry-as-written",
+        ),
     )
 
     def __init__(self, context: FileContext) -> None:
@@ -258,16 +283,17 @@ def c(): ...
         handler = self._handlers[-1][0]
         if id(handler) in self._reported or _filters_exception(handler, call):
             return
+        retry = f"{task_retry_receiver(call)}.retry(...)"
         if handler.type is None:
             self._reported.add(id(handler))
             self.report(
                 handler,
-                f"self.retry(...) in a bare except: retries every exception: {_BUGS}. "
+                f"{retry} in a bare except: retries every exception: {_BUGS}. "
                 f"Catch {facts.FIX_TRANSIENT}",
             )
             return
         for broad in broad_exceptions(handler.type, self.context.resolver):
-            self._report_broad(broad, "self.retry(...) in this except clause")
+            self._report_broad(broad, f"{retry} in this except clause")
 
     # --- tenacity and backoff -------------------------------------------------------------------
 

@@ -10,11 +10,11 @@ from joblint.analysis.expressions import (
     Loop,
     counting_target,
     growing_numbers,
-    is_retry_loop,
     literal_number,
     literal_truth,
     loop_counters,
     names_test,
+    retries_on_exception,
     self_growing_names,
     snippet,
 )
@@ -27,9 +27,9 @@ from joblint.analysis.retry_options import (
     is_celery_retry_count,
     keyword,
     positional,
+    task_retry_receiver,
 )
 from joblint.knowledge import retries as facts
-from joblint.models import SAFE
 from joblint.rule import FixSpec, LineOf, Valid, fix, invalid
 from joblint.rules._retry_base import RetryRule
 
@@ -44,16 +44,27 @@ class RetryWithoutJitter(RetryRule):
     - Celery `self.retry(countdown=...)` (or `eta=`) computed from
       `self.request.retries` with `**`, `<<`, `pow`, a multiplication or an
       index into a growing list, and no call into `random` or a jitter helper
-      (the value is followed through local assignments);
+      (the value is followed through local assignments); also `task.retry(...)`
+      in a helper whose parameter `task` is annotated as a Celery `Task`;
     - Celery `retry_jitter=False` together with `retry_backoff`;
-    - tenacity `wait_exponential(...)`/`wait_incrementing(...)` not combined
-      with a random wait;
+    - tenacity `wait_exponential(...)` not combined with a random wait, and
+      `wait_exponential_jitter(..., jitter=0)`;
     - backoff `on_exception`/`on_predicate` with a growing wait and `jitter=None`;
     - urllib3 `Retry(backoff_factor=...)` without `backoff_jitter`;
     - RQ `Retry(interval=[...])` with a growing list of constants;
     - taskiq `SmartRetryMiddleware(use_delay_exponent=True)` without `use_jitter=True`;
     - `time.sleep`/`asyncio.sleep` in a retry loop with a delay growing with
       the loop's attempt counter (`2 ** attempt`, `delay *= 2`).
+
+    "Grows with the attempt" means `**`, `<<`, `pow`/`math.pow`, or a
+    multiplication by the attempt count or a name derived from it. Additive
+    growth (`delay += step`, tenacity's `wait_incrementing`) is not reported.
+    A loop is a retry loop when it catches an exception and goes on: an
+    `except` handler in it that doesn't re-raise or leave. A loop that catches
+    nothing (a result poll that sleeps longer each time) is not one.
+    `Retry(...)` is urllib3's or RQ's only when the name resolves to their
+    class through the imports (also as `requests.adapters.Retry` or
+    `requests.packages.urllib3...`), never by the bare name.
 
     ## Why is this bad?
     Jobs fail together when a dependency goes down. Without jitter they all
@@ -66,7 +77,7 @@ class RetryWithoutJitter(RetryRule):
     from celery import shared_task
 
 
-    @shared_task(bind=True, max_retries=5)
+    @shared_task(bind=True, max_retries=4)
     def charge(self, order_id):
         try:
             gateway.charge(order_id)
@@ -81,7 +92,7 @@ class RetryWithoutJitter(RetryRule):
     from joblint.runtime.backoff import full_jitter
 
 
-    @shared_task(bind=True, max_retries=5)
+    @shared_task(bind=True, max_retries=4)
     def charge(self, order_id):
         try:
             gateway.charge(order_id)
@@ -94,10 +105,14 @@ class RetryWithoutJitter(RetryRule):
     built at enqueue time.
 
     ## Fix safety
-    Safe fixes (`--fix`), which keep the retry policy and add the jitter it
-    lacked:
+    Every fix of this rule is unsafe (`--fix --unsafe-fixes`): a safe fix
+    keeps the code's meaning and its run-time behaviour, and adding jitter
+    changes the delays the retries wait. Each delay becomes random: full
+    jitter draws it from [0, the old delay], so on average it is half as
+    long, and tests that assert exact delays break.
     - Celery `retry_jitter=False` (with `retry_backoff`) becomes
-      `retry_jitter=True`, Celery's default.
+      `retry_jitter=True`, Celery's default: each `retry_backoff` delay is then
+      drawn from [0, the computed delay].
     - tenacity `wait_exponential(...)` becomes `wait_random_exponential(...)`
       with the same arguments: it subclasses `wait_exponential` (same
       constructor, same capped ceiling) and draws each wait at random below
@@ -108,36 +123,41 @@ class RetryWithoutJitter(RetryRule):
       `wait_exponential` if nothing reads it any more (LibCST's
       `RemoveImportsVisitor`: a name in `__all__` stays; JSON/SARIF fix edits
       don't carry that clean-up). With `min=` (or `**kwargs` that may
-      hold it) the fix is unsafe: tenacity honours `min` as the lowest wait
-      of `wait_random_exponential` only from 9.0 (before, waits start at 0).
-
-    Unsafe fix (`--fix --unsafe-fixes`) for a Celery countdown whose shape is
-    clear: `countdown=[min(C, ]B * F ** self.request.retries[)]` (also
-    `F ** (retries + k)`, `pow(F, ...)`, `B << retries`) becomes
-    `countdown=full_jitter(self.request.retries, base=B, factor=F, cap=C)`,
-    importing `joblint.runtime.backoff.full_jitter`; for a local assigned
-    once (`delay = ...; countdown=delay`) the assignment is rewritten. The old
-    delay becomes the ceiling the random delay is drawn below. Without a cap,
-    the cap is `full_jitter`'s default, 600 s (no fix when the base is a name
-    or above 600). Linear growth (`60 * (retries + 1)`) and other shapes get
-    no fix. Unsafe because individual delays get shorter (full jitter
-    averages half the ceiling), the worker needs joblint installed, and tests
-    that assert exact delays need a seeded source (`rng=random.Random(0)`).
+      hold it) the message warns that tenacity honours `min` as the lowest
+      wait of `wait_random_exponential` only from 9.0 (before, waits start at 0).
+    - A Celery countdown whose shape is clear:
+      `countdown=[min(C, ]B * F ** self.request.retries[)]` (also
+      `F ** (retries + k)`, `pow(F, ...)`, `B << retries`) becomes
+      `countdown=full_jitter(self.request.retries, base=B, factor=F, cap=C)`,
+      importing `joblint.runtime.backoff.full_jitter`; for a local assigned
+      once (`delay = ...; countdown=delay`) the assignment is rewritten. The
+      old delay becomes the ceiling the random delay is drawn below. Without a
+      cap, the cap is `full_jitter`'s default, 600 s (no fix when the base is
+      a name or above 600). Linear growth (`60 * (retries + 1)`) and other
+      shapes get no fix. The worker needs joblint installed, and tests that
+      assert exact delays need a seeded source (`rng=random.Random(0)`).
+    `wait_exponential_jitter(jitter=0)` gets no fix.
 
     ## Known limits
     - Not findings: Celery `retry_backoff=True` alone (Celery jitters that path
       by default), Dramatiq's Retries middleware and botocore/google-api-core
       retries (always jittered), backoff's default jitter, constant delays,
-      additive growth (`60 + attempt`).
+      additive growth (`60 + attempt`, `delay += 5`, `wait_incrementing`).
     - A delay that passes through a call joblint can't see into (a function
       of your own, `settings.get(...)`) is taken as possibly random and not
-      reported; so is a name containing "jitter" or "random".
+      reported; so is a name containing "jitter" or "random", and a tenacity
+      wait joblint doesn't know or one that delegates (`wait_chain`).
     - Local assignments are followed without regard to order or branches:
       if any assignment to the delay adds a random part, nothing is reported.
-    - Sleep loops count as retry loops when they catch exceptions or leave
-      on success (`break`/`return`); the attempt counter is a `range`/
+    - Sleep loops count as retry loops when an `except` handler in them (also
+      in a nested loop) lets the loop go on; wherever the sleep stands in the
+      loop, it runs after the caught exception (in the handler, after it, or
+      on the next pass). A loop that retries on a status code without catching
+      an exception is not seen. The attempt counter is a `range`/
       `itertools.count`/`enumerate` loop variable or a name bumped by a
       constant in the loop.
+    - `Retry` imported through a module of your own that re-exports urllib3's
+      or RQ's is not recognised.
     """
 
     CODE = "JL301"
@@ -302,6 +322,101 @@ b = SmartRetryMiddleware(use_delay_exponent=True, use_jitter=True)
 """,
             id="taskiq-constant-or-jittered",
         ),
+        Valid(
+            """
+import time
+import tenacity
+from tenacity import retry, stop_after_attempt, wait_combine, wait_fixed, wait_incrementing
+
+STEADY = wait_incrementing(start=2, increment=3, max=30)
+
+@retry(wait=wait_incrementing(start=1, increment=2), stop=stop_after_attempt(5))
+def a(): ...
+
+@retry(wait=STEADY + wait_fixed(1), stop=stop_after_attempt(5))
+def b(): ...
+
+@retry(wait=wait_combine(tenacity.wait.wait_incrementing(5), wait_fixed(2)))
+def c(): ...
+
+def reconnect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(delay)
+            delay += 2
+""",
+            id="additive-growth-is-not-exponential",
+        ),
+        Valid(
+            """
+import tenacity
+from tenacity import retry, wait_chain, wait_exponential, wait_exponential_jitter, wait_fixed
+
+@retry(wait=wait_exponential_jitter(initial=1, max=60, jitter=0.5))
+def a(): ...
+
+@retry(wait=wait_exponential(max=60) + tenacity.wait_exception(lambda exc: exc.retry_after))
+def b(): ...
+
+@retry(wait=wait_chain(wait_fixed(1), wait_exponential(max=60) + tenacity.wait_random(0, 2)))
+def d(): ...
+
+@retry(wait=tenacity.wait_full_jitter(multiplier=1, max=60))
+def c(): ...
+""",
+            id="tenacity-random-or-delegated-waits",
+        ),
+        Valid(
+            """
+import time
+
+def wait_for_export(store, key, backoff=2.0):
+    delay = 0.1
+    while True:
+        if store.has(key):
+            return store.get(key)
+        time.sleep(delay)
+        delay *= backoff
+
+def wait_for_status(client, job_id):
+    for attempt in range(8):
+        status = client.status(job_id)
+        if status == "done":
+            return status
+        time.sleep(2 ** attempt)
+
+def read_with_failures_raised(client, job_id):
+    for attempt in range(8):
+        try:
+            state = client.state(job_id)
+        except ConnectionError:
+            raise
+        if state.ready:
+            return state
+        time.sleep(2 ** attempt)
+""",
+            id="result-poll-is-not-a-retry",
+        ),
+        Valid(
+            """
+from redis.retry import Retry as RedisRetry
+from redis.backoff import ExponentialBackoff
+from shop.http import Backoff
+
+class Retry:
+    def __init__(self, total=3, backoff_factor=0, interval=()):
+        self.total = total
+
+own = Retry(total=5, backoff_factor=0.5)
+own_schedule = Retry(total=3, interval=[10, 30, 60])
+redis_retry = RedisRetry(ExponentialBackoff(), 3)
+other = Backoff(total=5, backoff_factor=0.5)
+""",
+            id="retry-classes-that-are-not-urllib3-or-rq",
+        ),
     )
 
     INVALID = (
@@ -432,7 +547,7 @@ def a(): ...
 
 @retrying(
     stop=t.stop_after_attempt(5),
-    wait=t.wait_incrementing(start=1, increment=2) + t.wait_fixed(1),
+    wait=t.wait_exponential(multiplier=2, max=30) + t.wait_fixed(1),
 )
 def b(): ...
 
@@ -440,7 +555,7 @@ for attempt in t.Retrying(wait=t.wait_exponential(), stop=t.stop_after_attempt(3
     pass
 """,
             (5, 8, "wait_random_exponential(multiplier=..., max=...)"),
-            (12, 10, "wait_incrementing"),
+            (12, 10, "wait_exponential"),
             (16, 32, "wait_exponential"),
             fixed="""
 import tenacity as t
@@ -453,7 +568,7 @@ def a(): ...
 
 @retrying(
     stop=t.stop_after_attempt(5),
-    wait=t.wait_incrementing(start=1, increment=2) + t.wait_fixed(1),
+    wait=t.wait_random_exponential(multiplier=2, max=30) + t.wait_fixed(1),
 )
 def b(): ...
 
@@ -554,6 +669,108 @@ async def afetch(url):
             (18, 33, "delay * 2, line 19"),
             id="sleep-loops",
         ),
+        invalid(
+            """
+import time
+
+def push(client, payload):
+    for attempt in range(1, 6):
+        if attempt > 1:
+            time.sleep(3 * 2 ** attempt)
+        try:
+            return client.push(payload)
+        except ConnectionError:
+            continue
+
+def pull(client, mirrors):
+    for attempt in range(5):
+        for mirror in mirrors:
+            try:
+                return client.pull(mirror)
+            except ConnectionError:
+                break
+        time.sleep(2 ** attempt)
+""",
+            (7, 24, "3 * 2 ** attempt, line 7"),
+            (20, 20, "2 ** attempt, line 20"),
+            id="sleep-before-the-try-or-after-a-nested-loop",
+        ),
+        invalid(
+            """
+import tenacity
+from tenacity import retry, wait_exponential_jitter
+
+@retry(wait=wait_exponential_jitter(initial=1, max=60, jitter=0))
+def a(): ...
+
+@retry(wait=tenacity.wait_exponential_jitter(1, 60, 2, 0.0))
+def b(): ...
+
+@retry(wait=tenacity.wait_chain(tenacity.wait_fixed(1), tenacity.wait_exponential(max=60)))
+def c(): ...
+""",
+            (5, 13, "wait_exponential_jitter(...) with its jitter set to 0"),
+            (8, 13, "wait_exponential_jitter(...) with its jitter set to 0"),
+            (11, 57, "tenacity wait_exponential(...) grows without a random part"),
+            fixed="""
+import tenacity
+from tenacity import retry, wait_exponential_jitter
+
+@retry(wait=wait_exponential_jitter(initial=1, max=60, jitter=0))
+def a(): ...
+
+@retry(wait=tenacity.wait_exponential_jitter(1, 60, 2, 0.0))
+def b(): ...
+
+@retry(wait=tenacity.wait_chain(tenacity.wait_fixed(1), tenacity.wait_random_exponential(max=60)))
+def c(): ...
+""",
+            id="tenacity-jitter-switched-off-or-exponential-in-a-chain",
+        ),
+        invalid(
+            """
+from celery import Task, shared_task
+
+def retry_later(job: Task, exc):
+    raise job.retry(exc=exc, countdown=2 ** job.request.retries)
+
+@shared_task(bind=True, max_retries=4)
+def sync(task, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise task.retry(exc=exc, countdown=10 * 2 ** task.request.retries)
+""",
+            (5, 40, "full_jitter(job.request.retries, base=30, cap=600)"),
+            (12, 45, "full_jitter(task.request.retries, base=30, cap=600)"),
+            fixed="""
+from celery import Task, shared_task
+from joblint.runtime.backoff import full_jitter
+
+def retry_later(job: Task, exc):
+    raise job.retry(exc=exc, countdown=full_jitter(job.request.retries, base=1, cap=600))
+
+@shared_task(bind=True, max_retries=4)
+def sync(task, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise task.retry(exc=exc, countdown=full_jitter(task.request.retries, base=10, cap=600))
+""",
+            id="task-retry-in-a-helper-or-a-task-named-task",
+        ),
+        invalid(
+            """
+import urllib3
+from requests.packages.urllib3.util.retry import Retry as VendoredRetry
+
+pool = urllib3.PoolManager(retries=urllib3.Retry(total=5, backoff_factor=1))
+vendored = VendoredRetry(total=3, backoff_factor=0.3, backoff_jitter=0)
+""",
+            (5, 59, "urllib3 Retry(backoff_factor=...)"),
+            (6, 35, "urllib3 Retry(backoff_factor=...)"),
+            id="urllib3-retry-resolved-through-its-imports",
+        ),
     )
 
     def __init__(self, context: FileContext) -> None:
@@ -606,6 +823,7 @@ async def afetch(url):
 
     def _check_celery_retry(self, node: cst.Call) -> None:
         analysis = self._analysis()
+        hint = facts.FIX_CELERY_COUNTDOWN.format(task=task_retry_receiver(node))
         for arg in node.args:
             if arg.keyword is None or arg.keyword.value not in facts.CELERY_RETRY_DELAY_KEYWORDS:
                 continue
@@ -613,7 +831,7 @@ async def afetch(url):
             if growth is not None:
                 countdown = arg.keyword.value == facts.CELERY_COUNTDOWN_KEYWORD
                 delay_fix = self._full_jitter_fix(arg.value, analysis) if countdown else None
-                self._report_growth(arg.value, growth, facts.FIX_CELERY_COUNTDOWN, delay_fix)
+                self._report_growth(arg.value, growth, hint, delay_fix)
 
     def _full_jitter_fix(
         self, countdown: cst.BaseExpression, analysis: DelayAnalysis
@@ -651,7 +869,7 @@ async def afetch(url):
                 jitter.node,
                 "retry_jitter=False turns off the jitter Celery adds to retry_backoff delays: "
                 f"{_SAME_TIME}. Remove it (Celery's default is full jitter)",
-                fix=fix(jitter.value, cst.Name("True"), _JITTER_ON, safety=SAFE),
+                fix=fix(jitter.value, cst.Name("True"), _JITTER_ON),
             )
 
     # --- tenacity ----------
@@ -664,16 +882,25 @@ async def afetch(url):
         if terms is None or any(self._is_random_wait(t) for t in terms):
             return
         for term in terms:
-            name = self.context.resolver.qualified_name(term.func)
-            if name in facts.TENACITY_UNJITTERED_WAITS and id(term) not in self._reported:
-                self._reported.add(id(term))
-                short = (name or "").rsplit(".", 1)[-1]
+            name = self.context.resolver.qualified_name(term.func) or ""
+            if name not in facts.TENACITY_EXPONENTIAL_WAITS or id(term) in self._reported:
+                continue
+            self._reported.add(id(term))
+            short = name.rsplit(".", 1)[-1]
+            if _jitter_switched_off(term, facts.TENACITY_WAITS[name]):
                 self.report(
                     term,
-                    f"tenacity {short}(...) grows without a random part: {_SAME_TIME}. "
-                    f"Use {facts.FIX_TENACITY_WAIT}, or add + wait_random(0, ...)",
-                    fix=self._random_wait_fix(term, name or "", _contains(node, term)),
+                    f"tenacity {short}(...) with its jitter set to 0 grows without a random "
+                    f"part: {_SAME_TIME}. Keep its jitter above 0, or use "
+                    f"{facts.FIX_TENACITY_WAIT}",
                 )
+                continue
+            self.report(
+                term,
+                f"tenacity {short}(...) grows without a random part: {_SAME_TIME}. "
+                f"Use {facts.FIX_TENACITY_WAIT}, or add + wait_random(0, ...)",
+                fix=self._random_wait_fix(term, name, _contains(node, term)),
+            )
 
     def _random_wait_fix(self, term: cst.Call, name: str, here: bool) -> FixSpec | None:
         """`wait_exponential(...)` -> `wait_random_exponential(...)`, same arguments:
@@ -681,8 +908,8 @@ async def afetch(url):
         constructor) and draws each wait from [min, the same capped ceiling].
         `here`: the call is inside the expression being visited (not reached
         through a name assigned elsewhere), so names can be resolved at this place."""
-        if name not in facts.TENACITY_EXPONENTIAL_WAITS:
-            return None  # wait_incrementing has no random twin
+        if name not in facts.TENACITY_TWINNED_WAITS:
+            return None
         func = term.func
         imports: tuple[tuple[str, str], ...] = ()
         releases: tuple[tuple[str, str, str], ...] = ()
@@ -704,7 +931,7 @@ async def afetch(url):
         new = term.with_changes(func=new_func)
         if _may_set_min(term):
             return fix(term, new, _RANDOM_WAIT_WITH_MIN, imports=imports, releases=releases)
-        return fix(term, new, _RANDOM_WAIT, safety=SAFE, imports=imports, releases=releases)
+        return fix(term, new, _RANDOM_WAIT, imports=imports, releases=releases)
 
     def _imported_as(self, func: cst.BaseExpression) -> tuple[tuple[str, str, str], ...]:
         """The from-import `func` (a bare name) comes by, as `Fix.releases` wants it:
@@ -720,8 +947,8 @@ async def afetch(url):
     def _wait_terms(
         self, node: cst.BaseExpression, analysis: DelayAnalysis, depth: int
     ) -> list[cst.Call] | None:
-        """The waits summed in `node` (`a + b`, `wait_combine(a, b)`, through names);
-        None when one of them isn't a tenacity wait we know."""
+        """The waits `node` is made of (`a + b`, `wait_combine(a, b)`, `wait_chain(a, b)`,
+        through names); None when one of them isn't a tenacity wait we know."""
         if depth > 10:
             return None
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
@@ -738,7 +965,7 @@ async def afetch(url):
         name = self.context.resolver.qualified_name(node.func)
         if name is None or not name.startswith("tenacity."):
             return None
-        if name in facts.TENACITY_WAIT_SUMS:
+        if name in facts.TENACITY_WAIT_GROUPS:
             terms: list[cst.Call] = []
             for arg in node.args:
                 found = self._wait_terms(arg.value, analysis, depth + 1)
@@ -749,8 +976,12 @@ async def afetch(url):
         return [node]
 
     def _is_random_wait(self, term: cst.Call) -> bool:
-        name = self.context.resolver.qualified_name(term.func)
-        return name in facts.TENACITY_RANDOM_WAITS
+        """Whether the wait may draw at random: a random strategy whose jitter is
+        on, one whose wait a predicate decides (`wait_exception`), or one we don't know."""
+        shape = facts.TENACITY_WAITS.get(self.context.resolver.qualified_name(term.func) or "")
+        if shape is None or shape.growth == facts.DELEGATED:
+            return True
+        return shape.random and not _jitter_switched_off(term, shape)
 
     # --- backoff, urllib3, RQ, taskiq ----------
 
@@ -838,7 +1069,7 @@ async def afetch(url):
 
     def _check_sleep(self, node: cst.Call, keyword_name: str) -> None:
         loops = [loop for loop, frame in self._loops if frame is self.context.frame.node]
-        if not loops or not is_retry_loop(loops[-1]):
+        if not loops or not retries_on_exception(loops[-1]):
             return
         args = positional(node)
         delay = args[0] if args else keyword(node, keyword_name)
@@ -903,6 +1134,14 @@ def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
             return True
         stack.extend(current.children)
     return False
+
+
+def _jitter_switched_off(call: cst.Call, shape: facts.TenacityWait) -> bool:
+    """`wait_exponential_jitter(jitter=0)`: the random part is there, and zero."""
+    if shape.jitter is None or any(arg.star for arg in call.args):
+        return False
+    found = argument(call, *shape.jitter)
+    return found is not None and literal_number(found.value) == 0
 
 
 def _may_set_min(call: cst.Call) -> bool:
