@@ -24,7 +24,6 @@ from joblint.knowledge import locks
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
-
 # The models some examples query, in another module of their project.
 _DJANGO_MODELS = """
 from django.db import models
@@ -888,25 +887,25 @@ from .models import Job
 def claim_from(queue, queues, now):
     with transaction.atomic():
         # A constant state: any queued job of the queue.
-        job = Job.objects.select_for_update().filter(queue=queue, state="queued").first()
+        job = Job.objects.select_for_update().filter(queue=queue, state="queued")[0]
         job.state = "running"
         job.save()
         # A range: one of the due jobs.
-        due = Job.objects.select_for_update().filter(queue=queue, run_at__lte=now).first()
+        due = Job.objects.select_for_update().filter(queue=queue, due__lte=now)[0]
         due.delete()
         # A set of queues.
         some = Job.objects.select_for_update().filter(queue__in=queues).first()
         some.delete()
         # Equalities, but ordered or several rows taken: picking among many.
-        oldest = Job.objects.select_for_update().filter(queue=queue).order_by("created").first()
+        oldest = Job.objects.select_for_update().filter(queue=queue).latest("id")
         oldest.delete()
         batch = Job.objects.select_for_update().filter(queue=queue)[:5]
         batch.delete()
 """,
-            (10, 27, "(.first())"),
-            (14, 27, "(.first())"),
+            (10, 27, "(an index)"),
+            (14, 27, "(an index)"),
             (17, 28, "(.first())"),
-            (20, 30, "(.first())"),
+            (20, 30, "(.latest())"),
             (22, 29, "(a slice)"),
             fixed="""
 from django.db import transaction
@@ -917,17 +916,17 @@ from .models import Job
 def claim_from(queue, queues, now):
     with transaction.atomic():
         # A constant state: any queued job of the queue.
-        job = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, state="queued").first()
+        job = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, state="queued")[0]
         job.state = "running"
         job.save()
         # A range: one of the due jobs.
-        due = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, run_at__lte=now).first()
+        due = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, due__lte=now)[0]
         due.delete()
         # A set of queues.
         some = Job.objects.select_for_update(skip_locked=True).filter(queue__in=queues).first()
         some.delete()
         # Equalities, but ordered or several rows taken: picking among many.
-        oldest = Job.objects.select_for_update(skip_locked=True).filter(queue=queue).order_by("created").first()
+        oldest = Job.objects.select_for_update(skip_locked=True).filter(queue=queue).latest("id")
         oldest.delete()
         batch = Job.objects.select_for_update(skip_locked=True).filter(queue=queue)[:5]
         batch.delete()
@@ -944,7 +943,8 @@ from .models import Job
 def start_batch(size):
     with transaction.atomic():
         started = []
-        for job in Job.objects.select_for_update().filter(state="queued").order_by("id")[:size]:
+        queued = Job.objects.filter(state="queued").order_by("id")
+        for job in queued.select_for_update()[:size]:
             job.state = "running"
             started.append(job)
         Job.objects.bulk_update(started, ["state"])
@@ -953,7 +953,7 @@ def start_batch(size):
 def run_next():
     # The follow-up job created here is no find-or-create.
     with transaction.atomic():
-        job = Job.objects.select_for_update().filter(state="queued").order_by("created").first()
+        job = Job.objects.select_for_update().filter(state="queued").first()
         if job is None:
             return None
         job.state = "running"
@@ -961,8 +961,8 @@ def run_next():
         Job.objects.create(state="queued", parent=job)
         return job
 """,
-            (10, 32, "(a slice)"),
-            (19, 27, "(.first())"),
+            (11, 27, "(a slice)"),
+            (20, 27, "(.first())"),
             fixed="""
 from django.db import transaction
 
@@ -972,7 +972,8 @@ from .models import Job
 def start_batch(size):
     with transaction.atomic():
         started = []
-        for job in Job.objects.select_for_update(skip_locked=True).filter(state="queued").order_by("id")[:size]:
+        queued = Job.objects.filter(state="queued").order_by("id")
+        for job in queued.select_for_update(skip_locked=True)[:size]:
             job.state = "running"
             started.append(job)
         Job.objects.bulk_update(started, ["state"])
@@ -981,7 +982,7 @@ def start_batch(size):
 def run_next():
     # The follow-up job created here is no find-or-create.
     with transaction.atomic():
-        job = Job.objects.select_for_update(skip_locked=True).filter(state="queued").order_by("created").first()
+        job = Job.objects.select_for_update(skip_locked=True).filter(state="queued").first()
         if job is None:
             return None
         job.state = "running"
