@@ -224,7 +224,8 @@ class ForUpdateWithoutSkipLocked(Rule):
     - A unique set is matched by the field names the model declares (a
       foreign key also as `<name>_id`); a `UniqueConstraint` with a
       `condition=` (partial) or expressions, and keys spread over several
-      classes of a composite primary key, are not used.
+      classes of a composite primary key, are not used; nor are the keys of
+      models defined in libraries (`User.username` of `django.contrib.auth`).
     - The claim is looked for in the same function, following the rows
       through names (`row = rows.first()`, `for row in rows`, `list(rows)`,
       `batch.append(row)`): a claim made by another function (`claim(row)`,
