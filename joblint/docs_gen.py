@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from joblint.registry import all_rules, info_of, rule_modules
-from joblint.rule import Invalid, Rule
+from joblint.rule import Invalid, Rule, Valid
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 CATALOG_PATH = Path(__file__).resolve().parent / "rules" / "_catalog.py"
@@ -40,7 +40,7 @@ def rule_markdown(rule: type[Rule]) -> str:
         parts.extend(_invalid_block(example))
     parts.extend(["Not reported:", ""])
     for valid in rule.VALID:
-        parts.extend([f"```python\n{_example_code(valid.code)}\n```", ""])
+        parts.extend([f"```python\n{_example_code(valid.code)}\n```", *_project_blocks(valid), ""])
     parts.extend(
         [
             "## Suppressing",
@@ -53,11 +53,17 @@ def rule_markdown(rule: type[Rule]) -> str:
     return "\n".join(parts)
 
 
-def _invalid_block(example: Invalid) -> list[str]:
-    lines = [f"```python\n{_example_code(example.code)}\n```"]
+def _project_blocks(example: Valid | Invalid) -> list[str]:
+    """The other files of the example's project, each under its path."""
+    blocks = []
     for module, code in example.project.items():
         path = module.replace("_", "/") + ".py"
-        lines.append(f"with `{path}`:\n\n```python\n{_example_code(code)}\n```")
+        blocks.append(f"with `{path}`:\n\n```python\n{_example_code(code)}\n```")
+    return blocks
+
+
+def _invalid_block(example: Invalid) -> list[str]:
+    lines = [f"```python\n{_example_code(example.code)}\n```", *_project_blocks(example)]
     for expected in example.expected:
         # Examples start with a newline, so line N of the example is line N-1 here.
         where = f"{expected.path}, " if expected.path else ""

@@ -42,6 +42,9 @@ class Requirement:
       (`django_model`, `enum`, ... from the project's class index);
     - "task-lacks-param": the task `qualname`, if the project defines it, must
       not declare the parameter named in `libraries`.
+    - "lacks-unique": no unique column set of the model class `qualname` (its own
+      or inherited from its bases) may lie within the columns in `libraries`
+      (the columns a query pins by equality: then it pins one row).
     """
 
     kind: str
@@ -121,6 +124,9 @@ class ClassFacts:
     bases: tuple[str, ...] = ()
     # Kinds known from this file alone: "django_model", "enum", "dataclass", ...
     kinds: tuple[str, ...] = ()
+    # Sets of field names its body declares unique (primary key, `unique=True`,
+    # unique constraints), each sorted; its bases' come from their own facts.
+    unique_keys: tuple[tuple[str, ...], ...] = ()
 
 
 # A static expression from `joblint.analysis.constants` (nested tuples).

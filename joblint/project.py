@@ -36,6 +36,7 @@ class ProjectIndex:
     # Module -> the qualified names its module-level imports bind.
     imports: dict[str, frozenset[str]] = field(default_factory=dict)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
+    _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, results: Iterable[FileResult]) -> ProjectIndex:
@@ -72,6 +73,20 @@ class ProjectIndex:
         for base in facts.bases:
             kinds |= self.class_kinds(base)
         return frozenset(kinds)
+
+    def unique_keys(self, qualname: str) -> frozenset[frozenset[str]]:
+        """The column sets that identify one row of a model class, its bases' included."""
+        qualname = self.canonical(qualname)
+        if qualname not in self._unique_keys:
+            self._unique_keys[qualname] = frozenset()  # breaks inheritance cycles
+            facts = self.classes.get(qualname)
+            keys: set[frozenset[str]] = set()
+            if facts is not None:
+                keys.update(frozenset(key) for key in facts.unique_keys)
+                for base in facts.bases:
+                    keys |= self.unique_keys(base)
+            self._unique_keys[qualname] = frozenset(keys)
+        return self._unique_keys[qualname]
 
     def _unindexed_kinds(self, qualname: str) -> frozenset[str]:
         owner, _, attribute = qualname.rpartition(".")
@@ -201,6 +216,9 @@ class ProjectIndex:
             return library in requirement.libraries
         if requirement.kind == "class":
             return bool(self.class_kinds(requirement.qualname) & requirement.libraries)
+        if requirement.kind == "lacks-unique":
+            pinned = requirement.libraries
+            return not any(key <= pinned for key in self.unique_keys(requirement.qualname))
         if requirement.kind == "task-lacks-param":
             params = self.function_params.get(self.canonical(requirement.qualname), ())
             return not set(params) & requirement.libraries

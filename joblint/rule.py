@@ -39,10 +39,13 @@ Message = str | Callable[[LineOf], str]
 
 @dataclass(frozen=True, slots=True)
 class Valid:
-    """Code the rule must not report."""
+    """Code the rule must not report, also when linted with `project`: other
+    files of its project (module name with `_` for `.` -> source), for examples
+    whose verdict depends on facts another module holds (a model's keys)."""
 
     code: str
     id: str = ""
+    project: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

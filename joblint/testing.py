@@ -46,8 +46,7 @@ def lint_example(
     `code` replaces the example's own code (e.g. once fixed)."""
     settings = LintSettings(frozenset({rule.CODE}) | rule.EXAMPLE_CODES, _options(rule, example))
     sources = {EXAMPLE_MODULE: example.code if code is None else code}
-    if isinstance(example, Invalid):
-        sources.update({name.replace("_", "."): code for name, code in example.project.items()})
+    sources.update({name.replace("_", "."): code for name, code in example.project.items()})
     results = [
         lint_source(
             f"{module.replace('.', '/')}.py",

@@ -87,3 +87,45 @@ def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     run = lint_paths([Path(".")], Config(root=tmp_path))
     assert run.findings
     assert len(calls) == run.files_checked == len(PROJECT)
+
+
+LOCKING = {
+    "store/__init__.py": "",
+    "store/base.py": (
+        "from django.db import models\n\n"
+        "class Coded(models.Model):\n"
+        "    code = models.CharField(max_length=10, unique=True)\n\n"
+        "    class Meta:\n"
+        "        abstract = True\n"
+    ),
+    "store/models.py": (
+        "from django.db import models\n"
+        "from .base import Coded\n\n"
+        "class Coupon(Coded):\n"
+        "    kind = models.CharField(max_length=10)\n"
+        "    state = models.CharField(max_length=10)\n"
+    ),
+    "store/jobs.py": (
+        "from django.db import transaction\n"
+        "from .models import Coupon\n\n"
+        "def redeem(code, kind):\n"
+        "    with transaction.atomic():\n"
+        "        one = Coupon.objects.select_for_update().filter(code=code, state='new').first()\n"
+        "        one.state = 'used'\n"
+        "        one.save()\n"
+        "        any_ = Coupon.objects.select_for_update().filter(kind=kind, state='new').first()\n"
+        "        any_.state = 'used'\n"
+        "        any_.save()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("named", [".", "store/jobs.py"])
+def test_row_lock_pinned_by_a_unique_field_of_a_base_in_another_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    # The model files hold nothing JL401 looks for: their facts are read on demand.
+    write(tmp_path, LOCKING)
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path(named)], Config(root=tmp_path))
+    assert [(f.path, f.span.line, f.code) for f in run.findings] == [("store/jobs.py", 9, "JL401")]

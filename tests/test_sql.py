@@ -88,6 +88,10 @@ def test_static_text(source: str, expected: str | None) -> None:
         ("SELECT id FROM jobs FOR UPDATE", False),
         ("SELECT last_number FROM invoice_counter LIMIT 1 FOR UPDATE", False),
         ("SELECT id FROM jobs WHERE status = 'new' LIMIT 1 FOR UPDATE", True),
+        ("SELECT id FROM jobs WHERE status = 'new' FOR UPDATE LIMIT 1", True),
+        ("SELECT substring(a FROM 1 FOR 2) FROM jobs ORDER BY a LIMIT 1 FOR UPDATE", True),
+        ("WITH n AS (SELECT id FROM jobs ORDER BY id LIMIT 9 FOR UPDATE) DELETE FROM jobs "
+         "WHERE id IN (SELECT id FROM n)", True),
     ],
 )
 def test_locking_reads(text: str, flagged: bool) -> None:
@@ -100,6 +104,20 @@ def test_not_sql() -> None:
     assert locking_reads("Select the next job for update, please") is None
     assert not looks_like_sql("Selecting is fun")
     assert looks_like_sql("  /* claim */ -- next\n (SELECT 1)")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "select one job for update order by age limit 1",  # no FROM: locks no row
+        "select the job from the queue for update, order by age limit 1",
+        "Select rows from jobs for update order by priority limit 1",
+        "select a from jobs for update where state = 1",
+    ],
+)
+def test_prose_the_parser_accepts_is_not_a_locking_read(prose: str) -> None:
+    assert statements(prose) is not None
+    assert not locking_reads(prose)
 
 
 def test_selected_functions() -> None:

@@ -90,4 +90,7 @@ def claim_orm(session):
         .limit(1)
         .with_for_update()  # JL401: with_for_update() without skip_locked
     )
-    return session.scalars(stmt).first()
+    job = session.scalars(stmt).first()
+    if job is not None:
+        job.status = "running"
+    return job

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from joblint.analysis.model_keys import unique_keys
 from joblint.analysis.names import Resolver
 from joblint.analysis.values import unwrap
 from joblint.knowledge import payloads
@@ -47,7 +48,7 @@ def class_facts(node: cst.ClassDef, qualname: str, resolver: Resolver) -> ClassF
         name = resolver.qualified_name(_decorator_target(decorator))
         if name is not None and name in payloads.CLASS_DECORATOR_KINDS:
             kinds.add(payloads.CLASS_DECORATOR_KINDS[name])
-    return ClassFacts(qualname, tuple(bases), tuple(sorted(kinds)))
+    return ClassFacts(qualname, tuple(bases), tuple(sorted(kinds)), unique_keys(node))
 
 
 def assigned_class_facts(

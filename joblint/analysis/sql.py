@@ -30,7 +30,7 @@ import ast
 import logging
 import re
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -43,7 +43,7 @@ from joblint.analysis.names import Resolver
 from joblint.knowledge import locks
 
 if TYPE_CHECKING:
-    from sqlglot import exp
+    from sqlglot import Token, exp
 
 # sqlglot logs parse warnings through `logging`; a linter's output is its findings.
 logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
@@ -172,9 +172,7 @@ def _collect(node: cst.BaseExpression, lookup: Lookup, out: _Builder, depth: int
     return _collect(bound, inner, out, depth + 1)
 
 
-def _collect_fstring(
-    node: cst.FormattedString, lookup: Lookup, out: _Builder, depth: int
-) -> bool:
+def _collect_fstring(node: cst.FormattedString, lookup: Lookup, out: _Builder, depth: int) -> bool:
     prefix = node.prefix.lower().replace("f", "")
     quote = node.start[len(node.prefix) :]
     for part in node.parts:
@@ -448,9 +446,66 @@ def locking_reads(text: str) -> tuple[LockingRead, ...] | None:
     for tree in trees:
         for select in tree.find_all(exp.Select):
             clauses = [c for c in select.args.get("locks") or [] if isinstance(c, exp.Lock)]
-            if clauses:
+            if clauses and _reads_a_table(select):
                 found.append(_locking_read(select, clauses))
+    if found and not _lock_clauses_last(text):
+        return None
     return tuple(found)
+
+
+def _reads_a_table(select: exp.Select) -> bool:
+    """A lock clause on a SELECT without FROM locks no row: that text is prose the
+    parser was lenient with ("select the next job for update, order by age")."""
+    # sqlglot names the clause `from_`, or `from` in older releases.
+    return bool(select.args.get("from_") or select.args.get("from"))
+
+
+def _lock_clauses_last(text: str) -> bool:
+    """Whether no clause that SQL puts before a locking clause (`FROM`, `WHERE`,
+    `GROUP BY`, `ORDER BY`...) follows one in the same (sub)query. The parser
+    accepts them in any order; text that has them out of order is prose ("the
+    jobs from the queue for update, order by age")."""
+    from sqlglot import TokenType
+    from sqlglot.dialects.postgres import Postgres
+
+    before_lock = {
+        TokenType.FROM,
+        TokenType.WHERE,
+        TokenType.GROUP_BY,
+        TokenType.HAVING,
+        TokenType.ORDER_BY,
+        TokenType.JOIN,
+        TokenType.WINDOW,
+    }
+    try:
+        tokens = Postgres().tokenize(text)
+    except Exception:  # a tokenizer failure means "not SQL we can read"
+        return False
+    locked = [False]  # per parenthesis depth: a locking clause was seen there
+    for index, token in enumerate(tokens):
+        kind = token.token_type
+        if kind is TokenType.L_PAREN:
+            locked.append(False)
+        elif kind is TokenType.R_PAREN:
+            if len(locked) > 1:
+                locked.pop()
+        elif kind is TokenType.SEMICOLON:
+            locked = [False]
+        elif kind is TokenType.FOR and _starts_lock_clause(tokens[index + 1 : index + 2]):
+            locked[-1] = True
+        elif kind in before_lock and locked[-1]:
+            return False
+    return True
+
+
+def _starts_lock_clause(following: Sequence[Token]) -> bool:
+    """`FOR` followed by UPDATE, SHARE, NO (KEY UPDATE) or KEY (SHARE)."""
+    if not following:
+        return False
+    return following[0].text.lower() in _LOCK_STRENGTH_WORDS
+
+
+_LOCK_STRENGTH_WORDS = frozenset({"update", "share", "no", "key"})
 
 
 def _locking_read(select: exp.Select, clauses: list[exp.Lock]) -> LockingRead:

@@ -73,11 +73,10 @@ SQL_LEADING_KEYWORDS: frozenset[str] = frozenset(
 )
 
 # Columns that pin one row by key when compared by equality (or IN) in WHERE,
-# and the Django/SQLAlchemy filter keywords that do the same.
+# or in a Django/SQLAlchemy filter (`pk=`, `id__in=`, `Job.id == x`).
 KEY_COLUMNS: frozenset[str] = frozenset({"id", "pk", "uuid"})
-KEY_LOOKUPS: frozenset[str] = frozenset(
-    {"id", "pk", "uuid", "id__in", "pk__in", "uuid__in", "id__exact", "pk__exact", "uuid__exact"}
-)
+# The Django lookups that pin key columns: `pk=`/`pk__exact=`, `id__in=`.
+KEY_PIN_LOOKUPS: frozenset[str] = frozenset({"exact", "in"})
 
 # PostgreSQL advisory-lock functions whose boolean result says who won.
 TRY_ADVISORY_FUNCTIONS: frozenset[str] = frozenset(
@@ -98,6 +97,9 @@ class RowLockMethod:
     # Keywords that make the lock not wait on a locked row when truthy.
     non_waiting: tuple[str, ...]
     fix: str
+    # Whether assigning an attribute of a fetched row writes it: SQLAlchemy's
+    # session flushes changed objects; a Django instance needs `save()`.
+    assignment_writes: bool = False
 
 
 ROW_LOCK_METHODS: dict[str, RowLockMethod] = {
@@ -107,7 +109,10 @@ ROW_LOCK_METHODS: dict[str, RowLockMethod] = {
     ),
     # SQLAlchemy: Select/Query.with_for_update(nowait=, read=, of=, skip_locked=, key_share=)
     "with_for_update": RowLockMethod(
-        "sqlalchemy", ("skip_locked", "nowait"), "with_for_update(skip_locked=True)"
+        "sqlalchemy",
+        ("skip_locked", "nowait"),
+        "with_for_update(skip_locked=True)",
+        assignment_writes=True,
     ),
 }
 
@@ -118,12 +123,170 @@ PICK_NEXT_METHODS: frozenset[str] = frozenset({"first", "last", "earliest", "lat
 # Chain methods that filter: their keywords (Django) or comparisons
 # (SQLAlchemy) may pin the row by key.
 FILTER_METHODS: frozenset[str] = frozenset({"filter", "filter_by", "where", "get"})
+# Chain methods whose conditions only ever remove rows: they never pin one.
+EXCLUDE_METHODS: frozenset[str] = frozenset({"exclude"})
+# Chain methods that order the rows: a filter with one of them picks among rows.
+ORDERING_METHODS: frozenset[str] = frozenset({"order_by", "earliest", "latest"})
+# Calls whose first argument is the model a query reads: SQLAlchemy
+# `select(Job)`, `session.query(Job)`.
+ENTITY_CALLS: frozenset[str] = frozenset({"select", "query"})
 # Django's Q object: its keywords are filters too.
 Q_NAMES: frozenset[str] = frozenset({"Q", "django.db.models.Q", "django.db.models.query_utils.Q"})
+# Functions combining conditions: all must hold (read each), or any may (never pins).
+AND_FUNCTIONS: frozenset[str] = frozenset({"and_", "sqlalchemy.and_", "sqlalchemy.sql.and_"})
+OR_FUNCTIONS: frozenset[str] = frozenset(
+    {"or_", "not_", "sqlalchemy.or_", "sqlalchemy.not_", "sqlalchemy.sql.or_"}
+)
 # A chain ending in one of these fetches one row by its arguments: never pick-next.
 SINGLE_ROW_METHODS: frozenset[str] = frozenset({"get", "get_or_create", "one", "one_or_none"})
 # SQLAlchemy column methods meaning "key IN (...)".
 IN_METHODS: frozenset[str] = frozenset({"in_"})
+# Other SQLAlchemy column operators: a condition that is no equality.
+COLUMN_OPERATOR_METHODS: frozenset[str] = frozenset(
+    {
+        "notin_",
+        "not_in",
+        "is_",
+        "is_not",
+        "isnot",
+        "like",
+        "ilike",
+        "not_like",
+        "notlike",
+        "not_ilike",
+        "notilike",
+        "startswith",
+        "endswith",
+        "contains",
+        "icontains",
+        "istartswith",
+        "iendswith",
+        "between",
+        "match",
+        "regexp_match",
+        "op",
+        "any_",
+        "all_",
+        "any",
+        "has",
+        "is_distinct_from",
+        "is_not_distinct_from",
+        "isnot_distinct_from",
+    }
+)
+# The attribute that holds a SQLAlchemy Core table's columns (`jobs.c.status`).
+TABLE_COLUMNS_ATTRIBUTE = "c"
+# Django lookups meaning "equals" (`name=`, `name__exact=`); any other lookup
+# (`__lt`, `__in`, `__isnull`, ...) is a range or set condition.
+EQUALITY_LOOKUPS: frozenset[str] = frozenset({"exact", "iexact"})
+DJANGO_LOOKUPS: frozenset[str] = frozenset(
+    {
+        "exact",
+        "iexact",
+        "contains",
+        "icontains",
+        "in",
+        "gt",
+        "gte",
+        "lt",
+        "lte",
+        "startswith",
+        "istartswith",
+        "endswith",
+        "iendswith",
+        "range",
+        "date",
+        "year",
+        "iso_year",
+        "month",
+        "day",
+        "week",
+        "week_day",
+        "iso_week_day",
+        "quarter",
+        "time",
+        "hour",
+        "minute",
+        "second",
+        "isnull",
+        "regex",
+        "iregex",
+        "contained_by",
+        "overlap",
+        "has_key",
+        "has_keys",
+        "has_any_keys",
+        "search",
+        "trigram_similar",
+        "unaccent",
+    }
+)
+# Django lookups through a relation to the related row's key (`user__pk=`):
+# the same as comparing the foreign key itself.
+RELATED_KEY_LOOKUPS: frozenset[str] = frozenset({"pk", "id"})
+# The suffix of a foreign key's column (`user_id` for `user`).
+FOREIGN_KEY_SUFFIX = "_id"
+# Calls that stand for a column, not a value (`F("other")`): a comparison with
+# one compares two columns.
+COLUMN_REFERENCE_CALLS: frozenset[str] = frozenset({"F", "OuterRef", "Ref", "literal_column"})
+
+# --- what happens to the locked rows afterwards ------------------------------------
+
+# Chain methods that fetch one row: what they return is the locked row itself.
+ROW_FETCH_METHODS: frozenset[str] = frozenset(
+    {
+        "first",
+        "last",
+        "earliest",
+        "latest",
+        "get",
+        "one",
+        "one_or_none",
+        "scalar",
+        "scalar_one",
+        "scalar_one_or_none",
+        "afirst",
+        "alast",
+        "aget",
+    }
+)
+# A row is claimed by writing or deleting it: `row.save()`, `qs.update(...)`,
+# `qs.delete()`, or a call of these that names it (`X.objects.filter(pk=row.pk)
+# .update(...)`, `session.delete(row)`, `bulk_update(rows, ...)`).
+ROW_SAVE_METHODS: frozenset[str] = frozenset({"save", "asave"})
+ROW_WRITE_CALLS: frozenset[str] = frozenset(
+    {"update", "delete", "bulk_update", "aupdate", "adelete", "abulk_update"}
+)
+# Calls that put rows into a collection (the collection then holds them).
+COLLECT_METHODS: frozenset[str] = frozenset({"append", "extend", "add", "insert"})
+# Calls that create a row: on the same model, in a branch that tests the locked
+# lookup, they make the lock a find-or-create (`if not row: X.objects.create()`).
+ROW_CREATE_METHODS: frozenset[str] = frozenset(
+    {"create", "get_or_create", "update_or_create", "acreate", "aget_or_create"}
+)
+
+# --- model keys: which columns pin one row ---------------------------------------
+
+# Field keywords that make the field (or, for several primary-key fields, all of
+# them together) identify one row: Django fields, SQLAlchemy
+# `Column(...)`/`mapped_column(...)`.
+PRIMARY_KEY_KEYWORD = "primary_key"
+UNIQUE_KEYWORD = "unique"
+# Field classes (by their last dotted name) that are unique by construction.
+UNIQUE_FIELD_CLASSES: frozenset[str] = frozenset({"OneToOneField"})
+# Django 5.2 `pk = CompositePrimaryKey("a", "b")`: its string arguments together.
+COMPOSITE_KEY_CLASSES: frozenset[str] = frozenset({"CompositePrimaryKey"})
+# Constraints whose string arguments (SQLAlchemy, in `__table_args__`) or
+# `fields=` (Django, in `Meta.constraints`) identify one row; one with a
+# `condition=` holds only for some rows and pins nothing in general.
+UNIQUE_CONSTRAINT_CLASSES: frozenset[str] = frozenset({"UniqueConstraint", "PrimaryKeyConstraint"})
+UNIQUE_CONSTRAINT_FIELDS_KEYWORD = "fields"
+PARTIAL_CONSTRAINT_KEYWORD = "condition"
+# Where the declarations live.
+DJANGO_META_CLASS = "Meta"
+DJANGO_UNIQUE_TOGETHER = "unique_together"
+DJANGO_CONSTRAINTS = "constraints"
+SQLALCHEMY_TABLE_ARGS = "__table_args__"
 
 # --- Redis clients and locks ------------------------------------------------------
 
@@ -177,9 +340,7 @@ PIPELINE_METHODS: frozenset[str] = frozenset({"pipeline"})
 
 # Django cache objects: with django-redis their `set(..., nx=True)` uses the
 # cache's default timeout (it expires), and they have `lock()`.
-DJANGO_CACHES: frozenset[str] = frozenset(
-    {"django.core.cache.cache", "django.core.cache.caches"}
-)
+DJANGO_CACHES: frozenset[str] = frozenset({"django.core.cache.cache", "django.core.cache.caches"})
 
 # Redis SET: the keywords that give the key an expiry.
 SET_EXPIRY_KEYWORDS: frozenset[str] = frozenset({"ex", "px", "exat", "pxat"})

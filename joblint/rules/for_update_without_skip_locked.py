@@ -8,7 +8,9 @@ import libcst as cst
 
 from joblint.analysis.chains import Link, chain_links, chain_nodes, unwrap
 from joblint.analysis.context import FileContext
+from joblint.analysis.orm_filters import Condition, Kind, chain_conditions, chain_model
 from joblint.analysis.rewrite import with_keyword
+from joblint.analysis.row_claims import Use, locked_rows_use
 from joblint.analysis.sql import (
     Lookup,
     SqlText,
@@ -19,7 +21,87 @@ from joblint.analysis.sql import (
     static_sql,
 )
 from joblint.knowledge import locks
+from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
+
+# The models some examples query, in another module of their project.
+_DJANGO_MODELS = """
+from django.db import models
+
+
+class Stamped(models.Model):
+    serial = models.CharField(max_length=40, unique=True)
+
+    class Meta:
+        abstract = True
+
+
+class Report(Stamped):
+    slug = models.SlugField(unique=True)
+    kind = models.CharField(max_length=20)
+    state = models.CharField(max_length=20)
+
+
+class Wallet(models.Model):
+    holder = models.OneToOneField("auth.User", on_delete=models.CASCADE)
+    frozen = models.BooleanField(default=False)
+    balance = models.IntegerField(default=0)
+
+
+class Seat(models.Model):
+    hall = models.CharField(max_length=20)
+    row = models.IntegerField()
+    number = models.IntegerField()
+    taken = models.BooleanField(default=False)
+
+    class Meta:
+        unique_together = ("hall", "row", "number")
+
+
+class Ticket(models.Model):
+    event = models.ForeignKey("app.Event", on_delete=models.CASCADE)
+    code = models.CharField(max_length=12)
+    used = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "code"], name="one_code_per_event"),
+        ]
+"""
+
+_SQLALCHEMY_MODELS = """
+from sqlalchemy import Column, Integer, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Voucher(Base):
+    __tablename__ = "vouchers"
+    __table_args__ = (UniqueConstraint("campaign", "token"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign: Mapped[str] = mapped_column(String(20))
+    token: Mapped[str] = mapped_column(String(32))
+    spent: Mapped[bool] = mapped_column(default=False)
+
+
+class Mailbox(Base):
+    __tablename__ = "mailboxes"
+
+    address = Column(String(200), unique=True)
+    quota = Column(Integer)
+
+
+class Shard(Base):
+    __tablename__ = "shards"
+
+    region = Column(String(10), primary_key=True)
+    number = Column(Integer, primary_key=True)
+    owner = Column(String(40))
+"""
 
 
 class _Flag(Enum):
@@ -37,8 +119,35 @@ class ForUpdateWithoutSkipLocked(Rule):
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
     `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
-    a worker's `while` loop. An ORM `.order_by(...)` alone picks nothing: it
-    locks every matching row in that order (the usual way to avoid deadlocks).
+    a worker's `while` loop, when the function then claims the locked rows:
+    writes them (`row.status = ...; row.save()`, or with SQLAlchemy the
+    attribute assignment alone), updates or deletes them (`qs.update(...)`,
+    `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
+    .update(...)`, `bulk_update(rows, ...)`). An ORM `.order_by(...)` alone
+    picks nothing: it locks every matching row in that order (the usual way to
+    avoid deadlocks).
+
+    Not reported, because the lock names its row and waiting for it is right
+    (`SKIP LOCKED` would turn "another worker holds it" into "not found"):
+    - a filter that pins `id`, `pk` or `uuid` by equality or `IN`, a `.get()`;
+    - a filter that pins by equality every column of a unique set the project's
+      models declare: a Django field with `primary_key=True`/`unique=True`, a
+      `OneToOneField`, `Meta.unique_together`, `Meta.constraints`'
+      `UniqueConstraint(fields=...)`; a SQLAlchemy `Column`/`mapped_column`
+      with `primary_key=True` (several together are one key) or `unique=True`,
+      `UniqueConstraint(...)` in `__table_args__`; inherited from the model's
+      bases (abstract models, mixins) too. The model may be defined in any
+      module of the project;
+    - a filter made only of equalities with values the code passes
+      (`ip_address=ip`, `Job.owner == owner`), with no ordering and at most
+      one row taken (a natural key). A constant (`status="queued"`,
+      `Status.QUEUED`) does not name a row; a range, `__in`, `exclude`, an
+      OR, ordering or a slice beyond the first row pick among many.
+
+    Not reported either: rows locked to serialise and only read (the last
+    invoice number, to add one), handed back to the caller, or a find-or-create
+    (the function tests the lookup and, when it found nothing, creates a row of
+    the same model: skipping a locked row would create a duplicate).
 
     ## Why is this bad?
     Every worker asks for the same "next" row. The first one locks it; all the
@@ -94,16 +203,33 @@ class ForUpdateWithoutSkipLocked(Rule):
       `text()`-like calls or a `cursor`, or when they start like SQL
       (`SELECT`, `WITH`, `UPDATE`...) and are passed to a call, assigned or
       returned (query builders). Text sqlglot can't parse (as PostgreSQL,
-      MySQL or Oracle) is skipped.
-    - `LIMIT` without `WHERE` or `ORDER BY` locks a singleton row (a counter)
-      on purpose: not reported. Serialising on purpose with `ORDER BY ...
-      LIMIT 1` (e.g. "last number + 1") can't be told from a queue claim.
-    - Locking one row by key is never reported: a WHERE (or `filter`/`where`)
-      that pins `id`, `pk` or `uuid` by equality or `IN`, or a `.get(...)`.
-      A placeholder where a whole condition could go makes the query unknown.
+      MySQL or Oracle) is skipped, and so is text it parses leniently that
+      isn't SQL: a lock on a SELECT without FROM, or `FROM`/`WHERE`/`ORDER BY`
+      after the lock clause (prose such as "select the next job for update,
+      order by age").
+    - Raw SQL is judged by its text alone: `LIMIT` without `WHERE` or `ORDER
+      BY` locks a singleton row (a counter) on purpose and is not reported;
+      serialising on purpose with `ORDER BY ... LIMIT 1` ("last number + 1")
+      can't be told from a queue claim, and the project's unique columns are
+      not matched to tables. A placeholder where a whole condition could go
+      makes the query unknown.
     - The ORM chain is read by method names (`select_for_update`,
       `with_for_update`, `first`, `order_by`...), whatever the receiver;
-      `filter(**kwargs)` or a filter built elsewhere makes it unknown.
+      `filter(**kwargs)` or a condition built elsewhere makes it unknown. The
+      queried model is the chain's root (`Job.objects`, `select(Job)`,
+      `session.query(Job)`); in a SQLAlchemy comparison the column side is an
+      attribute of a capitalised name (`Job.state`) or of a table's `.c`
+      (heuristics), and a constant is a literal, an upper-case name or an
+      attribute of a capitalised name.
+    - A unique set is matched by the field names the model declares (a
+      foreign key also as `<name>_id`); a `UniqueConstraint` with a
+      `condition=` (partial) or expressions, and keys spread over several
+      classes of a composite primary key, are not used; nor are the keys of
+      models defined in libraries (`User.username` of `django.contrib.auth`).
+    - The claim is looked for in the same function, following the rows
+      through names (`row = rows.first()`, `for row in rows`, `list(rows)`,
+      `batch.append(row)`): a claim made by another function (`claim(row)`,
+      `row.start()`) or by raw SQL is not seen, and the lock is not reported.
     """
 
     CODE = "JL401"
@@ -243,6 +369,209 @@ def claim(session, job_id):
 """,
             id="sqlalchemy-by-key-or-skip-locked",
         ),
+        Valid(
+            """
+from django.db import transaction
+
+from app.models import Report, Seat, Ticket, Wallet
+
+
+def publish_nightly():
+    # `slug` is unique: a constant value still names one row.
+    with transaction.atomic():
+        report = Report.objects.select_for_update().filter(slug="nightly", state="draft").first()
+        report.state = "published"
+        report.save()
+
+
+def stamp(serial):
+    # `serial` is declared unique on the abstract base.
+    with transaction.atomic():
+        report = (
+            Report.objects.select_for_update()
+            .filter(serial=serial, state="draft")
+            .order_by("id")
+            .first()
+        )
+        report.state = "stamped"
+        report.save()
+
+
+def debit(user, amount):
+    # A OneToOneField is unique.
+    with transaction.atomic():
+        wallet = Wallet.objects.select_for_update().filter(holder=user, frozen=False).first()
+        wallet.balance -= amount
+        wallet.save()
+
+
+def take_seat(hall, row, number):
+    # All the fields of `unique_together`, and a state: one seat.
+    with transaction.atomic():
+        seat = (
+            Seat.objects.select_for_update()
+            .filter(hall=hall, row=row, number=number, taken=False)
+            .first()
+        )
+        seat.taken = True
+        seat.save()
+
+
+def use_ticket(event_id, code):
+    # A UniqueConstraint's fields, the foreign key spelled `event_id`.
+    with transaction.atomic():
+        ticket = (
+            Ticket.objects.select_for_update()
+            .filter(event_id=event_id, code=code, used=False)
+            .first()
+        )
+        ticket.delete()
+""",
+            id="django-unique-fields-declared-in-another-module",
+            project={"app_models": _DJANGO_MODELS},
+        ),
+        Valid(
+            """
+from sqlalchemy import select
+
+from app.models import Mailbox, Shard, Voucher
+
+
+def redeem(session, campaign, token):
+    stmt = (
+        select(Voucher)
+        .where(Voucher.campaign == campaign, Voucher.token == token, Voucher.spent.is_(False))
+        .limit(1)
+        .with_for_update()
+    )
+    voucher = session.scalars(stmt).first()
+    voucher.spent = True
+
+
+def grow(session, amount):
+    box = (
+        session.query(Mailbox)
+        .filter(Mailbox.address == "postmaster@example.org")
+        .order_by(Mailbox.quota)
+        .with_for_update()
+        .first()
+    )
+    box.quota += amount
+
+
+def hand_over(session, region, number, owner):
+    shard = (
+        session.query(Shard)
+        .filter_by(region=region, number=number)
+        .order_by(Shard.owner)
+        .with_for_update()
+        .first()
+    )
+    shard.owner = owner
+""",
+            id="sqlalchemy-unique-columns-declared-in-another-module",
+            project={"app_models": _SQLALCHEMY_MODELS},
+        ),
+        Valid(
+            """
+from django.db import transaction
+from sqlalchemy import select
+
+from .models import Lease, Token
+
+
+def renew(host, port, until):
+    # Equalities with the caller's values and nothing else: the caller names
+    # its row. Skipping a locked one would read "no such lease".
+    with transaction.atomic():
+        lease = Lease.objects.select_for_update().filter(host=host, port=port).first()
+        lease.expires = until
+        lease.save(update_fields=["expires"])
+
+
+def revoke(session, owner):
+    stmt = select(Token).where(Token.owner == owner.name).limit(1).with_for_update()
+    token = session.scalars(stmt).first()
+    token.value = None
+""",
+            id="natural-key-equalities-name-the-row",
+        ),
+        Valid(
+            """
+from django.db import transaction
+
+from .models import Invoice, Job
+
+
+def next_invoice(series):
+    # The last number is read under the lock to serialise numbering: the
+    # locked row itself is never written.
+    with transaction.atomic():
+        last = (
+            Invoice.objects.select_for_update()
+            .filter(series=series, void=False)
+            .order_by("-number")
+            .first()
+        )
+        number = 1 if last is None else last.number + 1
+        invoice = Invoice(series=series, number=number, previous=last)
+        invoice.save()
+        return invoice
+
+
+def peek():
+    # Handed back to the caller, not claimed here.
+    with transaction.atomic():
+        job = Job.objects.select_for_update().order_by("created").first()
+        batch = Job.objects.filter(status="queued").select_for_update()[:10]
+        return job, batch
+""",
+            id="locked-rows-read-not-claimed",
+        ),
+        Valid(
+            """
+from django.db import transaction
+
+from .models import Cart
+
+
+def open_cart(customer):
+    # Find-or-create: skipping a locked cart would create a second one.
+    with transaction.atomic():
+        carts = Cart.objects.select_for_update().filter(customer=customer, state="open")
+        if carts:
+            cart = carts.first()
+        else:
+            cart = Cart.objects.create(customer=customer, state="open")
+        cart.touched = True
+        cart.save()
+        return cart
+
+
+def latest_draft(author):
+    with transaction.atomic():
+        draft = Cart.objects.select_for_update().filter(state="draft").order_by("-id").first()
+        if draft is None:
+            draft = Cart.objects.create(customer=author, state="draft")
+        draft.save()
+        return draft
+""",
+            id="find-or-create-waits-on-purpose",
+        ),
+        Valid(
+            """
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def report(cursor, errors):
+    log.warning("select the next job from the queue for update, order by age limit 1")
+    errors.append("Select jobs from the queue for update order by priority limit 1")
+    raise ValueError("select one row for update order by id limit 1")
+""",
+            id="prose-with-sql-words-is-not-sql",
+        ),
     )
 
     INVALID = (
@@ -369,6 +698,9 @@ def next_job():
     with transaction.atomic():
         job = Job.objects.select_for_update().order_by("created").first()
         batch = Job.objects.filter(status="queued").select_for_update()[:10]
+        job.status = "running"
+        job.save()
+        Job.objects.filter(pk__in=[queued.pk for queued in batch]).update(status="running")
         return job, batch
 """,
             (7, 27, "select_for_update(skip_locked=True)"),
@@ -381,6 +713,9 @@ def next_job():
     with transaction.atomic():
         job = Job.objects.select_for_update(skip_locked=True).order_by("created").first()
         batch = Job.objects.filter(status="queued").select_for_update(skip_locked=True)[:10]
+        job.status = "running"
+        job.save()
+        Job.objects.filter(pk__in=[queued.pk for queued in batch]).update(status="running")
         return job, batch
 """,
             id="django-first-and-slice",
@@ -395,7 +730,8 @@ def worker():
         with transaction.atomic():
             pending = Job.objects.select_for_update().filter(status="queued")
             for job in pending:
-                job.run()
+                job.status = "running"
+                job.save()
 """,
             (8, 35, "iterated in a worker loop"),
             fixed="""
@@ -407,7 +743,8 @@ def worker():
         with transaction.atomic():
             pending = Job.objects.select_for_update(skip_locked=True).filter(status="queued")
             for job in pending:
-                job.run()
+                job.status = "running"
+                job.save()
 """,
             id="django-iterated-in-worker-loop",
         ),
@@ -419,10 +756,12 @@ from .models import Job
 def claim(session):
     stmt = select(Job).order_by(Job.id).limit(1).with_for_update()
     job = session.scalars(stmt).first()
+    job.status = "running"
     other = session.query(Job).with_for_update(read=True).first()
+    session.delete(other)
 """,
             (6, 50, "with_for_update(skip_locked=True)"),
-            (8, 32, "with_for_update(skip_locked=True)"),
+            (9, 32, "with_for_update(skip_locked=True)"),
             fixed="""
 from sqlalchemy import select
 from .models import Job
@@ -430,9 +769,296 @@ from .models import Job
 def claim(session):
     stmt = select(Job).order_by(Job.id).limit(1).with_for_update(skip_locked=True)
     job = session.scalars(stmt).first()
+    job.status = "running"
     other = session.query(Job).with_for_update(read=True, skip_locked=True).first()
+    session.delete(other)
 """,
             id="sqlalchemy",
+        ),
+        invalid(
+            """
+from django.db import transaction
+
+from app.models import Report, Seat
+
+
+def publish_next(kind):
+    # `kind` is not unique: the oldest draft of a kind is picked.
+    with transaction.atomic():
+        report = (
+            Report.objects.select_for_update()
+            .filter(kind=kind, state="draft")
+            .order_by("id")
+            .first()
+        )
+        report.state = "published"
+        report.save()
+
+
+def first_free_seat(hall):
+    # A part of the unique set: many seats match.
+    with transaction.atomic():
+        seat = (
+            Seat.objects.select_for_update()
+            .filter(hall=hall, taken=False)
+            .order_by("row", "number")
+            .first()
+        )
+        seat.taken = True
+        seat.save()
+""",
+            (11, 28, "select_for_update() on a query that picks the next row (.first())"),
+            (24, 26, "select_for_update() on a query that picks the next row (.first())"),
+            fixed="""
+from django.db import transaction
+
+from app.models import Report, Seat
+
+
+def publish_next(kind):
+    # `kind` is not unique: the oldest draft of a kind is picked.
+    with transaction.atomic():
+        report = (
+            Report.objects.select_for_update(skip_locked=True)
+            .filter(kind=kind, state="draft")
+            .order_by("id")
+            .first()
+        )
+        report.state = "published"
+        report.save()
+
+
+def first_free_seat(hall):
+    # A part of the unique set: many seats match.
+    with transaction.atomic():
+        seat = (
+            Seat.objects.select_for_update(skip_locked=True)
+            .filter(hall=hall, taken=False)
+            .order_by("row", "number")
+            .first()
+        )
+        seat.taken = True
+        seat.save()
+""",
+            id="django-columns-not-unique-in-another-module",
+            app_models=_DJANGO_MODELS,
+        ),
+        invalid(
+            """
+from app.models import Shard
+
+
+def adopt(session, region, owner):
+    # A part of the composite primary key: the region's first shard.
+    shard = (
+        session.query(Shard)
+        .filter_by(region=region)
+        .order_by(Shard.number)
+        .with_for_update()
+        .first()
+    )
+    shard.owner = owner
+""",
+            (11, 10, "with_for_update() on a query that picks the next row (.first())"),
+            fixed="""
+from app.models import Shard
+
+
+def adopt(session, region, owner):
+    # A part of the composite primary key: the region's first shard.
+    shard = (
+        session.query(Shard)
+        .filter_by(region=region)
+        .order_by(Shard.number)
+        .with_for_update(skip_locked=True)
+        .first()
+    )
+    shard.owner = owner
+""",
+            id="sqlalchemy-part-of-composite-key",
+            app_models=_SQLALCHEMY_MODELS,
+        ),
+        invalid(
+            """
+from django.db import transaction
+
+from .models import Job
+
+
+def claim_from(queue, queues, now):
+    with transaction.atomic():
+        # A constant state: any queued job of the queue.
+        job = Job.objects.select_for_update().filter(queue=queue, state="queued")[0]
+        job.state = "running"
+        job.save()
+        # A range: one of the due jobs.
+        due = Job.objects.select_for_update().filter(queue=queue, due__lte=now)[0]
+        due.delete()
+        # A set of queues.
+        some = Job.objects.select_for_update().filter(queue__in=queues).first()
+        some.delete()
+        # Equalities, but ordered or several rows taken: picking among many.
+        oldest = Job.objects.select_for_update().filter(queue=queue).latest("id")
+        oldest.delete()
+        batch = Job.objects.select_for_update().filter(queue=queue)[:5]
+        batch.delete()
+""",
+            (10, 27, "(an index)"),
+            (14, 27, "(an index)"),
+            (17, 28, "(.first())"),
+            (20, 30, "(.latest())"),
+            (22, 29, "(a slice)"),
+            fixed="""
+from django.db import transaction
+
+from .models import Job
+
+
+def claim_from(queue, queues, now):
+    with transaction.atomic():
+        # A constant state: any queued job of the queue.
+        job = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, state="queued")[0]
+        job.state = "running"
+        job.save()
+        # A range: one of the due jobs.
+        due = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, due__lte=now)[0]
+        due.delete()
+        # A set of queues.
+        some = Job.objects.select_for_update(skip_locked=True).filter(queue__in=queues).first()
+        some.delete()
+        # Equalities, but ordered or several rows taken: picking among many.
+        oldest = Job.objects.select_for_update(skip_locked=True).filter(queue=queue).latest("id")
+        oldest.delete()
+        batch = Job.objects.select_for_update(skip_locked=True).filter(queue=queue)[:5]
+        batch.delete()
+""",
+            id="not-a-natural-key",
+        ),
+        invalid(
+            """
+from django.db import transaction
+
+from .models import Job
+
+
+def start_batch(size):
+    with transaction.atomic():
+        started = []
+        queued = Job.objects.filter(state="queued").order_by("id")
+        for job in queued.select_for_update()[:size]:
+            job.state = "running"
+            started.append(job)
+        Job.objects.bulk_update(started, ["state"])
+
+
+def run_next():
+    # The follow-up job created here is no find-or-create.
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(state="queued").first()
+        if job is None:
+            return None
+        job.state = "running"
+        job.save()
+        Job.objects.create(state="queued", parent=job)
+        return job
+""",
+            (11, 27, "(a slice)"),
+            (20, 27, "(.first())"),
+            fixed="""
+from django.db import transaction
+
+from .models import Job
+
+
+def start_batch(size):
+    with transaction.atomic():
+        started = []
+        queued = Job.objects.filter(state="queued").order_by("id")
+        for job in queued.select_for_update(skip_locked=True)[:size]:
+            job.state = "running"
+            started.append(job)
+        Job.objects.bulk_update(started, ["state"])
+
+
+def run_next():
+    # The follow-up job created here is no find-or-create.
+    with transaction.atomic():
+        job = Job.objects.select_for_update(skip_locked=True).filter(state="queued").first()
+        if job is None:
+            return None
+        job.state = "running"
+        job.save()
+        Job.objects.create(state="queued", parent=job)
+        return job
+""",
+            id="claimed-through-a-list-or-beside-a-create",
+        ),
+        invalid(
+            """
+from sqlalchemy import select
+
+from .models import Message
+
+
+def deliver_next(session, queue):
+    # `queue.id` is the value: the column compared is `queue_id`, shared by
+    # every message of the queue.
+    stmt = (
+        select(Message)
+        .where(Message.queue_id == queue.id)
+        .order_by(Message.created)
+        .limit(1)
+        .with_for_update()
+    )
+    message = session.scalars(stmt).first()
+    message.state = "delivered"
+
+
+def retry_next(session, done):
+    # `notin_` is no equality: it pins nothing.
+    message = (
+        session.query(Message)
+        .filter(Message.id.notin_(done))
+        .order_by(Message.created)
+        .with_for_update()
+        .first()
+    )
+    message.state = "retrying"
+""",
+            (15, 10, "(.limit())"),
+            (27, 10, "(.first())"),
+            fixed="""
+from sqlalchemy import select
+
+from .models import Message
+
+
+def deliver_next(session, queue):
+    # `queue.id` is the value: the column compared is `queue_id`, shared by
+    # every message of the queue.
+    stmt = (
+        select(Message)
+        .where(Message.queue_id == queue.id)
+        .order_by(Message.created)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+    )
+    message = session.scalars(stmt).first()
+    message.state = "delivered"
+
+
+def retry_next(session, done):
+    # `notin_` is no equality: it pins nothing.
+    message = (
+        session.query(Message)
+        .filter(Message.id.notin_(done))
+        .order_by(Message.created)
+        .with_for_update(skip_locked=True)
+        .first()
+    )
+    message.state = "retrying"
+""",
+            id="sqlalchemy-value-side-key-and-notin",
         ),
     )
 
@@ -507,7 +1133,8 @@ def claim(session):
         self._covered.update(id(n) for n in written)
         if not written and not isinstance(top, cst.Name | cst.Attribute):
             return
-        links = chain_links(top, lookup_for(self.context))
+        lookup = lookup_for(self.context)
+        links = chain_links(top, lookup)
         lock_index = next(
             (i for i, link in enumerate(links) if link.method in locks.ROW_LOCK_METHODS), None
         )
@@ -520,17 +1147,47 @@ def claim(session):
         if _lock_does_not_wait(lock) is not _Flag.OFF:
             return
         reason = _picks_next(links, iterated)
-        if reason is None or _pinned(links) is not _Flag.OFF:
+        if reason is None:
+            return
+        model = chain_model(links, lookup.resolver)
+        requires = _unpinned_requirements(links, chain_conditions(links, model, lookup.resolver))
+        if requires is None:
+            return
+        method = locks.ROW_LOCK_METHODS[lock.method]
+        if not self._claims(top, links[lock_index + 1 :], method, model, lookup):
             return
         self._reported.add(id(name))
-        method = locks.ROW_LOCK_METHODS[lock.method]
         self.report(
             name,
             f"{lock.method}() on a query that picks the next row ({reason}) waits for rows "
             f"other workers hold, so workers queue behind one row: use {method.fix} "
             f"(or {locks.QUEUE_FIX})",
+            requires=requires,
             fix=fix(lock.call, _skip_locked_call(lock.call), "Add skip_locked=True"),
         )
+
+    def _claims(
+        self,
+        top: cst.BaseExpression,
+        after_lock: list[Link],
+        method: locks.RowLockMethod,
+        model: str | None,
+        lookup: Lookup,
+    ) -> bool:
+        """Whether the function writes or deletes the locked rows (a claim),
+        rather than reading them under the lock or creating a missing one."""
+        if any(link.method in locks.ROW_WRITE_CALLS for link in after_lock):
+            return True
+        use = locked_rows_use(
+            top,
+            self.context.statement,
+            self.context.frame.node,
+            fetches_one=_fetches_one(after_lock),
+            assignment_writes=method.assignment_writes,
+            model=model,
+            model_of=lambda call: chain_model(chain_links(call, lookup), lookup.resolver),
+        )
+        return use is Use.CLAIMED
 
 
 # --- fixes (issue 10) ---------------------------------------------------------------------
@@ -643,71 +1300,75 @@ def _is_slice(node: cst.Subscript) -> bool:
     return any(isinstance(element.slice, cst.Slice) for element in node.slice)
 
 
-def _pinned(links: list[Link]) -> _Flag:
-    """ON when a filter pins the row by key; UNKNOWN when a filter can't be read."""
-    result = _Flag.OFF
-    for link in links:
-        call = link.call
-        if call is None or link.method not in locks.FILTER_METHODS:
-            continue
-        flag = _filter_pins_key(call.args, link.lookup)
-        if flag is _Flag.ON:
-            return _Flag.ON
-        if flag is _Flag.UNKNOWN:
-            result = _Flag.UNKNOWN
-    return result
+def _fetches_one(links: list[Link]) -> bool:
+    """The chain ends in a fetch of one row (`.first()`, `[0]`)."""
+    if not links:
+        return False
+    last = links[-1]
+    if isinstance(last.node, cst.Subscript):
+        return not _is_slice(last.node)
+    return last.method in locks.ROW_FETCH_METHODS
 
 
-def _filter_pins_key(args: Sequence[cst.Arg], lookup: Lookup) -> _Flag:
-    result = _Flag.OFF
-    for arg in args:
-        if arg.star:
-            return _Flag.UNKNOWN
-        if arg.keyword is not None:
-            if arg.keyword.value in locks.KEY_LOOKUPS:
-                return _Flag.ON
-            continue
-        flag = _condition_pins_key(arg.value, lookup)
-        if flag is _Flag.ON:
-            return _Flag.ON
-        if flag is _Flag.UNKNOWN:
-            result = _Flag.UNKNOWN
-    return result
+def _unpinned_requirements(
+    links: list[Link], conditions: list[Condition]
+) -> tuple[Requirement, ...] | None:
+    """None when the filter pins the row(s) it locks, or can't be read; else
+    what must hold for the finding to stand: no model declares the columns the
+    filter compares by equality (or a subset of them) unique."""
+    kinds = {condition.kind for condition in conditions}
+    if Kind.UNKNOWN in kinds or Kind.KEY in kinds:
+        return None
+    if _natural_key(conditions, links):
+        return None
+    pinned: dict[str, set[str]] = {}
+    for condition in conditions:
+        if condition.kind is Kind.EQUAL and condition.model is not None:
+            pinned.setdefault(condition.model, set()).update(_spellings(condition.column))
+    return tuple(
+        Requirement("lacks-unique", model, frozenset(columns))
+        for model, columns in sorted(pinned.items())
+    )
 
 
-def _condition_pins_key(node: cst.BaseExpression, lookup: Lookup) -> _Flag:
-    """A positional filter: SQLAlchemy `Job.id == x`, `Job.id.in_(...)`,
-    `and_(...)`, Django `Q(pk=x)`. Anything else can't be read."""
-    if isinstance(node, cst.Comparison):
-        return _comparison_pins_key(node)
-    if isinstance(node, cst.Call):
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in locks.IN_METHODS:
-            return _Flag.ON if _is_key_attribute(func.value) else _Flag.OFF
-        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-        if name in locks.Q_NAMES or name in ("and_",):
-            return _filter_pins_key(node.args, lookup)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitAnd):
-        left = _condition_pins_key(node.left, lookup)
-        right = _condition_pins_key(node.right, lookup)
-        if _Flag.ON in (left, right):
-            return _Flag.ON
-        return _Flag.UNKNOWN if _Flag.UNKNOWN in (left, right) else _Flag.OFF
-    if isinstance(node, cst.BinaryOperation | cst.UnaryOperation):
-        return _Flag.OFF  # `Q(...) | Q(...)`, `~Q(...)`: an OR never pins one row
-    return _Flag.UNKNOWN
+def _spellings(column: str) -> set[str]:
+    """A foreign key is filtered as `user_id` or `user`; models declare `user`."""
+    if column.endswith(locks.FOREIGN_KEY_SUFFIX) and len(column) > len(locks.FOREIGN_KEY_SUFFIX):
+        return {column, column.removesuffix(locks.FOREIGN_KEY_SUFFIX)}
+    return {column}
 
 
-def _comparison_pins_key(node: cst.Comparison) -> _Flag:
-    if len(node.comparisons) != 1:
-        return _Flag.OFF
-    target = node.comparisons[0]
-    if not isinstance(target.operator, cst.Equal | cst.In):
-        return _Flag.OFF
-    if _is_key_attribute(node.left) or _is_key_attribute(target.comparator):
-        return _Flag.ON
-    return _Flag.OFF
+def _natural_key(conditions: list[Condition], links: list[Link]) -> bool:
+    """Only equalities with values the caller passes (`ip_address=ip`), with no
+    ordering and at most one row taken: the caller names its row, it doesn't pick."""
+    if not conditions:
+        return False
+    if any(c.kind is not Kind.EQUAL or c.constant for c in conditions):
+        return False
+    return not any(_orders_or_takes_many(link) for link in links)
 
 
-def _is_key_attribute(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and node.attr.value in locks.KEY_COLUMNS
+def _orders_or_takes_many(link: Link) -> bool:
+    if link.method in locks.ORDERING_METHODS:
+        return True
+    if isinstance(link.node, cst.Subscript):
+        return not all(_takes_first(element.slice) for element in link.node.slice)
+    call = link.call
+    if link.method == "limit" and call is not None:
+        return not (len(call.args) == 1 and _is_integer(call.args[0].value, 1))
+    return False
+
+
+def _takes_first(element: cst.BaseSlice) -> bool:
+    """`[0]` or `[:1]`."""
+    if isinstance(element, cst.Index):
+        return _is_integer(element.value, 0)
+    if not isinstance(element, cst.Slice):
+        return False
+    lower, upper = element.lower, element.upper
+    no_offset = lower is None or _is_integer(lower, 0)
+    return element.step is None and no_offset and upper is not None and _is_integer(upper, 1)
+
+
+def _is_integer(node: cst.BaseExpression, value: int) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == value

@@ -1,0 +1,165 @@
+"""Which sets of a model class's columns identify one row, as its body declares them.
+
+Django: a field with `primary_key=True` or `unique=True`, a `OneToOneField`,
+`CompositePrimaryKey(...)`, `Meta.unique_together` and `Meta.constraints`'
+`UniqueConstraint(fields=[...])`. SQLAlchemy: `Column(...)`/`mapped_column(...)`
+with `primary_key=True` (several of them together form one key) or `unique=True`,
+and `UniqueConstraint(...)`/`PrimaryKeyConstraint(...)` in `__table_args__`.
+Field names are read as written (the attribute a query filters on). A class's
+bases are the project step's business: it adds what they declare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import libcst as cst
+
+from joblint.knowledge import locks
+
+UniqueKey = tuple[str, ...]
+
+
+def unique_keys(node: cst.ClassDef) -> tuple[UniqueKey, ...]:
+    """The class's unique column sets, each sorted, without repeats."""
+    primary: list[str] = []
+    found: list[UniqueKey] = []
+    for stmt in _body(node):
+        if isinstance(stmt, cst.ClassDef) and stmt.name.value == locks.DJANGO_META_CLASS:
+            found.extend(_meta_keys(stmt))
+            continue
+        for name, value in _assignments(stmt):
+            if name == locks.SQLALCHEMY_TABLE_ARGS:
+                found.extend(_constraint_keys(value))
+            elif isinstance(value, cst.Call):
+                found.extend(_field_keys(name, value, primary))
+    if primary:
+        found.append(tuple(primary))
+    return tuple(dict.fromkeys(tuple(sorted(key)) for key in found if key))
+
+
+def _body(node: cst.ClassDef) -> Iterator[cst.CSTNode]:
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return
+    for stmt in body.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        else:
+            yield stmt
+
+
+def _assignments(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """`name = value` and `name: T = value` with a plain name target."""
+    if isinstance(stmt, cst.Assign):
+        for target in stmt.targets:
+            if isinstance(target.target, cst.Name):
+                yield target.target.value, stmt.value
+    elif (
+        isinstance(stmt, cst.AnnAssign)
+        and stmt.value is not None
+        and isinstance(stmt.target, cst.Name)
+    ):
+        yield stmt.target.value, stmt.value
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _is_true(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def _field_keys(name: str, call: cst.Call, primary: list[str]) -> Iterator[UniqueKey]:
+    """A field declared in the class body: `code = CharField(unique=True)`."""
+    kind = _last_name(call.func)
+    if kind in locks.COMPOSITE_KEY_CLASSES:
+        yield _strings(call.args)
+        return
+    primary_key = _keyword(call, locks.PRIMARY_KEY_KEYWORD)
+    if primary_key is not None and _is_true(primary_key):
+        primary.append(name)
+        return
+    unique = _keyword(call, locks.UNIQUE_KEYWORD)
+    if kind in locks.UNIQUE_FIELD_CLASSES or (unique is not None and _is_true(unique)):
+        yield (name,)
+
+
+def _strings(args: Sequence[cst.Arg]) -> UniqueKey:
+    """The positional string arguments; () when any positional isn't one."""
+    names: list[str] = []
+    for arg in args:
+        if arg.keyword is not None:
+            continue
+        text = _string(arg.value)
+        if text is None or arg.star:
+            return ()
+        names.append(text)
+    return tuple(names)
+
+
+def _string(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _elements(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    if isinstance(node, cst.Tuple | cst.List | cst.Set):
+        return [e.value for e in node.elements if not isinstance(e, cst.StarredElement)]
+    return None
+
+
+def _string_set(node: cst.BaseExpression) -> UniqueKey:
+    """`("a", "b")` / `["a", "b"]`: the names; () when any element isn't a string."""
+    elements = _elements(node)
+    if elements is None:
+        return ()
+    names = [_string(e) for e in elements]
+    return tuple(n for n in names if n is not None) if None not in names else ()
+
+
+def _constraint_keys(node: cst.BaseExpression) -> Iterator[UniqueKey]:
+    """SQLAlchemy `__table_args__ = (UniqueConstraint("a", "b"), {...})`, and
+    Django `constraints = [UniqueConstraint(fields=["a", "b"], name=...)]`."""
+    for element in _elements(node) or []:
+        if not isinstance(element, cst.Call):
+            continue
+        if _last_name(element.func) not in locks.UNIQUE_CONSTRAINT_CLASSES:
+            continue
+        if _keyword(element, locks.PARTIAL_CONSTRAINT_KEYWORD) is not None:
+            continue
+        fields = _keyword(element, locks.UNIQUE_CONSTRAINT_FIELDS_KEYWORD)
+        yield _string_set(fields) if fields is not None else _strings(element.args)
+
+
+def _meta_keys(meta: cst.ClassDef) -> Iterator[UniqueKey]:
+    for stmt in _body(meta):
+        for name, value in _assignments(stmt):
+            if name == locks.DJANGO_CONSTRAINTS:
+                yield from _constraint_keys(value)
+            elif name == locks.DJANGO_UNIQUE_TOGETHER:
+                yield from _unique_together(value)
+
+
+def _unique_together(node: cst.BaseExpression) -> Iterator[UniqueKey]:
+    """`("a", "b")` is one set; `(("a", "b"), ("c", "d"))` several."""
+    single = _string_set(node)
+    if single:
+        yield single
+        return
+    for element in _elements(node) or []:
+        yield _string_set(element)
