@@ -26,7 +26,7 @@ from joblint.settings import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version (issue 10: fixes).
-ENTRY_FORMAT = "4"
+ENTRY_FORMAT = "5"
 PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_ENTRIES = 50_000
 SUBDIRECTORIES = 256  # an entry lives under the first two hex digits of its key

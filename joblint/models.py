@@ -35,7 +35,12 @@ class Requirement:
     - "class": the class `qualname` must have one of the kinds in `libraries`
       (`django_model`, `enum`, ... from the project's class index);
     - "task-lacks-param": the task `qualname`, if the project defines it, must
-      not declare the parameter named in `libraries`.
+      not declare the parameter named in `libraries`;
+    - "cache-lock-api": the lock API of the Django cache alias `qualname`, as the
+      project's `CACHES` setting gives its backend, must be one of `libraries`
+      ("" stands for "not known");
+    - "lock-key": the module constant `qualname`, a Redis SET NX key, must not
+      be a string that names no lock (see `joblint.knowledge.locks`).
     """
 
     kind: str
@@ -196,6 +201,9 @@ class FileFacts:
     # Module-level objects whose `.Model` attribute is a declarative base
     # (`db = SQLAlchemy(app)`): qualname -> kind of the models deriving from it.
     model_factories: tuple[tuple[str, str], ...] = ()
+    # Django `CACHES = {...}` set at module level: (alias, BACKEND), the backend
+    # "" when it isn't a plain string and the alias "" when CACHES isn't a dict.
+    cache_backends: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

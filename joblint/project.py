@@ -9,13 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from joblint.knowledge import payloads
+from joblint.analysis.evaluation import Expr, evaluate
+from joblint.knowledge import locks, payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import CeleryFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
 from joblint.registry import is_project_rule
 
 _MAX_ALIAS_HOPS = 8
 _NO_CELERY_FACTS = CeleryFacts()
+# Requirement kinds whose `qualname` names no definition to load on demand.
+_NOT_A_NAME = frozenset({"flag-off", locks.CACHE_LOCK_API_REQUIREMENT})
 
 
 @dataclass(slots=True)
@@ -28,6 +31,9 @@ class ProjectIndex:
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     model_factories: dict[str, str] = field(default_factory=dict)
     function_params: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    constants: dict[str, Expr] = field(default_factory=dict)
+    # Django cache alias -> the backends the project's settings give it.
+    cache_backends: dict[str, set[str]] = field(default_factory=dict)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
@@ -44,7 +50,23 @@ class ProjectIndex:
             index.classes.update((c.qualname, c) for c in facts.classes)
             index.model_factories.update(facts.model_factories)
             index.function_params.update(facts.function_params)
+            index.constants.update(facts.constants)
+            if not _is_test_module(facts.module):
+                for alias, backend in facts.cache_backends:
+                    index.cache_backends.setdefault(alias, set()).add(backend)
         return index
+
+    def cache_lock_api(self, alias: str) -> str:
+        """The lock API (`locks.CACHE_LOCK_APIS`) of a Django cache alias when
+        every CACHES setting seen agrees on it, else "" (unknown)."""
+        backends = self.cache_backends.get(alias, set()) | self.cache_backends.get("", set())
+        apis = {locks.CACHE_BACKEND_LOCK_APIS.get(backend, "") for backend in backends}
+        return apis.pop() if len(apis) == 1 else ""
+
+    def names_no_lock(self, qualname: str) -> bool:
+        """The module constant is a string whose words name no lock."""
+        value = evaluate(self.constants.get(self.canonical(qualname)), self.constants)
+        return isinstance(value, str) and not locks.names_a_lock(value)
 
     def class_kinds(self, qualname: str) -> frozenset[str]:
         """Kinds of a class, following its bases through the whole project."""
@@ -100,6 +122,7 @@ class ProjectIndex:
             or name in self.queue_objects
             or name in self.function_params
             or name in self.model_factories
+            or name in self.constants
         )
         return set() if known else {qualname, name}
 
@@ -126,7 +149,19 @@ class ProjectIndex:
         if requirement.kind == "task-lacks-param":
             params = self.function_params.get(self.canonical(requirement.qualname), ())
             return not set(params) & requirement.libraries
+        if requirement.kind == locks.CACHE_LOCK_API_REQUIREMENT:
+            return self.cache_lock_api(requirement.qualname) in requirement.libraries
+        if requirement.kind == locks.LOCK_KEY_REQUIREMENT:
+            return not self.names_no_lock(requirement.qualname)
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
+
+
+def _is_test_module(module: str) -> bool:
+    """Settings of a test project configure its tests, not the project's code."""
+    parts = module.split(".")
+    return any(part in locks.TEST_PACKAGES for part in parts) or parts[-1].startswith(
+        locks.TEST_MODULE_PREFIX
+    )
 
 
 def _expr_refs(expr: object) -> Iterator[str]:
@@ -147,7 +182,7 @@ def wanted_names(results: list[FileResult]) -> set[str]:
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind != "flag-off":
+                if requirement.kind not in _NOT_A_NAME:
                     wanted |= index.unknown(requirement.qualname)
         celery = result.facts.celery
         exprs = [
