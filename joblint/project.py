@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads
@@ -51,7 +52,7 @@ class ProjectIndex:
             index.model_factories.update(facts.model_factories)
             index.function_params.update(facts.function_params)
             index.constants.update(facts.constants)
-            if not _is_test_module(facts.module):
+            if not _in_tests(result.path, facts.module):
                 for alias, backend in facts.cache_backends:
                     index.cache_backends.setdefault(alias, set()).add(backend)
         return index
@@ -156,9 +157,10 @@ class ProjectIndex:
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
 
-def _is_test_module(module: str) -> bool:
-    """Settings of a test project configure its tests, not the project's code."""
-    parts = module.split(".")
+def _in_tests(path: str, module: str) -> bool:
+    """Settings of a test project configure its tests, not the project's code.
+    (The path too: a `tests/` directory without `__init__.py` is no package.)"""
+    parts = [*PurePosixPath(path).with_suffix("").parts, *module.split(".")]
     return any(part in locks.TEST_PACKAGES for part in parts) or parts[-1].startswith(
         locks.TEST_MODULE_PREFIX
     )

@@ -111,6 +111,10 @@ def _static_key(
     if isinstance(node, cst.FormattedString):
         texts = [p for p in node.parts if isinstance(p, cst.FormattedStringText)]
         return "".join(p.value for p in texts) if len(texts) == len(node.parts) else None
+    if isinstance(node, cst.ConcatenatedString):
+        left = _static_key(node.left, resolver, depth + 1)
+        right = _static_key(node.right, resolver, depth + 1)
+        return left + right if isinstance(left, str) and isinstance(right, str) else None
     if isinstance(node, cst.Name):
         binding = resolver.lookup(node.value)
         if binding is not None and not binding.qualname and binding.kind is not BindingKind.IMPORT:
@@ -172,9 +176,12 @@ def _result_use(call: cst.Call, context: FileContext) -> _ResultUse:
     statement = context.statement
     if statement is None:
         return _ResultUse(gates=False, asserted=False)
-    gates = any(_inside(test, call) for test in _tests(statement))
-    asserted = any(_inside(checked, call) for checked in _assertions(statement))
-    names = _walrus_names(statement, call)
+    own = _own_expressions(statement)
+    if own is None:
+        return _ResultUse(gates=False, asserted=False)
+    gates = any(_inside(test, call) for test in _tests(statement, own))
+    asserted = any(_inside(checked, call) for checked in _assertions(own))
+    names = _walrus_names(own, call)
     if isinstance(statement, cst.SimpleStatementLine):
         for small in statement.body:
             returned = isinstance(small, cst.Return) and small.value is not None
@@ -186,23 +193,28 @@ def _result_use(call: cst.Call, context: FileContext) -> _ResultUse:
     return _ResultUse(gates, asserted)
 
 
-def _tests(statement: cst.CSTNode) -> list[cst.BaseExpression]:
-    """Conditions of the statement itself: an if/while test, conditional
-    expressions anywhere in a simple statement."""
+def _own_expressions(statement: cst.CSTNode) -> cst.CSTNode | None:
+    """The part of a statement evaluated where the statement stands: the test
+    of an if/while, a whole simple statement; None for other compounds."""
+    if isinstance(statement, cst.If | cst.While):
+        return statement.test
+    if isinstance(statement, cst.SimpleStatementLine):
+        return statement
+    return None
+
+
+def _tests(statement: cst.CSTNode, own: cst.CSTNode) -> list[cst.BaseExpression]:
+    """Conditions read where the statement stands: an if/while test, the
+    conditional expressions in it."""
     tests: list[cst.BaseExpression] = []
     if isinstance(statement, cst.If | cst.While):
         tests.append(statement.test)
-        root: cst.CSTNode = statement.test
-    elif isinstance(statement, cst.SimpleStatementLine):
-        root = statement
-    else:
-        return tests
 
     def enter(node: cst.CSTNode) -> None:
         if isinstance(node, cst.IfExp):
             tests.append(node.test)
 
-    walk(root, enter, lambda node: None)
+    walk(own, enter, lambda node: None)
     return tests
 
 
@@ -241,7 +253,7 @@ def _assigned_names(small: cst.BaseSmallStatement, call: cst.Call) -> set[str]:
     return set()
 
 
-def _walrus_names(statement: cst.CSTNode, call: cst.Call) -> set[str]:
+def _walrus_names(own: cst.CSTNode, call: cst.Call) -> set[str]:
     """`if (won := r.set(...)) ...`: names bound to the result inside the statement."""
     found: set[str] = set()
 
@@ -253,7 +265,7 @@ def _walrus_names(statement: cst.CSTNode, call: cst.Call) -> set[str]:
         ):
             found.add(node.target.value)
 
-    walk(statement, enter, lambda node: None)
+    walk(own, enter, lambda node: None)
     return found
 
 

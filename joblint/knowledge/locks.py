@@ -274,8 +274,8 @@ CACHE_BACKEND_LOCK_APIS: dict[str, str] = {
     "django_redis.cache.RedisCache": DJANGO_REDIS,
     "redis_lock.django_cache.RedisCache": PYTHON_REDIS_LOCK,
 }
-# Settings in a test package (or a test module) configure a test project: they
-# don't say which backend the project's own code runs with.
+# Settings in a test directory or package (or a test module) configure a test
+# project: they don't say which backend the project's own code runs with.
 TEST_PACKAGES: frozenset[str] = frozenset({"tests", "test", "testing"})
 TEST_MODULE_PREFIX = "test_"
 # Classes that, as an annotation (`cache: RedisCache`), make a name a Django
