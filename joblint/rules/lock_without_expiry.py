@@ -235,6 +235,8 @@ def seed_counters():
     key = "downloads"
     r.set(key, 0, nx=True)
     r.set(SEEDED, 1, nx=True)
+    r.set("stats:" "uploads", 0, nx=True)
+    r.set(f"stats:blocklist", 0, nx=True)
 
 def test_set_nx_keeps_the_first_value():
     assert r.set("greeting", "hello", nx=True)
