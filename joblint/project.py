@@ -59,10 +59,12 @@ class ProjectIndex:
 
     def cache_lock_api(self, alias: str) -> str:
         """The lock API (`locks.CACHE_LOCK_APIS`) of a Django cache alias when
-        every CACHES setting seen agrees on it, else "" (unknown)."""
+        every CACHES setting seen agrees on it, else `locks.UNKNOWN_CACHE_LOCK_API`
+        (the alias "" stands for a CACHES that can't be read: any alias)."""
+        unknown = locks.UNKNOWN_CACHE_LOCK_API
         backends = self.cache_backends.get(alias, set()) | self.cache_backends.get("", set())
-        apis = {locks.CACHE_BACKEND_LOCK_APIS.get(backend, "") for backend in backends}
-        return apis.pop() if len(apis) == 1 else ""
+        apis = {locks.CACHE_BACKEND_LOCK_APIS.get(backend, unknown) for backend in backends}
+        return apis.pop() if len(apis) == 1 else unknown
 
     def names_no_lock(self, qualname: str) -> bool:
         """The module constant is a string whose words name no lock."""

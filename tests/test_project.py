@@ -91,9 +91,7 @@ def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 CACHE_LOCK_PROJECT = {
     "proj/__init__.py": "",
-    "proj/settings.py": (
-        'CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache"}}\n'
-    ),
+    "proj/settings.py": 'CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache"}}\n',
     "proj/jobs.py": (
         "from django.core.cache import cache\n\n"
         "def sweep():\n"

@@ -284,9 +284,10 @@ DJANGO_CACHE_CLASSES: frozenset[str] = frozenset(
     {*CACHE_BACKEND_LOCK_APIS, "django.core.cache.backends.base.BaseCache"}
 )
 # Requirement kind (joblint.models.Requirement): the cache alias `qualname`'s
-# lock API, as the project's settings give it, is one of `libraries` ("" when
-# the settings don't say, or say several things).
+# lock API, as the project's settings give it, is one of `libraries`
+# (UNKNOWN_CACHE_LOCK_API when the settings don't say, or say several things).
 CACHE_LOCK_API_REQUIREMENT = "cache-lock-api"
+UNKNOWN_CACHE_LOCK_API = ""
 
 # --- Is a SET NX a lock? ---------------------------------------------------------------
 

@@ -696,7 +696,7 @@ def run(cache: RedisCache, locking: LockingCache):
             self._report_lock(
                 node,
                 _CACHE_LOCK_UNKNOWN,
-                requires=(_cache_lock_api(alias, _UNKNOWN_API),) if alias else (),
+                requires=(_cache_lock_api(alias, locks.UNKNOWN_CACHE_LOCK_API),) if alias else (),
             )
 
     def _report_lock(
@@ -727,9 +727,6 @@ def run(cache: RedisCache, locking: LockingCache):
             "even if the work still runs"
         )
         return fix(node, new, message)
-
-
-_UNKNOWN_API = ""
 
 
 def _cache_lock_api(alias: str, api: str) -> Requirement:
