@@ -41,10 +41,15 @@ class Requirement:
     - "class": the class `qualname` must have one of the kinds in `libraries`
       (`django_model`, `enum`, ... from the project's class index);
     - "task-lacks-param": the task `qualname`, if the project defines it, must
-      not declare the parameter named in `libraries`.
+      not declare the parameter named in `libraries`;
     - "lacks-unique": no unique column set of the model class `qualname` (its own
       or inherited from its bases) may lie within the columns in `libraries`
-      (the columns a query pins by equality: then it pins one row).
+      (the columns a query pins by equality: then it pins one row);
+    - "cache-lock-api": the lock API of the Django cache alias `qualname`, as the
+      project's `CACHES` setting gives its backend, must be one of `libraries`
+      ("" stands for "not known");
+    - "lock-key": the module constant `qualname`, a Redis SET NX key, must not
+      be a string that names no lock (see `joblint.knowledge.locks`).
     """
 
     kind: str
@@ -215,6 +220,9 @@ class FileFacts:
     # the callee's qualname, so that an instance of a project class is known
     # to be the project's object, whose methods are never a library's.
     instances: tuple[tuple[str, str], ...] = ()
+    # Django `CACHES = {...}` set at module level: (alias, BACKEND), the backend
+    # "" when it isn't a plain string and the alias "" when CACHES isn't a dict.
+    cache_backends: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from joblint.knowledge import payloads
+from joblint.analysis.evaluation import Expr, evaluate
+from joblint.knowledge import locks, payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import CeleryFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
 from joblint.registry import is_project_rule
@@ -20,6 +21,8 @@ _MAX_ALIAS_HOPS = 8
 # (`views` imports `jobs`, which imports `arq`: one hop).
 _MAX_REACH_HOPS = 3
 _NO_CELERY_FACTS = CeleryFacts()
+# Requirement kinds whose `qualname` names no definition to load on demand.
+_NOT_A_NAME = frozenset({"flag-off", "reaches", locks.CACHE_LOCK_API_REQUIREMENT})
 
 
 @dataclass(slots=True)
@@ -35,6 +38,9 @@ class ProjectIndex:
     instances: dict[str, str] = field(default_factory=dict)
     # Module -> the qualified names its module-level imports bind.
     imports: dict[str, frozenset[str]] = field(default_factory=dict)
+    constants: dict[str, Expr] = field(default_factory=dict)
+    # Django cache alias -> the backends the project's settings give it.
+    cache_backends: dict[str, set[str]] = field(default_factory=dict)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
@@ -55,7 +61,24 @@ class ProjectIndex:
             index.instances.update(facts.instances)
             if facts.module:
                 index.imports[facts.module] = frozenset(t for _, t in facts.aliases)
+            index.constants.update(facts.constants)
+            for alias, backend in facts.cache_backends:
+                index.cache_backends.setdefault(alias, set()).add(backend)
         return index
+
+    def cache_lock_api(self, alias: str) -> str:
+        """The lock API (`locks.CACHE_LOCK_APIS`) of a Django cache alias when
+        every CACHES setting seen agrees on it, else `locks.UNKNOWN_CACHE_LOCK_API`
+        (the alias "" stands for a CACHES that can't be read: any alias)."""
+        unknown = locks.UNKNOWN_CACHE_LOCK_API
+        backends = self.cache_backends.get(alias, set()) | self.cache_backends.get("", set())
+        apis = {locks.CACHE_BACKEND_LOCK_APIS.get(backend, unknown) for backend in backends}
+        return apis.pop() if len(apis) == 1 else unknown
+
+    def names_no_lock(self, qualname: str) -> bool:
+        """The module constant is a string whose words name no lock."""
+        value = evaluate(self.constants.get(self.canonical(qualname)), self.constants)
+        return isinstance(value, str) and not locks.names_a_lock(value)
 
     def class_kinds(self, qualname: str) -> frozenset[str]:
         """Kinds of a class, following its bases through the whole project."""
@@ -126,6 +149,7 @@ class ProjectIndex:
             or name in self.function_params
             or name in self.model_factories
             or name in self.instances
+            or name in self.constants
         )
         return set() if known else {qualname, name}
 
@@ -222,6 +246,10 @@ class ProjectIndex:
         if requirement.kind == "task-lacks-param":
             params = self.function_params.get(self.canonical(requirement.qualname), ())
             return not set(params) & requirement.libraries
+        if requirement.kind == locks.CACHE_LOCK_API_REQUIREMENT:
+            return self.cache_lock_api(requirement.qualname) in requirement.libraries
+        if requirement.kind == locks.LOCK_KEY_REQUIREMENT:
+            return not self.names_no_lock(requirement.qualname)
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
 
@@ -258,7 +286,7 @@ def wanted_names(results: list[FileResult]) -> set[str]:
             for requirement in pending.requires:
                 if requirement.reach:
                     wanted |= index.unreached(requirement.module)
-                if requirement.kind not in ("flag-off", "reaches"):
+                if requirement.kind not in _NOT_A_NAME:
                     wanted |= index.unknown(requirement.qualname)
         celery = result.facts.celery
         exprs = [

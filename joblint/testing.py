@@ -12,9 +12,10 @@ from joblint.analysis.context import Options
 from joblint.config import lint_options, parse_table
 from joblint.engine import LintSettings, ModuleInfo, lint_source
 from joblint.models import Finding
-from joblint.project import ProjectSettings, settle
+from joblint.project import ProjectSettings
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule, Valid
+from joblint.scope import DEFAULT_TEST_PATHS, TestCode, settle_production
 
 EXAMPLE_MODULE = "app.example"
 EXAMPLE_PATH = "app/example.py"
@@ -56,7 +57,10 @@ def lint_example(
         )
         for module, code in sources.items()
     ]
-    found = settle(results, ProjectSettings(settings.codes))
+    # As a run reports them: test files among the example's project (a test
+    # project's settings, say) give its production code no facts.
+    tests = TestCode(Path.cwd(), DEFAULT_TEST_PATHS)
+    found = settle_production(results, ProjectSettings(settings.codes), [], tests).findings
     return [f for f in found if f.code == rule.CODE]
 
 

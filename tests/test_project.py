@@ -9,7 +9,7 @@ import pytest
 from conftest import write
 
 from joblint import engine
-from joblint.api import lint_paths
+from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 
 PROJECT = {
@@ -120,6 +120,18 @@ LOCKING = {
 }
 
 
+CACHE_LOCK_PROJECT = {
+    "proj/__init__.py": "",
+    "proj/settings.py": 'CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache"}}\n',
+    "proj/jobs.py": (
+        "from django.core.cache import cache\n\n"
+        "def sweep():\n"
+        "    with cache.lock('sweep'):\n"
+        "        pass\n"
+    ),
+}
+
+
 @pytest.mark.parametrize("named", [".", "store/jobs.py"])
 def test_row_lock_pinned_by_a_unique_field_of_a_base_in_another_module(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
@@ -129,3 +141,26 @@ def test_row_lock_pinned_by_a_unique_field_of_a_base_in_another_module(
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path(named)], Config(root=tmp_path))
     assert [(f.path, f.span.line, f.code) for f in run.findings] == [("store/jobs.py", 9, "JL401")]
+
+
+@pytest.mark.parametrize(
+    "select,named,cache",
+    [((), False, False), (("JL402",), False, False), ((), True, False), ((), False, True)],
+    ids=["project", "select-JL402", "named-file", "cached"],
+)
+def test_cache_lock_keyword_comes_from_the_settings_file(
+    select: tuple[str, ...],
+    named: bool,
+    cache: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write(tmp_path, CACHE_LOCK_PROJECT)
+    monkeypatch.chdir(tmp_path)
+    target = Path("proj/jobs.py") if named else Path(".")
+    config = Config(root=tmp_path, select=select) if select else Config(root=tmp_path)
+    for _ in range(2 if cache else 1):  # the second run reads the cached facts
+        run = lint_paths([target], config, RunOptions(cache=cache))
+        messages = [f.message for f in run.findings if f.code == "JL402"]
+        assert len(messages) == 1
+        assert "without timeout=" in messages[0] and "expire=" not in messages[0]

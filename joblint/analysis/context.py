@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from joblint.analysis.cache_settings import cache_backends
 from joblint.analysis.celery_facts import CeleryCollector, SpanOf
 from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
 from joblint.analysis.constants import Expr, to_expr
@@ -31,6 +32,7 @@ from joblint.analysis.transactions import (
     with_transaction,
 )
 from joblint.analysis.values import value_of
+from joblint.knowledge import locks
 from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
 from joblint.knowledge.jobs import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.knowledge.jobs import RUN_PYTHON_OPERATIONS, TxFamily
@@ -83,6 +85,7 @@ class FileContext:
         self.celery = CeleryCollector(self.resolver)
         self._flags: set[str] = set()
         self._run_python: list[str] = []
+        self._cache_backends: list[tuple[str, str]] = []
         self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
 
@@ -202,6 +205,7 @@ class FileContext:
             plain_definitions=plain,
             instances=tuple(self._instances),
             flags=tuple(sorted(self._flags)),
+            cache_backends=tuple(self._cache_backends),
         )
 
     # --- module pre-pass: module-level names are visible before their line ---
@@ -318,6 +322,8 @@ class FileContext:
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
         names = {t.value for t in targets if isinstance(t, cst.Name)}
+        if locks.CACHES_SETTING in names and node.value is not None:
+            self._cache_backends.extend(cache_backends(node.value))
         if "Q_CLUSTER" in names and isinstance(node.value, cst.Dict):
             for element in node.value.elements:
                 key = getattr(element, "key", None)

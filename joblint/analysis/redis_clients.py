@@ -118,11 +118,42 @@ def _is_self_attribute(node: cst.Attribute) -> bool:
 
 
 def is_django_cache(node: cst.BaseExpression, lookup: Lookup) -> bool:
-    """`cache` from django.core.cache, or `caches["x"]`."""
+    """`cache` from django.core.cache, `caches["x"]`, or a name annotated with a
+    cache backend class."""
     node = unwrap(node)
     if isinstance(node, cst.Subscript):
         node = node.value
-    return _qualified(node, lookup) in locks.DJANGO_CACHES
+    return _qualified(node, lookup) in locks.DJANGO_CACHES or bool(cache_class(node, lookup))
+
+
+def cache_class(node: cst.BaseExpression, lookup: Lookup) -> str:
+    """The cache backend class a parameter, name or `self.X` is annotated with
+    (`cache: RedisCache`), else ""."""
+    node = unwrap(node)
+    if not isinstance(node, cst.Name | cst.Attribute):
+        return ""
+    annotation = _annotation(node, lookup)
+    if annotation is None:
+        return ""
+    qualname = _qualified(annotation, lookup) or ""
+    return qualname if qualname in locks.DJANGO_CACHE_CLASSES else ""
+
+
+def cache_alias(node: cst.BaseExpression, lookup: Lookup) -> str | None:
+    """The Django cache alias of `cache` ("default") or `caches["x"]` ("x"); ""
+    for `caches[name]`; None when `node` isn't a Django cache."""
+    if not is_django_cache(node, lookup):
+        return None
+    node = unwrap(node)
+    if cache_class(node, lookup):
+        return ""
+    if not isinstance(node, cst.Subscript):
+        return locks.DEFAULT_CACHE_ALIAS
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+        value = index.value.evaluated_value
+        return value if isinstance(value, str) else ""
+    return ""
 
 
 def receiver(call: cst.Call) -> cst.BaseExpression | None:

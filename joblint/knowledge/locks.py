@@ -11,6 +11,7 @@ dotted path a name was imported from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # --- SQL in Python strings ----------------------------------------------------
@@ -369,6 +370,9 @@ class LockFactory:
     needs_cache: bool = False
     # True when the library has no expiry at all (Huey's lock_task).
     no_expiry_exists: bool = False
+    # Who makes the lock, for messages where the call alone doesn't say
+    # (a Django cache's `lock()` is its backend's).
+    library: str = ""
 
 
 # Functions/classes (by qualified name) that make a lock.
@@ -387,8 +391,8 @@ LOCK_METHODS: dict[str, tuple[LockFactory, ...]] = {
     "lock": (
         # redis-py Redis.lock(name, timeout=None, sleep=0.1, blocking=True, ...)
         LockFactory(".lock(...)", "timeout", 1, needs_client=True),
-        # django-redis cache.lock(key, version=None, timeout=None, ...)
-        LockFactory("cache.lock(...)", "timeout", 2, needs_cache=True),
+        # A Django cache's lock(): its signature is its backend's (CACHE_LOCK_APIS).
+        LockFactory("cache.lock(...)", "", None, needs_cache=True),
     ),
     # Huey.lock_task(lock_name): the method name is Huey's alone.
     "lock_task": (LockFactory(".lock_task(...)", "", None, no_expiry_exists=True),),
@@ -396,6 +400,109 @@ LOCK_METHODS: dict[str, tuple[LockFactory, ...]] = {
 
 # SETNX: no expiry parameter at all.
 SETNX_METHODS: frozenset[str] = frozenset({"setnx"})
+
+# --- A Django cache's lock(), by the backend CACHES names ------------------------------
+
+# `CACHES = {"default": {"BACKEND": "..."}}` in Django settings; `cache` is the
+# "default" alias, `caches["x"]` the alias "x".
+CACHES_SETTING = "CACHES"
+CACHE_BACKEND_KEY = "BACKEND"
+DEFAULT_CACHE_ALIAS = "default"
+
+DJANGO_REDIS = "django-redis"
+PYTHON_REDIS_LOCK = "python-redis-lock"
+
+# The lock() of each cache backend that has one. The keywords differ, and the
+# wrong one raises TypeError: a message or fix names a keyword only once the
+# project's settings say which backend the cache is.
+CACHE_LOCK_APIS: dict[str, LockFactory] = {
+    # django-redis RedisCache.lock(key, version=None, timeout=None, sleep=0.1, ...)
+    DJANGO_REDIS: LockFactory(
+        "cache.lock(...)", "timeout", 2, needs_cache=True, library="django-redis"
+    ),
+    # python-redis-lock's redis_lock.django_cache.RedisCache.lock(key, expire=None,
+    # id=None, auto_renewal=False)
+    PYTHON_REDIS_LOCK: LockFactory(
+        "cache.lock(...)",
+        "expire",
+        1,
+        needs_cache=True,
+        library="python-redis-lock's redis_lock.django_cache.RedisCache",
+    ),
+}
+# CACHES[alias]["BACKEND"] values -> their entry in CACHE_LOCK_APIS.
+CACHE_BACKEND_LOCK_APIS: dict[str, str] = {
+    "django_redis.cache.RedisCache": DJANGO_REDIS,
+    "redis_lock.django_cache.RedisCache": PYTHON_REDIS_LOCK,
+}
+# Classes that, as an annotation (`cache: RedisCache`), make a name a Django
+# cache: the backends above, whose lock() is known, and Django's base class.
+DJANGO_CACHE_CLASSES: frozenset[str] = frozenset(
+    {*CACHE_BACKEND_LOCK_APIS, "django.core.cache.backends.base.BaseCache"}
+)
+# Requirement kind (joblint.models.Requirement): the cache alias `qualname`'s
+# lock API, as the project's settings give it, is one of `libraries`
+# (UNKNOWN_CACHE_LOCK_API when the settings don't say, or say several things).
+CACHE_LOCK_API_REQUIREMENT = "cache-lock-api"
+UNKNOWN_CACHE_LOCK_API = ""
+
+# --- Is a SET NX a lock? ---------------------------------------------------------------
+
+# A `set(key, v, nx=True)` (or `setnx`) with a string-literal key is a lock only
+# when the key names one: one of these words (or phrases) among the words of
+# the key's source text, split at punctuation and camelCase (`lock:report`,
+# `REPORT_LOCK`, `reportLock`; not `blocklist` or `clock`).
+LOCK_KEY_WORDS: frozenset[str] = frozenset(
+    {
+        "lock",
+        "locks",
+        "locked",
+        "locking",
+        "mutex",
+        "singleton",
+        "running",
+        "leader",
+        "leadership",
+        "semaphore",
+        "lease",
+        "exclusive",
+        "in progress",
+        "inprogress",
+    }
+)
+# Methods that expire a key after the SET NX (the acquire-then-expire of a lock),
+# and those that run a script on keys among their arguments (a Lua release) or
+# delete on a condition (`delex(key, ifeq=token)`).
+EXPIRE_METHODS: frozenset[str] = frozenset({"expire", "pexpire", "expireat", "pexpireat"})
+SCRIPT_METHODS: frozenset[str] = frozenset({"eval", "evalsha", "fcall", "delex"})
+# `assert_equal(...)`, `self.assertTrue(...)`: a SET NX whose result is asserted
+# is a test of the command itself (with `assert` statements).
+ASSERTION_PREFIX = "assert"
+# Requirement kind: the module constant `qualname` used as a SET NX key is not a
+# string without a lock word (imported from another file, its value is there).
+LOCK_KEY_REQUIREMENT = "lock-key"
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
+
+
+def names_a_lock(text: str) -> bool:
+    """Whether a key's text has a lock word among its words."""
+    words = _NOT_WORD.split(_CAMEL_BOUNDARY.sub(" ", text).lower())
+    joined = f" {' '.join(w for w in words if w)} "
+    return any(f" {word} " in joined for word in LOCK_KEY_WORDS)
+
+
+# --- Tests of an error -------------------------------------------------------------------
+
+# What runs in their block (`with pytest.raises(E):`) or as their arguments
+# (`pytest.raises(E, lambda: ...)`) tests that an error is raised: a lock made
+# there is not taken around work. Functions by qualified name; methods on
+# `self`/`cls` (unittest and Django test cases).
+ERROR_TEST_FUNCTIONS: frozenset[str] = frozenset({"pytest.raises"})
+ERROR_TEST_METHODS: frozenset[str] = frozenset(
+    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage"}
+)
 
 # Non-blocking acquire: `acquire(blocking=False)` returns False instead of waiting.
 ACQUIRE_METHOD = "acquire"

@@ -212,6 +212,11 @@ def _modules(qualnames: Iterable[str]) -> str:
 # `from django.core.cache import cache`): the receivers `.lock(name)` needs.
 _CLIENTS = _modules([*locks.REDIS_CLIENT_CONSTRUCTORS, *locks.REDIS_CLIENT_CLASSES, "django.core"])
 
+# Django's `CACHES = {...}` (at the start of a line): the settings that say which
+# backend a cache's `lock()` is. Its facts settle JL402's cache findings.
+_CACHES = locks.CACHES_SETTING.lower()
+CACHES_SETTING = Trigger((_CACHES,), (rf"(?m)^[ \t]*{_CACHES}\s*[:=]",))
+
 LOCK_EXPIRY_TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("nx",), (_NX,)),
     Trigger(tuple(sorted(locks.SETNX_METHODS))),
@@ -224,14 +229,17 @@ LOCK_EXPIRY_TRIGGERS: tuple[Trigger, ...] = (
         (_modules(locks.LOCK_CONSTRUCTORS),),
         also=(tuple(sorted(_tails(locks.LOCK_CONSTRUCTORS))),),
     ),
+    CACHES_SETTING,
 )
 
 # Whole-project facts read by rules that scan every file's facts (JL5's Celery
-# settings and delays; django-q's ORM-broker switch). Facts looked up by name
+# settings and delays; django-q's ORM-broker switch; the Django cache backends
+# JL402's cache findings are settled with). Facts looked up by name
 # (tasks, classes, constants) are loaded on demand instead.
 PROJECT_FACTS: tuple[Trigger, ...] = (
     Trigger(("celery", "broker", "time_limit", "visibility_timeout", "countdown", "q_cluster")),
     Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
+    CACHES_SETTING,
 )
 
 RULE_TRIGGERS: dict[str, tuple[Trigger, ...]] = {

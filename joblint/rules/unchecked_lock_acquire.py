@@ -6,6 +6,7 @@ import libcst as cst
 
 from joblint.analysis.chains import unwrap
 from joblint.analysis.context import FileContext
+from joblint.analysis.lock_evidence import expects_error, lock_evidence
 from joblint.analysis.redis_clients import (
     Tri,
     client_kind,
@@ -40,6 +41,12 @@ class UncheckedLockAcquire(Rule):
     `SELECT pg_try_advisory_lock(...)` (or `pg_try_advisory_xact_lock`, and
     their `_shared` forms) executed and its row never read.
 
+    A bare `set(..., nx=True)` counts only when it is a lock attempt: its key
+    is not a string literal, or names a lock (`lock`, `mutex`, `running`...),
+    or the same key is deleted or expired later in the function. A bare SET NX
+    of a literal key that names no lock seeds state (a counter, a marker a
+    test sets up) and is no lock attempt.
+
     ## Why is this bad?
     A non-blocking attempt doesn't fail when the lock is taken: it returns
     `False`. Ignoring that value means the job runs whether or not it got the
@@ -71,6 +78,11 @@ class UncheckedLockAcquire(Rule):
     - `acquire(blocking=False)` counts on any receiver (threading locks
       included: ignoring the result is the same bug). `acquire(False)` is not
       read: redis-py's first positional is `sleep`, not `blocking`.
+    - Lock evidence is read from the source: keys are compared by their text,
+      lock words are matched on the words of the key's text, and a module
+      constant used as the key is read from the module that defines it.
+    - Calls in a `with pytest.raises(...)` / `with self.assertRaises(...)`
+      block, or in the arguments of such a call, test an error: not reported.
     - `set(..., nx=True)` on a pipeline (a name assigned from `.pipeline()`,
       `with r.pipeline() as pipe`, or a receiver whose name contains `pipe`)
       is not reported: its result comes from `execute()`.
@@ -138,6 +150,41 @@ async def sync(conn, key):
 """,
             id="asyncpg-fetchval-checked",
         ),
+        Valid(
+            """
+import redis
+
+r = redis.Redis()
+LAST_SCAN = "stats:last-scan"
+
+def seed():
+    r.set("visits", 0, nx=True)
+    r.set(LAST_SCAN, "seed", nx=True, ex=900)
+
+def test_scan_is_throttled(conn):
+    conn.set(LAST_SCAN, "other-worker", nx=True, ex=900)
+""",
+            id="bare-set-nx-seeding-state",
+        ),
+        Valid(
+            """
+import pytest
+import threading
+import unittest
+from redis.exceptions import DataError
+
+def test_bad_value(r, key):
+    with pytest.raises(DataError):
+        r.set(key, object(), nx=True, ex=5)
+
+class Reentry(unittest.TestCase):
+    def test_closed(self):
+        lock = threading.Lock()
+        with self.assertRaisesRegex(RuntimeError, "closed"):
+            lock.acquire(blocking=False)
+""",
+            id="error-tests",
+        ),
     )
 
     INVALID = (
@@ -185,6 +232,27 @@ async def sync(conn, key):
             (3, 11, "joblint.runtime.lock.PostgresAdvisoryLock"),
             id="asyncpg-result-dropped",
         ),
+        invalid(
+            """
+import redis
+
+from app.keys import LAST_SCAN, SWEEP
+
+r = redis.Redis()
+
+def sweep(token, name):
+    r.set(LAST_SCAN, token, nx=True, ex=900)
+    r.set(SWEEP, token, nx=True, ex=300)
+    r.set("rebuild", token, nx=True, ex=60)
+    r.delete("rebuild")
+    r.set(f"sweep:{name}", token, nx=True, ex=60)
+""",
+            (10, 5, "bare statement"),
+            (11, 5, "bare statement"),
+            (13, 5, "bare statement"),
+            id="bare-set-nx-with-lock-evidence",
+            app_keys='LAST_SCAN = "stats:last-scan"\nSWEEP = "lock:sweep"\n',
+        ),
     )
 
     def __init__(self, context: FileContext) -> None:
@@ -193,7 +261,7 @@ async def sync(conn, key):
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = unwrap(node.value)
-        if not isinstance(call, cst.Call):
+        if not isinstance(call, cst.Call) or expects_error(call, self.context):
             return
         method = method_name(call)
         if method == locks.ACQUIRE_METHOD:
@@ -217,12 +285,18 @@ async def sync(conn, key):
         target = receiver(call)
         if target is None or _maybe_pipeline(target, self):
             return
+        # A bare SET NX of a key that names no lock (a counter seeded once, a
+        # marker set up by a test) is a plain command, not a lock attempt.
+        evidence = lock_evidence(call, self.context, result_read=False)
+        if not evidence.is_lock:
+            return
         self.report(
             call,
             "set(..., nx=True) as a bare statement: its return value is the only signal of "
             "who won the lock, and it is ignored, so every worker runs the job. Use "
             "`if not r.set(key, token, nx=True, ex=...): return` or "
             f"{locks.RUNTIME_LOCK}",
+            requires=evidence.requires,
         )
 
     def _check_advisory(self, call: cst.Call, method: str) -> None:

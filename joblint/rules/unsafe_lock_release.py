@@ -7,9 +7,11 @@ import libcst as cst
 
 from joblint.analysis.chains import unwrap
 from joblint.analysis.context import FileContext
+from joblint.analysis.lock_evidence import expects_error, lock_evidence
 from joblint.analysis.redis_clients import key_code, method_name, positional, sets_nx
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
+from joblint.models import Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 
@@ -19,6 +21,8 @@ class _Acquire:
     key: str
     node: cst.Call
     owner: int  # id of the function it is in
+    # What must hold for the SET NX to be a lock (its key a constant of another file).
+    requires: tuple[Requirement, ...] = ()
 
 
 @dataclass(slots=True)
@@ -89,6 +93,12 @@ class UnsafeLockRelease(Rule):
       racy, but the intent is there.
     - Acquire and release in two module-level functions, or in methods of
       different classes, are out of scope.
+    - A SET NX whose result is only asserted (`assert r.set(...)`), with a
+      literal key that names no lock, is a test of the command: the delete
+      after it is the test's clean-up, not a release.
+    - Calls in a `with pytest.raises(...)` / `with self.assertRaises(...)`
+      block, or in the arguments of such a call, test an error: neither an
+      acquire nor a release there counts.
     """
 
     CODE = "JL403"
@@ -152,6 +162,33 @@ def cleanup(r, key):
 """,
             id="delete-before-acquire",
         ),
+        Valid(
+            """
+import pytest
+from redis.exceptions import DataError, ResponseError
+
+def test_bad_values(r, key, token):
+    with pytest.raises(DataError):
+        r.set(key, object(), nx=True, ex=5)
+    r.delete(key)
+    r.set(key, token, nx=True, ex=5)
+    with pytest.raises(ResponseError):
+        r.delete(key)
+""",
+            id="error-tests",
+        ),
+        Valid(
+            """
+def test_set_nx(r):
+    assert r.set("colour", "blue", nx=True, ex=5)
+    assert not r.set("colour", "red", nx=True, ex=5)
+    r.delete("colour")
+    first = r.set("shape", "round", nx=True, ex=5)
+    assert first is True
+    r.delete("shape")
+""",
+            id="client-test-clean-up",
+        ),
     )
 
     INVALID = (
@@ -197,6 +234,19 @@ async def rebuild(r, name, token):
 """,
             (6, 19, "another worker"),
             id="async-and-wrong-compare",
+        ),
+        invalid(
+            """
+def reindex(r, token):
+    if not r.set("reindex", token, nx=True, ex=60):
+        return
+    try:
+        pass
+    finally:
+        r.delete("reindex")
+""",
+            (8, 9, "delete(\"reindex\")"),
+            id="literal-key-released",
         ),
     )
 
@@ -265,9 +315,16 @@ async def rebuild(r, name, token):
     def visit_Call(self, node: cst.Call) -> None:
         scope = self._scopes[-1]
         owner = id(self.context.frame.node)
+        if not (sets_nx(node) or method_name(node) in locks.DELETE_METHODS):
+            return
+        if expects_error(node, self.context):
+            return  # a test that the call raises: no lock is taken or released
         if sets_nx(node):
-            key = key_code(node.args[0].value)
-            scope.acquires.append(_Acquire(self.context.order, key, node, owner))
+            evidence = lock_evidence(node, self.context, result_read=True)
+            if evidence.is_lock:
+                key = key_code(node.args[0].value)
+                acquire = _Acquire(self.context.order, key, node, owner, evidence.requires)
+                scope.acquires.append(acquire)
             return
         if method_name(node) not in locks.DELETE_METHODS:
             return
@@ -292,7 +349,9 @@ async def rebuild(r, name, token):
             )
             if acquire is not None:
                 self._reported.add(id(delete.node))
-                self.report(delete.node, _message(acquire), statement=None)
+                self.report(
+                    delete.node, _message(acquire), statement=None, requires=acquire.requires
+                )
 
 
 def _message(acquire: _Acquire) -> Callable[[LineOf], str]:

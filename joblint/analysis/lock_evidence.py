@@ -1,0 +1,357 @@
+"""Is this Redis `SET NX` a lock, and is this call a test of an error?
+
+`set(key, v, nx=True)` and `setnx(key, v)` are also plain Redis commands: a
+counter seeded once, a dedup marker, a client's own tests. The JL4 rules take
+one for a lock only with evidence of it:
+- the key is not a string literal (a name, an f-string with holes, a call...),
+  or its text names a lock (`locks.LOCK_KEY_WORDS`);
+- the same key is deleted, expired or released by a script later in the
+  function;
+- the result gates the work: tested by an `if`/`while`/conditional
+  expression, returned, or assigned to a name that is then tested or returned.
+A result that is asserted instead (`assert r.set(...)`, `self.assertTrue(...)`,
+or a name bound to it asserted later) makes the call a test of SET NX itself:
+a delete after it is the test's clean-up. A key that is a module constant of
+another file is settled by the project step (a `lock-key` requirement), where
+that file's constants are known.
+
+Calls in the block of `pytest.raises(...)` / `self.assertRaises(...)`, or in
+their arguments, test that an error is raised: no lock is taken there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from joblint.analysis.chains import unwrap
+from joblint.analysis.constants import to_expr
+from joblint.analysis.context import FileContext
+from joblint.analysis.names import BindingKind, Resolver
+from joblint.analysis.redis_clients import key_code, method_name, positional
+from joblint.analysis.walk import walk
+from joblint.knowledge import locks
+from joblint.models import Requirement
+
+_MAX_FOLLOW = 6
+
+
+@dataclass(frozen=True, slots=True)
+class LockEvidence:
+    """`is_lock`: the SET NX is a lock, provided every requirement holds."""
+
+    is_lock: bool
+    requires: tuple[Requirement, ...] = ()
+
+
+_LOCK = LockEvidence(True)
+_NOT_A_LOCK = LockEvidence(False)
+
+
+def lock_evidence(call: cst.Call, context: FileContext, *, result_read: bool) -> LockEvidence:
+    """Whether a `set(key, v, nx=True)` / `setnx(key, v)` is a lock.
+    `result_read`: False for a bare statement (its result can't gate anything)."""
+    args = positional(call)
+    if not args:
+        return _LOCK
+    key = args[0]
+    constant = _key_constant(key, context.resolver)
+    if constant is None:
+        return _LOCK
+    use = _result_use(call, context)
+    # An asserted result is a test of SET NX itself: the delete after it is the
+    # test's clean-up, not a release.
+    if not use.asserted and (_released_later(call, key, context) or (result_read and use.gates)):
+        return _LOCK
+    if isinstance(constant, _Plain):
+        return _NOT_A_LOCK
+    return LockEvidence(True, (Requirement(locks.LOCK_KEY_REQUIREMENT, constant.qualname),))
+
+
+# --- the key ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Plain:
+    """A string-literal key that names no lock."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Constant:
+    """A module constant: its value may be in another file."""
+
+    qualname: str
+
+
+def _key_constant(key: cst.BaseExpression, resolver: Resolver) -> _Plain | _Constant | None:
+    """What a key may be without naming a lock; None when it is evidence of one
+    (not a string literal, or its text or value names a lock)."""
+    if locks.names_a_lock(key_code(key)):
+        return None
+    value = _static_key(key, resolver, 0)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return None if locks.names_a_lock(value) else _Plain()
+    return _Constant(value[1])
+
+
+def _static_key(
+    node: cst.BaseExpression, resolver: Resolver, depth: int
+) -> str | tuple[str, str] | None:
+    """The key's string when it is a literal (or a local name bound to one),
+    ("ref", qualname) for a module constant, None for anything else."""
+    node = unwrap(node)
+    if depth > _MAX_FOLLOW:
+        return None
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value.decode("latin-1") if isinstance(value, bytes) else value
+    if isinstance(node, cst.FormattedString):
+        texts = [p for p in node.parts if isinstance(p, cst.FormattedStringText)]
+        return "".join(p.value for p in texts) if len(texts) == len(node.parts) else None
+    if isinstance(node, cst.ConcatenatedString):
+        left = _static_key(node.left, resolver, depth + 1)
+        right = _static_key(node.right, resolver, depth + 1)
+        return left + right if isinstance(left, str) and isinstance(right, str) else None
+    if isinstance(node, cst.Name):
+        binding = resolver.lookup(node.value)
+        if binding is not None and not binding.qualname and binding.kind is not BindingKind.IMPORT:
+            plain = binding.unpack_index is None and not binding.iterated
+            if plain and isinstance(binding.expr, cst.BaseExpression):
+                return _static_key(binding.expr, resolver, depth + 1)
+            return None
+    expr = to_expr(node, resolver)
+    if expr is None:
+        return None
+    if expr[0] == "str" and isinstance(expr[1], str):
+        return expr[1]
+    if expr[0] == "ref" and isinstance(expr[1], str):
+        return ("ref", expr[1])
+    return None
+
+
+# --- released or expired later --------------------------------------------------------
+
+
+def _released_later(call: cst.Call, key: cst.BaseExpression, context: FileContext) -> bool:
+    """The same key (by its source text) is deleted, expired or passed to a
+    release script after `call`, in the function that makes it."""
+    wanted = key_code(key)
+    state = {"after": False, "found": False}
+
+    def enter(node: cst.CSTNode) -> None:
+        if node is call:
+            state["after"] = True
+        elif state["after"] and not state["found"] and isinstance(node, cst.Call):
+            state["found"] = _releases(node, wanted)
+
+    walk(context.frame.node, enter, lambda node: None)
+    return state["found"]
+
+
+def _releases(node: cst.Call, key: str) -> bool:
+    method = method_name(node)
+    args = positional(node)
+    if method in locks.DELETE_METHODS or method in locks.SCRIPT_METHODS:
+        return any(key_code(arg) == key for arg in args)
+    if method in locks.EXPIRE_METHODS:
+        return bool(args) and key_code(args[0]) == key
+    return False
+
+
+# --- what the result is used for ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _ResultUse:
+    gates: bool  # tested by a condition, or returned
+    asserted: bool  # checked by `assert` or an `assert*(...)` call
+
+
+def _result_use(call: cst.Call, context: FileContext) -> _ResultUse:
+    """How the result of `call` is read: in its own statement, or through a
+    name bound to it there and read later in the function."""
+    statement = context.statement
+    if statement is None:
+        return _ResultUse(gates=False, asserted=False)
+    own = _own_expressions(statement)
+    if own is None:
+        return _ResultUse(gates=False, asserted=False)
+    gates = any(_inside(test, call) for test in _tests(statement, own))
+    asserted = any(_inside(checked, call) for checked in _assertions(own))
+    names = _walrus_names(own, call)
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            returned = isinstance(small, cst.Return) and small.value is not None
+            gates = gates or (returned and _inside(small, call))
+            names |= _assigned_names(small, call)
+    if names and not (gates or asserted):
+        later = _reads_later(statement, names, context)
+        gates, asserted = later.gates, later.asserted
+    return _ResultUse(gates, asserted)
+
+
+def _own_expressions(statement: cst.CSTNode) -> cst.CSTNode | None:
+    """The part of a statement evaluated where the statement stands: the test
+    of an if/while, a whole simple statement; None for other compounds."""
+    if isinstance(statement, cst.If | cst.While):
+        return statement.test
+    if isinstance(statement, cst.SimpleStatementLine):
+        return statement
+    return None
+
+
+def _tests(statement: cst.CSTNode, own: cst.CSTNode) -> list[cst.BaseExpression]:
+    """Conditions read where the statement stands: an if/while test, the
+    conditional expressions in it."""
+    tests: list[cst.BaseExpression] = []
+    if isinstance(statement, cst.If | cst.While):
+        tests.append(statement.test)
+
+    def enter(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.IfExp):
+            tests.append(node.test)
+
+    walk(own, enter, lambda node: None)
+    return tests
+
+
+def _assertions(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """What `assert` statements and `assert*(...)` calls in `root` check."""
+    checked: list[cst.CSTNode] = []
+
+    def enter(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Assert):
+            checked.append(node.test)
+        elif isinstance(node, cst.Call) and _is_assertion_call(node):
+            checked.extend(arg.value for arg in node.args)
+
+    walk(root, enter, lambda node: None)
+    return checked
+
+
+def _is_assertion_call(node: cst.Call) -> bool:
+    func = node.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value.startswith(locks.ASSERTION_PREFIX)
+    return isinstance(func, cst.Name) and func.value.startswith(locks.ASSERTION_PREFIX)
+
+
+def _assigned_names(small: cst.BaseSmallStatement, call: cst.Call) -> set[str]:
+    """`won = r.set(...)`, `won: bool = bool(r.set(...))`: the names bound to the result."""
+    if isinstance(small, cst.Assign) and _inside(small.value, call):
+        return {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+    if (
+        isinstance(small, cst.AnnAssign)
+        and small.value is not None
+        and _inside(small.value, call)
+        and isinstance(small.target, cst.Name)
+    ):
+        return {small.target.value}
+    return set()
+
+
+def _walrus_names(own: cst.CSTNode, call: cst.Call) -> set[str]:
+    """`if (won := r.set(...)) ...`: names bound to the result inside the statement."""
+    found: set[str] = set()
+
+    def enter(node: cst.CSTNode) -> None:
+        if (
+            isinstance(node, cst.NamedExpr)
+            and isinstance(node.target, cst.Name)
+            and _inside(node.value, call)
+        ):
+            found.add(node.target.value)
+
+    walk(own, enter, lambda node: None)
+    return found
+
+
+def _reads_later(statement: cst.CSTNode, names: set[str], context: FileContext) -> _ResultUse:
+    """Whether one of `names` is read, after `statement`, by a condition or a
+    return (gates), or by an assertion (asserted), whichever comes first."""
+    state = {"after": False, "gates": False, "asserted": False}
+
+    def enter(node: cst.CSTNode) -> None:
+        if node is statement:
+            state["after"] = True
+            return
+        if not state["after"] or state["gates"] or state["asserted"]:
+            return
+        if isinstance(node, cst.If | cst.While | cst.IfExp):
+            state["gates"] = _reads(node.test, names)
+        elif isinstance(node, cst.Return) and node.value is not None:
+            state["gates"] = _reads(node.value, names)
+        elif isinstance(node, cst.Assert):
+            state["asserted"] = _reads(node.test, names)
+        elif isinstance(node, cst.Call) and _is_assertion_call(node):
+            state["asserted"] = any(_reads(arg.value, names) for arg in node.args)
+
+    walk(context.frame.node, enter, lambda node: None)
+    return _ResultUse(state["gates"], state["asserted"])
+
+
+def _reads(node: cst.CSTNode, names: set[str]) -> bool:
+    found = {"yes": False}
+
+    def enter(inner: cst.CSTNode) -> None:
+        if isinstance(inner, cst.Name) and inner.value in names:
+            found["yes"] = True
+
+    walk(node, enter, lambda inner: None)
+    return found["yes"]
+
+
+def _inside(root: cst.CSTNode, target: cst.CSTNode) -> bool:
+    found = {"yes": False}
+
+    def enter(node: cst.CSTNode) -> None:
+        if node is target:
+            found["yes"] = True
+
+    walk(root, enter, lambda node: None)
+    return found["yes"]
+
+
+# --- tests of an error ----------------------------------------------------------------
+
+
+def expects_error(call: cst.Call, context: FileContext) -> bool:
+    """`call` runs in the block of `with pytest.raises(...)` / `self.assertRaises(...)`
+    (or in the arguments of such a call)."""
+    for enclosing in context.statements:
+        if isinstance(enclosing, cst.With) and any(
+            _is_error_test(item.item, context.resolver) for item in enclosing.items
+        ):
+            return True
+    statement = context.statement
+    if statement is None:
+        return False
+    found = {"yes": False}
+
+    def enter(node: cst.CSTNode) -> None:
+        if (
+            not found["yes"]
+            and isinstance(node, cst.Call)
+            and node is not call
+            and _is_error_test(node, context.resolver)
+        ):
+            found["yes"] = any(_inside(arg.value, call) for arg in node.args)
+
+    walk(statement, enter, lambda node: None)
+    return found["yes"]
+
+
+def _is_error_test(node: cst.BaseExpression, resolver: Resolver) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value in ("self", "cls")
+    ):
+        return func.attr.value in locks.ERROR_TEST_METHODS
+    return resolver.qualified_name(func) in locks.ERROR_TEST_FUNCTIONS
