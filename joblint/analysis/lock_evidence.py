@@ -15,6 +15,10 @@ a delete after it is the test's clean-up. A key that is a module constant of
 another file is settled by the project step (a `lock-key` requirement), where
 that file's constants are known.
 
+The shape is Redis's only where a Redis client library is in reach (the
+receiver is a client, or the module, or a project module it imports,
+imports one): `store.set(key, v, nx=True)` on a project's own store is not.
+
 Calls in the block of `pytest.raises(...)` / `self.assertRaises(...)`, or in
 their arguments, test that an error is raised: no lock is taken there.
 """
@@ -29,7 +33,8 @@ from joblint.analysis.chains import unwrap
 from joblint.analysis.constants import to_expr
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import BindingKind, Resolver
-from joblint.analysis.redis_clients import key_code, method_name, positional
+from joblint.analysis.redis_clients import client_kind, key_code, method_name, positional, receiver
+from joblint.analysis.sql import lookup_for
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
 from joblint.models import Requirement
@@ -52,6 +57,26 @@ _NOT_A_LOCK = LockEvidence(False)
 def lock_evidence(call: cst.Call, context: FileContext, *, result_read: bool) -> LockEvidence:
     """Whether a `set(key, v, nx=True)` / `setnx(key, v)` is a lock.
     `result_read`: False for a bare statement (its result can't gate anything)."""
+    found = _key_evidence(call, context, result_read)
+    if not found.is_lock:
+        return found
+    return LockEvidence(True, found.requires + _redis_in_reach(call, context))
+
+
+def _redis_in_reach(call: cst.Call, context: FileContext) -> tuple[Requirement, ...]:
+    """A library-specific shape needs the library: the receiver is a Redis
+    client, or a Redis module is imported here (or, for the project step to
+    say, by a project module this one imports)."""
+    target = receiver(call)
+    if target is not None and client_kind(target, lookup_for(context)) is not None:
+        return ()
+    if context.resolver.imports_any(locks.REDIS_MODULES):
+        return ()
+    module = context.resolver.module
+    return (Requirement("reaches", "", module=module, reach=locks.REDIS_MODULES),)
+
+
+def _key_evidence(call: cst.Call, context: FileContext, result_read: bool) -> LockEvidence:
     args = positional(call)
     if not args:
         return _LOCK

@@ -134,6 +134,9 @@ class Resolver:
         self.module = module
         self.is_package = is_package
         self.scopes: list[Scope] = [Scope()]
+        # Every module path an import statement seen so far named, whatever
+        # later rebinds the name (`except ImportError: Redis = None`).
+        self.imported: set[str] = set()
 
     @property
     def module_scope(self) -> Scope:
@@ -145,6 +148,7 @@ class Resolver:
     def bind_import(self, node: cst.Import | cst.ImportFrom) -> None:
         for local, qualname in import_bindings(node, self.module, self.is_package):
             self.bind(local, Binding(BindingKind.IMPORT, qualname))
+            self.imported.add(qualname)
 
     def lookup(self, name: str) -> Binding | None:
         innermost = self.scopes[-1]
@@ -168,13 +172,12 @@ class Resolver:
         return ".".join([binding.qualname, *parts[1:]])
 
     def imports_any(self, prefixes: Sequence[str]) -> bool:
-        """Whether a name in scope is imported from one of the modules `prefixes`
-        (a library counts as in reach of code that imports it)."""
+        """Whether the module imports from one of the modules `prefixes` (a
+        library counts as in reach of code that imports it)."""
         return any(
-            binding.kind is BindingKind.IMPORT
-            and any(binding.qualname == p or binding.qualname.startswith(f"{p}.") for p in prefixes)
-            for scope in self.scopes
-            for binding in scope.names.values()
+            name == prefix or name.startswith(f"{prefix}.")
+            for name in self.imported
+            for prefix in prefixes
         )
 
     def qualified_names(self, nodes: Sequence[cst.BaseExpression]) -> list[str | None]:

@@ -343,6 +343,22 @@ PIPELINE_METHODS: frozenset[str] = frozenset({"pipeline"})
 # cache's default timeout (it expires), and they have `lock()`.
 DJANGO_CACHES: frozenset[str] = frozenset({"django.core.cache.cache", "django.core.cache.caches"})
 
+# The modules of Redis clients (and of the Django caches that speak Redis's
+# `nx=`): `set(..., nx=True)`/`setnx` is Redis's only where one of them is in
+# reach, imported by the module or by a project module it imports.
+REDIS_MODULES: tuple[str, ...] = (
+    "redis",
+    "aioredis",
+    "coredis",
+    "valkey",
+    "rediscluster",
+    "walrus",
+    "fakeredis",
+    "redis_lock",
+    "django_redis",
+    "django.core.cache",
+)
+
 # Redis SET: the keywords that give the key an expiry.
 SET_EXPIRY_KEYWORDS: frozenset[str] = frozenset({"ex", "px", "exat", "pxat"})
 # redis-py `set(name, value, ex=None, ...)`: the third positional is `ex`.

@@ -110,8 +110,12 @@ class LockWithoutExpiry(Rule):
     work running longer than `<n>` seconds loses it to another worker.
 
     ## Known limits
-    - `.set(..., nx=True)` and `.setnx(...)` are recognised on any receiver;
-      on a Django cache (django-redis) `set(..., nx=True)` uses the cache's
+    - `.set(..., nx=True)` and `.setnx(...)` are Redis's only where a Redis
+      client is in reach: the receiver is a known client, or the module (or a
+      project module it imports, up to three imports away) imports `redis`,
+      `django_redis`, `django.core.cache` or another Redis client library. A
+      project's own store with a `set(..., nx=...)` method is not reported.
+      On a Django cache (django-redis) `set(..., nx=True)` uses the cache's
       default timeout, so only an explicit `timeout=None` is reported.
     - Lock evidence is read from the source: keys are compared by their text
       (`key`, `self.key`), lock words are matched on the words of the key's
@@ -281,6 +285,25 @@ def run():
         pass
 """,
             id="cache-lock-positional-backend-unknown",
+        ),
+        Valid(
+            """
+class Ledger:
+    def __init__(self):
+        self.rows = {}
+
+    def set(self, key, value, nx=False):
+        if nx and key in self.rows:
+            return False
+        self.rows[key] = value
+        return True
+
+def claim_invoice(ledger, invoice_id):
+    if not ledger.set(f"invoice:{invoice_id}", "claimed", nx=True):
+        return
+    send_invoice(invoice_id)
+""",
+            id="no-redis-in-reach",
         ),
     )
 
@@ -577,6 +600,19 @@ def run(cache: RedisCache, locking: LockingCache):
             (6, 10, "without timeout= never expires (django-redis takes timeout=)"),
             (8, 10, "without expire= never expires (python-redis-lock's"),
             id="cache-lock-annotated-backend",
+        ),
+        invalid(
+            """
+from .connections import redis_client
+
+def nightly_report(token):
+    if not redis_client.set("report:nightly", token, nx=True):
+        return
+    build_report()
+""",
+            (5, 12, "set(..., nx=True) without ex/px/exat/pxat"),
+            id="redis-in-reach-through-a-project-module",
+            app_connections="import redis\n\nredis_client = redis.Redis()\n",
         ),
     )
 

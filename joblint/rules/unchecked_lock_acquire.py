@@ -75,6 +75,10 @@ class UncheckedLockAcquire(Rule):
     fail) is the job's decision.
 
     ## Known limits
+    - A `set(..., nx=True)` acquire is Redis's only where a Redis client is in
+      reach (a known client receiver, or `redis`, `django_redis`,
+      `django.core.cache`... imported by the module or a project module it
+      imports).
     - `acquire(blocking=False)` counts on any receiver (threading locks
       included: ignoring the result is the same bug). `acquire(False)` is not
       read: redis-py's first positional is `sleep`, not `blocking`.
@@ -189,7 +193,7 @@ class Reentry(unittest.TestCase):
 
     INVALID = (
         invalid(
-            """
+            """import redis
 def sync(r, token, lock):
     r.set("lock:sync", token, nx=True, ex=300)
     lock.acquire(blocking=False)

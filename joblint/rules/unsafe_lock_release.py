@@ -86,6 +86,10 @@ class UnsafeLockRelease(Rule):
     acquiring code must keep.
 
     ## Known limits
+    - A `set(..., nx=True)` acquire is Redis's only where a Redis client is in
+      reach (a known client receiver, or `redis`, `django_redis`,
+      `django.core.cache`... imported by the module or a project module it
+      imports).
     - Keys are compared by their source text (`key`, `f"lock:{name}"`,
       `self.key`): the same key spelled two ways is not matched.
     - A read-then-compare (`if r.get(key) == token: r.delete(key)`, or
@@ -193,7 +197,7 @@ def test_set_nx(r):
 
     INVALID = (
         invalid(
-            """
+            """import redis
 import uuid
 
 def rebuild(r):
@@ -209,7 +213,7 @@ def rebuild(r):
             id="finally-delete",
         ),
         invalid(
-            """
+            """import redis
 class Maintenance:
     def __init__(self, connection):
         self.connection = connection
@@ -225,7 +229,7 @@ class Maintenance:
             id="class-methods",
         ),
         invalid(
-            """
+            """import redis
 async def rebuild(r, name, token):
     key = f"lock:{name}"
     if await r.set(key, token, nx=True, px=60_000):
@@ -236,7 +240,7 @@ async def rebuild(r, name, token):
             id="async-and-wrong-compare",
         ),
         invalid(
-            """
+            """import redis
 def reindex(r, token):
     if not r.set("reindex", token, nx=True, ex=60):
         return
