@@ -152,3 +152,27 @@ class Export(models.Model):
 """
     files = {"shop/views.py": view, "shop/models.py": models}
     assert _messages(tmp_path, files, select="JL201") == []
+
+
+def test_a_library_constructing_its_own_api_class_in_its_module(tmp_path: Path) -> None:
+    """Linting the library itself: the module that defines the class is its
+    internals; a use of the class elsewhere is a use of its API."""
+    library = """class RetryStrategy:
+    def __init__(self, max_attempts=None, wait=0):
+        self.max_attempts = max_attempts
+
+
+def strategy_for(retry):
+    if retry is True:
+        return RetryStrategy()
+    return None
+"""
+    user = "from procrastinate.retry import RetryStrategy\n\nFOREVER = RetryStrategy(wait=5)\n"
+    files = {
+        "procrastinate/__init__.py": "",
+        "procrastinate/retry.py": library,
+        "app/settings.py": user,
+    }
+    write(tmp_path, files)
+    run = lint_paths([tmp_path], Config(root=tmp_path, select=("JL302",)))
+    assert [(Path(f.path).name, f.span.line) for f in run.findings] == [("settings.py", 3)]

@@ -171,6 +171,19 @@ class Resolver:
             return None  # a local variable or parameter: nothing to resolve to
         return ".".join([binding.qualname, *parts[1:]])
 
+    def library_name(self, node: cst.BaseExpression) -> str | None:
+        """`qualified_name`, for comparing with the library tables: None for a
+        name this module defines. A library's own module constructing its own
+        API class (`return RetryStrategy()` where `RetryStrategy` is defined)
+        is the library's internals, not a use of its API."""
+        parts = dotted_parts(node)
+        if parts is None:
+            return None
+        binding = self.lookup(parts[0])
+        if binding is not None and binding.kind is BindingKind.DEF:
+            return None
+        return self.qualified_name(node)
+
     def imports_any(self, prefixes: Sequence[str]) -> bool:
         """Whether the module imports from one of the modules `prefixes` (a
         library counts as in reach of code that imports it)."""

@@ -110,6 +110,10 @@ class LockWithoutExpiry(Rule):
     work running longer than `<n>` seconds loses it to another worker.
 
     ## Known limits
+    - A call of a class or function the module itself defines is never taken
+      for the library's: a library's own module constructing its own API
+      class (`return RetryStrategy()` beside `class RetryStrategy`) is its
+      internals, not a use of its API.
     - `.set(..., nx=True)` and `.setnx(...)` are Redis's only where a Redis
       client is in reach: the receiver is a known client, or the module (or a
       project module it imports, up to three imports away) imports `redis`,
@@ -655,7 +659,7 @@ def nightly_report(token):
 
     def _check_constructor(self, node: cst.Call) -> None:
         resolver = self.context.resolver
-        qualname = resolver.qualified_name(node.func)
+        qualname = resolver.library_name(node.func)
         factory = locks.LOCK_CONSTRUCTORS.get(qualname or "")
         if factory is not None:
             self._check_factory(node, factory)

@@ -65,6 +65,10 @@ class RetryOnAnyException(RetryRule):
     library; after the change, other errors fail on the first attempt.
 
     ## Known limits
+    - A call of a class or function the module itself defines is never taken
+      for the library's: a library's own module constructing its own API
+      class (`return RetryStrategy()` beside `class RetryStrategy`) is its
+      internals, not a use of its API.
     - tenacity's implicit default (no `retry=`) retries every exception too,
       but is not reported: only explicit broad types are.
     - `except Exception:` handlers that look at the exception before retrying
@@ -267,7 +271,7 @@ def sync(task, account_id):
         if self._celery.is_task_retry(node, self.context):
             self._check_handler(node)
             return
-        name = self.context.resolver.qualified_name(node.func)
+        name = self.context.resolver.library_name(node.func)
         if name is None:
             return
         if name in facts.TENACITY_CONTROLLERS:

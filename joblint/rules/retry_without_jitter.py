@@ -139,6 +139,10 @@ class RetryWithoutJitter(RetryRule):
     `wait_exponential_jitter(jitter=0)` gets no fix.
 
     ## Known limits
+    - A call of a class or function the module itself defines is never taken
+      for the library's: a library's own module constructing its own API
+      class (`return RetryStrategy()` beside `class RetryStrategy`) is its
+      internals, not a use of its API.
     - Not findings: Celery `retry_backoff=True` alone (Celery jitters that path
       by default), Dramatiq's Retries middleware and botocore/google-api-core
       retries (always jittered), backoff's default jitter, constant delays,
@@ -803,7 +807,7 @@ vendored = VendoredRetry(total=3, backoff_factor=0.3, backoff_jitter=0)
         if self._celery.is_task_retry(node, self.context):
             self._check_celery_retry(node)
             return
-        name = self.context.resolver.qualified_name(node.func)
+        name = self.context.resolver.library_name(node.func)
         if name is None:
             return
         if name in facts.TENACITY_CONTROLLERS:

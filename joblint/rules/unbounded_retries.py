@@ -93,6 +93,10 @@ class UnboundedRetries(RetryRule):
     raises `RetryError` unless `reraise=True`), and something must handle that.
 
     ## Known limits
+    - A call of a class or function the module itself defines is never taken
+      for the library's: a library's own module constructing its own API
+      class (`return RetryStrategy()` beside `class RetryStrategy`) is its
+      internals, not a use of its API.
     - Options passed through `**kwargs` may set a bound: not reported.
     - A `while True` loop counts as bounded as soon as its handler or body
       has a `raise`, `break` or `return` outside the guarded `try` body,
@@ -607,7 +611,7 @@ Q_CLUSTER = {"name": "shop", "max_attempts": 0}
         expr = node.decorator
         if isinstance(expr, cst.Call):
             return
-        if self.context.resolver.qualified_name(expr) in facts.TENACITY_DECORATORS:
+        if self.context.resolver.library_name(expr) in facts.TENACITY_DECORATORS:
             self._report_tenacity(expr)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -616,7 +620,7 @@ Q_CLUSTER = {"name": "shop", "max_attempts": 0}
             if found is not None and is_none(found.value):
                 self._report_celery(found, found.value)
             return
-        name = self.context.resolver.qualified_name(node.func)
+        name = self.context.resolver.library_name(node.func)
         if name is None:
             return
         if name in facts.TENACITY_CONTROLLERS:
