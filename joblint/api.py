@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from joblint.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
 from joblint.config import Config, lint_options
 from joblint.files import Discovery, discover, module_name
+from joblint.knowledge.tokens import SETTINGS_READERS
 from joblint.models import FileResult, Finding
 from joblint.prefilter import Prefilter
 from joblint.progress import SKIPPED
@@ -19,10 +20,9 @@ from joblint.project import (
     ProjectSettings,
     candidate_modules,
     job_names,
-    settle,
     wanted_names,
 )
-from joblint.registry import is_project_rule, select_codes
+from joblint.registry import select_codes
 from joblint.runner import (
     MIN_FILES_FOR_POOL,
     Job,
@@ -31,7 +31,7 @@ from joblint.runner import (
     screen_sources,
     worker_count,
 )
-from joblint.scope import TestCode, production_only, settle_production
+from joblint.scope import TestCode, settle_scoped
 from joblint.screen import Screener, Screening, digest
 from joblint.settings import LintSettings, ModuleInfo
 from joblint.source import UNPARSEABLE, SourceError, unparseable_result
@@ -79,8 +79,9 @@ class _Selector:
         self.options = lint_options(config)
 
     @property
-    def project_rules(self) -> bool:
-        return any(is_project_rule(code) for code in self.base)
+    def reads_settings(self) -> bool:
+        """A selected rule's findings depend on the project's settings facts."""
+        return not SETTINGS_READERS.isdisjoint(self.base)
 
     def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
         return ProjectSettings(self.base, self.config.visibility_margin_seconds, named)
@@ -178,7 +179,7 @@ class _Run:
                 *config.extend_transaction_functions,
                 *config.extend_on_commit_functions,
             ],
-            project_facts=self.selector.project_rules,
+            project_facts=self.selector.reads_settings,
         )
         self.facts_only = LintSettings(frozenset(), self.selector.options)
         # The names of the project's tasks that enqueue when called (Huey's).
@@ -354,7 +355,7 @@ def _lint_discovered(
     if named_files:
         named = frozenset(r.path for r in results)
         pool.extend(others)
-        if run.selector.project_rules:
+        if run.selector.reads_settings:
             context = run.facts([s for s in pool if run.screen(s).project_facts])
     # Files outside the paths named (read from the project root for facts) never
     # report findings of their own.
@@ -376,6 +377,7 @@ def _lint_discovered(
         context,
         files_checked=len(discovery.files),
         tests=test_code(config),
+        include_tests=config.include_tests,
     )
 
 
@@ -480,13 +482,13 @@ def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
     result = lint_source(
         display_path(path), text, selector.settings_for(path), ModuleInfo(name, is_package)
     )
-    return _finish([result], [], selector.project_settings(None), tests=test_code(config))
+    settings = selector.project_settings(None)
+    tests = test_code(config)
+    return _finish([result], [], settings, tests=tests, include_tests=config.include_tests)
 
 
-def test_code(config: Config) -> TestCode | None:
-    """What counts as test code in this run; None when it is reported like the rest."""
-    if config.include_tests:
-        return None
+def test_code(config: Config) -> TestCode:
+    """What counts as test code in this run (joblint.scope)."""
     return TestCode(config.root, config.all_test_paths)
 
 
@@ -496,15 +498,14 @@ def _finish(
     settings: ProjectSettings,
     context: list[FileResult] | None = None,
     files_checked: int | None = None,
-    tests: TestCode | None = None,
+    *,
+    tests: TestCode,
+    include_tests: bool,
 ) -> RunResult:
     checked = len(results) if files_checked is None else files_checked
     run = RunResult(files_checked=checked, errors=list(errors))
-    if tests is None:
-        run.findings = settle(results, settings, context or ())
-    else:
-        shown = settle_production(results, settings, context or (), tests)
-        run.findings, run.hidden_in_tests = shown.findings, shown.hidden
+    shown = settle_scoped(results, settings, context or (), tests, include_tests)
+    run.findings, run.hidden_in_tests = shown.findings, shown.hidden
     run.results, run.context, run.settings = results, list(context or ()), settings
     for result in results:
         run.internal_errors.extend(result.errors)
@@ -523,7 +524,7 @@ def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], li
 
     def relint(data: bytes) -> list[Finding]:
         result = lint_source(shown, data, settings, ModuleInfo(name, is_package))
-        found = [f for f in settle([result], run.settings, others) if f.path == shown]
-        return found if tests is None else production_only(found, result, tests)
+        scoped = settle_scoped([result], run.settings, others, tests, config.include_tests)
+        return [f for f in scoped.findings if f.path == shown]
 
     return relint

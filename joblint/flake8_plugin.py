@@ -21,9 +21,9 @@ from joblint.analysis.context import Options
 from joblint.config import Config, ConfigError, load
 from joblint.engine import LintSettings, ModuleInfo, lint_source
 from joblint.files import module_name
-from joblint.project import ProjectSettings, settle
+from joblint.project import ProjectSettings
 from joblint.registry import select_codes
-from joblint.scope import TestCode, production_only
+from joblint.scope import TestCode, settle_scoped
 
 Error = tuple[int, int, str, type]
 
@@ -56,9 +56,9 @@ class JoblintChecker:
         result = lint_source(
             path.as_posix(), data, LintSettings(codes, options), ModuleInfo(name, is_package)
         )
-        found = settle([result], ProjectSettings(codes, config.visibility_margin_seconds))
-        if not config.include_tests:
-            found = production_only(found, result, TestCode(config.root, config.all_test_paths))
+        tests = TestCode(config.root, config.all_test_paths)
+        project = ProjectSettings(codes, config.visibility_margin_seconds)
+        found = settle_scoped([result], project, [], tests, config.include_tests).findings
         for finding in found:
             if finding.path != path.as_posix():
                 continue

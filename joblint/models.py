@@ -216,6 +216,9 @@ class FileFacts:
     # Module-level objects whose `.Model` attribute is a declarative base
     # (`db = SQLAlchemy(app)`): qualname -> kind of the models deriving from it.
     model_factories: tuple[tuple[str, str], ...] = ()
+    # Settings modules this file names as its project's (an entry point:
+    # `manage.py`, `wsgi.py`, a Celery app): see joblint.settings_scope.
+    loads_settings: tuple[str, ...] = ()
     # Module-level names bound to a call (`processor = Processor()`): qualname ->
     # the callee's qualname, so that an instance of a project class is known
     # to be the project's object, whose methods are never a library's.

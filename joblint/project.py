@@ -15,6 +15,7 @@ from joblint.knowledge import locks, payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import CeleryFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
 from joblint.registry import is_project_rule
+from joblint.settings_scope import Setter, SettingsScopes
 
 _MAX_ALIAS_HOPS = 8
 # How many project imports away a library may be and still be "in reach"
@@ -30,7 +31,8 @@ class ProjectIndex:
     tasks: dict[str, TaskDef] = field(default_factory=dict)
     queue_objects: dict[str, str] = field(default_factory=dict)
     plain: set[str] = field(default_factory=set)
-    flags: set[str] = field(default_factory=set)
+    # Project-wide switches, each with the settings modules that set it.
+    flags: dict[str, list[Setter]] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     model_factories: dict[str, str] = field(default_factory=dict)
@@ -40,20 +42,25 @@ class ProjectIndex:
     imports: dict[str, frozenset[str]] = field(default_factory=dict)
     constants: dict[str, Expr] = field(default_factory=dict)
     # Django cache alias -> the backends the project's settings give it.
-    cache_backends: dict[str, set[str]] = field(default_factory=dict)
+    cache_backends: dict[str, list[tuple[str, Setter]]] = field(default_factory=dict)
+    scopes: SettingsScopes = field(default_factory=SettingsScopes)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, results: Iterable[FileResult]) -> ProjectIndex:
         index = cls()
+        results = list(results)
+        index.scopes = SettingsScopes.build(results)
         for result in results:
             facts = result.facts
+            setter = Setter(facts.module, result.path)
+            for flag in facts.flags:
+                index.flags.setdefault(flag, []).append(setter)
             for task in facts.tasks:
                 index.tasks[task.qualname] = task
             index.queue_objects.update(facts.queue_objects)
             index.plain.update(facts.plain_definitions)
-            index.flags.update(facts.flags)
             index.aliases.update(facts.aliases)
             index.classes.update((c.qualname, c) for c in facts.classes)
             index.model_factories.update(facts.model_factories)
@@ -63,15 +70,17 @@ class ProjectIndex:
                 index.imports[facts.module] = frozenset(t for _, t in facts.aliases)
             index.constants.update(facts.constants)
             for alias, backend in facts.cache_backends:
-                index.cache_backends.setdefault(alias, set()).add(backend)
+                index.cache_backends.setdefault(alias, []).append((backend, setter))
         return index
 
-    def cache_lock_api(self, alias: str) -> str:
+    def cache_lock_api(self, alias: str, path: str = "") -> str:
         """The lock API (`locks.CACHE_LOCK_APIS`) of a Django cache alias when
-        every CACHES setting seen agrees on it, else `locks.UNKNOWN_CACHE_LOCK_API`
-        (the alias "" stands for a CACHES that can't be read: any alias)."""
+        every CACHES setting that applies to `path` agrees on it, else
+        `locks.UNKNOWN_CACHE_LOCK_API` (the alias "" stands for a CACHES that
+        can't be read: any alias)."""
         unknown = locks.UNKNOWN_CACHE_LOCK_API
-        backends = self.cache_backends.get(alias, set()) | self.cache_backends.get("", set())
+        settings = (*self.cache_backends.get(alias, ()), *self.cache_backends.get("", ()))
+        backends = {backend for backend, setter in settings if self.scopes.applies(setter, path)}
         apis = {locks.CACHE_BACKEND_LOCK_APIS.get(backend, unknown) for backend in backends}
         return apis.pop() if len(apis) == 1 else unknown
 
@@ -226,7 +235,13 @@ class ProjectIndex:
             return task.library
         return self.queue_objects.get(self.canonical(task.receiver), "")
 
-    def holds(self, requirement: Requirement) -> bool:
+    def flag_set(self, flag: str, path: str) -> bool:
+        """Whether settings that apply to the file at `path` set `flag`."""
+        return any(self.scopes.applies(setter, path) for setter in self.flags.get(flag, ()))
+
+    def holds(self, requirement: Requirement, path: str = "") -> bool:
+        """Whether `requirement` holds for a finding in the file at `path`
+        (settings apply to the files of the project that loads them)."""
         if requirement.kind == "task":
             return self.task_library(requirement.qualname) in requirement.libraries
         if requirement.kind == "library-object":
@@ -234,7 +249,7 @@ class ProjectIndex:
         if requirement.kind == "reaches":
             return self.reaches(requirement.module, requirement.reach)
         if requirement.kind == "flag-off":
-            return requirement.qualname not in self.flags
+            return not self.flag_set(requirement.qualname, path)
         if requirement.kind == "queue":
             library = self.queue_objects.get(self.canonical(requirement.qualname))
             return library in requirement.libraries
@@ -247,7 +262,7 @@ class ProjectIndex:
             params = self.function_params.get(self.canonical(requirement.qualname), ())
             return not set(params) & requirement.libraries
         if requirement.kind == locks.CACHE_LOCK_API_REQUIREMENT:
-            return self.cache_lock_api(requirement.qualname) in requirement.libraries
+            return self.cache_lock_api(requirement.qualname, path) in requirement.libraries
         if requirement.kind == locks.LOCK_KEY_REQUIREMENT:
             return not self.names_no_lock(requirement.qualname)
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
@@ -343,7 +358,7 @@ def settle(
     for result in results:
         findings.extend(result.findings)
         for pending in result.pending:
-            if all(index.holds(r) for r in pending.requires):
+            if all(index.holds(r, result.path) for r in pending.requires):
                 findings.append(pending.finding)
     if settings is not None:
         findings.extend(_project_findings([*results, *context], settings))

@@ -87,14 +87,16 @@ class Shown:
     hidden: int = 0
 
 
-def settle_production(
+def settle_scoped(
     results: Sequence[FileResult],
-    settings: ProjectSettings,
+    settings: ProjectSettings | None,
     context: Sequence[FileResult],
     tests: TestCode,
+    include_tests: bool = False,
 ) -> Shown:
-    """The run's findings outside test code, settled with production facts; the
-    findings in test code are settled with every fact, only to be counted."""
+    """The run's findings. Production code is settled with production facts
+    only; test code with every fact. Findings in test code and migrations are
+    reported with `include_tests`, else only counted."""
     from joblint.project import settle
 
     production = [r for r in results if r.path not in tests]
@@ -105,7 +107,11 @@ def settle_production(
         [*production, *production_context], [*in_tests, *test_context]
     )
     found = settle(production, settings, [*production_context, *imported])
-    in_test_code = settle(in_tests, None, [*production, *context])
+    in_test_code = settle(in_tests, None, [*production, *context]) if in_tests else []
+    if include_tests:
+        everything = [*found, *in_test_code]
+        everything.sort(key=lambda f: f.sort_key)
+        return Shown(everything)
     shown = [f for f in in_test_code if f.code.startswith(EVERYWHERE_PREFIX)]
     hidden = len(in_test_code) - len(shown)
     outside_one_off = without_one_off(found, results)
@@ -113,15 +119,6 @@ def settle_production(
     shown.extend(outside_one_off)
     shown.sort(key=lambda f: f.sort_key)
     return Shown(shown, hidden)
-
-
-def production_only(
-    findings: Iterable[Finding], result: FileResult, tests: TestCode
-) -> list[Finding]:
-    """One file's findings as a run reports them (for re-linting a file being fixed)."""
-    if result.path in tests:
-        return [f for f in findings if f.code.startswith(EVERYWHERE_PREFIX)]
-    return without_one_off(findings, [result])
 
 
 def without_one_off(findings: Iterable[Finding], results: Iterable[FileResult]) -> list[Finding]:

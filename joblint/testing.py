@@ -15,7 +15,7 @@ from joblint.models import Finding
 from joblint.project import ProjectSettings
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule, Valid
-from joblint.scope import DEFAULT_TEST_PATHS, TestCode, settle_production
+from joblint.scope import DEFAULT_TEST_PATHS, TestCode, settle_scoped
 
 EXAMPLE_MODULE = "app.example"
 EXAMPLE_PATH = "app/example.py"
@@ -60,7 +60,7 @@ def lint_example(
     # As a run reports them: test files among the example's project (a test
     # project's settings, say) give its production code no facts.
     tests = TestCode(Path.cwd(), DEFAULT_TEST_PATHS)
-    found = settle_production(results, ProjectSettings(settings.codes), [], tests).findings
+    found = settle_scoped(results, ProjectSettings(settings.codes), [], tests).findings
     return [f for f in found if f.code == rule.CODE]
 
 

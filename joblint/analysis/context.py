@@ -34,8 +34,10 @@ from joblint.analysis.transactions import (
 from joblint.analysis.values import value_of
 from joblint.knowledge import locks
 from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
+from joblint.knowledge.jobs import CONFIG_FROM_OBJECT_METHOD as CONFIG_FROM_OBJECT
 from joblint.knowledge.jobs import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.knowledge.jobs import RUN_PYTHON_OPERATIONS, TxFamily
+from joblint.knowledge.jobs import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
 from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
 
 # Options live in joblint.settings (no LibCST there); re-exported for the rules.
@@ -85,6 +87,7 @@ class FileContext:
         self.celery = CeleryCollector(self.resolver)
         self._flags: set[str] = set()
         self._run_python: list[str] = []
+        self._loads_settings: list[str] = []
         self._cache_backends: list[tuple[str, str]] = []
         self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
@@ -204,6 +207,7 @@ class FileContext:
             queue_objects=queue_objects,
             plain_definitions=plain,
             instances=tuple(self._instances),
+            loads_settings=tuple(sorted(set(self._loads_settings))),
             flags=tuple(sorted(self._flags)),
             cache_backends=tuple(self._cache_backends),
         )
@@ -438,9 +442,39 @@ class FileContext:
     def _enter_call(self, node: cst.Call) -> None:
         self.celery.call(node)
         self._note_run_python(node)
+        self._note_settings_module(node)
         callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
         if isinstance(callback, cst.Lambda):
             self._on_commit_callbacks.add(id(callback))
+
+    def _note_settings_module(self, call: cst.Call) -> None:
+        """`os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")`,
+        `app.config_from_object("shop.celeryconfig")`: the settings this
+        entry point's project loads."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return
+        strings = [_string(a.value) for a in call.args[:2] if a.keyword is None]
+        method = func.attr.value
+        if method == "setdefault" and len(strings) == 2 and strings[0] == SETTINGS_VARIABLE:
+            named = strings[1]
+        elif method == CONFIG_FROM_OBJECT and strings and ":" not in (strings[0] or ":"):
+            named = strings[0]
+        else:
+            return
+        if named:
+            self._loads_settings.append(named)
+
+    def _note_settings_assignment(self, node: cst.Assign) -> None:
+        """`os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"`."""
+        named = _string(node.value)
+        for target in node.targets:
+            subscript = target.target
+            if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
+                continue
+            index = subscript.slice[0].slice
+            if isinstance(index, cst.Index) and _string(index.value) == SETTINGS_VARIABLE and named:
+                self._loads_settings.append(named)
 
     def _note_run_python(self, call: cst.Call) -> None:
         """The functions a migration's `RunPython(...)` runs, by qualified name."""
@@ -478,6 +512,7 @@ class FileContext:
             for small in node.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:
                     self.celery.assignment(small.targets[0].target, small.value)
+                    self._note_settings_assignment(small)
         # Module-level names were bound by the pre-pass.
         if self._in_function_or_class() and isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
@@ -516,6 +551,12 @@ def _compound_bodies(stmt: cst.If | cst.Try | cst.With) -> list[cst.CSTNode]:
             if extra is not None and isinstance(extra.body, cst.IndentedBlock):
                 bodies.extend(extra.body.body)
     return bodies
+
+
+def _string(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value
+    return None
 
 
 def _method_names(node: cst.ClassDef) -> frozenset[str]:

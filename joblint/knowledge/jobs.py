@@ -272,6 +272,13 @@ ON_COMMIT_FUNCTIONS: frozenset[str] = frozenset(
 )
 ON_COMMIT_METHODS: frozenset[str] = frozenset({"on_commit"})
 
+# How an entry point names the settings module its project loads: the
+# environment variable Django reads (`os.environ.setdefault(NAME, "x.settings")`
+# or `os.environ[NAME] = ...`) and Celery's `app.config_from_object("x.celeryconfig")`
+# (`"django.conf:settings"` names Django's, i.e. the variable's).
+SETTINGS_MODULE_VARIABLE = "DJANGO_SETTINGS_MODULE"
+CONFIG_FROM_OBJECT_METHOD = "config_from_object"
+
 # Django migration operations that run a function once, at deploy time
 # (`RunPython(forwards, backwards)`): one-off code, not the job path.
 RUN_PYTHON_OPERATIONS: frozenset[str] = frozenset(

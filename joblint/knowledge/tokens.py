@@ -234,13 +234,22 @@ LOCK_EXPIRY_TRIGGERS: tuple[Trigger, ...] = (
 
 # Whole-project facts read by rules that scan every file's facts (JL5's Celery
 # settings and delays; django-q's ORM-broker switch; the Django cache backends
-# JL402's cache findings are settled with). Facts looked up by name
+# JL402's cache findings are settled with; the entry points that say which
+# project's files a settings module applies to). Facts looked up by name
 # (tasks, classes, constants) are loaded on demand instead.
 PROJECT_FACTS: tuple[Trigger, ...] = (
     Trigger(("celery", "broker", "time_limit", "visibility_timeout", "countdown", "q_cluster")),
+    # Entry points naming the settings module their project loads: settings
+    # apply to that project's files only (joblint.settings_scope).
+    Trigger((jobs.SETTINGS_MODULE_VARIABLE.lower(), jobs.CONFIG_FROM_OBJECT_METHOD)),
     Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
     CACHES_SETTING,
 )
+
+# Rules whose findings the project's settings decide (django-q's ORM broker for
+# JL101, the cache backend for JL402, the broker and time limits for JL5): with
+# one of them selected, the files holding `PROJECT_FACTS` are read for facts.
+SETTINGS_READERS: frozenset[str] = frozenset({"JL101", "JL402", "JL501", "JL502"})
 
 RULE_TRIGGERS: dict[str, tuple[Trigger, ...]] = {
     "JL002": (Trigger(("joblint", "noqa")),),  # suppression comments

@@ -121,7 +121,11 @@ class EnqueueInTransaction(Rule):
       imported from elsewhere is "task 'send_receipt'".
     - Enqueues to a queue stored in the same database (procrastinate `defer`,
       `joblint.runtime.outbox`, django-q's ORM broker) are part of the
-      transaction and never reported.
+      transaction and never reported. Settings belong to the project that
+      loads them: django-q's `Q_CLUSTER = {"orm": ...}` exempts the files
+      under the project directory of the entry points (`manage.py`,
+      `wsgi.py`, `asgi.py`, a Celery app's `config_from_object`) that name
+      that settings module, or every file when none names it.
     - `celery-django-task` is taken on trust for every task's `.delay()` and
       `.apply_async()`; it is not read from the Celery app's `task_cls` or a
       task's `base=`.
