@@ -73,6 +73,7 @@ def settings_fingerprint(settings: LintSettings) -> str:
         options.celery_django_task,  # issue 10: options that change fixes
         [list(option) for option in options.rule_options],
         None if options.call_enqueues is None else sorted(options.call_enqueues),
+        sorted(options.read_only_databases),
     ]
     return json.dumps(parts)
 

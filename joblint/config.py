@@ -79,6 +79,8 @@ class Config:
     rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
     # Report JL1-JL6 findings in test code and migrations too (see joblint.scope).
     include_tests: bool = False
+    # Django database aliases that take no writes (replicas).
+    read_only_databases: tuple[str, ...] = ()
     test_paths: tuple[str, ...] = DEFAULT_TEST_PATHS
     extend_test_paths: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -209,6 +211,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "celery-django-task": ("celery_django_task", _bool),  # issue 10
     "rules": ("rule_options", _rule_options),  # issue 10
     "include-tests": ("include_tests", _bool),
+    "read-only-databases": ("read_only_databases", _string_list),
     "test-paths": ("test_paths", _globs),
     "extend-test-paths": ("extend_test_paths", _globs),
 }
@@ -235,6 +238,7 @@ def lint_options(config: Config) -> Options:
         on_commit_functions=frozenset(config.extend_on_commit_functions),
         celery_django_task=config.celery_django_task,
         rule_options=config.rule_options,
+        read_only_databases=frozenset(config.read_only_databases),
     )
 
 

@@ -35,6 +35,9 @@ class Requirement:
       imported there or by a project module it imports), unless `reach` is empty;
     - "reaches": one of the module prefixes `reach` is imported by `module` or by
       a project module it imports (a library-specific name needs the library);
+    - "writable-database": the Django database alias `qualname` is not one the
+      project's settings or routers (that apply to the finding's file) make
+      read-only (a transaction on a replica races no write);
     - "flag-off": the project-wide flag `qualname` must not be set (e.g. the
       django-q ORM broker, which makes `async_task` transactional);
     - "queue": `qualname` must be a module-level queue object of one of `libraries`;
@@ -216,6 +219,9 @@ class FileFacts:
     # Module-level objects whose `.Model` attribute is a declarative base
     # (`db = SQLAlchemy(app)`): qualname -> kind of the models deriving from it.
     model_factories: tuple[tuple[str, str], ...] = ()
+    # Django database aliases this file says take no writes (a settings
+    # module's test mirrors, a router's read-only aliases).
+    read_only_databases: tuple[str, ...] = ()
     # Settings modules this file names as its project's (an entry point:
     # `manage.py`, `wsgi.py`, a Celery app): see joblint.settings_scope.
     loads_settings: tuple[str, ...] = ()

@@ -23,7 +23,9 @@ _MAX_ALIAS_HOPS = 8
 _MAX_REACH_HOPS = 3
 _NO_CELERY_FACTS = CeleryFacts()
 # Requirement kinds whose `qualname` names no definition to load on demand.
-_NOT_A_NAME = frozenset({"flag-off", "reaches", locks.CACHE_LOCK_API_REQUIREMENT})
+_NOT_A_NAME = frozenset(
+    {"flag-off", "reaches", "writable-database", locks.CACHE_LOCK_API_REQUIREMENT}
+)
 
 
 @dataclass(slots=True)
@@ -44,6 +46,8 @@ class ProjectIndex:
     # Django cache alias -> the backends the project's settings give it.
     cache_backends: dict[str, list[tuple[str, Setter]]] = field(default_factory=dict)
     scopes: SettingsScopes = field(default_factory=SettingsScopes)
+    # Django database aliases that take no writes, each with where that was said.
+    read_only: dict[str, list[Setter]] = field(default_factory=dict)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
@@ -57,6 +61,8 @@ class ProjectIndex:
             setter = Setter(facts.module, result.path)
             for flag in facts.flags:
                 index.flags.setdefault(flag, []).append(setter)
+            for alias in facts.read_only_databases:
+                index.read_only.setdefault(alias, []).append(setter)
             for task in facts.tasks:
                 index.tasks[task.qualname] = task
             index.queue_objects.update(facts.queue_objects)
@@ -250,6 +256,9 @@ class ProjectIndex:
             return self.reaches(requirement.module, requirement.reach)
         if requirement.kind == "flag-off":
             return not self.flag_set(requirement.qualname, path)
+        if requirement.kind == "writable-database":
+            setters = self.read_only.get(requirement.qualname, ())
+            return not any(self.scopes.applies(setter, path) for setter in setters)
         if requirement.kind == "queue":
             library = self.queue_objects.get(self.canonical(requirement.qualname))
             return library in requirement.libraries

@@ -27,6 +27,9 @@ class Options:
     # Unqualified names of the project's tasks whose call enqueues them (Huey's).
     # None: not known (any call of an imported function may enqueue).
     call_enqueues: frozenset[str] | None = None
+    # Django database aliases that take no writes (`read-only-databases`): a
+    # transaction on one is no transaction a job can race.
+    read_only_databases: frozenset[str] = frozenset()
 
     def rule_option(self, code: str, key: str) -> RuleOptionValue | None:
         return next((v for c, k, v in self.rule_options if (c, k) == (code, key)), None)

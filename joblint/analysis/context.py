@@ -17,6 +17,7 @@ from joblint.analysis.cache_settings import cache_backends
 from joblint.analysis.celery_facts import CeleryCollector, SpanOf
 from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
 from joblint.analysis.constants import Expr, to_expr
+from joblint.analysis.databases import mirror_aliases, read_only_router_aliases
 from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
 from joblint.analysis.tasks import (
     Enqueue,
@@ -27,6 +28,7 @@ from joblint.analysis.tasks import (
 from joblint.analysis.transactions import (
     TxScope,
     class_method_transactions,
+    database_alias,
     decorator_transaction,
     on_commit_callback,
     with_transaction,
@@ -35,8 +37,8 @@ from joblint.analysis.values import value_of
 from joblint.knowledge import locks
 from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
 from joblint.knowledge.jobs import CONFIG_FROM_OBJECT_METHOD as CONFIG_FROM_OBJECT
+from joblint.knowledge.jobs import DATABASES_SETTING, RUN_PYTHON_OPERATIONS, TxFamily
 from joblint.knowledge.jobs import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
-from joblint.knowledge.jobs import RUN_PYTHON_OPERATIONS, TxFamily
 from joblint.knowledge.jobs import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
 from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
 
@@ -88,6 +90,7 @@ class FileContext:
         self._flags: set[str] = set()
         self._run_python: list[str] = []
         self._loads_settings: list[str] = []
+        self._read_only_databases: list[str] = []
         self._cache_backends: list[tuple[str, str]] = []
         self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
@@ -208,6 +211,7 @@ class FileContext:
             plain_definitions=plain,
             instances=tuple(self._instances),
             loads_settings=tuple(sorted(set(self._loads_settings))),
+            read_only_databases=tuple(sorted(set(self._read_only_databases))),
             flags=tuple(sorted(self._flags)),
             cache_backends=tuple(self._cache_backends),
         )
@@ -246,6 +250,7 @@ class FileContext:
         if isinstance(stmt, cst.ClassDef):
             qualname = self.resolver.local_qualname(stmt.name.value)
             self._classes.append(class_facts(stmt, qualname, self.resolver))
+            self._read_only_databases.extend(read_only_router_aliases(stmt))
         elif isinstance(stmt, cst.Assign | cst.AnnAssign) and stmt.value is not None:
             targets = (
                 [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
@@ -326,6 +331,8 @@ class FileContext:
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
         names = {t.value for t in targets if isinstance(t, cst.Name)}
+        if DATABASES_SETTING in names and node.value is not None:
+            self._read_only_databases.extend(mirror_aliases(node.value))
         if locks.CACHES_SETTING in names and node.value is not None:
             self._cache_backends.extend(cache_backends(node.value))
         if "Q_CLUSTER" in names and isinstance(node.value, cst.Dict):
@@ -387,12 +394,24 @@ class FileContext:
         for decorator in node.decorators:
             found = decorator_transaction(decorator.decorator, self.resolver, extra)
             if found is not None:
-                yield TxScope(node, found[1], found[0])
+                scope = self._scope(node, decorator, found)
+                if scope is not None:
+                    yield scope
         if class_name:
             by_name = self.classes[-1][1]
             if node.name.value in by_name:
                 family, description = by_name[node.name.value]
                 yield TxScope(node, f"{description} via method_decorator on {class_name}", family)
+
+    def _scope(
+        self, node: cst.CSTNode, opener: cst.CSTNode, found: tuple[TxFamily, str]
+    ) -> TxScope | None:
+        """The transaction opened, unless it is on a database that takes no
+        writes (`read-only-databases`): no job can race it."""
+        database = database_alias(opener, self.resolver)
+        if database and database in self.options.read_only_databases:
+            return None
+        return TxScope(node, found[1], found[0], database)
 
     def _leave_function(self, node: cst.FunctionDef) -> None:
         self.frames.pop()
@@ -416,8 +435,9 @@ class FileContext:
 
     def _enter_with(self, node: cst.With) -> None:
         found = with_transaction(node, self.resolver, self.options.transaction_functions)
-        if found is not None:
-            self.frames[-1].transactions.append(TxScope(node, found[1], found[0]))
+        scope = self._scope(node, node, found) if found is not None else None
+        if scope is not None:
+            self.frames[-1].transactions.append(scope)
         if self._in_function_or_class():
             for item in node.items:
                 if item.asname is not None:

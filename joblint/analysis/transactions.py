@@ -19,6 +19,8 @@ class TxScope:
     node: cst.CSTNode
     description: str  # "transaction.atomic()", "@transaction.atomic", "with conn"
     family: TxFamily
+    # The Django database alias it is on, when named by a string ("" otherwise).
+    database: str = ""
 
 
 def _call_description(call: cst.Call) -> str:
@@ -127,3 +129,39 @@ def on_commit_callback(
         if arg.keyword is not None and arg.keyword.value in {"func", "fn", "callback"}:
             return arg.value
     return positional[0].value if positional else None
+
+
+def database_alias(node: cst.CSTNode, resolver: Resolver) -> str:
+    """The database a Django `atomic(using=...)` (a `with` or a decorator) is on,
+    when it is a string literal or a module constant holding one; "" otherwise
+    (the default database, or an alias that can't be read)."""
+    call = _opening_call(node)
+    if call is None or resolver.qualified_name(call.func) not in jobs.DATABASE_ALIAS_CALLS:
+        return ""
+    using = next((a for a in call.args if a.keyword and a.keyword.value == "using"), None)
+    if using is None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        using = positional[0] if positional else None
+    return _string(using.value, resolver) if using is not None else ""
+
+
+def _opening_call(node: cst.CSTNode) -> cst.Call | None:
+    if isinstance(node, cst.Decorator):
+        return node.decorator if isinstance(node.decorator, cst.Call) else None
+    if isinstance(node, cst.With):
+        for item in node.items:
+            expr = unwrap(item.item)
+            if isinstance(expr, cst.Call):
+                return expr
+    return None
+
+
+def _string(value: cst.BaseExpression, resolver: Resolver) -> str:
+    if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+        return value.evaluated_value
+    if isinstance(value, cst.Name):
+        binding = resolver.module_scope.names.get(value.value)
+        expr = binding.expr if binding is not None else None
+        if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+            return expr.evaluated_value
+    return ""

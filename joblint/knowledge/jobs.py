@@ -245,6 +245,17 @@ TRANSACTION_FUNCTIONS: dict[str, TxFamily] = {
     "joblint.runtime.transaction.atomic": TxFamily.GENERIC,
 }
 
+# Transactions whose `using=` (or first argument) names the database alias.
+DATABASE_ALIAS_CALLS: frozenset[str] = frozenset({"django.db.transaction.atomic"})
+# A Django database that takes no writes: in settings, an alias whose "TEST"
+# entry has a "MIRROR" (a replica of another database), and in a database
+# router, the aliases `db_for_read` returns that `db_for_write` never does.
+DATABASE_TEST_KEY = "TEST"
+DATABASE_MIRROR_KEY = "MIRROR"
+DATABASES_SETTING = "DATABASES"
+ROUTER_READ_METHOD = "db_for_read"
+ROUTER_WRITE_METHOD = "db_for_write"
+
 # `with <x>.method(...)`: a transaction whatever `<x>` is (documented heuristic).
 TRANSACTION_METHODS: dict[str, TxFamily] = {
     "atomic": TxFamily.GENERIC,

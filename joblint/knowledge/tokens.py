@@ -232,6 +232,8 @@ LOCK_EXPIRY_TRIGGERS: tuple[Trigger, ...] = (
     CACHES_SETTING,
 )
 
+_DATABASES = jobs.DATABASES_SETTING.lower()
+
 # Whole-project facts read by rules that scan every file's facts (JL5's Celery
 # settings and delays; django-q's ORM-broker switch; the Django cache backends
 # JL402's cache findings are settled with; the entry points that say which
@@ -242,6 +244,9 @@ PROJECT_FACTS: tuple[Trigger, ...] = (
     # Entry points naming the settings module their project loads: settings
     # apply to that project's files only (joblint.settings_scope).
     Trigger((jobs.SETTINGS_MODULE_VARIABLE.lower(), jobs.CONFIG_FROM_OBJECT_METHOD)),
+    # Databases that take no writes: a test mirror in DATABASES, a router.
+    Trigger((jobs.DATABASE_MIRROR_KEY.lower(),), (rf"(?m)^[ \t]*{_DATABASES}\s*[:=]",)),
+    Trigger((jobs.ROUTER_READ_METHOD,)),
     Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
     CACHES_SETTING,
 )

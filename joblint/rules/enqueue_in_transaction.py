@@ -11,6 +11,7 @@ from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
 from joblint.analysis.values import unwrap
 from joblint.knowledge.jobs import FIX_HINTS, TxFamily
+from joblint.models import Requirement
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
 
@@ -100,6 +101,12 @@ class EnqueueInTransaction(Rule):
     rollback), and the hook returns `None`, not an `AsyncResult`.
 
     ## Known limits
+    - A transaction on a database that takes no writes is no race: the
+      aliases listed in `read-only-databases`, an alias whose `DATABASES`
+      entry has a `"TEST": {"MIRROR": ...}` (a replica), and the aliases a
+      database router's `db_for_read` returns that its `db_for_write` never
+      does. The alias must be a string literal or a module constant holding
+      one (`atomic(using=REPLICA)`).
     - Transactions are found lexically: a transaction opened by a caller in
       another function, or by `ATOMIC_REQUESTS`, is not seen.
     - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and
@@ -449,6 +456,84 @@ async def schedule_export(pool, export):
             id="arq-in-reach-through-a-project-module",
             app_worker="from arq.connections import RedisSettings\n\nclass WorkerSettings:\n"
             "    queue_name = 'exports'\n    redis_settings = RedisSettings()\n",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import refresh_report
+
+def rebuild(report):
+    with transaction.atomic(using="replica"):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="orders"):
+        report.save(using="orders")
+        refresh_report.delay(report.pk)
+""",
+            (10, 9, "task 'refresh_report' is enqueued inside transaction.atomic()"),
+            config={"read-only-databases": ["replica"]},
+            fixed="""
+from django.db import transaction
+from .tasks import refresh_report
+
+def rebuild(report):
+    with transaction.atomic(using="replica"):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="orders"):
+        report.save(using="orders")
+        transaction.on_commit(lambda: refresh_report.delay(report.pk), using="orders")
+""",
+            id="read-only-database-in-config",
+        ),
+        invalid(
+            """
+from django.db import transaction
+from .tasks import refresh_report
+
+REPORTING = "reporting"
+
+@transaction.atomic(using="replica")
+def from_replica(report):
+    refresh_report.delay(report.pk)
+
+def from_reporting(report):
+    with transaction.atomic(using=REPORTING):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="default"):
+        report.save()
+        refresh_report.delay(report.pk)
+""",
+            (16, 9, "task 'refresh_report' is enqueued inside transaction.atomic()"),
+            fixed="""
+from django.db import transaction
+from .tasks import refresh_report
+
+REPORTING = "reporting"
+
+@transaction.atomic(using="replica")
+def from_replica(report):
+    refresh_report.delay(report.pk)
+
+def from_reporting(report):
+    with transaction.atomic(using=REPORTING):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="default"):
+        report.save()
+        transaction.on_commit(lambda: refresh_report.delay(report.pk))
+""",
+            id="read-only-databases-from-settings-and-routers",
+            proj_settings=(
+                "DATABASES = {\n"
+                '    "default": {"NAME": "shop"},\n'
+                '    "replica": {"NAME": "shop", "TEST": {"MIRROR": "default"}},\n'
+                "}\n"
+            ),
+            proj_routers=(
+                "class ReportingRouter:\n"
+                "    def db_for_read(self, model, **hints):\n"
+                '        return "reporting"\n\n'
+                "    def db_for_write(self, model, **hints):\n"
+                '        return "default"\n'
+            ),
         ),
         invalid(
             """
@@ -901,7 +986,7 @@ def checkout(orders):
         fix = None
         if tx.family is TxFamily.DJANGO:
             fix = self._commit_fix(node, enqueue, tx)
-        self.report(node, message, requires=enqueue.requires, fix=fix)
+        self.report(node, message, requires=enqueue.requires + _writable(tx), fix=fix)
 
     def _commit_fix(self, call: cst.Call, enqueue: Enqueue, tx: TxScope) -> FixSpec | None:
         """The enqueue statement, deferred to COMMIT: `task.delay_on_commit(...)` when
@@ -961,7 +1046,14 @@ def checkout(orders):
                 f"the job before COMMIT. {_fix_hint(enqueue, tx)}"
             )
 
-        self.report(call.node, message, requires=enqueue.requires, statement=call.statement)
+        requires = enqueue.requires + _writable(tx)
+        self.report(call.node, message, requires=requires, statement=call.statement)
+
+
+def _writable(tx: TxScope) -> tuple[Requirement, ...]:
+    """A transaction on a named database races a job only if the project's
+    settings and routers don't make that database read-only."""
+    return (Requirement("writable-database", tx.database),) if tx.database else ()
 
 
 def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:

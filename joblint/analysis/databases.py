@@ -1,0 +1,77 @@
+"""Which Django databases take no writes, from the project's own settings and
+routers: a transaction on one of them (`atomic(using="replica")`) races no
+write, so a job enqueued inside it is no JL101 finding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from joblint.analysis.walk import walk
+from joblint.knowledge import jobs
+
+
+def mirror_aliases(databases: cst.BaseExpression) -> list[str]:
+    """`DATABASES = {"replica": {..., "TEST": {"MIRROR": "default"}}}`: the
+    aliases Django's tests mirror from another database (replicas)."""
+    found = []
+    for alias, config in _string_items(databases):
+        test = dict(_string_items(config)).get(jobs.DATABASE_TEST_KEY)
+        if test is not None and jobs.DATABASE_MIRROR_KEY in dict(_string_items(test)):
+            found.append(alias)
+    return found
+
+
+def read_only_router_aliases(node: cst.ClassDef) -> list[str]:
+    """A database router's aliases for reads that it never gives for writes."""
+    methods = {
+        statement.name.value: statement
+        for statement in _body(node)
+        if isinstance(statement, cst.FunctionDef)
+    }
+    reader = methods.get(jobs.ROUTER_READ_METHOD)
+    if reader is None:
+        return []
+    reads = _returned_strings(reader)
+    writer = methods.get(jobs.ROUTER_WRITE_METHOD)
+    writes = _returned_strings(writer) if writer is not None else set()
+    if reads is None or writes is None:
+        return []  # a computed alias: nothing is known
+    return sorted(reads - writes)
+
+
+def _body(node: cst.ClassDef) -> list[cst.BaseStatement]:
+    return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+
+
+def _returned_strings(function: cst.FunctionDef) -> set[str] | None:
+    """The string literals `function` returns; None when it returns anything
+    else but `None` (the router has no opinion then)."""
+    strings: set[str] = set()
+    computed = False
+
+    def enter(node: cst.CSTNode) -> None:
+        nonlocal computed
+        if isinstance(node, cst.Return) and node.value is not None:
+            value = node.value
+            if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+                strings.add(value.evaluated_value)
+            elif not (isinstance(value, cst.Name) and value.value == "None"):
+                computed = True
+
+    walk(function.body, enter, lambda node: None)
+    return None if computed else strings
+
+
+def _string_items(
+    node: cst.BaseExpression,
+) -> Iterator[tuple[str, cst.BaseExpression]]:
+    if not isinstance(node, cst.Dict):
+        return
+    for element in node.elements:
+        if not isinstance(element, cst.DictElement):
+            continue
+        key = element.key
+        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+            yield key.evaluated_value, element.value
