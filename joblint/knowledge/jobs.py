@@ -324,4 +324,27 @@ FIX_HINTS: dict[TxFamily, str] = {
 # `transaction.commit()`). A documented heuristic: `writer.commit()` (a search
 # index) or git's `index.commit("msg")` are not database commits.
 COMMIT_METHOD = "commit"
+# Calls that write to the database (an ORM or a DB-API cursor): an enqueue
+# after a commit with none of these between them needs no later commit.
+DATABASE_WRITE_METHODS: frozenset[str] = frozenset(
+    {
+        "add",
+        "add_all",
+        "bulk_create",
+        "bulk_update",
+        "bulk_insert_mappings",
+        "bulk_update_mappings",
+        "create",
+        "delete",
+        "execute",
+        "executemany",
+        "flush",
+        "get_or_create",
+        "insert",
+        "merge",
+        "save",
+        "update",
+        "update_or_create",
+    }
+)
 COMMIT_RECEIVER_PATTERN = r"(session|conn|connection|transaction|txn|tx|db|database|uow)s?$"

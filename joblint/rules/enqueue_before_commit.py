@@ -8,7 +8,7 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import dotted_text
 from joblint.analysis.tasks import Enqueue
-from joblint.knowledge.jobs import COMMIT_METHOD, COMMIT_RECEIVER_PATTERN
+from joblint.knowledge.jobs import COMMIT_METHOD, COMMIT_RECEIVER_PATTERN, DATABASE_WRITE_METHODS
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 
@@ -26,6 +26,7 @@ class _FunctionState:
     enqueues: list[_PendingEnqueue] = field(default_factory=list)
     commits: list[tuple[int, cst.Call]] = field(default_factory=list)
     exits: list[tuple[int, int]] = field(default_factory=list)  # (order, block)
+    writes: list[int] = field(default_factory=list)  # orders of database writes
 
 
 _COMMIT_RECEIVER = re.compile(COMMIT_RECEIVER_PATTERN)
@@ -87,6 +88,22 @@ class EnqueueBeforeCommit(Rule):
     HELP = "Enqueue after the commit, or register it with an on-commit hook"
 
     VALID = (
+        Valid(
+            """
+from .tasks import check_alerts
+
+def store_result(session, query, result):
+    session.add(result)
+    query.latest_result = result
+    session.commit()
+    log_progress("checking alerts")
+    for alert in query.alerts:
+        check_alerts.delay(alert.id)
+    query.state = "finished"
+    session.commit()
+""",
+            id="enqueue-after-a-commit-before-the-next",
+        ),
         Valid(
             """
 from .tasks import send_welcome
@@ -210,6 +227,20 @@ def register(conn, user, notify):
             (9, 9, "RQ job 'send_welcome' is enqueued before conn.commit()"),
             id="rq-nested-if",
         ),
+        invalid(
+            """
+from .tasks import send_welcome
+
+def register(session, user, profile):
+    session.add(user)
+    session.commit()
+    session.add(profile)
+    send_welcome.delay(user.id)
+    session.commit()
+""",
+            (8, 5, "task 'send_welcome' is enqueued before session.commit() (line 9)"),
+            id="a-write-between-the-commits",
+        ),
     )
 
     def __init__(self, context: FileContext) -> None:
@@ -239,6 +270,8 @@ def register(conn, user, notify):
         if _is_commit(node):
             state.commits.append((context.order, node))
             return
+        if _is_write(node):
+            state.writes.append(context.order)
         enqueue = context.enqueue(node)
         if enqueue is not None and context.transaction is None:
             state.enqueues.append(
@@ -247,6 +280,8 @@ def register(conn, user, notify):
 
     def _check(self, state: _FunctionState) -> None:
         for pending in state.enqueues:
+            if _committed_before(pending, state):
+                continue
             commit = self._first_commit_after(pending, state)
             if commit is not None:
                 self._report(pending, commit)
@@ -278,6 +313,22 @@ def register(conn, user, notify):
             )
 
         self.report(pending.node, message, requires=enqueue.requires, statement=pending.statement)
+
+
+def _committed_before(pending: _PendingEnqueue, state: _FunctionState) -> bool:
+    """A commit comes earlier in the function and nothing is written between
+    it and the enqueue: what the job reads is committed already, and a later
+    commit is for later writes."""
+    before = [order for order, _ in state.commits if order < pending.order]
+    if not before:
+        return False
+    last = max(before)
+    return not any(last < order < pending.order for order in state.writes)
+
+
+def _is_write(node: cst.Call) -> bool:
+    func = node.func
+    return isinstance(func, cst.Attribute) and func.attr.value in DATABASE_WRITE_METHODS
 
 
 def _is_commit(node: cst.Call) -> bool:
