@@ -34,6 +34,7 @@ DEFAULT_TEST_PATHS: tuple[str, ...] = (
     "testing/",
     "test_*.py",
     "*_test.py",
+    "test.py",
     "tests.py",
     "conftest.py",
     "migrations/",

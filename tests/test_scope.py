@@ -209,7 +209,8 @@ def test_fix_leaves_test_code_alone(run: Run, tmp_path: Path) -> None:
         ("pkg/latest.py", False),
         ("pkg/contest/views.py", False),
         ("pkg/tasks.py", False),
-        ("pkg/test.py", False),
+        ("pkg/test.py", True),
+        ("pkg/testdata.py", False),
     ],
 )
 def test_default_test_paths(path: str, is_test: bool, tmp_path: Path) -> None:
