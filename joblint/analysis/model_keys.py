@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from joblint.analysis.names import last_name
 from joblint.knowledge import locks
 
 UniqueKey = tuple[str, ...]
@@ -63,14 +64,6 @@ def _assignments(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression]]:
         yield stmt.target.value, stmt.value
 
 
-def _last_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
-
-
 def _is_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
@@ -84,7 +77,7 @@ def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
 
 def _field_keys(name: str, call: cst.Call, primary: list[str]) -> Iterator[UniqueKey]:
     """A field declared in the class body: `code = CharField(unique=True)`."""
-    kind = _last_name(call.func)
+    kind = last_name(call.func)
     if kind in locks.COMPOSITE_KEY_CLASSES:
         yield _strings(call.args)
         return
@@ -138,7 +131,7 @@ def _constraint_keys(node: cst.BaseExpression) -> Iterator[UniqueKey]:
     for element in _elements(node) or []:
         if not isinstance(element, cst.Call):
             continue
-        if _last_name(element.func) not in locks.UNIQUE_CONSTRAINT_CLASSES:
+        if last_name(element.func) not in locks.UNIQUE_CONSTRAINT_CLASSES:
             continue
         if _keyword(element, locks.PARTIAL_CONSTRAINT_KEYWORD) is not None:
             continue

@@ -77,6 +77,15 @@ def dotted_parts(node: cst.BaseExpression) -> list[str] | None:
     return parts
 
 
+def last_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` -> "c", `c` -> "c"; None for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
 def dotted_text(node: cst.BaseExpression) -> str | None:
     parts = dotted_parts(node)
     return ".".join(parts) if parts is not None else None

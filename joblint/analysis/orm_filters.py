@@ -23,7 +23,7 @@ from enum import Enum
 import libcst as cst
 
 from joblint.analysis.chains import Link
-from joblint.analysis.names import Resolver
+from joblint.analysis.names import Resolver, last_name
 from joblint.knowledge import locks
 
 
@@ -80,7 +80,7 @@ def chain_model(links: Sequence[Link], resolver: Resolver | None) -> str | None:
     if first.method in locks.ENTITY_CALLS:
         return _entity(call, resolver)
     receiver = call.func.value
-    if isinstance(receiver, cst.Call) and _last_name(receiver.func) in locks.ENTITY_CALLS:
+    if isinstance(receiver, cst.Call) and last_name(receiver.func) in locks.ENTITY_CALLS:
         return _entity(receiver, resolver)
     return _class_name(resolver.qualified_name(receiver), drop_attribute=True)
 
@@ -97,7 +97,7 @@ def _entity(call: cst.Call, resolver: Resolver) -> str | None:
 
 
 def _is_class_like(node: cst.BaseExpression) -> bool:
-    last = _last_name(node)
+    last = last_name(node)
     return last is not None and last[:1].isupper()
 
 
@@ -110,14 +110,6 @@ def _class_name(qualname: str | None, *, drop_attribute: bool) -> str | None:
     if drop_attribute and len(parts) > 1 and not parts[-1][:1].isupper():
         parts = parts[:-1]
     return ".".join(parts) if parts[-1][:1].isupper() else None
-
-
-def _last_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
 
 
 # --- conditions ------------------------------------------------------------------------
@@ -181,7 +173,7 @@ def _call_condition(
     if isinstance(func, cst.Attribute) and func.attr.value in locks.COLUMN_OPERATOR_METHODS:
         yield _OTHER
         return
-    name = _last_name(func)
+    name = last_name(func)
     if name in locks.Q_NAMES or name in locks.AND_FUNCTIONS:
         yield from _arguments(node.args, model, resolver)
     elif name in locks.OR_FUNCTIONS:
@@ -237,7 +229,7 @@ def _column_model(column: cst.BaseExpression, resolver: Resolver | None) -> str 
 
 def _is_column_reference(node: cst.BaseExpression) -> bool:
     """`F("other")`, `OuterRef("pk")`: another column, not a value."""
-    return isinstance(node, cst.Call) and _last_name(node.func) in locks.COLUMN_REFERENCE_CALLS
+    return isinstance(node, cst.Call) and last_name(node.func) in locks.COLUMN_REFERENCE_CALLS
 
 
 def is_constant(node: cst.BaseExpression) -> bool:
