@@ -191,9 +191,9 @@ def prefilter_rate(corpus: Path) -> tuple[int, float, float]:
     default rules: the files the prefilter and its AST checks pass (the second
     pass, driven by the project's task names, adds none in corpora without
     job code)."""
-    from joblint.prefilter import Prefilter
+    from joblint.pipeline.screen.prefilter import Prefilter
+    from joblint.pipeline.screen.verdicts import screen_source
     from joblint.registry import select_codes
-    from joblint.screen import screen_source
 
     codes = select_codes(["ALL"], [], [], preview=False)
     prefilter = Prefilter(codes, [], project_facts=True)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from joblint.config import Config
-from joblint.files import discover
+from joblint.pipeline.discover import discover
 
 
 @dataclass(frozen=True, slots=True)

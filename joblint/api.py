@@ -9,21 +9,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from joblint.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
 from joblint.config import Config, lint_options
-from joblint.files import Discovery, discover, module_name
 from joblint.knowledge.tokens import SETTINGS_READERS
 from joblint.models import FileResult, Finding
-from joblint.prefilter import Prefilter
-from joblint.progress import SKIPPED
-from joblint.project import (
+from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
+from joblint.pipeline.discover import Discovery, discover, module_name
+from joblint.pipeline.project import (
     ProjectSettings,
     candidate_modules,
     job_names,
     wanted_names,
 )
-from joblint.registry import select_codes
-from joblint.runner import (
+from joblint.pipeline.project.scope import TestCode, settle_scoped
+from joblint.pipeline.report.progress import SKIPPED
+from joblint.pipeline.schedule.workers import (
     MIN_FILES_FOR_POOL,
     Job,
     WorkerPool,
@@ -31,10 +30,11 @@ from joblint.runner import (
     screen_sources,
     worker_count,
 )
-from joblint.scope import TestCode, settle_scoped
-from joblint.screen import Screener, Screening, digest
+from joblint.pipeline.screen.prefilter import Prefilter
+from joblint.pipeline.screen.verdicts import Screener, Screening, digest
+from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
+from joblint.registry import select_codes
 from joblint.settings import LintSettings, ModuleInfo
-from joblint.source import UNPARSEABLE, SourceError, unparseable_result
 
 if TYPE_CHECKING:
     import pathspec
@@ -55,7 +55,7 @@ class RunResult:
     results: list[FileResult] = field(default_factory=list)
     context: list[FileResult] = field(default_factory=list)
     settings: ProjectSettings | None = None
-    # Findings in test code and migrations that were not reported (joblint.scope).
+    # Findings in test code and migrations that were not reported (joblint.pipeline.project.scope).
     hidden_in_tests: int = 0
 
 
@@ -133,7 +133,7 @@ class RunOptions:
     jobs: int = 1  # worker processes; 0 = one per CPU
     cache: bool = False
     use_prefilter: bool = True
-    # Progress callback, once per file: joblint.progress.SKIPPED, CACHED or CHECKED.
+    # Progress callback, once per file: joblint.pipeline.report.progress.SKIPPED, CACHED or CHECKED.
     on_file: Callable[[str], None] | None = None
     on_total: Callable[[int], None] | None = None  # the number of files, once known
 
@@ -477,7 +477,7 @@ def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
     selector = _Selector(config)
     path = Path(filename)
     name, is_package = module_name(path) if path.exists() else (path.stem, False)
-    from joblint.engine import lint_source
+    from joblint.pipeline.lint import lint_source
 
     result = lint_source(
         display_path(path), text, selector.settings_for(path), ModuleInfo(name, is_package)
@@ -488,7 +488,7 @@ def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
 
 
 def test_code(config: Config) -> TestCode:
-    """What counts as test code in this run (joblint.scope)."""
+    """What counts as test code in this run (joblint.pipeline.project.scope)."""
     return TestCode(config.root, config.all_test_paths)
 
 
@@ -520,7 +520,7 @@ def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], li
     name, is_package = module_name(path)
     others = [r for r in run.results if r.path != shown] + run.context
     tests = test_code(config)
-    from joblint.engine import lint_source
+    from joblint.pipeline.lint import lint_source
 
     def relint(data: bytes) -> list[Finding]:
         result = lint_source(shown, data, settings, ModuleInfo(name, is_package))

@@ -19,14 +19,14 @@ from typing import Any, TextIO
 
 import click
 
-from joblint import __version__, integrations, progress
+from joblint import __version__, integrations
 from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text
 from joblint.config import Config, ConfigError, load
-from joblint.identity import SourceLines
 from joblint.models import Finding
+from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderers, rich_console
+from joblint.pipeline.report.identity import SourceLines
+from joblint.pipeline.report.safe import displayable, terminal
 from joblint.registry import catalog, lookup
-from joblint.report import FORMATS, Output, console_for, renderers, rich_console
-from joblint.report.safe import displayable, terminal
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # LibCST's traversal is recursive; deeply nested generated code needs headroom.
@@ -123,7 +123,7 @@ def main() -> None:
     help="Record the current findings in this baseline file, then exit.",
 )
 @click.option("--baseline-prune", is_flag=True, help="Remove fixed findings from the baseline.")
-# --- issue 10: fixes (joblint.autofix) ---
+# --- issue 10: fixes (joblint.pipeline.fix.run) ---
 @click.option("--fix", is_flag=True, help="Apply fixes, rewriting the files in place.")
 @click.option(
     "--diff", "show_diff", is_flag=True, help="Print fixes as a unified diff; write nothing."
@@ -235,7 +235,7 @@ def check(
     sys.exit(status)
 
 
-# --- issue 10: fixes (joblint.autofix) ---
+# --- issue 10: fixes (joblint.pipeline.fix.run) ---
 
 
 def _plural(count: int) -> str:
@@ -252,7 +252,7 @@ def _fix(
 ) -> tuple[int, str, bytes | None]:
     """Apply (or with `diff`, print and exit) the fixes: how many, the summary
     line, and for standard input its fixed source (to write to stdout)."""
-    from joblint.autofix import fix_run, fix_stdin, summary, unified_diff
+    from joblint.pipeline.fix.run import fix_run, fix_stdin, summary, unified_diff
 
     if stdin_source is not None:
         outcome = fix_stdin(config, run, stdin_source, unsafe)
@@ -280,13 +280,13 @@ def _fix(
     return len(outcome.fixed), summary(outcome, run, unsafe, _plural), source
 
 
-# --- issue 11: baselines (joblint.baseline, joblint.integrations) ---
+# --- issue 11: baselines (joblint.integrations.baseline, joblint.integrations) ---
 
 
 def _write_baseline(
     path: Path, run: RunResult, lines: SourceLines, changes: integrations.Changes | None
 ) -> None:
-    from joblint.baseline import write
+    from joblint.integrations.baseline import write
 
     if changes is not None:
         _fail("--write-baseline records the whole project's findings: drop --diff-from")
@@ -347,8 +347,8 @@ class _SourceCache:
 
     @cache  # noqa: B019 - one instance per run
     def lines(self, path: str) -> list[str] | None:
-        from joblint.report.safe import source_lines
-        from joblint.source import SourceError, decode
+        from joblint.pipeline.report.safe import source_lines
+        from joblint.pipeline.source import SourceError, decode
 
         try:
             data = (
@@ -448,7 +448,7 @@ def rules(output_format: str, color: str) -> None:
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 def clean(config_file: Path | None, isolated: bool) -> None:
     """Remove the result cache of the current project."""
-    from joblint.cache import clear
+    from joblint.pipeline.cache import clear
 
     try:
         directory = cache_directory(load(config_file, isolated))

@@ -19,9 +19,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from joblint.globs import GlobPatterns
 from joblint.knowledge import locks
 from joblint.registry import find, is_known_selector
-from joblint.scope import DEFAULT_TEST_PATHS
 from joblint.settings import Options, RuleOptionValue
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
@@ -44,6 +44,19 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".pytest_cache",
 )
 CONFIG_NAMES = (".joblint.toml", "joblint.toml")
+# What counts as test code (`test-paths`): gitignore patterns relative to the
+# project root. Test code and migrations get no JL1-JL6 findings by default.
+DEFAULT_TEST_PATHS: tuple[str, ...] = (
+    "tests/",
+    "test/",
+    "testing/",
+    "test_*.py",
+    "*_test.py",
+    "test.py",
+    "tests.py",
+    "conftest.py",
+    "migrations/",
+)
 
 
 class ConfigError(Exception):
@@ -77,7 +90,7 @@ class Config:
     celery_django_task: bool = False
     # Issue 10: per-rule options, (code, key, value), from `[tool.joblint.rules.<code>]`.
     rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
-    # Report JL1-JL6 findings in test code and migrations too (see joblint.scope).
+    # Report JL1-JL6 findings in test code and migrations too (see joblint.pipeline.project.scope).
     include_tests: bool = False
     # Django database aliases that take no writes (replicas).
     read_only_databases: tuple[str, ...] = ()
@@ -130,7 +143,6 @@ def _path(where: str, key: str, value: Any) -> str:
 def _globs(where: str, key: str, value: Any) -> tuple[str, ...]:
     """gitignore-style patterns: an invalid one is this key's error, not a crash later."""
     patterns = _string_list(where, key, value)
-    from joblint.files import GlobPatterns
 
     for pattern in patterns:
         try:

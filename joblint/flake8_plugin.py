@@ -1,7 +1,7 @@
 """flake8 plugin: joblint's findings in flake8 runs (`JL` codes).
 
 Registered as the `flake8.extension` entry point `JL`. Each file is linted on
-its own with `joblint.engine.lint_source` (flake8's AST is not used: joblint
+its own with `joblint.pipeline.lint.lint_source` (flake8's AST is not used: joblint
 parses with LibCST) and its pending findings are settled with this file's facts
 only: findings that need other files' facts (a task defined elsewhere, Celery
 settings in another module) are the CLI's job. Rule selection and options come
@@ -19,11 +19,12 @@ from pathlib import Path
 from joblint import __version__
 from joblint.analysis.context import Options
 from joblint.config import Config, ConfigError, load
-from joblint.engine import LintSettings, ModuleInfo, lint_source
-from joblint.files import module_name
-from joblint.project import ProjectSettings
+from joblint.pipeline.discover import module_name
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.project import ProjectSettings
+from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.registry import select_codes
-from joblint.scope import TestCode, settle_scoped
+from joblint.settings import LintSettings, ModuleInfo
 
 Error = tuple[int, int, str, type]
 

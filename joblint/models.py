@@ -223,7 +223,7 @@ class FileFacts:
     # module's test mirrors, a router's read-only aliases).
     read_only_databases: tuple[str, ...] = ()
     # Settings modules this file names as its project's (an entry point:
-    # `manage.py`, `wsgi.py`, a Celery app): see joblint.settings_scope.
+    # `manage.py`, `wsgi.py`, a Celery app): see joblint.pipeline.project.settings_scope.
     loads_settings: tuple[str, ...] = ()
     # Module-level names bound to a call (`processor = Processor()`): qualname ->
     # the callee's qualname, so that an instance of a project class is known
@@ -245,5 +245,5 @@ class FileResult:
     # Whether the file was read and parsed (False for JL001 files).
     parsed: bool = True
     # Lines (first, last) of the functions this file's migrations run with
-    # `RunPython(...)`: one-off code, reported like test code (joblint.scope).
+    # `RunPython(...)`: one-off code, reported like test code (joblint.pipeline.project.scope).
     one_off: tuple[tuple[int, int], ...] = ()

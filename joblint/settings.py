@@ -1,6 +1,6 @@
 """The plain settings the config, cache and engine layers share.
 
-Kept apart from `joblint.engine` and `joblint.analysis.context` (which import
+Kept apart from `joblint.pipeline.lint` and `joblint.analysis.context` (which import
 LibCST) so that reading the configuration and looking results up in the cache
 never import the parser: a run whose results all come from the cache doesn't
 need it at all.

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from joblint.analysis.context import Options
-from joblint.config import lint_options, parse_table
-from joblint.engine import LintSettings, ModuleInfo, lint_source
+from joblint.config import DEFAULT_TEST_PATHS, lint_options, parse_table
 from joblint.models import Finding
-from joblint.project import ProjectSettings
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.project import ProjectSettings
+from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule, Valid
-from joblint.scope import DEFAULT_TEST_PATHS, TestCode, settle_scoped
+from joblint.settings import LintSettings, ModuleInfo
 
 EXAMPLE_MODULE = "app.example"
 EXAMPLE_PATH = "app/example.py"
@@ -106,7 +107,7 @@ def check(case: Case) -> list[str]:
 
 def fix_example(rule: type[Rule], example: Invalid, findings: list[Finding] | None = None) -> str:
     """The example's code after the fix loop, unsafe fixes included."""
-    from joblint.fix import fix_file
+    from joblint.pipeline.fix.apply import fix_file
 
     def relint(data: bytes) -> list[Finding]:
         found = lint_example(rule, example, data.decode())

@@ -17,10 +17,12 @@ import libcst as cst
 import pytest
 from conftest import ENQUEUE_IN_ATOMIC, Run, write
 
-from joblint import budget, engine
-from joblint.engine import LintSettings, lint_source
 from joblint.models import FileResult
+from joblint.pipeline import lint as engine
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.source import budget
 from joblint.registry import rule_by_code
+from joblint.settings import LintSettings
 
 ALL = LintSettings(frozenset(rule_by_code()) | {"JL001"})
 TOKEN = b"\nsend.delay(1)\n"  # a job token, so the CLI's prefilter keeps the file
@@ -329,8 +331,9 @@ def test_symlink_loops(run: Run, tmp_path: Path) -> None:
 
 
 def test_file_disappearing_after_discovery(tmp_path: Path) -> None:
-    from joblint import api, files
+    from joblint import api
     from joblint.config import Config
+    from joblint.pipeline import discover as files
 
     write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC, "b.py": ENQUEUE_IN_ATOMIC})
     real = files.discover
@@ -352,7 +355,7 @@ def test_file_disappearing_after_discovery(tmp_path: Path) -> None:
 
 
 def test_deep_thread_reraises_nests_and_restores_the_limit() -> None:
-    from joblint import deep
+    from joblint.pipeline.source import deep
 
     def recurse(n: int) -> int:
         return 0 if n == 0 else 1 + recurse(n - 1)

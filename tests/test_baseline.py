@@ -7,8 +7,8 @@ from pathlib import Path
 
 from conftest import ENQUEUE_IN_ATOMIC, Run, write
 
-from joblint.identity import identities, normalise
 from joblint.models import Finding, Span
+from joblint.pipeline.report.identity import identities, normalise
 
 SECOND_CALL = "        send_receipt.delay(order.pk)\n"
 

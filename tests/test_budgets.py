@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 import joblint
-from joblint import budget
 from joblint.analysis import sql
-from joblint.engine import LintSettings, lint_source
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.source import budget
 from joblint.registry import rule_by_code
+from joblint.settings import LintSettings
 
 try:  # Python 3.11+
     from re import _constants as sre_constants
@@ -81,7 +82,8 @@ def _nested_repeat(items: Any, inside: bool) -> bool:
 
 def test_no_unreviewed_nested_quantifiers() -> None:
     patterns = _patterns()
-    assert "joblint.budget._TOKEN" in patterns and "joblint.suppressions._JOBLINT" in patterns
+    assert "joblint.pipeline.source.budget._TOKEN" in patterns
+    assert "joblint.suppressions._JOBLINT" in patterns
     nested = set()
     for name, pattern in patterns.items():
         source = pattern.pattern
@@ -97,7 +99,8 @@ def test_no_unreviewed_nested_quantifiers() -> None:
 _ADVERSARIAL = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
-from joblint import budget, suppressions
+from joblint import suppressions
+from joblint.pipeline.source import budget
 from joblint.analysis import sql
 n = 200_000
 suppressions.parse("x = 1  " + "# joblint: ignore[" * n + "\n" + "# noqa: A1, " * n, 1)

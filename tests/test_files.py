@@ -25,9 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from joblint import files
 from joblint.config import DEFAULT_EXCLUDE, Config
-from joblint.files import Discovery, GlobPatterns, _plain_name, discover, module_name
+from joblint.globs import GlobPatterns, _plain_name
+from joblint.pipeline import discover as files
+from joblint.pipeline.discover import Discovery, discover, module_name
 
 # --------------------------------------------------------------------------
 # The implementation this module replaced (commit 09d993f), as the oracle.
@@ -279,7 +280,7 @@ def test_no_pathspec_import_for_plain_names(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("")
     code = (
         "import sys; from pathlib import Path; from joblint.config import Config; "
-        "from joblint.files import discover; "
+        "from joblint.pipeline.discover import discover; "
         "found = discover([Path('.')], Config(root=Path.cwd())); "
         "print([str(p) for p in found.files], 'pathspec' in sys.modules); "
         "discover([Path('.')], Config(root=Path.cwd(), extend_exclude=('*.pyi',))); "

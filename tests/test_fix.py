@@ -21,13 +21,14 @@ from hypothesis import strategies as st
 
 from joblint.analysis.context import Options
 from joblint.cli import main
-from joblint.engine import LintSettings, ModuleInfo, lint_source
-from joblint.fix import FixError, applicable, apply_edits, fix_file, write_atomic
 from joblint.models import Edit, Finding, Fix, Span
-from joblint.project import ProjectSettings, settle
+from joblint.pipeline.fix.apply import FixError, applicable, apply_edits, fix_file, write_atomic
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.project import ProjectSettings, settle
 from joblint.registry import all_rules
 from joblint.rule import Invalid, Rule
 from joblint.rules.retry_without_jitter import backoff_shape
+from joblint.settings import LintSettings, ModuleInfo
 from joblint.testing import EXAMPLE_PATH, fix_example, lint_example
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,7 +335,7 @@ def test_write_keeps_mode_bits_and_refuses_changed_files(tmp_path: Path) -> None
 _SLOW_WRITER = """
 import os, sys, time
 from pathlib import Path
-import joblint.fix as fix
+import joblint.pipeline.fix.apply as fix
 
 ready = Path(sys.argv[2])
 real_fsync = os.fsync

@@ -13,8 +13,8 @@ import pytest
 from conftest import ENQUEUE_IN_ATOMIC, Run, write
 
 from joblint.models import Finding, Span
+from joblint.pipeline.report import junit
 from joblint.registry import BUILTIN_CODES, all_rules
-from joblint.report import junit
 
 SCHEMAS = Path(__file__).resolve().parents[1].parent / "shared" / "schemas"
 

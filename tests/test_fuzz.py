@@ -19,10 +19,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from joblint.analysis import sql
-from joblint.engine import LintSettings, lint_source
 from joblint.models import FileResult, Finding
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.report.safe import source_lines
 from joblint.registry import rule_by_code
-from joblint.report.safe import source_lines
+from joblint.settings import LintSettings
 
 ALL = LintSettings(frozenset(rule_by_code()) | {"JL001"})
 PRELUDES = st.sampled_from(["", ENQUEUE_IN_ATOMIC, "import celery\nfrom rq import Queue\n"])

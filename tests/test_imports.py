@@ -56,7 +56,7 @@ def run_snippet(snippet: str, cwd: Path) -> tuple[list[str], str]:
 
 def test_the_check_sees_heavy_imports(tmp_path: Path) -> None:
     # The engine needs LibCST: were this empty, the tests below would prove nothing.
-    assert "libcst" in heavy_imports("import joblint.engine", tmp_path)
+    assert "libcst" in heavy_imports("import joblint.pipeline.lint", tmp_path)
     assert "joblint.rules.enqueue_in_transaction" in heavy_imports(
         "from joblint.registry import all_rules; all_rules()", tmp_path
     )
@@ -93,7 +93,7 @@ def test_registry_selection_is_light(tmp_path: Path) -> None:
 def test_cache_round_trip_is_light(tmp_path: Path) -> None:
     snippet = """
     from pathlib import Path
-    from joblint.cache import ResultCache, entry_key
+    from joblint.pipeline.cache import ResultCache, entry_key
     from joblint.models import FileResult, Finding, Span
     from joblint.settings import LintSettings, ModuleInfo
 
@@ -109,8 +109,8 @@ def test_cache_round_trip_is_light(tmp_path: Path) -> None:
 def test_settling_without_pending_findings_or_facts_is_light(tmp_path: Path) -> None:
     snippet = """
     from joblint.models import FileResult, Finding, Span
-    from joblint.project import ProjectSettings, candidate_modules, job_names, settle
-    from joblint.project import wanted_names
+    from joblint.pipeline.project import ProjectSettings, candidate_modules, job_names, settle
+    from joblint.pipeline.project import wanted_names
     from joblint.registry import select_codes
 
     finding = Finding("JL101", "enqueue-in-transaction", "m", "a.py", Span(1, 1, 1, 2))
@@ -127,7 +127,7 @@ def test_default_text_report_is_light(tmp_path: Path) -> None:
     snippet = """
     import io
     from joblint.models import Finding, Span
-    from joblint.report import Output, console_for, renderers
+    from joblint.pipeline.report import Output, console_for, renderers
 
     finding = Finding("JL101", "enqueue-in-transaction", "m", "a.py", Span(1, 1, 1, 2), "help")
     for fmt in ("full", "concise"):
@@ -140,7 +140,15 @@ def test_default_text_report_is_light(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["baseline", "identity", "integrations", "changed", "progress", "suppressions"]
+    "module",
+    [
+        "integrations.baseline",
+        "pipeline.report.identity",
+        "integrations",
+        "integrations.changed",
+        "pipeline.report.progress",
+        "suppressions",
+    ],
 )
 def test_cli_helpers_import_light(module: str, tmp_path: Path) -> None:
     assert heavy_imports(f"import joblint.{module}", tmp_path) == []

@@ -17,8 +17,8 @@ from conftest import ENQUEUE_IN_ATOMIC, Run, write
 from rich.console import Console
 
 from joblint.models import Finding, Span
-from joblint.report import FORMATS, Output, console_for, renderers, rich_console
-from joblint.report.safe import (
+from joblint.pipeline.report import FORMATS, Output, console_for, renderers, rich_console
+from joblint.pipeline.report.safe import (
     displayable,
     source_lines,
     terminal,

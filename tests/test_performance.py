@@ -12,11 +12,14 @@ import libcst as cst
 import pytest
 from conftest import Run, write
 
-from joblint import engine, runner
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
+from joblint.pipeline import lint as engine
+from joblint.pipeline import source
+from joblint.pipeline.schedule import workers as runner
 from joblint.registry import all_rules
 from joblint.rule import Invalid
+from joblint.settings import LintSettings, ModuleInfo
 from joblint.testing import EXAMPLE_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,9 +264,9 @@ def test_screening_is_remembered_and_a_damaged_record_is_recomputed(
     (record,) = (tmp_path / ".joblint_cache").glob("screen-*.json")
     assert json.loads(record.read_text())  # one entry per file content
     syntax_checks: list[str] = []
-    real = engine.syntax_check
+    real = source.syntax_check
 
-    def counting(path: str, data: bytes, settings: engine.LintSettings) -> object:
+    def counting(path: str, data: bytes, settings: LintSettings) -> object:
         syntax_checks.append(path)
         return real(path, data, settings)
 
@@ -298,10 +301,10 @@ def test_a_worker_hands_back_the_memory_of_a_large_file() -> None:
     results are those of the files, whatever the trimming does."""
     body = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(4000))
     assert len(body) > runner.BIG_FILE
-    settings = engine.LintSettings(frozenset({"JL001", "JL101"}))
+    settings = LintSettings(frozenset({"JL001", "JL101"}))
     jobs = [
-        runner.Job("big.py", body.encode(), settings, engine.ModuleInfo("big")),
-        runner.Job("bad.py", b"def f(:\n", settings, engine.ModuleInfo("bad")),
+        runner.Job("big.py", body.encode(), settings, ModuleInfo("big")),
+        runner.Job("bad.py", b"def f(:\n", settings, ModuleInfo("bad")),
     ]
     big, bad = runner._run_chunk(jobs)
     assert big.parsed and big.findings == ()
@@ -418,8 +421,8 @@ def test_the_ast_checks_walk_only_lines_naming_sleep_without_changing_verdicts(
 ) -> None:
     """Pruning the walk to the lines that name `sleep` (or its import alias)
     gives the checks what the full walk gives."""
-    from joblint import confirm
-    from joblint.source import quiet_ast_parse
+    from joblint.pipeline.screen import ast_checks as confirm
+    from joblint.pipeline.source import quiet_ast_parse
 
     tree = quiet_ast_parse(source)
     full = confirm._scan(tree, _Everywhere())  # type: ignore[arg-type]
@@ -437,8 +440,8 @@ def test_the_cache_is_bounded(tmp_path: Path) -> None:
     import hashlib
     import os
 
-    from joblint.cache import ResultCache
     from joblint.models import FileResult
+    from joblint.pipeline.cache import ResultCache
 
     cache = ResultCache(tmp_path / "cache")
     assert cache.prune_if_full(keep=1) == 0  # nothing written: nothing looked at
@@ -456,7 +459,7 @@ def test_the_cache_is_bounded(tmp_path: Path) -> None:
 def test_old_screening_records_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from joblint.cache import MAX_SCREENINGS
+    from joblint.pipeline.cache import MAX_SCREENINGS
 
     write(tmp_path, {"plain.py": "x = 1\n"})
     cache = tmp_path / ".joblint_cache"
@@ -476,7 +479,7 @@ def test_old_screening_records_are_pruned(tmp_path: Path, monkeypatch: pytest.Mo
 def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
     """Four cold runs on one cache at the same moment: the same findings from
     each, every entry a complete one, and a warm run after them agrees."""
-    from joblint.cache import decode as decode_entry
+    from joblint.pipeline.cache import decode as decode_entry
 
     files = {f"pkg/m{i}.py": f"def f{i}(x):\n    return x * {i}\n" for i in range(30)}
     for i in range(6):

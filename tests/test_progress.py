@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-from joblint import progress
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
+from joblint.pipeline.report import progress
 
 
 def test_every_file_is_counted_once_with_what_happened_to_it(

@@ -8,9 +8,9 @@ import libcst as cst
 import pytest
 from conftest import write
 
-from joblint import engine
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
+from joblint.pipeline import lint as engine
 
 PROJECT = {
     "core/__init__.py": "",

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import ENQUEUE_IN_ATOMIC, Run, write
 
-from joblint.scope import DEFAULT_TEST_PATHS, TestCode
+from joblint.config import DEFAULT_TEST_PATHS
+from joblint.pipeline.project.scope import TestCode
 
 
 def _paths(result_stdout: str) -> list[str]:

@@ -10,7 +10,7 @@ from conftest import write
 
 from joblint.api import lint_paths
 from joblint.config import Config
-from joblint.settings_scope import project_directory
+from joblint.pipeline.project.settings_scope import project_directory
 
 ORM_BROKER = "Q_CLUSTER = {'name': 'shop', 'orm': 'default'}\n"
 ENQUEUE = """from django.db import transaction

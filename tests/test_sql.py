@@ -21,8 +21,9 @@ from joblint.analysis.sql import (
     statements,
     static_sql,
 )
-from joblint.engine import LintSettings, ModuleInfo, lint_source
 from joblint.knowledge.locks import TRY_ADVISORY_FUNCTIONS
+from joblint.pipeline.lint import lint_source
+from joblint.settings import LintSettings, ModuleInfo
 
 JL4 = LintSettings(frozenset({"JL401", "JL402", "JL403", "JL404"}))
 

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from joblint.analysis.context import Options
-from joblint.engine import LintSettings, ModuleInfo, lint_source
-from joblint.project import settle
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.project import settle
+from joblint.settings import LintSettings, ModuleInfo
 
 CODES = LintSettings(frozenset({"JL101", "JL102"}), Options())
 

@@ -7,9 +7,10 @@ from pathlib import Path
 from conftest import Run, write
 
 from joblint.analysis.context import Options
-from joblint.engine import LintSettings, ModuleInfo, lint_source
-from joblint.project import ProjectSettings, settle
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.project import ProjectSettings, settle
 from joblint.registry import select_codes
+from joblint.settings import LintSettings, ModuleInfo
 
 HEADER = """from django.db import transaction
 from .tasks import send

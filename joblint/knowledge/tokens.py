@@ -31,7 +31,7 @@ class Trigger:
     patterns: tuple[str, ...] = ()
     # The method is an ordinary word: also needs a job library or task name.
     gated: bool = False
-    # A check on Python's AST that must confirm the trigger (`joblint.confirm`).
+    # A check on Python's AST that must confirm the trigger (`joblint.pipeline.screen.ast_checks`).
     confirm: str = ""
     # Further groups of anchors, one of each must occur too (before any pattern).
     also: tuple[tuple[str, ...], ...] = ()
@@ -242,7 +242,7 @@ _DATABASES = jobs.DATABASES_SETTING.lower()
 PROJECT_FACTS: tuple[Trigger, ...] = (
     Trigger(("celery", "broker", "time_limit", "visibility_timeout", "countdown", "q_cluster")),
     # Entry points naming the settings module their project loads: settings
-    # apply to that project's files only (joblint.settings_scope).
+    # apply to that project's files only (joblint.pipeline.project.settings_scope).
     Trigger((jobs.SETTINGS_MODULE_VARIABLE.lower(), jobs.CONFIG_FROM_OBJECT_METHOD)),
     # Databases that take no writes: a test mirror in DATABASES, a router.
     Trigger((jobs.DATABASE_MIRROR_KEY.lower(),), (rf"(?m)^[ \t]*{_DATABASES}\s*[:=]",)),

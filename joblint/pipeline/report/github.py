@@ -9,8 +9,8 @@ escapes first: the annotations are printed in the job's log, a terminal.
 from __future__ import annotations
 
 from joblint.models import Finding
-from joblint.report import Output
-from joblint.report.safe import terminal_keeping_line_ends
+from joblint.pipeline.report import Output
+from joblint.pipeline.report.safe import terminal_keeping_line_ends
 
 
 def escape_data(value: str) -> str:

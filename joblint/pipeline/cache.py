@@ -97,7 +97,7 @@ def code_fingerprint() -> str:
 def entry_key(
     path: str, content: str, settings: LintSettings, module: ModuleInfo, kind: str = "lint"
 ) -> str:
-    """`content`: the file's content digest (`joblint.screen.digest`)."""
+    """`content`: the file's content digest (`joblint.pipeline.screen.verdicts.digest`)."""
     digest = hashlib.sha256()
     for part in (
         __version__,
@@ -172,7 +172,7 @@ class ResultCache:
 
 def prune_screenings(directory: Path, keep: int = MAX_SCREENINGS) -> int:
     """Drop all but the `keep` most recently written screening records
-    (`joblint.screen`): an upgrade or another rule selection starts a new one."""
+    (`joblint.pipeline.screen.verdicts`): an upgrade or another rule selection starts a new one."""
     return _keep_newest(directory.glob("screen-*.json"), keep)
 
 
@@ -212,7 +212,7 @@ def clear(directory: Path) -> int:
         with contextlib.suppress(OSError):
             path.unlink()
             removed += 1
-    for path in directory.glob("screen-*.json"):  # joblint.screen's records
+    for path in directory.glob("screen-*.json"):  # joblint.pipeline.screen.verdicts's records
         with contextlib.suppress(OSError):
             path.unlink()
     for sub in directory.iterdir():

@@ -21,13 +21,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from joblint import __version__, budget
-from joblint.cache import ensure_marker_files
-from joblint.confirm import confirmed
+from joblint import __version__
 from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
-from joblint.prefilter import Prefilter, defines_jobs, every_rule_or, has_project_facts
+from joblint.pipeline.cache import ensure_marker_files
+from joblint.pipeline.screen.ast_checks import confirmed
+from joblint.pipeline.screen.prefilter import (
+    Prefilter,
+    defines_jobs,
+    every_rule_or,
+    has_project_facts,
+)
+from joblint.pipeline.source import budget, quiet_ast_parse, syntax_check
 from joblint.settings import LintSettings
-from joblint.source import quiet_ast_parse, syntax_check
 
 # Files that may define a task whose call enqueues it (Huey's), on lower-cased bytes.
 ON_CALL_TASKS = re.compile(DEFINES_ON_CALL_TASKS.encode())
@@ -39,7 +44,7 @@ MAX_REMEMBERED = 200_000
 @dataclass(slots=True)
 class Screening:
     """A file's prefilter verdict, settled: triggers that need Python's AST
-    to confirm them (`joblint.confirm`) have been checked on it."""
+    to confirm them (`joblint.pipeline.screen.ast_checks`) have been checked on it."""
 
     wanted: bool
     # The rules worth running on it, if wanted (None: every selected rule).

@@ -1,6 +1,6 @@
 """GitLab Code Quality report (a JSON array, Code Climate issue subset).
 
-Fingerprints come from `joblint.identity`: stable across unrelated edits, so
+Fingerprints come from `joblint.pipeline.report.identity`: stable across unrelated edits, so
 merge request widgets show only findings that are really new or fixed. Paths
 are made relative to `CI_PROJECT_DIR` when GitLab sets it (GitLab expects
 repository-relative paths).
@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from joblint.identity import identities
 from joblint.models import Finding
-from joblint.report import Output
+from joblint.pipeline.report import Output
+from joblint.pipeline.report.identity import identities
 
 
 def _path(path: str) -> str:

@@ -6,7 +6,7 @@ metadata and code generation recurse in Python (the stdlib's own
 `pydoc_data/topics.py` exceeds the default limit of 1,000 frames). Parsing
 and analysing each file on a thread with `STACK_BYTES` of stack, with the
 recursion limit raised to `RECURSION_LIMIT` while any such thread runs, lets
-both go deep enough for every file `joblint.budget` lets through, and turns
+both go deep enough for every file `joblint.pipeline.source.budget` lets through, and turns
 anything deeper into a `RecursionError` the caller reports instead of a
 crash. The stack is virtual memory: pages are only used when touched.
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from joblint.models import Finding
-from joblint.report import Output
-from joblint.report.safe import terminal
+from joblint.pipeline.report import Output
+from joblint.pipeline.report.safe import terminal
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -1,7 +1,7 @@
 """Baselines: record today's findings, then report only new ones.
 
 `joblint check --write-baseline FILE` writes every finding's identity
-(`joblint.identity`: rule code, path, enclosing def/class, hash of the
+(`joblint.pipeline.report.identity`: rule code, path, enclosing def/class, hash of the
 normalised offending code, occurrence index: no line numbers) to FILE.
 `--baseline FILE` (or the `baseline` config key) hides exactly those findings.
 Baseline entries that no finding matches any more, in files this run checked
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from joblint.config import ConfigError
-from joblint.identity import SourceLines, identities
 from joblint.models import Finding
+from joblint.pipeline.report.identity import SourceLines, identities
 
 FORMAT_VERSION = 1
 Key = tuple[str, str, str, str, int]  # code, path, context, hash, occurrence

@@ -22,23 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from joblint.globs import GlobPatterns
 from joblint.models import FileResult, Finding
 
-if TYPE_CHECKING:  # joblint.files and joblint.project import the config layer, which imports this
-    from joblint.files import GlobPatterns
-    from joblint.project import ProjectSettings
+if TYPE_CHECKING:  # joblint.pipeline.project imports this module
+    from joblint.pipeline.project import ProjectSettings
 
-DEFAULT_TEST_PATHS: tuple[str, ...] = (
-    "tests/",
-    "test/",
-    "testing/",
-    "test_*.py",
-    "*_test.py",
-    "test.py",
-    "tests.py",
-    "conftest.py",
-    "migrations/",
-)
 
 # Codes reported in test code too: about the file itself, and its suppressions.
 EVERYWHERE_PREFIX = "JL0"
@@ -65,8 +54,6 @@ class TestCode:
         if not self._lines:
             return False
         if self._patterns is None:
-            from joblint.files import GlobPatterns
-
             self._patterns = GlobPatterns(self._lines)
         return self._patterns.match(_relative(Path(path), self.root))
 
@@ -98,7 +85,7 @@ def settle_scoped(
     """The run's findings. Production code is settled with production facts
     only; test code with every fact. Findings in test code and migrations are
     reported with `include_tests`, else only counted."""
-    from joblint.project import settle
+    from joblint.pipeline.project import settle
 
     production = [r for r in results if r.path not in tests]
     in_tests = [r for r in results if r.path in tests]

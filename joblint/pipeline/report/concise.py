@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from joblint.models import Finding
-from joblint.report import Output
-from joblint.report.safe import terminal
+from joblint.pipeline.report import Output
+from joblint.pipeline.report.safe import terminal
 
 
 def line(finding: Finding) -> str:

@@ -1,6 +1,6 @@
 """A file's bytes before LibCST: decoding, Python's own syntax check, JL001.
 
-Everything here is cheap and imports no LibCST: the prefilter's screening and
+Everything here but `parse` is cheap and imports no LibCST: the prefilter's screening and
 the syntax check of skipped files run in runs that never parse with LibCST
 (a warm run with one file touched), and the CLI's start-up must not pay for it.
 """
@@ -11,13 +11,18 @@ import ast
 import io
 import re
 import symtable
+import sys
 import tokenize
 import warnings
+from typing import TYPE_CHECKING
 
-from joblint import budget
 from joblint.models import FileResult, Finding, Span
+from joblint.pipeline.source import budget
 from joblint.registry import BUILTIN_CODES
 from joblint.settings import LintSettings
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 UNPARSEABLE = "JL001"
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
@@ -56,7 +61,7 @@ def decode(data: bytes) -> str:
 
 
 def checked_text(data: bytes) -> str:
-    """The decoded text, if it is within joblint's budgets (`joblint.budget`)."""
+    """The decoded text, if it is within joblint's budgets (`joblint.pipeline.source.budget`)."""
     over = budget.check_size(len(data))
     text = decode(data) if over is None else ""
     over = over or budget.check_shape(text)
@@ -126,12 +131,44 @@ def _python_parses(data: bytes) -> bool:
     return True
 
 
+def parse(text: str) -> cst.Module:
+    """The file's LibCST tree; a one-line `SourceError` when it has none."""
+    import libcst as cst  # here: screening and warm runs never parse with LibCST
+
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise _syntax_error(text, exc) from None
+    except RecursionError:
+        raise SourceError("too deeply nested to parse") from None
+    except Exception as exc:  # the parser's own failures: one line, never a traceback
+        raise SourceError(f"cannot parse: {type(exc).__name__}: {exc}") from None
+
+
+def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> SourceError:
+    """Python's own message and position where it has one: LibCST's are less precise."""
+    try:
+        quiet_ast_parse(text)
+    except SyntaxError as syntax:
+        return SourceError(
+            f"syntax error: {syntax.msg}", syntax.lineno or 1, max(1, syntax.offset or 1)
+        )
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    reason = exc.message.removeprefix("parser error: ")
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return SourceError(
+        f"LibCST cannot parse this file (Python {python} can): {reason}",
+        exc.raw_line,
+        exc.raw_column + 1,
+    )
+
+
 def _libcst_parses(data: bytes) -> bool:
     """LibCST parses grammars newer than the running Python's: a file joblint
     would lint fine is not JL001 because it was skipped. (Rare: LibCST is
     imported only here.)"""
-    from joblint import deep
-    from joblint.engine import parse
+    from joblint.pipeline.source import deep
 
     try:
         text = checked_text(data)

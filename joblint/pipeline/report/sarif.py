@@ -14,9 +14,9 @@ from typing import Any
 from urllib.parse import quote
 
 from joblint import DOCS_URL, PROJECT_URL, __version__
-from joblint.identity import identities
 from joblint.models import Finding
-from joblint.report import Output
+from joblint.pipeline.report import Output
+from joblint.pipeline.report.identity import identities
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "joblint/v1"

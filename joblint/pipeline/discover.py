@@ -1,6 +1,6 @@
 """Which files to lint: path expansion, excludes, .gitignore.
 
-Discovery is a large share of a warm run (issue #8), so the walk works on str
+Discovery is a large share of a warm run, so the walk works on str
 paths with `os.scandir`, resolves each directory once, builds a `Path` only for
 the files it returns, and matches plain-name patterns (all of the default
 excludes) with set lookups; pathspec is imported only for other patterns.
@@ -13,12 +13,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from joblint.config import Config
-
-if TYPE_CHECKING:
-    import pathspec
+from joblint.globs import GlobPatterns, valid_patterns
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -27,126 +25,6 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 class Discovery:
     files: list[Path] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-
-def _spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
-    import pathspec  # here, not at the top: it costs ~40 ms and most runs need no globs
-
-    return pathspec.GitIgnoreSpec.from_lines(lines)
-
-
-# Characters that make a pattern more than a plain name: glob syntax, escapes,
-# and the separator. Whitespace is left to pathspec too (trailing whitespace is
-# stripped unless escaped, and pathspec versions disagree about leading spaces).
-_GLOB_CHARS = frozenset("*?[]\\/")
-
-
-def _plain_name(pattern: str) -> tuple[str, bool] | None:
-    """`(name, directories only)` when `pattern` is a plain name, else None.
-
-    gitignore syntax: a pattern without a slash (but a trailing one) matches a
-    file or directory of that name at any depth, and everything below it; with
-    the trailing slash only a directory. pathspec compiles `name` to
-    `^(?:.+/)?name(?:/|$)` and `name/` to `^(?:.+/)?name/`: that is, `name` is a
-    component of the path, and for `name/` one followed by a slash. That exact
-    subset is what `GlobPatterns` matches by set membership; the equivalence is
-    checked against pathspec by tests/test_files.py.
-    """
-    name = pattern[:-1] if pattern.endswith("/") else pattern
-    if not name or name[0] in "!#" or any(c in _GLOB_CHARS or c.isspace() for c in name):
-        return None
-    return name, name != pattern
-
-
-def _is_null(line: str) -> bool:
-    """A blank or comment line: pathspec compiles it to nothing."""
-    stripped = line if line.endswith("\\ ") else line.rstrip()
-    return not stripped or stripped.startswith("#")
-
-
-def _normalize(candidate: str) -> str:
-    """What `pathspec.util.normalize_file` makes of a POSIX candidate."""
-    if candidate.startswith("/"):
-        return candidate[1:]
-    return candidate[2:] if candidate.startswith("./") else candidate
-
-
-class GlobPatterns:
-    """gitignore-syntax patterns; `match(c)` is `GitIgnoreSpec.match_file(c)`.
-
-    Plain names are set lookups, `*` (the joblint cache's .gitignore) matches
-    everything, and the rest goes to pathspec. The split is exact because with
-    no negation a path is matched when any one pattern matches; with a
-    negation ("!") order matters and everything goes to pathspec. Candidates
-    with a newline, empty, or starting with "/" once normalised (never built by
-    the walk) also go to pathspec: its regexes treat them specially (`.` does
-    not match a newline, `$` matches before one).
-    """
-
-    __slots__ = ("_any_depth", "_dir_names", "_everything", "_lines", "_names", "_rest", "_whole")
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self._lines = tuple(line for line in lines if not _is_null(line))
-        negated = any(line.lstrip().startswith("!") for line in self._lines)
-        names: set[str] = set()
-        dir_names: set[str] = set()
-        rest: list[str] = []
-        self._everything = False
-        for line in self._lines:
-            plain = None if negated else _plain_name(line)
-            if not negated and line in ("*", "**"):
-                self._everything = True
-            elif plain is None:
-                rest.append(line)
-            else:
-                (dir_names if plain[1] else names).add(plain[0])
-        self._names = frozenset(names)
-        self._dir_names = frozenset(dir_names)
-        self._any_depth = self._names | self._dir_names  # names that match as a parent
-        # Compiled now, as before: an invalid pattern raises here, not mid-walk.
-        self._rest = _spec(rest) if rest else None
-        self._whole = self._rest if len(rest) == len(self._lines) else None
-
-    def __bool__(self) -> bool:
-        return bool(self._lines)
-
-    def parts_hit(self, parents: Iterable[str]) -> bool:
-        """Whether a plain name matches one of `parents`, a candidate's directories."""
-        return not self._any_depth.isdisjoint(parents)
-
-    def match(self, candidate: str) -> bool:
-        """Whether `candidate` (a relative path, ending in "/" for a directory) is matched."""
-        path = _normalize(candidate)
-        if not path or path.startswith("/") or "\n" in path:
-            return self._whole_spec().match_file(candidate)
-        parts = path.split("/")
-        return self._plain_match(self.parts_hit(parts[:-1]), parts[-1], False) or (
-            self._rest is not None and self._rest.match_file(candidate)
-        )
-
-    def match_child(self, above: bool, prefix: str, name: str, is_dir: bool) -> bool:
-        """`match(prefix + name)` (plus "/" for a directory), for the walk.
-
-        `prefix` is "" or a relative directory ending in "/" and `above` is
-        `parts_hit` of its components, computed once per directory.
-        """
-        candidate = f"{prefix}{name}/" if is_dir else prefix + name
-        if "\n" in candidate:
-            return self.match(candidate)
-        return self._plain_match(above, name, is_dir) or (
-            self._rest is not None and self._rest.match_file(candidate)
-        )
-
-    def _plain_match(self, above: bool, last: str, is_dir: bool) -> bool:
-        # `last` is "" for a candidate ending in "/" (its name is then a parent).
-        return (
-            above or self._everything or last in self._names or (is_dir and last in self._dir_names)
-        )
-
-    def _whole_spec(self) -> pathspec.GitIgnoreSpec:
-        if self._whole is None:
-            self._whole = _spec(self._lines)
-        return self._whole
 
 
 def _join(directory: str, name: str) -> str:
@@ -189,7 +67,7 @@ class _Excludes:
 
     def __init__(self, config: Config, errors: list[str]) -> None:
         invalid: list[str] = []
-        self.patterns = _valid_patterns([*config.exclude, *config.extend_exclude], invalid)
+        self.patterns = valid_patterns([*config.exclude, *config.extend_exclude], invalid)
         errors.extend(f"exclude: invalid pattern {line!r}, ignored" for line in invalid)
         self.active = bool(self.patterns)
         self.root = str(config.root)
@@ -321,24 +199,8 @@ def _read_gitignore(path: str) -> GlobPatterns | None:
     except OSError:
         return None
     # Git ignores a line it can't read as a pattern (`!` alone); so does joblint.
-    patterns = _valid_patterns(lines, [])
+    patterns = valid_patterns(lines, [])
     return patterns if patterns else None
-
-
-def _valid_patterns(lines: list[str], invalid: list[str]) -> GlobPatterns:
-    """The patterns of `lines`, less those pathspec refuses (added to `invalid`)."""
-    try:
-        return GlobPatterns(lines)
-    except ValueError:  # pathspec's GitIgnorePatternError
-        kept = []
-        for line in lines:
-            try:
-                GlobPatterns([line])
-            except ValueError:
-                invalid.append(line)
-            else:
-                kept.append(line)
-        return GlobPatterns(kept)
 
 
 class _Entry(NamedTuple):

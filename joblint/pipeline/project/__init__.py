@@ -14,8 +14,8 @@ from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import CeleryFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
+from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.registry import is_project_rule
-from joblint.settings_scope import Setter, SettingsScopes
 
 _MAX_ALIAS_HOPS = 8
 # How many project imports away a library may be and still be "in reach"

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from joblint import baseline as baselines
-from joblint.changed import Changes, changed_files, relative, within
 from joblint.config import Config
-from joblint.files import discover
-from joblint.identity import SourceLines
+from joblint.integrations import baseline as baselines
+from joblint.integrations.changed import Changes, changed_files, relative, within
+from joblint.pipeline.discover import discover
+from joblint.pipeline.report.identity import SourceLines
 from joblint.registry import select_codes
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ Renderer = Callable[[list[Finding], Output], None]
 
 
 def renderers() -> dict[str, Renderer]:
-    from joblint.report import concise, full, github, gitlab, json, junit, sarif
+    from joblint.pipeline.report import concise, full, github, gitlab, json, junit, sarif
 
     return {
         "full": full.render,

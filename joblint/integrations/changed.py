@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from joblint.config import ConfigError
-from joblint.files import PYTHON_SUFFIXES
+from joblint.pipeline.discover import PYTHON_SUFFIXES
 
 
 @dataclass(slots=True)

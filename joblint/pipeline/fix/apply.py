@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from joblint.engine import SourceError, decode, parse
 from joblint.models import SAFE, Edit, Finding, Fix, Span
+from joblint.pipeline.source import SourceError, decode, parse
 
 MAX_ROUNDS = 10
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")

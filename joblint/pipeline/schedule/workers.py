@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from joblint.cache import ResultCache, entry_key
 from joblint.models import FileResult
-from joblint.prefilter import Prefilter
-from joblint.progress import CACHED, CHECKED
-from joblint.screen import Screening, digest, screen_source
+from joblint.pipeline.cache import ResultCache, entry_key
+from joblint.pipeline.report.progress import CACHED, CHECKED
+from joblint.pipeline.screen.prefilter import Prefilter
+from joblint.pipeline.screen.verdicts import Screening, digest, screen_source
+from joblint.pipeline.source import syntax_check
 from joblint.settings import LintSettings, ModuleInfo
-from joblint.source import syntax_check
 
 # Below this many files to parse, a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 24
@@ -40,7 +40,7 @@ class Job:
     data: bytes
     settings: LintSettings
     module: ModuleInfo
-    # The content digest (`joblint.screen.digest`), when the caller has it.
+    # The content digest (`joblint.pipeline.screen.verdicts.digest`), when the caller has it.
     digest: str = ""
     # Only check that the file can be read and parsed (prefilter-skipped files).
     syntax_only: bool = False
@@ -67,7 +67,7 @@ def _init_worker(prefilter: Prefilter | None) -> None:
 def _run(job: Job) -> FileResult:
     if job.syntax_only:
         return syntax_check(job.path, job.data, job.settings)
-    from joblint.engine import lint_source  # LibCST: only in runs that parse with it
+    from joblint.pipeline.lint import lint_source  # LibCST: only in runs that parse with it
 
     return lint_source(job.path, job.data, job.settings, job.module)
 
@@ -115,7 +115,7 @@ class WorkerPool:
 def screen_sources(
     items: list[tuple[bytes, bool]], prefilter: Prefilter, pool: WorkerPool
 ) -> list[Screening]:
-    """`joblint.screen.screen_source` of each (bytes, check syntax), in input
+    """`joblint.pipeline.screen.verdicts.screen_source` of each (bytes, check syntax), in input
     order, in the pool when there are enough files to pay for one."""
     executor = pool.executor if len(items) >= MIN_FILES_FOR_POOL else None
     if executor is None:

@@ -1,7 +1,7 @@
 """`joblint check --fix/--diff` (issue 10): the fix loop over a run's files.
 
 Each file with an applicable fix is read again, re-linted (its bytes may have
-changed since the run), fixed until stable (`joblint.fix.fix_file`), and then
+changed since the run), fixed until stable (`joblint.pipeline.fix.apply.fix_file`), and then
 either written atomically or shown as a unified diff.
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from joblint.api import RunResult, relinter
 from joblint.config import Config
-from joblint.engine import SourceError, decode
-from joblint.fix import FixedFile, FixError, applicable, fix_file, write_atomic
 from joblint.models import Finding
+from joblint.pipeline.fix.apply import FixedFile, FixError, applicable, fix_file, write_atomic
+from joblint.pipeline.source import SourceError, decode
 
 
 @dataclass(slots=True)

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from joblint.models import Finding, Fix
-from joblint.report import Output
-from joblint.report.safe import text
+from joblint.pipeline.report import Output
+from joblint.pipeline.report.safe import text
 
 
 def as_dict(finding: Finding) -> dict[str, Any]:

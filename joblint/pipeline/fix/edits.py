@@ -1,0 +1,198 @@
+"""A rule's fix (`joblint.rule.FixSpec`: CST nodes and their replacements)
+as positioned text edits (`joblint.models.Fix`), made while the file's tree
+and positions are at hand, so fixes cross process boundaries and caches as
+plain data.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange
+
+from joblint.models import Edit, Fix, Span
+from joblint.rule import FixSpec
+
+
+def fix_edits(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Module) -> Fix:
+    edits = [
+        Edit(_span(positions[node]), new)
+        if isinstance(new, str)
+        else _node_edit(tree, node, new, positions)
+        for node, new in spec.replacements
+    ]
+    added = _import_edit(tree, spec.imports)
+    if added is not None:
+        edits.append(added)
+    edits.sort(key=lambda e: e.span)
+    return Fix(spec.safety, spec.message, tuple(edits), spec.releases)
+
+
+# The code of the last module fixed and where its lines start: rendering a
+# module costs as much as parsing it, and a file may have many fixes.
+_MODULE_CODE: list[tuple[cst.Module, str, list[int]]] = []
+
+
+def _module_code(tree: cst.Module) -> tuple[str, list[int]]:
+    if not _MODULE_CODE or _MODULE_CODE[0][0] is not tree:
+        code = tree.code
+        starts = [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
+        _MODULE_CODE[:] = [(tree, code, starts)]
+    _, code, starts = _MODULE_CODE[0]
+    return code, starts
+
+
+def _node_edit(
+    tree: cst.Module, node: cst.CSTNode, new: cst.CSTNode, positions: dict[cst.CSTNode, CodeRange]
+) -> Edit:
+    """The edit replacing `node` by `new`. An expression renders the same alone
+    as in place, so only it is rendered (checked against the source); anything
+    else is rendered in the whole module, which keeps indentation exactly as
+    written (a statement rendered alone loses its block's indentation)."""
+    code, starts = _module_code(tree)
+    where = positions.get(node)
+    if where is not None and where.end.line <= len(starts):
+        start, end = _offset(starts, where.start), _offset(starts, where.end)
+        bare, bare_new = _without_own_parentheses(node, new)
+        if code[start:end] == tree.code_for_node(bare):
+            return _smallest_edit(code, start, end, tree.code_for_node(bare_new), starts)
+        found = _in_top_level_statement(tree, node, new, positions, code, starts)
+        if found is not None:
+            return found
+    replaced = tree.deep_replace(node, new)
+    assert isinstance(replaced, cst.Module)
+    return _smallest_edit(code, 0, len(code), replaced.code, starts)
+
+
+def _offset(starts: list[int], where: CodePosition) -> int:
+    return starts[where.line - 1] + where.column
+
+
+def _without_own_parentheses(
+    node: cst.CSTNode, new: cst.CSTNode
+) -> tuple[cst.CSTNode, cst.CSTNode]:
+    """A position excludes the node's own parentheses, its rendering doesn't:
+    drop them from both when the replacement keeps them."""
+    lpar, rpar = getattr(node, "lpar", None), getattr(node, "rpar", None)
+    if not lpar or getattr(new, "lpar", None) != lpar or getattr(new, "rpar", None) != rpar:
+        return node, new
+    return node.with_changes(lpar=[], rpar=[]), new.with_changes(lpar=[], rpar=[])
+
+
+def _in_top_level_statement(
+    tree: cst.Module,
+    node: cst.CSTNode,
+    new: cst.CSTNode,
+    positions: dict[cst.CSTNode, CodeRange],
+    code: str,
+    starts: list[int],
+) -> Edit | None:
+    """Render only the module-level statement holding `node` (it has no
+    enclosing indentation to lose), when its rendering is its source."""
+    where = positions[node]
+    inner = (where.start.line, where.start.column), (where.end.line, where.end.column)
+    for statement in tree.body:
+        around = positions.get(statement)
+        if around is None:
+            continue
+        outer = (around.start.line, around.start.column), (around.end.line, around.end.column)
+        if not (outer[0] <= inner[0] and inner[1] <= outer[1]):
+            continue
+        text = tree.code_for_node(statement)
+        # The rendering adds the lines above the statement and its line break.
+        for end in range(_offset(starts, around.end), _offset(starts, around.end) + 3):
+            start = end - len(text)
+            if start >= 0 and code[start:end] == text:
+                replaced = statement.deep_replace(node, new)
+                return _smallest_edit(code, start, end, tree.code_for_node(replaced), starts)
+        return None
+    return None
+
+
+def _smallest_edit(code: str, start: int, end: int, new: str, starts: list[int]) -> Edit:
+    """The edit replacing code[start:end] by `new`, less what they share at
+    either end (`... FOR UPDATE"` -> insert ` SKIP LOCKED`)."""
+    old = code[start:end]
+    head = _common_prefix(old, new)
+    tail = _common_prefix(old[head:][::-1], new[head:][::-1])
+    first, last = start + head, end - tail
+    span = Span(*_position(starts, first), *_position(starts, last))
+    return Edit(span, new[head : len(new) - tail])
+
+
+def _position(starts: list[int], offset: int) -> tuple[int, int]:
+    """1-based line and column of `offset`, given where lines start."""
+    line = bisect.bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by halving (slice comparisons run in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _span(where: CodeRange) -> Span:
+    return Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+
+
+# The import edits of the last module fixed: a file's fixes often share one import.
+_IMPORT_EDITS: list[tuple[cst.Module, dict[tuple[tuple[str, str], ...], Edit | None]]] = []
+
+
+def _import_edit(tree: cst.Module, imports: tuple[tuple[str, str], ...]) -> Edit | None:
+    """The edit adding `from module import name` for each of `imports` the module
+    lacks, made by LibCST's `AddImportsVisitor` on the original module: a name is
+    added to an existing `from module import ...` of the module's first import
+    block, else a new statement goes after that block. Fixes that need the same
+    import get the same edit, which the fix loop applies once."""
+    wanted = tuple(sorted({i for i in imports if not _imported(tree, *i)}))
+    if not wanted:
+        return None
+    if not _IMPORT_EDITS or _IMPORT_EDITS[0][0] is not tree:
+        _IMPORT_EDITS[:] = [(tree, {})]
+    done = _IMPORT_EDITS[0][1]
+    if wanted not in done:
+        # Imported here: libcst.codemod pulls in libcst.matchers, half a second
+        # of start-up that runs without fixes (cache hits) never need.
+        from libcst.codemod import CodemodContext
+        from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+
+        items = [ImportItem(module, name) for module, name in wanted]
+        added = tree.visit(AddImportsVisitor(CodemodContext(), items))
+        assert isinstance(added, cst.Module)
+        code, starts = _module_code(tree)
+        changed = added.code != code
+        done[wanted] = _smallest_edit(code, 0, len(code), added.code, starts) if changed else None
+    return done[wanted]
+
+
+def _imports_of(statement: cst.CSTNode) -> list[cst.Import | cst.ImportFrom]:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return []
+    return [s for s in statement.body if isinstance(s, cst.Import | cst.ImportFrom)]
+
+
+def _imported(tree: cst.Module, module: str, name: str) -> bool:
+    """`from module import name` is a statement of the module body (anywhere:
+    `AddImportsVisitor` only looks at the first import block)."""
+    for statement in tree.body:
+        for imp in _imports_of(statement):
+            if not isinstance(imp, cst.ImportFrom) or imp.module is None or imp.relative:
+                continue
+            if tree.code_for_node(imp.module) != module or isinstance(imp.names, cst.ImportStar):
+                continue
+            if any(a.asname is None and tree.code_for_node(a.name) == name for a in imp.names):
+                return True
+    return False

@@ -1,0 +1,239 @@
+"""One file: read -> parse -> one batched traversal -> positioned findings.
+
+`lint_source` is a pure function of (path, bytes, settings, module name): its
+`FileResult` holds no CST and can be cached or computed in a worker process.
+Positions are computed only for files that have something to report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from joblint import suppressions
+from joblint.analysis.context import FileContext
+from joblint.analysis.walk import walk
+from joblint.models import FileResult, Finding, PendingFinding, Span
+from joblint.pipeline.fix.edits import fix_edits
+from joblint.pipeline.source import (
+    SourceError,
+    checked_text,
+    deep,
+    parse,
+    unparseable_result,
+)
+from joblint.registry import rule_by_code
+from joblint.rule import ProjectRule, Report, Rule
+from joblint.rules import unused_suppression
+from joblint.settings import LintSettings, ModuleInfo
+
+
+def lint_source(
+    path: str, data: bytes, settings: LintSettings, module: ModuleInfo = ModuleInfo("")
+) -> FileResult:
+    """Never raises: bad input is JL001, a bug is an internal error (see docs/robustness.md)."""
+    try:
+        text = checked_text(data)
+    except SourceError as exc:
+        return unparseable_result(path, settings, exc)
+    try:
+        return deep.call(lambda: _parse_and_lint(path, text, settings, module))
+    except RecursionError:
+        return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
+    except MemoryError:
+        return unparseable_result(path, settings, SourceError("out of memory analysing it"))
+    except Exception as exc:  # a bug outside the rules: this file only, never the run
+        return FileResult(path, parsed=False, errors=(_internal_error(path, 1, "joblint", exc),))
+
+
+def _parse_and_lint(path: str, text: str, settings: LintSettings, module: ModuleInfo) -> FileResult:
+    try:
+        tree = parse(text)
+    except SourceError as exc:
+        return unparseable_result(path, settings, exc)
+    return _lint_tree(path, text, tree, settings, module)
+
+
+def _internal_error(path: str, line: int, code: str, exc: BaseException) -> str:
+    detail = str(exc).replace("\r", " ").replace("\n", " ")[:300]
+    return (
+        f"{path}:{line}: internal error in {code}: {type(exc).__name__}: {detail}"
+        " (please report this)"
+    )
+
+
+def _lint_tree(
+    path: str, text: str, tree: cst.Module, settings: LintSettings, module: ModuleInfo
+) -> FileResult:
+    rules_by_code = rule_by_code()
+    context = FileContext(tree, module.name, module.is_package, settings.options)
+    rules = [
+        rules_by_code[c](context)
+        for c in sorted(settings.codes)
+        if c in rules_by_code and not issubclass(rules_by_code[c], ProjectRule)
+    ]
+    dispatcher = _Dispatcher(context, rules)
+    try:
+        walk(tree, dispatcher.enter, dispatcher.leave)
+    except RecursionError:
+        return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
+    reports = [(rule, report) for rule in rules for report in rule.reports]
+    # Issue 11, JL002: unused suppressions need the comments even with nothing reported.
+    unused = unused_suppression.CODE in settings.codes and suppressions.has_markers(text)
+    if not reports and not dispatcher.errors and not context.needs_positions and not unused:
+        return FileResult(path, facts=context.facts())
+    positions = _positions(tree)
+    if positions is None:
+        return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
+
+    def span_of(node: cst.CSTNode) -> Span:
+        where = positions[node]
+        return Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+
+    sups = suppressions.parse(text, _first_statement_line(tree, positions))
+    findings: list[Finding] = []
+    pending: list[PendingFinding] = []
+    for rule, report in reports:
+        try:
+            finding = _finding(path, rule, report, positions, sups, tree)
+        except Exception as exc:  # e.g. a node that isn't in this tree
+            dispatcher.errors.append((rule.CODE, report.node, exc))
+            continue
+        if finding is None:
+            continue
+        if report.requires:
+            pending.append(PendingFinding(finding, report.requires))
+        else:
+            findings.append(finding)
+    if unused:  # issue 11: after every report had its chance to use a suppression
+        findings.extend(unused_suppression.unused_findings(path, sups, settings.codes))
+    errors = tuple(
+        _internal_error(path, _line(positions, node), code, exc)
+        for code, node, exc in dispatcher.errors
+    )
+    facts = context.facts(path, span_of)
+    if context.needs_positions:
+        facts = replace(facts, suppressions=sups.compact())
+    one_off = _one_off_spans(tree, positions, context) if findings or pending else ()
+    return FileResult(path, tuple(findings), tuple(pending), facts, errors, one_off=one_off)
+
+
+def _one_off_spans(
+    tree: cst.Module, positions: dict[cst.CSTNode, CodeRange], context: FileContext
+) -> tuple[tuple[int, int], ...]:
+    """Lines of the module-level functions this file's `RunPython(...)` runs."""
+    names = context.run_python_functions
+    if not names:
+        return ()
+    spans = []
+    for statement in tree.body:
+        if not isinstance(statement, cst.FunctionDef) or statement not in positions:
+            continue
+        if context.resolver.local_qualname(statement.name.value) in names:
+            where = positions[statement]
+            spans.append((where.start.line, where.end.line))
+    return tuple(spans)
+
+
+def _positions(tree: cst.Module) -> dict[cst.CSTNode, CodeRange] | None:
+    try:
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        return dict(wrapper.resolve(PositionProvider))
+    except RecursionError:
+        return None
+
+
+def _line(positions: dict[cst.CSTNode, CodeRange], node: cst.CSTNode) -> int:
+    found = positions.get(node)
+    return found.start.line if found is not None else 1
+
+
+def _first_statement_line(tree: cst.Module, positions: dict[cst.CSTNode, CodeRange]) -> int:
+    if not tree.body:
+        return 1 << 30
+    return _line(positions, tree.body[0])
+
+
+def _finding(
+    path: str,
+    rule: Rule,
+    report: Report,
+    positions: dict[cst.CSTNode, CodeRange],
+    sups: suppressions.Suppressions,
+    tree: cst.Module,
+) -> Finding | None:
+    where = positions[report.node]
+    span = Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+    lines = [span.line]
+    above = [span.line - 1]
+    statement = report.statement
+    if isinstance(statement, cst.SimpleStatementLine) and statement in positions:
+        stmt = positions[statement]
+        lines.append(stmt.end.line)
+        above.append(stmt.start.line - 1)
+    if sups.suppresses(rule.CODE, tuple(lines), tuple(above)):
+        return None
+
+    def line_of(node: cst.CSTNode) -> int:
+        return _line(positions, node)
+
+    message = report.message if isinstance(report.message, str) else report.message(line_of)
+    fix = fix_edits(report.fix, positions, tree) if report.fix is not None else None
+    return Finding(rule.CODE, rule.name(), message, path, span, rule.HELP, fix)
+
+
+RuleMethod = Callable[[cst.CSTNode], object]
+
+
+_METHOD_NAMES: dict[type[Rule], tuple[tuple[str, str, str], ...]] = {}
+
+
+def _method_names(rule_class: type[Rule]) -> tuple[tuple[str, str, str], ...]:
+    """(prefix, node type name, method name) for each visit_/leave_ method."""
+    if rule_class in _METHOD_NAMES:
+        return _METHOD_NAMES[rule_class]
+    found = []
+    for attr in dir(rule_class):
+        for prefix in ("visit_", "leave_"):
+            if attr.startswith(prefix) and hasattr(cst, attr[len(prefix) :]):
+                found.append((prefix, attr[len(prefix) :], attr))
+    _METHOD_NAMES[rule_class] = tuple(found)
+    return _METHOD_NAMES[rule_class]
+
+
+class _Dispatcher:
+    """Runs every rule's visit_/leave_ methods in one traversal, isolating failures."""
+
+    def __init__(self, context: FileContext, rules: Sequence[Rule]) -> None:
+        self.context = context
+        self.visits: dict[type[cst.CSTNode], list[tuple[Rule, RuleMethod]]] = {}
+        self.leaves: dict[type[cst.CSTNode], list[tuple[Rule, RuleMethod]]] = {}
+        self.errors: list[tuple[str, cst.CSTNode, Exception]] = []
+        self.broken: set[int] = set()
+        for rule in rules:
+            for prefix, type_name, method in _method_names(type(rule)):
+                table = self.visits if prefix == "visit_" else self.leaves
+                node_type = getattr(cst, type_name)
+                table.setdefault(node_type, []).append((rule, getattr(rule, method)))
+
+    def enter(self, node: cst.CSTNode) -> None:
+        self.context.enter(node)
+        for rule, method in self.visits.get(type(node), ()):
+            self._call(rule, method, node)
+
+    def leave(self, node: cst.CSTNode) -> None:
+        for rule, method in self.leaves.get(type(node), ()):
+            self._call(rule, method, node)
+        self.context.leave(node)
+
+    def _call(self, rule: Rule, method: RuleMethod, node: cst.CSTNode) -> None:
+        if id(rule) in self.broken:
+            return
+        try:
+            method(node)
+        except Exception as exc:  # one rule's bug (even a RecursionError) hides no other rule
+            self.broken.add(id(rule))
+            self.errors.append((rule.CODE, node, exc))
