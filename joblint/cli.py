@@ -11,7 +11,7 @@ import sys
 import traceback
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import click
 
 from joblint import __version__, integrations
-from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text
+from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text, relinter
 from joblint.config import Config, ConfigError, load
 from joblint.models import Finding
 from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderers, rich_console
@@ -252,12 +252,19 @@ def _fix(
 ) -> tuple[int, str, bytes | None]:
     """Apply (or with `diff`, print and exit) the fixes: how many, the summary
     line, and for standard input its fixed source (to write to stdout)."""
-    from joblint.pipeline.fix.run import fix_run, fix_stdin, summary, unified_diff
+    from joblint.pipeline.fix.run import FixRun, fix_run, fix_stdin, summary, unified_diff
+
+    def relint_for(shown: str) -> Callable[[bytes], list[Finding]]:
+        return relinter(config, run, shown)
 
     if stdin_source is not None:
-        outcome = fix_stdin(config, run, stdin_source, unsafe)
+        outcome = FixRun(remaining=list(run.findings))
+        if run.results:  # as `lint_text` linted it
+            shown = run.results[0].path
+            outcome = fix_stdin(run.findings, shown, stdin_source, relint_for(shown), unsafe)
     else:
-        outcome = fix_run(config, run, unsafe, write=not diff)
+        outcome = fix_run(run.findings, relint_for, unsafe, write=not diff)
+    run.findings = outcome.remaining
     for error in outcome.errors:
         click.echo(f"joblint: error: {terminal(error)}", err=True)
     for path in outcome.skipped:
@@ -277,7 +284,7 @@ def _fix(
     source = None
     if stdin_source is not None:  # unchanged when nothing applied: an editor keeps its text
         source = outcome.files[0].data if outcome.files else stdin_source
-    return len(outcome.fixed), summary(outcome, run, unsafe, _plural), source
+    return len(outcome.fixed), summary(outcome, unsafe, _plural), source
 
 
 # --- issue 11: baselines (joblint.integrations.baseline, joblint.integrations) ---

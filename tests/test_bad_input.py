@@ -313,7 +313,7 @@ def test_unreadable_directory_is_one_line(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_unreadable_file_is_jl001(tmp_path: Path) -> None:
-    from joblint.api import _read
+    from joblint.pipeline.schedule.run import _read
 
     assert _read(tmp_path) == "is a directory"
     assert _read(tmp_path / "gone.py") == "file disappeared before it could be read"
@@ -331,9 +331,9 @@ def test_symlink_loops(run: Run, tmp_path: Path) -> None:
 
 
 def test_file_disappearing_after_discovery(tmp_path: Path) -> None:
-    from joblint import api
     from joblint.config import Config
     from joblint.pipeline import discover as files
+    from joblint.pipeline.schedule import run as scheduler
 
     write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC, "b.py": ENQUEUE_IN_ATOMIC})
     real = files.discover
@@ -343,12 +343,12 @@ def test_file_disappearing_after_discovery(tmp_path: Path) -> None:
         (tmp_path / "b.py").unlink()
         return found
 
-    original = api.discover
-    api.discover = discover_then_delete  # type: ignore[assignment]
+    original = scheduler.discover
+    scheduler.discover = discover_then_delete  # type: ignore[assignment]
     try:
-        run = api.lint_paths([tmp_path], Config(root=tmp_path))
+        run = scheduler.lint_paths([tmp_path], Config(root=tmp_path))
     finally:
-        api.discover = original
+        scheduler.discover = original
     messages = [f.message for f in run.findings if f.path.endswith("b.py")]
     assert messages == ["file disappeared before it could be read"]
     assert any(f.code == "JL101" and f.path.endswith("a.py") for f in run.findings)

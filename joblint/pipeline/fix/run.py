@@ -1,8 +1,9 @@
-"""`joblint check --fix/--diff` (issue 10): the fix loop over a run's files.
+"""`joblint check --fix/--diff`: the fix loop over a run's files.
 
 Each file with an applicable fix is read again, re-linted (its bytes may have
-changed since the run), fixed until stable (`joblint.pipeline.fix.apply.fix_file`), and then
-either written atomically or shown as a unified diff.
+changed since the run), fixed until stable (`joblint.pipeline.fix.apply.fix_file`),
+and then either written atomically or shown as a unified diff. Re-linting is
+the caller's (`joblint.api.relinter`): this stage only applies edits.
 """
 
 from __future__ import annotations
@@ -12,15 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from joblint.api import RunResult, relinter
-from joblint.config import Config
 from joblint.models import Finding
 from joblint.pipeline.fix.apply import FixedFile, FixError, applicable, fix_file, write_atomic
 from joblint.pipeline.source import SourceError, decode
 
+# Re-lint new bytes of a file: its findings, settled with the rest of the run.
+Relint = Callable[[bytes], list[Finding]]
+
 
 @dataclass(slots=True)
 class FixRun:
+    # The run's findings once the fixes are applied (what still stands).
+    remaining: list[Finding] = field(default_factory=list)
     files: list[FixedFile] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     # Files left alone because their bytes changed while joblint worked.
@@ -35,51 +39,50 @@ class FixRun:
         return [f for f in self.files if f.changed]
 
 
-def fix_run(config: Config, run: RunResult, unsafe: bool, write: bool) -> FixRun:
-    """Fix the run's files; replaces their findings in `run` by what remains."""
-    outcome = FixRun()
-    paths = sorted({f.path for f in run.findings if applicable(f, unsafe)})
+def fix_run(
+    findings: list[Finding], relint_for: Callable[[str], Relint], unsafe: bool, write: bool
+) -> FixRun:
+    """Fix the files of `findings`; `relint_for(path)` re-lints one of them."""
+    outcome = FixRun(remaining=list(findings))
+    paths = sorted({f.path for f in findings if applicable(f, unsafe)})
     for shown in paths:
-        fixed = _fix_one(config, run, shown, unsafe, outcome)
+        fixed = _fix_one(shown, relint_for(shown), unsafe, outcome)
         if fixed is None:
             continue
         if write and fixed.changed and not write_atomic(Path(shown), fixed.original, fixed.data):
             outcome.skipped.append(shown)
             continue
         outcome.files.append(fixed)
-        others = [f for f in run.findings if f.path != shown]
-        run.findings = sorted([*others, *fixed.remaining], key=lambda f: f.sort_key)
+        _replace_findings(outcome, shown, fixed)
     return outcome
 
 
-def fix_stdin(config: Config, run: RunResult, data: bytes, unsafe: bool) -> FixRun:
-    """Fix source read from standard input (as `lint_text` linted it); its
-    findings in `run` become what remains. Nothing is written."""
-    outcome = FixRun()
-    if not run.results:
-        return outcome
-    shown = run.results[0].path
-    relint = relinter(config, run, shown)
+def fix_stdin(
+    findings: list[Finding], shown: str, data: bytes, relint: Relint, unsafe: bool
+) -> FixRun:
+    """Fix source read from standard input, shown as `shown`. Nothing is written."""
+    outcome = FixRun(remaining=list(findings))
     try:
         fixed = fix_file(shown, data, relint(data), relint, unsafe)
     except (FixError, SourceError) as exc:
         outcome.errors.append(str(exc))
         return outcome
     outcome.files.append(fixed)
-    others = [f for f in run.findings if f.path != shown]
-    run.findings = sorted([*others, *fixed.remaining], key=lambda f: f.sort_key)
+    _replace_findings(outcome, shown, fixed)
     return outcome
 
 
-def _fix_one(
-    config: Config, run: RunResult, shown: str, unsafe: bool, outcome: FixRun
-) -> FixedFile | None:
+def _replace_findings(outcome: FixRun, shown: str, fixed: FixedFile) -> None:
+    others = [f for f in outcome.remaining if f.path != shown]
+    outcome.remaining = sorted([*others, *fixed.remaining], key=lambda f: f.sort_key)
+
+
+def _fix_one(shown: str, relint: Relint, unsafe: bool, outcome: FixRun) -> FixedFile | None:
     try:
         data = Path(shown).read_bytes()
     except OSError as exc:
         outcome.errors.append(f"{shown}: cannot read: {exc.strerror or exc}")
         return None
-    relint = relinter(config, run, shown)
     try:
         return fix_file(shown, data, relint(data), relint, unsafe)
     except (FixError, SourceError) as exc:
@@ -101,15 +104,15 @@ def unified_diff(fixed: FixedFile) -> str:
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
 
 
-def would_fix_unsafe(run: RunResult) -> int:
-    """How many remaining findings only --unsafe-fixes would fix."""
-    return sum(1 for f in run.findings if applicable(f, True) and not applicable(f, False))
+def would_fix_unsafe(findings: list[Finding]) -> int:
+    """How many of `findings` only --unsafe-fixes would fix."""
+    return sum(1 for f in findings if applicable(f, True) and not applicable(f, False))
 
 
-def summary(outcome: FixRun, run: RunResult, unsafe: bool, plural: Callable[[int], str]) -> str:
+def summary(outcome: FixRun, unsafe: bool, plural: Callable[[int], str]) -> str:
     fixed = len(outcome.fixed)
-    text = f"Fixed {plural(fixed)}, {len(run.findings)} remaining."
-    more = 0 if unsafe else would_fix_unsafe(run)
+    text = f"Fixed {plural(fixed)}, {len(outcome.remaining)} remaining."
+    more = 0 if unsafe else would_fix_unsafe(outcome.remaining)
     if more:
         text += f" {plural(more)} more fixable with --unsafe-fixes."
     return text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from joblint.models import Finding
-from joblint.pipeline.report import Output
+from joblint.pipeline.report.output import Output
 from joblint.pipeline.report.safe import terminal
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from joblint.models import Finding
-from joblint.pipeline.report import Output
+from joblint.pipeline.report.output import Output
 from joblint.pipeline.report.safe import terminal
 
 if TYPE_CHECKING:

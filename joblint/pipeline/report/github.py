@@ -9,7 +9,7 @@ escapes first: the annotations are printed in the job's log, a terminal.
 from __future__ import annotations
 
 from joblint.models import Finding
-from joblint.pipeline.report import Output
+from joblint.pipeline.report.output import Output
 from joblint.pipeline.report.safe import terminal_keeping_line_ends
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from joblint.models import Finding
-from joblint.pipeline.report import Output
 from joblint.pipeline.report.identity import identities
+from joblint.pipeline.report.output import Output
 
 
 def _path(path: str) -> str:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from joblint.models import Finding, Fix
-from joblint.pipeline.report import Output
+from joblint.pipeline.report.output import Output
 from joblint.pipeline.report.safe import text
 
 

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 
 from joblint.models import Finding
-from joblint.pipeline.report import Output
+from joblint.pipeline.report.output import Output
 
 # Characters XML 1.0 cannot hold, even escaped.
 _INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

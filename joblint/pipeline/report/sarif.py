@@ -15,8 +15,8 @@ from urllib.parse import quote
 
 from joblint import DOCS_URL, PROJECT_URL, __version__
 from joblint.models import Finding
-from joblint.pipeline.report import Output
 from joblint.pipeline.report.identity import identities
+from joblint.pipeline.report.output import Output
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "joblint/v1"

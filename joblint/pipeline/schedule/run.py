@@ -1,0 +1,538 @@
+"""Scheduling a run: which files are screened, linted and read for facts, in
+which passes, on which workers, from the cache or computed.
+
+A run discovers the files, screens each (its bytes, Python's AST, remembered
+verdicts), lints the files that can report with LibCST in worker processes,
+runs a second pass over skipped files that name one of the project's tasks or
+queue objects, loads facts on demand for names findings depend on, and hands
+every result to the project step. `joblint.api` is its public face.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from joblint.config import Config, lint_options
+from joblint.knowledge.tokens import SETTINGS_READERS
+from joblint.models import FileResult, Finding
+from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
+from joblint.pipeline.discover import Discovery, discover, module_name
+from joblint.pipeline.project import (
+    ProjectSettings,
+    candidate_modules,
+    job_names,
+    wanted_names,
+)
+from joblint.pipeline.project.scope import TestCode, settle_scoped
+from joblint.pipeline.report.progress import SKIPPED
+from joblint.pipeline.schedule.workers import (
+    MIN_FILES_FOR_POOL,
+    Job,
+    WorkerPool,
+    run_jobs,
+    screen_sources,
+    worker_count,
+)
+from joblint.pipeline.screen.prefilter import Prefilter
+from joblint.pipeline.screen.verdicts import Screener, Screening, digest
+from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
+from joblint.registry import select_codes
+from joblint.settings import LintSettings, ModuleInfo
+
+if TYPE_CHECKING:
+    import pathspec
+
+# Rounds of loading facts on demand (a class's base may live in yet another module).
+MAX_FACT_ROUNDS = 6
+
+
+@dataclass(slots=True)
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    files_checked: int = 0
+    # One-line problems with paths (missing, unreadable): reported, run goes on.
+    errors: list[str] = field(default_factory=list)
+    # A rule failed on a file: reported with "please report", exit status 2.
+    internal_errors: list[str] = field(default_factory=list)
+    # Issue 10: what re-linting one file with the project around it needs.
+    results: list[FileResult] = field(default_factory=list)
+    context: list[FileResult] = field(default_factory=list)
+    settings: ProjectSettings | None = None
+    # Findings in test code and migrations that were not reported (joblint.pipeline.project.scope).
+    hidden_in_tests: int = 0
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """Relative to the current directory when below it, else as given."""
+    here = cwd or Path.cwd()
+    absolute = path.absolute()
+    try:
+        return absolute.relative_to(here).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+class _Selector:
+    """Rule codes per file: the config's selection minus its per-file ignores."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.base = select_codes(config.select, config.extend_select, config.ignore, config.preview)
+        self.per_file = _per_file_ignores(config)
+        self.options = lint_options(config)
+
+    @property
+    def reads_settings(self) -> bool:
+        """A selected rule's findings depend on the project's settings facts."""
+        return not SETTINGS_READERS.isdisjoint(self.base)
+
+    def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
+        return ProjectSettings(self.base, self.config.visibility_margin_seconds, named)
+
+    def settings_for(self, path: Path) -> LintSettings:
+        codes = self.base
+        if self.per_file:
+            relative = _relative_to(path, self.config.root)
+            for spec, ignored in self.per_file:
+                if spec.match_file(relative) or spec.match_file(path.name):
+                    codes = frozenset(c for c in codes if not any(c.startswith(i) for i in ignored))
+        return LintSettings(codes, self.options)
+
+
+def _per_file_ignores(config: Config) -> list[tuple[pathspec.GitIgnoreSpec, frozenset[str]]]:
+    if not config.per_file_ignores:
+        return []
+    import pathspec  # gitignore globs; its import is not cheap, and most runs have none
+
+    return [
+        (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(codes))
+        for glob, codes in config.per_file_ignores
+    ]
+
+
+def _relative_to(path: Path, root: Path) -> str:
+    try:
+        return path.absolute().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _read(path: Path) -> bytes | str:
+    """The file's bytes, or a one-line reason it can't be read."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return "file disappeared before it could be read"
+    except IsADirectoryError:
+        return "is a directory"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+
+
+@dataclass(slots=True)
+class RunOptions:
+    """How to run, as opposed to what to check (that is `Config`)."""
+
+    jobs: int = 1  # worker processes; 0 = one per CPU
+    cache: bool = False
+    use_prefilter: bool = True
+    # Progress callback, once per file: joblint.pipeline.report.progress.SKIPPED, CACHED or CHECKED.
+    on_file: Callable[[str], None] | None = None
+    on_total: Callable[[int], None] | None = None  # the number of files, once known
+
+
+@dataclass(slots=True)
+class _Source:
+    path: Path
+    shown: str
+    data: bytes
+    _module: ModuleInfo | None = None
+    _key: str = ""
+    screening: Screening | None = None
+
+    @property
+    def key(self) -> str:
+        """The content digest."""
+        if not self._key:
+            self._key = digest(self.data)
+        return self._key
+
+    @property
+    def module(self) -> ModuleInfo:
+        if self._module is None:
+            name, is_package = module_name(self.path)
+            self._module = ModuleInfo(name, is_package)
+        return self._module
+
+
+class _Run:
+    """One `lint_paths` run: which files to parse, and which facts to load."""
+
+    def __init__(self, config: Config, options: RunOptions) -> None:
+        self.config = config
+        self.options = options
+        self.selector = _Selector(config)
+        self.workers = worker_count(options.jobs)
+        self.pool: WorkerPool | None = None
+        self.cache = ResultCache(cache_directory(config)) if options.cache else None
+        self.prefilter = Prefilter(
+            self.selector.base,
+            [
+                *config.extend_enqueue_functions,
+                *config.extend_transaction_functions,
+                *config.extend_on_commit_functions,
+            ],
+            project_facts=self.selector.reads_settings,
+        )
+        self.facts_only = LintSettings(frozenset(), self.selector.options)
+        # The names of the project's tasks that enqueue when called (Huey's).
+        self.calls: re.Pattern[bytes] | None = None
+        self.screener = Screener(
+            self.prefilter,
+            cache_directory(config) if options.cache else None,
+            code_fingerprint(),
+        )
+
+    def start_pool(self, files: int) -> None:
+        """Fork the workers now, before the files are read, unless earlier
+        runs' screenings suggest a warm run (then only if work turns up)."""
+        workers = self.workers if files >= MIN_FILES_FOR_POOL else 1
+        warm = self.screener.remembers
+        self.pool = WorkerPool(workers, self.prefilter, eager=not warm)
+
+    def _pool(self) -> WorkerPool:
+        assert self.pool is not None, "lint_paths starts the pool before any work"
+        return self.pool
+
+    def screen(self, source: _Source) -> Screening:
+        if source.screening is None:
+            self.screen_all([source])
+        assert source.screening is not None
+        return source.screening
+
+    def screen_all(self, sources: list[_Source]) -> None:
+        """Each source's screening: remembered, or computed (in the pool)."""
+        todo: dict[str, _Source] = {}
+        for source in sources:
+            if source.screening is None:
+                source.screening = self.screener.lookup(source.key)
+                if source.screening is None:
+                    todo.setdefault(source.key, source)
+        check_syntax = UNPARSEABLE in self.selector.base
+        computed = screen_sources(
+            [(s.data, check_syntax) for s in todo.values()], self.prefilter, self._pool()
+        )
+        for key, screening in zip(todo, computed, strict=True):
+            self.screener.record(key, screening)
+        for source in sources:
+            if source.screening is None:
+                source.screening = self.screener.lookup(source.key)
+
+    def _jobs(
+        self, sources: list[_Source], syntax_only: bool = False, triggered: bool = False
+    ) -> list[Job]:
+        return [
+            Job(
+                s.shown,
+                s.data,
+                self._settings(s, triggered),
+                s.module,
+                s.key,
+                syntax_only=syntax_only,
+            )
+            for s in sources
+        ]
+
+    def _settings(self, source: _Source, triggered: bool) -> LintSettings:
+        """`triggered`: only the rules whose triggers the screening found (a
+        rule can't fire where it has none), and JL001."""
+        settings = self.selector.settings_for(source.path)
+        screening = source.screening if triggered and self.options.use_prefilter else None
+        rules = screening.codes if screening is not None and screening.wanted else None
+        if rules is None or (self.calls is not None and self.calls.search(source.data)):
+            return settings  # every rule (a Huey task call has no trigger of its own)
+        return replace(settings, codes=settings.codes & (rules | {UNPARSEABLE}))
+
+    def lint(
+        self, sources: list[_Source], counted: bool = False, triggered: bool = False
+    ) -> list[FileResult]:
+        """`counted`: the progress bar has already counted these files.
+        `triggered`: run only the rules the screening found triggers of."""
+        on_file = None if counted else self.options.on_file
+        jobs = self._jobs(sources, triggered=triggered)
+        return run_jobs(jobs, self._pool(), self.cache, on_file)
+
+    def check_syntax(self, sources: list[_Source]) -> list[FileResult]:
+        """JL001 for skipped files Python can't parse (or not known to)."""
+        unknown = [s for s in sources if self.screen(s).parses is not True]
+        found = run_jobs(self._jobs(unknown, syntax_only=True), self._pool(), self.cache)
+        for source, result in zip(unknown, found, strict=True):
+            self.screener.parses(source.key, result.parsed)
+        return [r for r in found if r.findings]
+
+    def learn_call_enqueues(self, sources: list[_Source]) -> None:
+        """Which of the project's tasks enqueue when called (Huey's), from the
+        files that name Huey: calls of other functions are then never taken
+        for enqueues, which spares a pending finding per argument of every call."""
+        defining = [s for s in sources if self.screen(s).on_call]
+        on_call, _ = job_names(self.facts(defining)) if defining else (set(), set())
+        self.selector.options = replace(self.selector.options, call_enqueues=frozenset(on_call))
+        self.calls = _words(on_call)
+
+    def facts(self, sources: list[_Source]) -> list[FileResult]:
+        jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
+        return run_jobs(jobs, self._pool(), self.cache)
+
+
+def cache_directory(config: Config) -> Path:
+    if config.cache_dir is not None:
+        return config.cache_dir
+    return project_root(config) / CACHE_DIR_NAME
+
+
+def _load_sources(paths: list[Path]) -> tuple[list[_Source], list[tuple[Path, str]]]:
+    sources, unreadable = [], []
+    shown = _DisplayPaths()
+    for path in paths:
+        data = _read(path)
+        if isinstance(data, str):
+            unreadable.append((path, data))
+        else:
+            sources.append(_Source(path, shown(path), data))
+    return sources, unreadable
+
+
+class _DisplayPaths:
+    """`display_path` for many paths: the current directory looked up once."""
+
+    def __init__(self) -> None:
+        self.cwd = os.getcwd()
+
+    def __call__(self, path: Path) -> str:
+        text = str(path)
+        if not os.path.isabs(text):
+            return path.as_posix()  # below the current directory already
+        return display_path(path, Path(self.cwd))
+
+
+def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = None) -> RunResult:
+    options = options or RunOptions()
+    run = _Run(config, options)
+    discovery = discover(paths, config)
+    if options.on_total:
+        options.on_total(len(discovery.files))
+    run.start_pool(len(discovery.files))
+    try:
+        return _lint_discovered(paths, config, run, discovery)
+    finally:
+        assert run.pool is not None
+        run.pool.close()
+
+
+def _lint_discovered(
+    paths: list[Path], config: Config, run: _Run, discovery: Discovery
+) -> RunResult:
+    sources, unreadable = _load_sources(discovery.files)
+    results = [
+        unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
+        for p, reason in unreadable
+    ]
+    named_files = any(path.is_file() for path in paths)
+    others: list[_Source] = []
+    if named_files:
+        # Pre-commit style: only some files are named. Facts of the rest of the
+        # project still count (settings live elsewhere); findings are only theirs.
+        seen = {s.path.resolve() for s in sources}
+        project = discover([project_root(config)], config).files
+        rest = [p for p in project if p.resolve() not in seen]
+        others = _load_sources(rest)[0]
+    if run.options.use_prefilter:
+        run.screen_all([*sources, *others])
+    run.learn_call_enqueues([*sources, *others])
+    wanted, skipped = _prefilter(run, sources)
+    results.extend(run.lint(wanted, triggered=True))
+    syntax = run.check_syntax(skipped) if UNPARSEABLE in run.selector.base else []
+    named: frozenset[str] | None = None
+    pool = list(skipped)
+    context: list[FileResult] = []
+    if named_files:
+        named = frozenset(r.path for r in results)
+        pool.extend(others)
+        if run.selector.reads_settings:
+            context = run.facts([s for s in pool if run.screen(s).project_facts])
+    # Files outside the paths named (read from the project root for facts) never
+    # report findings of their own.
+    linted = {s.shown for s in sources}
+    context.extend(_second_pass(run, pool, linted, results))
+    # Files the second pass linted have their JL001 from that.
+    left = {s.shown for s in pool}
+    results.extend(r for r in syntax if r.path in left)
+    context.extend(_facts_on_demand(run, pool, results, context))
+    run.screener.save()
+    if run.cache is not None:  # a bounded cache: old entries and records go
+        run.cache.prune_if_full()
+        if run.screener.saved:
+            prune_screenings(run.cache.directory)
+    return _finish(
+        results,
+        discovery.errors,
+        run.selector.project_settings(named),
+        context,
+        files_checked=len(discovery.files),
+        tests=test_code(config),
+        include_tests=config.include_tests,
+    )
+
+
+def _prefilter(run: _Run, sources: list[_Source]) -> tuple[list[_Source], list[_Source]]:
+    """The sources to lint, and the skipped."""
+    if not run.options.use_prefilter:
+        return list(sources), []
+    wanted: list[_Source] = []
+    skipped: list[_Source] = []
+    for source in sources:
+        if run.screen(source).wanted:
+            wanted.append(source)
+        else:
+            skipped.append(source)
+            if run.options.on_file:
+                run.options.on_file(SKIPPED)
+    return wanted, skipped
+
+
+def _second_pass(
+    run: _Run, pool: list[_Source], linted: set[str], results: list[FileResult]
+) -> list[FileResult]:
+    """Skipped files that may still enqueue: calling a Huey task enqueues it
+    (there is no token to look for), and `x.send(...)` or `q.enqueue(...)`
+    enqueue only on a task or queue object. Files that may define tasks or
+    queue objects are analysed first; then the skipped files that name one of
+    them. Files outside the paths named only give facts. Returns the results
+    that are not the run's own (context)."""
+    if not pool:
+        return []
+    defining = [s for s in pool if run.screen(s).defines_jobs]
+    own = [s for s in defining if s.shown in linted]
+    results.extend(run.lint(own, counted=True))
+    context = run.facts([s for s in defining if s.shown not in linted])
+    on_call, every = job_names([*results, *context])
+    taken = {id(s) for s in defining}
+    callers: list[_Source] = []
+    names = _words(every)
+    if names is not None:
+        calls = _words(on_call)
+        callers = [
+            s
+            for s in pool
+            if id(s) not in taken
+            and (
+                (calls is not None and calls.search(s.data) is not None)
+                or (run.screen(s).gated and names.search(s.data) is not None)
+            )
+        ]
+    taken.update(id(s) for s in callers)
+    pool[:] = [s for s in pool if id(s) not in taken]
+    for result in run.lint(callers, counted=True):
+        (results if result.path in linted else context).append(result)
+    return context
+
+
+def _words(names: set[str]) -> re.Pattern[bytes] | None:
+    if not names:
+        return None
+    words = b"|".join(re.escape(n.encode()) for n in sorted(names))
+    return re.compile(rb"\b(?:" + words + rb")\b")
+
+
+def _facts_on_demand(
+    run: _Run, pool: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Parse skipped files whose module holds a name a finding depends on
+    (a task, a class and its bases, a constant), until nothing is missing."""
+    loaded: list[FileResult] = []
+    remaining = list(pool)
+    for _ in range(MAX_FACT_ROUNDS):
+        modules = candidate_modules(wanted_names([*results, *context, *loaded]))
+        if not modules:
+            break
+        batch = [s for s in remaining if s.module.name in modules]
+        if not batch:
+            break
+        taken = {id(s) for s in batch}
+        remaining = [s for s in remaining if id(s) not in taken]
+        loaded.extend(run.facts(batch))
+    return loaded
+
+
+def project_root(config: Config) -> Path:
+    """The config file's directory, else the enclosing git root, else the cwd."""
+    if config.source is not None:
+        return config.source.resolve().parent
+    here = Path.cwd().resolve()
+    for directory in (here, *here.parents):
+        if (directory / ".git").exists():
+            return directory
+    return here
+
+
+def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
+    """Lint source given on stdin, shown as `filename`."""
+    selector = _Selector(config)
+    path = Path(filename)
+    name, is_package = module_name(path) if path.exists() else (path.stem, False)
+    from joblint.pipeline.lint import lint_source
+
+    result = lint_source(
+        display_path(path), text, selector.settings_for(path), ModuleInfo(name, is_package)
+    )
+    settings = selector.project_settings(None)
+    tests = test_code(config)
+    return _finish([result], [], settings, tests=tests, include_tests=config.include_tests)
+
+
+def test_code(config: Config) -> TestCode:
+    """What counts as test code in this run (joblint.pipeline.project.scope)."""
+    return TestCode(config.root, config.all_test_paths)
+
+
+def _finish(
+    results: list[FileResult],
+    errors: list[str],
+    settings: ProjectSettings,
+    context: list[FileResult] | None = None,
+    files_checked: int | None = None,
+    *,
+    tests: TestCode,
+    include_tests: bool,
+) -> RunResult:
+    checked = len(results) if files_checked is None else files_checked
+    run = RunResult(files_checked=checked, errors=list(errors))
+    shown = settle_scoped(results, settings, context or (), tests, include_tests)
+    run.findings, run.hidden_in_tests = shown.findings, shown.hidden
+    run.results, run.context, run.settings = results, list(context or ()), settings
+    for result in results:
+        run.internal_errors.extend(result.errors)
+    return run
+
+
+def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], list[Finding]]:
+    """Issue 10: lint new bytes of the run's file `shown` (a path as reported),
+    settled with the rest of the run's project; its findings only."""
+    path = Path(shown)
+    settings = _Selector(config).settings_for(path)
+    name, is_package = module_name(path)
+    others = [r for r in run.results if r.path != shown] + run.context
+    tests = test_code(config)
+    from joblint.pipeline.lint import lint_source
+
+    def relint(data: bytes) -> list[Finding]:
+        result = lint_source(shown, data, settings, ModuleInfo(name, is_package))
+        scoped = settle_scoped([result], run.settings, others, tests, config.include_tests)
+        return [f for f in scoped.findings if f.path == shown]
+
+    return relint
