@@ -12,6 +12,7 @@ test: install check-code pytest
 check-code:
 	$(PYTHON) -m ruff check joblint tests benchmarks
 	$(PYTHON) -m mypy
+	lint-imports
 
 pytest:
 	$(PYTHON) -m pytest

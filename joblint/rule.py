@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # annotations only: whole-project rules load without LibCST
 
     from joblint.analysis.celery_project import CeleryProject
     from joblint.analysis.context import FileContext
+    from joblint.suppressions import Suppressions
 
 # Sections a rule's docstring must have, in order.
 DOC_SECTIONS = (
@@ -34,6 +35,16 @@ DOC_SECTIONS = (
 )
 
 LineOf = Callable[["cst.CSTNode"], int]
+
+
+@dataclass(frozen=True, slots=True)
+class Codes:
+    """The rule codes a file was linted with, every rule code there is, and
+    those of the whole-project rules (whose findings come later)."""
+
+    ran: frozenset[str]
+    known: tuple[str, ...]
+    project: frozenset[str]
 Message = str | Callable[[LineOf], str]
 
 
@@ -148,6 +159,10 @@ class Rule:
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
     # Other codes enabled when the examples run (only this rule's findings count).
     EXAMPLE_CODES: ClassVar[frozenset[str]] = frozenset()
+    # The rule judges a file's suppression comments once every other finding
+    # has gone through them (`judge_suppressions`); it needs every selected
+    # rule to run beside it wherever its triggers are.
+    JUDGES_SUPPRESSIONS: ClassVar[bool] = False
 
     def __init__(self, context: FileContext) -> None:
         self.context = context
@@ -160,6 +175,12 @@ class Rule:
     @classmethod
     def docs(cls) -> str:
         return _dedent(cls.__doc__ or "")
+
+    @classmethod
+    def judge_suppressions(cls, path: str, comments: Suppressions, codes: Codes) -> list[Finding]:
+        """Findings about the file's suppression `comments`, for a rule that
+        `JUDGES_SUPPRESSIONS`, once every other finding went through them."""
+        return []
 
     def report(
         self,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from joblint.analysis.names import unwrap
 from joblint.analysis.sql import Lookup
 
 _MAX_FOLLOW = 6
@@ -31,12 +32,6 @@ class Link:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             return node.func.attr
         return None
-
-
-def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
-    while isinstance(node, cst.Await):
-        node = node.expression
-    return node
 
 
 def chain_links(top: cst.BaseExpression, lookup: Lookup) -> list[Link]:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from joblint.analysis.model_keys import unique_keys
-from joblint.analysis.names import Resolver
-from joblint.analysis.values import unwrap
+from joblint.analysis.names import Resolver, unwrap
 from joblint.knowledge import payloads
 from joblint.models import ClassFacts
 

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from joblint.analysis.chains import unwrap
 from joblint.analysis.constants import to_expr
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import BindingKind, Resolver
+from joblint.analysis.names import BindingKind, Resolver, unwrap
 from joblint.analysis.redis_clients import client_kind, key_code, method_name, positional, receiver
 from joblint.analysis.sql import lookup_for
 from joblint.analysis.walk import walk

@@ -64,6 +64,14 @@ def in_standard_library(qualname: str) -> bool:
     return qualname.split(".", 1)[0] in sys.stdlib_module_names
 
 
+def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
+    """Strip `await`, which doesn't change what a value is (parentheses are
+    part of the node in LibCST)."""
+    while isinstance(node, cst.Await):
+        node = node.expression
+    return node
+
+
 def dotted_parts(node: cst.BaseExpression) -> list[str] | None:
     """`a.b.c` -> ["a", "b", "c"]; None for anything that isn't a dotted name."""
     parts: list[str] = []

@@ -22,9 +22,10 @@ from joblint.analysis.names import (
     dotted_parts,
     dotted_text,
     in_standard_library,
+    unwrap,
 )
-from joblint.analysis.tasks import classify_enqueue, maybe_task, task_like_target
-from joblint.analysis.values import unwrap
+from joblint.analysis.targets import task_like_target
+from joblint.analysis.tasks import classify_enqueue, maybe_task
 from joblint.knowledge import payloads as kb
 from joblint.models import Requirement
 

@@ -15,8 +15,7 @@ from enum import Enum
 
 import libcst as cst
 
-from joblint.analysis.chains import unwrap
-from joblint.analysis.names import Resolver
+from joblint.analysis.names import Resolver, unwrap
 from joblint.analysis.sql import Lookup
 from joblint.knowledge import locks
 

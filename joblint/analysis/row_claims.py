@@ -21,8 +21,8 @@ from enum import Enum
 
 import libcst as cst
 
-from joblint.analysis.chains import unwrap
 from joblint.analysis.expressions import function_body, scope_nodes
+from joblint.analysis.names import unwrap
 from joblint.analysis.walk import children
 from joblint.knowledge import locks
 

@@ -14,55 +14,12 @@ from joblint.analysis.names import (
     dotted_parts,
     dotted_text,
     in_standard_library,
+    unwrap,
 )
-from joblint.analysis.values import unwrap, value_of
+from joblint.analysis.targets import task_like_target
+from joblint.analysis.values import value_of
 from joblint.knowledge import jobs
 from joblint.models import Requirement
-
-
-@dataclass(frozen=True, slots=True)
-class TaskRef:
-    """A reference to something that may be a task."""
-
-    qualname: str
-    display: str
-    # Library when defined in this file and known; "" when unknown; None when
-    # the name is imported (the project index decides).
-    library: str | None
-
-
-def task_like_target(
-    node: cst.BaseExpression, resolver: Resolver, *, follow_locals: bool = True
-) -> TaskRef | None:
-    """The task a receiver names, if it is an imported name or a task defined here.
-
-    A local bound straight to such a name (`task = tasks.send_receipt`) counts too.
-    """
-    parts = dotted_parts(unwrap(node))
-    if parts is None:
-        return None
-    binding = resolver.lookup(parts[0])
-    if binding is None:
-        return None
-    if binding.kind is BindingKind.IMPORT:
-        return TaskRef(".".join([binding.qualname, *parts[1:]]), parts[-1], None)
-    if binding.kind is BindingKind.DEF and len(parts) == 1 and binding.task_library is not None:
-        return TaskRef(binding.qualname, parts[0], binding.task_library)
-    if _is_plain_alias(binding) and len(parts) == 1 and follow_locals and binding.expr is not None:
-        return task_like_target(binding.expr, resolver, follow_locals=False)
-    return None
-
-
-def _is_plain_alias(binding: Binding) -> bool:
-    """A local assigned a dotted name as a whole (not unpacked, not a loop target)."""
-    return (
-        binding.kind is BindingKind.OTHER
-        and not binding.qualname
-        and binding.unpack_index is None
-        and not binding.iterated
-        and isinstance(binding.expr, cst.Name | cst.Attribute)
-    )
-
 
 # --- task definitions ------------------------------------------------------------
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from joblint.analysis.names import Resolver, dotted_text
-from joblint.analysis.values import unwrap, value_of
+from joblint.analysis.names import Resolver, dotted_text, unwrap
+from joblint.analysis.values import value_of
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import TxFamily
 

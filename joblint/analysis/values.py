@@ -5,15 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from joblint.analysis.names import BindingKind, Resolver, Value, dotted_parts
+from joblint.analysis.names import BindingKind, Resolver, Value, dotted_parts, unwrap
+from joblint.analysis.targets import task_like_target
 from joblint.knowledge import jobs
-
-
-def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
-    """Strip `await` and parentheses, which don't change what a value is."""
-    while isinstance(node, cst.Await):
-        node = node.expression
-    return node
 
 
 def first_string_arg(call: cst.Call) -> str | None:
@@ -109,8 +103,6 @@ def _value_of_method_call(call: cst.Call, func: cst.Attribute, resolver: Resolve
 
 def _is_task_like(node: cst.BaseExpression, resolver: Resolver) -> bool:
     """A signature receiver: something `task_like_target` would accept, or a signature."""
-    from joblint.analysis.tasks import task_like_target  # local import: cycle
-
     if value_of(node, resolver) is not None:
         return True
     return task_like_target(node, resolver) is not None

@@ -25,9 +25,8 @@ from joblint.pipeline.source import (
     parse,
     unparseable_result,
 )
-from joblint.registry import rule_by_code
-from joblint.rule import ProjectRule, Report, Rule
-from joblint.rules import unused_suppression
+from joblint.registry import all_codes, rule_by_code
+from joblint.rule import Codes, ProjectRule, Report, Rule
 from joblint.settings import LintSettings, ModuleInfo
 
 
@@ -57,6 +56,11 @@ def _parse_and_lint(path: str, text: str, settings: LintSettings, module: Module
     return _lint_tree(path, text, tree, settings, module)
 
 
+def _codes(ran: frozenset[str], rules_by_code: dict[str, type[Rule]]) -> Codes:
+    project = frozenset(c for c, r in rules_by_code.items() if issubclass(r, ProjectRule))
+    return Codes(ran, tuple(all_codes()), project)
+
+
 def _internal_error(path: str, line: int, code: str, exc: BaseException) -> str:
     detail = str(exc).replace("\r", " ").replace("\n", " ")[:300]
     return (
@@ -81,9 +85,11 @@ def _lint_tree(
     except RecursionError:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     reports = [(rule, report) for rule in rules for report in rule.reports]
-    # Issue 11, JL002: unused suppressions need the comments even with nothing reported.
-    unused = unused_suppression.CODE in settings.codes and suppressions.has_markers(text)
-    if not reports and not dispatcher.errors and not context.needs_positions and not unused:
+    # A rule that judges the suppression comments needs them even when nothing
+    # else is reported.
+    judges = [type(rule) for rule in rules if rule.JUDGES_SUPPRESSIONS]
+    judged = bool(judges) and suppressions.has_markers(text)
+    if not reports and not dispatcher.errors and not context.needs_positions and not judged:
         return FileResult(path, facts=context.facts())
     positions = _positions(tree)
     if positions is None:
@@ -108,8 +114,10 @@ def _lint_tree(
             pending.append(PendingFinding(finding, report.requires))
         else:
             findings.append(finding)
-    if unused:  # issue 11: after every report had its chance to use a suppression
-        findings.extend(unused_suppression.unused_findings(path, sups, settings.codes))
+    if judged:  # after every report had its chance to use a suppression
+        codes = _codes(settings.codes, rules_by_code)
+        for judge in judges:
+            findings.extend(judge.judge_suppressions(path, sups, codes))
     errors = tuple(
         _internal_error(path, _line(positions, node), code, exc)
         for code, node, exc in dispatcher.errors

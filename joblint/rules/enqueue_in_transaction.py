@@ -5,11 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import Resolver
+from joblint.analysis.names import Resolver, unwrap
 from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
-from joblint.analysis.values import unwrap
 from joblint.knowledge.jobs import FIX_HINTS, TxFamily
 from joblint.models import Requirement
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid

@@ -6,8 +6,9 @@ from enum import Enum
 
 import libcst as cst
 
-from joblint.analysis.chains import Link, chain_links, chain_nodes, unwrap
+from joblint.analysis.chains import Link, chain_links, chain_nodes
 from joblint.analysis.context import FileContext
+from joblint.analysis.names import unwrap
 from joblint.analysis.orm_filters import Condition, Kind, chain_conditions, chain_model
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.row_claims import Use, locked_rows_use

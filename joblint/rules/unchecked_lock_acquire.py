@@ -4,9 +4,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from joblint.analysis.chains import unwrap
 from joblint.analysis.context import FileContext
 from joblint.analysis.lock_evidence import expects_error, lock_evidence
+from joblint.analysis.names import unwrap
 from joblint.analysis.redis_clients import (
     Tri,
     client_kind,

@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from joblint.analysis.chains import unwrap
 from joblint.analysis.context import FileContext
 from joblint.analysis.lock_evidence import expects_error, lock_evidence
+from joblint.analysis.names import unwrap
 from joblint.analysis.redis_clients import key_code, method_name, positional, sets_nx
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks

@@ -1,7 +1,8 @@
 """JL002: a suppression comment code that suppressed nothing or isn't a code.
 
-Not a traversal rule: the engine calls `unused_findings` once every finding of
-the file has been checked against the file's suppression comments.
+Not a traversal rule: it `JUDGES_SUPPRESSIONS`, so the engine calls its
+`judge_suppressions` once every finding of the file has been checked against
+the file's suppression comments.
 """
 
 from __future__ import annotations
@@ -9,8 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from joblint.models import Finding, Span
-from joblint.registry import all_codes, rule_by_code
-from joblint.rule import ProjectRule, Rule, Valid, invalid
+from joblint.rule import Codes, Rule, Valid, invalid
 from joblint.suppressions import CodeMention, Suppressions
 
 CODE = "JL002"
@@ -65,6 +65,7 @@ class UnusedSuppression(Rule):
     CODE = CODE
     SUMMARY = "Suppression comment code that suppressed nothing, or names no rule"
     PREVIEW = True
+    JUDGES_SUPPRESSIONS = True
     HELP = "remove the code from the comment (and the comment if nothing is left)"
     # The examples need the rules whose findings the comments suppress.
     EXAMPLE_CODES: ClassVar[frozenset[str]] = frozenset({"JL101"})
@@ -118,43 +119,35 @@ def checkout(order):
         ),
     )
 
-
-def unused_findings(path: str, sups: Suppressions, codes: frozenset[str]) -> list[Finding]:
-    """JL002 findings for the codes of `sups` that suppressed nothing (call after
-    every other finding of the file went through `sups.suppresses`)."""
-    known = all_codes()
-    rules = rule_by_code()
-    project_codes = {c for c, r in rules.items() if issubclass(r, ProjectRule)}
-    found = []
-    for mention in sups.mentions:
-        if mention.kind == "noqa" and not mention.code.startswith("JL"):
-            continue
-        message = _problem(mention, sups, codes, known, project_codes)
-        if message is None:
-            continue
-        span = Span(mention.line, mention.start + 1, mention.line, mention.end + 1)
-        if sups.suppresses(CODE, (mention.line,), (mention.line - 1,)):
-            continue
-        found.append(
-            Finding(CODE, UnusedSuppression.name(), message, path, span, UnusedSuppression.HELP)
-        )
-    return found
+    @classmethod
+    def judge_suppressions(cls, path: str, comments: Suppressions, codes: Codes) -> list[Finding]:
+        """The codes of `comments` that suppressed nothing, or name no rule."""
+        found = []
+        for mention in comments.mentions:
+            if mention.kind == "noqa" and not mention.code.startswith("JL"):
+                continue
+            message = _problem(mention, comments, codes)
+            if message is None:
+                continue
+            span = Span(mention.line, mention.start + 1, mention.line, mention.end + 1)
+            if comments.suppresses(CODE, (mention.line,), (mention.line - 1,)):
+                continue
+            found.append(Finding(CODE, cls.name(), message, path, span, cls.HELP))
+        return found
 
 
 def _problem(
     mention: CodeMention,
     sups: Suppressions,
-    codes: frozenset[str],
-    known: list[str],
-    project_codes: set[str],
+    codes: Codes,
 ) -> str | None:
     code = mention.code
-    covered = [c for c in known if c.startswith(code)]
+    covered = [c for c in codes.known if c.startswith(code)]
     if not code.startswith("JL") or not covered:
         return f"unknown code '{code}' in a suppression comment: no joblint rule has it"
     if mention.key in sups.used or CODE in covered:
         return None
-    running = [c for c in covered if c in codes]
-    if not running or any(c in project_codes for c in running):
+    running = [c for c in covered if c in codes.ran]
+    if not running or any(c in codes.project for c in running):
         return None
     return f"suppression code '{code}' suppressed nothing here: remove it"
