@@ -17,6 +17,7 @@ from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from joblint import rules as rules_package
+from joblint.knowledge.tokens import Trigger
 
 if TYPE_CHECKING:
     from joblint.rule import Rule
@@ -34,6 +35,10 @@ class RuleInfo(NamedTuple):
     preview: bool
     project: bool  # a whole-project rule (ProjectRule): no per-file traversal
     summary: str
+    # What a file must contain for the rule to fire (`Rule.TRIGGERS`).
+    triggers: tuple[Trigger, ...] = ()
+    judges_suppressions: bool = False  # `Rule.JUDGES_SUPPRESSIONS`
+    reads_settings: bool = False  # `Rule.READS_SETTINGS`
 
 
 def rule_modules() -> tuple[str, ...]:
@@ -82,7 +87,17 @@ def info_of(rule: type[Rule]) -> RuleInfo:
 
     module = rule.__module__.removeprefix(f"{rules_package.__name__}.")
     project = issubclass(rule, ProjectRule)
-    return RuleInfo(rule.CODE, rule.name(), module, rule.PREVIEW, project, rule.SUMMARY)
+    return RuleInfo(
+        rule.CODE,
+        rule.name(),
+        module,
+        rule.PREVIEW,
+        project,
+        rule.SUMMARY,
+        rule.TRIGGERS,
+        rule.JUDGES_SUPPRESSIONS,
+        rule.READS_SETTINGS,
+    )
 
 
 @cache
@@ -115,6 +130,19 @@ def lookup(code_or_name: str) -> type[Rule] | None:
 
 def is_project_rule(code: str) -> bool:
     return any(info.project for info in catalog() if info.code == code)
+
+
+def triggers(code: str) -> tuple[Trigger, ...]:
+    """The rule's triggers ("" for a code that isn't a rule, such as JL001)."""
+    return next((info.triggers for info in catalog() if info.code == code), ())
+
+
+def judges_suppressions(code: str) -> bool:
+    return any(info.judges_suppressions for info in catalog() if info.code == code)
+
+
+def reads_settings(code: str) -> bool:
+    return any(info.reads_settings for info in catalog() if info.code == code)
 
 
 def all_codes() -> list[str]:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from joblint.knowledge.tokens import Trigger
 from joblint.models import UNSAFE, Finding, Place, Requirement
 
 if TYPE_CHECKING:  # annotations only: whole-project rules load without LibCST
@@ -159,10 +160,17 @@ class Rule:
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
     # Other codes enabled when the examples run (only this rule's findings count).
     EXAMPLE_CODES: ClassVar[frozenset[str]] = frozenset()
+    # What a file must contain for the rule to fire there (any one of them):
+    # the prefilter skips the rule, and LibCST the file, where none is. Every
+    # rule has some; the generated catalogue carries them to the prefilter.
+    TRIGGERS: ClassVar[tuple[Trigger, ...]] = ()
     # The rule judges a file's suppression comments once every other finding
     # has gone through them (`judge_suppressions`); it needs every selected
     # rule to run beside it wherever its triggers are.
     JUDGES_SUPPRESSIONS: ClassVar[bool] = False
+    # The project's settings decide some of its findings (a flag, a cache
+    # backend, the broker): with it selected, settings files are read for facts.
+    READS_SETTINGS: ClassVar[bool] = False
 
     def __init__(self, context: FileContext) -> None:
         self.context = context

@@ -20,6 +20,7 @@ def test_example(case: Case) -> None:
 def test_rule_is_complete(rule: type) -> None:
     assert rule.CODE.startswith("JL") and len(rule.CODE) == 5
     assert rule.SUMMARY and not rule.SUMMARY.endswith(".")
+    assert rule.TRIGGERS, "every rule declares what a file must contain for it to fire"
     assert rule.VALID, "every rule needs examples it must not report"
     assert rule.INVALID, "every rule needs examples it must report"
     assert all(isinstance(i, Invalid) and i.expected for i in rule.INVALID)

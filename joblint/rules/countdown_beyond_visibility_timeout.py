@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from joblint.knowledge.tokens import PROJECT_FACTS
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
 SETTINGS = """
@@ -47,6 +48,8 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
     """
 
     CODE = "JL502"
+    TRIGGERS = PROJECT_FACTS
+    READS_SETTINGS = True
     SUMMARY = "Countdown or ETA longer than the broker visibility timeout: the job runs twice"
     HELP = "Keep delays below visibility_timeout, or schedule far-future jobs from the database"
 

@@ -9,6 +9,7 @@ from joblint.analysis.context import FileContext
 from joblint.analysis.names import dotted_text
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import COMMIT_METHOD, COMMIT_RECEIVER_PATTERN, DATABASE_WRITE_METHODS
+from joblint.knowledge.tokens import enqueue_and
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 
@@ -84,6 +85,7 @@ class EnqueueBeforeCommit(Rule):
     """
 
     CODE = "JL102"
+    TRIGGERS = enqueue_and((".commit(",), r"\.commit\(")
     SUMMARY = "Job enqueued before the transaction commits: a worker may run it first"
     HELP = "Enqueue after the commit, or register it with an on-commit hook"
 

@@ -10,6 +10,7 @@ from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
 from joblint.knowledge.jobs import FIX_HINTS, TxFamily
+from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
 from joblint.models import Requirement
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
@@ -138,6 +139,9 @@ class EnqueueInTransaction(Rule):
     """
 
     CODE = "JL101"
+    # An enqueue call in a file that opens a transaction somewhere.
+    TRIGGERS = enqueue_and(TRANSACTION_ANCHORS, TRANSACTION)
+    READS_SETTINGS = True  # django-q's ORM broker, read-only databases
     SUMMARY = "Job enqueued inside a database transaction: a worker may run it before COMMIT"
     HELP = (
         "Enqueue after COMMIT: an on-commit hook (Django's transaction.on_commit, "

@@ -6,8 +6,19 @@ from joblint.analysis.names import dotted_text
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import LIBRARIES
 from joblint.knowledge.payloads import FORWARDED_OPTIONS, ForwardedOptions
+from joblint.knowledge.tokens import WORD_METHODS, Trigger, alternatives
 from joblint.models import Requirement
 from joblint.rule import Rule, Valid, invalid
+
+
+def _forwarded_options() -> tuple[Trigger, ...]:
+    """`task.delay(..., countdown=5)` and the like, per method."""
+    triggers = []
+    for method, forwarded in sorted(FORWARDED_OPTIONS.items()):
+        options = rf"\b(?:{alternatives(forwarded.options)})\s*="
+        gated = method in WORD_METHODS
+        triggers.append(Trigger((f".{method}(",), (options,), gated=gated))
+    return tuple(triggers)
 
 
 class EnqueueOptionPassedToTask(Rule):
@@ -48,6 +59,7 @@ class EnqueueOptionPassedToTask(Rule):
     """
 
     CODE = "JL103"
+    TRIGGERS = _forwarded_options()
     SUMMARY = "Execution option passed to a call that forwards it to the task as an argument"
     HELP = (
         "Celery: apply_async(args=..., countdown=...); Dramatiq: send_with_options; "

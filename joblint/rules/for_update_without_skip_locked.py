@@ -22,6 +22,7 @@ from joblint.analysis.sql import (
     static_sql,
 )
 from joblint.knowledge import locks
+from joblint.knowledge.tokens import Trigger
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
@@ -109,6 +110,17 @@ class _Flag(Enum):
     ON = "on"
     OFF = "off"
     UNKNOWN = "unknown"
+
+
+# `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
+# `with_for_update` in an ORM chain.
+_ROW_LOCK = Trigger(
+    ("update", "share"),
+    (
+        r"for(?:\s+(?:no\s+key\s+)?update|\s+(?:key\s+)?share|_update)\b",
+        r"select|for_update",
+    ),
+)
 
 
 class ForUpdateWithoutSkipLocked(Rule):
@@ -234,6 +246,7 @@ class ForUpdateWithoutSkipLocked(Rule):
     """
 
     CODE = "JL401"
+    TRIGGERS = (_ROW_LOCK,)
     SUMMARY = "Row lock on a pick-next query waits for other workers' rows (no SKIP LOCKED)"
     HELP = (
         "Add SKIP LOCKED: FOR UPDATE SKIP LOCKED, select_for_update(skip_locked=True), "

@@ -23,6 +23,15 @@ from joblint.analysis.redis_clients import (
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.sql import Lookup, lookup_for
 from joblint.knowledge import locks
+from joblint.knowledge.tokens import (
+    CACHES_SETTING,
+    NX,
+    REDIS_CLIENTS,
+    Trigger,
+    modules_of,
+    tails,
+    tops,
+)
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
@@ -31,6 +40,22 @@ _FIX = f"use {locks.REDIS_LOCK_FIX} or {locks.RUNTIME_LOCK}"
 _DJANGO_REDIS_SETTINGS = """
 CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
 """
+
+
+_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger(("nx",), (NX,)),
+    Trigger(tuple(sorted(locks.SETNX_METHODS))),
+    # redis-py and django-redis `.lock(name)`: on a Redis client or a Django cache.
+    Trigger((".lock(",), (REDIS_CLIENTS,)),
+    Trigger(tuple(f".{m}(" for m in sorted(set(locks.LOCK_METHODS) - {"lock"}))),
+    # redis.lock.Lock, redis_lock.Lock, huey's lock_task
+    Trigger(
+        tuple(sorted(tops(locks.LOCK_CONSTRUCTORS))),
+        (modules_of(locks.LOCK_CONSTRUCTORS),),
+        also=(tuple(sorted(tails(locks.LOCK_CONSTRUCTORS))),),
+    ),
+    CACHES_SETTING,
+)
 
 
 class LockWithoutExpiry(Rule):
@@ -149,6 +174,8 @@ class LockWithoutExpiry(Rule):
     """
 
     CODE = "JL402"
+    TRIGGERS = _TRIGGERS
+    READS_SETTINGS = True  # the Django cache's backend (CACHES)
     SUMMARY = "Redis lock without an expiry: a crashed worker holds it forever"
     HELP = (
         "Give the lock a TTL with the keyword of its API (ex=/px= for set(), timeout= for "

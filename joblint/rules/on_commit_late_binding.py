@@ -6,6 +6,7 @@ import libcst.matchers as m
 from joblint.analysis.names import BindingKind
 from joblint.analysis.scopes import bound_names, parameter_names, read_names
 from joblint.analysis.transactions import on_commit_callback
+from joblint.knowledge.tokens import Trigger
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 
@@ -54,6 +55,7 @@ class OnCommitLateBinding(Rule):
     """
 
     CODE = "JL104"
+    TRIGGERS = (Trigger(("on_commit",)),)
     SUMMARY = "On-commit callback in a loop reads the loop variable: all see its last value"
     HELP = "Bind the value now: functools.partial(task.delay, obj.pk) or lambda pk=obj.pk: ..."
 

@@ -11,6 +11,7 @@ from joblint.analysis.payloads import (
     payload_site,
 )
 from joblint.knowledge import payloads as kb
+from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 _REPORTED = frozenset({*kb.ORM_KINDS, QUERYSET, SQLALCHEMY_LIST, SELF, REQUEST})
@@ -107,6 +108,8 @@ class OrmObjectPayload(Rule):
     """
 
     CODE = "JL201"
+    # Huey task calls have no token: the second pass finds files naming a Huey task.
+    TRIGGERS = ENQUEUE_TRIGGERS
     SUMMARY = "ORM object or other live object passed in a job payload: pass its ID instead"
     HELP = "Pass the primary key (obj.pk / obj.id) and re-fetch the object inside the job"
 

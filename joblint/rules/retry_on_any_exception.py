@@ -13,10 +13,19 @@ from joblint.analysis.retry_options import (
     task_retry_receiver,
 )
 from joblint.knowledge import retries as facts
+from joblint.knowledge.tokens import Trigger, tails
 from joblint.rule import Valid, invalid
 from joblint.rules._retry_base import RetryRule
 
 _BUGS = "bugs (a TypeError, a KeyError) are retried too, burning attempts that can never succeed"
+
+
+_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger((facts.CELERY_AUTORETRY_FOR,)),
+    Trigger((f".{facts.CELERY_RETRY_METHOD}(",), (r"\bexcept\b",)),
+    Trigger(tuple(sorted(tails(facts.TENACITY_EXCEPTION_TYPE_RETRIES)))),
+    Trigger(tuple(sorted(tails(facts.BACKOFF_DECORATORS))), (r"\bbackoff\b",)),
+)
 
 
 class RetryOnAnyException(RetryRule):
@@ -79,6 +88,7 @@ class RetryOnAnyException(RetryRule):
     """
 
     CODE = "JL303"
+    TRIGGERS = _TRIGGERS
     SUMMARY = "Retry on every exception: bugs are retried like transient failures"
     HELP = (
         "Retry a tuple of transient exception types (timeouts, connection errors, 5xx, 429) "

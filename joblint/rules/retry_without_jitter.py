@@ -30,10 +30,28 @@ from joblint.analysis.retry_options import (
     task_retry_receiver,
 )
 from joblint.knowledge import retries as facts
+from joblint.knowledge.tokens import SLEEP, Trigger, alternatives, tails
 from joblint.rule import FixSpec, LineOf, Valid, fix, invalid
 from joblint.rules._retry_base import RetryRule
 
 _SAME_TIME = "every job that failed together retries at the same moment"
+
+
+_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger((facts.CELERY_RETRY_JITTER,)),
+    # self.retry(countdown=...)
+    Trigger(
+        (f".{facts.CELERY_RETRY_METHOD}(",),
+        (alternatives(facts.CELERY_RETRY_DELAY_KEYWORDS),),
+    ),
+    Trigger(tuple(sorted(tails(facts.TENACITY_EXPONENTIAL_WAITS)))),
+    Trigger((facts.BACKOFF_JITTER_KEYWORD,), (r"\bbackoff\b",)),
+    Trigger((facts.URLLIB3_BACKOFF_FACTOR,)),
+    Trigger((facts.RQ_INTERVAL_KEYWORD,), (r"(?<![\w.])rq\b",)),
+    Trigger(tuple(sorted(tails(facts.TASKIQ_SMART_RETRY)))),
+    # A sleep with a computed delay in a loop that catches an exception.
+    Trigger((SLEEP,), (r"\b(?:for|while)\b",), confirm="sleep-in-retry-loop"),
+)
 
 
 class RetryWithoutJitter(RetryRule):
@@ -165,6 +183,7 @@ class RetryWithoutJitter(RetryRule):
     """
 
     CODE = "JL301"
+    TRIGGERS = _TRIGGERS
     SUMMARY = "Retry delay grows with the attempt but has no jitter: retries stampede together"
     HELP = (
         "Randomise the delay: joblint.runtime.backoff.full_jitter(attempt, base=30, cap=600), "

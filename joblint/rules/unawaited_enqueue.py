@@ -5,6 +5,7 @@ import libcst as cst
 from joblint.analysis.names import dotted_text
 from joblint.analysis.values import value_of
 from joblint.knowledge.payloads import ASYNC_ENQUEUE_METHODS, ASYNC_QUEUE_LIBRARIES
+from joblint.knowledge.tokens import Trigger, calls
 from joblint.rule import Rule, Valid, invalid
 
 
@@ -46,6 +47,7 @@ class UnawaitedEnqueue(Rule):
     """
 
     CODE = "JL105"
+    TRIGGERS = (Trigger(calls(sorted(ASYNC_ENQUEUE_METHODS))),)
     SUMMARY = "Async enqueue call never awaited: the job is never enqueued"
     HELP = "Await it: await task.kiq(...), await redis.enqueue_job(...)"
 

@@ -16,6 +16,7 @@ from joblint.analysis.retry_options import (
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.tasks import decorator_task_library
 from joblint.knowledge import retries as facts
+from joblint.knowledge.tokens import SLEEP, Trigger, tails
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Valid, fix, invalid
 from joblint.rules._retry_base import RetryRule
@@ -25,6 +26,18 @@ _FOREVER = "a job that can never succeed (a poisoned message) stays alive and ke
 _EXITS = (cst.Break, cst.Return, cst.Raise)
 # Walking a loop body stops at nested loops and scopes.
 _STOP = (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger((facts.CELERY_MAX_RETRIES,)),
+    Trigger(("tenacity",)),
+    Trigger(tuple(sorted(tails(facts.BACKOFF_DECORATORS))), (r"\bbackoff\b",)),
+    Trigger((facts.PROCRASTINATE_RETRY_KEYWORD,), (r"\bretry\s*=\s*true\b",)),
+    Trigger(tuple(sorted(tails(facts.PROCRASTINATE_RETRY_STRATEGY)))),
+    Trigger((facts.DJANGO_Q_SETTINGS.lower(), facts.DJANGO_Q_MAX_ATTEMPTS)),
+    # while True: try ... except: sleep
+    Trigger((SLEEP,), (r"\bwhile\b", r"\bexcept\b"), confirm="while-true-retry"),
+)
 
 
 class UnboundedRetries(RetryRule):
@@ -117,6 +130,7 @@ class UnboundedRetries(RetryRule):
     """
 
     CODE = "JL302"
+    TRIGGERS = _TRIGGERS
     SUMMARY = "Retries have no attempt limit: a job that can never succeed retries forever"
     HELP = (
         f"Bound the attempts ({facts.REFERENCE_ATTEMPTS} in total, then dead-letter): "

@@ -20,6 +20,7 @@ from joblint.analysis.redis_clients import (
 from joblint.analysis.sql import call_sql, lookup_for, selected_functions
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
+from joblint.knowledge.tokens import NX, Trigger, tails
 from joblint.rule import Rule, Valid, invalid
 
 
@@ -30,6 +31,14 @@ class _PendingExecute:
     node: cst.Call
     receiver: str
     function: str
+
+
+_TRIGGERS: tuple[Trigger, ...] = (
+    # acquire(blocking=False): a literal False, None or number
+    Trigger(("blocking",), (r"\bblocking\s*=[\s(]*(?:false|none|[\d._])",)),
+    Trigger(("nx",), (NX,)),
+    Trigger(tuple(sorted(tails(locks.TRY_ADVISORY_FUNCTIONS)))),
+)
 
 
 class UncheckedLockAcquire(Rule):
@@ -97,6 +106,7 @@ class UncheckedLockAcquire(Rule):
     """
 
     CODE = "JL404"
+    TRIGGERS = _TRIGGERS
     SUMMARY = "Non-blocking lock attempt whose result is ignored: the job runs either way"
     HELP = "Check the result and skip (or retry later) when the lock wasn't acquired"
 

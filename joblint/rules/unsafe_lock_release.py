@@ -11,6 +11,7 @@ from joblint.analysis.names import unwrap
 from joblint.analysis.redis_clients import key_code, method_name, positional, sets_nx
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
+from joblint.knowledge.tokens import NX, Trigger
 from joblint.models import Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
 
@@ -106,6 +107,7 @@ class UnsafeLockRelease(Rule):
     """
 
     CODE = "JL403"
+    TRIGGERS = (Trigger(("nx",), (NX,)),)
     SUMMARY = "Redis lock released with a plain DELETE: may free another worker's lock"
     HELP = (
         "Release with a compare-and-delete of your token (a Lua script), "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from joblint.knowledge.tokens import Trigger
 from joblint.models import Finding, Span
 from joblint.rule import Codes, Rule, Valid, invalid
 from joblint.suppressions import CodeMention, Suppressions
@@ -63,6 +64,7 @@ class UnusedSuppression(Rule):
     """
 
     CODE = CODE
+    TRIGGERS = (Trigger(("joblint", "noqa")),)  # suppression comments
     SUMMARY = "Suppression comment code that suppressed nothing, or names no rule"
     PREVIEW = True
     JUDGES_SUPPRESSIONS = True

@@ -4,6 +4,7 @@ import math
 from collections.abc import Iterator
 
 from joblint.analysis.celery_project import Limit, Transport, Visibility
+from joblint.knowledge.tokens import PROJECT_FACTS
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
 SETTINGS = """
@@ -73,6 +74,9 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     """
 
     CODE = "JL501"
+    # Findings sit where the settings and limits are.
+    TRIGGERS = PROJECT_FACTS
+    READS_SETTINGS = True
     SUMMARY = "Broker visibility timeout shorter than a job's time limit: a second worker runs it"
     HELP = "Set broker_transport_options visibility_timeout >= the longest time_limit + margin"
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joblint.config import Config, lint_options
-from joblint.knowledge.tokens import SETTINGS_READERS
 from joblint.models import FileResult, Finding
 from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
 from joblint.pipeline.discover import Discovery, discover, module_name
@@ -41,7 +40,7 @@ from joblint.pipeline.schedule.workers import (
 from joblint.pipeline.screen.prefilter import Prefilter
 from joblint.pipeline.screen.verdicts import Screener, Screening, digest
 from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
-from joblint.registry import select_codes
+from joblint.registry import reads_settings, select_codes
 from joblint.settings import LintSettings, ModuleInfo
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ class _Selector:
     @property
     def reads_settings(self) -> bool:
         """A selected rule's findings depend on the project's settings facts."""
-        return not SETTINGS_READERS.isdisjoint(self.base)
+        return any(reads_settings(code) for code in self.base)
 
     def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
         return ProjectSettings(self.base, self.config.visibility_margin_seconds, named)

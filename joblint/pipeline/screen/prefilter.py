@@ -1,8 +1,10 @@
 """A conservative byte-level prefilter: skip files no selected rule can fire on.
 
 LibCST parsing is the dominant cost, and most files of a project contain no
-job code at all. Each rule's triggers come from `joblint.knowledge.tokens`
-(derived from the library tables); user-configured function names are added.
+job code at all. Each rule declares its triggers (`Rule.TRIGGERS`, mostly built
+from the library tables by `joblint.knowledge.tokens`), and the generated rule
+catalogue carries them here, so no rule is imported; user-configured function
+names are added.
 A rule without triggers disables the prefilter. Facts other files look up by
 name (tasks, classes, constants) are loaded on demand later, so skipping a
 file never loses a fact a finding depends on.
@@ -15,13 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from joblint.knowledge.tokens import (
-    DEFINES_JOBS,
-    NEEDS_EVERY_RULE,
-    PROJECT_FACTS,
-    RULE_TRIGGERS,
-    Trigger,
-)
+from joblint import registry
+from joblint.knowledge.tokens import DEFINES_JOBS, PROJECT_FACTS, Trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,13 +124,15 @@ class Prefilter:
         self.disabled = False
         self._anchors: set[bytes] = set()
         for code in sorted(codes):
-            if code == "JL001":
-                continue  # reported for files that can't be read or parsed, whatever else
-            if code not in RULE_TRIGGERS:
+            if code in registry.BUILTIN_CODES:
+                continue  # JL001: reported for files that can't be read or parsed
+            triggers = registry.triggers(code)
+            if not triggers:
                 self.disabled = True  # a rule that declares no triggers: parse everything
                 continue
-            rule = _ALL_RULES if code in NEEDS_EVERY_RULE else code
-            for trigger in RULE_TRIGGERS[code]:
+            # A rule judging suppressions judges them by the rules that ran.
+            rule = _ALL_RULES if registry.judges_suppressions(code) else code
+            for trigger in triggers:
                 self._add(trigger, {rule})
         names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
         # What the decisions depend on besides the bytes (and joblint's code).
