@@ -181,11 +181,15 @@ def _print_comparison(directory: Path, projects: list[Path], now: list[Found]) -
     new = {f.key: f for f in now}
     lost = [old[k] for k in sorted(old.keys() - new.keys())]
     added = [new[k] for k in sorted(new.keys() - old.keys())]
-    for title, items in (("lost", lost), ("new", added)):
+    reworded = [new[k] for k in sorted(old.keys() & new.keys()) if old[k].message != new[k].message]
+    for title, items in (("lost", lost), ("new", added), ("message changed", reworded)):
         print(f"\n#### {title} ({len(items)})")
         for f in items:
             print(f"  {f.project}/{f.path}:{f.line}:{f.column} {f.code} {f.message}")
-    print(f"\n{len(old)} before, {len(new)} now: {len(lost)} lost, {len(added)} new")
+            if title == "message changed":
+                print(f"      was: {old[f.key].message}")
+    counts = f"{len(lost)} lost, {len(added)} new, {len(reworded)} with another message"
+    print(f"\n{len(old)} before, {len(new)} now: {counts}")
     return 0
 
 
