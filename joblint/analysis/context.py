@@ -36,10 +36,11 @@ from joblint.analysis.transactions import (
 from joblint.analysis.values import value_of
 from joblint.knowledge import locks
 from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
-from joblint.knowledge.jobs import CONFIG_FROM_OBJECT_METHOD as CONFIG_FROM_OBJECT
-from joblint.knowledge.jobs import DATABASES_SETTING, RUN_PYTHON_OPERATIONS, TxFamily
-from joblint.knowledge.jobs import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
-from joblint.knowledge.jobs import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
+from joblint.knowledge.jobs import SETTINGS_FLAGS, TxFamily
+from joblint.libraries.celery import CONFIG_FROM_OBJECT_METHOD as CONFIG_FROM_OBJECT
+from joblint.libraries.django import DATABASES_SETTING, RUN_PYTHON_OPERATIONS
+from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
+from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
 from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
 
 # Options live in joblint.settings (no LibCST there); re-exported for the rules.
@@ -335,11 +336,12 @@ class FileContext:
             self._read_only_databases.extend(mirror_aliases(node.value))
         if locks.CACHES_SETTING in names and node.value is not None:
             self._cache_backends.extend(cache_backends(node.value))
-        if "Q_CLUSTER" in names and isinstance(node.value, cst.Dict):
-            for element in node.value.elements:
-                key = getattr(element, "key", None)
-                if isinstance(key, cst.SimpleString) and key.evaluated_value == "orm":
-                    self._flags.add("django_q.orm_broker")
+        for flag in SETTINGS_FLAGS:
+            if flag.setting in names and isinstance(node.value, cst.Dict):
+                for element in node.value.elements:
+                    key = getattr(element, "key", None)
+                    if isinstance(key, cst.SimpleString) and key.evaluated_value == flag.key:
+                        self._flags.add(flag.flag)
 
     # --- traversal bookkeeping ---------------------------------------------------
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from joblint.analysis.walk import walk
-from joblint.knowledge import jobs
+from joblint.libraries import django
 
 
 def mirror_aliases(databases: cst.BaseExpression) -> list[str]:
@@ -17,8 +17,8 @@ def mirror_aliases(databases: cst.BaseExpression) -> list[str]:
     aliases Django's tests mirror from another database (replicas)."""
     found = []
     for alias, config in _string_items(databases):
-        test = dict(_string_items(config)).get(jobs.DATABASE_TEST_KEY)
-        if test is not None and jobs.DATABASE_MIRROR_KEY in dict(_string_items(test)):
+        test = dict(_string_items(config)).get(django.DATABASE_TEST_KEY)
+        if test is not None and django.DATABASE_MIRROR_KEY in dict(_string_items(test)):
             found.append(alias)
     return found
 
@@ -30,11 +30,11 @@ def read_only_router_aliases(node: cst.ClassDef) -> list[str]:
         for statement in _body(node)
         if isinstance(statement, cst.FunctionDef)
     }
-    reader = methods.get(jobs.ROUTER_READ_METHOD)
+    reader = methods.get(django.ROUTER_READ_METHOD)
     if reader is None:
         return []
     reads = _returned_strings(reader)
-    writer = methods.get(jobs.ROUTER_WRITE_METHOD)
+    writer = methods.get(django.ROUTER_WRITE_METHOD)
     writes = _returned_strings(writer) if writer is not None else set()
     if reads is None or writes is None:
         return []  # a computed alias: nothing is known

@@ -112,7 +112,8 @@ def _subject(library: str, name: str) -> str:
 
 
 def _verb(library: str) -> str:
-    return {"sqs": "is sent", "kombu": "is published"}.get(library, "is enqueued")
+    lib = jobs.LIBRARIES.get(library)
+    return lib.verb if lib is not None else "is enqueued"
 
 
 def classify_enqueue(
@@ -201,6 +202,13 @@ def _enqueue_function(
     return Enqueue(_subject(library, _job_name(call.args)), _verb(library), library, requires)
 
 
+def _names_jobs(library: str) -> bool:
+    """Whether a queue call's first argument names the job (RQ's function),
+    not the message itself (an SQS body)."""
+    lib = jobs.LIBRARIES.get(library)
+    return lib is None or lib.names_jobs
+
+
 def _job_name(args: Sequence[cst.Arg]) -> str:
     """The job a queue-style call enqueues: its first positional argument."""
     for arg in args:
@@ -236,12 +244,12 @@ def _match_receiver(
         if value_of(receiver, resolver) is None and imported is not None:
             # A queue object defined in another module: the project index knows.
             requires = (Requirement("queue", imported, frozenset(shape.libraries)),)
-            name = "" if primary in {"sqs", "kombu"} else _job_name(call.args)
+            name = _job_name(call.args) if _names_jobs(primary) else ""
             return Enqueue(_subject(primary, name), _verb(primary), primary, requires)
         value = value_of(receiver, resolver)
         if value is None or value.kind != "queue" or value.library not in shape.libraries:
             return None
-        name = "" if value.library in {"sqs", "kombu"} else _job_name(call.args)
+        name = _job_name(call.args) if _names_jobs(value.library) else ""
         return Enqueue(_subject(value.library, name), _verb(value.library), value.library)
     if shape.receiver is jobs.Receiver.TASK_LIKE:
         return _task_like_enqueue(call, method, receiver, shape, resolver)
@@ -301,7 +309,7 @@ def _resolved_later(
     *,
     queue: bool,
     display: str = "",
-    on_commit: str = "",
+    on_commit: tuple[str, cst.BaseExpression] | None = None,
 ) -> Enqueue:
     """An enqueue on an object defined elsewhere: which library's, if any, is for
     the project step to say; the message names it only when it does."""
@@ -322,7 +330,7 @@ def _resolved_later(
             _verb(library),
             library,
             (base, Requirement(kind, qualname, frozenset({library}))),
-            on_commit if library == "celery" else "",
+            _on_commit_variant(*on_commit, library) if on_commit is not None else "",
         )
         for library in shape.libraries
     )
@@ -334,11 +342,11 @@ def _modules(library: str) -> tuple[str, ...]:
     return jobs.LIBRARY_MODULES.get(library, (library,))
 
 
-def _on_commit_variant(method: str, receiver: cst.BaseExpression) -> str:
-    if method not in {"delay", "apply_async"}:
-        return ""
+def _on_commit_variant(method: str, receiver: cst.BaseExpression, library: str) -> str:
+    """`task.delay_on_commit(...)`, where the library has such a twin."""
+    variant = jobs.ON_COMMIT_VARIANTS.get(library, {}).get(method)
     text = dotted_text(receiver)
-    return f"{text}.{method}_on_commit(...)" if text else ""
+    return f"{text}.{variant}(...)" if variant and text else ""
 
 
 def _task_like_enqueue(
@@ -352,7 +360,8 @@ def _task_like_enqueue(
     if value is not None:
         if value.kind != "signature":
             return None
-        return Enqueue(f"a {jobs.LIBRARIES['celery'].display} signature", "is enqueued", "celery")
+        library = value.library
+        return Enqueue(f"a {jobs.LIBRARIES[library].display} signature", "is enqueued", library)
     target = task_like_target(receiver, resolver)
     if target is None:
         return None
@@ -364,7 +373,7 @@ def _task_like_enqueue(
             target.qualname,
             queue=False,
             display=target.display,
-            on_commit=_on_commit_variant(method, receiver),
+            on_commit=(method, receiver),
         )
     if target.library not in shape.libraries:
         return None
@@ -374,7 +383,7 @@ def _task_like_enqueue(
         "is enqueued",
         library,
         (),
-        _on_commit_variant(method, receiver) if library == "celery" else "",
+        _on_commit_variant(method, receiver, library),
     )
 
 
@@ -398,16 +407,23 @@ def _canvas_call(inner: cst.Call, resolver: Resolver) -> Enqueue | None:
     qualname = resolver.qualified_name(inner.func)
     if qualname is not None and qualname in jobs.CANVAS_CALLABLES:
         kind = qualname.rsplit(".", 1)[-1]
-        return Enqueue(f"a Celery {kind}", "is enqueued", "celery")
+        library = jobs.CANVAS_CALLABLES[qualname]
+        return Enqueue(f"a {jobs.LIBRARIES[library].display} {kind}", "is enqueued", library)
     func = inner.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "chunks":
+    if isinstance(func, cst.Attribute) and func.attr.value in _CHUNKS:
         target = task_like_target(func.value, resolver)
         if target is not None:
+            library = _CHUNKS[func.attr.value]
             requires = () if target.library else (maybe_task(target.qualname, resolver),)
+            display = jobs.LIBRARIES[library].display
             return Enqueue(
-                f"Celery chunks of '{target.display}'", "are enqueued", "celery", requires
+                f"{display} chunks of '{target.display}'", "are enqueued", library, requires
             )
     return None
+
+
+# `task.chunks(...)` builds a signature that enqueues when called.
+_CHUNKS = {m: lib for m, lib in jobs.SIGNATURE_METHODS.items() if m == "chunks"}
 
 
 def maybe_task(qualname: str, resolver: Resolver) -> Requirement:

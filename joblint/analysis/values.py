@@ -65,7 +65,7 @@ def _value_of_qualified_call(call: cst.Call, qualname: str) -> Value | None:
     if library is not None:
         return Value("queue", library)
     if qualname in jobs.SIGNATURE_FUNCTIONS:
-        return Value("signature", "celery")
+        return Value("signature", jobs.SIGNATURE_FUNCTIONS[qualname])
     family = jobs.CONNECT_FUNCTIONS.get(qualname)
     if family is not None:
         return Value("connection", family.value)
@@ -89,7 +89,7 @@ def _value_of_method_call(call: cst.Call, func: cst.Attribute, resolver: Resolve
     if method in jobs.PRODUCER_METHODS:
         return Value("queue", jobs.PRODUCER_METHODS[method])
     if method in jobs.SIGNATURE_METHODS and _is_task_like(func.value, resolver):
-        return Value("signature", "celery")
+        return Value("signature", jobs.SIGNATURE_METHODS[method])
     if method == "client" and receiver is None:
         # `session.client("sqs")` on a boto3 Session.
         parts = dotted_parts(func.value)

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from joblint.knowledge import jobs, locks, payloads
+from joblint.libraries import celery, django
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +116,11 @@ _ENQUEUE_FUNCTION_TRIGGERS = tuple(
     Trigger((f"{tails([q]).pop()}(",), (re.escape(tops([q]).pop()),))
     for q in sorted(jobs.ENQUEUE_FUNCTIONS)
 )
-# `chain(...)()`, `group(...)()`: only Celery's, so the file imports from celery.
-_CANVAS = Trigger(tuple(f"{n}(" for n in sorted(tails(jobs.CANVAS_CALLABLES))), ("celery",))
+# `chain(...)()`, `group(...)()`: the file imports from the library that has them.
+_CANVAS = Trigger(
+    tuple(f"{n}(" for n in sorted(tails(jobs.CANVAS_CALLABLES))),
+    (alternatives(tops(jobs.CANVAS_CALLABLES)),),
+)
 # `functools.partial(queue.enqueue, ...)`: the method is named without a call.
 _PARTIAL = Trigger(
     ("partial(",),
@@ -172,7 +176,7 @@ REDIS_CLIENTS = modules_of(
 _CACHES = locks.CACHES_SETTING.lower()
 CACHES_SETTING = Trigger((_CACHES,), (rf"(?m)^[ \t]*{_CACHES}\s*[:=]",))
 
-_DATABASES = jobs.DATABASES_SETTING.lower()
+_DATABASES = django.DATABASES_SETTING.lower()
 
 # Whole-project facts read by rules that scan every file's facts (JL5's Celery
 # settings and delays; django-q's ORM-broker switch; the Django cache backends
@@ -183,10 +187,10 @@ PROJECT_FACTS: tuple[Trigger, ...] = (
     Trigger(("celery", "broker", "time_limit", "visibility_timeout", "countdown", "q_cluster")),
     # Entry points naming the settings module their project loads: settings
     # apply to that project's files only (joblint.pipeline.project.settings_scope).
-    Trigger((jobs.SETTINGS_MODULE_VARIABLE.lower(), jobs.CONFIG_FROM_OBJECT_METHOD)),
+    Trigger((django.SETTINGS_MODULE_VARIABLE.lower(), celery.CONFIG_FROM_OBJECT_METHOD)),
     # Databases that take no writes: a test mirror in DATABASES, a router.
-    Trigger((jobs.DATABASE_MIRROR_KEY.lower(),), (rf"(?m)^[ \t]*{_DATABASES}\s*[:=]",)),
-    Trigger((jobs.ROUTER_READ_METHOD,)),
+    Trigger((django.DATABASE_MIRROR_KEY.lower(),), (rf"(?m)^[ \t]*{_DATABASES}\s*[:=]",)),
+    Trigger((django.ROUTER_READ_METHOD,)),
     Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
     CACHES_SETTING,
 )

@@ -1,0 +1,35 @@
+"""One module per library: its names, defaults and shapes as data.
+
+Each module here defines `LIBRARIES` (see `joblint.libraries.base.Library`);
+`all_libraries()` finds them by walking the package, so adding a library is
+adding a module. `joblint.knowledge` merges their tables into the lookups the
+analysis reads; rules and analysis never spell a library's names.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from joblint.libraries.base import Library
+
+# Modules of this package that are not libraries.
+_NOT_LIBRARIES = frozenset({"base"})
+
+
+def library_modules() -> tuple[str, ...]:
+    """The library module names, sorted (a directory listing)."""
+    names = (info.name for info in pkgutil.iter_modules(__path__))
+    return tuple(sorted(n for n in names if n not in _NOT_LIBRARIES and not n.startswith("_")))
+
+
+@cache
+def all_libraries() -> tuple[Library, ...]:
+    """Every library every module declares, sorted by key: the merge order
+    (when two libraries share a method, the first named is the primary one)."""
+    found: list[Library] = []
+    for name in library_modules():
+        module = importlib.import_module(f"{__name__}.{name}")
+        found.extend(getattr(module, "LIBRARIES", ()))
+    return tuple(sorted(found, key=lambda library: library.key))

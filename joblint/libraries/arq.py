@@ -1,0 +1,20 @@
+"""arq: `ArqRedis.enqueue_job` on a pool."""
+
+from __future__ import annotations
+
+from joblint.libraries.base import EnqueueMethod, Library, Receiver
+
+LIBRARIES = (
+    Library(
+        "arq",
+        "arq",
+        job_noun="job",
+        modules=("arq",),
+        queue_constructors=(
+            "arq.create_pool",
+            "arq.connections.create_pool",
+            "arq.connections.ArqRedis",
+        ),
+        enqueue_methods=(("enqueue_job", EnqueueMethod((), Receiver.ANY, reach=("arq",))),),
+    ),
+)

@@ -1,0 +1,137 @@
+"""What a library module declares: its names, defaults and shapes, as data.
+
+Each module of `joblint.libraries` (one per library: `celery.py`, `rq.py`,
+`django.py`, ...) defines `LIBRARIES`, a tuple of `Library` values. The
+package merges them into the lookup tables the analysis reads
+(`joblint.knowledge`), so supporting a new library is adding one module here.
+Qualified names have LibCST's `QualifiedNameProvider` meaning: the dotted
+path a name is imported from (`from django.db import transaction` makes
+`transaction.atomic` -> `django.db.transaction.atomic`).
+
+Nothing here imports LibCST: the prefilter derives its triggers from these
+tables in processes that never parse with LibCST.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Receiver(Enum):
+    """What the receiver of an enqueue-named method must be for the call to enqueue."""
+
+    # The name alone is distinctive (`app.send_task`, `redis.enqueue_job`).
+    ANY = "any"
+    # A module-level name that is imported or defined as a task, or a Celery
+    # signature/canvas: the rule for Celery's `.delay`/`.apply_async`. Locals
+    # and attributes of instances (`flight.delay(5)`, `pool.apply_async`) are not.
+    TASK_LIKE = "task-like"
+    # Must resolve to a task of one of the libraries in the project's task index.
+    TASK = "task"
+    # Must be bound to a queue/broker object of one of the libraries.
+    QUEUE = "queue"
+
+
+@dataclass(frozen=True, slots=True)
+class EnqueueMethod:
+    """How a method enqueues: on which receiver, for which libraries.
+
+    A library module gives `libraries=()`: the merge fills in the library
+    declaring it, and joins the libraries sharing a method and receiver."""
+
+    libraries: tuple[str, ...]
+    receiver: Receiver
+    # Key into knowledge.payloads.PAYLOAD_SHAPES when it differs from the method
+    # name (Django's `task.enqueue(*args)` vs RQ's `queue.enqueue(func, *args)`).
+    payload_shape: str = ""
+    # Module prefixes one of which must be in reach (imported by the module, or
+    # by a project module it imports) when the receiver's library can't be
+    # told: the method name alone is that library's only where it is used.
+    # Empty: the name is distinctive enough on a task-like receiver.
+    reach: tuple[str, ...] = ()
+
+
+class TxFamily(Enum):
+    """Which kind of transaction API: it says how to defer work to COMMIT."""
+
+    DJANGO = "django"
+    SQLALCHEMY = "sqlalchemy"
+    PSYCOPG = "psycopg"
+    GENERIC = "generic"
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsFlag:
+    """A project-wide switch a settings module turns on: `setting` is a dict
+    literal holding the key `key` (`Q_CLUSTER = {"orm": "default"}`)."""
+
+    setting: str
+    key: str
+    flag: str
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    """One library's facts. Every table is optional: a library declares what it has."""
+
+    key: str
+    display: str
+    job_noun: str = "task"  # what the library calls a job: "task", "job", "actor"
+    article: str = "a"  # for "an SQS message"
+    verb: str = "is enqueued"  # "is sent" for SQS, "is published" for kombu
+    # A queue call's first argument names the job (RQ's function), not the
+    # message itself (an SQS body).
+    names_jobs: bool = True
+    # Import prefixes: the library is in reach of code importing one of them.
+    modules: tuple[str, ...] = ()
+
+    # --- jobs ---
+    # Decorators (called or bare) that register the decorated function as a job.
+    task_decorators: tuple[str, ...] = ()
+    # `@<queue object>.<method>` registers a job of the object's library.
+    task_decorator_methods: tuple[str, ...] = ()
+    # Calls whose result is one of its queue objects (an app, broker or queue).
+    queue_constructors: tuple[str, ...] = ()
+    # Module prefix + class-name suffix, for libraries with many broker classes.
+    queue_constructor_patterns: tuple[tuple[str, str], ...] = ()
+    # `boto3.client("sqs")`: the constructor and its service-name argument.
+    service_clients: tuple[tuple[str, str], ...] = ()
+    # `boto3.resource("sqs")`: a resource whose queue accessors give queues.
+    service_resources: tuple[tuple[str, str], ...] = ()
+    resource_queue_methods: tuple[str, ...] = ()
+    # `connection.Producer(...)`: a method making one of its queue objects.
+    producer_methods: tuple[str, ...] = ()
+    enqueue_methods: tuple[tuple[str, EnqueueMethod], ...] = ()
+    # Plain functions that enqueue.
+    enqueue_functions: tuple[str, ...] = ()
+    # Calling one of its tasks enqueues it (Huey); elsewhere a call runs it in-process.
+    enqueues_on_call: bool = False
+    # Calling the result enqueues (`chain(a.s(), b.s())()`).
+    canvas_callables: tuple[str, ...] = ()
+    # Calls and methods that build a signature, whose `.delay()` enqueues.
+    signature_functions: tuple[str, ...] = ()
+    signature_methods: tuple[str, ...] = ()
+    # Its own enqueue-after-COMMIT methods (`delay` -> `delay_on_commit`).
+    on_commit_variants: tuple[tuple[str, str], ...] = ()
+    # A project flag that makes its enqueues part of the database transaction
+    # (the queue lives in the database: the transactional outbox).
+    transactional_when: str = ""
+    settings_flags: tuple[SettingsFlag, ...] = ()
+
+    # --- databases ---
+    # Callables that open a transaction as a context manager or decorator.
+    transaction_functions: tuple[tuple[str, TxFamily], ...] = ()
+    # `with <x>.method(...)`: a transaction whatever `<x>` is (a documented heuristic).
+    transaction_methods: tuple[tuple[str, TxFamily], ...] = ()
+    # `@<x>.method` / `@<x>.method(...)` as a decorator.
+    transaction_decorator_methods: tuple[str, ...] = ()
+    # Transactions whose `using=` (or first argument) names the database alias.
+    database_alias_calls: tuple[str, ...] = ()
+    # `with conn:` where `conn` is bound to one of these: commit on exit.
+    connect_functions: tuple[tuple[str, TxFamily], ...] = ()
+    # `@method_decorator(transaction.atomic, name="post")`.
+    method_decorator_adapters: tuple[str, ...] = ()
+    # Registering a callback that runs after COMMIT.
+    on_commit_functions: tuple[str, ...] = ()
+    on_commit_methods: tuple[str, ...] = ()

@@ -1,0 +1,18 @@
+"""Django's tasks framework (Django 6 `django.tasks`, and the django-tasks backport)."""
+
+from __future__ import annotations
+
+from joblint.libraries.base import EnqueueMethod, Library, Receiver
+
+LIBRARIES = (
+    Library(
+        "django_tasks",
+        "Django",
+        modules=("django.tasks", "django_tasks"),
+        task_decorators=("django.tasks.task", "django_tasks.task"),
+        enqueue_methods=(
+            ("enqueue", EnqueueMethod((), Receiver.TASK, payload_shape="task.enqueue")),
+            ("aenqueue", EnqueueMethod((), Receiver.TASK_LIKE)),
+        ),
+    ),
+)

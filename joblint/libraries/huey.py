@@ -1,0 +1,46 @@
+"""Huey: calling a task enqueues it; djhuey's decorators, `.schedule()`."""
+
+from __future__ import annotations
+
+from joblint.libraries.base import EnqueueMethod, Library, Receiver
+
+LIBRARIES = (
+    Library(
+        "huey",
+        "Huey",
+        modules=("huey",),
+        task_decorators=(
+            "huey.contrib.djhuey.task",
+            "huey.contrib.djhuey.db_task",
+            "huey.contrib.djhuey.periodic_task",
+            "huey.contrib.djhuey.db_periodic_task",
+        ),
+        task_decorator_methods=(
+            "task",
+            "periodic_task",
+            "db_task",
+            "db_periodic_task",
+            "context_task",
+        ),
+        queue_constructors=(
+            "huey.Huey",
+            "huey.RedisHuey",
+            "huey.RedisExpireHuey",
+            "huey.PriorityRedisHuey",
+            "huey.PriorityRedisExpireHuey",
+            "huey.SqliteHuey",
+            "huey.MemoryHuey",
+            "huey.FileHuey",
+            "huey.api.Huey",
+            "huey.contrib.djhuey.HUEY",
+        ),
+        enqueue_methods=(("schedule", EnqueueMethod((), Receiver.TASK)),),
+        enqueues_on_call=True,
+    ),
+    # djhuey's `on_commit_task` defers itself to COMMIT: never an enqueue race.
+    Library(
+        "huey_on_commit",
+        "Huey",
+        task_decorators=("huey.contrib.djhuey.on_commit_task",),
+    ),
+)

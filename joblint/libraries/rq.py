@@ -1,0 +1,38 @@
+"""RQ (and django-rq, rq-scheduler): queues, `@job` functions, enqueue calls."""
+
+from __future__ import annotations
+
+from joblint.libraries.base import EnqueueMethod, Library, Receiver
+
+_MODULES = ("rq", "django_rq", "rq_scheduler")
+_ON_QUEUE = EnqueueMethod((), Receiver.QUEUE)
+
+LIBRARIES = (
+    Library(
+        "rq",
+        "RQ",
+        job_noun="job",
+        article="an",
+        modules=_MODULES,
+        task_decorators=("rq.job", "rq.decorators.job", "django_rq.job"),
+        queue_constructors=(
+            "rq.Queue",
+            "rq.queue.Queue",
+            "django_rq.get_queue",
+            "django_rq.queues.get_queue",
+            "rq_scheduler.Scheduler",
+            "django_rq.get_scheduler",
+        ),
+        enqueue_methods=(
+            ("delay", EnqueueMethod((), Receiver.TASK_LIKE)),
+            ("enqueue", _ON_QUEUE),
+            # `@job` functions' own `.enqueue(*args)` (the task shape of `enqueue`).
+            ("enqueue", EnqueueMethod((), Receiver.TASK, payload_shape="task.enqueue")),
+            ("enqueue_call", _ON_QUEUE),
+            ("enqueue_at", _ON_QUEUE),
+            ("enqueue_in", _ON_QUEUE),
+            ("enqueue_many", _ON_QUEUE),
+            ("enqueue_job", EnqueueMethod((), Receiver.ANY, reach=_MODULES)),
+        ),
+    ),
+)
