@@ -1,0 +1,171 @@
+"""Adding a rule is adding one module; adding a library is adding one module.
+
+Each test copies the package to a temporary directory, adds one module there,
+runs `make docs` (`python -m joblint.docs_gen`) in the copy, and lints with
+the copy: the new module is discovered, documented, prefiltered and found.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LIBRARY = '''"""Acme Queue: a queue library joblint did not know."""
+
+from __future__ import annotations
+
+from joblint.libraries.base import EnqueueMethod, Library, Receiver
+
+LIBRARIES = (
+    Library(
+        "acmeq",
+        "Acme Queue",
+        job_noun="job",
+        modules=("acmeq",),
+        task_decorators=("acmeq.job",),
+        enqueue_methods=(("push_later", EnqueueMethod((), Receiver.TASK_LIKE)),),
+    ),
+)
+'''
+
+USES_THE_LIBRARY = """from acmeq import job
+from django.db import transaction
+
+
+@job
+def send_receipt(order_id): ...
+
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.push_later(order.pk)
+"""
+
+RULE = '''"""JL999: a throwaway rule."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from joblint.knowledge.tokens import Trigger
+from joblint.rule import Rule, Valid, invalid
+
+
+class PrintInJob(Rule):
+    """
+    ## What it does
+    Finds `print(...)` calls.
+
+    ## Why is this bad?
+    Workers' stdout is rarely read.
+
+    ## Example
+    ```python
+    print("done")
+    ```
+
+    ## Use instead
+    ```python
+    log.info("done")
+    ```
+
+    ## Fix safety
+    No fix.
+
+    ## Known limits
+    Any `print` counts.
+    """
+
+    CODE = "JL999"
+    TRIGGERS = (Trigger(("print(",)),)
+    SUMMARY = "A print in job code"
+    HELP = "Log instead"
+    VALID = (Valid("log.info('done')\\n", id="log"),)
+    INVALID = (invalid("print('done')\\n", (1, 1, "print"), id="print"),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "print":
+            self.report(node, "print() in job code: log instead")
+'''
+
+
+def _copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "checkout"
+    ignore = shutil.ignore_patterns("__pycache__", ".joblint_cache")
+    shutil.copytree(ROOT / "joblint", copy / "joblint", ignore=ignore)
+    (copy / "docs" / "rules").mkdir(parents=True)
+    return copy
+
+
+def _python(copy: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd or copy,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(copy), "NO_COLOR": "1"},
+        timeout=300,
+        check=False,
+    )
+
+
+def _lint(copy: Path, project: Path, *args: str) -> list[dict[str, object]]:
+    done = _python(copy, "-m", "joblint", "check", "--format", "json", *args, ".", cwd=project)
+    assert done.returncode in (0, 1), done.stderr
+    found: list[dict[str, object]] = json.loads(done.stdout)
+    return found
+
+
+def test_a_library_added_as_one_module_is_found(tmp_path: Path) -> None:
+    copy = _copy(tmp_path)
+    (copy / "joblint" / "libraries" / "acmeq.py").write_text(LIBRARY)
+    docs = _python(copy, "-m", "joblint.docs_gen")
+    assert docs.returncode == 0, docs.stderr
+    project = tmp_path / "shop"
+    project.mkdir()
+    (project / "views.py").write_text(USES_THE_LIBRARY)
+    found = _lint(copy, project)
+    assert [(f["code"], f["line"]) for f in found] == [("JL101", 12)]
+    assert str(found[0]["message"]).startswith("Acme Queue job 'send_receipt' is enqueued")
+    # The prefilter knows the new method (its trigger came from the library's data).
+    catalog = (copy / "joblint" / "rules" / "_catalog.py").read_text()
+    assert ".push_later(" in catalog
+    (project / "views.py").write_text(USES_THE_LIBRARY.replace("push_later", "push_soon"))
+    assert _lint(copy, project) == []
+
+
+def test_a_rule_added_as_one_module_is_discovered_documented_and_found(tmp_path: Path) -> None:
+    copy = _copy(tmp_path)
+    (copy / "joblint" / "rules" / "print_in_job.py").write_text(RULE)
+    docs = _python(copy, "-m", "joblint.docs_gen")
+    assert docs.returncode == 0, docs.stderr
+    page = copy / "docs" / "rules" / "JL999.md"
+    assert page.is_file() and "Workers' stdout is rarely read." in page.read_text()
+    assert "JL999" in (copy / "joblint" / "rules" / "_catalog.py").read_text()
+    examples = _python(copy, "-m", "joblint.testing", "JL999")
+    assert examples.returncode == 0, examples.stdout + examples.stderr
+    assert "ok   JL999-invalid-print" in examples.stdout
+    project = tmp_path / "worker"
+    project.mkdir()
+    (project / "jobs.py").write_text("def run():\n    print('done')\n")
+    (project / "quiet.py").write_text("def run():\n    return 1\n")
+    found = _lint(copy, project, "--select", "JL999")
+    assert [(f["code"], f["path"], f["line"]) for f in found] == [("JL999", "jobs.py", 2)]
+    # The prefilter lets the rule's files through, and only those.
+    screen = _python(
+        copy,
+        "-c",
+        "from joblint.pipeline.screen.prefilter import Prefilter\n"
+        "p = Prefilter({'JL999'}, [], project_facts=False)\n"
+        "for text in (b\"print('x')\", b'return 1'):\n"
+        "    print(p.decide_lowered(text, p.present(text)).wanted)\n",
+    )
+    assert screen.stdout.split() == ["True", "False"], screen.stderr
+    rules = _python(copy, "-m", "joblint", "rules", "--format", "json")
+    assert any(r["code"] == "JL999" for r in json.loads(rules.stdout))
