@@ -1,9 +1,11 @@
 """One module per library: its names, defaults and shapes as data.
 
-Each module here defines `LIBRARIES` (see `joblint.libraries.base.Library`);
-`all_libraries()` finds them by walking the package, so adding a library is
-adding a module. `joblint.knowledge` merges their tables into the lookups the
-analysis reads; rules and analysis never spell a library's names.
+Each module here defines `LIBRARIES` (see `joblint.libraries.base.Library`) and
+may define further declarations of its own kinds (`collect(name)` gathers one
+kind from every module, e.g. the retry or lock APIs a module declares);
+modules are found by walking the package, so adding a library is adding a
+module. `joblint.knowledge` merges their tables into the lookups the analysis
+reads; rules and analysis never spell a library's names.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from types import ModuleType
+from typing import Any
 
 from joblint.libraries.base import Library
 
@@ -25,11 +29,19 @@ def library_modules() -> tuple[str, ...]:
 
 
 @cache
+def _modules() -> tuple[ModuleType, ...]:
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in library_modules())
+
+
+@cache
 def all_libraries() -> tuple[Library, ...]:
     """Every library every module declares, sorted by key: the merge order
     (when two libraries share a method, the first named is the primary one)."""
-    found: list[Library] = []
-    for name in library_modules():
-        module = importlib.import_module(f"{__name__}.{name}")
-        found.extend(getattr(module, "LIBRARIES", ()))
+    found: list[Library] = [lib for module in _modules() for lib in getattr(module, "LIBRARIES", ())]
     return tuple(sorted(found, key=lambda library: library.key))
+
+
+def collect(name: str) -> tuple[Any, ...]:
+    """Every module's declarations of one kind (the tuple a module binds to
+    `name`), in module order."""
+    return tuple(item for module in _modules() for item in getattr(module, name, ()))
