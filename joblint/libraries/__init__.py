@@ -37,7 +37,7 @@ def _modules() -> tuple[ModuleType, ...]:
 def all_libraries() -> tuple[Library, ...]:
     """Every library every module declares, sorted by key: the merge order
     (when two libraries share a method, the first named is the primary one)."""
-    found: list[Library] = [lib for module in _modules() for lib in getattr(module, "LIBRARIES", ())]
+    found: list[Library] = list(collect("LIBRARIES"))
     return tuple(sorted(found, key=lambda library: library.key))
 
 
