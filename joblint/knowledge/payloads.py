@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from joblint.libraries import all_libraries
+from joblint.libraries.base import PayloadShape as PayloadShape
+
 # --- class kinds ---------------------------------------------------------------
 
 DJANGO_MODEL = "django_model"
@@ -158,128 +161,18 @@ SQLALCHEMY_GET_METHODS = frozenset({"get", "get_one"})
 # --- where the payload is in an enqueue call ------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PayloadShape:
-    """Which arguments of an enqueue call end up in the job's payload."""
-
-    skip_positional: int = 0  # leading positionals that aren't payload (func, eta)
-    args_keyword: str = ""  # keyword holding a list/tuple of positional payload
-    kwargs_keyword: str = ""  # keyword holding a dict of keyword payload
-    args_position: int = -1  # positional index of the args list, when allowed
-    kwargs_position: int = -1
-    rest_is_payload: bool = True  # other positionals / keywords are payload too
-    reserved: frozenset[str] = frozenset()  # option keywords that aren't payload
-    reserved_prefix: str = ""  # arq: `_job_id`, `_defer_by`, ...
+def _payload_shapes() -> dict[str, PayloadShape]:
+    shapes: dict[str, PayloadShape] = {}
+    for lib in all_libraries():
+        for method, shape in lib.payload_shapes:
+            known = shapes.setdefault(method, shape)
+            if known != shape:
+                raise ValueError(f"{lib.key}: payload shape of {method!r} disagrees")
+    return shapes
 
 
-_RQ_RESERVED = frozenset(
-    {
-        "job_timeout",
-        "description",
-        "result_ttl",
-        "ttl",
-        "failure_ttl",
-        "depends_on",
-        "job_id",
-        "at_front",
-        "meta",
-        "retry",
-        "repeat",
-        "on_success",
-        "on_failure",
-        "on_stopped",
-        "rate_limit",
-        "webhooks",
-        "pipeline",
-        "unique",
-        "args",
-        "kwargs",
-    }
-)
-_HUEY_OPTIONS = frozenset(
-    {
-        "eta",
-        "delay",
-        "retries",
-        "retry_delay",
-        "retry_backoff",
-        "priority",
-        "expires",
-        "timeout",
-        "id",
-    }
-)
-_DJANGO_Q_RESERVED = frozenset(
-    {
-        "hook",
-        "group",
-        "save",
-        "sync",
-        "cached",
-        "ack_failure",
-        "iter_count",
-        "iter_cached",
-        "chain",
-        "broker",
-        "cluster",
-        "timeout",
-        "task_name",
-        "q_options",
-    }
-)
-
-PAYLOAD_SHAPES: dict[str, PayloadShape] = {
-    "delay": PayloadShape(),
-    "s": PayloadShape(),
-    "si": PayloadShape(),
-    "apply_async": PayloadShape(
-        args_keyword="args",
-        kwargs_keyword="kwargs",
-        args_position=0,
-        kwargs_position=1,
-        rest_is_payload=False,
-    ),
-    "send_task": PayloadShape(
-        skip_positional=1,
-        args_keyword="args",
-        kwargs_keyword="kwargs",
-        args_position=1,
-        kwargs_position=2,
-        rest_is_payload=False,
-    ),
-    "send": PayloadShape(),
-    "send_with_options": PayloadShape(
-        args_keyword="args", kwargs_keyword="kwargs", rest_is_payload=False
-    ),
-    "kiq": PayloadShape(),
-    "enqueue": PayloadShape(
-        skip_positional=1, args_keyword="args", kwargs_keyword="kwargs", reserved=_RQ_RESERVED
-    ),
-    "enqueue_call": PayloadShape(
-        skip_positional=1,
-        args_keyword="args",
-        kwargs_keyword="kwargs",
-        args_position=1,
-        kwargs_position=2,
-        rest_is_payload=False,
-    ),
-    "enqueue_at": PayloadShape(skip_positional=2, reserved=_RQ_RESERVED),
-    "enqueue_in": PayloadShape(skip_positional=2, reserved=_RQ_RESERVED),
-    "enqueue_job": PayloadShape(skip_positional=1, reserved_prefix="_"),
-    "aenqueue": PayloadShape(),
-    "task.enqueue": PayloadShape(),
-    "schedule": PayloadShape(
-        args_keyword="args",
-        kwargs_keyword="kwargs",
-        args_position=0,
-        kwargs_position=1,
-        rest_is_payload=False,
-    ),
-    # Huey: calling the task; option keywords are taken by Huey, not the task.
-    "__call__": PayloadShape(reserved=_HUEY_OPTIONS),
-    # django-q `async_task(func, *args, **kwargs)`.
-    "async_task": PayloadShape(skip_positional=1, reserved=_DJANGO_Q_RESERVED),
-}
+# enqueue method ("__call__" for a task called, or a shape name) -> its payload.
+PAYLOAD_SHAPES: dict[str, PayloadShape] = _payload_shapes()
 
 # `partial(enqueue_method, *args, **kwargs)`: the enqueue's payload, bound now.
 PARTIAL_FUNCTIONS = frozenset({"functools.partial"})
@@ -287,57 +180,27 @@ PARTIAL_FUNCTIONS = frozenset({"functools.partial"})
 # --- JL103: execution options given to a call that forwards them to the task -----
 
 
-# method -> (library, option keywords that are swallowed, where they belong)
 @dataclass(frozen=True, slots=True)
-class ForwardedOptions:
+class ForwardedBy:
+    """Options a method forwards to the job, for the libraries whose method it is."""
+
     libraries: frozenset[str]
     options: frozenset[str]
     fix: str
 
 
-FORWARDED_OPTIONS: dict[str, ForwardedOptions] = {
-    "delay": ForwardedOptions(
-        frozenset({"celery"}),
-        frozenset(
-            {
-                "countdown",
-                "eta",
-                "expires",
-                "queue",
-                "priority",
-                "retry",
-                "retry_policy",
-                "routing_key",
-                "exchange",
-                "headers",
-                "link",
-                "link_error",
-                "shadow",
-                "time_limit",
-                "soft_time_limit",
-            }
-        ),
-        "pass it to {task}.apply_async(args=..., kwargs=..., {option}=...)",
-    ),
-    "send": ForwardedOptions(
-        frozenset({"dramatiq"}),
-        frozenset({"delay"}),
-        "use {task}.send_with_options(args=..., {option}=...)",
-    ),
-    "enqueue": ForwardedOptions(
-        frozenset({"rq"}),
-        frozenset({"timeout"}),
-        "RQ's option is job_timeout=",
-    ),
+FORWARDED_OPTIONS: dict[str, ForwardedBy] = {
+    method: ForwardedBy(frozenset({lib.key}), forwarded.options, forwarded.fix)
+    for lib in all_libraries()
+    for method, forwarded in lib.forwarded_options
 }
 
 # --- JL105: enqueue calls that return a coroutine --------------------------------
 
 # method -> whether the receiver must be known to be async (RQ's `enqueue_job` is sync).
 ASYNC_ENQUEUE_METHODS: dict[str, bool] = {
-    "kiq": False,
-    "defer_async": False,
-    "aenqueue": False,
-    "enqueue_job": True,
+    method: needs_async
+    for lib in all_libraries()
+    for method, needs_async in lib.async_enqueue_methods
 }
-ASYNC_QUEUE_LIBRARIES = frozenset({"arq"})
+ASYNC_QUEUE_LIBRARIES = frozenset(lib.key for lib in all_libraries() if lib.async_queues)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
 
 LIBRARIES = (
     Library(
@@ -16,5 +16,8 @@ LIBRARIES = (
             "arq.connections.ArqRedis",
         ),
         enqueue_methods=(("enqueue_job", EnqueueMethod((), Receiver.ANY, reach=("arq",))),),
+        payload_shapes=(("enqueue_job", PayloadShape(skip_positional=1, reserved_prefix="_")),),
+        async_enqueue_methods=(("enqueue_job", True),),
+        async_queues=True,
     ),
 )

@@ -62,6 +62,29 @@ class TxFamily(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class PayloadShape:
+    """Which arguments of an enqueue call end up in the job's payload."""
+
+    skip_positional: int = 0  # leading positionals that aren't payload (func, eta)
+    args_keyword: str = ""  # keyword holding a list/tuple of positional payload
+    kwargs_keyword: str = ""  # keyword holding a dict of keyword payload
+    args_position: int = -1  # positional index of the args list, when allowed
+    kwargs_position: int = -1
+    rest_is_payload: bool = True  # other positionals / keywords are payload too
+    reserved: frozenset[str] = frozenset()  # option keywords that aren't payload
+    reserved_prefix: str = ""  # arq: `_job_id`, `_defer_by`, ...
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardedOptions:
+    """Execution options a call hands to the job as arguments (`task.delay(countdown=5)`):
+    the options, and where they belong (`{task}`/`{option}` in the advice)."""
+
+    options: frozenset[str]
+    fix: str
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsFlag:
     """A project-wide switch a settings module turns on: `setting` is a dict
     literal holding the key `key` (`Q_CLUSTER = {"orm": "default"}`)."""
@@ -112,6 +135,16 @@ class Library:
     # Calls and methods that build a signature, whose `.delay()` enqueues.
     signature_functions: tuple[str, ...] = ()
     signature_methods: tuple[str, ...] = ()
+    # Which arguments of each enqueue method are the payload (a method name,
+    # "__call__" for calling a task, or `EnqueueMethod.payload_shape`).
+    payload_shapes: tuple[tuple[str, PayloadShape], ...] = ()
+    # Calls that pass every keyword to the job: options given there are lost.
+    forwarded_options: tuple[tuple[str, ForwardedOptions], ...] = ()
+    # Enqueue methods that return a coroutine (nothing is enqueued until it is
+    # awaited), and whether the receiver must be known to be async for that.
+    async_enqueue_methods: tuple[tuple[str, bool], ...] = ()
+    # Its queue objects are async clients (`await pool.enqueue_job(...)`).
+    async_queues: bool = False
     # Its own enqueue-after-COMMIT methods (`delay` -> `delay_on_commit`).
     on_commit_variants: tuple[tuple[str, str], ...] = ()
     # A project flag that makes its enqueues part of the database transaction

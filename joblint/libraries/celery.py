@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import EnqueueMethod, ForwardedOptions, Library, PayloadShape, Receiver
 
 _CANVAS = tuple(
     f"{module}.{name}"
@@ -44,6 +44,59 @@ LIBRARIES = (
         ),
         # Celery >= 5.4's DjangoTask defers these to `transaction.on_commit`.
         on_commit_variants=(("delay", "delay_on_commit"), ("apply_async", "apply_async_on_commit")),
+        payload_shapes=(
+            ("delay", PayloadShape()),
+            ("s", PayloadShape()),
+            ("si", PayloadShape()),
+            (
+                "apply_async",
+                PayloadShape(
+                    args_keyword="args",
+                    kwargs_keyword="kwargs",
+                    args_position=0,
+                    kwargs_position=1,
+                    rest_is_payload=False,
+                ),
+            ),
+            (
+                "send_task",
+                PayloadShape(
+                    skip_positional=1,
+                    args_keyword="args",
+                    kwargs_keyword="kwargs",
+                    args_position=1,
+                    kwargs_position=2,
+                    rest_is_payload=False,
+                ),
+            ),
+        ),
+        forwarded_options=(
+            (
+                "delay",
+                ForwardedOptions(
+                    frozenset(
+                        {
+                            "countdown",
+                            "eta",
+                            "expires",
+                            "queue",
+                            "priority",
+                            "retry",
+                            "retry_policy",
+                            "routing_key",
+                            "exchange",
+                            "headers",
+                            "link",
+                            "link_error",
+                            "shadow",
+                            "time_limit",
+                            "soft_time_limit",
+                        }
+                    ),
+                    "pass it to {task}.apply_async(args=..., kwargs=..., {option}=...)",
+                ),
+            ),
+        ),
     ),
 )
 

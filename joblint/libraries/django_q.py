@@ -3,9 +3,29 @@ is a database table and an enqueue is part of the transaction."""
 
 from __future__ import annotations
 
-from joblint.libraries.base import Library, SettingsFlag
+from joblint.libraries.base import Library, PayloadShape, SettingsFlag
 
 ORM_BROKER = "django_q.orm_broker"
+
+# Keywords `async_task` takes itself: not the task's arguments.
+_RESERVED = frozenset(
+    {
+        "hook",
+        "group",
+        "save",
+        "sync",
+        "cached",
+        "ack_failure",
+        "iter_count",
+        "iter_cached",
+        "chain",
+        "broker",
+        "cluster",
+        "timeout",
+        "task_name",
+        "q_options",
+    }
+)
 
 LIBRARIES = (
     Library(
@@ -19,5 +39,7 @@ LIBRARIES = (
         ),
         transactional_when=ORM_BROKER,
         settings_flags=(SettingsFlag("Q_CLUSTER", "orm", ORM_BROKER),),
+        # `async_task(func, *args, **kwargs)`
+        payload_shapes=(("async_task", PayloadShape(skip_positional=1, reserved=_RESERVED)),),
     ),
 )

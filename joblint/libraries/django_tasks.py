@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
 
 LIBRARIES = (
     Library(
@@ -14,5 +14,7 @@ LIBRARIES = (
             ("enqueue", EnqueueMethod((), Receiver.TASK, payload_shape="task.enqueue")),
             ("aenqueue", EnqueueMethod((), Receiver.TASK_LIKE)),
         ),
+        payload_shapes=(("aenqueue", PayloadShape()), ("task.enqueue", PayloadShape())),
+        async_enqueue_methods=(("aenqueue", False),),
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import EnqueueMethod, ForwardedOptions, Library, PayloadShape, Receiver
 
 LIBRARIES = (
     Library(
@@ -15,6 +15,21 @@ LIBRARIES = (
         enqueue_methods=(
             ("send", EnqueueMethod((), Receiver.TASK)),
             ("send_with_options", EnqueueMethod((), Receiver.TASK_LIKE)),
+        ),
+        payload_shapes=(
+            ("send", PayloadShape()),
+            (
+                "send_with_options",
+                PayloadShape(args_keyword="args", kwargs_keyword="kwargs", rest_is_payload=False),
+            ),
+        ),
+        forwarded_options=(
+            (
+                "send",
+                ForwardedOptions(
+                    frozenset({"delay"}), "use {task}.send_with_options(args=..., {option}=...)"
+                ),
+            ),
         ),
     ),
 )

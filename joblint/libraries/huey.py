@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
+
+# Keywords calling a Huey task takes itself (`send_email(to, delay=60)`).
+_CALL_OPTIONS = frozenset(
+    {
+        "eta",
+        "delay",
+        "retries",
+        "retry_delay",
+        "retry_backoff",
+        "priority",
+        "expires",
+        "timeout",
+        "id",
+    }
+)
 
 LIBRARIES = (
     Library(
@@ -36,6 +51,20 @@ LIBRARIES = (
         ),
         enqueue_methods=(("schedule", EnqueueMethod((), Receiver.TASK)),),
         enqueues_on_call=True,
+        payload_shapes=(
+            (
+                "schedule",
+                PayloadShape(
+                    args_keyword="args",
+                    kwargs_keyword="kwargs",
+                    args_position=0,
+                    kwargs_position=1,
+                    rest_is_payload=False,
+                ),
+            ),
+            # Calling the task: its option keywords are taken by Huey, not the task.
+            ("__call__", PayloadShape(reserved=_CALL_OPTIONS)),
+        ),
     ),
     # djhuey's `on_commit_task` defers itself to COMMIT: never an enqueue race.
     Library(

@@ -11,5 +11,6 @@ LIBRARIES = (
         modules=("procrastinate",),
         task_decorator_methods=("task", "periodic"),
         queue_constructors=("procrastinate.App", "procrastinate.Blueprint"),
+        async_enqueue_methods=(("defer_async", False),),
     ),
 )

@@ -2,10 +2,36 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import EnqueueMethod, ForwardedOptions, Library, PayloadShape, Receiver
 
 _MODULES = ("rq", "django_rq", "rq_scheduler")
 _ON_QUEUE = EnqueueMethod((), Receiver.QUEUE)
+
+# Keywords RQ's `enqueue` takes itself: not the job's arguments.
+_RESERVED = frozenset(
+    {
+        "job_timeout",
+        "description",
+        "result_ttl",
+        "ttl",
+        "failure_ttl",
+        "depends_on",
+        "job_id",
+        "at_front",
+        "meta",
+        "retry",
+        "repeat",
+        "on_success",
+        "on_failure",
+        "on_stopped",
+        "rate_limit",
+        "webhooks",
+        "pipeline",
+        "unique",
+        "args",
+        "kwargs",
+    }
+)
 
 LIBRARIES = (
     Library(
@@ -33,6 +59,35 @@ LIBRARIES = (
             ("enqueue_in", _ON_QUEUE),
             ("enqueue_many", _ON_QUEUE),
             ("enqueue_job", EnqueueMethod((), Receiver.ANY, reach=_MODULES)),
+        ),
+        payload_shapes=(
+            ("delay", PayloadShape()),
+            (
+                "enqueue",
+                PayloadShape(
+                    skip_positional=1,
+                    args_keyword="args",
+                    kwargs_keyword="kwargs",
+                    reserved=_RESERVED,
+                ),
+            ),
+            (
+                "enqueue_call",
+                PayloadShape(
+                    skip_positional=1,
+                    args_keyword="args",
+                    kwargs_keyword="kwargs",
+                    args_position=1,
+                    kwargs_position=2,
+                    rest_is_payload=False,
+                ),
+            ),
+            ("enqueue_at", PayloadShape(skip_positional=2, reserved=_RESERVED)),
+            ("enqueue_in", PayloadShape(skip_positional=2, reserved=_RESERVED)),
+            ("task.enqueue", PayloadShape()),
+        ),
+        forwarded_options=(
+            ("enqueue", ForwardedOptions(frozenset({"timeout"}), "RQ's option is job_timeout=")),
         ),
     ),
 )

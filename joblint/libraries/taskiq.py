@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
 
 LIBRARIES = (
     Library(
@@ -18,5 +18,7 @@ LIBRARIES = (
         # taskiq_redis.ListQueueBroker, taskiq_aio_pika.AioPikaBroker, ...
         queue_constructor_patterns=(("taskiq", "Broker"),),
         enqueue_methods=(("kiq", EnqueueMethod((), Receiver.TASK_LIKE, reach=("taskiq",))),),
+        payload_shapes=(("kiq", PayloadShape()),),
+        async_enqueue_methods=(("kiq", False),),
     ),
 )

@@ -5,7 +5,7 @@ import libcst as cst
 from joblint.analysis.names import dotted_text
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import LIBRARIES
-from joblint.knowledge.payloads import FORWARDED_OPTIONS, ForwardedOptions
+from joblint.knowledge.payloads import FORWARDED_OPTIONS, ForwardedBy
 from joblint.knowledge.tokens import WORD_METHODS, Trigger, alternatives
 from joblint.models import Requirement
 from joblint.rule import Rule, Valid, invalid
@@ -178,7 +178,7 @@ def go(doc):
         node: cst.Call,
         keyword: cst.Name,
         enqueue: Enqueue,
-        forwarded: ForwardedOptions,
+        forwarded: ForwardedBy,
         job: str,
     ) -> None:
         option = keyword.value
