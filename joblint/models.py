@@ -182,7 +182,7 @@ class Delay:
 
 
 @dataclass(frozen=True, slots=True)
-class CeleryFacts:
+class BrokerFacts:
     config: tuple[ConfigValue, ...] = ()
     # `config_from_object(...)` targets: (module or "django.conf:settings", namespace).
     config_sources: tuple[tuple[str, str], ...] = ()
@@ -212,7 +212,8 @@ class FileFacts:
     function_params: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # Module-level constants (qualname -> static expression), for cross-file evaluation.
     constants: tuple[tuple[str, Expr], ...] = ()
-    celery: CeleryFacts = field(default_factory=CeleryFacts)
+    # Broker settings, time limits and delays (the whole-project rules, JL5).
+    broker: BrokerFacts = field(default_factory=BrokerFacts)
     # Suppression comments, for findings the project step places in this file:
     # (line, codes, alone on its line); line 0 = file-level codes.
     suppressions: tuple[tuple[int, tuple[str, ...], bool], ...] = ()

@@ -21,7 +21,7 @@ from joblint.models import UNSAFE, Finding, Place, Requirement
 if TYPE_CHECKING:  # annotations only: whole-project rules load without LibCST
     import libcst as cst
 
-    from joblint.analysis.celery_project import CeleryProject
+    from joblint.analysis.broker_view import BrokerView
     from joblint.analysis.context import FileContext
     from joblint.suppressions import Suppressions
 
@@ -207,7 +207,7 @@ class Rule:
 class ProjectView:
     """What whole-project rules see: merged, evaluated facts (never CST)."""
 
-    celery: CeleryProject
+    brokers: BrokerView
     margin: float
 
 

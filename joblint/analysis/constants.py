@@ -23,7 +23,7 @@ from joblint.analysis.evaluation import Value as Value
 from joblint.analysis.evaluation import as_seconds as as_seconds
 from joblint.analysis.evaluation import evaluate as evaluate
 from joblint.analysis.names import BindingKind, Resolver
-from joblint.knowledge import celery_config as kb
+from joblint.knowledge import brokers as kb
 
 _TIMEDELTA = frozenset({"datetime.timedelta", "timedelta"})
 _OPERATORS: dict[type[cst.BaseBinaryOp], str] = {

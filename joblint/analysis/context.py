@@ -13,8 +13,8 @@ from typing import TypeVar
 
 import libcst as cst
 
+from joblint.analysis.broker_facts import BrokerCollector, SpanOf
 from joblint.analysis.cache_settings import cache_backends
-from joblint.analysis.celery_facts import CeleryCollector, SpanOf
 from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
 from joblint.analysis.constants import Expr, to_expr
 from joblint.analysis.databases import mirror_aliases, read_only_router_aliases
@@ -35,13 +35,12 @@ from joblint.analysis.transactions import (
 )
 from joblint.analysis.values import value_of
 from joblint.knowledge import locks
-from joblint.knowledge.celery_config import TIME_LIMIT_LIBRARIES
+from joblint.knowledge.brokers import LOADER_METHODS, TIME_LIMIT_LIBRARIES
 from joblint.knowledge.jobs import SETTINGS_FLAGS, TxFamily
-from joblint.libraries.celery import CONFIG_FROM_OBJECT_METHOD as CONFIG_FROM_OBJECT
 from joblint.libraries.django import DATABASES_SETTING, RUN_PYTHON_OPERATIONS
 from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
-from joblint.models import CeleryFacts, ClassFacts, FileFacts, TaskDef
+from joblint.models import BrokerFacts, ClassFacts, FileFacts, TaskDef
 
 # Options live in joblint.settings (no LibCST there); re-exported for the rules.
 from joblint.settings import Options as Options
@@ -87,7 +86,7 @@ class FileContext:
         self._function_params: list[tuple[str, tuple[str, ...]]] = []
         self._constants: list[tuple[str, Expr]] = []
         self._instances: list[tuple[str, str]] = []
-        self.celery = CeleryCollector(self.resolver)
+        self.brokers = BrokerCollector(self.resolver)
         self._flags: set[str] = set()
         self._run_python: list[str] = []
         self._loads_settings: list[str] = []
@@ -174,7 +173,7 @@ class FileContext:
     @property
     def needs_positions(self) -> bool:
         """Whether the facts hold places that need positions."""
-        return self.celery.nodes
+        return self.brokers.nodes
 
     def facts(self, path: str = "", span_of: SpanOf | None = None) -> FileFacts:
         scope = self.resolver.module_scope
@@ -205,7 +204,7 @@ class FileContext:
             classes=tuple(self._classes),
             function_params=tuple(self._function_params),
             constants=tuple(self._constants),
-            celery=self.celery.finish(path, span_of) if span_of is not None else CeleryFacts(),
+            broker=self.brokers.finish(path, span_of) if span_of is not None else BrokerFacts(),
             model_factories=tuple(self._model_factories),
             tasks=tuple(self._tasks),
             queue_objects=queue_objects,
@@ -242,7 +241,7 @@ class FileContext:
         )
         for target in targets:
             if isinstance(target, cst.Name):
-                self.celery.module_assignment(target.value, stmt.value)
+                self.brokers.module_assignment(target.value, stmt.value)
                 expr = to_expr(stmt.value, self.resolver)
                 if expr is not None:
                     self._constants.append((self.resolver.local_qualname(target.value), expr))
@@ -367,7 +366,7 @@ class FileContext:
         for decorator in node.decorators:
             found = decorator_task_library(decorator, self.resolver)
             if found is not None and found[0] in TIME_LIMIT_LIBRARIES:
-                self.celery.task_decorator(node.name.value, decorator)
+                self.brokers.task_decorator(node.name.value, decorator)
         class_name = self.classes[-1][0] if self._directly_in_class() else ""
         if not outer.key and (class_name or len(self.resolver.scopes) == 1):
             owner = f"{class_name}." if class_name else ""
@@ -424,7 +423,7 @@ class FileContext:
             self._bind_definition(node, self.resolver.scopes[-1])
         binding = self.resolver.lookup(node.name.value)
         if binding is not None and binding.task_library in TIME_LIMIT_LIBRARIES:
-            self.celery.task_class(node)
+            self.brokers.task_class(node)
         methods = class_method_transactions(node, self.resolver, self.options.transaction_functions)
         self.classes.append((node.name.value, methods))
         self.class_methods.append(_method_names(node))
@@ -462,7 +461,7 @@ class FileContext:
         self.frames[-1].loops.pop()
 
     def _enter_call(self, node: cst.Call) -> None:
-        self.celery.call(node)
+        self.brokers.call(node)
         self._note_run_python(node)
         self._note_settings_module(node)
         callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
@@ -480,7 +479,7 @@ class FileContext:
         method = func.attr.value
         if method == "setdefault" and len(strings) == 2 and strings[0] == SETTINGS_VARIABLE:
             named = strings[1]
-        elif method == CONFIG_FROM_OBJECT and strings and ":" not in (strings[0] or ":"):
+        elif method in LOADER_METHODS and strings and ":" not in (strings[0] or ":"):
             named = strings[0]
         else:
             return
@@ -533,7 +532,7 @@ class FileContext:
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    self.celery.assignment(small.targets[0].target, small.value)
+                    self.brokers.assignment(small.targets[0].target, small.value)
                     self._note_settings_assignment(small)
         # Module-level names were bound by the pre-pass.
         if self._in_function_or_class() and isinstance(node, cst.SimpleStatementLine):

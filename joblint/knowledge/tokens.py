@@ -26,8 +26,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from joblint.knowledge import jobs, locks, payloads
-from joblint.libraries import celery, django
+from joblint.knowledge import brokers, jobs, locks, payloads
+from joblint.libraries import django
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +187,7 @@ PROJECT_FACTS: tuple[Trigger, ...] = (
     Trigger(("celery", "broker", "time_limit", "visibility_timeout", "countdown", "q_cluster")),
     # Entry points naming the settings module their project loads: settings
     # apply to that project's files only (joblint.pipeline.project.settings_scope).
-    Trigger((django.SETTINGS_MODULE_VARIABLE.lower(), celery.CONFIG_FROM_OBJECT_METHOD)),
+    Trigger((django.SETTINGS_MODULE_VARIABLE.lower(), *sorted(brokers.LOADER_METHODS))),
     # Databases that take no writes: a test mirror in DATABASES, a router.
     Trigger((django.DATABASE_MIRROR_KEY.lower(),), (rf"(?m)^[ \t]*{_DATABASES}\s*[:=]",)),
     Trigger((django.ROUTER_READ_METHOD,)),

@@ -168,3 +168,39 @@ class Library:
     # Registering a callback that runs after COMMIT.
     on_commit_functions: tuple[str, ...] = ()
     on_commit_methods: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerConfig:
+    """How a library's app takes its broker settings, for the whole-project
+    rules (a visibility timeout against job time limits and delays).
+
+    Settings are named by role: "broker_url", "transport_options" and
+    "time_limit" (a global hard time limit)."""
+
+    library: str
+    # role -> every spelling that sets it (new, namespaced and legacy names).
+    settings: tuple[tuple[str, frozenset[str]], ...]
+    # The app class, and its keywords that set a setting (`Celery(broker=...)`).
+    app_classes: tuple[str, ...]
+    app_keywords: tuple[tuple[str, str], ...]
+    # `app.<attribute>.x = ...` and `app.<attribute>.update(...)`.
+    config_attribute: str
+    update_methods: tuple[str, ...]
+    # `app.config_from_object("proj.celeryconfig")`, and what names Django's settings.
+    loader_method: str
+    django_settings_object: str
+    # Config modules found by name when nothing points at them.
+    config_module_names: frozenset[str]
+    # The transport options' keys: the visibility timeout, and queues that set their own.
+    visibility_key: str
+    predefined_queues_key: str
+    # Broker URL scheme -> (transport name, its default visibility timeout in seconds).
+    transport_defaults: tuple[tuple[str, str, float], ...]
+    # A task's own hard time limit (decorator keyword or Task attribute), and the
+    # libraries whose task decorators take it ("" for an unresolved `@app.task`).
+    time_limit_option: str
+    time_limit_libraries: frozenset[str]
+    # Delays: `apply_async(countdown=N)`, `self.retry(countdown=N)`, `eta=...`.
+    delay_keywords: frozenset[str]
+    delay_methods: frozenset[str]

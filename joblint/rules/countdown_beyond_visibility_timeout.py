@@ -115,12 +115,12 @@ def sync(self):
 
     @classmethod
     def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
-        celery = project.celery
-        transport = celery.transport
+        brokers = project.brokers
+        transport = brokers.transport
         if transport is None:
             return
-        known = [v for v in celery.visibility if v.seconds is not None]
-        if len(known) != len(celery.visibility):
+        known = [v for v in brokers.visibility if v.seconds is not None]
+        if len(known) != len(brokers.visibility):
             return  # a timeout is set to something we can't evaluate
         if known:
             in_force = min(known, key=lambda v: v.seconds or 0.0)
@@ -131,7 +131,7 @@ def sync(self):
             limit = transport.default_seconds
             described = f"default visibility_timeout of {limit:g} s"
             source = transport.place
-        for delay in celery.delays:
+        for delay in brokers.delays:
             if delay.seconds > limit:
                 message = (
                     f"{delay.keyword} of {delay.seconds:g} s is longer than the "

@@ -3,7 +3,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from joblint.analysis.celery_project import Limit, Transport, Visibility
+from joblint.analysis.broker_view import Limit, Transport, Visibility
 from joblint.knowledge.tokens import PROJECT_FACTS
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
@@ -146,16 +146,16 @@ app.conf.task_time_limit = 2 * 3600
 
     @classmethod
     def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
-        celery = project.celery
-        if celery.visibility:
-            for visibility in celery.visibility:
-                found = cls._explicit(visibility, celery.limits, project.margin)
+        brokers = project.brokers
+        if brokers.visibility:
+            for visibility in brokers.visibility:
+                found = cls._explicit(visibility, brokers.limits, project.margin)
                 if found is not None:
                     yield found
-        elif celery.transport is not None:
-            for limit in celery.limits:
-                if celery.transport.default_seconds < limit.seconds + project.margin:
-                    yield cls._default(celery.transport, limit, project.margin)
+        elif brokers.transport is not None:
+            for limit in brokers.limits:
+                if brokers.transport.default_seconds < limit.seconds + project.margin:
+                    yield cls._default(brokers.transport, limit, project.margin)
 
     @classmethod
     def _explicit(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
-from joblint.models import CeleryFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
+from joblint.models import BrokerFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.registry import is_project_rule
 
@@ -21,7 +21,7 @@ _MAX_ALIAS_HOPS = 8
 # How many project imports away a library may be and still be "in reach"
 # (`views` imports `jobs`, which imports `arq`: one hop).
 _MAX_REACH_HOPS = 3
-_NO_CELERY_FACTS = CeleryFacts()
+_NO_BROKER_FACTS = BrokerFacts()
 # Requirement kinds whose `qualname` names no definition to load on demand.
 _NOT_A_NAME = frozenset(
     {"flag-off", "reaches", "writable-database", locks.CACHE_LOCK_API_REQUIREMENT}
@@ -312,11 +312,11 @@ def wanted_names(results: list[FileResult]) -> set[str]:
                     wanted |= index.unreached(requirement.module)
                 if requirement.kind not in _NOT_A_NAME:
                     wanted |= index.unknown(requirement.qualname)
-        celery = result.facts.celery
+        broker = result.facts.broker
         exprs = [
-            *(c.value for c in celery.config),
-            *(t.value for t in celery.time_limits),
-            *(d.value for d in celery.delays),
+            *(c.value for c in broker.config),
+            *(t.value for t in broker.time_limits),
+            *(d.value for d in broker.delays),
         ]
         for expr in exprs:
             wanted.update(ref for ref in _expr_refs(expr) if ref not in constants)
@@ -380,16 +380,16 @@ def _project_findings(results: list[FileResult], settings: ProjectSettings) -> l
     # Whole-project rules see only the project's Celery facts (`ProjectView`):
     # with none there is nothing to find. With some, only those rules' modules
     # are imported, none of which imports LibCST (a cached run parses nothing).
-    if not codes or all(r.facts.celery == _NO_CELERY_FACTS for r in results):
+    if not codes or all(r.facts.broker == _NO_BROKER_FACTS for r in results):
         return []
-    from joblint.analysis.celery_project import CeleryProject
+    from joblint.analysis.broker_view import BrokerView
     from joblint.registry import load
     from joblint.rule import ProjectRule, ProjectView
     from joblint.suppressions import Suppressions
 
     chosen = (load(code) for code in sorted(codes))
     rules = [rule for rule in chosen if rule is not None and issubclass(rule, ProjectRule)]
-    view = ProjectView(CeleryProject.build(r.facts for r in results), settings.margin)
+    view = ProjectView(BrokerView.build(r.facts for r in results), settings.margin)
     suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}
     found = []
     for rule in rules:

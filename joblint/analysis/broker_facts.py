@@ -1,7 +1,9 @@
-"""Per-file Celery configuration facts for the whole-project rules (JL501, JL502).
+"""Per-file broker settings for the whole-project rules (JL501, JL502): the
+settings, the config modules an app loads, job time limits and delays, read
+the way each library's `BrokerConfig` says its app takes them.
 
 Collected during the one traversal (the context calls in), holding CST nodes
-until the engine has positions; `finish` turns them into plain `CeleryFacts`.
+until the engine has positions; `finish` turns them into plain `BrokerFacts`.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import libcst as cst
 
 from joblint.analysis.constants import Expr, to_expr
 from joblint.analysis.names import Resolver, dotted_text
-from joblint.knowledge import celery_config as kb
-from joblint.models import CeleryFacts, ConfigValue, Delay, Place, Span, TimeLimit
+from joblint.knowledge import brokers as kb
+from joblint.libraries.django import SETTINGS_MODULE_VARIABLE
+from joblint.models import BrokerFacts, ConfigValue, Delay, Place, Span, TimeLimit
 
 SpanOf = Callable[[cst.CSTNode], Span]
 
@@ -40,7 +43,7 @@ class _Delay:
 
 
 @dataclass(slots=True)
-class CeleryCollector:
+class BrokerCollector:
     resolver: Resolver
     configs: list[_Config] = field(default_factory=list)
     sources: list[tuple[str, str]] = field(default_factory=list)
@@ -66,7 +69,7 @@ class CeleryCollector:
         if not isinstance(target, cst.Attribute):
             return
         owner = dotted_text(target.value) or ""
-        if not owner.endswith("conf"):
+        if owner.rpartition(".")[2] not in kb.CONFIG_ATTRIBUTES:
             return
         setting = kb.SPELLING_TO_SETTING.get(target.attr.value)
         if setting is not None:
@@ -76,8 +79,9 @@ class CeleryCollector:
 
     def call(self, node: cst.Call) -> None:
         qualname = self.resolver.qualified_name(node.func) or ""
-        if qualname in kb.CELERY_APP_CLASSES:
-            self._keywords(node, kb.APP_KEYWORDS)
+        app = kb.APP_CLASSES.get(qualname)
+        if app is not None:
+            self._keywords(node, kb.APP_KEYWORDS[app.library])
         elif qualname in kb.ENV_DEFAULT_FUNCTIONS:
             self._settings_module_env(node)
         func = node.func
@@ -85,14 +89,14 @@ class CeleryCollector:
             return
         method = func.attr.value
         owner = dotted_text(func.value) or ""
-        if method in kb.CONF_UPDATE_METHODS and owner.endswith("conf"):
-            self._keywords(node, {s: kb.SPELLING_TO_SETTING[s] for s in kb.SPELLING_TO_SETTING})
+        if method in kb.UPDATE_METHODS and owner.rpartition(".")[2] in kb.CONFIG_ATTRIBUTES:
+            self._keywords(node, kb.SPELLING_TO_SETTING)
             self._dict_argument(node)
-        elif method == kb.CONFIG_FROM_OBJECT:
+        elif method in kb.LOADER_METHODS:
             self._config_source(node)
-        if method in kb.COUNTDOWN_METHODS:
+        if method in kb.DELAY_METHODS:
             for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in kb.COUNTDOWN_KEYWORDS:
+                if arg.keyword is not None and arg.keyword.value in kb.DELAY_KEYWORDS:
                     self.delays.append(_Delay(arg, f"{dotted_text(func) or method}()"))
 
     def _keywords(self, node: cst.Call, names: dict[str, str]) -> None:
@@ -142,7 +146,7 @@ class CeleryCollector:
             and isinstance(a.value, cst.SimpleString)
             and isinstance(a.value.evaluated_value, str)
         ]
-        if len(values) == 2 and values[0] == kb.DJANGO_SETTINGS_ENV:
+        if len(values) == 2 and values[0] == SETTINGS_MODULE_VARIABLE:
             self.settings_modules.append(values[1])
 
     # --- task time limits ---------------------------------------------------------------
@@ -152,7 +156,7 @@ class CeleryCollector:
         if not isinstance(call, cst.Call):
             return
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == kb.TIME_LIMIT_OPTION:
+            if arg.keyword is not None and arg.keyword.value in kb.TIME_LIMIT_OPTIONS:
                 self.time_limits.append(_TimeLimit(task, arg.value))
 
     def task_class(self, node: cst.ClassDef) -> None:
@@ -167,20 +171,20 @@ class CeleryCollector:
                     isinstance(small, cst.Assign)
                     and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name)
-                    and small.targets[0].target.value == kb.TIME_LIMIT_OPTION
+                    and small.targets[0].target.value in kb.TIME_LIMIT_OPTIONS
                 ):
                     self.time_limits.append(_TimeLimit(node.name.value, small.value))
 
     # --- to plain facts ---------------------------------------------------------------
 
-    def finish(self, path: str, span_of: SpanOf) -> CeleryFacts:
+    def finish(self, path: str, span_of: SpanOf) -> BrokerFacts:
         def place(node: cst.CSTNode) -> Place:
             return Place(path, span_of(node))
 
         def expr(node: cst.BaseExpression) -> Expr | None:
             return to_expr(node, self.resolver)
 
-        return CeleryFacts(
+        return BrokerFacts(
             config=tuple(
                 ConfigValue(
                     c.setting,
@@ -214,6 +218,6 @@ def _visibility_place(
         if not isinstance(element, cst.DictElement):
             continue
         key = element.key
-        if isinstance(key, cst.SimpleString) and key.evaluated_value == kb.VISIBILITY_TIMEOUT_KEY:
+        if isinstance(key, cst.SimpleString) and key.evaluated_value in kb.VISIBILITY_KEYS:
             return place(element.value)
     return None

@@ -1,4 +1,4 @@
-"""The project's Celery configuration, merged from every file's facts and
+"""The project's broker settings, merged from every file's facts and
 evaluated: broker transport, visibility timeouts, time limits, delays.
 
 Works on plain facts only (no CST), so it runs on cached or worker results.
@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from joblint.analysis.evaluation import Expr, as_seconds, evaluate
-from joblint.knowledge import celery_config as kb
+from joblint.knowledge import brokers as kb
 from joblint.models import ConfigValue, FileFacts, Place
 
 
@@ -43,14 +43,14 @@ class TimedDelay:
 
 
 @dataclass(slots=True)
-class CeleryProject:
+class BrokerView:
     limits: list[Limit] = field(default_factory=list)
     visibility: list[Visibility] = field(default_factory=list)
     transport: Transport | None = None
     delays: list[TimedDelay] = field(default_factory=list)
 
     @classmethod
-    def build(cls, facts: Iterable[FileFacts]) -> CeleryProject:
+    def build(cls, facts: Iterable[FileFacts]) -> BrokerView:
         all_facts = list(facts)
         constants: dict[str, Expr] = {}
         for file_facts in all_facts:
@@ -59,15 +59,15 @@ class CeleryProject:
         project = cls()
         brokers: list[tuple[str, Place]] = []
         for file_facts in all_facts:
-            for value in file_facts.celery.config:
+            for value in file_facts.broker.config:
                 if _counts(value, file_facts.module, config_modules):
                     project._add_config(value, constants, brokers)
-            for limit in file_facts.celery.time_limits:
+            for limit in file_facts.broker.time_limits:
                 seconds = as_seconds(limit.value, constants)
                 if seconds is not None:
                     label = f"task '{limit.task}' has time_limit"
                     project.limits.append(Limit(label, seconds, limit.place))
-            for delay in file_facts.celery.delays:
+            for delay in file_facts.broker.delays:
                 seconds = as_seconds(delay.value, constants)
                 if seconds is not None:
                     project.delays.append(
@@ -79,15 +79,15 @@ class CeleryProject:
     def _add_config(
         self, value: ConfigValue, constants: dict[str, Expr], brokers: list[tuple[str, Place]]
     ) -> None:
-        if value.setting == "task_time_limit":
+        if value.setting == kb.TIME_LIMIT:
             seconds = as_seconds(value.value, constants)
             if seconds is not None:
                 label = f"{value.spelling} is"
                 self.limits.append(Limit(label, seconds, value.place))
-        elif value.setting == "broker_url":
+        elif value.setting == kb.BROKER_URL:
             url = evaluate(value.value, constants)
             brokers.append((url if isinstance(url, str) else "", value.place))
-        elif value.setting == "broker_transport_options":
+        elif value.setting == kb.TRANSPORT_OPTIONS:
             self._add_transport_options(value, constants)
 
     def _add_transport_options(self, value: ConfigValue, constants: dict[str, Expr]) -> None:
@@ -95,11 +95,12 @@ class CeleryProject:
         if not isinstance(options, dict):
             self.visibility.append(Visibility(None, value.place))  # set, value unknown
             return
-        if kb.PREDEFINED_QUEUES_KEY in options:
+        if not kb.PREDEFINED_QUEUES_KEYS.isdisjoint(options):
             return  # SQS predefined queues use their own attribute: out of reach
-        if kb.VISIBILITY_TIMEOUT_KEY not in options:
+        key = next((k for k in kb.VISIBILITY_KEYS if k in options), None)
+        if key is None:
             return
-        raw = options[kb.VISIBILITY_TIMEOUT_KEY]
+        raw = options[key]
         seconds = float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
         self.visibility.append(Visibility(seconds, value.visibility_place or value.place))
 
@@ -108,11 +109,11 @@ def _config_modules(all_facts: list[FileFacts]) -> set[str]:
     """Modules whose plain constants are Celery settings."""
     modules: set[str] = set()
     for file_facts in all_facts:
-        for target, _namespace in file_facts.celery.config_sources:
-            if target == kb.DJANGO_SETTINGS_OBJECT:
+        for target, _namespace in file_facts.broker.config_sources:
+            if target in kb.DJANGO_SETTINGS_OBJECTS:
                 continue  # settings modules are recognised by name and env below
             modules.add(target)
-        modules.update(file_facts.celery.settings_modules)
+        modules.update(file_facts.broker.settings_modules)
     return modules
 
 
