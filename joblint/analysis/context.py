@@ -1,4 +1,4 @@
-"""Per-file context kept on stacks during the single traversal.
+"""Per-file context kept on stacks during the single traversal: what rules query.
 
 The engine calls `enter(node)` before any rule sees a node and `leave(node)`
 after every rule has left it, so rules can ask "am I inside a transaction?",
@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import libcst as cst
 
-from joblint.analysis.broker_facts import BrokerCollector, SpanOf
-from joblint.analysis.cache_settings import cache_backends
-from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
-from joblint.analysis.constants import Expr, to_expr
-from joblint.analysis.databases import mirror_aliases, read_only_router_aliases
+from joblint.analysis.broker_facts import SpanOf
+from joblint.analysis.file_facts import COLLECTORS, SettingsCollector
 from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
 from joblint.analysis.tasks import (
     Enqueue,
@@ -34,13 +31,8 @@ from joblint.analysis.transactions import (
     with_transaction,
 )
 from joblint.analysis.values import value_of
-from joblint.knowledge import locks
-from joblint.knowledge.brokers import LOADER_METHODS, TIME_LIMIT_LIBRARIES
-from joblint.knowledge.jobs import SETTINGS_FLAGS, TxFamily
-from joblint.libraries.django import DATABASES_SETTING, RUN_PYTHON_OPERATIONS
-from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
-from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
-from joblint.models import BrokerFacts, ClassFacts, FileFacts, TaskDef
+from joblint.knowledge.jobs import TxFamily
+from joblint.models import FileFacts
 
 # Options live in joblint.settings (no LibCST there); re-exported for the rules.
 from joblint.settings import Options as Options
@@ -80,18 +72,8 @@ class FileContext:
         self.order = 0
         self._on_commit_callbacks: set[int] = set()
         self._enqueue_cache: dict[int, Enqueue | None] = {}
-        self._tasks: list[TaskDef] = []
-        self._classes: list[ClassFacts] = []
-        self._model_factories: list[tuple[str, str]] = []
-        self._function_params: list[tuple[str, tuple[str, ...]]] = []
-        self._constants: list[tuple[str, Expr]] = []
-        self._instances: list[tuple[str, str]] = []
-        self.brokers = BrokerCollector(self.resolver)
-        self._flags: set[str] = set()
-        self._run_python: list[str] = []
-        self._loads_settings: list[str] = []
-        self._read_only_databases: list[str] = []
-        self._cache_backends: list[tuple[str, str]] = []
+        # What the project step learns from this file (joblint.analysis.file_facts).
+        self.collectors = tuple(make(self.resolver) for make in COLLECTORS)
         self._memo: dict[tuple[str, int], object] = {}
         self._prepass(module)
 
@@ -168,53 +150,19 @@ class FileContext:
     @property
     def run_python_functions(self) -> frozenset[str]:
         """Qualified names of the functions this file's `RunPython(...)` runs."""
-        return frozenset(self._run_python)
+        settings = (c for c in self.collectors if isinstance(c, SettingsCollector))
+        return frozenset(name for c in settings for name in c.run_python)
 
     @property
     def needs_positions(self) -> bool:
         """Whether the facts hold places that need positions."""
-        return self.brokers.nodes
+        return any(c.needs_positions for c in self.collectors)
 
     def facts(self, path: str = "", span_of: SpanOf | None = None) -> FileFacts:
-        scope = self.resolver.module_scope
-        queue_objects = tuple(
-            sorted(
-                (b.qualname, b.value.library)
-                for b in scope.names.values()
-                if b.kind is BindingKind.VALUE and b.value is not None and b.value.kind == "queue"
-            )
-        )
-        plain = tuple(
-            sorted(
-                b.qualname
-                for b in scope.names.values()
-                if b.kind is BindingKind.DEF and b.task_library is None and not b.decorated
-            )
-        )
-        aliases = tuple(
-            sorted(
-                (self.resolver.local_qualname(name), b.qualname)
-                for name, b in scope.names.items()
-                if b.kind is BindingKind.IMPORT
-            )
-        )
-        return FileFacts(
-            module=self.resolver.module,
-            aliases=aliases,
-            classes=tuple(self._classes),
-            function_params=tuple(self._function_params),
-            constants=tuple(self._constants),
-            broker=self.brokers.finish(path, span_of) if span_of is not None else BrokerFacts(),
-            model_factories=tuple(self._model_factories),
-            tasks=tuple(self._tasks),
-            queue_objects=queue_objects,
-            plain_definitions=plain,
-            instances=tuple(self._instances),
-            loads_settings=tuple(sorted(set(self._loads_settings))),
-            read_only_databases=tuple(sorted(set(self._read_only_databases))),
-            flags=tuple(sorted(self._flags)),
-            cache_backends=tuple(self._cache_backends),
-        )
+        fields: dict[str, Any] = {}
+        for collector in self.collectors:
+            fields.update(collector.contribute(path, span_of))
+        return FileFacts(module=self.resolver.module, **fields)
 
     # --- module pre-pass: module-level names are visible before their line ---
 
@@ -228,46 +176,9 @@ class FileContext:
                 self._bind_definition(stmt, self.resolver.module_scope)
             elif isinstance(stmt, cst.Assign | cst.AnnAssign):
                 self._bind_assignment(stmt)
-                self._note_flags(stmt)
         for stmt in statements:
-            self._collect_class_facts(stmt)
-            self._collect_constants(stmt)
-
-    def _collect_constants(self, stmt: cst.CSTNode) -> None:
-        if not isinstance(stmt, cst.Assign | cst.AnnAssign) or stmt.value is None:
-            return
-        targets = (
-            [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
-        )
-        for target in targets:
-            if isinstance(target, cst.Name):
-                self.brokers.module_assignment(target.value, stmt.value)
-                expr = to_expr(stmt.value, self.resolver)
-                if expr is not None:
-                    self._constants.append((self.resolver.local_qualname(target.value), expr))
-
-    def _collect_class_facts(self, stmt: cst.CSTNode) -> None:
-        if isinstance(stmt, cst.ClassDef):
-            qualname = self.resolver.local_qualname(stmt.name.value)
-            self._classes.append(class_facts(stmt, qualname, self.resolver))
-            self._read_only_databases.extend(read_only_router_aliases(stmt))
-        elif isinstance(stmt, cst.Assign | cst.AnnAssign) and stmt.value is not None:
-            targets = (
-                [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
-            )
-            for target in targets:
-                if not isinstance(target, cst.Name):
-                    continue
-                qualname = self.resolver.local_qualname(target.value)
-                found = assigned_class_facts(qualname, stmt.value, self.resolver)
-                if found is not None:
-                    self._classes.append(found)
-                factory = model_factory_kind(stmt.value, self.resolver)
-                if factory is not None:
-                    self._model_factories.append((qualname, factory))
-                callee = _callee(stmt.value, self.resolver)
-                if callee is not None:
-                    self._instances.append((qualname, callee))
+            for collector in self.collectors:
+                collector.module_statement(stmt)
 
     def _bind_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> None:
         binding, receiver = definition_binding(node, self.resolver)
@@ -278,11 +189,12 @@ class FileContext:
             )
         binding = replace(binding, qualname=qualname, node=node)
         scope.names[node.name.value] = binding
-        if binding.task_library is not None and scope is self.resolver.module_scope:
+        if scope is self.resolver.module_scope:
             params = (
                 tuple(_parameter_names(node.params)) if isinstance(node, cst.FunctionDef) else ()
             )
-            self._tasks.append(TaskDef(qualname, binding.task_library, receiver, params))
+            for collector in self.collectors:
+                collector.definition(binding, receiver, params)
 
     def _bind_assignment(self, node: cst.Assign | cst.AnnAssign) -> None:
         targets = (
@@ -326,22 +238,6 @@ class FileContext:
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, None)
 
-    def _note_flags(self, node: cst.Assign | cst.AnnAssign) -> None:
-        targets = (
-            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        )
-        names = {t.value for t in targets if isinstance(t, cst.Name)}
-        if DATABASES_SETTING in names and node.value is not None:
-            self._read_only_databases.extend(mirror_aliases(node.value))
-        if locks.CACHES_SETTING in names and node.value is not None:
-            self._cache_backends.extend(cache_backends(node.value))
-        for flag in SETTINGS_FLAGS:
-            if flag.setting in names and isinstance(node.value, cst.Dict):
-                for element in node.value.elements:
-                    key = getattr(element, "key", None)
-                    if isinstance(key, cst.SimpleString) and key.evaluated_value == flag.key:
-                        self._flags.add(flag.flag)
-
     # --- traversal bookkeeping ---------------------------------------------------
 
     def enter(self, node: cst.CSTNode) -> None:
@@ -365,13 +261,15 @@ class FileContext:
             self._bind_definition(node, self.resolver.scopes[-1])
         for decorator in node.decorators:
             found = decorator_task_library(decorator, self.resolver)
-            if found is not None and found[0] in TIME_LIMIT_LIBRARIES:
-                self.brokers.task_decorator(node.name.value, decorator)
+            if found is not None:
+                for collector in self.collectors:
+                    collector.task_decorator(node.name.value, decorator, found[0])
         class_name = self.classes[-1][0] if self._directly_in_class() else ""
         if not outer.key and (class_name or len(self.resolver.scopes) == 1):
             owner = f"{class_name}." if class_name else ""
             qualname = self.resolver.local_qualname(f"{owner}{node.name.value}")
-            self._function_params.append((qualname, tuple(_parameter_names(node.params))))
+            for collector in self.collectors:
+                collector.function(qualname, tuple(_parameter_names(node.params)))
         key = node.name.value
         if class_name:
             key = f"{class_name}.{key}"
@@ -422,8 +320,9 @@ class FileContext:
         if self.frames[-1].key and not self._directly_in_class():
             self._bind_definition(node, self.resolver.scopes[-1])
         binding = self.resolver.lookup(node.name.value)
-        if binding is not None and binding.task_library in TIME_LIMIT_LIBRARIES:
-            self.brokers.task_class(node)
+        if binding is not None and binding.task_library is not None:
+            for collector in self.collectors:
+                collector.task_class(node, binding.task_library)
         methods = class_method_transactions(node, self.resolver, self.options.transaction_functions)
         self.classes.append((node.name.value, methods))
         self.class_methods.append(_method_names(node))
@@ -461,57 +360,11 @@ class FileContext:
         self.frames[-1].loops.pop()
 
     def _enter_call(self, node: cst.Call) -> None:
-        self.brokers.call(node)
-        self._note_run_python(node)
-        self._note_settings_module(node)
+        for collector in self.collectors:
+            collector.call(node)
         callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
         if isinstance(callback, cst.Lambda):
             self._on_commit_callbacks.add(id(callback))
-
-    def _note_settings_module(self, call: cst.Call) -> None:
-        """`os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")`,
-        `app.config_from_object("shop.celeryconfig")`: the settings this
-        entry point's project loads."""
-        func = call.func
-        if not isinstance(func, cst.Attribute):
-            return
-        strings = [_string(a.value) for a in call.args[:2] if a.keyword is None]
-        method = func.attr.value
-        if method == "setdefault" and len(strings) == 2 and strings[0] == SETTINGS_VARIABLE:
-            named = strings[1]
-        elif method in LOADER_METHODS and strings and ":" not in (strings[0] or ":"):
-            named = strings[0]
-        else:
-            return
-        if named:
-            self._loads_settings.append(named)
-
-    def _note_settings_assignment(self, node: cst.Assign) -> None:
-        """`os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"`."""
-        named = _string(node.value)
-        for target in node.targets:
-            subscript = target.target
-            if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
-                continue
-            index = subscript.slice[0].slice
-            if isinstance(index, cst.Index) and _string(index.value) == SETTINGS_VARIABLE and named:
-                self._loads_settings.append(named)
-
-    def _note_run_python(self, call: cst.Call) -> None:
-        """The functions a migration's `RunPython(...)` runs, by qualified name."""
-        func = call.func
-        last = func.attr if isinstance(func, cst.Attribute) else func
-        if not isinstance(last, cst.Name) or last.value != "RunPython":
-            return  # the cheap test first: this runs for every call
-        if self.resolver.qualified_name(func) not in RUN_PYTHON_OPERATIONS:
-            return
-        for index, arg in enumerate(call.args):
-            keyword = arg.keyword.value if arg.keyword is not None else None
-            if (keyword is None and index > 1) or keyword not in (None, *RUN_PYTHON_KEYWORDS):
-                continue
-            qualname = self.resolver.qualified_name(arg.value)
-            if qualname is not None:
-                self._run_python.append(qualname)
 
     def _enter_lambda(self, node: cst.Lambda) -> None:
         if id(node) in self._on_commit_callbacks:
@@ -532,8 +385,8 @@ class FileContext:
         if isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    self.brokers.assignment(small.targets[0].target, small.value)
-                    self._note_settings_assignment(small)
+                    for collector in self.collectors:
+                        collector.assignment(small)
         # Module-level names were bound by the pre-pass.
         if self._in_function_or_class() and isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
@@ -574,23 +427,9 @@ def _compound_bodies(stmt: cst.If | cst.Try | cst.With) -> list[cst.CSTNode]:
     return bodies
 
 
-def _string(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
-        return node.evaluated_value
-    return None
-
-
 def _method_names(node: cst.ClassDef) -> frozenset[str]:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     return frozenset(s.name.value for s in body if isinstance(s, cst.FunctionDef))
-
-
-def _callee(value: cst.BaseExpression, resolver: Resolver) -> str | None:
-    """What a module-level `name = Callee(...)` calls, when it resolves (and
-    isn't a queue object, which the queue index holds)."""
-    if not isinstance(value, cst.Call) or value_of(value, resolver) is not None:
-        return None
-    return resolver.qualified_name(value.func)
 
 
 def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:

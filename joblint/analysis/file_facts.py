@@ -1,0 +1,318 @@
+"""What the project step learns from one file, gathered during the traversal.
+
+The traversal (`joblint.analysis.context.FileContext`) is what rules query;
+the facts it hands to the whole-project step come from the collectors here,
+each called at the same few points (a module-level statement, a definition,
+a function, a call, an assignment, a task's decorator or class) and each
+contributing its own fields of `FileFacts`. Collectors read library data
+(`joblint.knowledge`), never a library's name: a new kind of whole-project
+fact is a new collector in `COLLECTORS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import libcst as cst
+
+from joblint.analysis.broker_facts import BrokerCollector, SpanOf
+from joblint.analysis.cache_settings import cache_backends
+from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
+from joblint.analysis.constants import Expr, to_expr
+from joblint.analysis.databases import mirror_aliases, read_only_router_aliases
+from joblint.analysis.names import Binding, BindingKind, Resolver
+from joblint.analysis.values import value_of
+from joblint.knowledge import locks
+from joblint.knowledge.brokers import LOADER_METHODS, TIME_LIMIT_LIBRARIES
+from joblint.knowledge.jobs import SETTINGS_FLAGS
+from joblint.libraries.django import DATABASES_SETTING, RUN_PYTHON_OPERATIONS
+from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
+from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
+from joblint.models import BrokerFacts, ClassFacts, TaskDef
+
+
+class Collector:
+    """The points the traversal calls a collector at; each does nothing by default."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+
+    def module_statement(self, statement: cst.CSTNode) -> None:
+        """A module-level statement (also inside top-level if/try/with), once
+        every module-level name is bound."""
+
+    def definition(self, binding: Binding, receiver: str, params: tuple[str, ...]) -> None:
+        """A module-level def or class (`receiver`: a task decorator's
+        unresolved receiver; `params`: a function's parameter names)."""
+
+    def function(self, qualname: str, params: tuple[str, ...]) -> None:
+        """A module-level function or a method, by qualified name."""
+
+    def task_decorator(self, name: str, decorator: cst.Decorator, library: str) -> None:
+        """A function registered as a task of `library` by `decorator`."""
+
+    def task_class(self, node: cst.ClassDef, library: str) -> None:
+        """A class-based task of `library`."""
+
+    def call(self, node: cst.Call) -> None:
+        """Every call, in source order."""
+
+    def assignment(self, node: cst.Assign) -> None:
+        """Every single-target assignment statement, in source order."""
+
+    @property
+    def needs_positions(self) -> bool:
+        """Whether the facts hold places that need positions."""
+        return False
+
+    def contribute(self, path: str, span_of: SpanOf | None) -> dict[str, Any]:
+        """Its fields of `FileFacts` (`span_of` is None for a file with nothing
+        to place: then no place may be asked for)."""
+        return {}
+
+
+class DefinitionCollector(Collector):
+    """The module's definitions other files look up by name: tasks, classes,
+    functions' parameters, constants, queue objects, instances, imports."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        super().__init__(resolver)
+        self.tasks: list[TaskDef] = []
+        self.classes: list[ClassFacts] = []
+        self.model_factories: list[tuple[str, str]] = []
+        self.function_params: list[tuple[str, tuple[str, ...]]] = []
+        self.constants: list[tuple[str, Expr]] = []
+        self.instances: list[tuple[str, str]] = []
+
+    def definition(self, binding: Binding, receiver: str, params: tuple[str, ...]) -> None:
+        if binding.task_library is not None:
+            self.tasks.append(TaskDef(binding.qualname, binding.task_library, receiver, params))
+
+    def function(self, qualname: str, params: tuple[str, ...]) -> None:
+        self.function_params.append((qualname, params))
+
+    def module_statement(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.ClassDef):
+            qualname = self.resolver.local_qualname(statement.name.value)
+            self.classes.append(class_facts(statement, qualname, self.resolver))
+            return
+        value = _assigned_value(statement)
+        if value is None:
+            return
+        for name in _assigned_names(statement):
+            qualname = self.resolver.local_qualname(name)
+            self._assigned(qualname, value)
+
+    def _assigned(self, qualname: str, value: cst.BaseExpression) -> None:
+        found = assigned_class_facts(qualname, value, self.resolver)
+        if found is not None:
+            self.classes.append(found)
+        factory = model_factory_kind(value, self.resolver)
+        if factory is not None:
+            self.model_factories.append((qualname, factory))
+        callee = _callee(value, self.resolver)
+        if callee is not None:
+            self.instances.append((qualname, callee))
+        expr = to_expr(value, self.resolver)
+        if expr is not None:
+            self.constants.append((qualname, expr))
+
+    def contribute(self, path: str, span_of: SpanOf | None) -> dict[str, Any]:
+        scope = self.resolver.module_scope
+        bindings = scope.names.values()
+        return {
+            "tasks": tuple(self.tasks),
+            "classes": tuple(self.classes),
+            "model_factories": tuple(self.model_factories),
+            "function_params": tuple(self.function_params),
+            "constants": tuple(self.constants),
+            "instances": tuple(self.instances),
+            "queue_objects": tuple(
+                sorted(
+                    (b.qualname, b.value.library)
+                    for b in bindings
+                    if b.kind is BindingKind.VALUE
+                    and b.value is not None
+                    and b.value.kind == "queue"
+                )
+            ),
+            "plain_definitions": tuple(
+                sorted(
+                    b.qualname
+                    for b in bindings
+                    if b.kind is BindingKind.DEF and b.task_library is None and not b.decorated
+                )
+            ),
+            "aliases": tuple(
+                sorted(
+                    (self.resolver.local_qualname(name), b.qualname)
+                    for name, b in scope.names.items()
+                    if b.kind is BindingKind.IMPORT
+                )
+            ),
+        }
+
+
+class SettingsCollector(Collector):
+    """What a settings module or an entry point says of the project: the
+    flags its settings switch on, its cache backends and read-only databases,
+    the settings modules it loads, and the functions its migrations run."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        super().__init__(resolver)
+        self.flags: set[str] = set()
+        self.cache_backends: list[tuple[str, str]] = []
+        self.read_only_databases: list[str] = []
+        self.loads_settings: list[str] = []
+        self.run_python: list[str] = []
+
+    def module_statement(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.ClassDef):
+            self.read_only_databases.extend(read_only_router_aliases(statement))
+            return
+        value = _assigned_value(statement)
+        if value is None:
+            return
+        names = set(_assigned_names(statement))
+        if DATABASES_SETTING in names:
+            self.read_only_databases.extend(mirror_aliases(value))
+        if locks.CACHES_SETTING in names:
+            self.cache_backends.extend(cache_backends(value))
+        for flag in SETTINGS_FLAGS:
+            if flag.setting in names and isinstance(value, cst.Dict):
+                keys = (getattr(element, "key", None) for element in value.elements)
+                if any(_string(key) == flag.key for key in keys if key is not None):
+                    self.flags.add(flag.flag)
+
+    def call(self, node: cst.Call) -> None:
+        self._run_python(node)
+        self._settings_module(node)
+
+    def assignment(self, node: cst.Assign) -> None:
+        """`os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"`."""
+        named = _string(node.value)
+        for target in node.targets:
+            subscript = target.target
+            if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
+                continue
+            index = subscript.slice[0].slice
+            if isinstance(index, cst.Index) and _string(index.value) == SETTINGS_VARIABLE and named:
+                self.loads_settings.append(named)
+
+    def _settings_module(self, call: cst.Call) -> None:
+        """`os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")`,
+        `app.config_from_object("shop.celeryconfig")`: the settings this
+        entry point's project loads."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return
+        strings = [_string(a.value) for a in call.args[:2] if a.keyword is None]
+        method = func.attr.value
+        if method == "setdefault" and len(strings) == 2 and strings[0] == SETTINGS_VARIABLE:
+            named = strings[1]
+        elif method in LOADER_METHODS and strings and ":" not in (strings[0] or ":"):
+            named = strings[0]
+        else:
+            return
+        if named:
+            self.loads_settings.append(named)
+
+    def _run_python(self, call: cst.Call) -> None:
+        """The functions a migration's `RunPython(...)` runs, by qualified name."""
+        func = call.func
+        last = func.attr if isinstance(func, cst.Attribute) else func
+        if not isinstance(last, cst.Name) or last.value != "RunPython":
+            return  # the cheap test first: this runs for every call
+        if self.resolver.qualified_name(func) not in RUN_PYTHON_OPERATIONS:
+            return
+        for index, arg in enumerate(call.args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if (keyword is None and index > 1) or keyword not in (None, *RUN_PYTHON_KEYWORDS):
+                continue
+            qualname = self.resolver.qualified_name(arg.value)
+            if qualname is not None:
+                self.run_python.append(qualname)
+
+    def contribute(self, path: str, span_of: SpanOf | None) -> dict[str, Any]:
+        return {
+            "flags": tuple(sorted(self.flags)),
+            "cache_backends": tuple(self.cache_backends),
+            "read_only_databases": tuple(sorted(set(self.read_only_databases))),
+            "loads_settings": tuple(sorted(set(self.loads_settings))),
+        }
+
+
+class BrokerSettingsCollector(Collector):
+    """Broker settings, job time limits and delays (`joblint.analysis.broker_facts`)."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        super().__init__(resolver)
+        self.brokers = BrokerCollector(resolver)
+
+    def module_statement(self, statement: cst.CSTNode) -> None:
+        value = _assigned_value(statement)
+        if value is not None:
+            for name in _assigned_names(statement):
+                self.brokers.module_assignment(name, value)
+
+    def task_decorator(self, name: str, decorator: cst.Decorator, library: str) -> None:
+        if library in TIME_LIMIT_LIBRARIES:
+            self.brokers.task_decorator(name, decorator)
+
+    def task_class(self, node: cst.ClassDef, library: str) -> None:
+        if library in TIME_LIMIT_LIBRARIES:
+            self.brokers.task_class(node)
+
+    def call(self, node: cst.Call) -> None:
+        self.brokers.call(node)
+
+    def assignment(self, node: cst.Assign) -> None:
+        self.brokers.assignment(node.targets[0].target, node.value)
+
+    @property
+    def needs_positions(self) -> bool:
+        return self.brokers.nodes
+
+    def contribute(self, path: str, span_of: SpanOf | None) -> dict[str, Any]:
+        broker = self.brokers.finish(path, span_of) if span_of is not None else BrokerFacts()
+        return {"broker": broker}
+
+
+COLLECTORS: tuple[Callable[[Resolver], Collector], ...] = (
+    DefinitionCollector,
+    SettingsCollector,
+    BrokerSettingsCollector,
+)
+
+
+def _assigned_value(statement: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(statement, cst.Assign | cst.AnnAssign):
+        return statement.value
+    return None
+
+
+def _assigned_names(statement: cst.CSTNode) -> Iterator[str]:
+    if isinstance(statement, cst.Assign):
+        targets = [t.target for t in statement.targets]
+    elif isinstance(statement, cst.AnnAssign):
+        targets = [statement.target]
+    else:
+        return
+    for target in targets:
+        if isinstance(target, cst.Name):
+            yield target.value
+
+
+def _callee(value: cst.BaseExpression, resolver: Resolver) -> str | None:
+    """What a module-level `name = Callee(...)` calls, when it resolves (and
+    isn't a queue object, which the queue index holds)."""
+    if not isinstance(value, cst.Call) or value_of(value, resolver) is not None:
+        return None
+    return resolver.qualified_name(value.func)
+
+
+def _string(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value
+    return None
