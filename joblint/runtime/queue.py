@@ -145,6 +145,8 @@ class JobQueue:
         writer would fail with "database is locked"). Called inside the
         caller's transaction (``atomic(conn)``, ``conn.transaction()``), it
         joins that transaction and the caller's COMMIT or ROLLBACK decides.
+        sqlite3 with Python 3.12's ``autocommit=False`` always has a
+        transaction open, so there the caller commits after every claim.
 
         PostgreSQL: one ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED
         LIMIT 1) RETURNING``. SQLite: the same UPDATE inside ``BEGIN IMMEDIATE``.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import os
 import subprocess
 import sys
@@ -21,7 +20,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -136,8 +134,10 @@ def _after_commit(sender=None, args=None, **_):
 
 
 @task_retry.connect
-def _retried(sender=None, request=None, **_):
+def _retried(sender=None, request=None, reason=None, **_):
     _records.rpush(f"outcome:{sender.name}:{_first_arg(request.args)}", "retry")
+    # Celery's own draw: the countdown the Retry was sent with.
+    _records.rpush(f"countdown:{_first_arg(request.args)}", json.dumps(reason.when))
 
 
 @task_success.connect
@@ -232,10 +232,6 @@ def workers(celery_env: CeleryRun) -> Iterator[list[WorkerProcess]]:
         stop_all(started)
 
 
-def eta_seconds(eta: str) -> float:
-    return datetime.fromisoformat(eta).timestamp()
-
-
 def test_retry_options_three_attempts_with_jittered_waits(
     celery_env: CeleryRun, workers: list[WorkerProcess]
 ) -> None:
@@ -248,26 +244,26 @@ def test_retry_options_three_attempts_with_jittered_waits(
         wait_until(lambda c=customer: len(celery_env.outcomes("sync_customer", c)) >= 3, 30,
                    f"three outcomes for {customer}")
 
-    countdowns: list[tuple[int, float]] = []
+    countdowns: list[tuple[int, int]] = []
     for customer in flaky + down:
         final = "success" if customer in flaky else "failure"
         assert celery_env.outcomes("sync_customer", customer) == ["retry", "retry", final]
         attempts = celery_env.log(f"crm:{customer}")
         assert [a["retries"] for a in attempts] == [0, 1, 2]  # exactly three runs
-        assert attempts[0]["eta"] is None
+        drawn = celery_env.log(f"countdown:{customer}")
+        assert len(drawn) == 2
         for retry, (failed, next_try) in enumerate(itertools.pairwise(attempts)):
-            # Celery sends the retry with eta = failure time + countdown, the
-            # countdown a whole number drawn from [0, min(cap, base * 2**retry)];
-            # a countdown of 0 sends it with no eta at all.
-            eta = failed["t"] if next_try["eta"] is None else eta_seconds(next_try["eta"])
-            countdown = eta - failed["t"]
-            ceiling = min(2, 1 * 2**retry)
-            assert 0 <= countdown < ceiling + 0.5, (customer, retry, countdown)
-            assert next_try["t"] >= eta - 0.05  # the worker waited for it
+            # Celery's full jitter: a whole number of seconds drawn from
+            # [0, min(backoff_max, backoff * 2**retry)].
+            countdown, ceiling = drawn[retry], min(2, 1 * 2**retry)
+            assert isinstance(countdown, int) and 0 <= countdown <= ceiling, (customer, retry)
+            # Sent with an eta (none for a countdown of 0), and the worker waited for it.
+            assert (next_try["eta"] is None) == (countdown == 0)
+            assert next_try["t"] >= failed["t"] + countdown - 0.05
             countdowns.append((ceiling, countdown))
     # Without jitter every countdown would equal its ceiling; with it, all twelve
     # do with probability (1/2)**6 * (1/3)**6, about 2e-5.
-    assert any(math.floor(countdown) < ceiling for ceiling, countdown in countdowns)
+    assert any(countdown < ceiling for ceiling, countdown in countdowns)
 
 
 def test_outbox_relay_through_send_task_runs_each_committed_row_once(
