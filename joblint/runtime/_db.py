@@ -44,6 +44,20 @@ def dialect_of(conn: object) -> Dialect:
     )
 
 
+def in_transaction(conn: Any) -> bool:
+    """Whether the connection has a transaction open that someone else must end.
+
+    psycopg reports it in ``info.transaction_status``; sqlite3 in
+    ``in_transaction``, except with Python 3.12's ``autocommit=False``, where a
+    transaction is always open by design and the caller always commits.
+    """
+    if dialect_of(conn) == "postgres":
+        return bool(conn.info.transaction_status.name != "IDLE")
+    if getattr(conn, "autocommit", None) is False:
+        return True
+    return bool(conn.in_transaction)
+
+
 def check_table(table: str) -> str:
     """Validate a (optionally schema-qualified) table name before it is spliced into SQL."""
     if not _IDENTIFIER.fullmatch(table):

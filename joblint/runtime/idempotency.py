@@ -27,7 +27,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import _db
 from ._db import Connection
-from .transaction import atomic
+from .transaction import TransactionError, atomic
 
 __all__ = ["IdempotencyGuard", "idempotent"]
 
@@ -52,8 +52,19 @@ class IdempotencyGuard:
     def claim(self, conn: Connection, key: str) -> bool:
         """True if this transaction is the first to claim ``key``: go ahead and do the work.
 
-        Must run inside the transaction that does the work, and before it.
+        Must run inside the transaction that does the work, and before it;
+        with no transaction open it raises :class:`TransactionError`. Outside
+        one, the claim would either commit on its own (a job that then fails
+        is never retried) or, with sqlite3's default mode, open an implicit
+        transaction that keeps the write lock until somebody commits.
         """
+        if not _db.in_transaction(conn):
+            raise TransactionError(
+                "IdempotencyGuard.claim() needs the transaction that does the job's work, "
+                "and this connection has none open: wrap the claim and the work in "
+                "`with atomic(conn, immediate=True):` (joblint.runtime.transaction), "
+                "or decorate the job with @idempotent(...)"
+            )
         return bool(self._exec(conn, "claim", {"key": key}).rowcount == 1)
 
     def release(self, conn: Connection, key: str) -> bool:

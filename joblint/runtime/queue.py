@@ -6,8 +6,10 @@ from dashboards: see ``sql/postgres.sql``.
 
 A worker loop, written out (``process_one`` does exactly this)::
 
-    job = queue.claim(conn, worker_id)    # leases one due job
-    conn.commit()                         # the lease is visible to everyone
+    job = queue.claim(conn, worker_id)    # leases one due job and commits the lease
+    if job is None:
+        time.sleep(1)                     # nothing due, and no transaction left open
+        continue
     try:
         handler(job)                      # long work happens outside any transaction
     except Exception as exc:
@@ -134,15 +136,32 @@ class JobQueue:
         return int(self._exec(conn, "enqueue", params).fetchone()[0])
 
     def claim(self, conn: Connection, worker_id: str) -> Job | None:
-        """Lease the next due job to ``worker_id``, or return None. The caller commits.
+        """Lease the next due job to ``worker_id``, or return None.
+
+        Called with no transaction open, the claim runs in a transaction of its
+        own and commits it, job or no job: the lease is visible to everyone
+        while the job runs, and an idle worker holds no lock (on SQLite an open
+        claim transaction holds the database's write lock, so every other
+        writer would fail with "database is locked"). Called inside the
+        caller's transaction (``atomic(conn)``, ``conn.transaction()``), it
+        joins that transaction and the caller's COMMIT or ROLLBACK decides.
+        sqlite3 with Python 3.12's ``autocommit=False`` always has a
+        transaction open, so there the caller commits after every claim.
 
         PostgreSQL: one ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED
-        LIMIT 1) RETURNING``. SQLite: the same UPDATE inside ``BEGIN IMMEDIATE``
-        (started here unless a transaction is already open).
+        LIMIT 1) RETURNING``. SQLite: the same UPDATE inside ``BEGIN IMMEDIATE``.
         """
-        if _db.dialect_of(conn) == "sqlite" and not getattr(conn, "in_transaction", True):
+        owned = not _db.in_transaction(conn)
+        if owned and _db.dialect_of(conn) == "sqlite":
             conn.execute("BEGIN IMMEDIATE")
-        row = self._exec(conn, "claim", {"worker_id": worker_id}).fetchone()
+        try:
+            row = self._exec(conn, "claim", {"worker_id": worker_id}).fetchone()
+        except BaseException:
+            if owned:
+                _rollback(conn)
+            raise
+        if owned:
+            _commit(conn)
         if row is None:
             return None
         job_id, name, payload, attempts, max_attempts, key = row
@@ -226,7 +245,7 @@ class JobQueue:
         ``KeyboardInterrupt`` still propagates; the lease then expires).
         """
         job = self.claim(conn, worker_id)
-        _commit(conn)
+        _commit(conn)  # the caller may have had a transaction open, which claim joined
         if job is None:
             return None
         try:

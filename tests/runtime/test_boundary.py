@@ -11,7 +11,9 @@ import joblint.runtime
 
 RUNTIME = Path(joblint.runtime.__file__).parent
 FORBIDDEN_ROOTS = {"libcst", "click", "rich", "pathspec"}
-OPTIONAL = ("psycopg", "redis", "sqlalchemy")
+# The queue libraries are test dependencies only: the helpers work with them
+# through the user's own objects (a task, a publish callable), never an import.
+OPTIONAL = ("psycopg", "redis", "sqlalchemy", "celery", "kombu", "rq", "dramatiq")
 
 
 def runtime_modules() -> list[str]:

@@ -134,9 +134,12 @@ def test_failed_first_attempt_lets_the_retry_run(connect: Callable[[], Any], tab
 def test_forget_older_than(pg: psycopg.Connection[tuple[Any, ...]], table: str) -> None:
     guard = IdempotencyGuard(table)
     guard.ensure_schema(pg)
-    assert guard.claim(pg, "old")
+    with atomic(pg):
+        assert guard.claim(pg, "old")
     pg.execute(f"UPDATE {table} SET claimed_at = now() - interval '2 days'")
-    assert guard.claim(pg, "new")
+    with atomic(pg):
+        assert guard.claim(pg, "new")
     assert guard.forget_older_than(pg, 86400) == 1
-    assert guard.claim(pg, "old") is True
-    assert guard.claim(pg, "new") is False
+    with atomic(pg):
+        assert guard.claim(pg, "old") is True
+        assert guard.claim(pg, "new") is False
