@@ -122,7 +122,7 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
 
 def flake8_executable() -> str:
     """flake8 with its default plugins only, in a venv of its own: where joblint is
-    installed, flake8 would also load joblint's plugin (issue 11) and run it."""
+    installed, flake8 would also load joblint's plugin and run it."""
     venv = WORK / "flake8-venv"
     flake8 = venv / "bin" / "flake8"
     if not flake8.exists():

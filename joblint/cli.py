@@ -107,7 +107,7 @@ def main() -> None:
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
-# --- issue 11: CI options (joblint.integrations) ---
+# --- CI options (joblint.integrations) ---
 @click.option(
     "--diff-from", metavar="REF", help="Lint only the Python files changed since git REF."
 )
@@ -123,7 +123,7 @@ def main() -> None:
     help="Record the current findings in this baseline file, then exit.",
 )
 @click.option("--baseline-prune", is_flag=True, help="Remove fixed findings from the baseline.")
-# --- issue 10: fixes (joblint.pipeline.fix.run) ---
+# --- fixes (joblint.pipeline.fix.run) ---
 @click.option("--fix", is_flag=True, help="Apply fixes, rewriting the files in place.")
 @click.option(
     "--diff", "show_diff", is_flag=True, help="Print fixes as a unified diff; write nothing."
@@ -167,7 +167,7 @@ def check(
     show_fixes: bool,
 ) -> None:
     """Lint PATHS (default: the current directory); '-' reads standard input."""
-    changes = None  # issue 11: --diff-from's changed files
+    changes = None  # --diff-from's changed files
     try:
         config = load(config_file, isolated).with_overrides(
             select=_codes(select),
@@ -185,7 +185,7 @@ def check(
         with progress.file_progress(show) as bar:
             options = RunOptions(jobs=jobs, cache=not no_cache, on_file=bar.advance)
             options.on_total = bar.set_total
-            if diff_from is not None and stdin_source is None:  # issue 11
+            if diff_from is not None and stdin_source is None:
                 run, changes = integrations.lint_changed(diff_from, paths, config, options)
             else:
                 run = _run(config, paths, stdin_source, stdin_filename, options)
@@ -198,11 +198,11 @@ def check(
         _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
         return
     sources = _SourceCache(stdin_filename or "-", stdin_source)
-    fixing = None  # issue 10
+    fixing = None
     if fix or show_diff or fix_only:
         unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
         fixing = _fix(config, run, stdin_source, unsafe, show_diff, show_fixes)
-    # --- issue 11: baselines ---
+    # --- baselines ---
     if write_baseline is not None:
         _write_baseline(write_baseline, run, sources.lines, changes)
     stdin_name = (stdin_filename or "-") if stdin_source is not None else None
@@ -211,7 +211,7 @@ def check(
         checked = integrations.checked_by(config, paths, changes, stdin_name)
         _apply_baseline(path, baseline_prune, run, sources.lines, checked)
     shown, originals = displayable([] if fix_only else run.findings)
-    # Issue 10, as in Ruff: fixing standard input writes the fixed source to
+    # As in Ruff: fixing standard input writes the fixed source to
     # stdout and nothing else; the findings go to stderr (or --output-file).
     fixed_source = fixing[2] if fixing is not None else None
     if fixed_source is not None:
@@ -235,7 +235,7 @@ def check(
     sys.exit(status)
 
 
-# --- issue 10: fixes (joblint.pipeline.fix.run) ---
+# --- fixes (joblint.pipeline.fix.run) ---
 
 
 def _plural(count: int) -> str:
@@ -287,7 +287,7 @@ def _fix(
     return len(outcome.fixed), summary(outcome, unsafe, _plural), source
 
 
-# --- issue 11: baselines (joblint.integrations.baseline, joblint.integrations) ---
+# --- baselines (joblint.integrations.baseline, joblint.integrations) ---
 
 
 def _write_baseline(

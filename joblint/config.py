@@ -81,14 +81,14 @@ class Config:
     visibility_margin_seconds: float = 60.0
     cache_dir: Path | None = None
     force_exclude: bool = False
-    # Issue 11: a baseline file (relative to `root`) whose findings are hidden.
+    # A baseline file (relative to `root`) whose findings are hidden.
     baseline: str | None = None
-    # Issue 10: apply unsafe fixes too with --fix/--diff.
+    # Apply unsafe fixes too with --fix/--diff.
     unsafe_fixes: bool = False
-    # Issue 10: the project's Celery tasks are DjangoTasks (Celery >= 5.4): JL101's
+    # The project's Celery tasks are DjangoTasks (Celery >= 5.4): JL101's
     # fix uses delay_on_commit()/apply_async_on_commit().
     celery_django_task: bool = False
-    # Issue 10: per-rule options, (code, key, value), from `[tool.joblint.rules.<code>]`.
+    # Per-rule options, (code, key, value), from `[tool.joblint.rules.<code>]`.
     rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
     # Report JL1-JL6 findings in test code and migrations too (see joblint.pipeline.project.scope).
     include_tests: bool = False
@@ -217,11 +217,11 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "extend-transaction-functions": ("extend_transaction_functions", _string_list),
     "extend-on-commit-functions": ("extend_on_commit_functions", _string_list),
     "visibility-margin-seconds": ("visibility_margin_seconds", _number),
-    "baseline": ("baseline", _path),  # issue 11
+    "baseline": ("baseline", _path),
     "cache-dir": ("cache_dir", _path),
-    "unsafe-fixes": ("unsafe_fixes", _bool),  # issue 10
-    "celery-django-task": ("celery_django_task", _bool),  # issue 10
-    "rules": ("rule_options", _rule_options),  # issue 10
+    "unsafe-fixes": ("unsafe_fixes", _bool),
+    "celery-django-task": ("celery_django_task", _bool),
+    "rules": ("rule_options", _rule_options),
     "include-tests": ("include_tests", _bool),
     "read-only-databases": ("read_only_databases", _string_list),
     "test-paths": ("test_paths", _globs),

@@ -79,9 +79,9 @@ class Invalid:
     # Extra files linted together with `code` (module name -> source), for
     # examples that need the project's task index.
     project: dict[str, str] = field(default_factory=dict)
-    # Issue 10: the example after `joblint check --fix --unsafe-fixes` (None: not fixed).
+    # The example after `joblint check --fix --unsafe-fixes` (None: not fixed).
     fixed: str | None = None
-    # Issue 10: the example's configuration, as `[tool.joblint]` keys ({} = none).
+    # The example's configuration, as `[tool.joblint]` keys ({} = none).
     config: dict[str, object] = field(default_factory=dict)
 
 
@@ -111,7 +111,7 @@ def _expected(item: tuple[int, int, str] | tuple[str, int, int, str]) -> Expecte
 
 @dataclass(frozen=True, slots=True)
 class FixSpec:
-    """A fix as a rule gives it (issue 10): CST nodes to replace, each with a new
+    """A fix as a rule gives it: CST nodes to replace, each with a new
     node or its code, and `from module import name` imports the result needs.
     The engine turns it into a positioned `joblint.models.Fix`."""
 

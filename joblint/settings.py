@@ -20,9 +20,9 @@ class Options:
     enqueue_functions: frozenset[str] = frozenset()
     transaction_functions: frozenset[str] = frozenset()
     on_commit_functions: frozenset[str] = frozenset()
-    # Issue 10: the project's Celery tasks are DjangoTasks (delay_on_commit exists).
+    # The project's Celery tasks are DjangoTasks (delay_on_commit exists).
     celery_django_task: bool = False
-    # Issue 10: per-rule options, (code, key, value) (`[tool.joblint.rules.JL402]`).
+    # Per-rule options, (code, key, value) (`[tool.joblint.rules.JL402]`).
     rule_options: tuple[tuple[str, str, RuleOptionValue], ...] = ()
     # Unqualified names of the project's tasks whose call enqueues them (Huey's).
     # None: not known (any call of an imported function may enqueue).

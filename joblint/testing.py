@@ -66,7 +66,7 @@ def lint_example(
 
 
 def _options(rule: type[Rule], example: Valid | Invalid) -> Options:
-    """The example's configuration (issue 10: options some fixes depend on)."""
+    """The example's configuration (options some fixes depend on)."""
     if not isinstance(example, Invalid) or not example.config:
         return Options()
     where = f"{rule.CODE} example {example.id or '?'}"

@@ -73,7 +73,7 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(content, encoding="utf-8")
 
 
-# Hypothesis profiles (issue 9): `fast` for the fuzz tests in `make test`,
+# Hypothesis profiles: `fast` for the fuzz tests in `make test`,
 # `fuzz` by hand: HYPOTHESIS_PROFILE=fuzz python -m pytest tests/test_fuzz.py
 # Fuzz tests decorate with `fuzz_settings()`; other tests keep their own settings
 # unless HYPOTHESIS_PROFILE is set.

@@ -1,4 +1,4 @@
-"""Issue 9, item 1: bad input is one clear JL001 (or a one-line path error), never a crash.
+"""Bad input is one clear JL001 (or a one-line path error), never a crash.
 
 The adversarial corpus is built here, in the tests: large inputs are generated.
 Engine-level cases call `lint_source` (no prefilter: every file is parsed);

@@ -1,4 +1,4 @@
-"""Issue 9, item 5: regular expressions on user text are linear-time, and large
+"""Regular expressions on user text are linear-time, and large
 inputs cost a bounded amount of work. No wall-clock assertions here (speed is
 measured in benchmarks); where a test could hang it runs in a subprocess with a
 generous timeout, as a hang guard only."""

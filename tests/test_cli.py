@@ -229,7 +229,7 @@ def test_version(run: Run) -> None:
     assert run("--version").stdout.strip().endswith(__version__)
 
 
-# --- issue 10: rule options and celery-django-task ------------------------------------------
+# --- rule options and celery-django-task ------------------------------------------------
 
 LOCK = """import redis
 
@@ -278,7 +278,7 @@ def test_celery_django_task_switches_the_jl101_fix(run: Run, tmp_path: Path) -> 
     assert "+        send_receipt.delay_on_commit(order.pk)" in result.stdout
 
 
-# --- issue 10: --fix on standard input writes the fixed source to stdout, nothing else ----------
+# --- --fix on standard input writes the fixed source to stdout, nothing else ----------
 
 FIXED_ENQUEUE = ENQUEUE_IN_ATOMIC.replace(
     "        send_receipt.delay(order.pk)",

@@ -1,9 +1,10 @@
-"""File discovery (joblint/files.py, issue #8): same results as before the
-str/scandir rewrite, and the plain-name fast path is exactly pathspec's matching.
+"""File discovery (joblint/pipeline/discover.py) gives the same results as a
+plain pathlib + pathspec walk, and the plain-name fast path is exactly
+pathspec's matching.
 
 Two property tests carry the proof: `GlobPatterns` against `pathspec.GitIgnoreSpec`
 on generated patterns and paths, and `discover`/`module_name` against the
-previous pathlib + pathspec implementation (kept below as `_Reference`) on
+plain pathlib + pathspec implementation (`_Reference` below) on
 generated trees with nested .gitignore files, repositories, symlinks (loops,
 dangling, outside the root), odd and undecodable names.
 """

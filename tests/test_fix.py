@@ -1,4 +1,4 @@
-"""Issue 10: fixes — applying edits, the fix loop's properties, atomic writes, the CLI."""
+"""Fixes: applying edits, the fix loop's properties, atomic writes, the CLI."""
 
 from __future__ import annotations
 

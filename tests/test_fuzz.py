@@ -1,4 +1,4 @@
-"""Issue 9, item 2: property tests. Linting any module never raises, and every
+"""Property tests. Linting any module never raises, and every
 finding has a valid position inside the file.
 
 `make test` runs the `fast` profile; the long run is by hand:

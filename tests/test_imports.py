@@ -1,4 +1,4 @@
-"""Issue 8: what a cached run needs imports neither the parser nor the rules.
+"""What a cached run needs imports neither the parser nor the rules.
 
 A run whose every result comes from `.joblint_cache/` reads the config,
 selects rules, looks results up, settles them and prints them: none of that

@@ -1,4 +1,4 @@
-"""Issue 9, item 3: joblint never runs the code it reads.
+"""joblint never runs the code it reads.
 
 No import, exec, eval or compile-to-run of analysed files or configuration;
 config values are data. The files below would write a marker, exit the

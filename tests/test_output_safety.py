@@ -1,4 +1,4 @@
-"""Issue 9, item 4: names and messages with quotes, newlines, ANSI escapes,
+"""Names and messages with quotes, newlines, ANSI escapes,
 non-ASCII and undecodable bytes give valid JSON/SARIF/XML/annotations, and the
 terminal formats never pass a raw control character from the analysed files."""
 

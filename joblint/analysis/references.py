@@ -1,4 +1,4 @@
-"""How a fix refers to a library name at the place it edits (issue 10).
+"""How a fix refers to a library name at the place it edits.
 
 A fix that writes `transaction.on_commit(...)` or `wait_random_exponential(...)`
 must use a name that means that object *at that place*: an import the module

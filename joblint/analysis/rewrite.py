@@ -1,4 +1,4 @@
-"""Small CST rewrites fixes are made of (issue 10)."""
+"""Small CST rewrites fixes are made of."""
 
 from __future__ import annotations
 

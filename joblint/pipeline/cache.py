@@ -25,7 +25,7 @@ from joblint import __version__, models
 from joblint.settings import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
-# Bumped when what an entry holds changes within a version (issue 10: fixes).
+# Bumped when what an entry holds changes within a version.
 # Entries are decoded positionally: an entry written before a dataclass gained
 # a field would load with that field's default, silently wrong.
 ENTRY_FORMAT = "7"
@@ -70,7 +70,7 @@ def settings_fingerprint(settings: LintSettings) -> str:
         sorted(options.enqueue_functions),
         sorted(options.transaction_functions),
         sorted(options.on_commit_functions),
-        options.celery_django_task,  # issue 10: options that change fixes
+        options.celery_django_task,  # options that change fixes
         [list(option) for option in options.rule_options],
         None if options.call_enqueues is None else sorted(options.call_enqueues),
         sorted(options.read_only_databases),

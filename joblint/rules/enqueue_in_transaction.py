@@ -1066,7 +1066,7 @@ def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
     return hint
 
 
-# --- fixes (issue 10) ---------------------------------------------------------------------
+# --- fixes ---------------------------------------------------------------------------------
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:

@@ -1,4 +1,4 @@
-"""Applying fixes (issue 10): edits to text, the fix loop, atomic writes.
+"""Applying fixes: edits to text, the fix loop, atomic writes.
 
 A fix is a set of non-overlapping edits (`joblint.models.Fix`) on the decoded
 text; everything outside them is kept byte for byte (comments, formatting,

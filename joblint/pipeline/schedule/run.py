@@ -58,7 +58,7 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     # A rule failed on a file: reported with "please report", exit status 2.
     internal_errors: list[str] = field(default_factory=list)
-    # Issue 10: what re-linting one file with the project around it needs.
+    # What re-linting one file with the project around it needs.
     results: list[FileResult] = field(default_factory=list)
     context: list[FileResult] = field(default_factory=list)
     settings: ProjectSettings | None = None
@@ -520,7 +520,7 @@ def _finish(
 
 
 def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], list[Finding]]:
-    """Issue 10: lint new bytes of the run's file `shown` (a path as reported),
+    """Lint new bytes of the run's file `shown` (a path as reported),
     settled with the rest of the run's project; its findings only."""
     path = Path(shown)
     settings = _Selector(config).settings_for(path)
