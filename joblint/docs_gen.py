@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from joblint.registry import all_rules, info_of, rule_modules
+from joblint.registry import all_rules, examples, info_of, rule_modules
 from joblint.rule import Invalid, Rule, Valid
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
@@ -36,10 +36,10 @@ def rule_markdown(rule: type[Rule]) -> str:
         "Reported:",
         "",
     ]
-    for example in rule.INVALID:
+    for example in examples(rule).invalid:
         parts.extend(_invalid_block(example))
     parts.extend(["Not reported:", ""])
-    for valid in rule.VALID:
+    for valid in examples(rule).valid:
         parts.extend([f"```python\n{_example_code(valid.code)}\n```", *_project_blocks(valid), ""])
     parts.extend(
         [

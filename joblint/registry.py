@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -20,7 +21,7 @@ from joblint import rules as rules_package
 from joblint.knowledge.tokens import Trigger
 
 if TYPE_CHECKING:
-    from joblint.rule import Rule
+    from joblint.rule import Invalid, Rule, Valid
 
 # Codes that aren't rules but can be selected/ignored like them.
 BUILTIN_CODES: dict[str, str] = {"JL001": "unparseable-file"}
@@ -66,6 +67,30 @@ def _rules_in(name: str) -> list[type[Rule]]:
         and value is not Rule
         and value.__module__ == module.__name__
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Examples:
+    """A rule's examples: the class's teaching ones, then its full suite."""
+
+    valid: tuple[Valid, ...]
+    invalid: tuple[Invalid, ...]
+
+    @property
+    def all(self) -> tuple[Valid | Invalid, ...]:
+        return (*self.valid, *self.invalid)
+
+
+def examples(rule: type[Rule]) -> Examples:
+    """The rule's teaching examples (`VALID`/`INVALID` on the class) and its
+    suite (`joblint/rules/_examples/<rule module>.py`, when there is one)."""
+    module = rule.__module__.rsplit(".", 1)[-1]
+    try:
+        suite = importlib.import_module(f"{rules_package.__name__}._examples.{module}")
+    except ModuleNotFoundError:
+        return Examples(rule.VALID, rule.INVALID)
+    valid = (*rule.VALID, *getattr(suite, "VALID", ()))
+    return Examples(valid, (*rule.INVALID, *getattr(suite, "INVALID", ())))
 
 
 def load(code: str) -> type[Rule] | None:

@@ -15,6 +15,7 @@ from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.registry import all_rules
+from joblint.registry import examples as registry_examples
 from joblint.rule import Invalid, Rule, Valid
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -36,7 +37,7 @@ class Case:
 
 def cases() -> Iterator[Case]:
     for rule in all_rules():
-        examples: tuple[Valid | Invalid, ...] = (*rule.VALID, *rule.INVALID)
+        examples: tuple[Valid | Invalid, ...] = registry_examples(rule).all
         for index, example in enumerate(examples):
             yield Case(rule, example, index)
 

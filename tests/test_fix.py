@@ -25,7 +25,7 @@ from joblint.models import Edit, Finding, Fix, Span
 from joblint.pipeline.fix.apply import FixError, applicable, apply_edits, fix_file, write_atomic
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings, settle
-from joblint.registry import all_rules
+from joblint.registry import all_rules, examples
 from joblint.rule import Invalid, Rule
 from joblint.rules.retry_without_jitter import backoff_shape
 from joblint.settings import LintSettings, ModuleInfo
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXED_EXAMPLES = [
     pytest.param(rule, example, id=f"{rule.CODE}-{example.id}")
     for rule in all_rules()
-    for example in rule.INVALID
+    for example in examples(rule).invalid
     if example.fixed is not None
 ]
 

@@ -17,7 +17,7 @@ from joblint.config import Config
 from joblint.pipeline import lint as engine
 from joblint.pipeline import source
 from joblint.pipeline.schedule import workers as runner
-from joblint.registry import all_rules
+from joblint.registry import all_rules, examples
 from joblint.rule import Invalid
 from joblint.settings import LintSettings, ModuleInfo
 from joblint.testing import EXAMPLE_PATH
@@ -33,7 +33,7 @@ def _findings(root: Path, config: Config, options: RunOptions) -> list[tuple[str
 def _example_projects() -> list[tuple[str, str, dict[str, str]]]:
     projects = []
     for rule in all_rules():
-        for index, example in enumerate((*rule.VALID, *rule.INVALID)):
+        for index, example in enumerate(examples(rule).all):
             files = {EXAMPLE_PATH: example.code}
             if isinstance(example, Invalid):
                 for module, code in example.project.items():
@@ -409,7 +409,7 @@ PRUNING_CASES = [
 
 
 def _sources_with_sleep() -> list[str]:
-    sources = [example.code for rule in all_rules() for example in (*rule.VALID, *rule.INVALID)]
+    sources = [example.code for rule in all_rules() for example in examples(rule).all]
     for tree in ("examples", "fixtures"):
         sources += [p.read_text() for p in sorted((ROOT / tree).rglob("*.py"))]
     return [s for s in (*sources, *PRUNING_CASES) if "sleep" in s.lower()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from joblint.registry import all_rules
+from joblint.registry import all_rules, examples
 from joblint.rule import DOC_SECTIONS, Invalid
 from joblint.testing import Case, cases, check
 
@@ -21,9 +21,10 @@ def test_rule_is_complete(rule: type) -> None:
     assert rule.CODE.startswith("JL") and len(rule.CODE) == 5
     assert rule.SUMMARY and not rule.SUMMARY.endswith(".")
     assert rule.TRIGGERS, "every rule declares what a file must contain for it to fire"
-    assert rule.VALID, "every rule needs examples it must not report"
-    assert rule.INVALID, "every rule needs examples it must report"
-    assert all(isinstance(i, Invalid) and i.expected for i in rule.INVALID)
+    assert rule.VALID, "every rule needs a teaching example it must not report"
+    assert rule.INVALID, "every rule needs a teaching example it must report"
+    suite = examples(rule)
+    assert all(isinstance(i, Invalid) and i.expected for i in suite.invalid)
     docs = rule.docs()
     positions = [docs.find(f"## {section}") for section in DOC_SECTIONS]
     assert all(p >= 0 for p in positions), f"missing sections in {rule.CODE}"

@@ -90,19 +90,6 @@ def ship(order):
 """,
             id="task-declares-the-parameter",
         ),
-        Valid(
-            """
-import rq
-queue = rq.Queue()
-
-def render(doc_id):
-    ...
-
-def go(doc):
-    queue.enqueue(render, doc.pk, job_timeout=600)
-""",
-            id="rq-job-timeout",
-        ),
     )
 
     INVALID = (
@@ -130,20 +117,6 @@ def upload(image):
 """,
             (9, 27, "Use resize.send_with_options(args=..., delay=...)"),
             id="dramatiq-delay",
-        ),
-        invalid(
-            """
-import rq
-queue = rq.Queue()
-
-def render(doc_id):
-    ...
-
-def go(doc):
-    queue.enqueue(render, doc.pk, timeout=600)
-""",
-            (9, 35, "RQ's option is job_timeout="),
-            id="rq-timeout",
         ),
     )
 

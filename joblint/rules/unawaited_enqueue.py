@@ -97,16 +97,6 @@ async def signup(ctx, user_id):
             (3, 5, "never awaited"),
             id="arq-enqueue-job",
         ),
-        invalid(
-            """
-from .tasks import reindex
-
-async def save(doc):
-    reindex.defer_async(doc_id=doc.id)
-""",
-            (5, 5, "reindex.defer_async()"),
-            id="procrastinate-defer-async",
-        ),
     )
 
     def visit_Expr(self, node: cst.Expr) -> None:

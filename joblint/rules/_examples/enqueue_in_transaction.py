@@ -1,0 +1,729 @@
+"""The full example suite of `joblint.rules.enqueue_in_transaction` (its class keeps the
+teaching examples the docs open with)."""
+
+from __future__ import annotations
+
+from joblint.rule import Valid, invalid
+
+VALID = (
+    Valid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        def _send():
+            send_receipt.delay(order.pk)
+        transaction.on_commit(_send)
+""",
+        id="on-commit-nested-def",
+    ),
+    Valid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.delay_on_commit(order.pk)
+        send_receipt.apply_async_on_commit(args=(order.pk,))
+""",
+        id="delay-on-commit",
+    ),
+    Valid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+    send_receipt.delay(order.pk)
+""",
+        id="after-the-block",
+    ),
+    Valid(
+        """
+from django.db import transaction
+from procrastinate.contrib.django import app
+
+@app.task
+def send_receipt(order_id): ...
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.defer(order_id=order.pk)
+""",
+        id="db-backed-queue",
+    ),
+    Valid(
+        """
+from django.db import transaction
+from joblint.runtime.outbox import Outbox
+
+outbox = Outbox()
+
+def checkout(conn, order):
+    with transaction.atomic():
+        order.save()
+        outbox.add(conn, "send_receipt", args=(order.pk,))
+""",
+        id="outbox",
+    ),
+    Valid(
+        """
+from django.db import transaction
+from django.db.models.signals import post_save
+
+def book(flight, sock, gen):
+    with transaction.atomic():
+        flight.delay(5)
+        post_save.send(sender=None)
+        sock.send(b"x")
+        gen.send(None)
+        flight.schedule()
+""",
+        id="look-alikes",
+    ),
+    Valid(
+        """
+from multiprocessing import Pool
+from django.db import transaction
+
+def crunch(items):
+    pool = Pool(4)
+    with transaction.atomic():
+        pool.apply_async(len, (items,))
+""",
+        id="multiprocessing-apply-async",
+    ),
+    Valid(
+        """
+from celery import shared_task
+from django.db import transaction
+
+@shared_task
+def send_receipt(order_id): ...
+
+def checkout(order):
+    with transaction.atomic():
+        send_receipt(order.pk)
+""",
+        id="direct-call-runs-in-process",
+    ),
+    Valid(
+        """
+import dramatiq
+
+def notify(sock):
+    with sock:
+        sock.send(b"ping")
+""",
+        id="with-non-connection",
+    ),
+    Valid(
+        """
+from django.db import models, transaction
+
+class Export(models.Model):
+    state = models.CharField(max_length=20)
+
+    @classmethod
+    def enqueue_job(cls, owner, fmt):
+        return cls.objects.create(owner=owner, format=fmt, state="queued")
+
+def request_export(user):
+    with transaction.atomic():
+        Export.enqueue_job(user, "csv")
+""",
+        id="model-classmethod-named-like-arq",
+    ),
+    Valid(
+        """
+class Backlog:
+    def __init__(self):
+        self.rows = []
+
+    def enqueue_job(self, name, *args):
+        self.rows.append((name, args))
+
+    def send_task(self, name):
+        self.rows.append((name, ()))
+
+    def flush(self, db):
+        with db.transaction():
+            self.enqueue_job("reindex", 1)
+            self.send_task("cleanup")
+""",
+        id="own-methods-named-like-a-library",
+    ),
+    Valid(
+        """
+from django.db import transaction
+
+def schedule_export(client, export):
+    with transaction.atomic():
+        export.save()
+        client.enqueue_job("export", export.pk)
+""",
+        id="no-queue-library-in-reach",
+    ),
+)
+
+INVALID = (
+    invalid(
+        """
+from django.db import transaction
+from .processing import processor
+from .models import Export
+from .tasks import send_receipt
+
+def checkout(order, user):
+    with transaction.atomic():
+        order.save()
+        processor.delay("receipt", order.pk)
+        Export.enqueue_job(user, "csv")
+        send_receipt.delay(order.pk)
+""",
+        (12, 9, "RQ job 'send_receipt' is enqueued inside transaction.atomic() (line 8)"),
+        fixed="""
+from django.db import transaction
+from .processing import processor
+from .models import Export
+from .tasks import send_receipt
+
+def checkout(order, user):
+    with transaction.atomic():
+        order.save()
+        processor.delay("receipt", order.pk)
+        Export.enqueue_job(user, "csv")
+        transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
+        id="project-objects-beside-a-task",
+        app_processing=(
+            "class Processor:\n"
+            "    def delay(self, name, *args):\n"
+            "        Pending.objects.create(name=name, args=list(args))\n\n"
+            "processor = Processor()\n"
+        ),
+        app_models=(
+            "from django.db import models\n\n"
+            "class Export(models.Model):\n"
+            "    @classmethod\n"
+            "    def enqueue_job(cls, owner, fmt):\n"
+            "        return cls.objects.create(owner=owner, format=fmt)\n"
+        ),
+        app_tasks="from rq import job\n\n@job('default')\ndef send_receipt(pk): ...\n",
+    ),
+    invalid(
+        """
+from arq.connections import ArqRedis
+from django.db import transaction
+
+async def schedule_export(redis: ArqRedis, export):
+    with transaction.atomic():
+        export.save()
+        await redis.enqueue_job("export", export.pk)
+""",
+        (8, 15, "arq job 'export' is enqueued inside transaction.atomic() (line 6)"),
+        id="arq-in-reach",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .worker import WorkerSettings
+
+async def schedule_export(pool, export):
+    with transaction.atomic():
+        export.save()
+        await pool.enqueue_job("export", export.pk, _queue_name=WorkerSettings.queue_name)
+""",
+        (8, 15, "arq job 'export' is enqueued"),
+        id="arq-in-reach-through-a-project-module",
+        app_worker="from arq.connections import RedisSettings\n\nclass WorkerSettings:\n"
+        "    queue_name = 'exports'\n    redis_settings = RedisSettings()\n",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import refresh_report
+
+def rebuild(report):
+    with transaction.atomic(using="replica"):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="orders"):
+        report.save(using="orders")
+        refresh_report.delay(report.pk)
+""",
+        (10, 9, "task 'refresh_report' is enqueued inside transaction.atomic()"),
+        config={"read-only-databases": ["replica"]},
+        fixed="""
+from django.db import transaction
+from .tasks import refresh_report
+
+def rebuild(report):
+    with transaction.atomic(using="replica"):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="orders"):
+        report.save(using="orders")
+        transaction.on_commit(lambda: refresh_report.delay(report.pk), using="orders")
+""",
+        id="read-only-database-in-config",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import refresh_report
+
+REPORTING = "reporting"
+
+@transaction.atomic(using="replica")
+def from_replica(report):
+    refresh_report.delay(report.pk)
+
+def from_reporting(report):
+    with transaction.atomic(using=REPORTING):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="default"):
+        report.save()
+        refresh_report.delay(report.pk)
+""",
+        (16, 9, "task 'refresh_report' is enqueued inside transaction.atomic()"),
+        fixed="""
+from django.db import transaction
+from .tasks import refresh_report
+
+REPORTING = "reporting"
+
+@transaction.atomic(using="replica")
+def from_replica(report):
+    refresh_report.delay(report.pk)
+
+def from_reporting(report):
+    with transaction.atomic(using=REPORTING):
+        refresh_report.delay(report.pk)
+    with transaction.atomic(using="default"):
+        report.save()
+        transaction.on_commit(lambda: refresh_report.delay(report.pk))
+""",
+        id="read-only-databases-from-settings-and-routers",
+        proj_settings=(
+            "DATABASES = {\n"
+            '    "default": {"NAME": "shop"},\n'
+            '    "replica": {"NAME": "shop", "TEST": {"MIRROR": "default"}},\n'
+            "}\n"
+        ),
+        proj_routers=(
+            "class ReportingRouter:\n"
+            "    def db_for_read(self, model, **hints):\n"
+            '        return "reporting"\n\n'
+            "    def db_for_write(self, model, **hints):\n"
+            '        return "default"\n'
+        ),
+    ),
+    invalid(
+        """
+from django.db.transaction import atomic
+from .db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with atomic():
+        send_receipt.delay(order.pk)
+""",
+        (8, 9, "task 'send_receipt' is enqueued inside atomic()"),
+        id="no-fix-when-transaction-is-another-name",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            order.save()
+            send_receipt.delay(order.pk)
+""",
+        (9, 13, "task 'send_receipt' is enqueued inside transaction.atomic()"),
+        fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            order.save()
+            transaction.on_commit(lambda order=order: send_receipt.delay(order.pk))
+""",
+        id="loop-variable-bound-as-default",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    send_receipt.apply_async(args=(order.pk,), countdown=10)
+""",
+        (8, 5, "@transaction.atomic (line 6)"),
+        fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    transaction.on_commit(lambda: send_receipt.apply_async(args=(order.pk,), countdown=10))
+""",
+        id="decorator",
+    ),
+    invalid(
+        """
+from django.db.transaction import atomic
+from celery import shared_task
+
+@shared_task
+def send_receipt(order_id): ...
+
+@atomic(using="default")
+def checkout(order):
+    send_receipt.delay(order.pk)
+""",
+        (10, 5, "use send_receipt.delay_on_commit(...)"),
+        fixed="""
+from django.db.transaction import atomic
+from celery import shared_task
+from django.db import transaction
+
+@shared_task
+def send_receipt(order_id): ...
+
+@atomic(using="default")
+def checkout(order):
+    transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
+        id="decorator-with-args",
+    ),
+    invalid(
+        """
+from django.db import transaction as tx
+from django.utils.decorators import method_decorator
+from django.views import View
+from .tasks import send_receipt
+
+@method_decorator(tx.atomic, name="post")
+class Checkout(View):
+    def post(self, request):
+        send_receipt.delay(1)
+""",
+        (10, 9, "method_decorator"),
+        fixed="""
+from django.db import transaction as tx
+from django.utils.decorators import method_decorator
+from django.views import View
+from .tasks import send_receipt
+
+@method_decorator(tx.atomic, name="post")
+class Checkout(View):
+    def post(self, request):
+        tx.on_commit(lambda: send_receipt.delay(1))
+""",
+        id="method-decorator-on-class",
+    ),
+    invalid(
+        """
+import rq
+from redis import Redis
+
+queue = rq.Queue(connection=Redis())
+
+def save(session, user):
+    with session.begin():
+        session.add(user)
+        queue.enqueue(welcome, user.id)
+""",
+        (10, 9, "RQ job 'welcome' is enqueued inside session.begin()"),
+        id="rq-in-sqlalchemy",
+    ),
+    invalid(
+        """
+import psycopg2
+import boto3
+
+sqs = boto3.client("sqs")
+
+def save(dsn, body):
+    conn = psycopg2.connect(dsn)
+    with conn:
+        conn.cursor().execute("insert into t values (1)")
+        sqs.send_message(QueueUrl="q", MessageBody=body)
+""",
+        (11, 9, "an SQS message is sent inside with conn"),
+        id="sqs-in-psycopg2-with-conn",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from . import tasks
+
+def checkout(order):
+    with transaction.atomic():
+        transaction.on_commit(tasks.send_receipt.delay(order.pk))
+""",
+        (7, 31, "task 'send_receipt' is enqueued inside transaction.atomic()"),
+        id="on-commit-called-too-early",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def notify(order):
+    send_receipt.delay(order.pk)
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        notify(order)
+""",
+        (11, 9, "notify() enqueues task 'send_receipt' (line 6)"),
+        id="module-local-indirection",
+    ),
+    invalid(
+        """
+import dramatiq
+from django.db import transaction
+
+@dramatiq.actor
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        image.save()
+        resize.send(image.pk)
+""",
+        (11, 9, "Dramatiq actor 'resize' is enqueued"),
+        fixed="""
+import dramatiq
+from django.db import transaction
+
+@dramatiq.actor
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        image.save()
+        transaction.on_commit(lambda: resize.send(image.pk))
+""",
+        id="dramatiq-send",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from huey.contrib.djhuey import db_task
+
+@db_task()
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        resize(image.pk)
+""",
+        (10, 9, "Huey task 'resize' is enqueued"),
+        fixed="""
+from django.db import transaction
+from huey.contrib.djhuey import db_task
+
+@db_task()
+def resize(image_id): ...
+
+def upload(image):
+    with transaction.atomic():
+        transaction.on_commit(lambda: resize(image.pk))
+""",
+        id="huey-call",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from app.jobs import resize
+
+def upload(image):
+    with transaction.atomic():
+        resize.send(image.pk)
+""",
+        (7, 9, "Dramatiq actor 'resize' is enqueued"),
+        fixed="""
+from django.db import transaction
+from app.jobs import resize
+
+def upload(image):
+    with transaction.atomic():
+        transaction.on_commit(lambda: resize.send(image.pk))
+""",
+        id="task-index-across-files",
+        app_jobs="import dramatiq\n\n@dramatiq.actor\ndef resize(image_id): ...\n",
+    ),
+    invalid(
+        """
+from celery import chain
+from django.db import transaction
+from .tasks import a, b
+
+def run(x):
+    with transaction.atomic():
+        chain(a.s(x), b.s())()
+        a.s(x).delay()
+""",
+        (8, 9, "a Celery chain is enqueued"),
+        (9, 9, "a Celery signature is enqueued"),
+        fixed="""
+from celery import chain
+from django.db import transaction
+from .tasks import a, b
+
+def run(x):
+    with transaction.atomic():
+        transaction.on_commit(lambda: chain(a.s(x), b.s())())
+        transaction.on_commit(lambda: a.s(x).delay())
+""",
+        id="canvas",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from . import tasks
+
+def run(x):
+    task = tasks.send_receipt
+    with transaction.atomic():
+        task.delay(x)
+""",
+        (8, 9, "task 'send_receipt' is enqueued"),
+        fixed="""
+from django.db import transaction
+from . import tasks
+
+def run(x):
+    task = tasks.send_receipt
+    with transaction.atomic():
+        transaction.on_commit(lambda: task.delay(x))
+""",
+        id="local-bound-to-a-task",
+    ),
+    invalid(
+        """
+from django.db.transaction import atomic
+from django.utils.decorators import method_decorator
+from . import tasks
+
+class Export:
+    @method_decorator(atomic, name="post")
+    def post(self, request):
+        tasks.load_dump.delay(request.user.pk)
+""",
+        (9, 9, "task 'load_dump' is enqueued inside @atomic"),
+        fixed="""
+from django.db.transaction import atomic
+from django.utils.decorators import method_decorator
+from . import tasks
+from django.db import transaction
+
+class Export:
+    @method_decorator(atomic, name="post")
+    def post(self, request):
+        transaction.on_commit(lambda: tasks.load_dump.delay(request.user.pk))
+""",
+        id="method-decorator-on-method",
+    ),
+    invalid(
+        """
+import django.db.transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with django.db.transaction.atomic():
+        order.save()
+        send_receipt.delay(order.pk)
+""",
+        (8, 9, "task 'send_receipt' is enqueued"),
+        fixed="""
+import django.db.transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with django.db.transaction.atomic():
+        order.save()
+        django.db.transaction.on_commit(lambda: send_receipt.delay(order.pk))
+""",
+        id="module-imported-no-new-import",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order, alias):
+    with transaction.atomic(using="orders"):
+        order.save()
+        send_receipt.delay(order.pk)
+    with transaction.atomic(alias):
+        send_receipt.delay(order.pk)
+    with transaction.atomic():
+        receipt = send_receipt.delay(order.pk)
+""",
+        (8, 9, "task 'send_receipt' is enqueued"),
+        (10, 9, "task 'send_receipt' is enqueued"),
+        (12, 19, "task 'send_receipt' is enqueued"),
+        fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order, alias):
+    with transaction.atomic(using="orders"):
+        order.save()
+        transaction.on_commit(lambda: send_receipt.delay(order.pk), using="orders")
+    with transaction.atomic(alias):
+        send_receipt.delay(order.pk)
+    with transaction.atomic():
+        receipt = send_receipt.delay(order.pk)
+""",
+        id="hook-on-the-transactions-database",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt, a, b
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            send_receipt.delay(order.pk)
+            send_receipt.apply_async(args=(order.pk,), countdown=10)
+        a.s(1).delay()
+""",
+        (8, 13, "task 'send_receipt' is enqueued"),
+        (9, 13, "task 'send_receipt' is enqueued"),
+        (10, 9, "a Celery signature is enqueued"),
+        fixed="""
+from django.db import transaction
+from .tasks import send_receipt, a, b
+
+def checkout(orders):
+    with transaction.atomic():
+        for order in orders:
+            send_receipt.delay_on_commit(order.pk)
+            send_receipt.apply_async_on_commit(args=(order.pk,), countdown=10)
+        transaction.on_commit(lambda: a.s(1).delay())
+""",
+        config={"celery-django-task": True},
+        id="celery-django-task-delay-on-commit",
+    ),
+)
