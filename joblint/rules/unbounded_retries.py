@@ -1,43 +1,13 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import libcst as cst
-
-from joblint.analysis.context import FileContext
-from joblint.analysis.expressions import always_leaves, is_none, literal_number, scope_nodes
-from joblint.analysis.names import dotted_parts, dotted_text
-from joblint.analysis.retry_options import (
-    TaskOptions,
-    has_star_kwargs,
-    keyword,
-    positional,
-)
-from joblint.analysis.rewrite import with_keyword
-from joblint.analysis.tasks import decorator_task_library
-from joblint.knowledge import retries as facts
-from joblint.knowledge.tokens import SLEEP, Trigger, tails
-from joblint.models import Requirement
-from joblint.rule import FixSpec, Valid, fix, invalid
-from joblint.rules._retry_base import RetryRule
+from joblint.analysis.retry_facts import RetryPolicy
+from joblint.knowledge.retries import REFERENCE_ATTEMPTS
+from joblint.knowledge.tokens import RETRY_BOUNDS, SLEEP, Trigger
+from joblint.libraries.retry_api import Bound
+from joblint.rule import Valid, invalid
+from joblint.rules._retry_base import RetryRule, as_fix
 
 _FOREVER = "a job that can never succeed (a poisoned message) stays alive and keeps failing"
-
-_EXITS = (cst.Break, cst.Return, cst.Raise)
-# Walking a loop body stops at nested loops and scopes.
-_STOP = (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
-
-
-_TRIGGERS: tuple[Trigger, ...] = (
-    Trigger((facts.CELERY_MAX_RETRIES,)),
-    Trigger(("tenacity",)),
-    Trigger(tuple(sorted(tails(facts.BACKOFF_DECORATORS))), (r"\bbackoff\b",)),
-    Trigger((facts.PROCRASTINATE_RETRY_KEYWORD,), (r"\bretry\s*=\s*true\b",)),
-    Trigger(tuple(sorted(tails(facts.PROCRASTINATE_RETRY_STRATEGY)))),
-    Trigger((facts.DJANGO_Q_SETTINGS.lower(), facts.DJANGO_Q_MAX_ATTEMPTS)),
-    # while True: try ... except: sleep
-    Trigger((SLEEP,), (r"\bwhile\b", r"\bexcept\b"), confirm="while-true-retry"),
-)
 
 
 class UnboundedRetries(RetryRule):
@@ -123,21 +93,37 @@ class UnboundedRetries(RetryRule):
       before it, `n += 1` in the handler), or the body draws one: a call into
       `uuid`, `secrets` or `random`, or a callee whose name says "random" or
       "uuid" (a heuristic). The conflict exceptions (Redis `WatchError`,
-      SQLAlchemy `StaleDataError`, psycopg `SerializationFailure`, ...) and
-      the clocks are listed in `joblint.knowledge.retries`.
+      SQLAlchemy `StaleDataError`, psycopg `SerializationFailure`, ...) are
+      listed in `joblint.knowledge.retries`, the clocks in the library modules
+      (`joblint.libraries.python`, `joblint.libraries.django`).
     - Dramatiq retries 20 times by default and Celery 3 times: "no retry
       option" is not unbounded there.
     """
 
     CODE = "JL302"
-    TRIGGERS = _TRIGGERS
+    TRIGGERS = (
+        *RETRY_BOUNDS,
+        # while True: try ... except: sleep
+        Trigger((SLEEP,), (r"\bwhile\b", r"\bexcept\b"), confirm="while-true-retry"),
+    )
     SUMMARY = "Retries have no attempt limit: a job that can never succeed retries forever"
     HELP = (
-        f"Bound the attempts ({facts.REFERENCE_ATTEMPTS} in total, then dead-letter): "
-        f"tenacity {facts.FIX_TENACITY_STOP}, "
-        f"Celery {facts.CELERY_BOUND.parameter}={facts.CELERY_BOUND.reference}, "
-        f"backoff {facts.BACKOFF_BOUND.parameter}={facts.BACKOFF_BOUND.reference}"
+        f"Bound the attempts ({REFERENCE_ATTEMPTS} in total, then dead-letter): "
+        f"tenacity stop=stop_after_attempt({REFERENCE_ATTEMPTS}), "
+        f"Celery max_retries={REFERENCE_ATTEMPTS - 1}, backoff max_tries={REFERENCE_ATTEMPTS}"
     )
+
+    def judge(self, policy: RetryPolicy) -> None:
+        """Nothing bounds the attempts: no limit given where the library's
+        default is none, a value that means none, or a loop that never gives up."""
+        for bound in policy.bounds:
+            if bound.bound is Bound.NONE:
+                self.report(
+                    bound.node,
+                    f"{bound.says.cause}: {_FOREVER}. {bound.says.remedy}",
+                    fix=as_fix(bound.rewrite),
+                    requires=bound.requires,
+                )
 
     VALID = (
         Valid(
@@ -574,435 +560,3 @@ Q_CLUSTER = {"name": "shop", "max_attempts": 0}
             id="one-reference-policy-5-attempts-in-total",
         ),
     )
-
-    def __init__(self, context: FileContext) -> None:
-        super().__init__(context)
-
-    # --- Celery options and django-q settings -----------------------------------------
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
-        for decorator in node.decorators:
-            self._check_procrastinate_task(node, decorator)
-
-    def _check_celery_options(self, options: TaskOptions) -> None:
-        max_retries = options.get(facts.CELERY_MAX_RETRIES)
-        if max_retries is not None and is_none(max_retries.value):
-            self._report_celery(max_retries.node, max_retries.value)
-        retry_kwargs = options.get(facts.CELERY_RETRY_KWARGS)
-        if retry_kwargs is not None and isinstance(retry_kwargs.value, cst.Dict):
-            element = _dict_element(retry_kwargs.value, facts.CELERY_MAX_RETRIES)
-            if element is not None and is_none(element.value):
-                self._report_celery(element, element.value)
-
-    def _report_celery(self, node: cst.CSTNode, none: cst.CSTNode) -> None:
-        bound = facts.CELERY_BOUND
-        self.report(
-            node,
-            f"Celery max_retries=None retries forever: {_FOREVER}. "
-            f"Set {bound.advice()}, then let it fail to the dead-letter queue",
-            fix=fix(none, cst.Integer(str(bound.reference)), f"Set {bound.advice()}"),
-        )
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(self.context.frames) > 1 or len(node.targets) != 1:
-            return
-        target = node.targets[0].target
-        if not isinstance(target, cst.Name) or target.value != facts.DJANGO_Q_SETTINGS:
-            return
-        if isinstance(node.value, cst.Dict):
-            element = _dict_element(node.value, facts.DJANGO_Q_MAX_ATTEMPTS)
-            if element is not None and literal_number(element.value) == 0:
-                self.report(
-                    element,
-                    f"django-q max_attempts=0 means unlimited attempts: {_FOREVER}. "
-                    f"Set {facts.DJANGO_Q_BOUND.advice()}",
-                )
-
-    # --- calls ---------------------------------------------------------------------------
-
-    def visit_Decorator(self, node: cst.Decorator) -> None:
-        expr = node.decorator
-        if isinstance(expr, cst.Call):
-            return
-        if self.context.resolver.library_name(expr) in facts.TENACITY_DECORATORS:
-            self._report_tenacity(expr)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self._celery.is_task_retry(node, self.context):
-            found = keyword(node, facts.CELERY_MAX_RETRIES)
-            if found is not None and is_none(found.value):
-                self._report_celery(found, found.value)
-            return
-        name = self.context.resolver.library_name(node.func)
-        if name is None:
-            return
-        if name in facts.TENACITY_CONTROLLERS:
-            self._check_tenacity(node)
-        elif name in facts.BACKOFF_DECORATORS:
-            self._check_backoff(node)
-        elif name in facts.PROCRASTINATE_RETRY_STRATEGY:
-            self._check_retry_strategy(node)
-
-    def _check_tenacity(self, node: cst.Call) -> None:
-        if has_star_kwargs(node):
-            return
-        stop = keyword(node, "stop")
-        if stop is None:
-            args = positional(node)
-            # `retry(f)` wraps f with the defaults; other positional forms are unusual.
-            if not args or (len(args) == 1 and len(node.args) == 1):
-                self._report_tenacity(node)
-            return
-        if self.context.resolver.qualified_name(stop.value) in facts.TENACITY_STOP_NEVER:
-            self.report(
-                stop,
-                f"tenacity stop=stop_never retries forever: {_FOREVER}. "
-                f"Use {facts.FIX_TENACITY_STOP}",
-                fix=fix(stop.value, _stop_after_attempt(), _STOP_FIX, imports=_STOP_IMPORT),
-            )
-
-    def _report_tenacity(self, node: cst.BaseExpression) -> None:
-        self.report(
-            node,
-            f"tenacity never stops retrying without stop=: {_FOREVER}. "
-            f"Add {facts.FIX_TENACITY_STOP}",
-            fix=_tenacity_fix(node),
-        )
-
-    def _check_backoff(self, node: cst.Call) -> None:
-        if has_star_kwargs(node):
-            return
-        for bound in facts.BACKOFF_BOUNDS:
-            found = keyword(node, bound)
-            if found is not None and not is_none(found.value):
-                return
-        self.report(
-            node,
-            f"backoff retries forever without max_tries or max_time: {_FOREVER}. "
-            f"Add {facts.BACKOFF_BOUND.advice()}",
-        )
-
-    def _check_retry_strategy(self, node: cst.Call) -> None:
-        if has_star_kwargs(node) or positional(node):
-            return
-        bound = keyword(node, facts.PROCRASTINATE_MAX_ATTEMPTS)
-        if bound is not None and not is_none(bound.value) and literal_number(bound.value) != 0:
-            return
-        self.report(
-            node,
-            f"procrastinate RetryStrategy() without max_attempts retries forever: {_FOREVER}. "
-            f"Pass {facts.PROCRASTINATE_BOUND.advice()}",
-        )
-
-    def _check_procrastinate_task(self, node: cst.FunctionDef, decorator: cst.Decorator) -> None:
-        call = decorator.decorator
-        if not isinstance(call, cst.Call):
-            return
-        retry = keyword(call, facts.PROCRASTINATE_RETRY_KEYWORD)
-        if retry is None or not (isinstance(retry.value, cst.Name) and retry.value.value == "True"):
-            return
-        found = decorator_task_library(decorator, self.context.resolver)
-        if found is None or not _is_task_method(call, facts.PROCRASTINATE_TASK_METHODS):
-            return
-        library, receiver = found
-        requires: tuple[Requirement, ...] = ()
-        if library == "" and not receiver.startswith("procrastinate."):
-            qualname = self.context.resolver.local_qualname(node.name.value)
-            requires = (Requirement("task", qualname, frozenset({"procrastinate"})),)
-        elif library not in ("", "procrastinate"):
-            return
-        bound = facts.PROCRASTINATE_BOUND
-        self.report(
-            retry,
-            f"procrastinate retry=True retries forever, with no wait: {_FOREVER}. "
-            f"Use retry={bound.reference} or retry=RetryStrategy({bound.parameter}="
-            f"{bound.reference}, ...): {facts.REFERENCE_ATTEMPTS} attempts in total "
-            f"({bound.parameter} counts the retries after the first)",
-            requires=requires,
-        )
-
-    # --- while True ----------------------------------------------------------------------
-
-    def visit_While(self, node: cst.While) -> None:
-        if not _always_true(node.test) or not self._is_unbounded_retry(node):
-            return
-        self.report(
-            node,
-            f"This while True loop retries on error forever (nothing gives up): {_FOREVER}. "
-            f"{facts.FIX_ATTEMPT_LOOP}",
-        )
-
-    def _is_unbounded_retry(self, loop: cst.While) -> bool:
-        """A `try` whose body leaves the loop on success and whose handler retries
-        a failure, a sleep outside that `try`, and nothing else that gives up."""
-        tries = [n for n in _loop_nodes(loop.body) if isinstance(n, cst.Try) and n.handlers]
-        retrying = [t for t in tries if _leaves_on_success(t) and self._retries_failure(t, loop)]
-        if not retrying:
-            return False
-        inside = {id(n) for t in retrying for n in _loop_nodes(t.body, include_root=True)}
-        for t in retrying:
-            if t.orelse is not None:
-                inside |= {id(n) for n in _loop_nodes(t.orelse, include_root=True)}
-        outside = [n for n in _loop_nodes(loop.body) if id(n) not in inside]
-        if any(isinstance(n, _EXITS) for n in outside):
-            return False  # something gives up: a bound we can't evaluate
-        if self._has_deadline(loop):
-            return False
-        return any(isinstance(n, cst.Call) and self._is_sleep(n) for n in outside)
-
-    def _is_sleep(self, node: cst.Call) -> bool:
-        return self.context.resolver.qualified_name(node.func) in facts.SLEEP_FUNCTIONS
-
-    # --- conflicts: retried on purpose, not failures ----------
-
-    def _retries_failure(self, node: cst.Try, loop: cst.While) -> bool:
-        """A handler that lets the loop go on catches a failure, not only a
-        conflict (a Redis WatchError, an optimistic-lock error, or a unique-key
-        collision when each pass tries a new value)."""
-        looping = [h for h in node.handlers if not always_leaves(h.body)]
-        return any(not self._catches_conflict(h, node, loop) for h in looping)
-
-    def _catches_conflict(self, handler: cst.ExceptHandler, node: cst.Try, loop: cst.While) -> bool:
-        if handler.type is None:
-            return False
-        names = [self.context.resolver.qualified_name(t) for t in _exception_types(handler.type)]
-        if not names or any(
-            n not in facts.CONFLICT_EXCEPTIONS and n not in facts.COLLISION_EXCEPTIONS
-            for n in names
-        ):
-            return False
-        collides = any(n in facts.COLLISION_EXCEPTIONS for n in names)
-        return not collides or self._tries_new_value(node, loop)
-
-    def _tries_new_value(self, node: cst.Try, loop: cst.While) -> bool:
-        """Each pass tries another value: the loop assigns, outside the `try`
-        body, something that body reads (`code = new_code()` before it, `n += 1`
-        in the handler), or the body draws a fresh one (`uuid4()`, `secrets...`)."""
-        body = {id(n) for n in _loop_nodes(node.body, include_root=True)}
-        assigned = {
-            name for n in _loop_nodes(loop.body) if id(n) not in body for name in _assigned_names(n)
-        }
-        for n in _loop_nodes(node.body):
-            if isinstance(n, cst.Name | cst.Attribute) and dotted_text(n) in assigned:
-                return True
-            if isinstance(n, cst.Call) and self._draws_fresh_value(n):
-                return True
-        return False
-
-    def _draws_fresh_value(self, call: cst.Call) -> bool:
-        name = self.context.resolver.qualified_name(call.func)
-        if name is not None and any(
-            name == m or name.startswith(f"{m}.") for m in facts.FRESH_VALUE_MODULES
-        ):
-            return True
-        parts = dotted_parts(call.func)
-        last = parts[-1].lower() if parts else ""
-        return any(hint in last for hint in facts.FRESH_VALUE_HINTS)
-
-    # --- deadlines ----------
-
-    def _has_deadline(self, loop: cst.While) -> bool:
-        """An `if` that compares a wall-clock reading and then gives up
-        (`if time.monotonic() - start > limit: raise`), anywhere in the loop."""
-        for node in _loop_nodes(loop.body):
-            if not isinstance(node, cst.If):
-                continue
-            gives_up = any(isinstance(n, _EXITS) for n in _loop_nodes(node))
-            if gives_up and self._reads_clock(node.test, 0):
-                return True
-        return False
-
-    def _reads_clock(self, expr: cst.CSTNode, depth: int) -> bool:
-        """The expression reads the clock, directly or through names assigned
-        from a reading (`elapsed = time.monotonic() - start`)."""
-        if depth > _MAX_NAME_HOPS:
-            return False
-        for node in scope_nodes(expr, include_root=True):
-            if isinstance(node, cst.Call):
-                if self.context.resolver.qualified_name(node.func) in facts.CLOCK_FUNCTIONS:
-                    return True
-            elif isinstance(node, cst.Name) and any(
-                isinstance(value, cst.CSTNode) and self._reads_clock(value, depth + 1)
-                for value in self._assigned(node.value)
-            ):
-                return True
-        return False
-
-    def _assigned(self, name: str) -> list[cst.CSTNode]:
-        """The values assigned to `name` in the function around the loop."""
-        values = self.values.of(self.context.frame.node).values.get(name, ())
-        return [v.value if isinstance(v, cst.AugAssign) else v for v in values]
-
-
-def _dict_element(node: cst.Dict, key: str) -> cst.DictElement | None:
-    for element in node.elements:
-        if (
-            isinstance(element, cst.DictElement)
-            and isinstance(element.key, cst.SimpleString)
-            and element.key.evaluated_value == key
-        ):
-            return element
-    return None
-
-
-def _is_task_method(call: cst.Call, methods: frozenset[str]) -> bool:
-    func = call.func
-    return isinstance(func, cst.Attribute) and func.attr.value in methods
-
-
-def _always_true(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value == "True"
-    number = literal_number(node)
-    return number is not None and number != 0
-
-
-def _loop_nodes(root: cst.CSTNode, *, include_root: bool = False) -> list[cst.CSTNode]:
-    """Nodes of this loop's body, not entering nested loops or scopes."""
-    found = []
-    stack: list[cst.CSTNode] = [root] if include_root else list(reversed(root.children))
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if not isinstance(node, _STOP):
-            stack.extend(reversed(node.children))
-    return found
-
-
-_MAX_NAME_HOPS = 4
-
-
-def _exception_types(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(node, cst.Tuple | cst.List):
-        return [e.value for e in node.elements]
-    return [node]
-
-
-def _assigned_names(node: cst.CSTNode) -> list[str]:
-    """The names and dotted attributes a statement part binds (`code`, `obj.slug`)."""
-    targets: list[cst.BaseExpression] = []
-    if isinstance(node, cst.Assign):
-        targets = [t.target for t in node.targets]
-    elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.NamedExpr):
-        targets = [node.target]
-    elif isinstance(node, cst.WithItem) and node.asname is not None:
-        targets = [node.asname.name]
-    found = []
-    for target in targets:
-        elements = target.elements if isinstance(target, cst.Tuple | cst.List) else ()
-        for expr in [e.value for e in elements] or [target]:
-            text = dotted_text(expr)
-            if text is not None:
-                found.append(text)
-    return found
-
-
-# --- does the `try` leave the loop on success? ----------
-
-
-@dataclass(slots=True)
-class _Pass:
-    """What one pass through a `try` body has done so far: called something
-    (the guarded call) and bound names (its results)."""
-
-    called: bool = False
-    bound: set[str] = field(default_factory=set)
-
-    def absorb(self, node: cst.CSTNode) -> None:
-        for sub in scope_nodes(node, include_root=True):
-            if isinstance(sub, cst.Call):
-                self.called = True
-            self.bound.update(_assigned_names(sub))
-
-
-def _leaves_on_success(node: cst.Try) -> bool:
-    """A `break`/`return` follows the guarded call inside the `try` (its body or
-    its `else:`): a retry loop. An exit before any call, or one taken on a test
-    of nothing the call produced (`if self.stopping: break`), is a shutdown
-    signal: the loop is a service loop, not a retry."""
-    state = _Pass()
-    if _block_exits(node.body, state, ()):
-        return True
-    return node.orelse is not None and _block_exits(node.orelse.body, state, ())
-
-
-def _block_exits(
-    block: cst.BaseSuite, state: _Pass, guards: tuple[cst.BaseExpression, ...]
-) -> bool:
-    # In order: each statement sees what the ones before it called and bound.
-    return any(_statement_exits(statement, state, guards) for statement in block.body)
-
-
-def _statement_exits(
-    statement: cst.CSTNode, state: _Pass, guards: tuple[cst.BaseExpression, ...]
-) -> bool:
-    if isinstance(statement, cst.SimpleStatementLine):
-        return any(_small_exits(small, state, guards) for small in statement.body)
-    if isinstance(statement, cst.BaseSmallStatement):
-        return _small_exits(statement, state, guards)
-    if isinstance(statement, cst.If):
-        state.absorb(statement.test)
-        inner = (*guards, statement.test)
-        if _block_exits(statement.body, state, inner):
-            return True
-        orelse = statement.orelse
-        if isinstance(orelse, cst.If):
-            return _statement_exits(orelse, state, inner)
-        return orelse is not None and _block_exits(orelse.body, state, inner)
-    if isinstance(statement, cst.With):
-        for item in statement.items:
-            state.absorb(item)
-        return _block_exits(statement.body, state, guards)
-    if isinstance(statement, cst.Try):
-        if _block_exits(statement.body, state, guards):
-            return True
-        return statement.orelse is not None and _block_exits(statement.orelse.body, state, guards)
-    if not isinstance(statement, cst.FunctionDef | cst.ClassDef):
-        state.absorb(statement)  # a nested loop: its exits are its own
-    return False
-
-
-def _small_exits(
-    small: cst.BaseSmallStatement, state: _Pass, guards: tuple[cst.BaseExpression, ...]
-) -> bool:
-    if isinstance(small, cst.Return | cst.Break):
-        value = small.value if isinstance(small, cst.Return) else None
-        if value is not None:
-            state.absorb(value)  # `return get(url)`: the call is the exit's own value
-        return state.called and all(_mentions(test, state.bound) for test in guards)
-    state.absorb(small)
-    return False
-
-
-def _mentions(test: cst.BaseExpression, names: set[str]) -> bool:
-    return any(
-        isinstance(n, cst.Name | cst.Attribute) and dotted_text(n) in names
-        for n in scope_nodes(test, include_root=True)
-    )
-
-
-# --- fixes (issue 10) ---------------------------------------------------------------------
-
-_STOP_FIX = f"Stop after {facts.REFERENCE_ATTEMPTS} attempts in total: {facts.FIX_TENACITY_STOP}"
-_STOP_IMPORT = (("tenacity", facts.TENACITY_BOUND.parameter),)
-
-
-def _stop_after_attempt() -> cst.Call:
-    bound = facts.TENACITY_BOUND
-    return cst.Call(cst.Name(bound.parameter), [cst.Arg(cst.Integer(str(bound.reference)))])
-
-
-def _tenacity_fix(node: cst.BaseExpression) -> FixSpec | None:
-    """`@retry` -> `@retry(stop=...)`; `retry(...)` gets `stop=...`; not `retry(f)`
-    (tenacity ignores keywords when it wraps a function directly)."""
-    if isinstance(node, cst.Call):
-        if positional(node):
-            return None
-        new: cst.BaseExpression = with_keyword(node, "stop", _stop_after_attempt())
-    else:
-        no_space = cst.SimpleWhitespace("")
-        equal = cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space)
-        stop = cst.Arg(_stop_after_attempt(), keyword=cst.Name("stop"), equal=equal)
-        new = cst.Call(node, [stop])
-    return fix(node, new, _STOP_FIX, imports=_STOP_IMPORT)
