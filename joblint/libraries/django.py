@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import Library, TxFamily
+from joblint.libraries.retry_api import RetryVocabulary
 
 ATOMIC = "django.db.transaction.atomic"
 
@@ -43,3 +44,12 @@ RUN_PYTHON_OPERATIONS: frozenset[str] = frozenset(
     }
 )
 RUN_PYTHON_FUNCTION_KEYWORDS: frozenset[str] = frozenset({"code", "reverse_code"})
+
+# --- retries: the clock delays and deadlines are written with ----------
+
+RETRY_VOCABULARY = (
+    RetryVocabulary(
+        pure_functions=("django.utils.timezone.now",),
+        clocks=("django.utils.timezone.now",),
+    ),
+)

@@ -1204,7 +1204,7 @@ def retry_next(session, done):
         return use is Use.CLAIMED
 
 
-# --- fixes (issue 10) ---------------------------------------------------------------------
+# --- fixes ---------------------------------------------------------------------------------
 
 _LOCK_CLAUSE = re.compile(
     r"\bfor\s+(?:no\s+key\s+update|key\s+share|update|share)\b", re.IGNORECASE
