@@ -18,8 +18,8 @@ from typing import Any
 
 from joblint.libraries.base import Library
 
-# Modules of this package that are not libraries.
-_NOT_LIBRARIES = frozenset({"base"})
+# Modules of this package that are not libraries: the kinds of declarations.
+_NOT_LIBRARIES = frozenset({"base", "locking", "objects", "queries"})
 
 
 def library_modules() -> tuple[str, ...]:

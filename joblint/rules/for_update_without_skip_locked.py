@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from enum import Enum
 
 import libcst as cst
 
@@ -10,8 +9,10 @@ from joblint.analysis.chains import Link, chain_links, chain_nodes
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import unwrap
 from joblint.analysis.orm_filters import Condition, Kind, chain_conditions, chain_model
+from joblint.analysis.redis_clients import Tri
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.row_claims import Use, locked_rows_use
+from joblint.analysis.row_locks import Pick, PickNext, RowLock, row_lock
 from joblint.analysis.sql import (
     Lookup,
     SqlText,
@@ -104,12 +105,6 @@ class Shard(Base):
     number = Column(Integer, primary_key=True)
     owner = Column(String(40))
 """
-
-
-class _Flag(Enum):
-    ON = "on"
-    OFF = "off"
-    UNKNOWN = "unknown"
 
 
 # `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
@@ -1148,56 +1143,45 @@ def retry_next(session, done):
         if not written and not isinstance(top, cst.Name | cst.Attribute):
             return
         lookup = lookup_for(self.context)
-        links = chain_links(top, lookup)
-        lock_index = next(
-            (i for i, link in enumerate(links) if link.method in locks.ROW_LOCK_METHODS), None
-        )
-        if lock_index is None:
+        lock = row_lock(top, lookup, iterated=iterated)
+        if lock is None:
             return
-        lock = links[lock_index]
-        name = lock.name_node
-        if name is None or id(name) in self._reported or lock.call is None:
+        name = lock.lock.name_node
+        if name is None or id(name) in self._reported:
             return
-        if _lock_does_not_wait(lock) is not _Flag.OFF:
+        if lock.waits is not Tri.YES or lock.picks_next is None:
             return
-        reason = _picks_next(links, iterated)
-        if reason is None:
-            return
+        links = list(lock.links)
         model = chain_model(links, lookup.resolver)
         requires = _unpinned_requirements(links, chain_conditions(links, model, lookup.resolver))
         if requires is None:
             return
-        method = locks.ROW_LOCK_METHODS[lock.method]
-        if not self._claims(top, links[lock_index + 1 :], method, model, lookup):
+        if not self._claims(top, lock, model, lookup):
             return
         self._reported.add(id(name))
+        api = lock.api
         self.report(
             name,
-            f"{lock.method}() on a query that picks the next row ({reason}) waits for rows "
-            f"other workers hold, so workers queue behind one row: use {method.fix} "
-            f"(or {locks.QUEUE_FIX})",
+            f"{api.method}() on a query that picks the next row ({_reason(lock.picks_next)}) "
+            f"waits for rows other workers hold, so workers queue behind one row: use "
+            f"{api.fix} (or {locks.QUEUE_FIX})",
             requires=requires,
-            fix=fix(lock.call, _skip_locked_call(lock.call), "Add skip_locked=True"),
+            fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
         )
 
     def _claims(
-        self,
-        top: cst.BaseExpression,
-        after_lock: list[Link],
-        method: locks.RowLockMethod,
-        model: str | None,
-        lookup: Lookup,
+        self, top: cst.BaseExpression, lock: RowLock, model: str | None, lookup: Lookup
     ) -> bool:
         """Whether the function writes or deletes the locked rows (a claim),
         rather than reading them under the lock or creating a missing one."""
-        if any(link.method in locks.ROW_WRITE_CALLS for link in after_lock):
+        if any(link.method in locks.ROW_WRITE_CALLS for link in lock.after_lock):
             return True
         use = locked_rows_use(
             top,
             self.context.statement,
             self.context.frame.node,
-            fetches_one=_fetches_one(after_lock),
-            assignment_writes=method.assignment_writes,
+            fetches_one=lock.fetches_one,
+            assignment_writes=lock.api.assignment_writes,
             model=model,
             model_of=lambda call: chain_model(chain_links(call, lookup), lookup.resolver),
         )
@@ -1226,9 +1210,9 @@ def _clause_end(text: str, match: re.Match[str]) -> int | None:
     return None if _NO_WAIT.match(text, end) else end
 
 
-def _skip_locked_call(call: cst.Call) -> cst.Call:
-    """`call` with `skip_locked=True` (replacing a `skip_locked=False`)."""
-    return with_keyword(call, "skip_locked", cst.Name("True"))
+def _skip_locked_call(lock: RowLock) -> cst.Call:
+    """The lock call with `skip_locked=True` (replacing a `skip_locked=False`)."""
+    return with_keyword(lock.call, lock.api.skip_keyword, cst.Name("True"))
 
 
 _Literal = cst.SimpleString | cst.FormattedStringText
@@ -1274,54 +1258,15 @@ def _sql_shape(text: str) -> str:
     return "ORDER BY" if has_order else "LIMIT"
 
 
-def _literal_flag(node: cst.BaseExpression) -> _Flag:
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return _Flag.ON if node.value == "True" else _Flag.OFF
-    return _Flag.UNKNOWN
-
-
-def _lock_does_not_wait(lock: Link) -> _Flag:
-    """ON when skip_locked/nowait is True, OFF when surely absent or false."""
-    call = lock.call
-    assert call is not None
-    keywords = locks.ROW_LOCK_METHODS[lock.method].non_waiting
-    result = _Flag.OFF
-    for arg in call.args:
-        if arg.star or arg.keyword is None:
-            return _Flag.UNKNOWN  # `**options`, or Django's positional nowait
-        if arg.keyword.value in keywords:
-            flag = _literal_flag(arg.value)
-            if flag is _Flag.ON:
-                return _Flag.ON
-            if flag is _Flag.UNKNOWN:
-                result = _Flag.UNKNOWN
-    return result
-
-
-def _picks_next(links: list[Link], iterated: bool) -> str | None:
-    """Why the chain picks the next row(s) among many; None if it doesn't."""
-    if any(link.method in locks.SINGLE_ROW_METHODS for link in links):
-        return None
-    for link in reversed(links):
-        if link.method in locks.PICK_NEXT_METHODS:
-            return f".{link.method}()"
-        if isinstance(link.node, cst.Subscript):
-            return "a slice" if _is_slice(link.node) else "an index"
-    return "iterated in a worker loop" if iterated else None
-
-
-def _is_slice(node: cst.Subscript) -> bool:
-    return any(isinstance(element.slice, cst.Slice) for element in node.slice)
-
-
-def _fetches_one(links: list[Link]) -> bool:
-    """The chain ends in a fetch of one row (`.first()`, `[0]`)."""
-    if not links:
-        return False
-    last = links[-1]
-    if isinstance(last.node, cst.Subscript):
-        return not _is_slice(last.node)
-    return last.method in locks.ROW_FETCH_METHODS
+def _reason(pick: PickNext) -> str:
+    """Why the chain picks the next row(s), as the message says it."""
+    if pick.how is Pick.METHOD:
+        return f".{pick.method}()"
+    if pick.how is Pick.SLICE:
+        return "a slice"
+    if pick.how is Pick.INDEX:
+        return "an index"
+    return "iterated in a worker loop"
 
 
 def _unpinned_requirements(
@@ -1368,7 +1313,7 @@ def _orders_or_takes_many(link: Link) -> bool:
     if isinstance(link.node, cst.Subscript):
         return not all(_takes_first(element.slice) for element in link.node.slice)
     call = link.call
-    if link.method == "limit" and call is not None:
+    if link.method in locks.LIMIT_METHODS and call is not None:
         return not (len(call.args) == 1 and _is_integer(call.args[0].value, 1))
     return False
 

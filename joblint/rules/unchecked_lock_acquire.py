@@ -5,18 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
+from joblint.analysis.lock_calls import KeyLock, NonBlockingAcquire, key_lock, non_blocking_acquire
 from joblint.analysis.lock_evidence import expects_error, lock_evidence
 from joblint.analysis.names import unwrap
-from joblint.analysis.redis_clients import (
-    Tri,
-    client_kind,
-    key_code,
-    keyword,
-    literal,
-    method_name,
-    receiver,
-    sets_nx,
-)
+from joblint.analysis.redis_clients import client_kind, key_code, method_name, receiver
 from joblint.analysis.sql import call_sql, lookup_for, selected_functions
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
@@ -278,38 +270,41 @@ def sweep(token, name):
         if not isinstance(call, cst.Call) or expects_error(call, self.context):
             return
         method = method_name(call)
-        if method == locks.ACQUIRE_METHOD:
-            self._check_acquire(call)
-        elif sets_nx(call):
-            self._check_set(call)
+        non_blocking = non_blocking_acquire(call)
+        acquire = key_lock(call, self.context) if non_blocking is None else None
+        if non_blocking is not None:
+            self._report_non_blocking(non_blocking)
+        elif acquire is not None:
+            self._check_key_lock(acquire)
         elif method in locks.SQL_ROW_METHODS or method in locks.SQL_CURSOR_METHODS:
             self._check_advisory(call, method)
 
-    def _check_acquire(self, call: cst.Call) -> None:
-        blocking = keyword(call, locks.NON_BLOCKING_KEYWORD)
-        if blocking is not None and literal(blocking) is Tri.NO:
-            self.report(
-                call,
-                "acquire(blocking=False) returns False when the lock is taken, and the result "
-                "is ignored: the code below runs whether or not it holds the lock. Check it "
-                "and skip when False",
-            )
+    def _report_non_blocking(self, acquire: NonBlockingAcquire) -> None:
+        self.report(
+            acquire.call,
+            f"{acquire.method}({acquire.keyword}=False) returns False when the lock is taken, "
+            "and the result is ignored: the code below runs whether or not it holds the lock. "
+            "Check it and skip when False",
+        )
 
-    def _check_set(self, call: cst.Call) -> None:
-        target = receiver(call)
+    def _check_key_lock(self, acquire: KeyLock) -> None:
+        # A lock taken by a command without an expiry is JL402's: it must
+        # become one with an expiry first (the fix this message names).
+        if not acquire.command.takes_expiry:
+            return
+        target = receiver(acquire.call)
         if target is None or _maybe_pipeline(target, self):
             return
         # A bare SET NX of a key that names no lock (a counter seeded once, a
         # marker set up by a test) is a plain command, not a lock attempt.
-        evidence = lock_evidence(call, self.context, result_read=False)
+        evidence = lock_evidence(acquire.call, self.context, result_read=False)
         if not evidence.is_lock:
             return
         self.report(
-            call,
-            "set(..., nx=True) as a bare statement: its return value is the only signal of "
-            "who won the lock, and it is ignored, so every worker runs the job. Use "
-            "`if not r.set(key, token, nx=True, ex=...): return` or "
-            f"{locks.RUNTIME_LOCK}",
+            acquire.call,
+            f"{acquire.command.display} as a bare statement: its return value is the only "
+            "signal of who won the lock, and it is ignored, so every worker runs the job. Use "
+            f"`if not r.{acquire.command.fix}: return` or {locks.RUNTIME_LOCK}",
             requires=evidence.requires,
         )
 
