@@ -39,7 +39,7 @@ _TRIGGERS: tuple[Trigger, ...] = (
     # `.lock(name)`: on a Redis client or a cache.
     Trigger(tuple(f".{m}(" for m in _RECEIVER_METHODS), (REDIS_CLIENTS,)),
     Trigger(tuple(f".{m}(" for m in _OWN_METHODS)),
-    # redis.lock.Lock, redis_lock.Lock, huey's lock_task
+    # Lock constructors and functions: the module they come from, and their name.
     Trigger(
         tuple(sorted(tops(locks.LOCK_CONSTRUCTORS))),
         (modules_of(locks.LOCK_CONSTRUCTORS),),
