@@ -58,6 +58,11 @@ SQL_METHODS: frozenset[str] = _names(api.methods for api in _SQL)
 SQL_FUNCTIONS: frozenset[str] = _names(api.text_functions for api in _SQL)
 # The last dotted part of those, for receivers we can't resolve (`sa.text`).
 SQL_FUNCTION_NAMES: frozenset[str] = frozenset(q.rsplit(".", 1)[-1] for q in SQL_FUNCTIONS)
+# Functions that return their string argument's text reshaped (`dedent`), by
+# qualified name and by bare name; string methods that keep the text.
+_WRAPPERS = _names(api.text_wrappers for api in _SQL)
+TEXT_WRAPPERS: frozenset[str] = _WRAPPERS | frozenset(q.rsplit(".", 1)[-1] for q in _WRAPPERS)
+TEXT_METHODS: frozenset[str] = _names(api.text_methods for api in _SQL)
 
 # Keyword arguments that carry SQL text in any call.
 SQL_KEYWORDS: frozenset[str] = frozenset({"sql", "query", "statement", "stmt", "operation"})
@@ -158,9 +163,7 @@ UNIQUE_FIELD_CLASSES: frozenset[str] = _names(m.unique_field_classes for m in _M
 COMPOSITE_KEY_CLASSES: frozenset[str] = _names(m.composite_key_classes for m in _MODEL_KEYS)
 # Constraints whose string arguments (or fields keyword) identify one row; one
 # with a partial keyword holds only for some rows and pins nothing in general.
-UNIQUE_CONSTRAINT_CLASSES: frozenset[str] = _names(
-    m.unique_constraint_classes for m in _MODEL_KEYS
-)
+UNIQUE_CONSTRAINT_CLASSES: frozenset[str] = _names(m.unique_constraint_classes for m in _MODEL_KEYS)
 UNIQUE_CONSTRAINT_FIELDS_KEYWORDS: frozenset[str] = _names(
     (m.constraint_fields_keyword,) for m in _MODEL_KEYS
 )
@@ -265,6 +268,7 @@ LOCK_METHODS: dict[str, tuple[LockApi, ...]] = {
     method: _by_receiver(api for api in _LOCK_APIS if api.method == method)
     for method in dict.fromkeys(api.method for api in _LOCK_APIS if api.method)
 }
+
 
 # Non-blocking acquire: `acquire(blocking=False)` returns False instead of
 # waiting. Method -> the keywords that say so.

@@ -54,12 +54,15 @@ NON_BLOCKING_ACQUIRES = (NonBlockingAcquire("acquire", "blocking"),)
 # unittest.TestCase's `with self.assertRaises(E):`.
 ERROR_TEST_METHODS = ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp")
 
-# DB-API 2.0 (PEP 249) cursors; `executescript` is sqlite3's.
+# DB-API 2.0 (PEP 249) cursors (`executescript` is sqlite3's); SQL dedented
+# or stripped keeps its text (SQL doesn't care about the edges).
 SQL_APIS = (
     SqlApi(
         methods=("execute", "executemany", "executescript", "fetchone", "fetchall", "fetchmany"),
         cursor_methods=("execute", "executemany"),
         result_methods=("fetchone", "fetchall", "fetchmany", "__next__", "__iter__"),
+        text_wrappers=("textwrap.dedent", "inspect.cleandoc"),
+        text_methods=("strip", "lstrip", "rstrip"),
     ),
 )
 

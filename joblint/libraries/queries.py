@@ -37,6 +37,11 @@ class SqlApi:
     result_methods: tuple[str, ...] = ()
     # Functions and classes (qualified names) whose first argument is SQL text.
     text_functions: tuple[str, ...] = ()
+    # Functions (qualified names) that return their string argument's text
+    # reshaped (dedented): SQL passed through them is still read.
+    text_wrappers: tuple[str, ...] = ()
+    # String methods that keep the text a SQL parser sees (`"...".strip()`).
+    text_methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
