@@ -162,9 +162,9 @@ def made_locks(call: cst.Call, context: FileContext) -> tuple[MadeLock, ...]:
     return (_made(call, constructor),) if constructor is not None else ()
 
 
-def _made(call: cst.Call, api: locks.LockApi, requires: tuple[Requirement, ...] = ()) -> MadeLock:
+def _made(call: cst.Call, api: locks.LockApi) -> MadeLock:
     keywords = (api.expiry_keyword,) if api.expiry_keyword else ()
-    return MadeLock(call, api, read_expiry(call, keywords, api.expiry_position), requires)
+    return MadeLock(call, api, read_expiry(call, keywords, api.expiry_position))
 
 
 def _cache_locks(
