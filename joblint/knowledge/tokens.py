@@ -178,10 +178,11 @@ def modules_of(qualnames: Iterable[str]) -> str:
     return rf"\b(?:{alternatives(tops(qualnames))})\b"
 
 
-# A Redis client or a Django cache is named (`redis.Redis(...)`, `get_redis_connection`,
-# `from django.core.cache import cache`): the receivers `.lock(name)` needs.
+# A Redis client or a framework cache is named (`redis.Redis(...)`,
+# `get_redis_connection`, `from django.core.cache import cache`): the receivers
+# `.lock(name)` needs.
 REDIS_CLIENTS = modules_of(
-    [*locks.REDIS_CLIENT_CONSTRUCTORS, *locks.REDIS_CLIENT_CLASSES, "django.core"]
+    [*locks.REDIS_CLIENT_CONSTRUCTORS, *locks.REDIS_CLIENT_CLASSES, *locks.CACHE_OBJECTS]
 )
 
 # Django's `CACHES = {...}` (at the start of a line): the settings that say which

@@ -130,15 +130,18 @@ class ProjectIndex:
         owner, _, attribute = qualname.rpartition(".")
         if attribute == "Model" and self.canonical(owner) in self.model_factories:
             return frozenset({self.model_factories[self.canonical(owner)]})
-        if self._imported_from_models_module(qualname):
-            return frozenset({payloads.DJANGO_MODEL})
-        return frozenset()
+        kind = self._kind_by_module_name(qualname)
+        return frozenset({kind}) if kind else frozenset()
 
-    def _imported_from_models_module(self, qualname: str) -> bool:
-        """The documented fallback: an unknown class from a module named `models`."""
+    def _kind_by_module_name(self, qualname: str) -> str:
+        """The documented fallback: an unknown class from a module named `models`
+        (`payloads.UNRESOLVED_MODEL_MODULES`) is a model."""
         module, _, name = qualname.rpartition(".")
         known = qualname in self.plain or qualname in self.tasks
-        return not known and name[:1].isupper() and payloads.MODELS_MODULE_NAME in module.split(".")
+        if known or not name[:1].isupper():
+            return ""
+        parts = module.split(".")
+        return next((k for m, k in payloads.UNRESOLVED_MODEL_MODULES.items() if m in parts), "")
 
     def canonical(self, qualname: str) -> str:
         """Follow re-exports (`pkg/__init__.py: from .tasks import send`)."""
