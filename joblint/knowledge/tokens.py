@@ -155,6 +155,8 @@ ENQUEUE_TRIGGERS: tuple[Trigger, ...] = (
 _TRANSACTION_METHODS = sorted(set(jobs.TRANSACTION_METHODS) - {"atomic"})
 TRANSACTION_ANCHORS = ("atomic", "in_transaction", "psycopg", *calls(_TRANSACTION_METHODS))
 TRANSACTION = rf"\batomic\b|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
+# A file that opens a transaction somewhere.
+TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))
 
 
 def enqueue_and(anchors: tuple[str, ...], pattern: str) -> tuple[Trigger, ...]:
@@ -208,7 +210,6 @@ PROJECT_FACTS: tuple[Trigger, ...] = (
     Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
     CACHES_SETTING,
 )
-
 
 
 # A call that may be a sleep (`time.sleep`, `asyncio.sleep`, an alias of one):
