@@ -20,7 +20,15 @@ from typing import Any, TextIO
 import click
 
 from joblint import __version__, integrations
-from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text, relinter
+from joblint.api import (
+    RunOptions,
+    RunResult,
+    cache_directory,
+    describe_project_model,
+    lint_paths,
+    lint_text,
+    relinter,
+)
 from joblint.config import Config, ConfigError, load
 from joblint.models import Finding
 from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderers, rich_console
@@ -105,6 +113,12 @@ def main() -> None:
     "--config", "config_file", type=click.Path(path_type=Path), help="Use this config file."
 )
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option(
+    "--show-project-model",
+    is_flag=True,
+    help="Print what the project model inferred for the file PATH (transactions its "
+    "functions open, enqueues they lead to), then exit.",
+)
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 # --- CI options (joblint.integrations) ---
@@ -153,6 +167,7 @@ def check(
     force_exclude: bool,
     config_file: Path | None,
     isolated: bool,
+    show_project_model: bool,
     stdin_filename: str | None,
     debug: bool,
     diff_from: str | None,
@@ -178,6 +193,9 @@ def check(
             force_exclude=force_exclude or None,
         )
         _validate_cli_codes(config)
+        if show_project_model:
+            _show_project_model(config, paths, RunOptions(jobs=jobs, cache=not no_cache))
+            return
         stdin_source = None
         if paths == (Path("-"),):
             stdin_source = sys.stdin.buffer.read()
@@ -325,6 +343,17 @@ def _apply_baseline(
         return
     for message in report.messages:
         click.echo(f"joblint: baseline: {message}", err=True)
+
+
+def _show_project_model(config: Config, paths: tuple[Path, ...], options: RunOptions) -> None:
+    if len(paths) != 1:
+        _fail("--show-project-model takes one Python file")
+        return
+    if not paths[0].is_file():
+        _fail(f"{paths[0]}: not a file (--show-project-model takes one Python file)")
+        return
+    for line in describe_project_model(paths[0], config, options):
+        click.echo(terminal(line))
 
 
 def _validate_cli_codes(config: Config) -> None:

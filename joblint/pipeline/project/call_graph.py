@@ -279,6 +279,13 @@ class CallGraph:
             found.update(call.transaction or ())
         return found
 
+    def callees(self, path: str) -> set[str]:
+        """Everything the file at `path` calls that may be the project's code."""
+        module = self.by_path.get(path)
+        if module is None:
+            return set()
+        return {call.callee for summary in module.functions for call in summary.calls}
+
     def openers(self) -> set[str]:
         """The unqualified names of the loaded functions that open a transaction."""
         return {

@@ -30,6 +30,7 @@ from joblint.pipeline.project import (
     wanted_names,
 )
 from joblint.pipeline.project.call_graph import MAX_HOPS
+from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import SKIPPED
 from joblint.pipeline.schedule.workers import (
@@ -151,6 +152,9 @@ class RunOptions:
     # Progress callback, once per file: joblint.pipeline.report.progress.SKIPPED, CACHED or CHECKED.
     on_file: Callable[[str], None] | None = None
     on_total: Callable[[int], None] | None = None  # the number of files, once known
+    # The project model follows every call the named files make, not only
+    # those inside a transaction (to describe what it infers for them).
+    follow_every_call: bool = False
 
 
 @dataclass(slots=True)
@@ -537,7 +541,10 @@ def _project_model(
     files takes every one it names). Returns the results that are not the
     run's own (context)."""
     own = [s for s in pool if s.shown in linted]
-    if not own:
+    described = []
+    if run.options.follow_every_call:
+        described = [s for s in everything if s.shown in linted]
+    if not own and not described:
         return []
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     loaded: list[FileResult] = []
@@ -548,7 +555,7 @@ def _project_model(
         loaded.extend(run.index(fresh))
 
     if named_files:
-        read(own)
+        read([*own, *described])
     else:
         read([s for s in own if run.screen(s).transactional])
         for _ in range(MAX_HOPS):  # a function opening a transaction through another
@@ -562,10 +569,12 @@ def _project_model(
                 break
             read(more)
     candidates = {s.shown for s in own if s.shown in indexed}
+    every_call = {s.shown for s in described}
 
     def asked(known: list[FileResult]) -> set[str]:
         graph = ProjectIndex.build(known).graph
-        return {callee for path in candidates for callee in graph.transaction_callees(path)}
+        found = {callee for path in candidates for callee in graph.transaction_callees(path)}
+        return found | {callee for path in every_call for callee in graph.callees(path)}
 
     loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded], asked))
     graph = ProjectIndex.build([*results, *context, *loaded]).graph
@@ -575,6 +584,13 @@ def _project_model(
     results.extend(run.lint(chosen, counted=True, triggered=True, also=run.follows_calls))
     loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded]))
     return loaded
+
+
+def describe_project_model(path: Path, config: Config, options: RunOptions) -> list[str]:
+    """What the project model inferred for the file at `path`, as lines to print."""
+    run = lint_paths([path], config, replace(options, follow_every_call=True))
+    graph = ProjectIndex.build([*run.results, *run.context]).graph
+    return describe(graph, display_path(path))
 
 
 def project_root(config: Config) -> Path:
