@@ -35,6 +35,9 @@ class _LocalCall:
     statement: cst.CSTNode | None
     transaction: TxScope | None
     opener: _Opener | None = None
+    # The call as the project model knows it (`_project_call_text`), taken
+    # where the call is: its names resolve only in its own scope.
+    text: str | None = None
 
 
 @dataclass(slots=True)
@@ -319,10 +322,20 @@ def checkout(order):
         callee = context.local_callee_key(node)
         if callee is not None:
             self._local_calls.append(
-                _LocalCall(context.frame.key, callee, node, context.statement, transaction, opener)
+                _LocalCall(
+                    context.frame.key,
+                    callee,
+                    node,
+                    context.statement,
+                    transaction,
+                    opener,
+                    self._project_call_text(node) if transaction or opener else None,
+                )
             )
         elif transaction is not None or opener is not None:
-            self._report_chain(node, context.statement, transaction, opener)
+            self._report_chain(
+                node, self._project_call_text(node), context.statement, transaction, opener
+            )
 
     def _report_in_opener(self, node: cst.Call, enqueue: Enqueue, opener: _Opener) -> None:
         for reading in enqueue.alternatives():
@@ -340,6 +353,7 @@ def checkout(order):
     def _report_chain(
         self,
         node: cst.Call,
+        text: str | None,
         statement: cst.CSTNode | None,
         tx: TxScope | None,
         opener: _Opener | None,
@@ -347,7 +361,6 @@ def checkout(order):
         """A call inside a transaction of what may be the project's own
         function in another module: reported if the project model finds a
         chain of calls from it to an enqueue."""
-        text = self._project_call_text(node)
         if text is None:
             return
         requires = [Requirement(LEADS_TO_ENQUEUE, text)]
@@ -428,7 +441,9 @@ def checkout(order):
                 continue
             found = leads_to.get(call.callee)
             if found is None:
-                self._report_chain(call.node, call.statement, call.transaction, call.opener)
+                self._report_chain(
+                    call.node, call.text, call.statement, call.transaction, call.opener
+                )
             elif call.transaction is not None:
                 self._report_indirect(call, found, call.transaction)
             else:

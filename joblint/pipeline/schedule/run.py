@@ -320,6 +320,13 @@ class _Run:
         ]
         return run_jobs(jobs, self._pool(), self.cache)
 
+    def lacks_call_following(self, source: _Source) -> bool:
+        """Whether the first pass linted `source` without a selected rule that
+        follows calls (its triggers weren't in the file): a call in it may
+        still lead to an enqueue."""
+        selected = self.selector.settings_for(source.path).codes & self.follows_calls
+        return bool(selected - self._settings(source, triggered=True).codes)
+
     @property
     def follows_calls(self) -> frozenset[str]:
         """The selected rules whose findings follow calls across modules."""
@@ -412,7 +419,9 @@ def _lint_discovered(
     everything = [*sources, *others]
     context.extend(_on_demand(run, everything, pool, results, context))
     if run.follows_calls:
-        context.extend(_project_model(run, everything, pool, linted, results, context, named_files))
+        partly = [s for s in wanted if run.lacks_call_following(s)]
+        model = _Model(everything, pool, partly, linted, named_files)
+        context.extend(_project_model(run, model, results, context))
     run.screener.save()
     if run.cache is not None:  # a bounded cache: old entries and records go
         run.cache.prune_if_full()
@@ -524,26 +533,33 @@ def _on_demand(
     return loaded
 
 
+@dataclass(slots=True)
+class _Model:
+    """What the project model step of a run works over."""
+
+    everything: list[_Source]  # every file read, named or not
+    pool: list[_Source]  # the skipped files not linted yet
+    partly: list[_Source]  # linted without the rules that follow calls
+    linted: set[str]  # the run's own files (shown paths)
+    named_files: bool
+
+
 def _project_model(
-    run: _Run,
-    everything: list[_Source],
-    pool: list[_Source],
-    linted: set[str],
-    results: list[FileResult],
-    context: list[FileResult],
-    named_files: bool,
+    run: _Run, model: _Model, results: list[FileResult], context: list[FileResult]
 ) -> list[FileResult]:
-    """Lint, with the rules that follow calls, the run's skipped files whose
-    calls inside a transaction (a library's, or one a project callable
-    opens) enqueue a job or lead to an enqueue (`CallGraph.reports_in`), with
-    what that needs read on demand. Candidates: the skipped files that open a
-    transaction, and those naming a function that opens one (a run over some
-    files takes every one it names). Returns the results that are not the
-    run's own (context)."""
-    own = [s for s in pool if s.shown in linted]
+    """Lint, with the rules that follow calls, the run's own files that were
+    skipped or linted without those rules, where a call inside a transaction
+    (a library's, or one a project callable opens) enqueues a job or leads
+    to an enqueue (`CallGraph.reports_in`), with what that needs read on
+    demand; a file linted before gets its new result in place of the old.
+    Candidates: those files that open a transaction, and those naming a
+    function that opens one (a run over some files takes every one it
+    names). Returns the results that are not the run's own (context)."""
+    pool, everything = model.pool, model.everything
+    own = [*(s for s in pool if s.shown in model.linted), *model.partly]
     described = []
     if run.options.follow_every_call:
-        described = [s for s in everything if s.shown in linted]
+        described = [s for s in everything if s.shown in model.linted]
     if not own and not described:
         return []
     indexed = {r.path for r in [*results, *context] if r.index is not None}
@@ -554,7 +570,7 @@ def _project_model(
         indexed.update(s.shown for s in fresh)
         loaded.extend(run.index(fresh))
 
-    if named_files:
+    if model.named_files:
         read([*own, *described])
     else:
         read([s for s in own if run.screen(s).transactional])
@@ -581,6 +597,8 @@ def _project_model(
     chosen = [s for s in own if s.shown in candidates and graph.reports_in(s.shown)]
     taken = {id(s) for s in chosen}
     pool[:] = [s for s in pool if id(s) not in taken]
+    again = {s.shown for s in chosen}
+    results[:] = [r for r in results if r.path not in again]
     results.extend(run.lint(chosen, counted=True, triggered=True, also=run.follows_calls))
     loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded]))
     return loaded
