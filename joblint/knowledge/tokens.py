@@ -200,7 +200,11 @@ _DATABASES = django.DATABASES_SETTING.lower()
 # project's files a settings module applies to). Facts looked up by name
 # (tasks, classes, constants) are loaded on demand instead.
 PROJECT_FACTS: tuple[Trigger, ...] = (
-    Trigger(("celery", "broker", "time_limit", "visibility_timeout", "countdown", "q_cluster")),
+    # A Celery app built or configured here (`Celery(...)`, `app.conf.x = ...`,
+    # `app.conf.update(...)`); not every file naming Celery: a tasks module's
+    # facts are read on demand, by the names findings depend on.
+    Trigger(("celery(", ".conf.", "broker", "time_limit", "visibility_timeout", "countdown")),
+    Trigger(("q_cluster",)),
     # Entry points naming the settings module their project loads: settings
     # apply to that project's files only (joblint.pipeline.project.settings_scope).
     Trigger((django.SETTINGS_MODULE_VARIABLE.lower(), *sorted(brokers.LOADER_METHODS))),

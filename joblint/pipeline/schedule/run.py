@@ -226,15 +226,17 @@ class _Run:
         assert source.screening is not None
         return source.screening
 
-    def screen_all(self, sources: list[_Source]) -> None:
-        """Each source's screening: remembered, or computed (in the pool)."""
+    def screen_all(self, sources: list[_Source], syntax: bool = True) -> None:
+        """Each source's screening: remembered, or computed (in the pool).
+        `syntax`: check, for JL001, the syntax of the files no rule wants (not
+        for files that only give facts: they never report)."""
         todo: dict[str, _Source] = {}
         for source in sources:
             if source.screening is None:
                 source.screening = self.screener.lookup(source.key)
                 if source.screening is None:
                     todo.setdefault(source.key, source)
-        check_syntax = UNPARSEABLE in self.selector.base
+        check_syntax = syntax and UNPARSEABLE in self.selector.base
         computed = screen_sources(
             [(s.data, check_syntax) for s in todo.values()], self.prefilter, self._pool()
         )
@@ -396,7 +398,8 @@ def _lint_discovered(
         rest = [p for p in project if p.resolve() not in seen]
         others = _load_sources(rest)[0]
     if run.options.use_prefilter:
-        run.screen_all([*sources, *others])
+        run.screen_all(sources)
+        run.screen_all(others, syntax=False)
     run.learn_call_enqueues([*sources, *others])
     wanted, skipped = _prefilter(run, sources)
     results.extend(run.lint(wanted, triggered=True))
@@ -461,13 +464,17 @@ def _second_pass(
     (there is no token to look for), and `x.send(...)` or `q.enqueue(...)`
     enqueue only on a task or queue object. Files that may define tasks or
     queue objects are analysed first; then the skipped files that name one of
-    them. Files outside the paths named only give facts. Returns the results
+    them. Only the run's own files are linted (the others never report, and
+    the facts findings depend on are read on demand). Returns the results
     that are not the run's own (context)."""
     if not pool:
         return []
     defining = [s for s in pool if run.screen(s).defines_jobs]
     own = [s for s in defining if s.shown in linted]
     results.extend(run.lint(own, counted=True))
+    if not any(s.shown in linted for s in pool if not run.screen(s).defines_jobs):
+        pool[:] = [s for s in pool if s.shown not in linted]
+        return []
     context = run.facts([s for s in defining if s.shown not in linted])
     on_call, every = job_names([*results, *context])
     taken = {id(s) for s in defining}
@@ -479,6 +486,7 @@ def _second_pass(
             s
             for s in pool
             if id(s) not in taken
+            and s.shown in linted
             and (
                 (calls is not None and calls.search(s.data) is not None)
                 or (run.screen(s).gated and names.search(s.data) is not None)
@@ -486,8 +494,7 @@ def _second_pass(
         ]
     taken.update(id(s) for s in callers)
     pool[:] = [s for s in pool if id(s) not in taken]
-    for result in run.lint(callers, counted=True):
-        (results if result.path in linted else context).append(result)
+    results.extend(run.lint(callers, counted=True))
     return context
 
 
