@@ -148,9 +148,33 @@ def find(code_or_name: str) -> RuleInfo | None:
 
 
 def lookup(code_or_name: str) -> type[Rule] | None:
-    """The rule class, by code or name: imports the rule modules."""
+    """The rule class, by code or name: imports the rule modules. A code the
+    engine reports itself (JL001) gives the class that documents it."""
     info = find(code_or_name)
-    return None if info is None else rule_by_code().get(info.code)
+    if info is not None:
+        return rule_by_code().get(info.code)
+    key = code_or_name.strip()
+    return next(
+        (r for r in builtin_rules() if key.upper() == r.CODE or key.lower() == r.name()), None
+    )
+
+
+def builtin_rules() -> tuple[type[Rule], ...]:
+    """The classes documenting `BUILTIN_CODES`: pages and listings only, never
+    a traversal, the catalogue or the prefilter."""
+    from joblint.rules._builtin import BUILTIN_RULES
+
+    return BUILTIN_RULES
+
+
+def documented_rules() -> tuple[type[Rule], ...]:
+    """Every rule with a page, the built-in codes' included, sorted by code."""
+    return tuple(sorted((*all_rules(), *builtin_rules()), key=lambda r: r.CODE))
+
+
+def listed() -> tuple[RuleInfo, ...]:
+    """What `joblint rules` lists: the catalogue and the built-in codes."""
+    return tuple(sorted((*catalog(), *map(info_of, builtin_rules())), key=lambda i: i.code))
 
 
 def is_project_rule(code: str) -> bool:

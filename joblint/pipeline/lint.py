@@ -126,7 +126,10 @@ def _lint_tree(
     if context.needs_positions:
         facts = replace(facts, suppressions=sups.compact())
     one_off = _one_off_spans(tree, positions, context) if findings or pending else ()
-    return FileResult(path, tuple(findings), tuple(pending), facts, errors, one_off=one_off)
+    warnings = sups.warnings(path)
+    return FileResult(
+        path, tuple(findings), tuple(pending), facts, errors, one_off=one_off, warnings=warnings
+    )
 
 
 def _one_off_spans(

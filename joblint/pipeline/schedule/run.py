@@ -58,6 +58,8 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     # A rule failed on a file: reported with "please report", exit status 2.
     internal_errors: list[str] = field(default_factory=list)
+    # One-line warnings (a malformed suppression comment): the exit status stays.
+    warnings: list[str] = field(default_factory=list)
     # What re-linting one file with the project around it needs.
     results: list[FileResult] = field(default_factory=list)
     context: list[FileResult] = field(default_factory=list)
@@ -516,6 +518,7 @@ def _finish(
     run.results, run.context, run.settings = results, list(context or ()), settings
     for result in results:
         run.internal_errors.extend(result.errors)
+        run.warnings.extend(result.warnings)
     return run
 
 
