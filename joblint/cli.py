@@ -21,7 +21,7 @@ import click
 
 from joblint import __version__, integrations
 from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text, relinter
-from joblint.config import Config, ConfigError, load
+from joblint.config import Config, ConfigError, Configs, describe, load
 from joblint.models import Finding
 from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderers, rich_console
 from joblint.pipeline.report import pager as _pager
@@ -106,6 +106,11 @@ def main() -> None:
     "--config", "config_file", type=click.Path(path_type=Path), help="Use this config file."
 )
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings of the first PATH (and where each comes from), then exit.",
+)
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 # --- CI options (joblint.integrations) ---
@@ -154,6 +159,7 @@ def check(
     force_exclude: bool,
     config_file: Path | None,
     isolated: bool,
+    show_settings: bool,
     stdin_filename: str | None,
     debug: bool,
     diff_from: str | None,
@@ -179,6 +185,9 @@ def check(
             force_exclude=force_exclude or None,
         )
         _validate_cli_codes(config)
+        if show_settings:
+            _show_settings(config, paths[0] if paths else Path("."))
+            return
         stdin_source = None
         if paths == (Path("-"),):
             stdin_source = sys.stdin.buffer.read()
@@ -335,10 +344,20 @@ def _apply_baseline(
         click.echo(f"joblint: baseline: {message}", err=True)
 
 
+def _show_settings(config: Config, path: Path) -> None:
+    if not path.exists():
+        _fail(f"{path}: no such file or directory")
+    directory = path.absolute() if path.is_dir() else path.absolute().parent
+    own = Configs(config).for_directory(str(directory))
+    for line in describe(own, path):
+        click.echo(terminal(line))
+
+
 def _validate_cli_codes(config: Config) -> None:
     from joblint.registry import is_known_selector
 
-    for code in (*config.select, *config.extend_select, *config.ignore):
+    layers = [code for layer in config.selections for code in (*layer.extend_select, *layer.ignore)]
+    for code in (*config.select, *config.extend_select, *config.ignore, *layers):
         if not is_known_selector(code):
             raise ConfigError(f"unknown rule code or prefix '{code}'")
 

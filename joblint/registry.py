@@ -232,3 +232,31 @@ def select_codes(
             continue
         chosen.add(code)
     return frozenset(chosen)
+
+
+def extend_selection(
+    chosen: frozenset[str],
+    extend_select: Iterable[str],
+    ignore: Iterable[str],
+    preview: bool,
+) -> frozenset[str]:
+    """`chosen` with one more layer of selection that sets no `select` (a file
+    extending another, the command line): Ruff's order, each layer over the
+    last. A code this layer's selectors name is added or removed by the more
+    specific of them; the others stay as they were."""
+    selectors = list(extend_select)
+    ignores = list(ignore)
+    if not selectors and not ignores:
+        return chosen
+    previews = {info.code for info in catalog() if info.preview}
+    result = set(chosen)
+    for code in all_codes():
+        best_select = max((len(s) for s in selectors if matches(s, code)), default=-1)
+        best_ignore = max((len(s) for s in ignores if matches(s, code)), default=-1)
+        if best_select < 0 and best_ignore < 0:
+            continue
+        if best_ignore >= best_select:
+            result.discard(code)
+        elif code not in previews or preview or code in selectors:
+            result.add(code)
+    return frozenset(result)

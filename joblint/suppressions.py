@@ -23,7 +23,7 @@ _NOQA = re.compile(
 )
 _CODES = re.compile(r"[A-Za-z]+[0-9]*")
 # Any `# joblint: ...` directive: one `_JOBLINT` doesn't read with a code is
-# malformed, and the user is told (as Ruff warns of a malformed `# noqa`).
+# malformed, and the user is told (as Ruff warns of a malformed noqa comment).
 _DIRECTIVE = re.compile(r"#\s*joblint\s*:\s*[^#]*", re.IGNORECASE)
 # What JL002 checks: each comma/space-separated word (`JL10l` is one unknown code).
 _WORDS = re.compile(r"[^\s,]+")
