@@ -172,9 +172,10 @@ def main() -> int:
     print(f"wrote {len(expected_pages())} pages to {DOCS_DIR}")
     CATALOG_PATH.write_text(catalog_source(), encoding="utf-8")
     print(f"wrote {CATALOG_PATH}")
-    readme = README_PATH.read_text(encoding="utf-8")
-    README_PATH.write_text(readme_with_table(readme), encoding="utf-8")
-    print(f"wrote the rules table in {README_PATH}")
+    if README_PATH.is_file():  # a copy of the package alone has none
+        readme = README_PATH.read_text(encoding="utf-8")
+        README_PATH.write_text(readme_with_table(readme), encoding="utf-8")
+        print(f"wrote the rules table in {README_PATH}")
     return 0
 
 
