@@ -230,9 +230,7 @@ def check(
         sys.stdout.buffer.flush()
     with _open_output(output_file, stderr=fixed_source is not None) as stream:
         console = console_for(stream, "never" if output_file else color)
-        out = Output(
-            stream, console, lambda path: sources.lines(originals.get(path, path)), unsafe
-        )
+        out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)), unsafe)
         if statistics:
             _print_statistics(shown, out, output_format)
         else:

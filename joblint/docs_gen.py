@@ -68,7 +68,7 @@ def _suppressing(code: str) -> str:
     if code in BUILTIN_CODES:  # a file that doesn't parse has no comments to read
         return (
             f"A suppression comment can't be read from a file that doesn't parse: name the "
-            f"file in `per-file-ignores` (`\"legacy/*.py\" = [\"{code}\"]`) or `extend-exclude`."
+            f'file in `per-file-ignores` (`"legacy/*.py" = ["{code}"]`) or `extend-exclude`.'
         )
     return (
         f"`# joblint: ignore[{code}]` on the reported line (or alone on the line "

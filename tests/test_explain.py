@@ -152,8 +152,7 @@ def _pager_script(tmp_path: Path) -> Path:
     """A pager that records what it was given (and shows nothing)."""
     script = tmp_path / "pager.py"
     script.write_text(
-        "import sys, pathlib\n"
-        "pathlib.Path(sys.argv[1]).write_bytes(sys.stdin.buffer.read())\n",
+        "import sys, pathlib\npathlib.Path(sys.argv[1]).write_bytes(sys.stdin.buffer.read())\n",
         encoding="utf-8",
     )
     return script

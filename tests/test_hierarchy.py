@@ -62,17 +62,22 @@ def test_the_same_findings_from_the_root_and_from_each_sub_project(
     assert {f[0] for f in from_root if f[2] == "JL501"} == {"shop/shop/celeryconf.py"}
 
 
-def test_named_files_and_stdin_use_their_closest_configuration(
-    run: Run, monorepo: Path
-) -> None:
+def test_named_files_and_stdin_use_their_closest_configuration(run: Run, monorepo: Path) -> None:
     # shop/pyproject.toml's per-file ignore ("admin/*.py", relative to shop/).
     assert _findings(run, monorepo, monorepo, "shop/admin/tools.py") == set()
     assert _findings(run, monorepo, monorepo, "shop/shop/views.py") == {
         ("shop/shop/views.py", 9, "JL101")
     }
     source = (monorepo / "shop/admin/tools.py").read_text(encoding="utf-8")
-    piped = run("--format", "concise", "--stdin-filename", "shop/admin/tools.py", "-",
-                cwd=monorepo, stdin=source)
+    piped = run(
+        "--format",
+        "concise",
+        "--stdin-filename",
+        "shop/admin/tools.py",
+        "-",
+        cwd=monorepo,
+        stdin=source,
+    )
     assert (piped.code, piped.stdout) == (0, "")
 
 
@@ -132,9 +137,7 @@ def test_show_settings_says_which_file_set_each_key(run: Run, monorepo: Path) ->
 # --- extend ---
 
 
-def test_extended_paths_stay_relative_to_the_file_that_sets_them(
-    run: Run, tmp_path: Path
-) -> None:
+def test_extended_paths_stay_relative_to_the_file_that_sets_them(run: Run, tmp_path: Path) -> None:
     write(
         tmp_path,
         {

@@ -178,13 +178,23 @@ def _shown(finding: Finding) -> list[str]:
 def test_help_is_shown_only_when_it_adds_to_the_message() -> None:
     span = Span(1, 1, 1, 2)
     repeating = Finding(
-        "JL102", "enqueue-before-commit", "a worker may run it first. Enqueue it after the "
-        "commit, or register it with an on-commit hook", "a.py", span,
+        "JL102",
+        "enqueue-before-commit",
+        "a worker may run it first. Enqueue it after the "
+        "commit, or register it with an on-commit hook",
+        "a.py",
+        span,
         "Enqueue after the commit, or register it with an on-commit hook",
     )
     assert not any("= help:" in line for line in _shown(repeating))
-    adding = Finding("JL101", "enqueue-in-transaction", "enqueued in a transaction", "a.py",
-                     span, "Use Django's transaction.on_commit or joblint.runtime.outbox")
+    adding = Finding(
+        "JL101",
+        "enqueue-in-transaction",
+        "enqueued in a transaction",
+        "a.py",
+        span,
+        "Use Django's transaction.on_commit or joblint.runtime.outbox",
+    )
     assert "  = help: Use Django's transaction.on_commit or joblint.runtime.outbox" in _shown(
         adding
     )
@@ -230,3 +240,29 @@ def test_docs_promise_no_fix_that_exists_or_is_still_to_come() -> None:
         if re.search(r"will come|no `--fix`", page.read_text(encoding="utf-8"))
     ]
     assert stale == []
+
+
+def _link_targets(page: Path) -> list[str]:
+    """The page's relative link targets, outside code blocks."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    return [t for t in targets if not re.match(r"[a-z]+:|#", t)]
+
+
+def test_readme_and_docs_link_only_to_files_in_the_repository() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in _link_targets(page):
+            linked = (page.parent / target.split("#")[0]).resolve()
+            if not (linked.is_relative_to(ROOT) and linked.exists()):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
+
+
+def test_readme_set_up_starts_in_a_virtual_environment() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    set_up = readme.split("## Set-up", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    first, second = [line.split("  #", 1)[0].strip() for line in set_up.strip().splitlines()]
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e .")
+    assert second == "make test"
