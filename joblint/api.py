@@ -5,6 +5,8 @@
 - `lint_text(data, filename, config)`: lint one source text (standard input).
 - `relinter(config, run, path)`: re-lint new bytes of one of a run's files with
   the rest of the run's project around it (the fix loop).
+- `describe_project_model(path, config, options)`: what the project model
+  inferred for one file, as lines to print.
 
 The stages behind them live in `joblint.pipeline` (see docs/architecture.md).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 from joblint.pipeline.schedule.run import RunOptions as RunOptions
 from joblint.pipeline.schedule.run import RunResult as RunResult
 from joblint.pipeline.schedule.run import cache_directory as cache_directory
+from joblint.pipeline.schedule.run import describe_project_model as describe_project_model
 from joblint.pipeline.schedule.run import display_path as display_path
 from joblint.pipeline.schedule.run import lint_paths as lint_paths
 from joblint.pipeline.schedule.run import lint_text as lint_text

@@ -20,7 +20,15 @@ from typing import Any, TextIO
 import click
 
 from joblint import __version__, integrations
-from joblint.api import RunOptions, RunResult, cache_directory, lint_paths, lint_text, relinter
+from joblint.api import (
+    RunOptions,
+    RunResult,
+    cache_directory,
+    describe_project_model,
+    lint_paths,
+    lint_text,
+    relinter,
+)
 from joblint.config import Config, ConfigError, Configs, describe, load
 from joblint.models import Finding
 from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderers, rich_console
@@ -111,6 +119,12 @@ def main() -> None:
     is_flag=True,
     help="Print the settings of the first PATH (and where each comes from), then exit.",
 )
+@click.option(
+    "--show-project-model",
+    is_flag=True,
+    help="Print what the project model inferred for the file PATH (transactions its "
+    "functions open, enqueues they lead to), then exit.",
+)
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 # --- CI options (joblint.integrations) ---
@@ -160,6 +174,7 @@ def check(
     config_file: Path | None,
     isolated: bool,
     show_settings: bool,
+    show_project_model: bool,
     stdin_filename: str | None,
     debug: bool,
     diff_from: str | None,
@@ -187,6 +202,9 @@ def check(
         _validate_cli_codes(config)
         if show_settings:
             _show_settings(config, paths[0] if paths else Path("."))
+            return
+        if show_project_model:
+            _show_project_model(config, paths, RunOptions(jobs=jobs, cache=not no_cache))
             return
         stdin_source = None
         if paths == (Path("-"),):
@@ -348,6 +366,17 @@ def _show_settings(config: Config, path: Path) -> None:
     directory = path.absolute() if path.is_dir() else path.absolute().parent
     own = Configs(config).for_directory(str(directory))
     for line in describe(own, path):
+        click.echo(terminal(line))
+
+
+def _show_project_model(config: Config, paths: tuple[Path, ...], options: RunOptions) -> None:
+    if len(paths) != 1:
+        _fail("--show-project-model takes one Python file")
+        return
+    if not paths[0].is_file():
+        _fail(f"{paths[0]}: not a file (--show-project-model takes one Python file)")
+        return
+    for line in describe_project_model(paths[0], config, options):
         click.echo(terminal(line))
 
 

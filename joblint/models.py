@@ -52,7 +52,13 @@ class Requirement:
       project's `CACHES` setting gives its backend, must be one of `libraries`
       ("" stands for "not known");
     - "lock-key": the module constant `qualname`, a Redis SET NX key, must not
-      be a string that names no lock (see `joblint.knowledge.locks`).
+      be a string that names no lock (see `joblint.knowledge.locks`);
+    - "leads-to-enqueue" (`LEADS_TO_ENQUEUE`): the call the finding is at,
+      written `qualname` ("notify.send_receipt"), must lead to an enqueue
+      through the project's functions (the project model; the message names
+      the chain where it says `CHAIN`);
+    - "opens-transaction" (`OPENS_TRANSACTION`): the project callable
+      `qualname` must open a transaction when called (`with it():`, `@it`).
     """
 
     kind: str
@@ -88,6 +94,24 @@ class Fix:
 
 
 @dataclass(frozen=True, slots=True)
+class Place:
+    """Where a fact was found."""
+
+    path: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place a finding involves, and what happens there (a hop of a
+    chain of calls: "mail.send() is called here")."""
+
+    path: str
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     code: str
     name: str
@@ -96,6 +120,9 @@ class Finding:
     span: Span
     help: str = ""
     fix: Fix | None = None
+    # Other places the finding involves (the hops of a chain of calls), in
+    # order, for formats that show them (SARIF, JSON).
+    related: tuple[Related, ...] = ()
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
@@ -112,6 +139,14 @@ class PendingFinding:
 
     finding: Finding
     requires: tuple[Requirement, ...]
+
+
+# Where a pending finding's message names the chain of calls the project step finds.
+CHAIN = "\u27e8chain\u27e9"
+LEADS_TO_ENQUEUE = "leads-to-enqueue"
+OPENS_TRANSACTION = "opens-transaction"
+# The requirements the project model settles (`joblint.pipeline.project.call_graph`).
+MODEL_REQUIREMENTS = frozenset({LEADS_TO_ENQUEUE, OPENS_TRANSACTION})
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,14 +178,6 @@ class ClassFacts:
 
 # A static expression from `joblint.analysis.constants` (nested tuples).
 Expr = tuple[Any, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Where a fact was found."""
-
-    path: str
-    span: Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +221,58 @@ class BrokerFacts:
     settings_modules: tuple[str, ...] = ()
     time_limits: tuple[TimeLimit, ...] = ()
     delays: tuple[Delay, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectCall:
+    """A call, in a function's body, of a name that may be the project's own code."""
+
+    # Qualified through imports, `self.`/`cls.` and the types of locals:
+    # "shop.mail.send_receipt_mail", "shop.tasks.send.delay", "shop.models.Order.cancel".
+    callee: str
+    line: int
+    text: str  # as written: "mail.send_receipt_mail", "self.cancel", "send.delay"
+    # The transaction the call is made in: None for none, () for a library's
+    # (`with transaction.atomic():`, `@transaction.atomic`), else the project
+    # callables that may open one around it (`with traced_atomic():`, `@in_tx`).
+    transaction: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TxOpening:
+    """How calling a function opens a transaction around its caller's code."""
+
+    # "with": a context manager yielding inside one; "decorator": its wrapper
+    # calls the decorated function inside one; "returns": it returns one.
+    how: str
+    # The project callables (qualified names) whose transaction it opens, when
+    # it opens no library's itself: it opens one if one of them does.
+    via: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSummary:
+    """What calling one of a module's functions or methods does, for the project model."""
+
+    qualname: str  # "shop.mail.send_receipt_mail", "shop.models.Order.cancel", "f.<locals>.g"
+    line: int
+    calls: tuple[ProjectCall, ...] = ()
+    opens: TxOpening | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleIndex:
+    """One module's part of the project model, read with Python's `ast`
+    (`joblint.index`): its imports, classes, instances and function summaries."""
+
+    module: str
+    # Module-level imports: (local qualname, target), for re-exports.
+    aliases: tuple[tuple[str, str], ...] = ()
+    # Module-level classes: (qualname, the qualified names of their bases).
+    classes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Module-level `name = Callee(...)`: (qualname, the callee's qualname).
+    instances: tuple[tuple[str, str], ...] = ()
+    functions: tuple[FunctionSummary, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +330,8 @@ class FileResult:
     warnings: tuple[str, ...] = ()
     # Whether the file was read and parsed (False for JL001 files).
     parsed: bool = True
+    # The module's part of the project model (None: not read, or not Python).
+    index: ModuleIndex | None = None
     # Lines (first, last) of the functions this file's migrations run with
     # `RunPython(...)`: one-off code, reported like test code (joblint.pipeline.project.scope).
     one_off: tuple[tuple[int, int], ...] = ()

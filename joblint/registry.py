@@ -40,6 +40,7 @@ class RuleInfo(NamedTuple):
     triggers: tuple[Trigger, ...] = ()
     judges_suppressions: bool = False  # `Rule.JUDGES_SUPPRESSIONS`
     reads_settings: bool = False  # `Rule.READS_SETTINGS`
+    follows_calls: bool = False  # `Rule.FOLLOWS_CALLS`
 
 
 def rule_modules() -> tuple[str, ...]:
@@ -122,6 +123,7 @@ def info_of(rule: type[Rule]) -> RuleInfo:
         rule.TRIGGERS,
         rule.JUDGES_SUPPRESSIONS,
         rule.READS_SETTINGS,
+        rule.FOLLOWS_CALLS,
     )
 
 
@@ -192,6 +194,10 @@ def judges_suppressions(code: str) -> bool:
 
 def reads_settings(code: str) -> bool:
     return any(info.reads_settings for info in catalog() if info.code == code)
+
+
+def follows_calls(code: str) -> bool:
+    return any(info.follows_calls for info in catalog() if info.code == code)
 
 
 def all_codes() -> list[str]:

@@ -46,6 +46,8 @@ class Codes:
     ran: frozenset[str]
     known: tuple[str, ...]
     project: frozenset[str]
+
+
 Message = str | Callable[[LineOf], str]
 
 
@@ -171,6 +173,10 @@ class Rule:
     # The project's settings decide some of its findings (a flag, a cache
     # backend, the broker): with it selected, settings files are read for facts.
     READS_SETTINGS: ClassVar[bool] = False
+    # Its findings follow calls into the project's other modules (the project
+    # model): it also runs on files its triggers miss when the project model
+    # says one of their calls inside a transaction leads to an enqueue.
+    FOLLOWS_CALLS: ClassVar[bool] = False
 
     def __init__(self, context: FileContext) -> None:
         self.context = context

@@ -45,3 +45,14 @@ class LintSettings:
 class ModuleInfo:
     name: str  # dotted module name, "" when unknown
     is_package: bool = False  # the file is a package's __init__
+
+    def absolute(self, level: int, target: str) -> str:
+        """The module `from <level dots><target> import ...` names here."""
+        package_parts = self.name.split(".") if self.name else []
+        if not self.is_package and package_parts:
+            package_parts = package_parts[:-1]
+        if level > 1:
+            package_parts = package_parts[: max(0, len(package_parts) - (level - 1))]
+        if target:
+            package_parts = [*package_parts, *target.split(".")]
+        return ".".join(package_parts)

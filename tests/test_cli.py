@@ -16,6 +16,7 @@ JSON_KEYS = {
     "end_column",
     "severity",
     "fix",
+    "related",
 }
 
 

@@ -1,4 +1,5 @@
-"""Adding a rule is adding one module; adding a library is adding one module.
+"""Adding a rule is adding one module; adding a library (its jobs or its retries)
+is adding one module.
 
 Each test copies the package to a temporary directory, adds one module there,
 runs `make docs` (`python -m joblint.docs_gen`) in the copy, and lints with
@@ -45,6 +46,57 @@ def checkout(order):
     with transaction.atomic():
         order.save()
         send_receipt.push_later(order.pk)
+"""
+
+RETRY_LIBRARY = '''"""Acme Retry: a retry library joblint did not know."""
+
+from __future__ import annotations
+
+from joblint.libraries.retry_api import (
+    AttemptBound,
+    Bound,
+    BoundParams,
+    CatchParam,
+    DelayParams,
+    GrowthParam,
+    Jitter,
+    JitterParam,
+    Param,
+    Reads,
+    RetryCall,
+    Says,
+    Value,
+)
+
+TRIES = AttemptBound("tries", counts_first_run=True)
+
+RETRY_CALLS = (
+    RetryCall(
+        ("acmeretry.retrying",),
+        delay=DelayParams(
+            GrowthParam(Param("factor"), Reads.FACTOR),
+            Says("Acme Retry retrying(factor=...) doubles the wait", "Pass spread=..."),
+            jitter=JitterParam(Param("spread"), off=Value.ZERO, default=Jitter.ABSENT),
+        ),
+        bound=BoundParams(
+            ((Param(TRIES.parameter), Bound.ATTEMPTS),),
+            TRIES,
+            Says("Acme Retry retrying() without tries retries forever", f"Pass {TRIES.advice()}"),
+        ),
+        catches=CatchParam(Param("on", 0), "Acme Retry retrying(...)"),
+    ),
+)
+'''
+
+USES_THE_RETRY_LIBRARY = """import acmeretry
+
+
+@acmeretry.retrying(Exception, factor=2)
+def sync_rates(): ...
+
+
+@acmeretry.retrying(ConnectionError, factor=2, spread=1, tries=5)
+def sync_prices(): ...
 """
 
 RULE = '''"""JL999: a throwaway rule."""
@@ -169,3 +221,27 @@ def test_a_rule_added_as_one_module_is_discovered_documented_and_found(tmp_path:
     assert screen.stdout.split() == ["True", "False"], screen.stderr
     rules = _python(copy, "-m", "joblint", "rules", "--format", "json")
     assert any(r["code"] == "JL999" for r in json.loads(rules.stdout))
+
+
+def test_a_retry_library_added_as_one_module_is_found(tmp_path: Path) -> None:
+    """Its retry API is data the JL3 rules' facts are read with, and its triggers."""
+    copy = _copy(tmp_path)
+    (copy / "joblint" / "libraries" / "acmeretry.py").write_text(RETRY_LIBRARY)
+    docs = _python(copy, "-m", "joblint.docs_gen")
+    assert docs.returncode == 0, docs.stderr
+    project = tmp_path / "rates"
+    project.mkdir()
+    (project / "jobs.py").write_text(USES_THE_RETRY_LIBRARY)
+    found = _lint(copy, project, "--select", "JL301,JL302,JL303")
+    found.sort(key=lambda f: str(f["code"]))
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [
+        ("JL301", 4, 32),
+        ("JL302", 4, 2),
+        ("JL303", 4, 21),
+    ]
+    messages = [str(f["message"]) for f in found]
+    assert messages[0].startswith("Acme Retry retrying(factor=...) doubles the wait: ")
+    assert messages[1].endswith("Pass tries=5 (5 attempts in total: tries counts every attempt)")
+    assert messages[2].startswith("Acme Retry retrying(...) retries every exception (Exception)")
+    catalog = (copy / "joblint" / "rules" / "_catalog.py").read_text()
+    assert "acmeretry" in catalog

@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from joblint.analysis.context import Options
+from joblint.analysis.jitter_rewrite import backoff_shape
+from joblint.analysis.retry_options import is_attempt_count
 from joblint.cli import main
 from joblint.models import Edit, Finding, Fix, Span
 from joblint.pipeline.fix.apply import FixError, applicable, apply_edits, fix_file, write_atomic
@@ -27,7 +29,6 @@ from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings, settle
 from joblint.registry import all_rules, examples
 from joblint.rule import Invalid, Rule
-from joblint.rules.retry_without_jitter import backoff_shape
 from joblint.settings import LintSettings, ModuleInfo
 from joblint.testing import EXAMPLE_PATH, fix_example, lint_example
 
@@ -261,11 +262,16 @@ def test_jl301_jitter_fixes_are_unsafe() -> None:
     ],
 )
 def test_full_jitter_shapes(countdown: str, expected: str | None) -> None:
-    shape = backoff_shape(cst.parse_expression(countdown))
+    shape = backoff_shape(cst.parse_expression(countdown), _is_retry_count)
     assert (shape.describe() if shape else None) == expected
 
 
 _RETRIES = "self.request.retries"
+
+
+def _is_retry_count(node: cst.BaseExpression) -> bool:
+    """Celery's attempt counter, `<task>.request.retries`."""
+    return is_attempt_count(node, ("request", "retries"))
 
 
 @st.composite
@@ -301,7 +307,7 @@ class _Task:
 def test_full_jitter_keeps_the_old_delay_as_its_ceiling(countdown: str) -> None:
     """Where a shape is read, full_jitter's ceiling is the old countdown (capped
     at 600 s when it had no cap) for every retry: the author's schedule is kept."""
-    shape = backoff_shape(cst.parse_expression(countdown))
+    shape = backoff_shape(cst.parse_expression(countdown), _is_retry_count)
     if shape is None:
         return
     empty = cst.Module(body=[])

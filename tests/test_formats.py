@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,35 @@ def test_every_format_through_output_file(run: Run, tmp_path: Path, output_forma
     result = run("--format", output_format, "--output-file", "out.txt", ".")
     assert result.code == 1 and result.stdout == ""
     assert "views.py" in (tmp_path / "out.txt").read_text(encoding="utf-8")
+
+
+def test_sarif_carries_a_chain_as_related_locations_and_a_code_flow(
+    run: Run, tmp_path: Path, sarif_validator: Any
+) -> None:
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "project_model"
+    shutil.copytree(fixture, tmp_path / "project_model")
+    result = run("check", "--isolated", "--format", "sarif", ".")
+    document = json.loads(result.stdout)
+    sarif_validator.validate(document)
+    results = document["runs"][0]["results"]
+    chained = next(r for r in results if "mail.send_invoice_mail()" in r["message"]["text"])
+    related = chained["relatedLocations"]
+    assert [
+        (r["id"], r["physicalLocation"]["artifactLocation"]["uri"], r["message"]["text"])
+        for r in related
+    ] == [
+        (1, "project_model/bakery/notify.py", "notify_customer() calls mail.send_invoice_mail()"),
+        (2, "project_model/bakery/mail.py", "send_invoice_mail() calls Mailer().send()"),
+        (3, "project_model/bakery/mail.py", "send() calls email_invoice.apply_async()"),
+    ]
+    (flow,) = chained["codeFlows"]
+    steps = [s["location"]["physicalLocation"] for s in flow["threadFlows"][0]["locations"]]
+    assert [(s["artifactLocation"]["uri"], s["region"]["startLine"]) for s in steps] == [
+        ("project_model/bakery/views.py", 15),
+        ("project_model/bakery/notify.py", 5),
+        ("project_model/bakery/mail.py", 14),
+        ("project_model/bakery/mail.py", 10),
+    ]
+    # A finding without a chain carries neither.
+    direct = next(r for r in results if "traced_atomic()" in r["message"]["text"])
+    assert "relatedLocations" not in direct and "codeFlows" not in direct

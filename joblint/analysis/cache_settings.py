@@ -1,9 +1,11 @@
-"""Django's `CACHES` setting, read statically: which backend each cache alias is.
+"""A cache framework's setting of its caches (`locks.CACHES_SETTING`: `CACHES =
+{"default": {"BACKEND": "..."}}`), read statically: which backend each cache
+alias is.
 
 The JL4 lock rules need it to name the right keyword of a cache's `lock()`
-(django-redis takes `timeout=`, python-redis-lock's backend `expire=`). The
-settings module is usually another file than the lock, so the pairs become
-file facts and the project step settles the message.
+(each backend's `CACHE_BACKENDS` entry says its keyword). The settings module
+is usually another file than the lock, so the pairs become file facts and the
+project step settles the message.
 """
 
 from __future__ import annotations

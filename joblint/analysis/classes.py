@@ -1,6 +1,7 @@
-"""Per-file class facts for the project's class index: what each class is
-(Django model, SQLAlchemy model, enum, dataclass, ...) as far as this file
-tells, plus its bases so the project step can follow inheritance."""
+"""Per-file class facts for the project's class index: what each class is (a
+model, an enum, a dataclass, ... as the libraries' `knowledge.payloads` kinds
+say) as far as this file tells, plus its bases so the project step can follow
+inheritance."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ def _decorator_target(decorator: cst.Decorator) -> cst.BaseExpression:
     return expr.func if isinstance(expr, cst.Call) else expr
 
 
-def _is_table_model(node: cst.ClassDef) -> bool:
+def _flag_set(node: cst.ClassDef, name: str) -> bool:
+    """`class X(Base, <name>=True)`."""
     return any(
         kw.keyword is not None
-        and kw.keyword.value == "table"
+        and kw.keyword.value == name
         and isinstance(kw.value, cst.Name)
         and kw.value.value == "True"
         for kw in node.keywords
@@ -36,9 +38,10 @@ def class_facts(node: cst.ClassDef, qualname: str, resolver: Resolver) -> ClassF
         base = resolver.qualified_name(arg.value)
         if base is None:
             continue
-        if base == payloads.SQLMODEL_BASE:
-            table = _is_table_model(node)
-            kinds.add(payloads.SQLALCHEMY_MODEL if table else payloads.PYDANTIC)
+        flagged = payloads.TABLE_FLAG_BASES.get(base)
+        if flagged is not None:
+            on = _flag_set(node, flagged.keyword)
+            kinds.add(flagged.kind_when_true if on else flagged.kind_otherwise)
         elif base in payloads.BASE_CLASS_KINDS:
             kinds.add(payloads.BASE_CLASS_KINDS[base])
         else:

@@ -15,7 +15,8 @@ name counts) and then the module's:
   UNKNOWN like "random": a rule only reports what it can see.
 
 Also: which names count attempts in a loop, and whether a loop retries (it
-catches an exception and goes on). Library names come from `joblint.knowledge.retries`.
+catches an exception and goes on). The functions' names come from the library
+modules, merged in `joblint.knowledge.retries`.
 Used by the JL3 rules; kept general so other rules can reuse it.
 """
 
@@ -30,6 +31,7 @@ import libcst as cst
 
 from joblint.analysis.names import BindingKind, Resolver, dotted_parts
 from joblint.knowledge import retries as facts
+from joblint.libraries.retry_api import GrowthFunction
 
 # How deep the structural recursion goes before giving up (no finding).
 _MAX_DEPTH = 40
@@ -408,7 +410,7 @@ class DelayAnalysis:
             if name in facts.JITTER_HELPERS or _in_modules(name, facts.RANDOM_MODULES):
                 return Randomness.RANDOM
             if name in facts.GROWTH_FUNCTIONS:
-                return _growth_function_randomness(node, *facts.GROWTH_FUNCTIONS[name])
+                return _growth_function_randomness(node, facts.GROWTH_FUNCTIONS[name])
             if _is_pure(name) or name in facts.POWER_FUNCTIONS:
                 return Randomness.NONE
         if parts is not None and _hints_random(parts[-1]):
@@ -463,9 +465,7 @@ def _is_pure(name: str) -> bool:
     return name in facts.PURE_FUNCTIONS or _in_modules(name, facts.PURE_MODULES)
 
 
-def _growth_function_randomness(
-    node: cst.Call, keyword: str, position: int, default: bool
-) -> Randomness:
+def _growth_function_randomness(node: cst.Call, function: GrowthFunction) -> Randomness:
     """Randomness of a growth function's result, from its jitter switch."""
     switch: cst.BaseExpression | None = None
     positional = 0
@@ -473,13 +473,13 @@ def _growth_function_randomness(
         if arg.star:
             return Randomness.UNKNOWN
         if arg.keyword is None:
-            if positional == position:
+            if positional == function.jitter.position:
                 switch = arg.value
             positional += 1
-        elif arg.keyword.value == keyword:
+        elif arg.keyword.value == function.jitter.keyword:
             switch = arg.value
     if switch is None:
-        return Randomness.RANDOM if default else Randomness.NONE
+        return Randomness.RANDOM if function.jitter_default else Randomness.NONE
     truth = literal_truth(switch)
     if truth is None:
         return Randomness.UNKNOWN

@@ -1,12 +1,14 @@
 """Which sets of a model class's columns identify one row, as its body declares them.
 
-Django: a field with `primary_key=True` or `unique=True`, a `OneToOneField`,
-`CompositePrimaryKey(...)`, `Meta.unique_together` and `Meta.constraints`'
-`UniqueConstraint(fields=[...])`. SQLAlchemy: `Column(...)`/`mapped_column(...)`
-with `primary_key=True` (several of them together form one key) or `unique=True`,
-and `UniqueConstraint(...)`/`PrimaryKeyConstraint(...)` in `__table_args__`.
-Field names are read as written (the attribute a query filters on). A class's
-bases are the project step's business: it adds what they declare.
+What declares them is the ORMs' data (their `MODEL_KEY_APIS`): a field
+call with a primary-key keyword (several of them together form one key) or a
+unique keyword (`primary_key=True`, `unique=True`), a field class unique by
+construction (`OneToOneField`), a composite key (`CompositePrimaryKey("a",
+"b")`), an options class's unique sets and constraints (`Meta.unique_together`,
+`Meta.constraints`' `UniqueConstraint(fields=[...])`), and table constraints
+(`__table_args__ = (UniqueConstraint("a", "b"),)`). Field names are read as
+written (the attribute a query filters on). A class's bases are the project
+step's business: it adds what they declare.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ def unique_keys(node: cst.ClassDef) -> tuple[UniqueKey, ...]:
     primary: list[str] = []
     found: list[UniqueKey] = []
     for stmt in _body(node):
-        if isinstance(stmt, cst.ClassDef) and stmt.name.value == locks.DJANGO_META_CLASS:
-            found.extend(_meta_keys(stmt))
+        if isinstance(stmt, cst.ClassDef) and stmt.name.value in locks.OPTIONS_CLASSES:
+            found.extend(_options_keys(stmt))
             continue
         for name, value in _assignments(stmt):
-            if name == locks.SQLALCHEMY_TABLE_ARGS:
+            if name in locks.TABLE_ARGS_ATTRIBUTES:
                 found.extend(_constraint_keys(value))
             elif isinstance(value, cst.Call):
                 found.extend(_field_keys(name, value, primary))
@@ -68,9 +70,9 @@ def _is_true(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
-def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+def _keyword(call: cst.Call, names: frozenset[str]) -> cst.BaseExpression | None:
     for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
+        if arg.keyword is not None and arg.keyword.value in names:
             return arg.value
     return None
 
@@ -81,11 +83,11 @@ def _field_keys(name: str, call: cst.Call, primary: list[str]) -> Iterator[Uniqu
     if kind in locks.COMPOSITE_KEY_CLASSES:
         yield _strings(call.args)
         return
-    primary_key = _keyword(call, locks.PRIMARY_KEY_KEYWORD)
+    primary_key = _keyword(call, locks.PRIMARY_KEY_KEYWORDS)
     if primary_key is not None and _is_true(primary_key):
         primary.append(name)
         return
-    unique = _keyword(call, locks.UNIQUE_KEYWORD)
+    unique = _keyword(call, locks.UNIQUE_KEYWORDS)
     if kind in locks.UNIQUE_FIELD_CLASSES or (unique is not None and _is_true(unique)):
         yield (name,)
 
@@ -126,25 +128,25 @@ def _string_set(node: cst.BaseExpression) -> UniqueKey:
 
 
 def _constraint_keys(node: cst.BaseExpression) -> Iterator[UniqueKey]:
-    """SQLAlchemy `__table_args__ = (UniqueConstraint("a", "b"), {...})`, and
-    Django `constraints = [UniqueConstraint(fields=["a", "b"], name=...)]`."""
+    """`__table_args__ = (UniqueConstraint("a", "b"), {...})`, and
+    `constraints = [UniqueConstraint(fields=["a", "b"], name=...)]`."""
     for element in _elements(node) or []:
         if not isinstance(element, cst.Call):
             continue
         if last_name(element.func) not in locks.UNIQUE_CONSTRAINT_CLASSES:
             continue
-        if _keyword(element, locks.PARTIAL_CONSTRAINT_KEYWORD) is not None:
+        if _keyword(element, locks.PARTIAL_CONSTRAINT_KEYWORDS) is not None:
             continue
-        fields = _keyword(element, locks.UNIQUE_CONSTRAINT_FIELDS_KEYWORD)
+        fields = _keyword(element, locks.UNIQUE_CONSTRAINT_FIELDS_KEYWORDS)
         yield _string_set(fields) if fields is not None else _strings(element.args)
 
 
-def _meta_keys(meta: cst.ClassDef) -> Iterator[UniqueKey]:
-    for stmt in _body(meta):
+def _options_keys(options: cst.ClassDef) -> Iterator[UniqueKey]:
+    for stmt in _body(options):
         for name, value in _assignments(stmt):
-            if name == locks.DJANGO_CONSTRAINTS:
+            if name in locks.OPTIONS_CONSTRAINTS:
                 yield from _constraint_keys(value)
-            elif name == locks.DJANGO_UNIQUE_TOGETHER:
+            elif name in locks.OPTIONS_UNIQUE_TOGETHER:
                 yield from _unique_together(value)
 
 

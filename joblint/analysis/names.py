@@ -8,12 +8,14 @@ are not searched from inside methods (Python doesn't either).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
 import libcst as cst
+
+from joblint.knowledge.jobs import in_standard_library as in_standard_library
+from joblint.settings import ModuleInfo
 
 
 class BindingKind(Enum):
@@ -58,12 +60,6 @@ class Scope:
     is_class: bool = False
 
 
-def in_standard_library(qualname: str) -> bool:
-    """Whether a name comes from the standard library, which defines no tasks,
-    models or project classes (so it never needs the project's index)."""
-    return qualname.split(".", 1)[0] in sys.stdlib_module_names
-
-
 def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
     """Strip `await`, which doesn't change what a value is (parentheses are
     part of the node in LibCST)."""
@@ -106,14 +102,7 @@ def module_name_from_import(node: cst.Attribute | cst.Name) -> str:
 
 def resolve_relative(current_module: str, is_package: bool, level: int, target: str) -> str:
     """Absolute module for `from <level dots><target> import ...` inside `current_module`."""
-    package_parts = current_module.split(".") if current_module else []
-    if not is_package and package_parts:
-        package_parts = package_parts[:-1]
-    if level > 1:
-        package_parts = package_parts[: max(0, len(package_parts) - (level - 1))]
-    if target:
-        package_parts = [*package_parts, *target.split(".")]
-    return ".".join(package_parts)
+    return ModuleInfo(current_module, is_package).absolute(level, target)
 
 
 def import_bindings(

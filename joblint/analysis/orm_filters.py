@@ -1,8 +1,9 @@
 """What an ORM query chain filters on, condition by condition.
 
-Reads the Django (`filter(name=value)`, `Q(...)`) and SQLAlchemy (`where(Job.name
-== value)`, `filter_by(name=value)`, `and_(...)`, column operators) conditions
-of a chain from `joblint.analysis.chains`, and which model the chain queries.
+Reads the conditions of a chain from `joblint.analysis.chains` (keyword
+lookups `filter(name=value)`, `Q(...)`; comparisons `where(Job.name == value)`,
+`and_(...)`, column operators: the ORMs' `QUERY_APIS`), and which model
+the chain queries.
 Each condition is one of: the row's key (`id`, `pk`, `uuid`) by equality or IN;
 an equality of one column with a value (constant or not); any other condition
 (a range, a set, an OR, a join, an exclusion); or one that can't be read
@@ -69,8 +70,9 @@ def chain_conditions(
 
 
 def chain_model(links: Sequence[Link], resolver: Resolver | None) -> str | None:
-    """The qualified name of the model a chain queries: `Job.objects...` (Django),
-    `select(Job)...`, `session.query(Job)...` (SQLAlchemy); None when unknown."""
+    """The qualified name of the model a chain queries: the chain's root
+    (`Job.objects...`), or the entity of a call naming it (`select(Job)...`,
+    `session.query(Job)...`); None when unknown."""
     if not links or resolver is None:
         return None
     first = links[0]
@@ -128,11 +130,11 @@ def _arguments(
 
 
 def _keyword(key: str, value: cst.BaseExpression, model: str | None) -> Condition:
-    """A Django lookup (`name=`, `name__lt=`, `user__pk=`) or a SQLAlchemy
-    `filter_by` keyword: a column of the queried model."""
-    parts = key.split("__")
-    lookup = "exact"
-    if len(parts) > 1 and parts[-1] in locks.DJANGO_LOOKUPS:
+    """A keyword lookup (`name=`, `name__lt=`, `user__pk=`) or a plain keyword
+    (`filter_by(name=)`): a column of the queried model."""
+    parts = key.split(locks.LOOKUP_SEPARATOR) if locks.LOOKUP_SEPARATOR else [key]
+    lookup = locks.DEFAULT_LOOKUP
+    if len(parts) > 1 and parts[-1] in locks.LOOKUPS:
         lookup = parts.pop()
     if len(parts) == 1 and parts[0] in locks.KEY_COLUMNS and lookup in locks.KEY_PIN_LOOKUPS:
         return _KEY
@@ -174,9 +176,9 @@ def _call_condition(
         yield _OTHER
         return
     name = last_name(func)
-    if name in locks.Q_NAMES or name in locks.AND_FUNCTIONS:
+    if name in locks.AND_CALLS:
         yield from _arguments(node.args, model, resolver)
-    elif name in locks.OR_FUNCTIONS:
+    elif name in locks.OR_CALLS:
         yield _OTHER
     else:
         yield _UNKNOWN
@@ -209,7 +211,7 @@ def _is_column(node: cst.BaseExpression) -> bool:
     if not isinstance(node, cst.Attribute):
         return False
     owner = node.value
-    if isinstance(owner, cst.Attribute) and owner.attr.value == locks.TABLE_COLUMNS_ATTRIBUTE:
+    if isinstance(owner, cst.Attribute) and owner.attr.value in locks.TABLE_COLUMNS_ATTRIBUTES:
         return True
     return _is_class_like(owner)
 

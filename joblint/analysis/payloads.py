@@ -29,8 +29,6 @@ from joblint.analysis.tasks import classify_enqueue, maybe_task
 from joblint.knowledge import payloads as kb
 from joblint.models import Requirement
 
-QUERYSET = "queryset"
-SQLALCHEMY_LIST = "sqlalchemy_list"
 SELF = "self"
 REQUEST = "request"
 
@@ -42,7 +40,7 @@ _EMPTY_MODULE = cst.Module(body=[])
 class PayloadIssue:
     node: cst.BaseExpression  # the offending argument, where the finding is reported
     text: str  # how the argument reads: "order", "Color.RED"
-    kind: str  # a class kind (knowledge.payloads) or QUERYSET, SELF, REQUEST, ...
+    kind: str  # a kind of knowledge.payloads.OBJECT_KINDS, or SELF, REQUEST
     class_name: str = ""  # "Order"
     requires: tuple[Requirement, ...] = ()
 
@@ -206,8 +204,9 @@ def _classify_attribute(node: cst.Attribute, context: FileContext) -> list[Paylo
     if parts is None or len(parts) != 2:
         return []
     root = context.resolver.lookup(parts[0])
-    if parts == ["request", "user"] and _is_parameter(root):
-        return [PayloadIssue(node, "request.user", kb.DJANGO_MODEL, "User")]
+    known = kb.PARAMETER_ATTRIBUTES.get((parts[0], parts[1]))
+    if known is not None and _is_parameter(root):
+        return [PayloadIssue(node, ".".join(parts), known.kind, known.class_name)]
     # `Color.RED`: a member of a class the index may know as an enum.
     if root is not None and root.kind in (BindingKind.IMPORT, BindingKind.DEF):
         if not parts[1].isupper() or in_standard_library(root.qualname):
@@ -260,12 +259,14 @@ def _value_issues(
     node: cst.BaseExpression, context: FileContext, unpack_index: int | None, iterated: bool
 ) -> list[PayloadIssue]:
     node = unwrap(node)
-    django = _django_fetch(node, context, iterated)
-    if django is not None:
-        return [django]
-    sqlalchemy = _sqlalchemy_fetch(node, context, iterated)
-    if sqlalchemy is not None:
-        return sqlalchemy
+    for manager in kb.MANAGER_FETCHES:
+        fetched = _manager_fetch(node, context, iterated, manager)
+        if fetched is not None:
+            return [fetched]
+    for session in kb.SESSION_FETCHES:
+        found = _session_fetch(node, context, iterated, session)
+        if found is not None:
+            return found
     if isinstance(node, cst.Call) and unpack_index is None and not iterated:
         return _class_alternatives(node.func, context)
     if isinstance(node, cst.Attribute) and unpack_index is None and not iterated:
@@ -284,67 +285,74 @@ def _method_chain(
     return chain, node
 
 
-def _django_fetch(
-    node: cst.BaseExpression, context: FileContext, iterated: bool
+def _manager_fetch(
+    node: cst.BaseExpression, context: FileContext, iterated: bool, fetches: kb.ManagerFetches
 ) -> PayloadIssue | None:
+    """`Order.objects.get(...)`, `Order.objects.filter(...)[0]`, `get_object_or_404(Order, ...)`."""
     indexed = False
     if isinstance(node, cst.Subscript):
         indexed = not any(isinstance(e.slice, cst.Slice) for e in node.slice)
         node = node.value
     if isinstance(node, cst.Call):
-        shortcut = _django_shortcut(node, context)
+        shortcut = _fetch_function(node, context, fetches)
         if shortcut is not None:
             kind, model = shortcut
-            if kind == QUERYSET and (indexed or iterated):
-                kind = kb.DJANGO_MODEL
+            if kind == fetches.rows_kind and (indexed or iterated):
+                kind = fetches.row_kind
             return PayloadIssue(node, "", kind, model)
     chain, root = _method_chain(node)
-    if not (isinstance(root, cst.Attribute) and root.attr.value == kb.DJANGO_MANAGER_ATTRIBUTE):
+    if not (isinstance(root, cst.Attribute) and root.attr.value == fetches.manager_attribute):
         return None
     model = (dotted_parts(root.value) or ["?"])[-1]
-    last = chain[0][0] if chain else "all"
-    if last in kb.DJANGO_INSTANCE_METHODS:
-        return PayloadIssue(node, "", kb.DJANGO_MODEL, model)
-    if last not in kb.DJANGO_QUERYSET_METHODS:
+    last = chain[0][0] if chain else None  # the manager itself: all its rows
+    if last in fetches.row_methods:
+        return PayloadIssue(node, "", fetches.row_kind, model)
+    if last is not None and last not in fetches.rows_methods:
         return None  # count(), exists(), aggregate(): plain values
-    values = any(name in {"values", "values_list"} for name, _ in chain)
+    values = any(name in fetches.plain_methods for name, _ in chain)
     if indexed or iterated:
-        return None if values else PayloadIssue(node, "", kb.DJANGO_MODEL, model)
-    return PayloadIssue(node, "", QUERYSET, model)
+        return None if values else PayloadIssue(node, "", fetches.row_kind, model)
+    return PayloadIssue(node, "", fetches.rows_kind, model)
 
 
-def _django_shortcut(call: cst.Call, context: FileContext) -> tuple[str, str] | None:
+def _fetch_function(
+    call: cst.Call, context: FileContext, fetches: kb.ManagerFetches
+) -> tuple[str, str] | None:
     qualname = context.resolver.qualified_name(call.func)
     if qualname is None or not call.args:
         return None
     model = (dotted_parts(call.args[0].value) or ["?"])[-1]
-    if qualname in kb.DJANGO_INSTANCE_FUNCTIONS:
-        return kb.DJANGO_MODEL, model
-    if qualname in kb.DJANGO_QUERYSET_FUNCTIONS:
-        return QUERYSET, model
+    if qualname in fetches.row_functions:
+        return fetches.row_kind, model
+    if qualname in fetches.rows_functions:
+        return fetches.rows_kind, model
     return None
 
 
-def _sqlalchemy_fetch(
-    node: cst.BaseExpression, context: FileContext, iterated: bool
+def _session_fetch(
+    node: cst.BaseExpression, context: FileContext, iterated: bool, fetches: kb.SessionFetches
 ) -> list[PayloadIssue] | None:
+    """`session.query(Order).first()`, `session.scalars(select(Order)).all()`,
+    `session.get(Order, pk)`."""
     chain, _ = _method_chain(node)
     if not chain:
         return None
     last, last_call = chain[0]
-    if last in kb.SQLALCHEMY_GET_METHODS and len(chain) == 1:
-        return _sqlalchemy_get(last_call, context)
-    model = _queried_model(chain, context)
+    if last in fetches.get_methods and len(chain) == 1:
+        return _session_get(last_call, context, fetches)
+    model = _queried_model(chain, context, fetches)
     if model is None:
         return None
-    if last in kb.SQLALCHEMY_INSTANCE_METHODS or (iterated and last == "all"):
-        return [PayloadIssue(node, "", kb.SQLALCHEMY_MODEL, model)]
-    if last == "all":
-        return [PayloadIssue(node, "", SQLALCHEMY_LIST, model)]
+    if last in fetches.row_methods or (iterated and last in fetches.rows_methods):
+        return [PayloadIssue(node, "", fetches.row_kind, model)]
+    if last in fetches.rows_methods:
+        return [PayloadIssue(node, "", fetches.rows_kind, model)]
     return None
 
 
-def _sqlalchemy_get(call: cst.Call, context: FileContext) -> list[PayloadIssue] | None:
+def _session_get(
+    call: cst.Call, context: FileContext, fetches: kb.SessionFetches
+) -> list[PayloadIssue] | None:
     """`session.get(Order, pk)`: an instance if the index knows `Order` as a model."""
     if len(call.args) < 2 or call.args[0].keyword is not None:
         return None
@@ -353,30 +361,35 @@ def _sqlalchemy_get(call: cst.Call, context: FileContext) -> list[PayloadIssue] 
     parts = dotted_parts(first)
     if qualname is None or parts is None:
         return None
-    requires = (Requirement("class", qualname, frozenset({kb.SQLALCHEMY_MODEL})),)
-    return [PayloadIssue(call, "", kb.SQLALCHEMY_MODEL, parts[-1], requires)]
+    requires = (Requirement("class", qualname, frozenset({fetches.row_kind})),)
+    return [PayloadIssue(call, "", fetches.row_kind, parts[-1], requires)]
 
 
-def _queried_model(chain: Sequence[tuple[str, cst.Call]], context: FileContext) -> str | None:
+def _queried_model(
+    chain: Sequence[tuple[str, cst.Call]], context: FileContext, fetches: kb.SessionFetches
+) -> str | None:
     """The model `session.query(X)` / `session.scalars(select(X))` fetches."""
     for name, call in reversed(chain):  # innermost first
-        if name not in kb.SQLALCHEMY_QUERY_METHODS or not call.args:
+        takes_entity = name in fetches.entity_methods
+        if not (takes_entity or name in fetches.statement_methods) or not call.args:
             continue
         entity: cst.BaseExpression | None = unwrap(call.args[0].value)
-        if name != "query" and entity is not None:
-            entity = _selected_entity(entity, context)
+        if not takes_entity and entity is not None:
+            entity = _selected_entity(entity, context, fetches)
         if isinstance(entity, cst.Name) and entity.value[:1].isupper():
             return entity.value
         return None
     return None
 
 
-def _selected_entity(node: cst.BaseExpression, context: FileContext) -> cst.BaseExpression | None:
+def _selected_entity(
+    node: cst.BaseExpression, context: FileContext, fetches: kb.SessionFetches
+) -> cst.BaseExpression | None:
     """`select(X).where(...)` -> X."""
     _, call = _method_chain(node)
     if not isinstance(call, cst.Call) or not call.args:
         return None
     name = context.resolver.qualified_name(call.func) or dotted_text(call.func) or ""
-    if name.rsplit(".", 1)[-1] != "select":
+    if name.rsplit(".", 1)[-1] not in fetches.select_functions:
         return None
     return call.args[0].value

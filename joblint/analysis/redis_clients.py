@@ -1,16 +1,16 @@
-"""Is this expression a Redis client, a pipeline, a Django cache? And the
-argument reading the Redis lock rules share (expiry present, `nx=True`...).
+"""Is this expression a Redis client, a pipeline, a framework cache? And the
+argument reading the lock analysis shares.
 
 A receiver counts as a Redis client when it is (or a name assigned once is, or
 `self.X` assigned once in the class is) a call of a known client constructor
-(`redis.Redis(...)`, `Redis.from_url(...)`, `redis.asyncio.from_url(...)`,
-django-redis' `get_redis_connection()`), a `.pipeline()` of one, or a
-parameter annotated with a client class. Anything else is unknown.
+(`locks.REDIS_CLIENT_CONSTRUCTORS`: `redis.Redis(...)`, `Redis.from_url(...)`,
+...), a `.pipeline()` of one, or a parameter annotated with a client class.
+A cache is one of the frameworks' cache objects (`cache`, `caches["x"]`) or a
+name annotated with a cache class. Anything else is unknown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import Enum
 
 import libcst as cst
@@ -116,13 +116,13 @@ def _is_self_attribute(node: cst.Attribute) -> bool:
     return isinstance(node.value, cst.Name) and node.value.value in ("self", "cls")
 
 
-def is_django_cache(node: cst.BaseExpression, lookup: Lookup) -> bool:
-    """`cache` from django.core.cache, `caches["x"]`, or a name annotated with a
-    cache backend class."""
+def is_cache(node: cst.BaseExpression, lookup: Lookup) -> bool:
+    """A framework's cache object (`cache`, `caches["x"]`), or a name annotated
+    with a cache class."""
     node = unwrap(node)
     if isinstance(node, cst.Subscript):
         node = node.value
-    return _qualified(node, lookup) in locks.DJANGO_CACHES or bool(cache_class(node, lookup))
+    return _qualified(node, lookup) in locks.CACHE_OBJECTS or bool(cache_class(node, lookup))
 
 
 def cache_class(node: cst.BaseExpression, lookup: Lookup) -> str:
@@ -135,13 +135,13 @@ def cache_class(node: cst.BaseExpression, lookup: Lookup) -> str:
     if annotation is None:
         return ""
     qualname = _qualified(annotation, lookup) or ""
-    return qualname if qualname in locks.DJANGO_CACHE_CLASSES else ""
+    return qualname if qualname in locks.CACHE_CLASSES else ""
 
 
 def cache_alias(node: cst.BaseExpression, lookup: Lookup) -> str | None:
-    """The Django cache alias of `cache` ("default") or `caches["x"]` ("x"); ""
-    for `caches[name]`; None when `node` isn't a Django cache."""
-    if not is_django_cache(node, lookup):
+    """The cache alias of `cache` ("default") or `caches["x"]` ("x"); "" for
+    `caches[name]` or an annotated name; None when `node` isn't a cache."""
+    if not is_cache(node, lookup):
         return None
     node = unwrap(node)
     if cache_class(node, lookup):
@@ -197,31 +197,6 @@ def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
 
 def positional(call: cst.Call) -> list[cst.BaseExpression]:
     return [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-
-
-def sets_nx(call: cst.Call) -> bool:
-    """`.set(key, value, ..., nx=True)`: the Redis lock-acquire shape."""
-    if method_name(call) != "set":
-        return False
-    value = keyword(call, "nx")
-    return value is not None and literal(value) is Tri.YES and len(positional(call)) >= 2
-
-
-def expiry(
-    call: cst.Call, keywords: Sequence[str] | frozenset[str], position: int | None
-) -> Tri:
-    """YES when an expiry is given, NO when surely not, UNKNOWN with `**kwargs`/`*args`
-    or when an expiry keyword's value can't be read."""
-    if has_star(call):
-        return Tri.UNKNOWN
-    args = positional(call)
-    if position is not None and len(args) > position and not is_none(args[position]):
-        return Tri.YES
-    for name in keywords:
-        value = keyword(call, name)
-        if value is not None and not is_none(value):
-            return Tri.YES
-    return Tri.NO
 
 
 def key_code(node: cst.BaseExpression) -> str:

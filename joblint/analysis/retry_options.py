@@ -1,12 +1,14 @@
-"""Recognising retry configuration: Celery task options (decorator keywords or
-`Task` subclass attributes), bound Celery tasks and their `self.retry(...)`,
-keyword lookup on calls, broad exception types. Shared by the JL3 rules; the
-library names live in `joblint.knowledge.retries`."""
+"""Where retry settings are written: a call's arguments, a job library's task
+options (decorator keywords or `Task` subclass attributes), a settings dict,
+and which `<task>.retry(...)` calls are a running task's own. Shared by the
+retry policy readers (`joblint.analysis.retry_policies`); what each library
+calls things comes from its `TaskRetries` declaration."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import libcst as cst
 
@@ -15,7 +17,8 @@ from joblint.analysis.expressions import first_parameter
 from joblint.analysis.names import BindingKind, Resolver, dotted_parts
 from joblint.analysis.tasks import decorator_task_library
 from joblint.analysis.values import value_of
-from joblint.knowledge import retries as facts
+from joblint.libraries.retry_api import Param, TaskRetries, Unresolved
+from joblint.models import Requirement
 
 # --- calls and keywords ----------
 
@@ -46,92 +49,136 @@ def argument(call: cst.Call, name: str, position: int | None) -> cst.Arg | None:
     return found
 
 
-def qualified_callee(call: cst.Call, resolver: Resolver) -> str | None:
-    return resolver.qualified_name(call.func)
+def dict_element(node: cst.Dict, key: str) -> cst.DictElement | None:
+    """The `"key": value` entry of a dict literal."""
+    for element in node.elements:
+        if (
+            isinstance(element, cst.DictElement)
+            and isinstance(element.key, cst.SimpleString)
+            and element.key.evaluated_value == key
+        ):
+            return element
+    return None
 
 
-# --- broad exceptions ----------
+# --- settings: one parameter as the code sets it ----------
 
 
-def broad_exceptions(node: cst.BaseExpression, resolver: Resolver) -> list[cst.BaseExpression]:
-    """`Exception`/`BaseException` in `node` (a name or a tuple/list of them)."""
-    if isinstance(node, cst.Tuple | cst.List):
-        found: list[cst.BaseExpression] = []
-        for element in node.elements:
-            found.extend(broad_exceptions(element.value, resolver))
-        return found
-    if _is_broad(node, resolver):
-        return [node]
-    return []
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """Where a parameter is set (the keyword argument, class attribute target
+    or dict entry: what a finding points at) and its value."""
 
-
-def _is_broad(node: cst.BaseExpression, resolver: Resolver) -> bool:
-    if isinstance(node, cst.Name):
-        if resolver.lookup(node.value) is not None:
-            return False  # shadowed or imported under that name: not the builtin
-        return node.value in facts.BROAD_EXCEPTIONS
-    name = resolver.qualified_name(node)
-    return name is not None and name in facts.BROAD_EXCEPTIONS
-
-
-# --- Celery ----------
-
-
-@dataclass(slots=True)
-class Option:
-    """One task option: where to report it and its value."""
-
-    node: cst.CSTNode  # the keyword argument or the class attribute's target
+    node: cst.CSTNode
     value: cst.BaseExpression
+
+
+class Settings(Protocol):
+    """The parameters set in one place."""
+
+    def find(self, param: Param) -> Setting | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CallArguments:
+    call: cst.Call
+
+    def find(self, param: Param) -> Setting | None:
+        found = argument(self.call, param.keyword, param.position)
+        return None if found is None else Setting(found, found.value)
+
+
+@dataclass(frozen=True, slots=True)
+class DictEntries:
+    """A settings dict literal (`Q_CLUSTER = {...}`)."""
+
+    value: cst.Dict
+
+    def find(self, param: Param) -> Setting | None:
+        element = dict_element(self.value, param.keyword)
+        return None if element is None else Setting(element, element.value)
 
 
 @dataclass(slots=True)
 class TaskOptions:
-    """Celery task options set in one place (a decorator call or a class body)."""
+    """A job library's task options set in one place (a decorator call or a class body)."""
 
-    options: dict[str, Option] = field(default_factory=dict)
-    # `**options` or something else that may set any option.
-    open_ended: bool = False
+    options: dict[str, Setting] = field(default_factory=dict)
+    # The project must confirm the decorator is the library's.
+    requires: tuple[Requirement, ...] = ()
 
-    def get(self, name: str) -> Option | None:
+    def get(self, name: str) -> Setting | None:
         return self.options.get(name)
 
+    def find(self, param: Param) -> Setting | None:
+        if not param.within:
+            return self.options.get(param.keyword)
+        holder = self.options.get(param.within)
+        if holder is None or not isinstance(holder.value, cst.Dict):
+            return None
+        return DictEntries(holder.value).find(Param(param.keyword))
 
-def decorator_options(decorator: cst.Decorator, resolver: Resolver) -> TaskOptions | None:
-    """The options of a Celery task decorator call (`@app.task(max_retries=None)`),
-    or None when the decorator isn't one. An unresolved `@x.task(...)` counts:
-    the option names themselves are Celery's."""
+
+def decorator_options(
+    decorator: cst.Decorator, task: cst.FunctionDef, retries: TaskRetries, resolver: Resolver
+) -> TaskOptions | None:
+    """The options of one of the library's task decorator calls on `task`
+    (`@app.task(max_retries=None)`), or None when the decorator isn't one. An
+    unresolved `@x.task(...)` counts, trusted or to be confirmed by the project
+    as `retries.unresolved` says."""
     call = decorator.decorator
     if not isinstance(call, cst.Call):
         return None
     found = decorator_task_library(decorator, resolver)
     if found is None:
         return None
-    library = found[0]
-    if library == "":
-        func = call.func
-        if not isinstance(func, cst.Attribute):
-            return None
-        if func.attr.value not in facts.CELERY_DECORATOR_METHODS:
-            return None
-    elif library != "celery":
+    library, receiver = found
+    if library not in ("", retries.library):
         return None
-    options = TaskOptions(open_ended=has_star_kwargs(call))
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    if (library == "" or not retries.every_decorator) and method not in retries.decorator_methods:
+        return None
+    options = TaskOptions()
+    if library == "" and _needs_confirmation(receiver, retries):
+        qualname = resolver.local_qualname(task.name.value)
+        options.requires = (Requirement("task", qualname, frozenset({retries.library})),)
     for arg in call.args:
         if arg.keyword is not None:
-            options.options[arg.keyword.value] = Option(arg, arg.value)
+            options.options[arg.keyword.value] = Setting(arg, arg.value)
     return options
 
 
-def is_celery_task_class(node: cst.ClassDef, resolver: Resolver) -> bool:
+def _needs_confirmation(receiver: str, retries: TaskRetries) -> bool:
+    """An unresolved receiver: the project must know the decorated function as
+    one of the library's tasks, unless the receiver comes from the library."""
+    if retries.unresolved is Unresolved.TRUSTED:
+        return False
+    return not any(receiver.startswith(f"{module}.") for module in retries.modules)
+
+
+def function_options(
+    node: cst.FunctionDef, retries: TaskRetries, resolver: Resolver
+) -> Iterator[TaskOptions]:
+    for decorator in node.decorators:
+        options = decorator_options(decorator, node, retries, resolver)
+        if options is not None:
+            yield options
+
+
+def is_task_class(node: cst.ClassDef, retries: TaskRetries, resolver: Resolver) -> bool:
+    """A subclass of one of the library's `Task` classes (also `app.Task` on an app of it)."""
     for base in node.bases:
         name = resolver.qualified_name(base.value)
-        if name is not None and name in facts.CELERY_TASK_BASES:
+        if name is not None and name in retries.task_bases:
             return True
         value = base.value
-        if isinstance(value, cst.Attribute) and value.attr.value == facts.CELERY_APP_TASK_ATTRIBUTE:
+        if (
+            retries.app_task_attribute
+            and isinstance(value, cst.Attribute)
+            and value.attr.value == retries.app_task_attribute
+        ):
             app = value_of(value.value, resolver)
-            if app is not None and app.kind == "queue" and app.library == "celery":
+            if app is not None and app.kind == "queue" and app.library == retries.library:
                 return True
     return False
 
@@ -147,7 +194,7 @@ def class_options(node: cst.ClassDef) -> TaskOptions:
         for small in statement.body:
             target, value = _simple_assignment(small)
             if target is not None and value is not None:
-                options.options[target.value] = Option(target, value)
+                options.options[target.value] = Setting(target, value)
     return options
 
 
@@ -167,76 +214,79 @@ def _simple_assignment(
     return None, None
 
 
-def function_task_options(node: cst.FunctionDef, resolver: Resolver) -> Iterator[TaskOptions]:
-    for decorator in node.decorators:
-        options = decorator_options(decorator, resolver)
-        if options is not None:
-            yield options
+# --- a running task's own retry method ----------
 
 
-def is_celery_retry_count(node: cst.BaseExpression) -> bool:
-    """`<task>.request.retries`."""
+def is_attempt_count(node: cst.BaseExpression, path: tuple[str, ...]) -> bool:
+    """`<task>.request.retries` for the path `("request", "retries")`."""
     parts = dotted_parts(node)
-    return parts is not None and len(parts) >= 3 and tuple(parts[-2:]) == facts.CELERY_RETRY_COUNT
+    return parts is not None and len(parts) > len(path) and tuple(parts[-len(path) :]) == path
 
 
-class CeleryScopes:
-    """Tracks the Celery `Task` subclasses being visited, to tell a task's
-    `self.retry(...)` from any other object's `retry` method."""
+def retry_receiver(call: cst.Call, method: str) -> str | None:
+    """`task` of `task.retry(...)`, as the code names it (`self`, `task`, `job`)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != method:
+        return None
+    return func.value.value if isinstance(func.value, cst.Name) else None
+
+
+class TaskScopes:
+    """Tracks the job libraries' `Task` subclasses being visited, to tell a
+    task's `self.retry(...)` from any other object's `retry` method."""
 
     def __init__(self) -> None:
-        self._classes: list[tuple[cst.ClassDef, bool]] = []
+        # Each class being visited, with the libraries whose task class it is.
+        self._classes: list[tuple[cst.ClassDef, frozenset[str]]] = []
 
-    def enter_class(self, node: cst.ClassDef, resolver: Resolver) -> None:
-        self._classes.append((node, is_celery_task_class(node, resolver)))
+    def enter_class(self, node: cst.ClassDef, libraries: frozenset[str]) -> None:
+        self._classes.append((node, libraries))
 
     def leave_class(self, node: cst.ClassDef) -> None:
         if self._classes and self._classes[-1][0] is node:
             self._classes.pop()
 
-    def is_task_retry(self, call: cst.Call, context: FileContext) -> bool:
-        """`self.retry(...)` in a bound Celery task (`bind=True` or a method of a
-        Task subclass), `task.retry(...)` in a helper whose parameter `task` is
-        annotated as a Celery `Task`, or `<task>.retry(...)` on a Celery task
+    def is_task_retry(self, call: cst.Call, retries: TaskRetries, context: FileContext) -> bool:
+        """`self.retry(...)` in a bound task (`bind=True` or a method of a Task
+        subclass), `task.retry(...)` in a helper whose parameter `task` is
+        annotated as a `Task`, or `<task>.retry(...)` on a task of the library
         defined here."""
-        receiver = task_retry_receiver(call)
-        if receiver is None:
+        method = retries.method
+        receiver = None if method is None else retry_receiver(call, method.name)
+        if method is None or receiver is None:
             return False
         function = context.frame.node
         if isinstance(function, cst.FunctionDef):
-            if _annotated_as_task(function, receiver, context.resolver):
+            if _annotated_as_task(function, receiver, retries, context.resolver):
                 return True
             if receiver == first_parameter(function):
-                return self._is_bound_task(function, context)
+                return self._is_bound_task(function, retries, context)
         binding = context.resolver.lookup(receiver)
         return (
             binding is not None
             and binding.kind is BindingKind.DEF
-            and binding.task_library == "celery"
+            and binding.task_library == retries.library
         )
 
-    def _is_bound_task(self, function: cst.FunctionDef, context: FileContext) -> bool:
-        for options in function_task_options(function, context.resolver):
-            bind = options.get(facts.CELERY_BIND_KEYWORD)
+    def _is_bound_task(
+        self, function: cst.FunctionDef, retries: TaskRetries, context: FileContext
+    ) -> bool:
+        bind_keyword = retries.method.bind_keyword if retries.method else ""
+        for options in function_options(function, retries, context.resolver):
+            bind = options.get(bind_keyword) if bind_keyword else None
             if bind is not None and isinstance(bind.value, cst.Name) and bind.value.value == "True":
                 return True
         in_class = bool(context.frame.class_name) and bool(self._classes)
-        return in_class and self._classes[-1][1]
+        return in_class and retries.library in self._classes[-1][1]
 
 
-def task_retry_receiver(call: cst.Call) -> str | None:
-    """`task` of `task.retry(...)`, as the code names it (`self`, `task`, `celery_task`)."""
-    func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value != facts.CELERY_RETRY_METHOD:
-        return None
-    return func.value.value if isinstance(func.value, cst.Name) else None
-
-
-def _annotated_as_task(function: cst.FunctionDef, name: str, resolver: Resolver) -> bool:
-    """`def retry_later(task: Task, ...)`: the parameter is a Celery task."""
+def _annotated_as_task(
+    function: cst.FunctionDef, name: str, retries: TaskRetries, resolver: Resolver
+) -> bool:
+    """`def retry_later(task: Task, ...)`: the parameter is one of the library's tasks."""
     params = function.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         if param.name.value == name and param.annotation is not None:
             annotation = resolver.qualified_name(param.annotation.annotation)
-            return annotation is not None and annotation in facts.CELERY_TASK_BASES
+            return annotation is not None and annotation in retries.task_bases
     return False

@@ -146,7 +146,7 @@ def _follow_assignment(tracker: _Tracker, node: cst.Assign | cst.AnnAssign | cst
     targets = [node.target] if isinstance(node, cst.AugAssign) else _targets(node)
     for target in targets:
         if isinstance(target, cst.Attribute) and _is_held(tracker, target.value):
-            # `row.status = "running"`: SQLAlchemy's session writes it.
+            # `row.status = "running"`: a session that flushes changed objects writes it.
             tracker.claimed = tracker.claimed or tracker.assignment_writes
     if isinstance(node, cst.AugAssign) or node.value is None:
         return
@@ -255,8 +255,8 @@ def _chain_names(call: cst.Call) -> Iterator[str]:
 def _write_mentions(
     node: cst.CSTNode, wanted: Callable[[cst.CSTNode], bool], *, only: bool = False
 ) -> bool:
-    """A write call (`update`, `delete`, `bulk_update`, also as the root of a
-    SQLAlchemy `update(Job).where(...)`) under `node` (or `node` itself when
+    """A write call (`update`, `delete`, `bulk_update`, also as the root of
+    `update(Job).where(...)`) under `node` (or `node` itself when
     `only`) whose chain mentions a node `wanted` picks."""
     calls = [node] if only else [n for n in _nodes(node) if isinstance(n, cst.Call)]
     for call in calls:

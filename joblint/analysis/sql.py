@@ -264,23 +264,18 @@ def _collect_call(node: cst.Call, lookup: Lookup, out: _Builder, depth: int) -> 
         method = func.attr.value
         if method == "format":
             return _apply_format(node, func.value, lookup, out, depth)
-        if method in _TEXT_PRESERVING_METHODS and not node.args:
+        if method in locks.TEXT_METHODS and not node.args:
             return _collect(func.value, lookup, out, depth + 1)
     if _is_text_wrapper(node, lookup) and node.args and node.args[0].keyword is None:
         return _collect(node.args[0].value, lookup, out, depth + 1)
     return False
 
 
-# `"...".strip()` keeps the text a parser sees; SQL doesn't care about the edges.
-_TEXT_PRESERVING_METHODS = frozenset({"strip", "lstrip", "rstrip"})
-_TEXT_WRAPPERS = frozenset({"dedent", "cleandoc", "textwrap.dedent", "inspect.cleandoc"})
-
-
 def _is_text_wrapper(node: cst.Call, lookup: Lookup) -> bool:
     """`text("...")`, `sql.SQL("...")`, `RawSQL(...)`, `textwrap.dedent(...)`."""
     func = node.func
     qualname = lookup.resolver.qualified_name(func) if lookup.resolver is not None else None
-    if qualname is not None and (qualname in locks.SQL_FUNCTIONS or qualname in _TEXT_WRAPPERS):
+    if qualname in locks.SQL_FUNCTIONS or qualname in locks.TEXT_WRAPPERS:
         return True
     if isinstance(func, cst.Attribute):
         last = func.attr.value
@@ -288,7 +283,7 @@ def _is_text_wrapper(node: cst.Call, lookup: Lookup) -> bool:
         last = func.value
     else:
         return False
-    return last in locks.SQL_FUNCTION_NAMES or last in _TEXT_WRAPPERS
+    return last in locks.SQL_FUNCTION_NAMES or last in locks.TEXT_WRAPPERS
 
 
 def _apply_format(

@@ -102,18 +102,8 @@ class Enqueue:
         return self.variants or (self,)
 
 
-def _subject(library: str, name: str) -> str:
-    lib = jobs.LIBRARIES.get(library)
-    if lib is None:
-        return f"task '{name}'" if name else "a job"
-    if not name:
-        return f"{lib.article} {lib.display} {lib.job_noun}"
-    return f"{lib.display} {lib.job_noun} '{name}'"
-
-
-def _verb(library: str) -> str:
-    lib = jobs.LIBRARIES.get(library)
-    return lib.verb if lib is not None else "is enqueued"
+_subject = jobs.job_subject
+_verb = jobs.job_verb
 
 
 def classify_enqueue(

@@ -8,6 +8,7 @@ tables; they never spell a library's names themselves.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 from joblint.libraries import all_libraries
@@ -83,6 +84,34 @@ def _enqueue_methods() -> dict[str, tuple[EnqueueMethod, ...]]:
 
 ENQUEUE_METHODS: dict[str, tuple[EnqueueMethod, ...]] = _enqueue_methods()
 ENQUEUE_FUNCTIONS: dict[str, str] = _by_name((lib.key, lib.enqueue_functions) for lib in _ALL)
+# The top-level packages of the libraries joblint knows: never the project's own code.
+LIBRARY_TOPS: frozenset[str] = frozenset(
+    module.split(".", 1)[0] for modules in LIBRARY_MODULES.values() for module in modules
+)
+
+
+def may_be_project_code(qualname: str) -> bool:
+    """Whether a qualified name may name the project's own code: not the
+    standard library's, nor that of a library joblint knows."""
+    top = qualname.split(".", 1)[0]
+    return top not in sys.stdlib_module_names and top not in LIBRARY_TOPS
+
+
+def job_subject(library: str, name: str) -> str:
+    """How a finding names a job: "Celery task 'send_receipt'", "an RQ job"."""
+    lib = LIBRARIES.get(library)
+    if lib is None:
+        return f"task '{name}'" if name else "a job"
+    if not name:
+        return f"{lib.article} {lib.display} {lib.job_noun}"
+    return f"{lib.display} {lib.job_noun} '{name}'"
+
+
+def job_verb(library: str) -> str:
+    lib = LIBRARIES.get(library)
+    return lib.verb if lib is not None else "is enqueued"
+
+
 # Calling a task of these libraries enqueues it; for all others a direct call
 # runs the function in-process.
 ENQUEUE_ON_CALL_LIBRARIES: frozenset[str] = frozenset(
@@ -127,6 +156,20 @@ METHOD_DECORATOR_ADAPTERS: frozenset[str] = frozenset(
 )
 ON_COMMIT_FUNCTIONS: frozenset[str] = frozenset(q for lib in _ALL for q in lib.on_commit_functions)
 ON_COMMIT_METHODS: frozenset[str] = frozenset(m for lib in _ALL for m in lib.on_commit_methods)
+
+
+def in_standard_library(qualname: str) -> bool:
+    """Whether a name comes from the standard library, which defines no tasks,
+    models or project classes (so it never needs the project's index)."""
+    return qualname.split(".", 1)[0] in sys.stdlib_module_names
+
+
+# Decorators that make a generator function a context manager: one that yields
+# inside a transaction opens a transaction for its `with` (and, as a
+# `ContextDecorator`, for a function it decorates).
+CONTEXT_MANAGER_DECORATORS: frozenset[str] = frozenset(
+    {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
+)
 
 # What to suggest, per transaction family.
 FIX_HINTS: dict[TxFamily, str] = {

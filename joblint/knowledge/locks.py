@@ -1,9 +1,10 @@
-"""What row locks, Redis locks and SQL-running calls look like, as data.
+"""What row locks, Redis locks and SQL-running calls look like, merged from the libraries.
 
-The JL4 rules and `joblint.analysis.sql` consult these tables; they never
-spell a library's names themselves. Facts come from the libraries' own source
-(shared/reference/job-libraries.md, sections 4 and 6; redis-py 8.1 signatures
-checked with `inspect.signature`).
+Each library declares its own data in `joblint.libraries.<library>` (the kinds
+of `joblint.libraries.locking` and `joblint.libraries.queries`); this module
+joins them into the lookups the JL4 rules and `joblint.analysis` read. What
+is no library's (SQL itself, the words of a lock key, joblint's own fixes)
+is here. Rules and analysis never spell a library's names.
 
 Qualified names have the meaning `Resolver.qualified_name` gives them: the
 dotted path a name was imported from.
@@ -12,54 +13,56 @@ dotted path a name was imported from.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from typing import TypeVar
+
+from joblint.libraries import collect
+from joblint.libraries.locking import CacheBackend as CacheBackend
+from joblint.libraries.locking import CacheFramework as CacheFramework
+from joblint.libraries.locking import KeyCommands as KeyCommands
+from joblint.libraries.locking import KeyLockCommand as KeyLockCommand
+from joblint.libraries.locking import LockApi as LockApi
+from joblint.libraries.locking import LockReceiver as LockReceiver
+from joblint.libraries.locking import NonBlockingAcquire as NonBlockingAcquire
+from joblint.libraries.locking import RedisClients as RedisClients
+from joblint.libraries.queries import ModelKeyApi as ModelKeyApi
+from joblint.libraries.queries import QueryApi as QueryApi
+from joblint.libraries.queries import RowLockApi as RowLockApi
+from joblint.libraries.queries import SqlApi as SqlApi
+
+
+def _names(groups: Iterable[Iterable[str]]) -> frozenset[str]:
+    """Every name the libraries declare ("" is a field a library leaves unset)."""
+    return frozenset(name for group in groups for name in group if name)
+
+
+def _single(what: str, values: Iterable[str]) -> str:
+    """The one value the libraries declaring `what` agree on ("" when none does)."""
+    found = {value for value in values if value}
+    if len(found) > 1:
+        raise ValueError(f"libraries disagree on {what}: {sorted(found)}")
+    return found.pop() if found else ""
+
 
 # --- SQL in Python strings ----------------------------------------------------
 
+_SQL: tuple[SqlApi, ...] = collect("SQL_APIS")
+
 # Methods whose string argument is SQL whatever the receiver (DB-API cursors,
-# psycopg/asyncpg/aiosqlite connections, SQLAlchemy sessions/connections,
-# Django's `Manager.raw`). A string passed to one of these is analysed even if
-# it doesn't start like SQL.
-SQL_METHODS: frozenset[str] = frozenset(
-    {
-        "execute",
-        "executemany",
-        "executescript",
-        "execute_many",
-        "fetch",
-        "fetchone",
-        "fetchrow",
-        "fetchval",
-        "fetchall",
-        "fetchmany",
-        "fetch_one",
-        "fetch_all",
-        "fetch_val",
-        "raw",
-        "exec_driver_sql",
-        "scalar",
-        "scalars",
-        "copy_expert",
-        "mogrify",
-    }
-)
+# asyncpg connections, SQLAlchemy sessions, Django's `Manager.raw`). A string
+# passed to one of these is analysed even if it doesn't start like SQL.
+SQL_METHODS: frozenset[str] = _names(api.methods for api in _SQL)
 
 # Functions/classes whose first argument is SQL text (also accepted by bare
 # name, e.g. after `from sqlalchemy import text`).
-SQL_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        "sqlalchemy.text",
-        "sqlalchemy.sql.text",
-        "sqlalchemy.sql.expression.text",
-        "sqlmodel.text",
-        "django.db.models.expressions.RawSQL",
-        "django.db.models.RawSQL",
-        "psycopg.sql.SQL",
-        "psycopg2.sql.SQL",
-    }
-)
+SQL_FUNCTIONS: frozenset[str] = _names(api.text_functions for api in _SQL)
 # The last dotted part of those, for receivers we can't resolve (`sa.text`).
-SQL_FUNCTION_NAMES: frozenset[str] = frozenset({"text", "RawSQL", "SQL"})
+SQL_FUNCTION_NAMES: frozenset[str] = frozenset(q.rsplit(".", 1)[-1] for q in SQL_FUNCTIONS)
+# Functions that return their string argument's text reshaped (`dedent`), by
+# qualified name and by bare name; string methods that keep the text.
+_WRAPPERS = _names(api.text_wrappers for api in _SQL)
+TEXT_WRAPPERS: frozenset[str] = _WRAPPERS | frozenset(q.rsplit(".", 1)[-1] for q in _WRAPPERS)
+TEXT_METHODS: frozenset[str] = _names(api.text_methods for api in _SQL)
 
 # Keyword arguments that carry SQL text in any call.
 SQL_KEYWORDS: frozenset[str] = frozenset({"sql", "query", "statement", "stmt", "operation"})
@@ -73,394 +76,210 @@ SQL_LEADING_KEYWORDS: frozenset[str] = frozenset(
     {"select", "with", "update", "insert", "delete", "merge", "lock", "values"}
 )
 
-# Columns that pin one row by key when compared by equality (or IN) in WHERE,
-# or in a Django/SQLAlchemy filter (`pk=`, `id__in=`, `Job.id == x`).
-KEY_COLUMNS: frozenset[str] = frozenset({"id", "pk", "uuid"})
-# The Django lookups that pin key columns: `pk=`/`pk__exact=`, `id__in=`.
-KEY_PIN_LOOKUPS: frozenset[str] = frozenset({"exact", "in"})
-
-# PostgreSQL advisory-lock functions whose boolean result says who won.
-TRY_ADVISORY_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        "pg_try_advisory_lock",
-        "pg_try_advisory_lock_shared",
-        "pg_try_advisory_xact_lock",
-        "pg_try_advisory_xact_lock_shared",
-    }
-)
+# SQL functions whose boolean result says whether a lock was taken
+# (PostgreSQL's `pg_try_advisory_lock`).
+TRY_ADVISORY_FUNCTIONS: frozenset[str] = frozenset(collect("TRY_LOCK_SQL_FUNCTIONS"))
 
 # --- ORM row-locking calls ------------------------------------------------------
 
+ROW_LOCK_METHODS: dict[str, RowLockApi] = {api.method: api for api in collect("ROW_LOCK_APIS")}
 
-@dataclass(frozen=True, slots=True)
-class RowLockMethod:
-    library: str
-    # Keywords that make the lock not wait on a locked row when truthy.
-    non_waiting: tuple[str, ...]
-    fix: str
-    # Whether assigning an attribute of a fetched row writes it: SQLAlchemy's
-    # session flushes changed objects; a Django instance needs `save()`.
-    assignment_writes: bool = False
+_QUERIES: tuple[QueryApi, ...] = collect("QUERY_APIS")
 
-
-ROW_LOCK_METHODS: dict[str, RowLockMethod] = {
-    # Django and Tortoise: QuerySet.select_for_update(nowait=, skip_locked=, of=, no_key=)
-    "select_for_update": RowLockMethod(
-        "django", ("skip_locked", "nowait"), "select_for_update(skip_locked=True)"
-    ),
-    # SQLAlchemy: Select/Query.with_for_update(nowait=, read=, of=, skip_locked=, key_share=)
-    "with_for_update": RowLockMethod(
-        "sqlalchemy",
-        ("skip_locked", "nowait"),
-        "with_for_update(skip_locked=True)",
-        assignment_writes=True,
-    ),
-}
+# Columns that pin one row by key when compared by equality (or IN) in WHERE,
+# or in an ORM filter (`pk=`, `id__in=`, `Job.id == x`): `id` and `uuid` by
+# convention, and the ORMs' names for the primary key.
+KEY_COLUMNS: frozenset[str] = frozenset({"id", "uuid"}) | _names(q.key_aliases for q in _QUERIES)
+# The lookups that pin key columns (`pk=`/`pk__exact=`, `id__in=`).
+KEY_PIN_LOOKUPS: frozenset[str] = _names(q.key_pin_lookups for q in _QUERIES)
 
 # Chain methods that pick the next row(s) among many (one row, or a LIMIT). An
 # ORM `.order_by()` alone is not one: locking every matching row in key order is
 # the usual way to avoid deadlocks, and nothing is picked.
-PICK_NEXT_METHODS: frozenset[str] = frozenset({"first", "last", "earliest", "latest", "limit"})
-# Chain methods that filter: their keywords (Django) or comparisons
-# (SQLAlchemy) may pin the row by key.
-FILTER_METHODS: frozenset[str] = frozenset({"filter", "filter_by", "where", "get"})
+PICK_NEXT_METHODS: frozenset[str] = _names(q.pick_next_methods for q in _QUERIES)
+# Those that take a row count (`limit(1)`).
+LIMIT_METHODS: frozenset[str] = _names(q.limit_methods for q in _QUERIES)
+# Chain methods that filter: their keywords or comparisons may pin the row by key.
+FILTER_METHODS: frozenset[str] = _names(q.filter_methods for q in _QUERIES)
 # Chain methods whose conditions only ever remove rows: they never pin one.
-EXCLUDE_METHODS: frozenset[str] = frozenset({"exclude"})
+EXCLUDE_METHODS: frozenset[str] = _names(q.exclude_methods for q in _QUERIES)
 # Chain methods that order the rows: a filter with one of them picks among rows.
-ORDERING_METHODS: frozenset[str] = frozenset({"order_by", "earliest", "latest"})
-# Calls whose first argument is the model a query reads: SQLAlchemy
-# `select(Job)`, `session.query(Job)`.
-ENTITY_CALLS: frozenset[str] = frozenset({"select", "query"})
-# Django's Q object: its keywords are filters too.
-Q_NAMES: frozenset[str] = frozenset({"Q", "django.db.models.Q", "django.db.models.query_utils.Q"})
-# Functions combining conditions: all must hold (read each), or any may (never pins).
-AND_FUNCTIONS: frozenset[str] = frozenset({"and_", "sqlalchemy.and_", "sqlalchemy.sql.and_"})
-OR_FUNCTIONS: frozenset[str] = frozenset(
-    {"or_", "not_", "sqlalchemy.or_", "sqlalchemy.not_", "sqlalchemy.sql.or_"}
-)
+ORDERING_METHODS: frozenset[str] = _names(q.ordering_methods for q in _QUERIES)
+# Calls whose first argument is the model a query reads (`select(Job)`).
+ENTITY_CALLS: frozenset[str] = _names(q.entity_calls for q in _QUERIES)
+# Calls combining conditions: all must hold (read each), or any may (never pins).
+AND_CALLS: frozenset[str] = _names(q.and_calls for q in _QUERIES)
+OR_CALLS: frozenset[str] = _names(q.or_calls for q in _QUERIES)
 # A chain ending in one of these fetches one row by its arguments: never pick-next.
-SINGLE_ROW_METHODS: frozenset[str] = frozenset({"get", "get_or_create", "one", "one_or_none"})
-# SQLAlchemy column methods meaning "key IN (...)".
-IN_METHODS: frozenset[str] = frozenset({"in_"})
-# Other SQLAlchemy column operators: a condition that is no equality.
-COLUMN_OPERATOR_METHODS: frozenset[str] = frozenset(
-    {
-        "notin_",
-        "not_in",
-        "is_",
-        "is_not",
-        "isnot",
-        "like",
-        "ilike",
-        "not_like",
-        "notlike",
-        "not_ilike",
-        "notilike",
-        "startswith",
-        "endswith",
-        "contains",
-        "icontains",
-        "istartswith",
-        "iendswith",
-        "between",
-        "match",
-        "regexp_match",
-        "op",
-        "any_",
-        "all_",
-        "any",
-        "has",
-        "is_distinct_from",
-        "is_not_distinct_from",
-        "isnot_distinct_from",
-    }
-)
-# The attribute that holds a SQLAlchemy Core table's columns (`jobs.c.status`).
-TABLE_COLUMNS_ATTRIBUTE = "c"
-# Django lookups meaning "equals" (`name=`, `name__exact=`); any other lookup
-# (`__lt`, `__in`, `__isnull`, ...) is a range or set condition.
-EQUALITY_LOOKUPS: frozenset[str] = frozenset({"exact", "iexact"})
-DJANGO_LOOKUPS: frozenset[str] = frozenset(
-    {
-        "exact",
-        "iexact",
-        "contains",
-        "icontains",
-        "in",
-        "gt",
-        "gte",
-        "lt",
-        "lte",
-        "startswith",
-        "istartswith",
-        "endswith",
-        "iendswith",
-        "range",
-        "date",
-        "year",
-        "iso_year",
-        "month",
-        "day",
-        "week",
-        "week_day",
-        "iso_week_day",
-        "quarter",
-        "time",
-        "hour",
-        "minute",
-        "second",
-        "isnull",
-        "regex",
-        "iregex",
-        "contained_by",
-        "overlap",
-        "has_key",
-        "has_keys",
-        "has_any_keys",
-        "search",
-        "trigram_similar",
-        "unaccent",
-    }
-)
-# Django lookups through a relation to the related row's key (`user__pk=`):
-# the same as comparing the foreign key itself.
-RELATED_KEY_LOOKUPS: frozenset[str] = frozenset({"pk", "id"})
+SINGLE_ROW_METHODS: frozenset[str] = _names(q.single_row_methods for q in _QUERIES)
+# Column methods meaning "key IN (...)", and the other column operators: a
+# condition that is no equality.
+IN_METHODS: frozenset[str] = _names(q.in_methods for q in _QUERIES)
+COLUMN_OPERATOR_METHODS: frozenset[str] = _names(q.column_operator_methods for q in _QUERIES)
+# The attribute that holds a table's columns (`jobs.c.status`).
+TABLE_COLUMNS_ATTRIBUTES: frozenset[str] = _names(q.table_columns_attributes for q in _QUERIES)
+# Keyword lookups (`name__lt=`): the separator, the lookup of a keyword that
+# names none, every lookup, and those meaning "equals" (any other is a range
+# or set condition).
+LOOKUP_SEPARATOR = _single("the lookup separator", (q.lookup_separator for q in _QUERIES))
+DEFAULT_LOOKUP = _single("the default lookup", (q.default_lookup for q in _QUERIES))
+LOOKUPS: frozenset[str] = _names(q.lookups for q in _QUERIES)
+EQUALITY_LOOKUPS: frozenset[str] = _names(q.equality_lookups for q in _QUERIES)
+# Lookups through a relation to the related row's key (`user__pk=`): the same
+# as comparing the foreign key itself.
+RELATED_KEY_LOOKUPS: frozenset[str] = _names(q.related_key_lookups for q in _QUERIES)
 # The suffix of a foreign key's column (`user_id` for `user`).
-FOREIGN_KEY_SUFFIX = "_id"
+FOREIGN_KEY_SUFFIX = _single("the foreign key suffix", (q.foreign_key_suffix for q in _QUERIES))
 # Calls that stand for a column, not a value (`F("other")`): a comparison with
 # one compares two columns.
-COLUMN_REFERENCE_CALLS: frozenset[str] = frozenset({"F", "OuterRef", "Ref", "literal_column"})
+COLUMN_REFERENCE_CALLS: frozenset[str] = _names(q.column_reference_calls for q in _QUERIES)
 
 # --- what happens to the locked rows afterwards ------------------------------------
 
 # Chain methods that fetch one row: what they return is the locked row itself.
-ROW_FETCH_METHODS: frozenset[str] = frozenset(
-    {
-        "first",
-        "last",
-        "earliest",
-        "latest",
-        "get",
-        "one",
-        "one_or_none",
-        "scalar",
-        "scalar_one",
-        "scalar_one_or_none",
-        "afirst",
-        "alast",
-        "aget",
-    }
-)
+ROW_FETCH_METHODS: frozenset[str] = _names(q.row_fetch_methods for q in _QUERIES)
 # A row is claimed by writing or deleting it: `row.save()`, `qs.update(...)`,
 # `qs.delete()`, or a call of these that names it (`X.objects.filter(pk=row.pk)
 # .update(...)`, `session.delete(row)`, `bulk_update(rows, ...)`).
-ROW_SAVE_METHODS: frozenset[str] = frozenset({"save", "asave"})
-ROW_WRITE_CALLS: frozenset[str] = frozenset(
-    {"update", "delete", "bulk_update", "aupdate", "adelete", "abulk_update"}
-)
+ROW_SAVE_METHODS: frozenset[str] = _names(q.save_methods for q in _QUERIES)
+ROW_WRITE_CALLS: frozenset[str] = _names(q.write_calls for q in _QUERIES)
 # Calls that put rows into a collection (the collection then holds them).
-COLLECT_METHODS: frozenset[str] = frozenset({"append", "extend", "add", "insert"})
+COLLECT_METHODS: frozenset[str] = frozenset(collect("COLLECT_METHODS"))
 # Calls that create a row: on the same model, in a branch that tests the locked
 # lookup, they make the lock a find-or-create (`if not row: X.objects.create()`).
-ROW_CREATE_METHODS: frozenset[str] = frozenset(
-    {"create", "get_or_create", "update_or_create", "acreate", "aget_or_create"}
-)
+ROW_CREATE_METHODS: frozenset[str] = _names(q.create_methods for q in _QUERIES)
 
 # --- model keys: which columns pin one row ---------------------------------------
 
-# Field keywords that make the field (or, for several primary-key fields, all of
-# them together) identify one row: Django fields, SQLAlchemy
-# `Column(...)`/`mapped_column(...)`.
-PRIMARY_KEY_KEYWORD = "primary_key"
-UNIQUE_KEYWORD = "unique"
-# Field classes (by their last dotted name) that are unique by construction.
-UNIQUE_FIELD_CLASSES: frozenset[str] = frozenset({"OneToOneField"})
-# Django 5.2 `pk = CompositePrimaryKey("a", "b")`: its string arguments together.
-COMPOSITE_KEY_CLASSES: frozenset[str] = frozenset({"CompositePrimaryKey"})
-# Constraints whose string arguments (SQLAlchemy, in `__table_args__`) or
-# `fields=` (Django, in `Meta.constraints`) identify one row; one with a
-# `condition=` holds only for some rows and pins nothing in general.
-UNIQUE_CONSTRAINT_CLASSES: frozenset[str] = frozenset({"UniqueConstraint", "PrimaryKeyConstraint"})
-UNIQUE_CONSTRAINT_FIELDS_KEYWORD = "fields"
-PARTIAL_CONSTRAINT_KEYWORD = "condition"
-# Where the declarations live.
-DJANGO_META_CLASS = "Meta"
-DJANGO_UNIQUE_TOGETHER = "unique_together"
-DJANGO_CONSTRAINTS = "constraints"
-SQLALCHEMY_TABLE_ARGS = "__table_args__"
+_MODEL_KEYS: tuple[ModelKeyApi, ...] = collect("MODEL_KEY_APIS")
 
-# --- Redis clients and locks ------------------------------------------------------
+# Field keywords that make the field (or, for several primary-key fields, all of
+# them together) identify one row.
+PRIMARY_KEY_KEYWORDS: frozenset[str] = _names((m.primary_key_keyword,) for m in _MODEL_KEYS)
+UNIQUE_KEYWORDS: frozenset[str] = _names((m.unique_keyword,) for m in _MODEL_KEYS)
+# Field classes (by their last dotted name) that are unique by construction.
+UNIQUE_FIELD_CLASSES: frozenset[str] = _names(m.unique_field_classes for m in _MODEL_KEYS)
+# Fields whose string arguments together are the primary key.
+COMPOSITE_KEY_CLASSES: frozenset[str] = _names(m.composite_key_classes for m in _MODEL_KEYS)
+# Constraints whose string arguments (or fields keyword) identify one row; one
+# with a partial keyword holds only for some rows and pins nothing in general.
+UNIQUE_CONSTRAINT_CLASSES: frozenset[str] = _names(m.unique_constraint_classes for m in _MODEL_KEYS)
+UNIQUE_CONSTRAINT_FIELDS_KEYWORDS: frozenset[str] = _names(
+    (m.constraint_fields_keyword,) for m in _MODEL_KEYS
+)
+PARTIAL_CONSTRAINT_KEYWORDS: frozenset[str] = _names(
+    (m.partial_constraint_keyword,) for m in _MODEL_KEYS
+)
+# Where the declarations live: an inner options class and its attributes, or
+# a class attribute of table constraints.
+OPTIONS_CLASSES: frozenset[str] = _names((m.options_class,) for m in _MODEL_KEYS)
+OPTIONS_UNIQUE_TOGETHER: frozenset[str] = _names((m.options_unique_together,) for m in _MODEL_KEYS)
+OPTIONS_CONSTRAINTS: frozenset[str] = _names((m.options_constraints,) for m in _MODEL_KEYS)
+TABLE_ARGS_ATTRIBUTES: frozenset[str] = _names((m.table_args_attribute,) for m in _MODEL_KEYS)
+
+# --- Redis clients and caches --------------------------------------------------------
+
+_CLIENTS: tuple[RedisClients, ...] = collect("REDIS_CLIENTS")
+_FRAMEWORKS: tuple[CacheFramework, ...] = collect("CACHE_FRAMEWORKS")
+_BACKENDS: tuple[CacheBackend, ...] = collect("CACHE_BACKENDS")
 
 # Calls that return a Redis client (sync or asyncio).
-REDIS_CLIENT_CONSTRUCTORS: frozenset[str] = frozenset(
-    {
-        "redis.Redis",
-        "redis.StrictRedis",
-        "redis.client.Redis",
-        "redis.client.StrictRedis",
-        "redis.Redis.from_url",
-        "redis.StrictRedis.from_url",
-        "redis.Redis.from_pool",
-        "redis.from_url",
-        "redis.RedisCluster",
-        "redis.cluster.RedisCluster",
-        "redis.RedisCluster.from_url",
-        "redis.asyncio.Redis",
-        "redis.asyncio.StrictRedis",
-        "redis.asyncio.client.Redis",
-        "redis.asyncio.Redis.from_url",
-        "redis.asyncio.Redis.from_pool",
-        "redis.asyncio.from_url",
-        "redis.asyncio.RedisCluster",
-        "django_redis.get_redis_connection",
-        "valkey.Valkey",
-        "valkey.Valkey.from_url",
-        "valkey.from_url",
-        "valkey.asyncio.Valkey",
-        "valkey.asyncio.from_url",
-    }
-)
+REDIS_CLIENT_CONSTRUCTORS: frozenset[str] = _names(c.constructors for c in _CLIENTS)
 # Classes that, as a parameter or attribute annotation, make the name a client.
-REDIS_CLIENT_CLASSES: frozenset[str] = frozenset(
-    {
-        "redis.Redis",
-        "redis.StrictRedis",
-        "redis.client.Redis",
-        "redis.RedisCluster",
-        "redis.cluster.RedisCluster",
-        "redis.asyncio.Redis",
-        "redis.asyncio.client.Redis",
-        "redis.asyncio.RedisCluster",
-        "valkey.Valkey",
-        "valkey.asyncio.Valkey",
-    }
-)
+REDIS_CLIENT_CLASSES: frozenset[str] = _names(c.classes for c in _CLIENTS)
 # Methods of a client that return a pipeline (a client too, for our purposes,
 # but its command results come from `execute()`).
-PIPELINE_METHODS: frozenset[str] = frozenset({"pipeline"})
+PIPELINE_METHODS: frozenset[str] = _names(c.pipeline_methods for c in _CLIENTS)
 
-# Django cache objects: with django-redis their `set(..., nx=True)` uses the
-# cache's default timeout (it expires), and they have `lock()`.
-DJANGO_CACHES: frozenset[str] = frozenset({"django.core.cache.cache", "django.core.cache.caches"})
+# A framework's cache objects: `cache` (the default alias) and `caches` (by alias).
+CACHE_OBJECTS: frozenset[str] = _names(f.objects for f in _FRAMEWORKS)
 
-# The modules of Redis clients (and of the Django caches that speak Redis's
-# `nx=`): `set(..., nx=True)`/`setnx` is Redis's only where one of them is in
-# reach, imported by the module or by a project module it imports.
-REDIS_MODULES: tuple[str, ...] = (
-    "redis",
-    "aioredis",
-    "coredis",
-    "valkey",
-    "rediscluster",
-    "walrus",
-    "fakeredis",
-    "redis_lock",
-    "django_redis",
-    "django.core.cache",
+# The modules of Redis clients (and of the caches that speak Redis's `nx=`):
+# `set(..., nx=True)`/`setnx` is Redis's only where one of them is in reach,
+# imported by the module or by a project module it imports.
+REDIS_MODULES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        (*(m for c in _CLIENTS for m in c.modules), *(m for f in _FRAMEWORKS for m in f.modules))
+    )
 )
 
-# Redis SET: the keywords that give the key an expiry.
-SET_EXPIRY_KEYWORDS: frozenset[str] = frozenset({"ex", "px", "exat", "pxat"})
-# redis-py `set(name, value, ex=None, ...)`: the third positional is `ex`.
-SET_EXPIRY_POSITION = 2
-# django-redis `cache.set(key, value, timeout=DEFAULT_TIMEOUT, ..., nx=False)`.
-CACHE_SET_TIMEOUT_KEYWORD = "timeout"
-CACHE_SET_TIMEOUT_POSITION = 2
+# `CACHES = {"default": {"BACKEND": "..."}}` in settings; `cache` is the
+# default alias, `caches["x"]` the alias "x".
+CACHES_SETTING = _single("the caches setting", (f.settings_name for f in _FRAMEWORKS))
+CACHE_BACKEND_KEY = _single("the cache backend key", (f.backend_key for f in _FRAMEWORKS))
+DEFAULT_CACHE_ALIAS = _single("the default cache alias", (f.default_alias for f in _FRAMEWORKS))
 
-# `delete` methods releasing a key.
-DELETE_METHODS: frozenset[str] = frozenset({"delete", "unlink"})
-# Reads of the stored value (the read-then-compare release).
-GET_METHODS: frozenset[str] = frozenset({"get"})
-
-
-@dataclass(frozen=True, slots=True)
-class LockFactory:
-    """A call creating a lock, and where its expiry goes."""
-
-    display: str
-    expiry_keyword: str
-    # Position of the expiry among the positional arguments (None: keyword-only).
-    expiry_position: int | None
-    # The call only counts on a receiver known to be a Redis client / Django cache.
-    needs_client: bool = False
-    needs_cache: bool = False
-    # True when the library has no expiry at all (Huey's lock_task).
-    no_expiry_exists: bool = False
-    # Who makes the lock, for messages where the call alone doesn't say
-    # (a Django cache's `lock()` is its backend's).
-    library: str = ""
-
-
-# Functions/classes (by qualified name) that make a lock.
-LOCK_CONSTRUCTORS: dict[str, LockFactory] = {
-    # redis.lock.Lock(redis, name, timeout=None, ...)
-    "redis.lock.Lock": LockFactory("redis.lock.Lock(...)", "timeout", 2),
-    "redis.asyncio.lock.Lock": LockFactory("redis.asyncio.lock.Lock(...)", "timeout", 2),
-    # python-redis-lock: Lock(redis_client, name, expire=None, id=None, auto_renewal=False, ...)
-    "redis_lock.Lock": LockFactory("redis_lock.Lock(...)", "expire", 2),
-    # huey.contrib.djhuey.lock_task(lock_name): no TTL, no owner token.
-    "huey.contrib.djhuey.lock_task": LockFactory("lock_task(...)", "", None, no_expiry_exists=True),
-}
-
-# Methods (by name) that make a lock, with the receiver they need.
-LOCK_METHODS: dict[str, tuple[LockFactory, ...]] = {
-    "lock": (
-        # redis-py Redis.lock(name, timeout=None, sleep=0.1, blocking=True, ...)
-        LockFactory(".lock(...)", "timeout", 1, needs_client=True),
-        # A Django cache's lock(): its signature is its backend's (CACHE_LOCK_APIS).
-        LockFactory("cache.lock(...)", "", None, needs_cache=True),
-    ),
-    # Huey.lock_task(lock_name): the method name is Huey's alone.
-    "lock_task": (LockFactory(".lock_task(...)", "", None, no_expiry_exists=True),),
-}
-
-# SETNX: no expiry parameter at all.
-SETNX_METHODS: frozenset[str] = frozenset({"setnx"})
-
-# --- A Django cache's lock(), by the backend CACHES names ------------------------------
-
-# `CACHES = {"default": {"BACKEND": "..."}}` in Django settings; `cache` is the
-# "default" alias, `caches["x"]` the alias "x".
-CACHES_SETTING = "CACHES"
-CACHE_BACKEND_KEY = "BACKEND"
-DEFAULT_CACHE_ALIAS = "default"
-
-DJANGO_REDIS = "django-redis"
-PYTHON_REDIS_LOCK = "python-redis-lock"
-
-# The lock() of each cache backend that has one. The keywords differ, and the
-# wrong one raises TypeError: a message or fix names a keyword only once the
-# project's settings say which backend the cache is.
-CACHE_LOCK_APIS: dict[str, LockFactory] = {
-    # django-redis RedisCache.lock(key, version=None, timeout=None, sleep=0.1, ...)
-    DJANGO_REDIS: LockFactory(
-        "cache.lock(...)", "timeout", 2, needs_cache=True, library="django-redis"
-    ),
-    # python-redis-lock's redis_lock.django_cache.RedisCache.lock(key, expire=None,
-    # id=None, auto_renewal=False)
-    PYTHON_REDIS_LOCK: LockFactory(
-        "cache.lock(...)",
-        "expire",
-        1,
-        needs_cache=True,
-        library="python-redis-lock's redis_lock.django_cache.RedisCache",
-    ),
-}
+# The lock() of each cache backend that has one, by its name. The keywords
+# differ, and the wrong one raises TypeError: a message or fix names a keyword
+# only once the project's settings say which backend the cache is.
+CACHE_LOCK_APIS: dict[str, LockApi] = {backend.name: backend.lock for backend in _BACKENDS}
 # CACHES[alias]["BACKEND"] values -> their entry in CACHE_LOCK_APIS.
-CACHE_BACKEND_LOCK_APIS: dict[str, str] = {
-    "django_redis.cache.RedisCache": DJANGO_REDIS,
-    "redis_lock.django_cache.RedisCache": PYTHON_REDIS_LOCK,
-}
-# Classes that, as an annotation (`cache: RedisCache`), make a name a Django
-# cache: the backends above, whose lock() is known, and Django's base class.
-DJANGO_CACHE_CLASSES: frozenset[str] = frozenset(
-    {*CACHE_BACKEND_LOCK_APIS, "django.core.cache.backends.base.BaseCache"}
+CACHE_BACKEND_LOCK_APIS: dict[str, str] = {backend.backend: backend.name for backend in _BACKENDS}
+# Classes that, as an annotation (`cache: RedisCache`), make a name a cache:
+# the backends above, whose lock() is known, and the frameworks' base classes.
+CACHE_CLASSES: frozenset[str] = frozenset(CACHE_BACKEND_LOCK_APIS) | _names(
+    f.classes for f in _FRAMEWORKS
 )
 # Requirement kind (joblint.models.Requirement): the cache alias `qualname`'s
 # lock API, as the project's settings give it, is one of `libraries`
 # (UNKNOWN_CACHE_LOCK_API when the settings don't say, or say several things).
 CACHE_LOCK_API_REQUIREMENT = "cache-lock-api"
 UNKNOWN_CACHE_LOCK_API = ""
+
+# --- Lock acquires and releases ------------------------------------------------------
+
+# A more specific receiver is tried first (a cache's `set(..., nx=True)` is
+# the cache's, any other receiver's is Redis's).
+_RECEIVER_ORDER = (LockReceiver.CLIENT, LockReceiver.CACHE, LockReceiver.ANY)
+
+
+_Api = TypeVar("_Api", KeyLockCommand, LockApi)
+
+
+def _by_receiver(found: Iterable[_Api]) -> tuple[_Api, ...]:
+    return tuple(sorted(found, key=lambda api: _RECEIVER_ORDER.index(api.receiver)))
+
+
+_KEY_LOCKS: tuple[KeyLockCommand, ...] = collect("KEY_LOCK_COMMANDS")
+# Commands that set a key only when it is absent, by method.
+KEY_LOCK_COMMANDS: dict[str, tuple[KeyLockCommand, ...]] = {
+    method: _by_receiver(c for c in _KEY_LOCKS if c.method == method)
+    for method in dict.fromkeys(c.method for c in _KEY_LOCKS)
+}
+# Those conditional by the method alone (SETNX): no expiry parameter at all.
+SETNX_METHODS: frozenset[str] = frozenset(c.method for c in _KEY_LOCKS if not c.flag_keyword)
+
+_KEY_COMMANDS: tuple[KeyCommands, ...] = collect("KEY_COMMANDS")
+# `delete` methods releasing a key.
+DELETE_METHODS: frozenset[str] = _names(c.delete_methods for c in _KEY_COMMANDS)
+# Reads of the stored value (the read-then-compare release).
+GET_METHODS: frozenset[str] = _names(c.get_methods for c in _KEY_COMMANDS)
+# Methods that expire a key after the SET NX (the acquire-then-expire of a lock),
+# and those that run a script on keys among their arguments (a Lua release) or
+# delete on a condition.
+EXPIRE_METHODS: frozenset[str] = _names(c.expire_methods for c in _KEY_COMMANDS)
+SCRIPT_METHODS: frozenset[str] = _names(c.script_methods for c in _KEY_COMMANDS)
+
+_LOCK_APIS: tuple[LockApi, ...] = collect("LOCK_APIS")
+# Functions/classes (by qualified name) that make a lock.
+LOCK_CONSTRUCTORS: dict[str, LockApi] = {api.qualname: api for api in _LOCK_APIS if api.qualname}
+# Methods (by name) that make a lock, with the receiver they need.
+LOCK_METHODS: dict[str, tuple[LockApi, ...]] = {
+    method: _by_receiver(api for api in _LOCK_APIS if api.method == method)
+    for method in dict.fromkeys(api.method for api in _LOCK_APIS if api.method)
+}
+
+
+# Non-blocking acquire: `acquire(blocking=False)` returns False instead of
+# waiting. Method -> the keywords that say so.
+def _non_blocking(found: Iterable[NonBlockingAcquire]) -> dict[str, tuple[str, ...]]:
+    keywords: dict[str, dict[str, None]] = {}
+    for acquire in found:
+        keywords.setdefault(acquire.method, {})[acquire.keyword] = None
+    return {method: tuple(names) for method, names in keywords.items()}
+
+
+NON_BLOCKING_ACQUIRES: dict[str, tuple[str, ...]] = _non_blocking(collect("NON_BLOCKING_ACQUIRES"))
 
 # --- Is a SET NX a lock? ---------------------------------------------------------------
 
@@ -486,11 +305,6 @@ LOCK_KEY_WORDS: frozenset[str] = frozenset(
         "inprogress",
     }
 )
-# Methods that expire a key after the SET NX (the acquire-then-expire of a lock),
-# and those that run a script on keys among their arguments (a Lua release) or
-# delete on a condition (`delex(key, ifeq=token)`).
-EXPIRE_METHODS: frozenset[str] = frozenset({"expire", "pexpire", "expireat", "pexpireat"})
-SCRIPT_METHODS: frozenset[str] = frozenset({"eval", "evalsha", "fcall", "delex"})
 # `assert_equal(...)`, `self.assertTrue(...)`: a SET NX whose result is asserted
 # is a test of the command itself (with `assert` statements).
 ASSERTION_PREFIX = "assert"
@@ -514,65 +328,27 @@ def names_a_lock(text: str) -> bool:
 # What runs in their block (`with pytest.raises(E):`) or as their arguments
 # (`pytest.raises(E, lambda: ...)`) tests that an error is raised: a lock made
 # there is not taken around work. Functions by qualified name; methods on
-# `self`/`cls` (unittest and Django test cases).
-ERROR_TEST_FUNCTIONS: frozenset[str] = frozenset({"pytest.raises"})
-ERROR_TEST_METHODS: frozenset[str] = frozenset(
-    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage"}
-)
-
-# Non-blocking acquire: `acquire(blocking=False)` returns False instead of waiting.
-ACQUIRE_METHOD = "acquire"
-NON_BLOCKING_KEYWORD = "blocking"
+# `self`/`cls` (test cases).
+ERROR_TEST_FUNCTIONS: frozenset[str] = frozenset(collect("ERROR_TEST_FUNCTIONS"))
+ERROR_TEST_METHODS: frozenset[str] = frozenset(collect("ERROR_TEST_METHODS"))
 
 # --- Fixes named in messages -----------------------------------------------------
 
 SQL_FIX = "FOR UPDATE SKIP LOCKED (or joblint.runtime.queue.JobQueue.claim)"
 QUEUE_FIX = "joblint.runtime.queue.JobQueue.claim"
-REDIS_LOCK_FIX = "set(key, token, nx=True, ex=...)"
 # JL402's option (`[tool.joblint.rules.JL402]`): the expiry its fix adds, in seconds.
 DEFAULT_TIMEOUT_OPTION = "default-lock-timeout"
 RUNTIME_LOCK = "joblint.runtime.lock.RedisLock"
+ADVISORY_LOCK_FIX = "joblint.runtime.lock.PostgresAdvisoryLock"
 
 # --- Reading a lock attempt's result ------------------------------------------------
 
 # SQL-running methods that return the rows themselves: called as a bare
 # statement, the row (and the advisory lock's boolean) is dropped.
-SQL_ROW_METHODS: frozenset[str] = frozenset(
-    {
-        "fetch",
-        "fetchrow",
-        "fetchval",
-        "fetch_one",
-        "fetch_all",
-        "fetch_val",
-        "scalar",
-        "scalars",
-        "exec_driver_sql",
-    }
-)
+SQL_ROW_METHODS: frozenset[str] = _names(api.row_methods for api in _SQL)
 # Methods that run SQL on a cursor-like receiver whose rows are read afterwards.
-SQL_CURSOR_METHODS: frozenset[str] = frozenset({"execute", "executemany"})
+SQL_CURSOR_METHODS: frozenset[str] = _names(api.cursor_methods for api in _SQL)
 # Reading rows from that receiver afterwards.
-RESULT_READ_METHODS: frozenset[str] = frozenset(
-    {
-        "fetchone",
-        "fetchall",
-        "fetchmany",
-        "fetchval",
-        "fetchrow",
-        "fetch",
-        "scalar",
-        "scalars",
-        "scalar_one",
-        "scalar_one_or_none",
-        "first",
-        "one",
-        "one_or_none",
-        "all",
-        "__next__",
-        "__iter__",
-    }
-)
+RESULT_READ_METHODS: frozenset[str] = _names(api.result_methods for api in _SQL)
 # Names of receivers that are probably pipelines (results come from execute()).
 PIPELINE_NAME_WORDS: tuple[str, ...] = ("pipe",)
-ADVISORY_LOCK_FIX = "joblint.runtime.lock.PostgresAdvisoryLock"

@@ -8,155 +8,53 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from joblint.libraries import all_libraries
+from joblint.libraries import all_libraries, collect, python
 from joblint.libraries.base import PayloadShape as PayloadShape
+from joblint.libraries.objects import Family as Family
+from joblint.libraries.objects import ManagerFetches as ManagerFetches
+from joblint.libraries.objects import ObjectKind as ObjectKind
+from joblint.libraries.objects import ParameterAttribute as ParameterAttribute
+from joblint.libraries.objects import SessionFetches as SessionFetches
+from joblint.libraries.objects import TableFlagBase as TableFlagBase
 
 # --- class kinds ---------------------------------------------------------------
 
-DJANGO_MODEL = "django_model"
-SQLALCHEMY_MODEL = "sqlalchemy_model"
-PYDANTIC = "pydantic"
-ENUM = "enum"
-DATACLASS = "dataclass"
-ATTRS = "attrs"
-NAMEDTUPLE = "namedtuple"
-
-ORM_KINDS = frozenset({DJANGO_MODEL, SQLALCHEMY_MODEL})
-RICH_KINDS = frozenset({ENUM, DATACLASS, ATTRS, PYDANTIC, NAMEDTUPLE})
+# Each library declares the kinds of its values and how its classes get them
+# (`joblint.libraries.objects`); merged here.
+OBJECT_KINDS: dict[str, ObjectKind] = {kind.key: kind for kind in collect("OBJECT_KINDS")}
+# A class of one of these kinds is a database model (JL201) or a rich type (JL202).
+ORM_KINDS = frozenset(k for k, kind in OBJECT_KINDS.items() if kind.family is Family.ROW)
+RICH_KINDS = frozenset(k for k, kind in OBJECT_KINDS.items() if kind.family is Family.RICH)
+# Several rows of a model: a queryset, a list of instances.
+ROWS_KINDS = frozenset(k for k, kind in OBJECT_KINDS.items() if kind.family is Family.ROWS)
+# A member of an enum (`Color.RED`), the kind the payload analysis tells by shape.
+ENUM = python.ENUM
 
 # A class whose base is one of these has that kind.
-BASE_CLASS_KINDS: dict[str, str] = {
-    "django.db.models.Model": DJANGO_MODEL,
-    "django.db.models.base.Model": DJANGO_MODEL,
-    "django.contrib.auth.models.AbstractUser": DJANGO_MODEL,
-    "django.contrib.auth.models.AbstractBaseUser": DJANGO_MODEL,
-    "django.contrib.auth.models.User": DJANGO_MODEL,
-    "django.contrib.auth.models.Group": DJANGO_MODEL,
-    "django.db.models.TextChoices": ENUM,
-    "django.db.models.IntegerChoices": ENUM,
-    "django.db.models.Choices": ENUM,
-    "django.db.models.enums.TextChoices": ENUM,
-    "django.db.models.enums.IntegerChoices": ENUM,
-    "django.db.models.enums.Choices": ENUM,
-    "sqlalchemy.orm.DeclarativeBase": SQLALCHEMY_MODEL,
-    "sqlalchemy.orm.DeclarativeBaseNoMeta": SQLALCHEMY_MODEL,
-    "sqlalchemy.orm.decl_api.DeclarativeBase": SQLALCHEMY_MODEL,
-    "pydantic.BaseModel": PYDANTIC,
-    "pydantic.main.BaseModel": PYDANTIC,
-    "pydantic.v1.BaseModel": PYDANTIC,
-    "pydantic_settings.BaseSettings": PYDANTIC,
-    "enum.Enum": ENUM,
-    "enum.IntEnum": ENUM,
-    "enum.StrEnum": ENUM,
-    "enum.Flag": ENUM,
-    "enum.IntFlag": ENUM,
-    "typing.NamedTuple": NAMEDTUPLE,
-    "typing_extensions.NamedTuple": NAMEDTUPLE,
-}
-
-# `class X(SQLModel, table=True)` is a table model; without `table=True` it is pydantic.
-SQLMODEL_BASE = "sqlmodel.SQLModel"
-
+BASE_CLASS_KINDS: dict[str, str] = dict(collect("BASE_CLASS_KINDS"))
+# `class X(SQLModel, table=True)`: the class keyword says the kind.
+TABLE_FLAG_BASES: dict[str, TableFlagBase] = {b.base: b for b in collect("TABLE_FLAG_BASES")}
 # Decorators that give a class a kind (called or bare).
-CLASS_DECORATOR_KINDS: dict[str, str] = {
-    "dataclasses.dataclass": DATACLASS,
-    "pydantic.dataclasses.dataclass": DATACLASS,
-    "attr.s": ATTRS,
-    "attr.attrs": ATTRS,
-    "attr.define": ATTRS,
-    "attr.frozen": ATTRS,
-    "attr.mutable": ATTRS,
-    "attr.dataclass": ATTRS,
-    "attrs.define": ATTRS,
-    "attrs.frozen": ATTRS,
-    "attrs.mutable": ATTRS,
-}
-
+CLASS_DECORATOR_KINDS: dict[str, str] = dict(collect("CLASS_DECORATOR_KINDS"))
 # `Name = factory(...)` at module level makes `Name` a class-like of that kind.
-CLASS_FACTORIES: dict[str, str] = {
-    "collections.namedtuple": NAMEDTUPLE,
-    "typing.NamedTuple": NAMEDTUPLE,
-    "sqlalchemy.orm.declarative_base": SQLALCHEMY_MODEL,
-    "sqlalchemy.ext.declarative.declarative_base": SQLALCHEMY_MODEL,
-    "enum.Enum": ENUM,
-    "enum.IntEnum": ENUM,
-    "enum.StrEnum": ENUM,
-}
-
-# `db = SQLAlchemy(app)`: `db.Model` is a declarative base (Flask-SQLAlchemy).
-MODEL_ATTRIBUTE_FACTORIES: dict[str, str] = {
-    "flask_sqlalchemy.SQLAlchemy": SQLALCHEMY_MODEL,
-}
-
+CLASS_FACTORIES: dict[str, str] = dict(collect("CLASS_FACTORIES"))
+# `db = SQLAlchemy(app)`: `db.Model` is a declarative base.
+MODEL_ATTRIBUTE_FACTORIES: dict[str, str] = dict(collect("MODEL_ATTRIBUTE_FACTORIES"))
 # When a class can't be resolved in the project, one narrow heuristic: a class
-# imported from a module named `models` is taken as a Django model.
-MODELS_MODULE_NAME = "models"
+# imported from a module of one of these names is taken to have the kind.
+UNRESOLVED_MODEL_MODULES: dict[str, str] = dict(collect("UNRESOLVED_MODEL_MODULES"))
+# `request.user` of a parameter `request`: a value of a known kind.
+PARAMETER_ATTRIBUTES: dict[tuple[str, str], ParameterAttribute] = {
+    (a.parameter, a.attribute): a for a in collect("PARAMETER_ATTRIBUTES")
+}
 
 # --- ORM fetches ---------------------------------------------------------------
 
-# `X.objects.<method>(...)` (Django manager) returning one instance.
-DJANGO_INSTANCE_METHODS = frozenset(
-    {
-        "get",
-        "create",
-        "first",
-        "last",
-        "latest",
-        "earliest",
-        "get_or_create",
-        "update_or_create",
-        "aget",
-        "acreate",
-        "afirst",
-        "alast",
-        "alatest",
-        "aearliest",
-        "aget_or_create",
-        "aupdate_or_create",
-    }
-)
-# ... returning `(instance, created)`.
-DJANGO_PAIR_METHODS = frozenset(
-    {"get_or_create", "update_or_create", "aget_or_create", "aupdate_or_create"}
-)
-# ... returning a queryset.
-DJANGO_QUERYSET_METHODS = frozenset(
-    {
-        "all",
-        "filter",
-        "exclude",
-        "order_by",
-        "select_related",
-        "prefetch_related",
-        "annotate",
-        "values",
-        "values_list",
-        "distinct",
-        "only",
-        "defer",
-        "using",
-        "select_for_update",
-        "none",
-        "reverse",
-        "alias",
-        "union",
-        "intersection",
-        "difference",
-    }
-)
-DJANGO_MANAGER_ATTRIBUTE = "objects"
-DJANGO_INSTANCE_FUNCTIONS = frozenset(
-    {"django.shortcuts.get_object_or_404", "django.shortcuts.aget_object_or_404"}
-)
-DJANGO_QUERYSET_FUNCTIONS = frozenset({"django.shortcuts.get_list_or_404"})
-
-# SQLAlchemy: `session.query(X)...<method>()` / `session.scalars(select(X)).<method>()`.
-SQLALCHEMY_INSTANCE_METHODS = frozenset(
-    {"first", "one", "one_or_none", "scalar_one", "scalar_one_or_none"}
-)
-SQLALCHEMY_QUERY_METHODS = frozenset({"query", "scalars", "execute"})
-# `session.get(X, pk)`: the class is the first argument.
-SQLALCHEMY_GET_METHODS = frozenset({"get", "get_one"})
+# `X.objects.<method>(...)`: a manager's chains fetching instances or querysets.
+MANAGER_FETCHES: tuple[ManagerFetches, ...] = collect("MANAGER_FETCHES")
+# `session.query(X)...<method>()`, `session.scalars(select(X)).<method>()`,
+# `session.get(X, pk)`.
+SESSION_FETCHES: tuple[SessionFetches, ...] = collect("SESSION_FETCHES")
 
 # --- where the payload is in an enqueue call ------------------------------------
 

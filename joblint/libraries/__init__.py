@@ -1,11 +1,13 @@
 """One module per library: its names, defaults and shapes as data.
 
-Each module here defines `LIBRARIES` (see `joblint.libraries.base.Library`) and
-may define further declarations of its own kinds (`collect(name)` gathers one
-kind from every module, e.g. the retry or lock APIs a module declares);
-modules are found by walking the package, so adding a library is adding a
-module. `joblint.knowledge` merges their tables into the lookups the analysis
-reads; rules and analysis never spell a library's names.
+Each module here defines `LIBRARIES` (see `joblint.libraries.base.Library`) for
+its job and database APIs and may define further declarations of other kinds
+(`collect(name)` gathers one kind from every module, e.g. the retry APIs of
+`joblint.libraries.retry_api`); a library with none of the first, like the
+standard library's `python`, declares only the others. Modules are found by
+walking the package, so adding a library is adding a module.
+`joblint.knowledge` merges their tables into the lookups the analysis reads;
+rules and analysis never spell a library's names.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from typing import Any
 
 from joblint.libraries.base import Library
 
-# Modules of this package that are not libraries.
-_NOT_LIBRARIES = frozenset({"base"})
+# Modules of this package that are not libraries: the kinds of declarations.
+_NOT_LIBRARIES = frozenset({"base", "locking", "objects", "queries", "retry_api"})
 
 
 def library_modules() -> tuple[str, ...]:

@@ -10,6 +10,26 @@ from joblint.libraries.base import (
     PayloadShape,
     Receiver,
 )
+from joblint.libraries.retry_api import (
+    AttemptBound,
+    Bound,
+    BoundFix,
+    BoundParams,
+    CatchParam,
+    DelayParams,
+    GrowthFunction,
+    GrowthParam,
+    Jitter,
+    JitterParam,
+    Param,
+    Reads,
+    RetryMethod,
+    RetryVocabulary,
+    Says,
+    TaskRetries,
+    Unresolved,
+    Value,
+)
 
 _CANVAS = tuple(
     f"{module}.{name}"
@@ -167,5 +187,95 @@ BROKER_CONFIGS = (
         time_limit_libraries=frozenset({"celery", ""}),
         delay_keywords=frozenset({"countdown", "eta"}),
         delay_methods=frozenset({"apply_async", "retry"}),
+    ),
+)
+
+# --- retries (`celery/app/task.py`, `celery/app/autoretry.py`) ----------
+
+_CELERY = LIBRARIES[0]
+MAX_RETRIES = "max_retries"
+RETRY_BACKOFF = "retry_backoff"
+RETRY_JITTER = "retry_jitter"
+# `max_retries`: retries after the first run (`request.retries > max_retries` fails).
+MAX_RETRIES_BOUND = AttemptBound(MAX_RETRIES, counts_first_run=False)
+# `{task}`: the task as the code names it (`self`, `task`).
+FIX_COUNTDOWN = (
+    "countdown=joblint.runtime.backoff.full_jitter({task}.request.retries, base=30, cap=600)"
+)
+_NO_MAX_RETRIES = BoundParams(
+    ((Param(MAX_RETRIES), Bound.ATTEMPTS),),
+    MAX_RETRIES_BOUND,
+    Says(
+        f"{_CELERY.display} {MAX_RETRIES}=None retries forever",
+        f"Set {MAX_RETRIES_BOUND.advice()}, then let it fail to the dead-letter queue",
+    ),
+    # Celery retries 3 times by default.
+    default=Bound.ATTEMPTS,
+    unbounded=frozenset({Value.NONE}),
+    fix=BoundFix(f"Set {MAX_RETRIES_BOUND.advice()}"),
+)
+
+TASK_RETRIES = (
+    TaskRetries(
+        _CELERY.key,
+        _CELERY.modules,
+        # On an unresolved receiver (`@app.task(...)` with `app` imported):
+        # Dramatiq's `actor` can't be Celery's.
+        decorator_methods=("task", "shared_task"),
+        unresolved=Unresolved.TRUSTED,
+        task_bases=(
+            "celery.Task",
+            "celery.app.task.Task",
+            "celery.contrib.django.task.DjangoTask",
+        ),
+        app_task_attribute="Task",
+        # `retry_backoff` delays are jittered unless `retry_jitter=False`.
+        delay=DelayParams(
+            GrowthParam(Param(RETRY_BACKOFF), Reads.SWITCH),
+            Says(
+                f"{RETRY_JITTER}=False turns off the jitter {_CELERY.display} adds to "
+                f"{RETRY_BACKOFF} delays",
+                f"Remove it ({_CELERY.display}'s default is full jitter)",
+            ),
+            jitter=JitterParam(Param(RETRY_JITTER), off=Value.FALSY, default=Jitter.PRESENT),
+            switch_on=(
+                f"Set {RETRY_JITTER}=True ({_CELERY.display}'s default): each {RETRY_BACKOFF} "
+                "delay is drawn at random"
+            ),
+        ),
+        bounds=(
+            _NO_MAX_RETRIES,
+            BoundParams(
+                ((Param(MAX_RETRIES, within="retry_kwargs"), Bound.ATTEMPTS),),
+                MAX_RETRIES_BOUND,
+                _NO_MAX_RETRIES.says,
+                default=Bound.ATTEMPTS,
+                unbounded=frozenset({Value.NONE}),
+                fix=_NO_MAX_RETRIES.fix,
+            ),
+        ),
+        catches=CatchParam(Param("autoretry_for"), f"{_CELERY.display} autoretry_for"),
+        method=RetryMethod(
+            "retry",
+            attempt_count=("request", "retries"),
+            delay_keywords=("countdown", "eta"),
+            says=Says("Retry delay", f"Use {FIX_COUNTDOWN}"),
+            # `eta` is a datetime.
+            rewritten="countdown",
+            bind_keyword="bind",
+            bound=_NO_MAX_RETRIES,
+            where="{task}.retry(...)",
+        ),
+    ),
+)
+
+# `get_exponential_backoff_interval(factor, retries, maximum, full_jitter=False)`
+# is what autoretry uses; called by hand it has no jitter unless asked.
+RETRY_VOCABULARY = (
+    RetryVocabulary(
+        growth_functions=tuple(
+            GrowthFunction(f"{module}.get_exponential_backoff_interval", Param("full_jitter", 3))
+            for module in ("celery.utils.time", "celery.utils")
+        ),
     ),
 )

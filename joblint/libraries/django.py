@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from joblint.libraries.base import Library, TxFamily
+from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
+from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
+from joblint.libraries.python import ENUM
+from joblint.libraries.queries import ModelKeyApi, QueryApi, RowLockApi, SqlApi
+from joblint.libraries.retry_api import RetryVocabulary
 
 ATOMIC = "django.db.transaction.atomic"
 
@@ -43,3 +48,241 @@ RUN_PYTHON_OPERATIONS: frozenset[str] = frozenset(
     }
 )
 RUN_PYTHON_FUNCTION_KEYWORDS: frozenset[str] = frozenset({"code", "reverse_code"})
+
+# --- retries: the clock delays and deadlines are written with ----------
+
+RETRY_VOCABULARY = (
+    RetryVocabulary(
+        pure_functions=("django.utils.timezone.now",),
+        clocks=("django.utils.timezone.now",),
+    ),
+)
+
+# --- the cache framework ------------------------------------------------------------
+
+# `CACHES = {"default": {"BACKEND": "..."}}` in settings; `cache` is the
+# "default" alias's cache, `caches["x"]` the alias "x"'s. A cache's `lock()` is
+# its backend's (the libraries' CACHE_BACKENDS): its signature is unknown until
+# the settings say which backend the cache is.
+CACHE_FRAMEWORKS = (
+    CacheFramework(
+        objects=("django.core.cache.cache", "django.core.cache.caches"),
+        classes=("django.core.cache.backends.base.BaseCache",),
+        settings_name="CACHES",
+        backend_key="BACKEND",
+        default_alias="default",
+        modules=("django.core.cache",),
+    ),
+)
+LOCK_APIS = (
+    LockApi("cache.lock(...)", method="lock", receiver=LockReceiver.CACHE, backend_defined=True),
+)
+
+# django.test.SimpleTestCase's `with self.assertRaisesMessage(E, "..."):`.
+ERROR_TEST_METHODS = ("assertRaisesMessage",)
+
+# --- SQL text, row locks, query chains and model keys -------------------------------
+
+SQL_APIS = (
+    SqlApi(
+        methods=("raw",),  # Manager.raw(sql)
+        text_functions=("django.db.models.expressions.RawSQL", "django.db.models.RawSQL"),
+    ),
+)
+
+# QuerySet.select_for_update(nowait=, skip_locked=, of=, no_key=) (Tortoise's
+# QuerySet has the same method).
+ROW_LOCK_APIS = (
+    RowLockApi(
+        "select_for_update",
+        ("skip_locked", "nowait"),
+        "skip_locked",
+        "select_for_update(skip_locked=True)",
+    ),
+)
+
+QUERY_APIS = (
+    QueryApi(
+        filter_methods=("filter", "get"),
+        exclude_methods=("exclude",),
+        ordering_methods=("order_by", "earliest", "latest"),
+        pick_next_methods=("first", "last", "earliest", "latest"),
+        single_row_methods=("get", "get_or_create"),
+        row_fetch_methods=(
+            "first",
+            "last",
+            "earliest",
+            "latest",
+            "get",
+            "afirst",
+            "alast",
+            "aget",
+        ),
+        and_calls=("Q", "django.db.models.Q", "django.db.models.query_utils.Q"),
+        column_reference_calls=("F", "OuterRef", "Ref"),
+        key_aliases=("pk",),
+        lookup_separator="__",
+        default_lookup="exact",
+        lookups=(
+            "exact",
+            "iexact",
+            "contains",
+            "icontains",
+            "in",
+            "gt",
+            "gte",
+            "lt",
+            "lte",
+            "startswith",
+            "istartswith",
+            "endswith",
+            "iendswith",
+            "range",
+            "date",
+            "year",
+            "iso_year",
+            "month",
+            "day",
+            "week",
+            "week_day",
+            "iso_week_day",
+            "quarter",
+            "time",
+            "hour",
+            "minute",
+            "second",
+            "isnull",
+            "regex",
+            "iregex",
+            "contained_by",
+            "overlap",
+            "has_key",
+            "has_keys",
+            "has_any_keys",
+            "search",
+            "trigram_similar",
+            "unaccent",
+        ),
+        equality_lookups=("exact", "iexact"),
+        key_pin_lookups=("exact", "in"),
+        related_key_lookups=("pk", "id"),
+        foreign_key_suffix="_id",
+        save_methods=("save", "asave"),
+        write_calls=("update", "delete", "bulk_update", "aupdate", "adelete", "abulk_update"),
+        create_methods=("create", "get_or_create", "update_or_create", "acreate", "aget_or_create"),
+    ),
+)
+
+# A field with `primary_key=True` or `unique=True`, a `OneToOneField`,
+# `pk = CompositePrimaryKey("a", "b")` (Django 5.2), `Meta.unique_together`
+# and `Meta.constraints`' `UniqueConstraint(fields=[...])` (one with a
+# `condition=` holds only for some rows).
+MODEL_KEY_APIS = (
+    ModelKeyApi(
+        primary_key_keyword="primary_key",
+        unique_keyword="unique",
+        unique_field_classes=("OneToOneField",),
+        composite_key_classes=("CompositePrimaryKey",),
+        unique_constraint_classes=("UniqueConstraint",),
+        constraint_fields_keyword="fields",
+        partial_constraint_keyword="condition",
+        options_class="Meta",
+        options_unique_together="unique_together",
+        options_constraints="constraints",
+    ),
+)
+
+# --- model classes and the manager's fetches ----------------------------------------
+
+MODEL = "django_model"
+QUERYSET = "queryset"
+
+OBJECT_KINDS = (
+    ObjectKind(
+        MODEL,
+        Family.ROW,
+        "a Django model instance",
+        "{text}.pk and re-fetch it in the task",
+        key_attribute="pk",
+    ),
+    ObjectKind(
+        QUERYSET,
+        Family.ROWS,
+        "a Django queryset",
+        "a list of primary keys (list({text}.values_list('pk', flat=True))) and query "
+        "again in the task",
+    ),
+)
+
+BASE_CLASS_KINDS = (
+    ("django.db.models.Model", MODEL),
+    ("django.db.models.base.Model", MODEL),
+    ("django.contrib.auth.models.AbstractUser", MODEL),
+    ("django.contrib.auth.models.AbstractBaseUser", MODEL),
+    ("django.contrib.auth.models.User", MODEL),
+    ("django.contrib.auth.models.Group", MODEL),
+    ("django.db.models.TextChoices", ENUM),
+    ("django.db.models.IntegerChoices", ENUM),
+    ("django.db.models.Choices", ENUM),
+    ("django.db.models.enums.TextChoices", ENUM),
+    ("django.db.models.enums.IntegerChoices", ENUM),
+    ("django.db.models.enums.Choices", ENUM),
+)
+
+# When a class can't be resolved in the project, one narrow heuristic: a class
+# imported from a module named `models` is taken as a model.
+UNRESOLVED_MODEL_MODULES = (("models", MODEL),)
+
+# A view's `request.user`: the logged-in user, a model instance.
+PARAMETER_ATTRIBUTES = (ParameterAttribute("request", "user", MODEL, "User"),)
+
+MANAGER_FETCHES = (
+    ManagerFetches(
+        manager_attribute="objects",
+        row_kind=MODEL,
+        rows_kind=QUERYSET,
+        row_methods=(
+            "get",
+            "create",
+            "first",
+            "last",
+            "latest",
+            "earliest",
+            "get_or_create",
+            "update_or_create",
+            "aget",
+            "acreate",
+            "afirst",
+            "alast",
+            "alatest",
+            "aearliest",
+            "aget_or_create",
+            "aupdate_or_create",
+        ),
+        rows_methods=(
+            "all",
+            "filter",
+            "exclude",
+            "order_by",
+            "select_related",
+            "prefetch_related",
+            "annotate",
+            "values",
+            "values_list",
+            "distinct",
+            "only",
+            "defer",
+            "using",
+            "select_for_update",
+            "none",
+            "reverse",
+            "alias",
+            "union",
+            "intersection",
+            "difference",
+        ),
+        plain_methods=("values", "values_list"),
+        row_functions=("django.shortcuts.get_object_or_404", "django.shortcuts.aget_object_or_404"),
+        rows_functions=("django.shortcuts.get_list_or_404",),
+    ),
+)

@@ -4,6 +4,15 @@ is a database table and an enqueue is part of the transaction."""
 from __future__ import annotations
 
 from joblint.libraries.base import Library, PayloadShape, SettingsFlag
+from joblint.libraries.retry_api import (
+    AttemptBound,
+    Bound,
+    BoundParams,
+    Param,
+    RetrySetting,
+    Says,
+    Value,
+)
 
 ORM_BROKER = "django_q.orm_broker"
 
@@ -41,5 +50,30 @@ LIBRARIES = (
         settings_flags=(SettingsFlag("Q_CLUSTER", "orm", ORM_BROKER),),
         # `async_task(func, *args, **kwargs)`
         payload_shapes=(("async_task", PayloadShape(skip_positional=1, reserved=_RESERVED)),),
+    ),
+)
+
+# --- retries (django-q2 `conf.py`) ----------
+
+CLUSTER_SETTING = "Q_CLUSTER"
+MAX_ATTEMPTS = "max_attempts"
+# A task's `attempt_count` is 1 after its first run and it is given up once
+# `attempt_count >= max_attempts`.
+MAX_ATTEMPTS_BOUND = AttemptBound(MAX_ATTEMPTS, counts_first_run=True)
+
+# `Q_CLUSTER = {"max_attempts": 0}`: 0 means unlimited.
+RETRY_SETTINGS = (
+    RetrySetting(
+        CLUSTER_SETTING,
+        BoundParams(
+            ((Param(MAX_ATTEMPTS), Bound.ATTEMPTS),),
+            MAX_ATTEMPTS_BOUND,
+            Says(
+                f"{LIBRARIES[0].display} {MAX_ATTEMPTS}=0 means unlimited attempts",
+                f"Set {MAX_ATTEMPTS_BOUND.advice()}",
+            ),
+            default=Bound.ATTEMPTS,
+            unbounded=frozenset({Value.ZERO}),
+        ),
     ),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
+from joblint.libraries.locking import LockApi
 
 # Keywords calling a Huey task takes itself (`send_email(to, delay=60)`).
 _CALL_OPTIONS = frozenset(
@@ -72,4 +73,19 @@ LIBRARIES = (
         "Huey",
         task_decorators=("huey.contrib.djhuey.on_commit_task",),
     ),
+)
+
+# --- locks --------------------------------------------------------------------------
+
+# djhuey's `lock_task(lock_name)` and `Huey.lock_task(lock_name)`: no TTL, no
+# owner token. A killed worker's lock stays until the consumer flushes locks.
+_LOCK_WITHOUT_EXPIRY = "Pair it with a task time limit (timeout=) and flush_locks"
+LOCK_APIS = (
+    LockApi(
+        "lock_task(...)",
+        qualname="huey.contrib.djhuey.lock_task",
+        no_expiry_advice=_LOCK_WITHOUT_EXPIRY,
+    ),
+    # The method name is Huey's alone.
+    LockApi(".lock_task(...)", method="lock_task", no_expiry_advice=_LOCK_WITHOUT_EXPIRY),
 )

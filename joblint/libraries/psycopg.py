@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import Library, TxFamily
+from joblint.libraries.queries import SqlApi
 
 LIBRARIES = (
     Library(
@@ -17,5 +18,16 @@ LIBRARIES = (
         ),
         # `with conn.transaction():` (psycopg 3, asyncpg): the generic shape.
         transaction_methods=(("transaction", TxFamily.GENERIC),),
+    ),
+)
+
+# --- SQL text -----------------------------------------------------------------------
+
+# `cur.copy_expert(sql, file)` (psycopg2), `cur.mogrify(sql, params)`, and
+# `sql.SQL("...")` composed queries.
+SQL_APIS = (
+    SqlApi(
+        methods=("copy_expert", "mogrify"),
+        text_functions=("psycopg.sql.SQL", "psycopg2.sql.SQL"),
     ),
 )

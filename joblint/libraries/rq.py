@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import EnqueueMethod, ForwardedOptions, Library, PayloadShape, Receiver
+from joblint.libraries.retry_api import DelayParams, GrowthParam, Param, Reads, RetryCall, Says
 
 _MODULES = ("rq", "django_rq", "rq_scheduler")
 _ON_QUEUE = EnqueueMethod((), Receiver.QUEUE)
@@ -88,6 +89,27 @@ LIBRARIES = (
         ),
         forwarded_options=(
             ("enqueue", ForwardedOptions(frozenset({"timeout"}), "RQ's option is job_timeout=")),
+        ),
+    ),
+)
+
+# --- retries (RQ 2.x/3.x `job.py`) ----------
+
+_RQ = LIBRARIES[0]
+FIX_INTERVALS = "interval=joblint.runtime.backoff.jittered_intervals(...)"
+
+# `Retry(max, interval=0, enqueue_at_front=False)`: a fixed list of waits, and
+# RQ adds no jitter.
+RETRY_CALLS = (
+    RetryCall(
+        ("rq.Retry", "rq.job.Retry"),
+        delay=DelayParams(
+            GrowthParam(Param("interval", 1), Reads.SCHEDULE),
+            Says(
+                f"{_RQ.display} Retry(interval=[...]) is a fixed growing schedule and "
+                f"{_RQ.display} adds no jitter",
+                f"Use {FIX_INTERVALS}, built at enqueue time",
+            ),
         ),
     ),
 )

@@ -3,6 +3,17 @@
 from __future__ import annotations
 
 from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
+from joblint.libraries.retry_api import (
+    DelayParams,
+    GrowthParam,
+    Jitter,
+    JitterParam,
+    Param,
+    Reads,
+    RetryCall,
+    Says,
+    Value,
+)
 
 LIBRARIES = (
     Library(
@@ -20,5 +31,30 @@ LIBRARIES = (
         enqueue_methods=(("kiq", EnqueueMethod((), Receiver.TASK_LIKE, reach=("taskiq",))),),
         payload_shapes=(("kiq", PayloadShape()),),
         async_enqueue_methods=(("kiq", False),),
+    ),
+)
+
+# --- retries (`smart_retry_middleware.py`) ----------
+
+_TASKIQ = LIBRARIES[0]
+GROWTH = "use_delay_exponent"  # default False (constant delay)
+JITTER = "use_jitter"  # default False
+
+RETRY_CALLS = (
+    RetryCall(
+        (
+            "taskiq.SmartRetryMiddleware",
+            "taskiq.middlewares.SmartRetryMiddleware",
+            "taskiq.middlewares.smart_retry_middleware.SmartRetryMiddleware",
+        ),
+        delay=DelayParams(
+            GrowthParam(Param(GROWTH), Reads.SWITCH),
+            Says(
+                f"{_TASKIQ.display} SmartRetryMiddleware({GROWTH}=True) grows the delay "
+                "(delay * retries) with no jitter by default",
+                f"Pass {JITTER}=True",
+            ),
+            jitter=JitterParam(Param(JITTER), off=Value.FALSY, default=Jitter.ABSENT),
+        ),
     ),
 )

@@ -28,7 +28,7 @@ CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version.
 # Entries are decoded positionally: an entry written before a dataclass gained
 # a field would load with that field's default, silently wrong.
-ENTRY_FORMAT = "7"
+ENTRY_FORMAT = "8"
 PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_ENTRIES = 50_000
 SUBDIRECTORIES = 256  # an entry lives under the first two hex digits of its key

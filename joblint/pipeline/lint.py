@@ -16,7 +16,8 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from joblint import suppressions
 from joblint.analysis.context import FileContext
 from joblint.analysis.walk import walk
-from joblint.models import FileResult, Finding, PendingFinding, Span
+from joblint.index import index_source
+from joblint.models import MODEL_REQUIREMENTS, FileResult, Finding, PendingFinding, Span
 from joblint.pipeline.fix.edits import fix_edits
 from joblint.pipeline.source import (
     SourceError,
@@ -126,10 +127,22 @@ def _lint_tree(
     if context.needs_positions:
         facts = replace(facts, suppressions=sups.compact())
     one_off = _one_off_spans(tree, positions, context) if findings or pending else ()
-    warnings = sups.warnings(path)
+    # The project model finds a pending chain's calls in the file's own index.
+    index = index_source(text, module, settings.options) if _asks_model(pending) else None
     return FileResult(
-        path, tuple(findings), tuple(pending), facts, errors, one_off=one_off, warnings=warnings
+        path,
+        tuple(findings),
+        tuple(pending),
+        facts,
+        errors,
+        index=index,
+        one_off=one_off,
+        warnings=sups.warnings(path),
     )
+
+
+def _asks_model(pending: list[PendingFinding]) -> bool:
+    return any(r.kind in MODEL_REQUIREMENTS for p in pending for r in p.requires)
 
 
 def _one_off_spans(

@@ -1,45 +1,90 @@
-"""What the three retry rules (JL301-JL303) share: Celery task scopes, task
-options from decorators and `Task` subclasses, and the module's value table
-(computed once per file for all of them)."""
+"""What the three retry rules (JL301-JL303) share: the visit that finds the
+places a retry policy is set (`joblint.analysis.retry_policies`, recognised
+once per file for all of them) and hands each policy to the rule's `judge`."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.expressions import ScopeValues
-from joblint.analysis.retry_options import (
-    CeleryScopes,
-    TaskOptions,
-    class_options,
-    function_task_options,
-    is_celery_task_class,
-)
-from joblint.rule import Rule
+from joblint.analysis.retry_facts import RetryPolicy, Rewrite
+from joblint.analysis.retry_policies import RetrySites
+from joblint.rule import FixSpec, Rule, fix
 
 
 class RetryRule(Rule):
     def __init__(self, context: FileContext) -> None:
         super().__init__(context)
-        self._celery = CeleryScopes()
+        self._sites = RetrySites(context)
+        self._reported: set[int] = set()
 
-    @property
-    def values(self) -> ScopeValues:
-        module = self.context.frames[0].node
-        assert isinstance(module, cst.Module)
-        return self.context.memo("retry-scope-values", module, lambda: ScopeValues(module))
+    def judge(self, policy: RetryPolicy) -> None:
+        """Each rule judges the part of a policy it is about."""
+        raise NotImplementedError
+
+    def first_time(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is not reported yet (a wait or an exception type
+        reached through a name can belong to several policies)."""
+        if id(node) in self._reported:
+            return False
+        self._reported.add(id(node))
+        return True
+
+    def _judge(self, policies: Iterable[RetryPolicy]) -> None:
+        for policy in policies:
+            self.judge(policy)
+
+    # --- the places a policy is set ----------
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.enter_class(node, self.context.resolver)
-        if is_celery_task_class(node, self.context.resolver):
-            self._check_celery_options(class_options(node))
+        self._sites.enter_class(node)
+        self._judge(self._sites.at_class(node))
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._celery.leave_class(node)
+        self._sites.leave_class(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for options in function_task_options(node, self.context.resolver):
-            self._check_celery_options(options)
+        self._judge(self._sites.at_function(node))
 
-    def _check_celery_options(self, options: TaskOptions) -> None:
-        """Each rule checks the task options it cares about."""
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        self._judge(self._sites.at_decorator(node))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._judge(self._sites.at_call(node))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._judge(self._sites.at_assign(node))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._sites.enter_loop(node)
+
+    def leave_For(self, node: cst.For) -> None:
+        self._sites.leave_loop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._sites.enter_loop(node)
+        self._judge(self._sites.at_while(node))
+
+    def leave_While(self, node: cst.While) -> None:
+        self._sites.leave_loop()
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._sites.enter_handler(node)
+
+    def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._sites.leave_handler()
+
+
+def as_fix(rewrite: Rewrite | None) -> FixSpec | None:
+    """The fix a fact offers, as a rule gives it (unsafe: each changes how the job runs)."""
+    if rewrite is None:
+        return None
+    return fix(
+        rewrite.node,
+        rewrite.replacement,
+        rewrite.message,
+        imports=rewrite.imports,
+        releases=rewrite.releases,
+    )

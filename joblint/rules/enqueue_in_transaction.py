@@ -5,14 +5,26 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import Resolver, unwrap
+from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts, dotted_text, unwrap
 from joblint.analysis.references import ReadNames, Reference, reference
-from joblint.analysis.tasks import Enqueue
-from joblint.analysis.transactions import TxScope
-from joblint.knowledge.jobs import FIX_HINTS, TxFamily
+from joblint.analysis.tasks import Enqueue, decorator_task_library
+from joblint.analysis.transactions import TxScope, decorator_transaction
+from joblint.knowledge.jobs import FIX_HINTS, TxFamily, may_be_project_code
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
-from joblint.models import Requirement
+from joblint.models import CHAIN, LEADS_TO_ENQUEUE, OPENS_TRANSACTION, Requirement
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
+
+
+@dataclass(frozen=True, slots=True)
+class _Opener:
+    """A `with` or decorator calling a project callable that may open a
+    transaction (`with traced_atomic():`, `@in_transaction`): the project
+    model says whether it does."""
+
+    qualname: str
+    description: str  # "traced_atomic()", "@in_transaction"
+    node: cst.CSTNode
+    frame: int  # the body it covers: id of its function (or module) node
 
 
 @dataclass(slots=True)
@@ -22,6 +34,10 @@ class _LocalCall:
     node: cst.Call
     statement: cst.CSTNode | None
     transaction: TxScope | None
+    opener: _Opener | None = None
+    # The call as the project model knows it (`_project_call_text`), taken
+    # where the call is: its names resolve only in its own scope.
+    text: str | None = None
 
 
 @dataclass(slots=True)
@@ -142,6 +158,7 @@ class EnqueueInTransaction(Rule):
     # An enqueue call in a file that opens a transaction somewhere.
     TRIGGERS = enqueue_and(TRANSACTION_ANCHORS, TRANSACTION)
     READS_SETTINGS = True  # django-q's ORM broker, read-only databases
+    FOLLOWS_CALLS = True
     SUMMARY = "Job enqueued inside a database transaction: a worker may run it before COMMIT"
     HELP = (
         "Enqueue after COMMIT: an on-commit hook (Django's transaction.on_commit, "
@@ -232,6 +249,53 @@ def checkout(order):
         self._local_calls: list[_LocalCall] = []
         # Names bound by the enclosing `for` loops (a lambda would see their last value).
         self._loop_names: list[set[str]] = []
+        self._openers: list[_Opener] = []
+
+    def visit_With(self, node: cst.With) -> None:
+        context = self.context
+        if context.transaction is not None and context.transaction.node is node:
+            return  # a transaction the analysis knows
+        for item in node.items:
+            expr = unwrap(item.item)
+            if isinstance(expr, cst.Call):
+                self._open(expr.func, f"{dotted_text(expr.func) or 'it'}()", node)
+
+    def leave_With(self, node: cst.With) -> None:
+        self._close(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        context = self.context
+        extra = context.options.transaction_functions
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            if decorator_transaction(expr, context.resolver, extra) is not None:
+                continue
+            if decorator_task_library(decorator, context.resolver) is not None:
+                continue  # a task's decorator registers it
+            func = expr.func if isinstance(expr, cst.Call) else expr
+            self._open(func, f"@{dotted_text(func) or 'decorator'}", node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._close(node)
+
+    def _open(self, func: cst.BaseExpression, description: str, node: cst.CSTNode) -> None:
+        qualname = self.context.resolver.qualified_name(func)
+        if qualname is not None and may_be_project_code(qualname):
+            frame = self.context.frame.node
+            self._openers.append(_Opener(qualname, description, node, id(frame)))
+
+    def _close(self, node: cst.CSTNode) -> None:
+        while self._openers and self._openers[-1].node is node:
+            self._openers.pop()
+
+    @property
+    def _opener(self) -> _Opener | None:
+        """The innermost opener around the current code, in the current function."""
+        frame = id(self.context.frame.node)
+        for opener in reversed(self._openers):
+            if opener.frame == frame:
+                return opener
+        return None
 
     def visit_For(self, node: cst.For) -> None:
         self._loop_names.append(_target_names(node.target))
@@ -248,14 +312,89 @@ def checkout(order):
                 self._report_direct(node, enqueue, transaction)
             elif not context.in_on_commit_callback:
                 self._enqueues.setdefault(context.frame.key, _Found(enqueue, node))
+                opener = self._opener
+                if opener is not None:
+                    self._report_in_opener(node, enqueue, opener)
             return
         if context.in_on_commit_callback:
             return
+        opener = None if transaction is not None else self._opener
         callee = context.local_callee_key(node)
         if callee is not None:
             self._local_calls.append(
-                _LocalCall(context.frame.key, callee, node, context.statement, transaction)
+                _LocalCall(
+                    context.frame.key,
+                    callee,
+                    node,
+                    context.statement,
+                    transaction,
+                    opener,
+                    self._project_call_text(node) if transaction or opener else None,
+                )
             )
+        elif transaction is not None or opener is not None:
+            self._report_chain(
+                node, self._project_call_text(node), context.statement, transaction, opener
+            )
+
+    def _report_in_opener(self, node: cst.Call, enqueue: Enqueue, opener: _Opener) -> None:
+        for reading in enqueue.alternatives():
+
+            def message(line_of: LineOf, reading: Enqueue = reading) -> str:
+                return (
+                    f"{reading.subject} {reading.verb} inside {opener.description} "
+                    f"(line {line_of(opener.node)}), which opens a transaction: a worker may "
+                    f"run it before COMMIT. {FIX_HINTS[TxFamily.GENERIC]}"
+                )
+
+            requires = (*reading.requires, Requirement(OPENS_TRANSACTION, opener.qualname))
+            self.report(node, message, requires=requires)
+
+    def _report_chain(
+        self,
+        node: cst.Call,
+        text: str | None,
+        statement: cst.CSTNode | None,
+        tx: TxScope | None,
+        opener: _Opener | None,
+    ) -> None:
+        """A call inside a transaction of what may be the project's own
+        function in another module: reported if the project model finds a
+        chain of calls from it to an enqueue."""
+        if text is None:
+            return
+        requires = [Requirement(LEADS_TO_ENQUEUE, text)]
+        if tx is not None:
+            inside, family, requires = tx.description, tx.family, [*requires, *_writable(tx)]
+            where: cst.CSTNode = tx.node
+        else:
+            assert opener is not None
+            inside, family, where = f"{opener.description}", TxFamily.GENERIC, opener.node
+            requires.append(Requirement(OPENS_TRANSACTION, opener.qualname))
+        opens = "" if tx is not None else ", which opens a transaction,"
+
+        def message(line_of: LineOf) -> str:
+            return (
+                f"{text}() is called inside {inside} (line {line_of(where)}){opens} and "
+                f"enqueues {CHAIN}: a worker may run the job before COMMIT. {FIX_HINTS[family]}"
+            )
+
+        self.report(node, message, requires=tuple(requires), statement=statement)
+
+    def _project_call_text(self, node: cst.Call) -> str | None:
+        """The call as written, when it may call the project's own code (a
+        name imported from a project module or defined here, `self.`, a local)."""
+        parts = dotted_parts(node.func)
+        if parts is None:
+            return None
+        binding = self.context.resolver.lookup(parts[0])
+        if binding is None:
+            return None  # a builtin
+        if _untyped_parameter(binding) and parts[0] not in _INSTANCE_NAMES:
+            return None  # nothing tells the project model what it holds
+        if binding.qualname and not may_be_project_code(binding.qualname):
+            return None
+        return ".".join(parts)
 
     def _report_direct(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
         for reading in enqueue.alternatives():
@@ -298,9 +437,20 @@ def checkout(order):
     def leave_Module(self, node: cst.Module) -> None:
         leads_to = self._resolve_indirection()
         for call in self._local_calls:
-            if call.transaction is None or call.callee not in leads_to:
+            if call.transaction is None and call.opener is None:
                 continue
-            self._report_indirect(call, leads_to[call.callee], call.transaction)
+            found = leads_to.get(call.callee)
+            if found is None:
+                self._report_chain(
+                    call.node, call.text, call.statement, call.transaction, call.opener
+                )
+            elif call.transaction is not None:
+                self._report_indirect(call, found, call.transaction)
+            else:
+                assert call.opener is not None
+                opened = TxScope(call.opener.node, call.opener.description, TxFamily.GENERIC)
+                opens = (Requirement(OPENS_TRANSACTION, call.opener.qualname),)
+                self._report_indirect(call, found, opened, opens)
 
     def _resolve_indirection(self) -> dict[str, _Found]:
         """Function key -> an enqueue it performs, directly or via local calls."""
@@ -316,23 +466,36 @@ def checkout(order):
                     changed = True
         return leads_to
 
-    def _report_indirect(self, call: _LocalCall, found: _Found, tx: TxScope) -> None:
+    def _report_indirect(
+        self,
+        call: _LocalCall,
+        found: _Found,
+        tx: TxScope,
+        opens: tuple[Requirement, ...] = (),
+    ) -> None:
+        """`opens`: the transaction is a project callable's, if it opens one."""
         for reading in found.enqueue.alternatives():
-            self._report_indirect_reading(call, found, reading, tx)
+            self._report_indirect_reading(call, found, reading, tx, opens)
 
     def _report_indirect_reading(
-        self, call: _LocalCall, found: _Found, enqueue: Enqueue, tx: TxScope
+        self,
+        call: _LocalCall,
+        found: _Found,
+        enqueue: Enqueue,
+        tx: TxScope,
+        opens: tuple[Requirement, ...],
     ) -> None:
         name = call.callee.split(".")[-1]
+        which = ", which opens a transaction" if opens else ""
 
         def message(line_of: LineOf) -> str:
             return (
                 f"{name}() enqueues {enqueue.subject} (line {line_of(found.node)}) and is "
-                f"called inside {tx.description} (line {line_of(tx.node)}): a worker may run "
-                f"the job before COMMIT. {_fix_hint(enqueue, tx)}"
+                f"called inside {tx.description} (line {line_of(tx.node)}){which}: a worker "
+                f"may run the job before COMMIT. {_fix_hint(enqueue, tx)}"
             )
 
-        requires = enqueue.requires + _writable(tx)
+        requires = enqueue.requires + _writable(tx) + opens
         self.report(call.node, message, requires=requires, statement=call.statement)
 
 
@@ -340,6 +503,13 @@ def _writable(tx: TxScope) -> tuple[Requirement, ...]:
     """A transaction on a named database races a job only if the project's
     settings and routers don't make that database read-only."""
     return (Requirement("writable-database", tx.database),) if tx.database else ()
+
+
+_INSTANCE_NAMES = frozenset({"self", "cls"})
+
+
+def _untyped_parameter(binding: Binding) -> bool:
+    return binding.kind is BindingKind.OTHER and binding.expr is None and binding.annotation is None
 
 
 def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:

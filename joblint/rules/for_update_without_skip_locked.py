@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from enum import Enum
 
 import libcst as cst
 
@@ -10,8 +9,10 @@ from joblint.analysis.chains import Link, chain_links, chain_nodes
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import unwrap
 from joblint.analysis.orm_filters import Condition, Kind, chain_conditions, chain_model
+from joblint.analysis.redis_clients import Tri
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.row_claims import Use, locked_rows_use
+from joblint.analysis.row_locks import Pick, PickNext, RowLock, row_lock
 from joblint.analysis.sql import (
     Lookup,
     SqlText,
@@ -25,92 +26,6 @@ from joblint.knowledge import locks
 from joblint.knowledge.tokens import Trigger
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
-
-# The models some examples query, in another module of their project.
-_DJANGO_MODELS = """
-from django.db import models
-
-
-class Stamped(models.Model):
-    serial = models.CharField(max_length=40, unique=True)
-
-    class Meta:
-        abstract = True
-
-
-class Report(Stamped):
-    slug = models.SlugField(unique=True)
-    kind = models.CharField(max_length=20)
-    state = models.CharField(max_length=20)
-
-
-class Wallet(models.Model):
-    holder = models.OneToOneField("auth.User", on_delete=models.CASCADE)
-    frozen = models.BooleanField(default=False)
-    balance = models.IntegerField(default=0)
-
-
-class Seat(models.Model):
-    hall = models.CharField(max_length=20)
-    row = models.IntegerField()
-    number = models.IntegerField()
-    taken = models.BooleanField(default=False)
-
-    class Meta:
-        unique_together = ("hall", "row", "number")
-
-
-class Ticket(models.Model):
-    event = models.ForeignKey("app.Event", on_delete=models.CASCADE)
-    code = models.CharField(max_length=12)
-    used = models.BooleanField(default=False)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["event", "code"], name="one_code_per_event"),
-        ]
-"""
-
-_SQLALCHEMY_MODELS = """
-from sqlalchemy import Column, Integer, String, UniqueConstraint
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-class Voucher(Base):
-    __tablename__ = "vouchers"
-    __table_args__ = (UniqueConstraint("campaign", "token"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign: Mapped[str] = mapped_column(String(20))
-    token: Mapped[str] = mapped_column(String(32))
-    spent: Mapped[bool] = mapped_column(default=False)
-
-
-class Mailbox(Base):
-    __tablename__ = "mailboxes"
-
-    address = Column(String(200), unique=True)
-    quota = Column(Integer)
-
-
-class Shard(Base):
-    __tablename__ = "shards"
-
-    region = Column(String(10), primary_key=True)
-    number = Column(Integer, primary_key=True)
-    owner = Column(String(40))
-"""
-
-
-class _Flag(Enum):
-    ON = "on"
-    OFF = "off"
-    UNKNOWN = "unknown"
-
 
 # `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
 # `with_for_update` in an ORM chain.
@@ -279,313 +194,6 @@ def claim(cursor):
 """,
             id="skip-locked",
         ),
-        Valid(
-            """
-def claim(cursor):
-    cursor.execute("select id from jobs order by id limit 5 for update of jobs skip locked")
-    cursor.execute("SELECT id FROM jobs ORDER BY id LIMIT 1 FOR NO KEY UPDATE NOWAIT")
-""",
-            id="of-table-and-nowait",
-        ),
-        Valid(
-            """
-def lock_job(cursor, job_id):
-    cursor.execute("SELECT * FROM jobs WHERE id = %s LIMIT 1 FOR UPDATE", (job_id,))
-    cursor.execute(
-        "SELECT * FROM jobs WHERE jobs.uuid = %(u)s AND status = 'new' ORDER BY 1 FOR UPDATE",
-        {"u": job_id},
-    )
-    cursor.execute("SELECT * FROM jobs WHERE id IN %s ORDER BY id FOR UPDATE", (tuple([1, 2]),))
-""",
-            id="one-row-by-key",
-        ),
-        Valid(
-            """
-def claim(cursor):
-    cursor.execute(
-        '''
-        SELECT id FROM jobs  -- never FOR UPDATE here
-        WHERE note <> 'ORDER BY id LIMIT 1 FOR UPDATE'
-        /* FOR UPDATE */
-        ORDER BY id LIMIT 1
-        '''
-    )
-""",
-            id="for-update-in-comment-or-string",
-        ),
-        Valid(
-            """
-import logging
-
-log = logging.getLogger(__name__)
-
-def claim():
-    log.info("Select the next job for update, order by age, limit 1")
-    print("we lock with FOR UPDATE and ORDER BY id LIMIT 1")
-""",
-            id="prose-is-not-sql",
-        ),
-        Valid(
-            """
-def claim(cursor, where):
-    cursor.execute(f"SELECT id FROM jobs WHERE {where} ORDER BY id LIMIT 1 FOR UPDATE")
-    cursor.execute("SELECT id FROM jobs ORDER BY id LIMIT 1 FOR UPDATE %s" % "SKIP LOCKED")
-""",
-            id="unknown-condition-or-clause",
-        ),
-        Valid(
-            """
-def sweep(cursor):
-    cursor.execute("SELECT id FROM jobs WHERE status = 'stale' FOR UPDATE")
-    cursor.execute("SELECT last_number FROM invoice_counter LIMIT 1 FOR UPDATE")
-""",
-            id="no-order-no-limit",
-        ),
-        Valid(
-            """
-from django.db import transaction
-from .models import Job
-
-def run(job_id):
-    with transaction.atomic():
-        job = Job.objects.select_for_update().get(pk=job_id)
-        same = Job.objects.select_for_update().filter(pk=job_id).first()
-        other = Job.objects.select_for_update().filter(id__in=[1, 2]).order_by("id")[0]
-        queued = Job.objects.select_for_update(skip_locked=True).filter(status="queued").first()
-        waiting = Job.objects.select_for_update(nowait=True).order_by("id").first()
-""",
-            id="django-by-key-or-skip-locked",
-        ),
-        Valid(
-            """
-from .models import Job
-
-def claim(options, filters):
-    a = Job.objects.select_for_update(**options).order_by("id").first()
-    b = Job.objects.select_for_update().filter(**filters).order_by("id").first()
-""",
-            id="django-unknown-kwargs",
-        ),
-        Valid(
-            """
-from sqlalchemy import select
-from .models import Job
-
-def claim(session, job_id):
-    stmt = select(Job).where(Job.id == job_id).limit(1).with_for_update()
-    job = session.scalars(stmt).first()
-    row = (
-        session.query(Job)
-        .filter(Job.status == "queued")
-        .with_for_update(skip_locked=True)
-        .first()
-    )
-""",
-            id="sqlalchemy-by-key-or-skip-locked",
-        ),
-        Valid(
-            """
-from django.db import transaction
-
-from app.models import Report, Seat, Ticket, Wallet
-
-
-def publish_nightly():
-    # `slug` is unique: a constant value still names one row.
-    with transaction.atomic():
-        report = Report.objects.select_for_update().filter(slug="nightly", state="draft").first()
-        report.state = "published"
-        report.save()
-
-
-def stamp(serial):
-    # `serial` is declared unique on the abstract base.
-    with transaction.atomic():
-        report = (
-            Report.objects.select_for_update()
-            .filter(serial=serial, state="draft")
-            .order_by("id")
-            .first()
-        )
-        report.state = "stamped"
-        report.save()
-
-
-def debit(user, amount):
-    # A OneToOneField is unique.
-    with transaction.atomic():
-        wallet = Wallet.objects.select_for_update().filter(holder=user, frozen=False).first()
-        wallet.balance -= amount
-        wallet.save()
-
-
-def take_seat(hall, row, number):
-    # All the fields of `unique_together`, and a state: one seat.
-    with transaction.atomic():
-        seat = (
-            Seat.objects.select_for_update()
-            .filter(hall=hall, row=row, number=number, taken=False)
-            .first()
-        )
-        seat.taken = True
-        seat.save()
-
-
-def use_ticket(event_id, code):
-    # A UniqueConstraint's fields, the foreign key spelled `event_id`.
-    with transaction.atomic():
-        ticket = (
-            Ticket.objects.select_for_update()
-            .filter(event_id=event_id, code=code, used=False)
-            .first()
-        )
-        ticket.delete()
-""",
-            id="django-unique-fields-declared-in-another-module",
-            project={"app_models": _DJANGO_MODELS},
-        ),
-        Valid(
-            """
-from sqlalchemy import select
-
-from app.models import Mailbox, Shard, Voucher
-
-
-def redeem(session, campaign, token):
-    stmt = (
-        select(Voucher)
-        .where(Voucher.campaign == campaign, Voucher.token == token, Voucher.spent.is_(False))
-        .limit(1)
-        .with_for_update()
-    )
-    voucher = session.scalars(stmt).first()
-    voucher.spent = True
-
-
-def grow(session, amount):
-    box = (
-        session.query(Mailbox)
-        .filter(Mailbox.address == "postmaster@example.org")
-        .order_by(Mailbox.quota)
-        .with_for_update()
-        .first()
-    )
-    box.quota += amount
-
-
-def hand_over(session, region, number, owner):
-    shard = (
-        session.query(Shard)
-        .filter_by(region=region, number=number)
-        .order_by(Shard.owner)
-        .with_for_update()
-        .first()
-    )
-    shard.owner = owner
-""",
-            id="sqlalchemy-unique-columns-declared-in-another-module",
-            project={"app_models": _SQLALCHEMY_MODELS},
-        ),
-        Valid(
-            """
-from django.db import transaction
-from sqlalchemy import select
-
-from .models import Lease, Token
-
-
-def renew(host, port, until):
-    # Equalities with the caller's values and nothing else: the caller names
-    # its row. Skipping a locked one would read "no such lease".
-    with transaction.atomic():
-        lease = Lease.objects.select_for_update().filter(host=host, port=port).first()
-        lease.expires = until
-        lease.save(update_fields=["expires"])
-
-
-def revoke(session, owner):
-    stmt = select(Token).where(Token.owner == owner.name).limit(1).with_for_update()
-    token = session.scalars(stmt).first()
-    token.value = None
-""",
-            id="natural-key-equalities-name-the-row",
-        ),
-        Valid(
-            """
-from django.db import transaction
-
-from .models import Invoice, Job
-
-
-def next_invoice(series):
-    # The last number is read under the lock to serialise numbering: the
-    # locked row itself is never written.
-    with transaction.atomic():
-        last = (
-            Invoice.objects.select_for_update()
-            .filter(series=series, void=False)
-            .order_by("-number")
-            .first()
-        )
-        number = 1 if last is None else last.number + 1
-        invoice = Invoice(series=series, number=number, previous=last)
-        invoice.save()
-        return invoice
-
-
-def peek():
-    # Handed back to the caller, not claimed here.
-    with transaction.atomic():
-        job = Job.objects.select_for_update().order_by("created").first()
-        batch = Job.objects.filter(status="queued").select_for_update()[:10]
-        return job, batch
-""",
-            id="locked-rows-read-not-claimed",
-        ),
-        Valid(
-            """
-from django.db import transaction
-
-from .models import Cart
-
-
-def open_cart(customer):
-    # Find-or-create: skipping a locked cart would create a second one.
-    with transaction.atomic():
-        carts = Cart.objects.select_for_update().filter(customer=customer, state="open")
-        if carts:
-            cart = carts.first()
-        else:
-            cart = Cart.objects.create(customer=customer, state="open")
-        cart.touched = True
-        cart.save()
-        return cart
-
-
-def latest_draft(author):
-    with transaction.atomic():
-        draft = Cart.objects.select_for_update().filter(state="draft").order_by("-id").first()
-        if draft is None:
-            draft = Cart.objects.create(customer=author, state="draft")
-        draft.save()
-        return draft
-""",
-            id="find-or-create-waits-on-purpose",
-        ),
-        Valid(
-            """
-import logging
-
-log = logging.getLogger(__name__)
-
-
-def report(cursor, errors):
-    log.warning("select the next job from the queue for update, order by age limit 1")
-    errors.append("Select jobs from the queue for update order by priority limit 1")
-    raise ValueError("select one row for update order by id limit 1")
-""",
-            id="prose-with-sql-words-is-not-sql",
-        ),
     )
 
     INVALID = (
@@ -640,439 +248,6 @@ def claim(conn):
         return cur.fetchone()
 """,
             id="module-constant-triple-quoted-mixed-case",
-        ),
-        invalid(
-            """
-TABLE = "jobs"
-
-def claim(cursor, queue):
-    cursor.execute(
-        f"SELECT id FROM {TABLE} WHERE queue = {queue!r} "
-        "ORDER BY priority DESC, id "
-        f"LIMIT {1} FOR NO KEY UPDATE"
-    )
-""",
-            (6, 9, "FOR NO KEY UPDATE"),
-            fixed="""
-TABLE = "jobs"
-
-def claim(cursor, queue):
-    cursor.execute(
-        f"SELECT id FROM {TABLE} WHERE queue = {queue!r} "
-        "ORDER BY priority DESC, id "
-        f"LIMIT {1} FOR NO KEY UPDATE SKIP LOCKED"
-    )
-""",
-            id="f-string-concatenation",
-        ),
-        invalid(
-            """
-def claim(cursor, n):
-    q = "SELECT id FROM job WHERE q = %s " + "ORDER BY id LIMIT {} FOR SHARE".format(n)
-    cursor.execute(q, ("queued",))
-""",
-            (3, 9, "FOR SHARE"),
-            fixed="""
-def claim(cursor, n):
-    q = "SELECT id FROM job WHERE q = %s " + "ORDER BY id LIMIT {} FOR SHARE SKIP LOCKED".format(n)
-    cursor.execute(q, ("queued",))
-""",
-            id="plus-and-format",
-        ),
-        invalid(
-            """
-from sqlalchemy import text
-
-def claim(session):
-    return session.execute(
-        text("UPDATE jobs SET status = 'running' WHERE id = ("
-             "SELECT id FROM jobs WHERE status = 'new' ORDER BY id LIMIT 1 FOR UPDATE"
-             ") RETURNING id")
-    ).scalar()
-""",
-            (6, 14, "FOR UPDATE"),
-            fixed="""
-from sqlalchemy import text
-
-def claim(session):
-    return session.execute(
-        text("UPDATE jobs SET status = 'running' WHERE id = ("
-             "SELECT id FROM jobs WHERE status = 'new' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
-             ") RETURNING id")
-    ).scalar()
-""",
-            id="subquery-in-update",
-        ),
-        invalid(
-            """
-from django.db import transaction
-from .models import Job
-
-def next_job():
-    with transaction.atomic():
-        job = Job.objects.select_for_update().order_by("created").first()
-        batch = Job.objects.filter(status="queued").select_for_update()[:10]
-        job.status = "running"
-        job.save()
-        Job.objects.filter(pk__in=[queued.pk for queued in batch]).update(status="running")
-        return job, batch
-""",
-            (7, 27, "select_for_update(skip_locked=True)"),
-            (8, 53, "select_for_update(skip_locked=True)"),
-            fixed="""
-from django.db import transaction
-from .models import Job
-
-def next_job():
-    with transaction.atomic():
-        job = Job.objects.select_for_update(skip_locked=True).order_by("created").first()
-        batch = Job.objects.filter(status="queued").select_for_update(skip_locked=True)[:10]
-        job.status = "running"
-        job.save()
-        Job.objects.filter(pk__in=[queued.pk for queued in batch]).update(status="running")
-        return job, batch
-""",
-            id="django-first-and-slice",
-        ),
-        invalid(
-            """
-from django.db import transaction
-from .models import Job
-
-def worker():
-    while True:
-        with transaction.atomic():
-            pending = Job.objects.select_for_update().filter(status="queued")
-            for job in pending:
-                job.status = "running"
-                job.save()
-""",
-            (8, 35, "iterated in a worker loop"),
-            fixed="""
-from django.db import transaction
-from .models import Job
-
-def worker():
-    while True:
-        with transaction.atomic():
-            pending = Job.objects.select_for_update(skip_locked=True).filter(status="queued")
-            for job in pending:
-                job.status = "running"
-                job.save()
-""",
-            id="django-iterated-in-worker-loop",
-        ),
-        invalid(
-            """
-from sqlalchemy import select
-from .models import Job
-
-def claim(session):
-    stmt = select(Job).order_by(Job.id).limit(1).with_for_update()
-    job = session.scalars(stmt).first()
-    job.status = "running"
-    other = session.query(Job).with_for_update(read=True).first()
-    session.delete(other)
-""",
-            (6, 50, "with_for_update(skip_locked=True)"),
-            (9, 32, "with_for_update(skip_locked=True)"),
-            fixed="""
-from sqlalchemy import select
-from .models import Job
-
-def claim(session):
-    stmt = select(Job).order_by(Job.id).limit(1).with_for_update(skip_locked=True)
-    job = session.scalars(stmt).first()
-    job.status = "running"
-    other = session.query(Job).with_for_update(read=True, skip_locked=True).first()
-    session.delete(other)
-""",
-            id="sqlalchemy",
-        ),
-        invalid(
-            """
-from django.db import transaction
-
-from app.models import Report, Seat
-
-
-def publish_next(kind):
-    # `kind` is not unique: the oldest draft of a kind is picked.
-    with transaction.atomic():
-        report = (
-            Report.objects.select_for_update()
-            .filter(kind=kind, state="draft")
-            .order_by("id")
-            .first()
-        )
-        report.state = "published"
-        report.save()
-
-
-def first_free_seat(hall):
-    # A part of the unique set: many seats match.
-    with transaction.atomic():
-        seat = (
-            Seat.objects.select_for_update()
-            .filter(hall=hall, taken=False)
-            .order_by("row", "number")
-            .first()
-        )
-        seat.taken = True
-        seat.save()
-""",
-            (11, 28, "select_for_update() on a query that picks the next row (.first())"),
-            (24, 26, "select_for_update() on a query that picks the next row (.first())"),
-            fixed="""
-from django.db import transaction
-
-from app.models import Report, Seat
-
-
-def publish_next(kind):
-    # `kind` is not unique: the oldest draft of a kind is picked.
-    with transaction.atomic():
-        report = (
-            Report.objects.select_for_update(skip_locked=True)
-            .filter(kind=kind, state="draft")
-            .order_by("id")
-            .first()
-        )
-        report.state = "published"
-        report.save()
-
-
-def first_free_seat(hall):
-    # A part of the unique set: many seats match.
-    with transaction.atomic():
-        seat = (
-            Seat.objects.select_for_update(skip_locked=True)
-            .filter(hall=hall, taken=False)
-            .order_by("row", "number")
-            .first()
-        )
-        seat.taken = True
-        seat.save()
-""",
-            id="django-columns-not-unique-in-another-module",
-            app_models=_DJANGO_MODELS,
-        ),
-        invalid(
-            """
-from app.models import Shard
-
-
-def adopt(session, region, owner):
-    # A part of the composite primary key: the region's first shard.
-    shard = (
-        session.query(Shard)
-        .filter_by(region=region)
-        .order_by(Shard.number)
-        .with_for_update()
-        .first()
-    )
-    shard.owner = owner
-""",
-            (11, 10, "with_for_update() on a query that picks the next row (.first())"),
-            fixed="""
-from app.models import Shard
-
-
-def adopt(session, region, owner):
-    # A part of the composite primary key: the region's first shard.
-    shard = (
-        session.query(Shard)
-        .filter_by(region=region)
-        .order_by(Shard.number)
-        .with_for_update(skip_locked=True)
-        .first()
-    )
-    shard.owner = owner
-""",
-            id="sqlalchemy-part-of-composite-key",
-            app_models=_SQLALCHEMY_MODELS,
-        ),
-        invalid(
-            """
-from django.db import transaction
-
-from .models import Job
-
-
-def claim_from(queue, queues, now):
-    with transaction.atomic():
-        # A constant state: any queued job of the queue.
-        job = Job.objects.select_for_update().filter(queue=queue, state="queued")[0]
-        job.state = "running"
-        job.save()
-        # A range: one of the due jobs.
-        due = Job.objects.select_for_update().filter(queue=queue, due__lte=now)[0]
-        due.delete()
-        # A set of queues.
-        some = Job.objects.select_for_update().filter(queue__in=queues).first()
-        some.delete()
-        # Equalities, but ordered or several rows taken: picking among many.
-        oldest = Job.objects.select_for_update().filter(queue=queue).latest("id")
-        oldest.delete()
-        batch = Job.objects.select_for_update().filter(queue=queue)[:5]
-        batch.delete()
-""",
-            (10, 27, "(an index)"),
-            (14, 27, "(an index)"),
-            (17, 28, "(.first())"),
-            (20, 30, "(.latest())"),
-            (22, 29, "(a slice)"),
-            fixed="""
-from django.db import transaction
-
-from .models import Job
-
-
-def claim_from(queue, queues, now):
-    with transaction.atomic():
-        # A constant state: any queued job of the queue.
-        job = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, state="queued")[0]
-        job.state = "running"
-        job.save()
-        # A range: one of the due jobs.
-        due = Job.objects.select_for_update(skip_locked=True).filter(queue=queue, due__lte=now)[0]
-        due.delete()
-        # A set of queues.
-        some = Job.objects.select_for_update(skip_locked=True).filter(queue__in=queues).first()
-        some.delete()
-        # Equalities, but ordered or several rows taken: picking among many.
-        oldest = Job.objects.select_for_update(skip_locked=True).filter(queue=queue).latest("id")
-        oldest.delete()
-        batch = Job.objects.select_for_update(skip_locked=True).filter(queue=queue)[:5]
-        batch.delete()
-""",
-            id="not-a-natural-key",
-        ),
-        invalid(
-            """
-from django.db import transaction
-
-from .models import Job
-
-
-def start_batch(size):
-    with transaction.atomic():
-        started = []
-        queued = Job.objects.filter(state="queued").order_by("id")
-        for job in queued.select_for_update()[:size]:
-            job.state = "running"
-            started.append(job)
-        Job.objects.bulk_update(started, ["state"])
-
-
-def run_next():
-    # The follow-up job created here is no find-or-create.
-    with transaction.atomic():
-        job = Job.objects.select_for_update().filter(state="queued").first()
-        if job is None:
-            return None
-        job.state = "running"
-        job.save()
-        Job.objects.create(state="queued", parent=job)
-        return job
-""",
-            (11, 27, "(a slice)"),
-            (20, 27, "(.first())"),
-            fixed="""
-from django.db import transaction
-
-from .models import Job
-
-
-def start_batch(size):
-    with transaction.atomic():
-        started = []
-        queued = Job.objects.filter(state="queued").order_by("id")
-        for job in queued.select_for_update(skip_locked=True)[:size]:
-            job.state = "running"
-            started.append(job)
-        Job.objects.bulk_update(started, ["state"])
-
-
-def run_next():
-    # The follow-up job created here is no find-or-create.
-    with transaction.atomic():
-        job = Job.objects.select_for_update(skip_locked=True).filter(state="queued").first()
-        if job is None:
-            return None
-        job.state = "running"
-        job.save()
-        Job.objects.create(state="queued", parent=job)
-        return job
-""",
-            id="claimed-through-a-list-or-beside-a-create",
-        ),
-        invalid(
-            """
-from sqlalchemy import select
-
-from .models import Message
-
-
-def deliver_next(session, queue):
-    # `queue.id` is the value: the column compared is `queue_id`, shared by
-    # every message of the queue.
-    stmt = (
-        select(Message)
-        .where(Message.queue_id == queue.id)
-        .order_by(Message.created)
-        .limit(1)
-        .with_for_update()
-    )
-    message = session.scalars(stmt).first()
-    message.state = "delivered"
-
-
-def retry_next(session, done):
-    # `notin_` is no equality: it pins nothing.
-    message = (
-        session.query(Message)
-        .filter(Message.id.notin_(done))
-        .order_by(Message.created)
-        .with_for_update()
-        .first()
-    )
-    message.state = "retrying"
-""",
-            (15, 10, "(.limit())"),
-            (27, 10, "(.first())"),
-            fixed="""
-from sqlalchemy import select
-
-from .models import Message
-
-
-def deliver_next(session, queue):
-    # `queue.id` is the value: the column compared is `queue_id`, shared by
-    # every message of the queue.
-    stmt = (
-        select(Message)
-        .where(Message.queue_id == queue.id)
-        .order_by(Message.created)
-        .limit(1)
-        .with_for_update(skip_locked=True)
-    )
-    message = session.scalars(stmt).first()
-    message.state = "delivered"
-
-
-def retry_next(session, done):
-    # `notin_` is no equality: it pins nothing.
-    message = (
-        session.query(Message)
-        .filter(Message.id.notin_(done))
-        .order_by(Message.created)
-        .with_for_update(skip_locked=True)
-        .first()
-    )
-    message.state = "retrying"
-""",
-            id="sqlalchemy-value-side-key-and-notin",
         ),
     )
 
@@ -1148,63 +323,52 @@ def retry_next(session, done):
         if not written and not isinstance(top, cst.Name | cst.Attribute):
             return
         lookup = lookup_for(self.context)
-        links = chain_links(top, lookup)
-        lock_index = next(
-            (i for i, link in enumerate(links) if link.method in locks.ROW_LOCK_METHODS), None
-        )
-        if lock_index is None:
+        lock = row_lock(top, lookup, iterated=iterated)
+        if lock is None:
             return
-        lock = links[lock_index]
-        name = lock.name_node
-        if name is None or id(name) in self._reported or lock.call is None:
+        name = lock.lock.name_node
+        if name is None or id(name) in self._reported:
             return
-        if _lock_does_not_wait(lock) is not _Flag.OFF:
+        if lock.waits is not Tri.YES or lock.picks_next is None:
             return
-        reason = _picks_next(links, iterated)
-        if reason is None:
-            return
+        links = list(lock.links)
         model = chain_model(links, lookup.resolver)
         requires = _unpinned_requirements(links, chain_conditions(links, model, lookup.resolver))
         if requires is None:
             return
-        method = locks.ROW_LOCK_METHODS[lock.method]
-        if not self._claims(top, links[lock_index + 1 :], method, model, lookup):
+        if not self._claims(top, lock, model, lookup):
             return
         self._reported.add(id(name))
+        api = lock.api
         self.report(
             name,
-            f"{lock.method}() on a query that picks the next row ({reason}) waits for rows "
-            f"other workers hold, so workers queue behind one row: use {method.fix} "
-            f"(or {locks.QUEUE_FIX})",
+            f"{api.method}() on a query that picks the next row ({_reason(lock.picks_next)}) "
+            f"waits for rows other workers hold, so workers queue behind one row: use "
+            f"{api.fix} (or {locks.QUEUE_FIX})",
             requires=requires,
-            fix=fix(lock.call, _skip_locked_call(lock.call), "Add skip_locked=True"),
+            fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
         )
 
     def _claims(
-        self,
-        top: cst.BaseExpression,
-        after_lock: list[Link],
-        method: locks.RowLockMethod,
-        model: str | None,
-        lookup: Lookup,
+        self, top: cst.BaseExpression, lock: RowLock, model: str | None, lookup: Lookup
     ) -> bool:
         """Whether the function writes or deletes the locked rows (a claim),
         rather than reading them under the lock or creating a missing one."""
-        if any(link.method in locks.ROW_WRITE_CALLS for link in after_lock):
+        if any(link.method in locks.ROW_WRITE_CALLS for link in lock.after_lock):
             return True
         use = locked_rows_use(
             top,
             self.context.statement,
             self.context.frame.node,
-            fetches_one=_fetches_one(after_lock),
-            assignment_writes=method.assignment_writes,
+            fetches_one=lock.fetches_one,
+            assignment_writes=lock.api.assignment_writes,
             model=model,
             model_of=lambda call: chain_model(chain_links(call, lookup), lookup.resolver),
         )
         return use is Use.CLAIMED
 
 
-# --- fixes (issue 10) ---------------------------------------------------------------------
+# --- fixes ---------------------------------------------------------------------------------
 
 _LOCK_CLAUSE = re.compile(
     r"\bfor\s+(?:no\s+key\s+update|key\s+share|update|share)\b", re.IGNORECASE
@@ -1226,9 +390,9 @@ def _clause_end(text: str, match: re.Match[str]) -> int | None:
     return None if _NO_WAIT.match(text, end) else end
 
 
-def _skip_locked_call(call: cst.Call) -> cst.Call:
-    """`call` with `skip_locked=True` (replacing a `skip_locked=False`)."""
-    return with_keyword(call, "skip_locked", cst.Name("True"))
+def _skip_locked_call(lock: RowLock) -> cst.Call:
+    """The lock call with `skip_locked=True` (replacing a `skip_locked=False`)."""
+    return with_keyword(lock.call, lock.api.skip_keyword, cst.Name("True"))
 
 
 _Literal = cst.SimpleString | cst.FormattedStringText
@@ -1274,54 +438,15 @@ def _sql_shape(text: str) -> str:
     return "ORDER BY" if has_order else "LIMIT"
 
 
-def _literal_flag(node: cst.BaseExpression) -> _Flag:
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return _Flag.ON if node.value == "True" else _Flag.OFF
-    return _Flag.UNKNOWN
-
-
-def _lock_does_not_wait(lock: Link) -> _Flag:
-    """ON when skip_locked/nowait is True, OFF when surely absent or false."""
-    call = lock.call
-    assert call is not None
-    keywords = locks.ROW_LOCK_METHODS[lock.method].non_waiting
-    result = _Flag.OFF
-    for arg in call.args:
-        if arg.star or arg.keyword is None:
-            return _Flag.UNKNOWN  # `**options`, or Django's positional nowait
-        if arg.keyword.value in keywords:
-            flag = _literal_flag(arg.value)
-            if flag is _Flag.ON:
-                return _Flag.ON
-            if flag is _Flag.UNKNOWN:
-                result = _Flag.UNKNOWN
-    return result
-
-
-def _picks_next(links: list[Link], iterated: bool) -> str | None:
-    """Why the chain picks the next row(s) among many; None if it doesn't."""
-    if any(link.method in locks.SINGLE_ROW_METHODS for link in links):
-        return None
-    for link in reversed(links):
-        if link.method in locks.PICK_NEXT_METHODS:
-            return f".{link.method}()"
-        if isinstance(link.node, cst.Subscript):
-            return "a slice" if _is_slice(link.node) else "an index"
-    return "iterated in a worker loop" if iterated else None
-
-
-def _is_slice(node: cst.Subscript) -> bool:
-    return any(isinstance(element.slice, cst.Slice) for element in node.slice)
-
-
-def _fetches_one(links: list[Link]) -> bool:
-    """The chain ends in a fetch of one row (`.first()`, `[0]`)."""
-    if not links:
-        return False
-    last = links[-1]
-    if isinstance(last.node, cst.Subscript):
-        return not _is_slice(last.node)
-    return last.method in locks.ROW_FETCH_METHODS
+def _reason(pick: PickNext) -> str:
+    """Why the chain picks the next row(s), as the message says it."""
+    if pick.how is Pick.METHOD:
+        return f".{pick.method}()"
+    if pick.how is Pick.SLICE:
+        return "a slice"
+    if pick.how is Pick.INDEX:
+        return "an index"
+    return "iterated in a worker loop"
 
 
 def _unpinned_requirements(
@@ -1368,7 +493,7 @@ def _orders_or_takes_many(link: Link) -> bool:
     if isinstance(link.node, cst.Subscript):
         return not all(_takes_first(element.slice) for element in link.node.slice)
     call = link.call
-    if link.method == "limit" and call is not None:
+    if link.method in locks.LIMIT_METHODS and call is not None:
         return not (len(call.args) == 1 and _is_integer(call.args[0].value, 1))
     return False
 

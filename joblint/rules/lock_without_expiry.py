@@ -1,27 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import libcst as cst
 
+from joblint.analysis.lock_calls import KeyLock, MadeLock, key_lock, made_locks
 from joblint.analysis.lock_evidence import expects_error, lock_evidence
-from joblint.analysis.redis_clients import (
-    Tri,
-    cache_alias,
-    cache_class,
-    client_kind,
-    expiry,
-    has_star,
-    is_django_cache,
-    is_none,
-    keyword,
-    method_name,
-    positional,
-    receiver,
-    sets_nx,
-)
+from joblint.analysis.redis_clients import positional
 from joblint.analysis.rewrite import with_keyword
-from joblint.analysis.sql import Lookup, lookup_for
 from joblint.knowledge import locks
 from joblint.knowledge.tokens import (
     CACHES_SETTING,
@@ -35,20 +19,22 @@ from joblint.knowledge.tokens import (
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
-_FIX = f"use {locks.REDIS_LOCK_FIX} or {locks.RUNTIME_LOCK}"
-
-_DJANGO_REDIS_SETTINGS = """
-CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
-"""
-
+# Lock methods that need a Redis client or a cache receiver, and those whose
+# name is distinctive on any receiver.
+_RECEIVER_METHODS = sorted(
+    method
+    for method, apis in locks.LOCK_METHODS.items()
+    if all(api.receiver is not locks.LockReceiver.ANY for api in apis)
+)
+_OWN_METHODS = sorted(set(locks.LOCK_METHODS) - set(_RECEIVER_METHODS))
 
 _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(locks.SETNX_METHODS))),
-    # redis-py and django-redis `.lock(name)`: on a Redis client or a Django cache.
-    Trigger((".lock(",), (REDIS_CLIENTS,)),
-    Trigger(tuple(f".{m}(" for m in sorted(set(locks.LOCK_METHODS) - {"lock"}))),
-    # redis.lock.Lock, redis_lock.Lock, huey's lock_task
+    # `.lock(name)`: on a Redis client or a cache.
+    Trigger(tuple(f".{m}(" for m in _RECEIVER_METHODS), (REDIS_CLIENTS,)),
+    Trigger(tuple(f".{m}(" for m in _OWN_METHODS)),
+    # Lock constructors and functions: the module they come from, and their name.
     Trigger(
         tuple(sorted(tops(locks.LOCK_CONSTRUCTORS))),
         (modules_of(locks.LOCK_CONSTRUCTORS),),
@@ -218,124 +204,6 @@ def run(token, options):
 """,
             id="kwargs-unknown-and-lock-timeout",
         ),
-        Valid(
-            """
-from django.core.cache import cache
-
-def run(token):
-    if cache.set("lock:report", token, nx=True):
-        pass
-    with cache.lock("report", timeout=60):
-        pass
-""",
-            id="django-cache-default-timeout",
-        ),
-        Valid(
-            """
-import threading
-
-_lock = threading.Lock()
-
-def run(user, door):
-    with _lock:
-        pass
-    user.lock("reason")
-    door.lock()
-""",
-            id="other-locks",
-        ),
-        Valid(
-            """
-import redis_lock
-from pottery import Redlock
-
-def run(conn):
-    with redis_lock.Lock(conn, "report", expire=60, auto_renewal=True):
-        pass
-    with Redlock(key="report", masters={conn}):
-        pass
-""",
-            id="python-redis-lock-expire-and-pottery",
-        ),
-        Valid(
-            """
-import redis
-
-r = redis.Redis()
-SEEDED = "stats:seeded"
-
-def seed_counters():
-    r.set("visits", 0, nx=True)
-    r.setnx(b"signups", 0)
-    key = "downloads"
-    r.set(key, 0, nx=True)
-    r.set(SEEDED, 1, nx=True)
-    r.set("stats:" "uploads", 0, nx=True)
-    r.set(f"stats:blocklist", 0, nx=True)
-
-def test_set_nx_keeps_the_first_value():
-    assert r.set("greeting", "hello", nx=True)
-    assert not r.set("greeting", "bye", nx=True)
-    first = r.setnx("colour", "blue")
-    assert first
-    r.delete("greeting", "colour")
-""",
-            id="set-nx-as-a-plain-command",
-        ),
-        Valid(
-            """
-import pytest
-import redis
-import unittest
-from redis.exceptions import DataError, LockError
-
-r = redis.Redis()
-
-def test_bad_value(name):
-    with pytest.raises(DataError):
-        r.set(name, object(), nx=True)
-    with pytest.raises(LockError):
-        with r.lock(name):
-            pass
-    pytest.raises(DataError, lambda: r.setnx(name, object()))
-
-class LockTests(unittest.TestCase):
-    def test_release_unlocked(self):
-        with self.assertRaises(LockError):
-            r.lock("orphan").release()
-        self.assertRaises(TypeError, lambda: r.lock())
-""",
-            id="error-tests",
-        ),
-        Valid(
-            """
-from django.core.cache import cache
-
-def run():
-    with cache.lock("report", 30):
-        pass
-""",
-            id="cache-lock-positional-backend-unknown",
-        ),
-        Valid(
-            """
-class Ledger:
-    def __init__(self):
-        self.rows = {}
-
-    def set(self, key, value, nx=False):
-        if nx and key in self.rows:
-            return False
-        self.rows[key] = value
-        return True
-
-def claim_invoice(ledger, invoice_id):
-    if not ledger.set(f"invoice:{invoice_id}", "claimed", nx=True):
-        return
-    send_invoice(invoice_id)
-""",
-            id="no-redis-in-reach",
-        ),
     )
 
     INVALID = (
@@ -366,405 +234,46 @@ def run(r: Redis):
             (5, 8, "setnx"),
             id="setnx",
         ),
-        invalid(
-            """
-from redis import asyncio as aioredis
-
-client = aioredis.from_url("redis://localhost")
-
-async def run():
-    async with client.lock("report", blocking_timeout=5):
-        pass
-""",
-            (7, 16, "timeout="),
-            id="asyncio-lock-without-timeout",
-        ),
-        invalid(
-            """
-import redis
-import redis.lock
-import redis_lock
-from django.core.cache import cache
-
-class Reports:
-    def __init__(self):
-        self.redis = redis.Redis.from_url("redis://localhost")
-
-    def run(self):
-        with self.redis.pipeline().lock("a"):
-            pass
-        with redis.lock.Lock(self.redis, "b"):
-            pass
-        with redis_lock.Lock(self.redis, "c"):
-            pass
-        with cache.lock("d", None):
-            pass
-""",
-            (12, 14, "joblint.runtime.lock.RedisLock"),
-            (14, 14, "redis.lock.Lock"),
-            (16, 14, "expire="),
-            (18, 14, "cache.lock"),
-            id="lock-objects",
-        ),
-        invalid(
-            """
-from huey import RedisHuey
-
-huey = RedisHuey()
-
-@huey.periodic_task(huey.crontab(minute="0"))
-@huey.lock_task("reports")
-def reports():
-    pass
-""",
-            (7, 2, "time limit"),
-            id="huey-lock-task",
-        ),
-        invalid(
-            """
-import redis
-import redis.lock
-import redis_lock
-from django.core.cache import cache
-
-r = redis.Redis()
-
-def run():
-    with r.lock("a"):
-        pass
-    with r.lock("b", timeout=None, blocking_timeout=5):
-        pass
-    with redis.lock.Lock(r, "c"):
-        pass
-    with redis_lock.Lock(r, "d"):
-        pass
-    with cache.lock("e", None):
-        pass
-    with r.lock("f", None):
-        pass
-""",
-            (10, 10, "never expires"),
-            (12, 10, "never expires"),
-            (14, 10, "redis.lock.Lock"),
-            (16, 10, "expire="),
-            (18, 10, "cache.lock"),
-            (20, 10, "never expires"),
-            fixed="""
-import redis
-import redis.lock
-import redis_lock
-from django.core.cache import cache
-
-r = redis.Redis()
-
-def run():
-    with r.lock("a", timeout=60):
-        pass
-    with r.lock("b", timeout=60, blocking_timeout=5):
-        pass
-    with redis.lock.Lock(r, "c", timeout=60):
-        pass
-    with redis_lock.Lock(r, "d", expire=60):
-        pass
-    with cache.lock("e", None, timeout=60):
-        pass
-    with r.lock("f", None):
-        pass
-""",
-            config={"rules": {"JL402": {"default-lock-timeout": 60}}},
-            id="default-lock-timeout-option",
-            proj_settings=_DJANGO_REDIS_SETTINGS,
-        ),
-        invalid(
-            """
-import redis
-
-r = redis.Redis()
-REPORT_LOCK = "reports"
-
-def nightly(token):
-    if not r.set("nightly-report", token, nx=True):
-        return
-    won = r.set("weekly-report", token, nx=True)
-    if won:
-        pass
-    r.set("rebuild", token, nx=True)
-    r.delete("rebuild")
-    r.set(REPORT_LOCK, token, nx=True)
-    r.set(f"export:{token}", token, nx=True)
-    if (got := r.setnx("sync", token)) and token:
-        pass
-
-def try_claim(token):
-    return r.set("claim", token, nx=True)
-""",
-            (8, 12, "never expires"),
-            (10, 11, "never expires"),
-            (13, 5, "never expires"),
-            (15, 5, "never expires"),
-            (16, 5, "never expires"),
-            (17, 16, "setnx"),
-            (21, 12, "never expires"),
-            id="literal-key-with-lock-evidence",
-        ),
-        invalid(
-            """
-import redis
-
-from app.keys import SCAN_MARKER, SWEEP
-
-r = redis.Redis()
-
-def sweep(token):
-    r.set(SCAN_MARKER, token, nx=True)
-    r.set(SWEEP, token, nx=True)
-""",
-            (10, 5, "never expires"),
-            id="key-constant-from-another-module",
-            app_keys='SCAN_MARKER = "stats:last-scan"\nSWEEP = "lock:sweep"\n',
-        ),
-        invalid(
-            """
-from django.core.cache import cache, caches
-
-def run():
-    with cache.lock("a"):
-        pass
-    with caches["locks"].lock("b", None):
-        pass
-    with cache.lock("c", 30):
-        pass
-""",
-            (5, 10, "cache.lock(...) without timeout= never expires (django-redis takes timeout=)"),
-            (7, 10, "pass timeout="),
-            (9, 10, "timeout="),
-            fixed="""
-from django.core.cache import cache, caches
-
-def run():
-    with cache.lock("a", timeout=60):
-        pass
-    with caches["locks"].lock("b", None, timeout=60):
-        pass
-    with cache.lock("c", 30, timeout=60):
-        pass
-""",
-            config={"rules": {"JL402": {"default-lock-timeout": 60}}},
-            id="django-redis-cache-lock",
-            proj_settings="""
-CACHES = {
-    "default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r/0"},
-    "locks": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r/1"},
-}
-""",
-        ),
-        invalid(
-            """
-from django.core.cache import cache
-
-def run():
-    with cache.lock("a"):
-        pass
-    with cache.lock("b", 30):
-        pass
-    with cache.lock("c", None):
-        pass
-""",
-            (5, 10, "without expire= never expires (python-redis-lock's redis_lock.django_cache"),
-            (9, 10, "pass expire="),
-            fixed="""
-from django.core.cache import cache
-
-def run():
-    with cache.lock("a", expire=60):
-        pass
-    with cache.lock("b", 30):
-        pass
-    with cache.lock("c", None):
-        pass
-""",
-            config={"rules": {"JL402": {"default-lock-timeout": 60}}},
-            id="python-redis-lock-cache-lock",
-            proj_settings="""
-CACHES = {"default": {"BACKEND": "redis_lock.django_cache.RedisCache", "LOCATION": "redis://r"}}
-""",
-        ),
-        invalid(
-            """
-from django.core.cache import cache, caches
-
-def run(alias):
-    with cache.lock("a"):
-        pass
-    with caches[alias].lock("b"):
-        pass
-    with caches["other"].lock("c"):
-        pass
-""",
-            (5, 10, "timeout= for django-redis, expire= for python-redis-lock's"),
-            (7, 10, "the BACKEND in CACHES"),
-            (9, 10, "timeout= for django-redis"),
-            fixed=None,
-            config={"rules": {"JL402": {"default-lock-timeout": 60}}},
-            id="cache-lock-backend-unknown",
-            proj_settings=_DJANGO_REDIS_SETTINGS,
-            proj_local="""
-CACHES = {"default": {"BACKEND": "redis_lock.django_cache.RedisCache", "LOCATION": "redis://r"}}
-""",
-            proj_tests_settings="""
-CACHES = {"other": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://t"}}
-""",
-        ),
-        invalid(
-            """
-from django_redis.cache import RedisCache
-from redis_lock.django_cache import RedisCache as LockingCache
-
-def run(cache: RedisCache, locking: LockingCache):
-    with cache.lock("a"):
-        pass
-    with locking.lock("b"):
-        pass
-    if cache.set("lock:c", 1, timeout=60, nx=True):
-        pass
-""",
-            (6, 10, "without timeout= never expires (django-redis takes timeout=)"),
-            (8, 10, "without expire= never expires (python-redis-lock's"),
-            id="cache-lock-annotated-backend",
-        ),
-        invalid(
-            """
-from .connections import redis_client
-
-def nightly_report(token):
-    if not redis_client.set("report:nightly", token, nx=True):
-        return
-    build_report()
-""",
-            (5, 12, "set(..., nx=True) without ex/px/exat/pxat"),
-            id="redis-in-reach-through-a-project-module",
-            app_connections="import redis\n\nredis_client = redis.Redis()\n",
-        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        method = method_name(node)
-        if method is None or not self._check_method(node, method):
-            self._check_constructor(node)
-
-    def _check_method(self, node: cst.Call, method: str) -> bool:
-        """Check a lock-making method call; False when `node` isn't one."""
-        if method == "set":
-            self._check_set(node)
-            return True
-        if method in locks.SETNX_METHODS and len(positional(node)) == 2:
-            evidence = lock_evidence(node, self.context, result_read=True)
-            if evidence.is_lock:
-                self._report_lock(
-                    node,
-                    "setnx() sets a lock key that never expires (a later expire() isn't "
-                    f"atomic with it): a crashed worker holds the lock forever; {_FIX}",
-                    requires=evidence.requires,
-                )
-            return True
-        lookup = lookup_for(self.context)
-        for factory in locks.LOCK_METHODS.get(method, ()):
-            if not _receiver_fits(node, factory, lookup):
-                continue
-            target = receiver(node)
-            alias = cache_alias(target, lookup) if target is not None else None
-            if factory.needs_cache and target is not None and alias is not None:
-                api = locks.CACHE_BACKEND_LOCK_APIS.get(cache_class(target, lookup))
-                if api is not None:  # `cache: RedisCache`: the class says which lock()
-                    self._check_factory(node, locks.CACHE_LOCK_APIS[api], _cache_lock_message)
-                else:
-                    self._check_cache_lock(node, alias)
-            else:
-                self._check_factory(node, factory)
-            return True
-        return False
-
-    def _check_constructor(self, node: cst.Call) -> None:
-        resolver = self.context.resolver
-        qualname = resolver.library_name(node.func)
-        factory = locks.LOCK_CONSTRUCTORS.get(qualname or "")
-        if factory is not None:
-            self._check_factory(node, factory)
-
-    def _check_set(self, node: cst.Call) -> None:
-        if not sets_nx(node) or has_star(node):
+        acquire = key_lock(node, self.context)
+        if acquire is not None:
+            self._check_key_lock(acquire)
             return
-        message = self._set_message(node)
-        if message is None:
+        for made in made_locks(node, self.context):
+            self._check_made_lock(made)
+
+    def _check_key_lock(self, acquire: KeyLock) -> None:
+        """A key lock that never expires, if the key is a lock's."""
+        if not acquire.never_expires:
             return
-        evidence = lock_evidence(node, self.context, result_read=True)
+        evidence = lock_evidence(acquire.call, self.context, result_read=True)
         if evidence.is_lock:
-            self._report_lock(node, message, requires=evidence.requires)
+            self._report_lock(acquire.call, _key_lock_message(acquire), requires=evidence.requires)
 
-    def _set_message(self, node: cst.Call) -> str | None:
-        """What is wrong with a `set(..., nx=True)` taken as a lock; None: it expires."""
-        target = receiver(node)
-        if target is not None and is_django_cache(target, lookup_for(self.context)):
-            timeout = keyword(node, locks.CACHE_SET_TIMEOUT_KEYWORD)
-            args = positional(node)
-            if timeout is None and len(args) > locks.CACHE_SET_TIMEOUT_POSITION:
-                timeout = args[locks.CACHE_SET_TIMEOUT_POSITION]
-            if timeout is not None and is_none(timeout):
-                return f"cache.set(..., timeout=None, nx=True) never expires; {_FIX}"
-            return None
-        if expiry(node, locks.SET_EXPIRY_KEYWORDS, locks.SET_EXPIRY_POSITION) is Tri.NO:
-            return (
-                "set(..., nx=True) without ex/px/exat/pxat: the lock key never expires and a "
-                f"crashed worker holds it forever; {_FIX}"
-            )
-        return None
-
-    def _check_factory(
-        self,
-        node: cst.Call,
-        factory: locks.LockFactory,
-        message: Callable[[locks.LockFactory], str] | None = None,
-    ) -> None:
-        if factory.no_expiry_exists:
+    def _check_made_lock(self, made: MadeLock) -> None:
+        api = made.api
+        if not api.has_expiry:
             self._report_lock(
-                node,
-                f"{factory.display} has no expiry: a killed worker leaves the lock behind. "
-                "Pair it with a task time limit (timeout=) and flush_locks, or use "
-                f"{locks.RUNTIME_LOCK}",
+                made.call,
+                f"{api.display} has no expiry: a killed worker leaves the lock behind. "
+                f"{api.no_expiry_advice}, or use {locks.RUNTIME_LOCK}",
             )
             return
-        found = expiry(node, (factory.expiry_keyword,), factory.expiry_position)
-        if found is Tri.NO:
-            self._report_lock(
-                node,
-                (message or _lock_message)(factory),
-                fix=self._expiry_fix(node, factory),
-            )
-
-    def _check_cache_lock(self, node: cst.Call, alias: str) -> None:
-        """A Django cache's `lock()`: its keyword is its backend's, which the
-        project's settings give. One alternative per backend, settled by the
-        project step; where the backend isn't known, a message naming each
-        backend's keyword and no fix (the wrong keyword raises TypeError)."""
-        readings = {
-            api: expiry(node, (factory.expiry_keyword,), factory.expiry_position)
-            for api, factory in locks.CACHE_LOCK_APIS.items()
-        }
-        if alias:
-            for api, factory in locks.CACHE_LOCK_APIS.items():
-                if readings[api] is Tri.NO:
-                    self._report_lock(
-                        node,
-                        _cache_lock_message(factory),
-                        requires=(_cache_lock_api(alias, api),),
-                        fix=self._expiry_fix(node, factory),
-                    )
-        if all(found is Tri.NO for found in readings.values()):
-            self._report_lock(
-                node,
-                _CACHE_LOCK_UNKNOWN,
-                requires=(_cache_lock_api(alias, locks.UNKNOWN_CACHE_LOCK_API),) if alias else (),
-            )
+        if not made.never_expires:
+            return
+        if api.backend_defined:
+            # The keyword is the backend's, which the settings don't say: no fix
+            # (the wrong keyword raises TypeError).
+            self._report_lock(made.call, _backend_unknown_message(api), requires=made.requires)
+            return
+        self._report_lock(
+            made.call,
+            _made_lock_message(api),
+            requires=made.requires,
+            fix=self._expiry_fix(made.call, api),
+        )
 
     def _report_lock(
         self,
@@ -778,16 +287,16 @@ def nightly_report(token):
         if not expects_error(node, self.context):
             self.report(node, message, requires=requires, fix=fix)
 
-    def _expiry_fix(self, node: cst.Call, factory: locks.LockFactory) -> FixSpec | None:
-        """`timeout=<default-lock-timeout>` (`expire=` for python-redis-lock), only
-        when the option is set: the number must come from a human."""
+    def _expiry_fix(self, node: cst.Call, api: locks.LockApi) -> FixSpec | None:
+        """`<the API's expiry keyword>=<default-lock-timeout>`, only when the
+        option is set: the number must come from a human."""
         seconds = self.context.options.rule_option(self.CODE, locks.DEFAULT_TIMEOUT_OPTION)
         if not isinstance(seconds, int) or isinstance(seconds, bool):
             return None
-        position = factory.expiry_position
+        position = api.expiry_position
         if position is not None and len(positional(node)) > position:
             return None  # a positional `None` holds the slot: a keyword would clash
-        name = factory.expiry_keyword
+        name = api.expiry_keyword
         new = with_keyword(node, name, cst.Integer(str(seconds)))
         message = (
             f"Add {name}={seconds} (default-lock-timeout): the lock expires after {seconds} s "
@@ -796,47 +305,43 @@ def nightly_report(token):
         return fix(node, new, message)
 
 
-def _cache_lock_api(alias: str, api: str) -> Requirement:
-    return Requirement(locks.CACHE_LOCK_API_REQUIREMENT, alias, frozenset({api}))
-
-
-def _lock_message(factory: locks.LockFactory) -> str:
-    keyword = factory.expiry_keyword
+def _key_lock_message(acquire: KeyLock) -> str:
+    command = acquire.command
+    instead = f"use {command.fix} or {locks.RUNTIME_LOCK}"
+    if not command.takes_expiry:
+        return (
+            f"{command.display} sets a lock key that never expires (a later expire() isn't "
+            f"atomic with it): a crashed worker holds the lock forever; {instead}"
+        )
+    keywords = "/".join(command.expiry_keywords)
+    if command.default_expires:
+        # Only an explicit None never expires: name it in the call.
+        call = f"{command.method}(..., {keywords}=None, {command.flag_keyword}=True)"
+        return f"{command.receiver_text}{call} never expires; {instead}"
     return (
-        f"{factory.display} without {keyword}= never expires: a crashed worker holds the "
+        f"{command.receiver_text}{command.display} without {keywords}: the lock key never "
+        f"expires and a crashed worker holds it forever; {instead}"
+    )
+
+
+def _made_lock_message(api: locks.LockApi) -> str:
+    keyword = api.expiry_keyword
+    # Where the call alone doesn't say whose lock it is (a cache's), the message does.
+    whose = f" ({api.library} takes {keyword}=)" if api.library else ""
+    return (
+        f"{api.display} without {keyword}= never expires{whose}: a crashed worker holds the "
         f"lock forever; pass {keyword}= or use {locks.RUNTIME_LOCK}"
     )
 
 
-def _cache_lock_message(factory: locks.LockFactory) -> str:
-    keyword = factory.expiry_keyword
+def _backend_unknown_message(api: locks.LockApi) -> str:
+    """A cache's lock whose backend the settings don't name: each backend's keyword."""
+    keywords = ", ".join(
+        f"{lock.expiry_keyword}= for {lock.library}" for lock in locks.CACHE_LOCK_APIS.values()
+    )
+    setting = f"the {locks.CACHE_BACKEND_KEY} in {locks.CACHES_SETTING}"
     return (
-        f"{factory.display} without {keyword}= never expires ({factory.library} takes "
-        f"{keyword}=): a crashed worker holds the lock forever; pass {keyword}= or use "
+        f"{api.display} without an expiry never expires: a crashed worker holds the lock "
+        f"forever. The keyword is the cache backend's ({setting}): {keywords}; or use "
         f"{locks.RUNTIME_LOCK}"
     )
-
-
-def _cache_keywords() -> str:
-    return ", ".join(
-        f"{factory.expiry_keyword}= for {factory.library}"
-        for factory in locks.CACHE_LOCK_APIS.values()
-    )
-
-
-_CACHE_LOCK_UNKNOWN = (
-    "cache.lock(...) without an expiry never expires: a crashed worker holds the lock "
-    "forever. The keyword is the cache backend's (the BACKEND in CACHES): "
-    f"{_cache_keywords()}; or use {locks.RUNTIME_LOCK}"
-)
-
-
-def _receiver_fits(node: cst.Call, factory: locks.LockFactory, lookup: Lookup) -> bool:
-    target = receiver(node)
-    if target is None:
-        return False
-    if factory.needs_client:
-        return client_kind(target, lookup) is not None
-    if factory.needs_cache:
-        return is_django_cache(target, lookup)
-    return True

@@ -2,45 +2,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from joblint.analysis.payloads import (
-    QUERYSET,
-    REQUEST,
-    SELF,
-    SQLALCHEMY_LIST,
-    PayloadIssue,
-    payload_site,
-)
+from joblint.analysis.payloads import REQUEST, SELF, PayloadIssue, payload_site
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
-_REPORTED = frozenset({*kb.ORM_KINDS, QUERYSET, SQLALCHEMY_LIST, SELF, REQUEST})
+_REPORTED = frozenset({*kb.ORM_KINDS, *kb.ROWS_KINDS, SELF, REQUEST})
 
 
 def _message(issue: PayloadIssue, call_text: str) -> str:
     text, model = issue.text, issue.class_name
     passed = f"passed to {call_text}"
-    if issue.kind == kb.DJANGO_MODEL:
-        pk = "request.user.pk" if text == "request.user" else f"{text}.pk"
-        return (
-            f"'{text}' is a Django model instance ({model}) {passed}: pass {pk} "
-            "and re-fetch it in the task"
-        )
-    if issue.kind == kb.SQLALCHEMY_MODEL:
-        return (
-            f"'{text}' is a SQLAlchemy model instance ({model}) {passed}: pass {text}.id "
-            "and re-fetch it in the task"
-        )
-    if issue.kind == QUERYSET:
-        return (
-            f"'{text}' is a Django queryset ({model}) {passed}: pass a list of primary keys "
-            f"(list({text}.values_list('pk', flat=True))) and query again in the task"
-        )
-    if issue.kind == SQLALCHEMY_LIST:
-        return (
-            f"'{text}' is a list of SQLAlchemy model instances ({model}) {passed}: "
-            "pass their ids and re-fetch them in the task"
-        )
+    kind = kb.OBJECT_KINDS.get(issue.kind)
+    if kind is not None:
+        return f"'{text}' is {kind.what} ({model}) {passed}: pass {kind.instead.format(text=text)}"
     if issue.kind == SELF:
         return (
             f"'self' (a {model} instance) {passed}: pass its identifier and rebuild or "
@@ -214,14 +189,13 @@ def view(request, pk):
 
 # --- fixes ---------------------------------------------------------------------------------
 
-_KEYS = {kb.DJANGO_MODEL: "pk", kb.SQLALCHEMY_MODEL: "id"}
-
-
 def _key_fix(issue: PayloadIssue) -> FixSpec | None:
-    """A model instance -> its primary key (`order` -> `order.pk`, `.id` for SQLAlchemy)."""
-    key = _KEYS.get(issue.kind)
+    """A model instance -> its primary key (`order` -> `order.pk`, or its
+    library's key attribute)."""
+    kind = kb.OBJECT_KINDS.get(issue.kind)
+    key = kind.key_attribute if kind is not None else ""
     node = issue.node
-    if key is None or not isinstance(node, cst.Name | cst.Attribute | cst.Call | cst.Subscript):
+    if not key or not isinstance(node, cst.Name | cst.Attribute | cst.Call | cst.Subscript):
         return None
     new = cst.Attribute(node, cst.Name(key))
     return fix(node, new, f"Pass {issue.text}.{key}; the task must re-fetch the row from its key")

@@ -8,20 +8,12 @@ from joblint.knowledge import payloads as kb
 from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
-_WHAT = {
-    kb.ENUM: ("an enum member", "{text}.value (a str/int) and rebuild the enum in the task"),
-    kb.DATACLASS: ("a dataclass instance", "dataclasses.asdict({text}) (primitive values)"),
-    kb.ATTRS: ("an attrs instance", "attrs.asdict({text}) (primitive values)"),
-    kb.PYDANTIC: ("a pydantic model", "{text}.model_dump(mode='json')"),
-    kb.NAMEDTUPLE: ("a NamedTuple", "{text}._asdict() or its fields"),
-}
-
 
 def _message(issue: PayloadIssue, call_text: str) -> str:
-    what, fix = _WHAT[issue.kind]
+    kind = kb.OBJECT_KINDS[issue.kind]
     return (
-        f"'{issue.text}' is {what} ({issue.class_name}) passed to {call_text}: "
-        f"pass {fix.format(text=issue.text)}"
+        f"'{issue.text}' is {kind.what} ({issue.class_name}) passed to {call_text}: "
+        f"pass {kind.instead.format(text=issue.text)}"
     )
 
 

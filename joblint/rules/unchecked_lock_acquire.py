@@ -5,18 +5,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
+from joblint.analysis.lock_calls import KeyLock, NonBlockingAcquire, key_lock, non_blocking_acquire
 from joblint.analysis.lock_evidence import expects_error, lock_evidence
 from joblint.analysis.names import unwrap
-from joblint.analysis.redis_clients import (
-    Tri,
-    client_kind,
-    key_code,
-    keyword,
-    literal,
-    method_name,
-    receiver,
-    sets_nx,
-)
+from joblint.analysis.redis_clients import client_kind, key_code, method_name, receiver
 from joblint.analysis.sql import call_sql, lookup_for, selected_functions
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
@@ -141,64 +133,6 @@ def sync(token):
 """,
             id="pipeline",
         ),
-        Valid(
-            """
-def sync(conn, key):
-    with conn.cursor() as cur:
-        cur.execute("SELECT pg_try_advisory_lock(%s)", (key,))
-        (acquired,) = cur.fetchone()
-        if not acquired:
-            return
-        cur.execute("SELECT id FROM jobs WHERE pg_try_advisory_lock(id) LIMIT 1")
-        cur.execute("SELECT pg_advisory_unlock(%s)", (key,))
-""",
-            id="advisory-read-or-in-where",
-        ),
-        Valid(
-            """
-async def sync(conn, key):
-    if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", key):
-        return
-    # pg_try_advisory_lock in a comment, not a query
-    print("SELECT pg_try_advisory_lock(1) is how we lock")
-""",
-            id="asyncpg-fetchval-checked",
-        ),
-        Valid(
-            """
-import redis
-
-r = redis.Redis()
-LAST_SCAN = "stats:last-scan"
-
-def seed():
-    r.set("visits", 0, nx=True)
-    r.set(LAST_SCAN, "seed", nx=True, ex=900)
-
-def test_scan_is_throttled(conn):
-    conn.set(LAST_SCAN, "other-worker", nx=True, ex=900)
-""",
-            id="bare-set-nx-seeding-state",
-        ),
-        Valid(
-            """
-import pytest
-import threading
-import unittest
-from redis.exceptions import DataError
-
-def test_bad_value(r, key):
-    with pytest.raises(DataError):
-        r.set(key, object(), nx=True, ex=5)
-
-class Reentry(unittest.TestCase):
-    def test_closed(self):
-        lock = threading.Lock()
-        with self.assertRaisesRegex(RuntimeError, "closed"):
-            lock.acquire(blocking=False)
-""",
-            id="error-tests",
-        ),
     )
 
     INVALID = (
@@ -225,48 +159,6 @@ async def sync(r: Redis, token):
             (7, 11, "acquire(blocking=False)"),
             id="asyncio",
         ),
-        invalid(
-            """
-TRY_LOCK = "SELECT pg_try_advisory_lock(%s)"
-
-def sync(conn, key):
-    with conn.cursor() as cur:
-        cur.execute(TRY_LOCK, (key,))
-        cur.execute("UPDATE accounts SET synced = now()")
-    conn.commit()
-""",
-            (6, 9, "pg_try_advisory_lock"),
-            id="advisory-row-never-read",
-        ),
-        invalid(
-            """
-async def sync(conn, key):
-    await conn.fetchval("select pg_try_advisory_xact_lock($1)", key)
-""",
-            (3, 11, "joblint.runtime.lock.PostgresAdvisoryLock"),
-            id="asyncpg-result-dropped",
-        ),
-        invalid(
-            """
-import redis
-
-from app.keys import LAST_SCAN, SWEEP
-
-r = redis.Redis()
-
-def sweep(token, name):
-    r.set(LAST_SCAN, token, nx=True, ex=900)
-    r.set(SWEEP, token, nx=True, ex=300)
-    r.set("rebuild", token, nx=True, ex=60)
-    r.delete("rebuild")
-    r.set(f"sweep:{name}", token, nx=True, ex=60)
-""",
-            (10, 5, "bare statement"),
-            (11, 5, "bare statement"),
-            (13, 5, "bare statement"),
-            id="bare-set-nx-with-lock-evidence",
-            app_keys='LAST_SCAN = "stats:last-scan"\nSWEEP = "lock:sweep"\n',
-        ),
     )
 
     def __init__(self, context: FileContext) -> None:
@@ -278,38 +170,41 @@ def sweep(token, name):
         if not isinstance(call, cst.Call) or expects_error(call, self.context):
             return
         method = method_name(call)
-        if method == locks.ACQUIRE_METHOD:
-            self._check_acquire(call)
-        elif sets_nx(call):
-            self._check_set(call)
+        non_blocking = non_blocking_acquire(call)
+        acquire = key_lock(call, self.context) if non_blocking is None else None
+        if non_blocking is not None:
+            self._report_non_blocking(non_blocking)
+        elif acquire is not None:
+            self._check_key_lock(acquire)
         elif method in locks.SQL_ROW_METHODS or method in locks.SQL_CURSOR_METHODS:
             self._check_advisory(call, method)
 
-    def _check_acquire(self, call: cst.Call) -> None:
-        blocking = keyword(call, locks.NON_BLOCKING_KEYWORD)
-        if blocking is not None and literal(blocking) is Tri.NO:
-            self.report(
-                call,
-                "acquire(blocking=False) returns False when the lock is taken, and the result "
-                "is ignored: the code below runs whether or not it holds the lock. Check it "
-                "and skip when False",
-            )
+    def _report_non_blocking(self, acquire: NonBlockingAcquire) -> None:
+        self.report(
+            acquire.call,
+            f"{acquire.method}({acquire.keyword}=False) returns False when the lock is taken, "
+            "and the result is ignored: the code below runs whether or not it holds the lock. "
+            "Check it and skip when False",
+        )
 
-    def _check_set(self, call: cst.Call) -> None:
-        target = receiver(call)
+    def _check_key_lock(self, acquire: KeyLock) -> None:
+        # A lock taken by a command without an expiry is JL402's: it must
+        # become one with an expiry first (the fix this message names).
+        if not acquire.command.takes_expiry:
+            return
+        target = receiver(acquire.call)
         if target is None or _maybe_pipeline(target, self):
             return
         # A bare SET NX of a key that names no lock (a counter seeded once, a
         # marker set up by a test) is a plain command, not a lock attempt.
-        evidence = lock_evidence(call, self.context, result_read=False)
+        evidence = lock_evidence(acquire.call, self.context, result_read=False)
         if not evidence.is_lock:
             return
         self.report(
-            call,
-            "set(..., nx=True) as a bare statement: its return value is the only signal of "
-            "who won the lock, and it is ignored, so every worker runs the job. Use "
-            "`if not r.set(key, token, nx=True, ex=...): return` or "
-            f"{locks.RUNTIME_LOCK}",
+            acquire.call,
+            f"{acquire.command.display} as a bare statement: its return value is the only "
+            "signal of who won the lock, and it is ignored, so every worker runs the job. Use "
+            f"`if not r.{acquire.command.fix}: return` or {locks.RUNTIME_LOCK}",
             requires=evidence.requires,
         )
 

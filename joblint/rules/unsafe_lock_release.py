@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from joblint.analysis.context import FileContext
+from joblint.analysis.lock_calls import KeyLock, key_lock, read_key, released_keys
 from joblint.analysis.lock_evidence import expects_error, lock_evidence
 from joblint.analysis.names import unwrap
-from joblint.analysis.redis_clients import key_code, method_name, positional, sets_nx
+from joblint.analysis.redis_clients import key_code
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
 from joblint.knowledge.tokens import NX, Trigger
@@ -20,7 +21,7 @@ from joblint.rule import LineOf, Rule, Valid, invalid
 class _Acquire:
     order: int
     key: str
-    node: cst.Call
+    lock: KeyLock
     owner: int  # id of the function it is in
     # What must hold for the SET NX to be a lock (its key a constant of another file).
     requires: tuple[Requirement, ...] = ()
@@ -140,61 +141,6 @@ def rebuild(r, token, key):
 """,
             id="read-into-name-and-other-key",
         ),
-        Valid(
-            """
-RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end"
-
-def rebuild(r, token):
-    if r.set("lock:rebuild", token, nx=True, ex=60):
-        r.eval(RELEASE, 1, "lock:rebuild", token)
-""",
-            id="lua-release",
-        ),
-        Valid(
-            """
-def acquire(r, token):
-    return r.set("lock:rebuild", token, nx=True, ex=60)
-
-def release(r):
-    r.delete("lock:rebuild")
-""",
-            id="separate-module-functions",
-        ),
-        Valid(
-            """
-def cleanup(r, key):
-    r.delete(key)
-    r.set(key, "x", nx=True, ex=60)
-""",
-            id="delete-before-acquire",
-        ),
-        Valid(
-            """
-import pytest
-from redis.exceptions import DataError, ResponseError
-
-def test_bad_values(r, key, token):
-    with pytest.raises(DataError):
-        r.set(key, object(), nx=True, ex=5)
-    r.delete(key)
-    r.set(key, token, nx=True, ex=5)
-    with pytest.raises(ResponseError):
-        r.delete(key)
-""",
-            id="error-tests",
-        ),
-        Valid(
-            """
-def test_set_nx(r):
-    assert r.set("colour", "blue", nx=True, ex=5)
-    assert not r.set("colour", "red", nx=True, ex=5)
-    r.delete("colour")
-    first = r.set("shape", "round", nx=True, ex=5)
-    assert first is True
-    r.delete("shape")
-""",
-            id="client-test-clean-up",
-        ),
     )
 
     INVALID = (
@@ -229,30 +175,6 @@ class Maintenance:
 """,
             (11, 9, "joblint.runtime.lock.RedisLock.release"),
             id="class-methods",
-        ),
-        invalid(
-            """import redis
-async def rebuild(r, name, token):
-    key = f"lock:{name}"
-    if await r.set(key, token, nx=True, px=60_000):
-        if await r.get("other") == token:
-            await r.delete(key)
-""",
-            (6, 19, "another worker"),
-            id="async-and-wrong-compare",
-        ),
-        invalid(
-            """import redis
-def reindex(r, token):
-    if not r.set("reindex", token, nx=True, ex=60):
-        return
-    try:
-        pass
-    finally:
-        r.delete("reindex")
-""",
-            (8, 9, "delete(\"reindex\")"),
-            id="literal-key-released",
         ),
     )
 
@@ -321,21 +243,27 @@ def reindex(r, token):
     def visit_Call(self, node: cst.Call) -> None:
         scope = self._scopes[-1]
         owner = id(self.context.frame.node)
-        if not (sets_nx(node) or method_name(node) in locks.DELETE_METHODS):
+        acquire = key_lock(node, self.context)
+        # A lock taken by a command without an expiry is JL402's: it never
+        # expires, so no other worker takes it over, and it must become one
+        # with an expiry first.
+        if acquire is not None and not acquire.command.takes_expiry:
+            acquire = None
+        released = released_keys(node) if acquire is None else None
+        if acquire is None and released is None:
             return
         if expects_error(node, self.context):
             return  # a test that the call raises: no lock is taken or released
-        if sets_nx(node):
+        if acquire is not None:
             evidence = lock_evidence(node, self.context, result_read=True)
             if evidence.is_lock:
-                key = key_code(node.args[0].value)
-                acquire = _Acquire(self.context.order, key, node, owner, evidence.requires)
-                scope.acquires.append(acquire)
-            return
-        if method_name(node) not in locks.DELETE_METHODS:
+                key = key_code(acquire.key)
+                scope.acquires.append(
+                    _Acquire(self.context.order, key, acquire, owner, evidence.requires)
+                )
             return
         checked = frozenset().union(*scope.checked)
-        keys = tuple(k for k in map(key_code, positional(node)) if k not in checked)
+        keys = tuple(k for k in map(key_code, released or ()) if k not in checked)
         if keys:
             scope.deletes.append(_Delete(self.context.order, node, owner, keys))
 
@@ -363,8 +291,8 @@ def reindex(r, token):
 def _message(acquire: _Acquire) -> Callable[[LineOf], str]:
     def message(line_of: LineOf) -> str:
         return (
-            f"delete({acquire.key}) releases the lock taken with set(..., nx=True) "
-            f"(line {line_of(acquire.node)}) without checking it still holds our token: "
+            f"delete({acquire.key}) releases the lock taken with {acquire.lock.command.display} "
+            f"(line {line_of(acquire.lock.call)}) without checking it still holds our token: "
             "if the lock expired and another worker took it, this frees their lock. "
             f"Compare-and-delete in one step (a Lua script), e.g. {locks.RUNTIME_LOCK}.release"
         )
@@ -386,11 +314,8 @@ def _on_self(key: str) -> bool:
 def _read_key(node: cst.BaseExpression) -> str | None:
     """The key of `r.get(key)` / `await r.get(key)`."""
     node = unwrap(node)
-    if isinstance(node, cst.Call) and method_name(node) in locks.GET_METHODS:
-        args = positional(node)
-        if args:
-            return key_code(args[0])
-    return None
+    key = read_key(node) if isinstance(node, cst.Call) else None
+    return key_code(key) if key is not None else None
 
 
 def _keys_read(test: cst.BaseExpression, reads: dict[str, str]) -> set[str]:

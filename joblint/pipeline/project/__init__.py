@@ -8,12 +8,27 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
-from joblint.models import BrokerFacts, ClassFacts, FileResult, Finding, Requirement, TaskDef
+from joblint.models import (
+    CHAIN,
+    LEADS_TO_ENQUEUE,
+    MODEL_REQUIREMENTS,
+    OPENS_TRANSACTION,
+    BrokerFacts,
+    ClassFacts,
+    FileResult,
+    Finding,
+    PendingFinding,
+    Related,
+    Requirement,
+    Span,
+    TaskDef,
+)
+from joblint.pipeline.project.call_graph import CallGraph
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.registry import is_project_rule
 
@@ -26,6 +41,9 @@ _NO_BROKER_FACTS = BrokerFacts()
 _NOT_A_NAME = frozenset(
     {"flag-off", "reaches", "writable-database", locks.CACHE_LOCK_API_REQUIREMENT}
 )
+# Requirements the project model (`CallGraph`) settles: their names are
+# functions, whose modules' index is read on demand.
+_MODEL_KINDS = MODEL_REQUIREMENTS
 
 
 @dataclass(slots=True)
@@ -48,13 +66,17 @@ class ProjectIndex:
     scopes: SettingsScopes = field(default_factory=SettingsScopes)
     # Django database aliases that take no writes, each with where that was said.
     read_only: dict[str, list[Setter]] = field(default_factory=dict)
+    graph: CallGraph = field(init=False)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, results: Iterable[FileResult]) -> ProjectIndex:
+    def build(
+        cls, results: Iterable[FileResult], enqueue_functions: frozenset[str] = frozenset()
+    ) -> ProjectIndex:
         index = cls()
         results = list(results)
+        index.graph = CallGraph.build(results, index, enqueue_functions)
         index.scopes = SettingsScopes.build(results)
         for result in results:
             facts = result.facts
@@ -130,15 +152,18 @@ class ProjectIndex:
         owner, _, attribute = qualname.rpartition(".")
         if attribute == "Model" and self.canonical(owner) in self.model_factories:
             return frozenset({self.model_factories[self.canonical(owner)]})
-        if self._imported_from_models_module(qualname):
-            return frozenset({payloads.DJANGO_MODEL})
-        return frozenset()
+        kind = self._kind_by_module_name(qualname)
+        return frozenset({kind}) if kind else frozenset()
 
-    def _imported_from_models_module(self, qualname: str) -> bool:
-        """The documented fallback: an unknown class from a module named `models`."""
+    def _kind_by_module_name(self, qualname: str) -> str:
+        """The documented fallback: an unknown class from a module named `models`
+        (`payloads.UNRESOLVED_MODEL_MODULES`) is a model."""
         module, _, name = qualname.rpartition(".")
         known = qualname in self.plain or qualname in self.tasks
-        return not known and name[:1].isupper() and payloads.MODELS_MODULE_NAME in module.split(".")
+        if known or not name[:1].isupper():
+            return ""
+        parts = module.split(".")
+        return next((k for m, k in payloads.UNRESOLVED_MODEL_MODULES.items() if m in parts), "")
 
     def canonical(self, qualname: str) -> str:
         """Follow re-exports (`pkg/__init__.py: from .tasks import send`)."""
@@ -245,9 +270,9 @@ class ProjectIndex:
         """Whether settings that apply to the file at `path` set `flag`."""
         return any(self.scopes.applies(setter, path) for setter in self.flags.get(flag, ()))
 
-    def holds(self, requirement: Requirement, path: str = "") -> bool:
-        """Whether `requirement` holds for a finding in the file at `path`
-        (settings apply to the files of the project that loads them)."""
+    def holds(self, requirement: Requirement, path: str = "", line: int = 0) -> bool:
+        """Whether `requirement` holds for a finding in the file at `path`, at
+        `line` (settings apply to the files of the project that loads them)."""
         if requirement.kind == "task":
             return self.task_library(requirement.qualname) in requirement.libraries
         if requirement.kind == "library-object":
@@ -274,8 +299,28 @@ class ProjectIndex:
             return self.cache_lock_api(requirement.qualname, path) in requirement.libraries
         if requirement.kind == locks.LOCK_KEY_REQUIREMENT:
             return not self.names_no_lock(requirement.qualname)
+        if requirement.kind == LEADS_TO_ENQUEUE:
+            return self.graph.chain_at(path, line, requirement.qualname) is not None
+        if requirement.kind == OPENS_TRANSACTION:
+            return self.graph.opens_transaction(requirement.qualname)
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
+    def finish(self, pending: PendingFinding, path: str) -> Finding:
+        """A pending finding that holds, its message naming the chain of calls
+        (with the places of its hops) where it says `CHAIN`."""
+        finding = pending.finding
+        site = next((r for r in pending.requires if r.kind == LEADS_TO_ENQUEUE), None)
+        if site is None or CHAIN not in finding.message:
+            return finding
+        chain = self.graph.chain_at(path, finding.span.line, site.qualname)
+        if chain is None:
+            return finding
+        text = f"{chain.enqueued.subject} ({chain.text()})"
+        related = tuple(
+            Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), hop.step())
+            for hop in chain.hops
+        )
+        return replace(finding, message=finding.message.replace(CHAIN, text), related=related)
 
     def _library_object(self, requirement: Requirement) -> bool:
         library = self.object_library(requirement.qualname, requirement.queue)
@@ -299,18 +344,22 @@ def _expr_refs(expr: object) -> Iterator[str]:
             yield from _expr_refs(part)
 
 
-def wanted_names(results: list[FileResult]) -> set[str]:
+def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[str]:
     """Qualified names findings depend on that no loaded file defines: tasks,
-    classes (and their bases), queue objects, functions, Celery constants."""
+    classes (and their bases), queue objects, functions, Celery constants;
+    and the receivers of possible enqueues on the way from the calls `asked`
+    (and the calls pending findings ask the project model about)."""
     index = ProjectIndex.build(results)
     constants = {name for r in results for name, _ in r.facts.constants}
     wanted: set[str] = set()
+    for callee in _asked_of_model(index, results, asked):
+        wanted |= index.graph.unknown_receivers(callee)
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
                 if requirement.reach:
                     wanted |= index.unreached(requirement.module)
-                if requirement.kind not in _NOT_A_NAME:
+                if requirement.kind not in _NOT_A_NAME | _MODEL_KINDS:
                     wanted |= index.unknown(requirement.qualname)
         broker = result.facts.broker
         exprs = [
@@ -321,6 +370,29 @@ def wanted_names(results: list[FileResult]) -> set[str]:
         for expr in exprs:
             wanted.update(ref for ref in _expr_refs(expr) if ref not in constants)
     return wanted
+
+
+def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> set[str]:
+    """Qualified names the calls `asked` and the project model's pending
+    requirements lead to that no loaded module's index summarises: their
+    modules' index is read."""
+    index = ProjectIndex.build(results)
+    return index.graph.unresolved(_asked_of_model(index, results, asked))
+
+
+def _asked_of_model(
+    index: ProjectIndex, results: list[FileResult], asked: Iterable[str]
+) -> set[str]:
+    found = set(asked)
+    for result in results:
+        for pending in result.pending:
+            line = pending.finding.span.line
+            for requirement in pending.requires:
+                if requirement.kind == OPENS_TRANSACTION:
+                    found.add(requirement.qualname)
+                elif requirement.kind == LEADS_TO_ENQUEUE:
+                    found.update(index.graph.callees_at(result.path, line, requirement.qualname))
+    return found
 
 
 def candidate_modules(names: set[str]) -> set[str]:
@@ -352,6 +424,8 @@ class ProjectSettings:
     # In a run that names only some files: their paths. Whole-project findings
     # are kept when a place they involve is one of them. None: the whole project.
     named: frozenset[str] | None = None
+    # `extend-enqueue-functions`: the project model takes their calls for enqueues.
+    enqueue_functions: frozenset[str] = frozenset()
     # Under hierarchical configuration: a path's own (codes, margin). A
     # whole-project finding stands where its file's configuration selects its
     # code, judged with that configuration's margin. None: `codes` and `margin`.
@@ -366,13 +440,15 @@ def settle(
     """Every finding of the run: the certain ones, the pending ones that hold, and
     the whole-project rules' findings. `context` results only contribute facts."""
     context = list(context)
-    index = ProjectIndex.build([*results, *context])
+    enqueue_functions = settings.enqueue_functions if settings is not None else frozenset()
+    index = ProjectIndex.build([*results, *context], enqueue_functions)
     findings: list[Finding] = []
     for result in results:
         findings.extend(result.findings)
         for pending in result.pending:
-            if all(index.holds(r, result.path) for r in pending.requires):
-                findings.append(pending.finding)
+            line = pending.finding.span.line
+            if all(index.holds(r, result.path, line) for r in pending.requires):
+                findings.append(index.finish(pending, result.path))
     if settings is not None:
         findings.extend(_project_findings([*results, *context], settings))
     findings.sort(key=lambda f: f.sort_key)

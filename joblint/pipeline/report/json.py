@@ -23,6 +23,15 @@ def as_dict(finding: Finding) -> dict[str, Any]:
         "end_column": span.end_column,
         "severity": "error",
         "fix": fix_dict(finding.fix),
+        "related": [
+            {
+                "path": text(r.path),
+                "line": r.span.line,
+                "column": r.span.column,
+                "message": text(r.message),
+            }
+            for r in finding.related
+        ],
     }
 
 

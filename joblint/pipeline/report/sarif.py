@@ -119,6 +119,8 @@ def document(findings: list[Finding], out: Output) -> dict[str, Any]:
         }
         if finding.code in index:
             result["ruleIndex"] = index[finding.code]
+        if finding.related:
+            result.update(_chain(finding))
         results.append(result)
     return {
         "$schema": SCHEMA_URI,
@@ -142,6 +144,33 @@ def document(findings: list[Finding], out: Output) -> dict[str, Any]:
             }
         ],
     }
+
+
+def _chain(finding: Finding) -> dict[str, Any]:
+    """The finding's other places as related locations, and as a code flow
+    from the reported call through each of them, which code-scanning shows
+    step by step."""
+    related = [
+        {
+            "id": number,
+            "physicalLocation": {
+                "artifactLocation": artifact_location(place.path),
+                "region": {"startLine": place.span.line, "startColumn": place.span.column},
+            },
+            "message": {"text": place.message},
+        }
+        for number, place in enumerate(finding.related, start=1)
+    ]
+    start = {
+        "physicalLocation": {
+            "artifactLocation": artifact_location(finding.path),
+            "region": {"startLine": finding.span.line, "startColumn": finding.span.column},
+        },
+        "message": {"text": "reported here"},
+    }
+    steps = [start, *({k: v for k, v in place.items() if k != "id"} for place in related)]
+    flow = {"threadFlows": [{"locations": [{"location": step} for step in steps]}]}
+    return {"relatedLocations": related, "codeFlows": [flow]}
 
 
 def _message(finding: Finding) -> str:

@@ -21,11 +21,15 @@ from joblint.models import FileResult, Finding
 from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
 from joblint.pipeline.discover import Discovery, discover, module_name
 from joblint.pipeline.project import (
+    ProjectIndex,
     ProjectSettings,
     candidate_modules,
     job_names,
+    wanted_functions,
     wanted_names,
 )
+from joblint.pipeline.project.call_graph import MAX_HOPS
+from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import SKIPPED
 from joblint.pipeline.schedule.selection import Selector
@@ -40,6 +44,7 @@ from joblint.pipeline.schedule.workers import (
 from joblint.pipeline.screen.prefilter import Prefilter
 from joblint.pipeline.screen.verdicts import Screener, Screening, digest
 from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
+from joblint.registry import follows_calls
 from joblint.settings import LintSettings, ModuleInfo
 
 # Rounds of loading facts on demand (a class's base may live in yet another module).
@@ -96,6 +101,9 @@ class RunOptions:
     # Progress callback, once per file: joblint.pipeline.report.progress.SKIPPED, CACHED or CHECKED.
     on_file: Callable[[str], None] | None = None
     on_total: Callable[[int], None] | None = None  # the number of files, once known
+    # The project model follows every call the named files make, not only
+    # those inside a transaction (to describe what it infers for them).
+    follow_every_call: bool = False
 
 
 @dataclass(slots=True)
@@ -207,13 +215,27 @@ class _Run:
         return replace(settings, codes=settings.codes & (rules | {UNPARSEABLE}))
 
     def lint(
-        self, sources: list[_Source], counted: bool = False, triggered: bool = False
+        self,
+        sources: list[_Source],
+        counted: bool = False,
+        triggered: bool = False,
+        also: frozenset[str] = frozenset(),
     ) -> list[FileResult]:
         """`counted`: the progress bar has already counted these files.
-        `triggered`: run only the rules the screening found triggers of."""
+        `triggered`: run only the rules the screening found triggers of (and
+        the selected rules among `also`)."""
         on_file = None if counted else self.options.on_file
         jobs = self._jobs(sources, triggered=triggered)
+        if also:
+            jobs = [
+                replace(j, settings=self._with(j.settings, s.path, also))
+                for j, s in zip(jobs, sources, strict=True)
+            ]
         return run_jobs(jobs, self._pool(), self.cache, on_file)
+
+    def _with(self, settings: LintSettings, path: Path, also: frozenset[str]) -> LintSettings:
+        selected = self.selector.settings_for(path).codes
+        return replace(settings, codes=settings.codes | (also & selected))
 
     def check_syntax(self, sources: list[_Source]) -> list[FileResult]:
         """JL001 for skipped files Python can't parse (or not known to)."""
@@ -235,6 +257,25 @@ class _Run:
     def facts(self, sources: list[_Source]) -> list[FileResult]:
         jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
         return run_jobs(jobs, self._pool(), self.cache)
+
+    def index(self, sources: list[_Source]) -> list[FileResult]:
+        """Their part of the project model, read with Python's `ast`."""
+        jobs = [
+            Job(s.shown, s.data, self.facts_only, s.module, s.key, index_only=True) for s in sources
+        ]
+        return run_jobs(jobs, self._pool(), self.cache)
+
+    def lacks_call_following(self, source: _Source) -> bool:
+        """Whether the first pass linted `source` without a selected rule that
+        follows calls (its triggers weren't in the file): a call in it may
+        still lead to an enqueue."""
+        selected = self.selector.settings_for(source.path).codes & self.follows_calls
+        return bool(selected - self._settings(source, triggered=True).codes)
+
+    @property
+    def follows_calls(self) -> frozenset[str]:
+        """The selected rules whose findings follow calls across modules."""
+        return frozenset(code for code in self.selector.base if follows_calls(code))
 
 
 def cache_directory(config: Config) -> Path:
@@ -321,7 +362,12 @@ def _lint_discovered(
     # Files the second pass linted have their JL001 from that.
     left = {s.shown for s in pool}
     results.extend(r for r in syntax if r.path in left)
-    context.extend(_facts_on_demand(run, pool, results, context))
+    everything = [*sources, *others]
+    context.extend(_on_demand(run, everything, pool, results, context))
+    if run.follows_calls:
+        partly = [s for s in wanted if run.lacks_call_following(s)]
+        model = _Model(everything, pool, partly, linted, named_files)
+        context.extend(_project_model(run, model, results, context))
     run.screener.save()
     if run.cache is not None:  # a bounded cache: old entries and records go
         run.cache.prune_if_full()
@@ -397,24 +443,117 @@ def _words(names: set[str]) -> re.Pattern[bytes] | None:
     return re.compile(rb"\b(?:" + words + rb")\b")
 
 
-def _facts_on_demand(
-    run: _Run, pool: list[_Source], results: list[FileResult], context: list[FileResult]
+def _on_demand(
+    run: _Run,
+    everything: list[_Source],
+    pool: list[_Source],
+    results: list[FileResult],
+    context: list[FileResult],
+    asked: Callable[[list[FileResult]], set[str]] | None = None,
 ) -> list[FileResult]:
-    """Parse skipped files whose module holds a name a finding depends on
-    (a task, a class and its bases, a constant), until nothing is missing."""
+    """Read what findings depend on, until nothing is missing: the facts of
+    skipped files whose module holds a name a finding depends on (a task, a
+    class and its bases, a constant), and the index of the modules the
+    project model's calls lead to. `asked`: further calls (qualified names)
+    the project model is to follow, given every result so far."""
     loaded: list[FileResult] = []
     remaining = list(pool)
-    for _ in range(MAX_FACT_ROUNDS):
-        modules = candidate_modules(wanted_names([*results, *context, *loaded]))
-        if not modules:
-            break
-        batch = [s for s in remaining if s.module.name in modules]
-        if not batch:
-            break
+    indexed = {r.path for r in [*results, *context] if r.index is not None}
+    for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
+        known = [*results, *context, *loaded]
+        calls = asked(known) if asked is not None else set()
+        facts = candidate_modules(wanted_names(known, calls))
+        functions = (
+            candidate_modules(wanted_functions(known, calls)) if run.follows_calls else set()
+        )
+        batch = [s for s in remaining if s.module.name in facts]
         taken = {id(s) for s in batch}
         remaining = [s for s in remaining if id(s) not in taken]
+        to_index = [s for s in everything if s.module.name in functions and s.shown not in indexed]
+        if not batch and not to_index:
+            break
         loaded.extend(run.facts(batch))
+        loaded.extend(run.index(to_index))
+        indexed.update(s.shown for s in to_index)
     return loaded
+
+
+@dataclass(slots=True)
+class _Model:
+    """What the project model step of a run works over."""
+
+    everything: list[_Source]  # every file read, named or not
+    pool: list[_Source]  # the skipped files not linted yet
+    partly: list[_Source]  # linted without the rules that follow calls
+    linted: set[str]  # the run's own files (shown paths)
+    named_files: bool
+
+
+def _project_model(
+    run: _Run, model: _Model, results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Lint, with the rules that follow calls, the run's own files that were
+    skipped or linted without those rules, where a call inside a transaction
+    (a library's, or one a project callable opens) enqueues a job or leads
+    to an enqueue (`CallGraph.reports_in`), with what that needs read on
+    demand; a file linted before gets its new result in place of the old.
+    Candidates: those files that open a transaction, and those naming a
+    function that opens one (a run over some files takes every one it
+    names). Returns the results that are not the run's own (context)."""
+    pool, everything = model.pool, model.everything
+    own = [*(s for s in pool if s.shown in model.linted), *model.partly]
+    described = []
+    if run.options.follow_every_call:
+        described = [s for s in everything if s.shown in model.linted]
+    if not own and not described:
+        return []
+    indexed = {r.path for r in [*results, *context] if r.index is not None}
+    loaded: list[FileResult] = []
+
+    def read(batch: list[_Source]) -> None:
+        fresh = [s for s in batch if s.shown not in indexed]
+        indexed.update(s.shown for s in fresh)
+        loaded.extend(run.index(fresh))
+
+    if model.named_files:
+        read([*own, *described])
+    else:
+        read([s for s in own if run.screen(s).transactional])
+        for _ in range(MAX_HOPS):  # a function opening a transaction through another
+            openers = _words(ProjectIndex.build([*results, *context, *loaded]).graph.openers())
+            more = [
+                s
+                for s in own
+                if s.shown not in indexed and openers is not None and openers.search(s.data)
+            ]
+            if not more:
+                break
+            read(more)
+    candidates = {s.shown for s in own if s.shown in indexed}
+    every_call = {s.shown for s in described}
+
+    def asked(known: list[FileResult]) -> set[str]:
+        graph = ProjectIndex.build(known).graph
+        found = {callee for path in candidates for callee in graph.transaction_callees(path)}
+        return found | {callee for path in every_call for callee in graph.callees(path)}
+
+    loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded], asked))
+    graph = ProjectIndex.build([*results, *context, *loaded]).graph
+    chosen = [s for s in own if s.shown in candidates and graph.reports_in(s.shown)]
+    taken = {id(s) for s in chosen}
+    pool[:] = [s for s in pool if id(s) not in taken]
+    again = {s.shown for s in chosen}
+    results[:] = [r for r in results if r.path not in again]
+    results.extend(run.lint(chosen, counted=True, triggered=True, also=run.follows_calls))
+    loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded]))
+    return loaded
+
+
+def describe_project_model(path: Path, config: Config, options: RunOptions) -> list[str]:
+    """What the project model inferred for the file at `path`, as lines to print."""
+    run = lint_paths([path], config, replace(options, follow_every_call=True))
+    graph = ProjectIndex.build([*run.results, *run.context]).graph
+    return describe(graph, display_path(path))
 
 
 def project_root(config: Config) -> Path:

@@ -138,7 +138,14 @@ class Selector:
     def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
         margin = self.config.visibility_margin_seconds
         per_path = self._project_for_path if self.hierarchical else None
-        return ProjectSettings(self.base, margin, named, per_path)
+        # The project model follows calls across every configuration's files:
+        # a wrapper one of them names enqueues wherever it is called from.
+        enqueues = frozenset(
+            name for config in self.configs.loaded() for name in config.extend_enqueue_functions
+        )
+        return ProjectSettings(
+            self.base, margin, named, enqueue_functions=enqueues, for_path=per_path
+        )
 
     def _project_for_path(self, path: str) -> tuple[frozenset[str], float]:
         found = self._by_path.get(path)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from joblint.models import FileResult
 from joblint.pipeline.cache import ResultCache, entry_key
+from joblint.pipeline.index import index_file
 from joblint.pipeline.report.progress import CACHED, CHECKED
 from joblint.pipeline.screen.prefilter import Prefilter
 from joblint.pipeline.screen.verdicts import Screening, digest, screen_source
@@ -44,10 +45,18 @@ class Job:
     digest: str = ""
     # Only check that the file can be read and parsed (prefilter-skipped files).
     syntax_only: bool = False
+    # Only read its part of the project model (`joblint.pipeline.index`).
+    index_only: bool = False
 
     @property
     def kind(self) -> str:
-        return "syntax" if self.syntax_only else "lint"
+        return "syntax" if self.syntax_only else "index" if self.index_only else "lint"
+
+    @property
+    def light(self) -> bool:
+        """Work of Python's own parser, not LibCST's: cheap, and never counted
+        as a file checked."""
+        return self.syntax_only or self.index_only
 
 
 def worker_count(requested: int) -> int:
@@ -67,6 +76,8 @@ def _init_worker(prefilter: Prefilter | None) -> None:
 def _run(job: Job) -> FileResult:
     if job.syntax_only:
         return syntax_check(job.path, job.data, job.settings)
+    if job.index_only:
+        return index_file(job.path, job.data, job.settings, job.module)
     from joblint.pipeline.lint import lint_source  # LibCST: only in runs that parse with it
 
     return lint_source(job.path, job.data, job.settings, job.module)
@@ -152,7 +163,7 @@ def run_jobs(
         cached = cache.get(key) if cache else None
         if cached is not None:
             results[index] = cached
-            if on_done and not job.syntax_only:
+            if on_done and not job.light:
                 on_done(CACHED)
         else:
             todo.append(index)
@@ -178,7 +189,7 @@ def _compute(
     found = []
     for job in jobs:
         found.append(_run(job))
-        if on_done and not job.syntax_only:
+        if on_done and not job.light:
             on_done(CHECKED)
     return found
 
@@ -193,14 +204,14 @@ def _in_pool(
     for chunk, future in submitted:
         for index, result in zip(chunk, future.result(), strict=True):
             results[index] = result
-            if on_done and not jobs[index].syntax_only:
+            if on_done and not jobs[index].light:
                 on_done(CHECKED)
     return [r for r in results if r is not None]
 
 
 def _run_chunk(jobs: list[Job]) -> list[FileResult]:
     results = [_run(job) for job in jobs]
-    if any(not job.syntax_only and len(job.data) > BIG_FILE for job in jobs):
+    if any(not job.light and len(job.data) > BIG_FILE for job in jobs):
         _give_memory_back()
     return results
 
@@ -229,9 +240,9 @@ def _chunks(jobs: list[Job]) -> list[list[int]]:
     first, largest first, each alone (one file can cost as much as hundreds of
     syntax checks); then syntax checks in batches of about CHUNK_BYTES."""
     heavy = sorted(
-        (i for i, job in enumerate(jobs) if not job.syntax_only), key=lambda i: -len(jobs[i].data)
+        (i for i, job in enumerate(jobs) if not job.light), key=lambda i: -len(jobs[i].data)
     )
-    light = (i for i, job in enumerate(jobs) if job.syntax_only)
+    light = (i for i, job in enumerate(jobs) if job.light)
     return [[i] for i in heavy] + _byte_batches(light, lambda i: len(jobs[i].data))
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from joblint import registry
-from joblint.knowledge.tokens import DEFINES_JOBS, PROJECT_FACTS, Trigger
+from joblint.knowledge.tokens import DEFINES_JOBS, PROJECT_FACTS, TRANSACTIONS, Trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +97,7 @@ class Decision:
 
 _DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
 _PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
+_TRANSACTIONS = _check(TRANSACTIONS)
 
 
 def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
@@ -135,6 +136,8 @@ class Prefilter:
             for trigger in triggers:
                 self._add(trigger, {rule})
         names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
+        # The user's functions may open transactions: their names count as one.
+        self._transaction_names = _check(Trigger(tuple(names))) if names else None
         # What the decisions depend on besides the bytes (and joblint's code).
         self.signature = json.dumps([sorted(codes), names, project_facts])
         if names:  # the user's enqueue/transaction functions: any rule may use them
@@ -142,7 +145,8 @@ class Prefilter:
         if project_facts:  # facts for the whole-project rules: no per-file rule
             for trigger in PROJECT_FACTS:
                 self._add(trigger, set())
-        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS):  # the flags screening records
+        # The flags screening records.
+        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, _TRANSACTIONS):
             self._anchors.update(check.anchors, *check.also)
         self._search = _AnchorSearch(self._anchors)
 
@@ -179,6 +183,13 @@ class Prefilter:
             return Decision(True, (), every_rule_or(codes), gated=bool(gated))
         checks = tuple(sorted((name, frozenset(c)) for name, c in confirm.items()))
         return Decision(False, checks, frozenset(), gated=bool(gated))
+
+    def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+        """The (lower-cased) file may open a transaction."""
+        names = self._transaction_names
+        return _TRANSACTIONS.matches(lowered, present) or (
+            names is not None and names.matches(lowered, present)
+        )
 
     def gated_codes(self, lowered: bytes, present: frozenset[bytes] | None = None) -> set[str]:
         """The rules of the gated triggers in the (lower-cased) file."""

@@ -55,17 +55,27 @@ class Screening:
     project_facts: bool
     # Names a library whose tasks enqueue when called (Huey): read for task names.
     on_call: bool
+    # Opens a transaction somewhere (`atomic`, `.begin(`, ...): its calls inside
+    # one are read for chains to an enqueue (joblint.pipeline.project.call_graph).
+    transactional: bool = False
     # Python parses it (None: not looked at; files LibCST lints aren't).
     parses: bool | None = None
 
     def to_json(self) -> list[object]:
         codes = None if self.codes is None else sorted(self.codes)
-        flags = [self.wanted, self.defines_jobs, self.gated, self.project_facts, self.on_call]
+        flags = [
+            self.wanted,
+            self.defines_jobs,
+            self.gated,
+            self.project_facts,
+            self.on_call,
+            self.transactional,
+        ]
         return [*flags, codes, self.parses]
 
     @classmethod
     def from_json(cls, raw: object) -> Screening | None:
-        if not isinstance(raw, list) or len(raw) != 7:
+        if not isinstance(raw, list) or len(raw) != 8:
             return None
         *flags, codes, parses = raw
         if not all(isinstance(f, bool) for f in flags) or parses not in (True, False, None):
@@ -74,9 +84,9 @@ class Screening:
             isinstance(codes, list) and all(isinstance(c, str) for c in codes)
         ):
             return None
-        wanted, defines, gated, facts, on_call = flags
+        wanted, defines, gated, facts, on_call, transactional = flags
         rules = None if codes is None else frozenset(codes)
-        return cls(wanted, rules, defines, gated, facts, on_call, parses)
+        return cls(wanted, rules, defines, gated, facts, on_call, transactional, parses)
 
 
 def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Screening:
@@ -93,6 +103,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         gated=decision.gated,
         project_facts=has_project_facts(lowered, present),
         on_call=ON_CALL_TASKS.search(lowered) is not None,
+        transactional=prefilter.transactional(lowered, present),
     )
     if decision.wanted or not (decision.confirm or check_syntax):
         return screening
@@ -107,9 +118,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
     return screening
 
 
-def _confirmed_codes(
-    data: bytes, lowered: bytes, checks: dict[str, frozenset[str]]
-) -> set[str]:
+def _confirmed_codes(data: bytes, lowered: bytes, checks: dict[str, frozenset[str]]) -> set[str]:
     """The rules of the AST checks that confirm a trigger. Anything `ast`
     can't take goes to LibCST (with every check's rules), which reports it
     as it would."""

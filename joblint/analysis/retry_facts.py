@@ -1,0 +1,176 @@
+"""Retry policies as neutral facts: where a policy is set, how its wait grows,
+whether it has a random part, what bounds its attempts, what it retries on,
+and the fixes that apply. The recognisers (`joblint.analysis.retry_policies`,
+`joblint.analysis.retry_loops`) produce them; the JL3 rules judge them.
+
+Nothing here names a library: a fact carries the words a finding uses about
+the API it was read from (`Says`, the library's data)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import libcst as cst
+
+from joblint.analysis.expressions import DelayAnalysis, Randomness
+from joblint.libraries.retry_api import Bound, Caught, Growth, Jitter, Says
+from joblint.models import Requirement
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """A fix the facts offer: `node` becomes `replacement`, with the
+    `from module import name` imports it needs and those it may leave unused."""
+
+    node: cst.CSTNode
+    replacement: cst.CSTNode
+    message: str
+    imports: tuple[tuple[str, str], ...] = ()
+    releases: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DelayTerm:
+    """One term of a wait (a wait is the sum of its terms)."""
+
+    # Where it is set: what a finding points at.
+    node: cst.CSTNode
+    growth: Growth
+    jitter: Jitter
+    # For a wait the code computes from the attempt count, `says.cause` names
+    # the wait and `grown_by` is the part of the expression that makes it grow.
+    says: Says
+    grown_by: cst.CSTNode | None = None
+    rewrite: Rewrite | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delay:
+    """The wait before a retry, as one setting gives it."""
+
+    terms: tuple[DelayTerm, ...]
+
+    @property
+    def may_be_random(self) -> bool:
+        return any(term.jitter.may_be_random for term in self.terms)
+
+
+@dataclass(frozen=True, slots=True)
+class BoundSetting:
+    """What limits the attempts, and where: the parameter that sets it, or the
+    place that leaves it to the default."""
+
+    node: cst.CSTNode
+    bound: Bound
+    says: Says
+    # The expression that sets it (None: left to the library's default).
+    value: cst.CSTNode | None = None
+    rewrite: Rewrite | None = None
+    # Facts of the whole project the reading depends on (the library of a task).
+    requires: tuple[Requirement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Catch:
+    """What the retries are for: the exception types (or the bare handler)."""
+
+    caught: Caught
+    node: cst.CSTNode
+    # How a finding names the setting (`Celery autoretry_for`, `self.retry(...)`).
+    where: str
+    broad: tuple[cst.BaseExpression, ...] = ()
+    # Set by the except clause around the retry, not by an argument.
+    handler: bool = False
+
+
+class _Once(Generic[T]):
+    """A part of a policy, read the first time it is asked for."""
+
+    __slots__ = ("_read", "_value")
+
+    def __init__(self, read: Callable[[], tuple[T, ...]] | None) -> None:
+        self._read = read
+        self._value: tuple[T, ...] | None = None if read else ()
+
+    def get(self) -> tuple[T, ...]:
+        if self._value is None:
+            assert self._read is not None
+            self._value = self._read()
+        return self._value
+
+
+class RetryPolicy:
+    """A retry policy set at one place (`node`: a call, a decorator, task
+    options, a settings dict or a loop) and its parts, each read on demand."""
+
+    __slots__ = ("_bounds", "_catches", "_delays", "node")
+
+    def __init__(
+        self,
+        node: cst.CSTNode,
+        *,
+        delays: Callable[[], tuple[Delay, ...]] | None = None,
+        bounds: Callable[[], tuple[BoundSetting, ...]] | None = None,
+        catches: Callable[[], tuple[Catch, ...]] | None = None,
+    ) -> None:
+        self.node = node
+        self._delays = _Once(delays)
+        self._bounds = _Once(bounds)
+        self._catches = _Once(catches)
+
+    @property
+    def delays(self) -> tuple[Delay, ...]:
+        return self._delays.get()
+
+    @property
+    def bounds(self) -> tuple[BoundSetting, ...]:
+        return self._bounds.get()
+
+    @property
+    def catches(self) -> tuple[Catch, ...]:
+        return self._catches.get()
+
+
+_JITTER = {
+    Randomness.NONE: Jitter.ABSENT,
+    Randomness.RANDOM: Jitter.PRESENT,
+    Randomness.UNKNOWN: Jitter.UNKNOWN,
+}
+
+
+def computed_term(
+    expr: cst.BaseExpression,
+    analysis: DelayAnalysis,
+    says: Says,
+    rewrite: Callable[[], Rewrite | None] | None = None,
+) -> DelayTerm:
+    """A wait the code computes (`countdown=2 ** self.request.retries`, the
+    argument of a sleep), read by `analysis` with its attempt counter; the
+    rewrite is made only for a wait that grows."""
+    grown_by = analysis.growth(expr)
+    if grown_by is not None:
+        growth = Growth.EXPONENTIAL
+    else:
+        growth = Growth.ADDITIVE if analysis.depends(expr) else Growth.CONSTANT
+    jitter = _JITTER[analysis.randomness(expr)]
+    fix = rewrite() if rewrite is not None and grown_by is not None else None
+    return DelayTerm(expr, growth, jitter, says, grown_by=grown_by, rewrite=fix)
+
+
+class _Slots(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def filled(text: str, **slots: str) -> str:
+    """`text` with the slots given filled (`{name}`, `{task}`), others kept."""
+    return text.format_map(_Slots(slots))
+
+
+def worded(says: Says, **slots: str) -> Says:
+    """`says` with its slots filled."""
+    return Says(filled(says.cause, **slots), filled(says.remedy, **slots))

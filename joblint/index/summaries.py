@@ -1,0 +1,549 @@
+"""Reading one module's `ModuleIndex` from its `ast`.
+
+Names resolve the way `joblint.analysis.names` resolves them for LibCST:
+through the module's imports and definitions, function-level imports, the
+types of locals (`m = Mailer()`, `order: Order`, `Order.objects.get(...)`),
+and `self.`/`cls.` inside a class's methods. A name the function binds in
+any other way (a loop target, an untyped parameter, an assignment of
+something else) is a value no summary can follow.
+
+Calls made where they run later are no calls of the function: the bodies of
+nested functions (summarised on their own, as `outer.<locals>.inner`) and of
+lambdas handed to an on-commit hook.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import cast
+
+from joblint.knowledge import jobs
+from joblint.knowledge.payloads import MANAGER_FETCHES
+from joblint.models import FunctionSummary, ModuleIndex, ProjectCall, TxOpening
+from joblint.settings import ModuleInfo, Options
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+# `try` and, from Python 3.11, `try/except*`.
+_TRY = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if isinstance(t, type))
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# The parameters a method's first argument is conventionally named.
+_RECEIVERS = frozenset({"self", "cls"})
+# Manager methods that return one instance of the model (`Order.objects.get(...)`).
+_ROW_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.row_methods)
+_MANAGERS = frozenset(fetch.manager_attribute for fetch in MANAGER_FETCHES)
+_ROW_FUNCTIONS = frozenset(f for fetch in MANAGER_FETCHES for f in fetch.row_functions)
+
+
+def dotted(node: ast.expr) -> list[str] | None:
+    """`a.b.c` -> ["a", "b", "c"]; None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of a function's body that runs when it does: not the
+    bodies of nested functions, classes or lambdas."""
+    todo: list[ast.AST] = list(reversed(body))
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            # Their decorators, defaults and bases run here; their bodies don't.
+            todo.extend(reversed(_evaluated_here(node)))
+            continue
+        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _evaluated_here(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Lambda):
+        return [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    assert isinstance(node, _Function)
+    args = node.args
+    return [*node.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
+
+
+def _parameters(args: ast.arguments) -> list[ast.arg]:
+    found = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    found.extend(a for a in (args.vararg, args.kwarg) if a is not None)
+    return found
+
+
+@dataclass(slots=True)
+class _Frame:
+    """A function being read: what its own names are bound to."""
+
+    key: str  # "f", "C.m", "f.<locals>.g"
+    node: _Function
+    class_qualname: str = ""  # the class whose method it is
+    parameters: frozenset[str] = frozenset()
+    # Names whose calls resolve: imports in the function, typed locals, nested defs.
+    resolved: dict[str, str] = field(default_factory=dict)
+    # Names bound to values no summary follows.
+    opaque: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Summary:
+    line: int
+    calls: list[ProjectCall] = field(default_factory=list)
+    opens: TxOpening | None = None
+
+
+class ModuleReader:
+    def __init__(self, module: ModuleInfo, options: Options) -> None:
+        self.module = module
+        self.transaction_functions = options.transaction_functions
+        self.enqueue_functions = options.enqueue_functions
+        self.on_commit_functions = options.on_commit_functions
+        self.names: dict[str, str] = {}  # module-level name -> qualified name
+        self.aliases: list[tuple[str, str]] = []
+        self.classes: list[tuple[str, tuple[str, ...]]] = []
+        self.instances: list[tuple[str, str]] = []
+        self.summaries: dict[str, _Summary] = {}
+
+    def local(self, name: str) -> str:
+        return f"{self.module.name}.{name}" if self.module.name else name
+
+    def read(self, tree: ast.Module) -> ModuleIndex:
+        statements = list(_module_statements(tree.body))
+        for statement in statements:
+            self._bind(statement)
+        for statement in statements:
+            self._define(statement)
+        return ModuleIndex(
+            self.module.name,
+            tuple(sorted(set(self.aliases))),
+            tuple(self.classes),
+            tuple(self.instances),
+            tuple(
+                FunctionSummary(self.local(key), found.line, tuple(found.calls), found.opens)
+                for key, found in self.summaries.items()
+            ),
+        )
+
+    # --- module level ------------------------------------------------------------
+
+    def _bind(self, statement: ast.stmt) -> None:
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            for local, target in self._imports(statement):
+                self.names[local] = target
+                self.aliases.append((self.local(local), target))
+        elif isinstance(statement, _Function | ast.ClassDef):
+            self.names[statement.name] = self.local(statement.name)
+        else:
+            for name in _assigned_names(statement):
+                self.names[name] = self.local(name)
+
+    def _imports(self, node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    yield alias.asname, alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    yield head, head
+            return
+        base = node.module or ""
+        if node.level:
+            base = self.module.absolute(node.level, base)
+        for alias in node.names:
+            if alias.name != "*":
+                yield alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name
+
+    def _define(self, statement: ast.stmt) -> None:
+        if isinstance(statement, _Function):
+            self._function(statement, statement.name, "", [])
+        elif isinstance(statement, ast.ClassDef):
+            self._class(statement)
+        elif isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+            value = statement.value
+            if isinstance(value, ast.Call):
+                callee = self._module_name(value.func)
+                if callee is not None:
+                    for name in _assigned_names(statement):
+                        self.instances.append((self.local(name), callee))
+
+    def _module_name(self, node: ast.expr) -> str | None:
+        parts = dotted(node)
+        if parts is None or parts[0] not in self.names:
+            return None
+        return ".".join([self.names[parts[0]], *parts[1:]])
+
+    def _class(self, node: ast.ClassDef) -> None:
+        qualname = self.local(node.name)
+        bases = tuple(b for b in (self._module_name(base) for base in node.bases) if b)
+        self.classes.append((qualname, bases))
+        for statement in node.body:
+            if isinstance(statement, _Function):
+                self._function(statement, f"{node.name}.{statement.name}", qualname, [])
+
+    # --- functions ---------------------------------------------------------------
+
+    def _function(
+        self, node: _Function, key: str, class_qualname: str, outer: list[_Frame]
+    ) -> None:
+        frame = _Frame(key, node, class_qualname)
+        frame.parameters = frozenset(p.arg for p in _parameters(node.args))
+        summary = self.summaries.setdefault(key, _Summary(node.lineno))
+        self._bind_locals(frame, outer)
+        stack = [*outer, frame]
+        self._read_body(frame, stack, summary)
+        self._note_context_manager(frame, stack, summary)
+        for inner in own_nodes(node.body):
+            if isinstance(inner, _Function):
+                self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+
+    def _bind_locals(self, frame: _Frame, outer: list[_Frame]) -> None:
+        node = frame.node
+        for param in _parameters(node.args):
+            annotated = self._annotation(param.annotation, [*outer, frame])
+            if annotated is not None:
+                frame.resolved[param.arg] = annotated
+            elif param.arg not in _RECEIVERS or not frame.class_qualname:
+                frame.opaque.add(param.arg)
+        assigned: dict[str, set[str | None]] = {}
+        targets: set[int] = set()  # the names assignments bind, read with their values
+        for inner in own_nodes(node.body):
+            if isinstance(inner, ast.Import | ast.ImportFrom):
+                for local, target in self._imports(inner):
+                    assigned.setdefault(local, set()).add(target)
+            elif isinstance(inner, _Function | ast.ClassDef) and inner is not node:
+                nested = f"{frame.key}.<locals>.{inner.name}"
+                assigned.setdefault(inner.name, set()).add(self.local(nested))
+            elif isinstance(inner, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets.update(self._bind_assignment(inner, frame, outer, assigned))
+            elif (
+                isinstance(inner, ast.Name)
+                and isinstance(inner.ctx, ast.Store)
+                and id(inner) not in targets
+            ):
+                assigned.setdefault(inner.id, set()).add(None)  # loop targets, walrus, with-as
+            elif isinstance(inner, ast.ExceptHandler) and inner.name:
+                assigned.setdefault(inner.name, set()).add(None)
+        for name, values in assigned.items():
+            if len(values) == 1 and None not in values:
+                frame.resolved[name] = next(iter(values))  # type: ignore[assignment]
+                frame.opaque.discard(name)
+            else:
+                frame.resolved.pop(name, None)
+                frame.opaque.add(name)
+
+    def _bind_assignment(
+        self,
+        node: ast.Assign | ast.AnnAssign | ast.AugAssign,
+        frame: _Frame,
+        outer: list[_Frame],
+        assigned: dict[str, set[str | None]],
+    ) -> set[int]:
+        """Binds the plain names `node` assigns; returns their nodes."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        stack = [*outer, frame]
+        value_type: str | None = None
+        if isinstance(node, ast.AnnAssign):
+            value_type = self._annotation(node.annotation, stack)
+        if value_type is None and not isinstance(node, ast.AugAssign) and node.value is not None:
+            value_type = self._value_type(node.value, stack)
+        bound: set[int] = set()
+        for target in targets:
+            if isinstance(target, ast.Name):
+                assigned.setdefault(target.id, set()).add(value_type)
+                bound.add(id(target))
+        # Other targets' names (tuples, starred) are Store names own_nodes yields.
+        return bound
+
+    def _annotation(self, annotation: ast.expr | None, stack: list[_Frame]) -> str | None:
+        if annotation is None:
+            return None
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        return self._qualify(annotation, stack)
+
+    def _value_type(self, value: ast.expr, stack: list[_Frame]) -> str | None:
+        """What a local holds when it is assigned `value`: an instance of the
+        class (or the result of the function) a call names, or a model's row."""
+        if isinstance(value, ast.Await):
+            value = value.value
+        if not isinstance(value, ast.Call):
+            return None
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in _ROW_METHODS:
+            parts = dotted(func.value)
+            if parts is not None and len(parts) >= 2 and parts[-1] in _MANAGERS:
+                return self._qualify_parts(parts[:-1], stack)
+        callee = self._qualify(func, stack)
+        if callee in _ROW_FUNCTIONS and value.args:
+            return self._qualify(value.args[0], stack)
+        return callee
+
+    def _qualify(self, node: ast.expr, stack: list[_Frame]) -> str | None:
+        parts = dotted(node)
+        return self._qualify_parts(parts, stack) if parts is not None else None
+
+    def _qualify_parts(self, parts: list[str], stack: list[_Frame]) -> str | None:
+        root, rest = parts[0], parts[1:]
+        for frame in reversed(stack):
+            if root in frame.resolved:
+                return ".".join([frame.resolved[root], *rest])
+            if root in frame.opaque:
+                return None
+            if root in _RECEIVERS and frame.class_qualname and root in frame.parameters:
+                return ".".join([frame.class_qualname, *rest])
+        if root in self.names:
+            return ".".join([self.names[root], *rest])
+        return None
+
+    def _read_body(self, frame: _Frame, stack: list[_Frame], summary: _Summary) -> None:
+        deferred = self._deferred_lambdas(frame.node.body, stack)
+        decorated = self._decorators_transaction(frame.node, stack)
+        transactions: dict[int, tuple[str, ...] | None] = {}
+        for node, opened in _with_context(frame.node, deferred):
+            if not isinstance(node, ast.Call):
+                continue
+            if id(opened) not in transactions:
+                inside = self._openings([item.context_expr for item in opened], stack)
+                transactions[id(opened)] = _either(decorated, inside)
+            call = self._project_call(node, stack, transactions[id(opened)])
+            if call is not None:
+                summary.calls.append(call)
+            self._note_wrapper(node, frame, stack, opened)
+        for node in own_nodes(frame.node.body):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+                opening = self._opening(node.value, stack)
+                if opening is not None:
+                    summary.opens = TxOpening("returns", opening)
+
+    def _deferred_lambdas(self, body: list[ast.stmt], stack: list[_Frame]) -> set[int]:
+        """Lambdas handed to an on-commit hook: they run after COMMIT."""
+        found: set[int] = set()
+        for node in own_nodes(body):
+            if isinstance(node, ast.Call) and self._is_on_commit(node, stack):
+                for arg in [*node.args, *(k.value for k in node.keywords)]:
+                    if isinstance(arg, ast.Lambda):
+                        found.add(id(arg))
+        return found
+
+    def _is_on_commit(self, call: ast.Call, stack: list[_Frame]) -> bool:
+        qualname = self._qualify(call.func, stack)
+        if qualname is not None and (
+            qualname in jobs.ON_COMMIT_FUNCTIONS or qualname in self.on_commit_functions
+        ):
+            return True
+        return isinstance(call.func, ast.Attribute) and call.func.attr in jobs.ON_COMMIT_METHODS
+
+    def _decorators_transaction(
+        self, node: _Function, stack: list[_Frame]
+    ) -> tuple[str, ...] | None:
+        """The transaction a function's decorators run its body in (see `_opening`)."""
+        found: tuple[str, ...] | None = None
+        for decorator in node.decorator_list:
+            opening = self._decorator_opening(decorator, stack)
+            if opening is None:
+                qualname = self._qualify(_decorated(decorator), stack)
+                opening = (
+                    (qualname,)
+                    if qualname is not None and jobs.may_be_project_code(qualname)
+                    else None
+                )
+            if opening is not None:
+                found = _join(found, opening)
+        return found
+
+    def _project_call(
+        self, node: ast.Call, stack: list[_Frame], transaction: tuple[str, ...] | None
+    ) -> ProjectCall | None:
+        found = self._callee(_without_signature(node.func), stack)
+        if found is None:
+            return None
+        qualname, text = found
+        if not (
+            jobs.may_be_project_code(qualname)
+            or qualname in jobs.ENQUEUE_FUNCTIONS
+            or qualname in self.enqueue_functions
+        ):
+            return None
+        return ProjectCall(qualname, node.lineno, text, transaction)
+
+    def _callee(self, func: ast.expr, stack: list[_Frame]) -> tuple[str, str] | None:
+        """The qualified name and text of what a call calls: a dotted name, or
+        a method of what another call returns (`Mailer().send`)."""
+        parts = dotted(func)
+        if parts is not None:
+            qualname = self._qualify_parts(parts, stack)
+            return (qualname, ".".join(parts)) if qualname is not None else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            inner = self._callee(func.value.func, stack)
+            if inner is not None:
+                return f"{inner[0]}.{func.attr}", f"{inner[1]}().{func.attr}"
+        return None
+
+    def _opening(self, call: ast.Call, stack: list[_Frame]) -> tuple[str, ...] | None:
+        """How `with call:` opens a transaction: () for a library's own, the
+        project callable it may open one through, or None for neither."""
+        qualname = self._qualify(call.func, stack)
+        if qualname is not None and (
+            qualname in jobs.TRANSACTION_FUNCTIONS
+            or qualname in jobs.CONNECT_FUNCTIONS
+            or qualname in self.transaction_functions
+        ):
+            return ()
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in jobs.TRANSACTION_METHODS:
+            return ()
+        if qualname is not None and jobs.may_be_project_code(qualname):
+            return (qualname,)
+        return None
+
+    def _decorator_opening(
+        self, decorator: ast.expr, stack: list[_Frame]
+    ) -> tuple[str, ...] | None:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        func = call.func if call is not None else decorator
+        qualname = self._qualify(func, stack)
+        if qualname is not None:
+            if qualname in jobs.TRANSACTION_FUNCTIONS or qualname in self.transaction_functions:
+                return ()
+            if qualname in jobs.METHOD_DECORATOR_ADAPTERS and call is not None and call.args:
+                return self._decorator_opening(call.args[0], stack)
+        if isinstance(func, ast.Attribute) and func.attr in jobs.TRANSACTION_DECORATOR_METHODS:
+            return ()
+        return None
+
+    def _note_wrapper(
+        self, call: ast.Call, frame: _Frame, stack: list[_Frame], opened: list[ast.withitem]
+    ) -> None:
+        """A decorator's wrapper calling the decorated function inside a
+        transaction: the module-level function around it opens one for the
+        functions it decorates (`@wrapper`, or `@wrapper(...)` for a factory)."""
+        if not isinstance(call.func, ast.Name) or len(stack) < 2:
+            return
+        name = call.func.id
+        if name in frame.parameters or name in frame.resolved:
+            return
+        if not any(name in outer.parameters for outer in stack[:-1]):
+            return
+        via = self._openings([item.context_expr for item in opened], stack)
+        for decorator in frame.node.decorator_list:
+            found = self._decorator_opening(decorator, stack)
+            if found is not None:
+                via = _join(via, found)
+        if via is not None:
+            top = self.summaries[stack[0].key]
+            top.opens = TxOpening("decorator", via)
+
+    def _note_context_manager(self, frame: _Frame, stack: list[_Frame], summary: _Summary) -> None:
+        """`@contextmanager` yielding inside a transaction opens one for its `with`."""
+        decorators = (self._qualify(_decorated(d), stack) for d in frame.node.decorator_list)
+        if not any(d in jobs.CONTEXT_MANAGER_DECORATORS for d in decorators):
+            return
+        for node, opened in _with_context(frame.node):
+            if isinstance(node, ast.Yield | ast.YieldFrom):
+                via = self._openings([item.context_expr for item in opened], stack)
+                if via is not None:
+                    summary.opens = TxOpening("with", via)
+                    return
+
+    def _openings(self, expressions: list[ast.expr], stack: list[_Frame]) -> tuple[str, ...] | None:
+        via: tuple[str, ...] | None = None
+        for expr in expressions:
+            if isinstance(expr, ast.Call):
+                found = self._opening(expr, stack)
+                if found is not None:
+                    via = _join(via, found)
+        return via
+
+
+def _join(known: tuple[str, ...] | None, found: tuple[str, ...]) -> tuple[str, ...]:
+    """A library's transaction (()) wins over project callables that may open one."""
+    if known is None:
+        return found
+    if not known or not found:
+        return ()
+    return tuple(dict.fromkeys((*known, *found)))
+
+
+def _either(
+    first: tuple[str, ...] | None, second: tuple[str, ...] | None
+) -> tuple[str, ...] | None:
+    if first is None:
+        return second
+    return first if second is None else _join(first, second)
+
+
+def _decorated(decorator: ast.expr) -> ast.expr:
+    return decorator.func if isinstance(decorator, ast.Call) else decorator
+
+
+def _without_signature(func: ast.expr) -> ast.expr:
+    """`send.s(x).delay` -> `send.delay`: enqueueing a task's signature enqueues the task."""
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Attribute)
+        and func.value.func.attr in jobs.SIGNATURE_METHODS
+    ):
+        return ast.Attribute(func.value.func.value, func.attr, ast.Load())
+    return func
+
+
+def _with_context(
+    function: _Function,
+    deferred: set[int] = frozenset(),  # type: ignore[assignment]
+) -> Iterator[tuple[ast.AST, list[ast.withitem]]]:
+    """The function's own nodes, lambdas' bodies included (a lambda may run
+    at once) except those in `deferred`, each with the `with` items around it."""
+    todo: list[tuple[ast.AST, list[ast.withitem]]] = [(s, []) for s in reversed(function.body)]
+    while todo:
+        node, opened = todo.pop()
+        yield node, opened
+        if id(node) in deferred:
+            continue
+        if isinstance(node, _SCOPES) and not isinstance(node, ast.Lambda):
+            todo.extend((child, opened) for child in reversed(_evaluated_here(node)))
+            continue
+        if isinstance(node, ast.With | ast.AsyncWith):
+            inside = [*opened, *node.items]
+            todo.extend((item, opened) for item in reversed(node.items))
+            todo.extend((statement, inside) for statement in reversed(node.body))
+            continue
+        todo.extend((child, opened) for child in reversed(list(ast.iter_child_nodes(node))))
+
+
+def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements, also those inside top-level if/try/with blocks."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            yield from _module_statements([*statement.body, *statement.orelse])
+        elif isinstance(statement, _TRY):
+            block = cast(ast.Try, statement)  # `try/except*` has the same fields
+            handlers = [s for h in block.handlers for s in h.body]
+            yield from _module_statements([*block.body, *handlers, *block.orelse, *block.finalbody])
+        elif isinstance(statement, ast.With):
+            yield from _module_statements(statement.body)
+        else:
+            yield statement
+
+
+def _assigned_names(statement: ast.stmt) -> Iterator[str]:
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign):
+        targets = [statement.target]
+    else:
+        return
+    for target in targets:
+        if isinstance(target, ast.Name):
+            yield target.id

@@ -1,0 +1,120 @@
+"""Python itself: the standard library's enums, dataclasses and named tuples,
+threading locks, unittest's error tests, DB-API 2.0 cursors (sqlite3), the
+methods that add to a list or set; and retry code as it is written with the
+standard library: sleeps, clocks, random numbers, plain arithmetic, counting
+loops and exception types."""
+
+from __future__ import annotations
+
+from joblint.libraries.locking import NonBlockingAcquire
+from joblint.libraries.objects import Family, ObjectKind
+from joblint.libraries.queries import SqlApi
+from joblint.libraries.retry_api import RetryVocabulary
+
+ENUM = "enum"
+DATACLASS = "dataclass"
+NAMEDTUPLE = "namedtuple"
+
+OBJECT_KINDS = (
+    ObjectKind(
+        ENUM,
+        Family.RICH,
+        "an enum member",
+        "{text}.value (a str/int) and rebuild the enum in the task",
+    ),
+    ObjectKind(
+        DATACLASS,
+        Family.RICH,
+        "a dataclass instance",
+        "dataclasses.asdict({text}) (primitive values)",
+    ),
+    ObjectKind(NAMEDTUPLE, Family.RICH, "a NamedTuple", "{text}._asdict() or its fields"),
+)
+
+BASE_CLASS_KINDS = (
+    ("enum.Enum", ENUM),
+    ("enum.IntEnum", ENUM),
+    ("enum.StrEnum", ENUM),
+    ("enum.Flag", ENUM),
+    ("enum.IntFlag", ENUM),
+    ("typing.NamedTuple", NAMEDTUPLE),
+    ("typing_extensions.NamedTuple", NAMEDTUPLE),
+)
+CLASS_DECORATOR_KINDS = (("dataclasses.dataclass", DATACLASS),)
+# `Point = namedtuple("Point", ...)`, `Color = Enum("Color", ...)`.
+CLASS_FACTORIES = (
+    ("collections.namedtuple", NAMEDTUPLE),
+    ("typing.NamedTuple", NAMEDTUPLE),
+    ("enum.Enum", ENUM),
+    ("enum.IntEnum", ENUM),
+    ("enum.StrEnum", ENUM),
+)
+
+# threading.Lock.acquire(blocking=True, timeout=-1), and its asyncio and
+# multiprocessing relatives.
+NON_BLOCKING_ACQUIRES = (NonBlockingAcquire("acquire", "blocking"),)
+
+# unittest.TestCase's `with self.assertRaises(E):`.
+ERROR_TEST_METHODS = ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp")
+
+# DB-API 2.0 (PEP 249) cursors (`executescript` is sqlite3's); SQL dedented
+# or stripped keeps its text (SQL doesn't care about the edges).
+SQL_APIS = (
+    SqlApi(
+        methods=("execute", "executemany", "executescript", "fetchone", "fetchall", "fetchmany"),
+        cursor_methods=("execute", "executemany"),
+        result_methods=("fetchone", "fetchall", "fetchmany", "__next__", "__iter__"),
+        text_wrappers=("textwrap.dedent", "inspect.cleandoc"),
+        text_methods=("strip", "lstrip", "rstrip"),
+    ),
+)
+
+# Calls that put values into a list or set (which then holds them).
+COLLECT_METHODS = ("append", "extend", "add", "insert")
+
+# --- retries ------------------------------------------------------------
+
+RETRY_VOCABULARY = (
+    RetryVocabulary(
+        random_modules=("random", "secrets"),
+        power_functions=("pow", "math.pow", "math.exp", "math.exp2", "math.ldexp"),
+        pure_functions=(
+            "min",
+            "max",
+            "int",
+            "float",
+            "round",
+            "abs",
+            "pow",
+            "len",
+            "datetime.timedelta",
+            "datetime.datetime.now",
+            "datetime.datetime.utcnow",
+            "time.time",
+            "time.monotonic",
+        ),
+        # Every `math.<fn>` is deterministic.
+        pure_modules=("math",),
+        sleeps=(("time.sleep", "secs"), ("asyncio.sleep", "delay")),
+        clocks=(
+            "time.time",
+            "time.time_ns",
+            "time.monotonic",
+            "time.monotonic_ns",
+            "time.perf_counter",
+            "time.perf_counter_ns",
+            "datetime.datetime.now",
+            "datetime.datetime.utcnow",
+        ),
+        counting_iterables=("range", "itertools.count"),
+        enumerating_iterables=("enumerate",),
+        broad_exceptions=(
+            "Exception",
+            "BaseException",
+            "builtins.Exception",
+            "builtins.BaseException",
+        ),
+        exception_filters=("isinstance", "issubclass", "type"),
+        fresh_value_modules=("uuid",),
+    ),
+)

@@ -1,0 +1,110 @@
+"""redis-py: clients, `SET NX` locks, `Lock` objects (redis-py 8.1 signatures,
+checked with `inspect.signature`).
+
+The clients that speak redis-py's API (aioredis, merged into `redis.asyncio`;
+redis-py-cluster's `rediscluster`, merged into `redis.cluster`; walrus, built
+on it; fakeredis, its test double) put the same commands in reach.
+"""
+
+from __future__ import annotations
+
+from joblint.libraries.locking import (
+    KeyCommands,
+    KeyLockCommand,
+    LockApi,
+    LockReceiver,
+    NonBlockingAcquire,
+    RedisClients,
+)
+
+REDIS_CLIENTS = (
+    RedisClients(
+        constructors=(
+            "redis.Redis",
+            "redis.StrictRedis",
+            "redis.client.Redis",
+            "redis.client.StrictRedis",
+            "redis.Redis.from_url",
+            "redis.StrictRedis.from_url",
+            "redis.Redis.from_pool",
+            "redis.from_url",
+            "redis.RedisCluster",
+            "redis.cluster.RedisCluster",
+            "redis.RedisCluster.from_url",
+            "redis.asyncio.Redis",
+            "redis.asyncio.StrictRedis",
+            "redis.asyncio.client.Redis",
+            "redis.asyncio.Redis.from_url",
+            "redis.asyncio.Redis.from_pool",
+            "redis.asyncio.from_url",
+            "redis.asyncio.RedisCluster",
+        ),
+        classes=(
+            "redis.Redis",
+            "redis.StrictRedis",
+            "redis.client.Redis",
+            "redis.RedisCluster",
+            "redis.cluster.RedisCluster",
+            "redis.asyncio.Redis",
+            "redis.asyncio.client.Redis",
+            "redis.asyncio.RedisCluster",
+        ),
+        pipeline_methods=("pipeline",),
+        modules=("redis", "aioredis", "rediscluster", "walrus", "fakeredis"),
+    ),
+)
+
+# The lock's fix in messages: SET NX with an expiry.
+SET_NX_FIX = "set(key, token, nx=True, ex=...)"
+
+KEY_LOCK_COMMANDS = (
+    # set(name, value, ex=None, px=None, nx=False, xx=False, keepttl=False,
+    # get=False, exat=None, pxat=None, ...): the third positional is `ex`.
+    KeyLockCommand(
+        "set",
+        flag_keyword="nx",
+        expiry_keywords=("ex", "px", "exat", "pxat"),
+        expiry_position=2,
+        fix=SET_NX_FIX,
+    ),
+    # setnx(name, value): no expiry parameter at all.
+    KeyLockCommand("setnx", fix=SET_NX_FIX),
+)
+
+KEY_COMMANDS = (
+    KeyCommands(
+        delete_methods=("delete", "unlink"),
+        get_methods=("get",),
+        expire_methods=("expire", "pexpire", "expireat", "pexpireat"),
+        # `delex(key, ifeq=token)` deletes on a condition.
+        script_methods=("eval", "evalsha", "fcall", "delex"),
+    ),
+)
+
+LOCK_APIS = (
+    # redis.lock.Lock(redis, name, timeout=None, sleep=0.1, blocking=True, ...)
+    LockApi(
+        "redis.lock.Lock(...)",
+        qualname="redis.lock.Lock",
+        expiry_keyword="timeout",
+        expiry_position=2,
+    ),
+    LockApi(
+        "redis.asyncio.lock.Lock(...)",
+        qualname="redis.asyncio.lock.Lock",
+        expiry_keyword="timeout",
+        expiry_position=2,
+    ),
+    # Redis.lock(name, timeout=None, sleep=0.1, blocking=True, ...)
+    LockApi(
+        ".lock(...)",
+        method="lock",
+        receiver=LockReceiver.CLIENT,
+        expiry_keyword="timeout",
+        expiry_position=1,
+    ),
+)
+
+# Lock.acquire(sleep=None, blocking=None, blocking_timeout=None, token=None):
+# only the keyword says non-blocking (the first positional is `sleep`).
+NON_BLOCKING_ACQUIRES = (NonBlockingAcquire("acquire", "blocking"),)

@@ -1,0 +1,355 @@
+"""The project model: which of the project's functions lead to an enqueue,
+and which open a transaction for their caller, across modules.
+
+Built from every loaded module's `ModuleIndex` (`joblint.index`). A call's
+qualified name means a summarised function when it names one, or names one
+through a re-export, a method of a module-level instance, or a method a
+class inherits from its bases.
+
+A function leads to an enqueue when it performs one, or calls a project
+function that leads to one. Which calls enqueue is decided from the tasks
+and queue objects the project defines (`ProjectIndex`): a task's enqueue
+method, a queue object's, a library's enqueue function, calling a task of a
+library that enqueues on call. The search is breadth first, so the chain
+named is a shortest one; it goes at most `MAX_HOPS` calls deep and never
+round a cycle. A function opens a transaction when it opens a library's
+(a `@contextmanager` yielding inside one, a decorator wrapping the call in
+one, a function returning one) or one through another project function that
+does, to the same depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from joblint.knowledge import jobs
+from joblint.models import FileResult, FunctionSummary, ModuleIndex, ProjectCall
+
+if TYPE_CHECKING:
+    from joblint.pipeline.project import ProjectIndex
+
+# How many calls deep a chain may go (a view -> a service -> a mailer -> ...).
+MAX_HOPS = 6
+# How many names a call's qualified name may be followed through (re-exports,
+# instances, bases) before it is taken to mean no summarised function.
+_MAX_RESOLVE_STEPS = 24
+_TASK_RECEIVERS = frozenset({jobs.Receiver.TASK, jobs.Receiver.TASK_LIKE, jobs.Receiver.ANY})
+_QUEUE_RECEIVERS = frozenset({jobs.Receiver.QUEUE, jobs.Receiver.ANY})
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """A function on the way to the enqueue, and the call it makes next."""
+
+    function: str  # qualified name
+    path: str
+    call: ProjectCall
+
+    def step(self) -> str:
+        """What happens at this hop: "`notify()` calls `mail.send()`"."""
+        caller = self.function.rsplit(".", 1)[-1]
+        return f"{caller}() calls {self.call.text}()"
+
+
+@dataclass(frozen=True, slots=True)
+class Enqueued:
+    """The enqueue at the end of a chain."""
+
+    library: str
+    subject: str  # "Celery task 'send_receipt'"
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    hops: tuple[Hop, ...]
+    enqueued: Enqueued
+
+    def text(self) -> str:
+        """`notify() → mail.send() at shop/notify.py:12 → send.delay() at shop/mail.py:30`."""
+        first = self.hops[0].function.rsplit(".", 1)[-1]
+        steps = [f"{first}()"]
+        steps.extend(f"{hop.call.text}() at {hop.path}:{hop.call.line}" for hop in self.hops)
+        return " → ".join(steps)
+
+
+@dataclass(slots=True)
+class CallGraph:
+    index: ProjectIndex
+    functions: dict[str, tuple[FunctionSummary, str]] = field(default_factory=dict)
+    classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    instances: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    # Each loaded module's index, by the path of its file.
+    by_path: dict[str, ModuleIndex] = field(default_factory=dict)
+    enqueue_functions: frozenset[str] = frozenset()
+    _chains: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
+    _opens: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        results: Iterable[FileResult],
+        index: ProjectIndex,
+        enqueue_functions: frozenset[str] = frozenset(),
+    ) -> CallGraph:
+        graph = cls(index, enqueue_functions=enqueue_functions)
+        for result in results:
+            module = result.index
+            # A file's own result comes first: a re-linted file's new index wins
+            # over the one the run read before.
+            if module is None or result.path in graph.by_path:
+                continue
+            graph.by_path[result.path] = module
+            for summary in module.functions:
+                graph.functions[summary.qualname] = (summary, result.path)
+            graph.classes.update(module.classes)
+            graph.instances.update(module.instances)
+            graph.aliases.update(module.aliases)
+        return graph
+
+    def resolve(self, qualname: str, tried: set[str] | None = None) -> str | None:
+        """The summarised function a call's qualified name means, if any
+        (`tried`: gets every name it was looked up as)."""
+        seen: set[str] = set() if tried is None else tried
+        todo = [qualname]
+        while todo and len(seen) < _MAX_RESOLVE_STEPS:
+            name = todo.pop(0)
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in self.functions:
+                return name
+            alias = self.aliases.get(name)
+            if alias is not None:
+                todo.append(alias)
+                continue
+            owner, _, attribute = name.rpartition(".")
+            if not owner:
+                continue
+            owner = self.aliases.get(owner, owner)
+            made_by = self.instances.get(owner)  # `mailer.send()` on `mailer = Mailer()`
+            if made_by is not None:
+                todo.append(f"{made_by}.{attribute}")
+            todo.extend(f"{base}.{attribute}" for base in self.classes.get(owner, ()))
+            if owner != name.rpartition(".")[0]:
+                todo.append(f"{owner}.{attribute}")
+        return None
+
+    # --- transactions ------------------------------------------------------------
+
+    def opens_transaction(self, qualname: str) -> bool:
+        """Whether calling `qualname` (`with it():`, `@it`, `@it(...)`) opens a transaction."""
+        return self._opens_within(qualname, MAX_HOPS)
+
+    def _opens_within(self, qualname: str, depth: int) -> bool:
+        found = self.resolve(qualname)
+        if found is None or depth == 0:
+            return False
+        if found in self._opens:
+            return self._opens[found]
+        self._opens[found] = False  # a cycle opens nothing
+        opens = self.functions[found][0].opens
+        result = opens is not None and (
+            not opens.via or any(self._opens_within(via, depth - 1) for via in opens.via)
+        )
+        self._opens[found] = result
+        return result
+
+    # --- enqueues ----------------------------------------------------------------
+
+    def callees_at(self, path: str, line: int, text: str) -> list[str]:
+        """What the call written `text` at `line` of the file at `path` calls,
+        as the file's index qualifies it (through imports, locals' types, `self.`)."""
+        module = self.by_path.get(path)
+        if module is None:
+            return []
+        found = {
+            call.callee
+            for summary in module.functions
+            for call in summary.calls
+            if call.line == line and call.text == text
+        }
+        return sorted(found)
+
+    def chain_at(self, path: str, line: int, text: str) -> Chain | None:
+        """The chain from the call written `text` at `line` of `path` to an enqueue."""
+        for callee in self.callees_at(path, line, text):
+            found = self.chain(callee, path)
+            if found is not None:
+                return found
+        return None
+
+    def chain(self, qualname: str, path: str) -> Chain | None:
+        """The shortest chain of calls from `qualname` to an enqueue (settings
+        that apply to the file at `path` may make a library's enqueue
+        transactional)."""
+        start = self.resolve(qualname)
+        if start is None:
+            return None
+        key = (start, path)
+        if key not in self._chains:
+            self._chains[key] = self._search(start, path)
+        return self._chains[key]
+
+    def _search(self, start: str, path: str) -> Chain | None:
+        frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
+        seen = {start}
+        for _ in range(MAX_HOPS):
+            following: list[tuple[str, tuple[Hop, ...]]] = []
+            for name, hops in frontier:
+                summary, where = self.functions[name]
+                for call in summary.calls:
+                    enqueued = self.enqueued_by(call, path)
+                    if enqueued is not None:
+                        return Chain((*hops, Hop(name, where, call)), enqueued)
+                for call in summary.calls:
+                    callee = self.resolve(call.callee)
+                    if callee is not None and callee not in seen:
+                        seen.add(callee)
+                        following.append((callee, (*hops, Hop(name, where, call))))
+            frontier = following
+        return None
+
+    def enqueued_by(self, call: ProjectCall, path: str) -> Enqueued | None:
+        """The job `call` enqueues, when the project says it is an enqueue."""
+        index = self.index
+        qualname = index.canonical(call.callee)
+        if qualname in self.enqueue_functions:
+            return Enqueued("user", f"'{qualname.rsplit('.', 1)[-1]}'")
+        library = jobs.ENQUEUE_FUNCTIONS.get(qualname)
+        if library is not None:
+            return self._unless_transactional(library, "", path)
+        owner, _, method = qualname.rpartition(".")
+        shapes = jobs.ENQUEUE_METHODS.get(method, ())
+        if owner and shapes:
+            found = self._method_enqueue(index.canonical(owner), shapes, path)
+            if found is not None:
+                return found
+        library = index.task_library(qualname)
+        if library is not None and library in jobs.ENQUEUE_ON_CALL_LIBRARIES:
+            return self._unless_transactional(library, _name(qualname), path)
+        return None
+
+    def _method_enqueue(
+        self, owner: str, shapes: tuple[jobs.EnqueueMethod, ...], path: str
+    ) -> Enqueued | None:
+        index = self.index
+        library = index.task_library(owner)
+        if library is not None:
+            for shape in shapes:
+                if shape.receiver not in _TASK_RECEIVERS:
+                    continue
+                # A task whose library the project can't tell: the method names it.
+                unknown = not library and shape.receiver is jobs.Receiver.TASK_LIKE
+                if library in shape.libraries or unknown:
+                    return self._unless_transactional(library, _name(owner), path)
+        queue = index.queue_objects.get(owner)
+        if queue is not None:
+            for shape in shapes:
+                if shape.receiver in _QUEUE_RECEIVERS and queue in shape.libraries:
+                    return self._unless_transactional(queue, "", path)
+        return None
+
+    def _unless_transactional(self, library: str, name: str, path: str) -> Enqueued | None:
+        """None where the project's settings make the library's queue part of the
+        transaction (django-q's ORM broker)."""
+        flag = jobs.TRANSACTIONAL_WHEN_FLAG.get(library)
+        if flag is not None and self.index.flag_set(flag, path):
+            return None
+        return Enqueued(library, jobs.job_subject(library, name))
+
+    def reports_in(self, path: str) -> bool:
+        """Whether a call the file at `path` makes inside a transaction (a
+        library's, or one a project callable opens) enqueues a job or leads to
+        an enqueue: then the rules that follow calls run on it."""
+        return any(
+            self._inside_opened(call)
+            and (self.enqueued_by(call, path) is not None or self.chain(call.callee, path))
+            for call in self._transaction_calls(path)
+        )
+
+    def transaction_callees(self, path: str) -> set[str]:
+        """What the file at `path` calls inside transactions, and the project
+        callables that may open them: what `reports_in` needs loaded."""
+        found: set[str] = set()
+        for call in self._transaction_calls(path):
+            found.add(call.callee)
+            found.update(call.transaction or ())
+        return found
+
+    def callees(self, path: str) -> set[str]:
+        """Everything the file at `path` calls that may be the project's code."""
+        module = self.by_path.get(path)
+        if module is None:
+            return set()
+        return {call.callee for summary in module.functions for call in summary.calls}
+
+    def openers(self) -> set[str]:
+        """The unqualified names of the loaded functions that open a transaction."""
+        return {
+            name.rsplit(".", 1)[-1]
+            for name, (summary, _) in self.functions.items()
+            if summary.opens is not None and self.opens_transaction(name)
+        }
+
+    def _transaction_calls(self, path: str) -> Iterable[ProjectCall]:
+        module = self.by_path.get(path)
+        if module is None:
+            return ()
+        return [c for s in module.functions for c in s.calls if c.transaction is not None]
+
+    def _inside_opened(self, call: ProjectCall) -> bool:
+        via = call.transaction
+        return via is not None and (not via or any(self.opens_transaction(q) for q in via))
+
+    # --- what to load ------------------------------------------------------------
+
+    def unresolved(self, qualnames: Iterable[str]) -> set[str]:
+        """The names the calls on the way from `qualnames` were looked up as
+        when they mean no loaded module's function: the modules that may
+        define them are read on demand."""
+        missing: set[str] = set()
+        for _ in self._reachable(qualnames, missing):
+            pass
+        return missing
+
+    def unknown_receivers(self, qualname: str) -> set[str]:
+        """Receivers of possible enqueues on the way from `qualname` (`x.delay()`)
+        that the project's tasks and queue objects don't tell apart yet."""
+        wanted: set[str] = set()
+        for name in self._reachable([qualname], set()):
+            for call in self.functions[name][0].calls:
+                owner, _, method = call.callee.rpartition(".")
+                if owner and method in jobs.ENQUEUE_METHODS:
+                    wanted |= self.index.unknown(owner)
+        return wanted
+
+    def _reachable(self, qualnames: Iterable[str], missing: set[str]) -> Iterable[str]:
+        """The summarised functions `qualnames` mean and those they call, up
+        to `MAX_HOPS` deep; `missing` gets the names of calls that mean none."""
+        seen: set[str] = set()
+        frontier: list[str] = []
+        for qualname in qualnames:
+            self._step(qualname, seen, frontier, missing)
+        for _ in range(MAX_HOPS + 1):
+            following: list[str] = []
+            for name in frontier:
+                yield name
+                for call in self.functions[name][0].calls:
+                    self._step(call.callee, seen, following, missing)
+            frontier = following
+
+    def _step(self, qualname: str, seen: set[str], frontier: list[str], missing: set[str]) -> None:
+        tried: set[str] = set()
+        found = self.resolve(qualname, tried)
+        if found is None:
+            missing |= tried
+        elif found not in seen:
+            seen.add(found)
+            frontier.append(found)
+
+
+def _name(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]

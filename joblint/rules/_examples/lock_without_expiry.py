@@ -1,0 +1,414 @@
+"""The full example suite of `joblint.rules.lock_without_expiry` (its class keeps the
+teaching examples the docs open with)."""
+
+from __future__ import annotations
+
+from joblint.rule import Valid, invalid
+
+_DJANGO_REDIS_SETTINGS = """
+CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
+"""
+
+
+VALID = (
+    Valid(
+        """
+from django.core.cache import cache
+
+def run(token):
+    if cache.set("lock:report", token, nx=True):
+        pass
+    with cache.lock("report", timeout=60):
+        pass
+""",
+        id="django-cache-default-timeout",
+    ),
+    Valid(
+        """
+import threading
+
+_lock = threading.Lock()
+
+def run(user, door):
+    with _lock:
+        pass
+    user.lock("reason")
+    door.lock()
+""",
+        id="other-locks",
+    ),
+    Valid(
+        """
+import redis_lock
+from pottery import Redlock
+
+def run(conn):
+    with redis_lock.Lock(conn, "report", expire=60, auto_renewal=True):
+        pass
+    with Redlock(key="report", masters={conn}):
+        pass
+""",
+        id="python-redis-lock-expire-and-pottery",
+    ),
+    Valid(
+        """
+import redis
+
+r = redis.Redis()
+SEEDED = "stats:seeded"
+
+def seed_counters():
+    r.set("visits", 0, nx=True)
+    r.setnx(b"signups", 0)
+    key = "downloads"
+    r.set(key, 0, nx=True)
+    r.set(SEEDED, 1, nx=True)
+    r.set("stats:" "uploads", 0, nx=True)
+    r.set(f"stats:blocklist", 0, nx=True)
+
+def test_set_nx_keeps_the_first_value():
+    assert r.set("greeting", "hello", nx=True)
+    assert not r.set("greeting", "bye", nx=True)
+    first = r.setnx("colour", "blue")
+    assert first
+    r.delete("greeting", "colour")
+""",
+        id="set-nx-as-a-plain-command",
+    ),
+    Valid(
+        """
+import pytest
+import redis
+import unittest
+from redis.exceptions import DataError, LockError
+
+r = redis.Redis()
+
+def test_bad_value(name):
+    with pytest.raises(DataError):
+        r.set(name, object(), nx=True)
+    with pytest.raises(LockError):
+        with r.lock(name):
+            pass
+    pytest.raises(DataError, lambda: r.setnx(name, object()))
+
+class LockTests(unittest.TestCase):
+    def test_release_unlocked(self):
+        with self.assertRaises(LockError):
+            r.lock("orphan").release()
+        self.assertRaises(TypeError, lambda: r.lock())
+""",
+        id="error-tests",
+    ),
+    Valid(
+        """
+from django.core.cache import cache
+
+def run():
+    with cache.lock("report", 30):
+        pass
+""",
+        id="cache-lock-positional-backend-unknown",
+    ),
+    Valid(
+        """
+class Ledger:
+    def __init__(self):
+        self.rows = {}
+
+    def set(self, key, value, nx=False):
+        if nx and key in self.rows:
+            return False
+        self.rows[key] = value
+        return True
+
+def claim_invoice(ledger, invoice_id):
+    if not ledger.set(f"invoice:{invoice_id}", "claimed", nx=True):
+        return
+    send_invoice(invoice_id)
+""",
+        id="no-redis-in-reach",
+    ),
+)
+
+INVALID = (
+    invalid(
+        """
+from redis import asyncio as aioredis
+
+client = aioredis.from_url("redis://localhost")
+
+async def run():
+    async with client.lock("report", blocking_timeout=5):
+        pass
+""",
+        (7, 16, "timeout="),
+        id="asyncio-lock-without-timeout",
+    ),
+    invalid(
+        """
+import redis
+import redis.lock
+import redis_lock
+from django.core.cache import cache
+
+class Reports:
+    def __init__(self):
+        self.redis = redis.Redis.from_url("redis://localhost")
+
+    def run(self):
+        with self.redis.pipeline().lock("a"):
+            pass
+        with redis.lock.Lock(self.redis, "b"):
+            pass
+        with redis_lock.Lock(self.redis, "c"):
+            pass
+        with cache.lock("d", None):
+            pass
+""",
+        (12, 14, "joblint.runtime.lock.RedisLock"),
+        (14, 14, "redis.lock.Lock"),
+        (16, 14, "expire="),
+        (18, 14, "cache.lock"),
+        id="lock-objects",
+    ),
+    invalid(
+        """
+from huey import RedisHuey
+
+huey = RedisHuey()
+
+@huey.periodic_task(huey.crontab(minute="0"))
+@huey.lock_task("reports")
+def reports():
+    pass
+""",
+        (7, 2, "time limit"),
+        id="huey-lock-task",
+    ),
+    invalid(
+        """
+import redis
+import redis.lock
+import redis_lock
+from django.core.cache import cache
+
+r = redis.Redis()
+
+def run():
+    with r.lock("a"):
+        pass
+    with r.lock("b", timeout=None, blocking_timeout=5):
+        pass
+    with redis.lock.Lock(r, "c"):
+        pass
+    with redis_lock.Lock(r, "d"):
+        pass
+    with cache.lock("e", None):
+        pass
+    with r.lock("f", None):
+        pass
+""",
+        (10, 10, "never expires"),
+        (12, 10, "never expires"),
+        (14, 10, "redis.lock.Lock"),
+        (16, 10, "expire="),
+        (18, 10, "cache.lock"),
+        (20, 10, "never expires"),
+        fixed="""
+import redis
+import redis.lock
+import redis_lock
+from django.core.cache import cache
+
+r = redis.Redis()
+
+def run():
+    with r.lock("a", timeout=60):
+        pass
+    with r.lock("b", timeout=60, blocking_timeout=5):
+        pass
+    with redis.lock.Lock(r, "c", timeout=60):
+        pass
+    with redis_lock.Lock(r, "d", expire=60):
+        pass
+    with cache.lock("e", None, timeout=60):
+        pass
+    with r.lock("f", None):
+        pass
+""",
+        config={"rules": {"JL402": {"default-lock-timeout": 60}}},
+        id="default-lock-timeout-option",
+        proj_settings=_DJANGO_REDIS_SETTINGS,
+    ),
+    invalid(
+        """
+import redis
+
+r = redis.Redis()
+REPORT_LOCK = "reports"
+
+def nightly(token):
+    if not r.set("nightly-report", token, nx=True):
+        return
+    won = r.set("weekly-report", token, nx=True)
+    if won:
+        pass
+    r.set("rebuild", token, nx=True)
+    r.delete("rebuild")
+    r.set(REPORT_LOCK, token, nx=True)
+    r.set(f"export:{token}", token, nx=True)
+    if (got := r.setnx("sync", token)) and token:
+        pass
+
+def try_claim(token):
+    return r.set("claim", token, nx=True)
+""",
+        (8, 12, "never expires"),
+        (10, 11, "never expires"),
+        (13, 5, "never expires"),
+        (15, 5, "never expires"),
+        (16, 5, "never expires"),
+        (17, 16, "setnx"),
+        (21, 12, "never expires"),
+        id="literal-key-with-lock-evidence",
+    ),
+    invalid(
+        """
+import redis
+
+from app.keys import SCAN_MARKER, SWEEP
+
+r = redis.Redis()
+
+def sweep(token):
+    r.set(SCAN_MARKER, token, nx=True)
+    r.set(SWEEP, token, nx=True)
+""",
+        (10, 5, "never expires"),
+        id="key-constant-from-another-module",
+        app_keys='SCAN_MARKER = "stats:last-scan"\nSWEEP = "lock:sweep"\n',
+    ),
+    invalid(
+        """
+from django.core.cache import cache, caches
+
+def run():
+    with cache.lock("a"):
+        pass
+    with caches["locks"].lock("b", None):
+        pass
+    with cache.lock("c", 30):
+        pass
+""",
+        (5, 10, "cache.lock(...) without timeout= never expires (django-redis takes timeout=)"),
+        (7, 10, "pass timeout="),
+        (9, 10, "timeout="),
+        fixed="""
+from django.core.cache import cache, caches
+
+def run():
+    with cache.lock("a", timeout=60):
+        pass
+    with caches["locks"].lock("b", None, timeout=60):
+        pass
+    with cache.lock("c", 30, timeout=60):
+        pass
+""",
+        config={"rules": {"JL402": {"default-lock-timeout": 60}}},
+        id="django-redis-cache-lock",
+        proj_settings="""
+CACHES = {
+    "default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r/0"},
+    "locks": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r/1"},
+}
+""",
+    ),
+    invalid(
+        """
+from django.core.cache import cache
+
+def run():
+    with cache.lock("a"):
+        pass
+    with cache.lock("b", 30):
+        pass
+    with cache.lock("c", None):
+        pass
+""",
+        (5, 10, "without expire= never expires (python-redis-lock's redis_lock.django_cache"),
+        (9, 10, "pass expire="),
+        fixed="""
+from django.core.cache import cache
+
+def run():
+    with cache.lock("a", expire=60):
+        pass
+    with cache.lock("b", 30):
+        pass
+    with cache.lock("c", None):
+        pass
+""",
+        config={"rules": {"JL402": {"default-lock-timeout": 60}}},
+        id="python-redis-lock-cache-lock",
+        proj_settings="""
+CACHES = {"default": {"BACKEND": "redis_lock.django_cache.RedisCache", "LOCATION": "redis://r"}}
+""",
+    ),
+    invalid(
+        """
+from django.core.cache import cache, caches
+
+def run(alias):
+    with cache.lock("a"):
+        pass
+    with caches[alias].lock("b"):
+        pass
+    with caches["other"].lock("c"):
+        pass
+""",
+        (5, 10, "timeout= for django-redis, expire= for python-redis-lock's"),
+        (7, 10, "the BACKEND in CACHES"),
+        (9, 10, "timeout= for django-redis"),
+        fixed=None,
+        config={"rules": {"JL402": {"default-lock-timeout": 60}}},
+        id="cache-lock-backend-unknown",
+        proj_settings=_DJANGO_REDIS_SETTINGS,
+        proj_local="""
+CACHES = {"default": {"BACKEND": "redis_lock.django_cache.RedisCache", "LOCATION": "redis://r"}}
+""",
+        proj_tests_settings="""
+CACHES = {"other": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://t"}}
+""",
+    ),
+    invalid(
+        """
+from django_redis.cache import RedisCache
+from redis_lock.django_cache import RedisCache as LockingCache
+
+def run(cache: RedisCache, locking: LockingCache):
+    with cache.lock("a"):
+        pass
+    with locking.lock("b"):
+        pass
+    if cache.set("lock:c", 1, timeout=60, nx=True):
+        pass
+""",
+        (6, 10, "without timeout= never expires (django-redis takes timeout=)"),
+        (8, 10, "without expire= never expires (python-redis-lock's"),
+        id="cache-lock-annotated-backend",
+    ),
+    invalid(
+        """
+from .connections import redis_client
+
+def nightly_report(token):
+    if not redis_client.set("report:nightly", token, nx=True):
+        return
+    build_report()
+""",
+        (5, 12, "set(..., nx=True) without ex/px/exat/pxat"),
+        id="redis-in-reach-through-a-project-module",
+        app_connections="import redis\n\nredis_client = redis.Redis()\n",
+    ),
+)

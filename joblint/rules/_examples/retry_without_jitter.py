@@ -1,0 +1,516 @@
+"""The full example suite of `joblint.rules.retry_without_jitter` (its class keeps the
+teaching examples the docs open with)."""
+
+from __future__ import annotations
+
+from joblint.rule import Valid, invalid
+
+VALID = (
+    Valid(
+        """
+from celery import shared_task
+from joblint.runtime.backoff import full_jitter
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=full_jitter(self.request.retries, base=30, cap=600))
+""",
+        id="celery-countdown-full-jitter",
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=60)
+    except TimeoutError as exc:
+        raise self.retry(exc=exc, countdown=30 + self.request.retries)
+""",
+        id="celery-constant-and-additive-countdown",
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=self.backoff(self.request.retries) * 2)
+""",
+        id="celery-countdown-through-unknown-call",
+    ),
+    Valid(
+        """
+import dramatiq
+from dramatiq.middleware import Retries
+
+broker.add_middleware(Retries(max_retries=5, min_backoff=1000, max_backoff=60000))
+
+@dramatiq.actor(max_retries=5, min_backoff=1000)
+def sync(account_id):
+    fetch(account_id)
+""",
+        id="dramatiq-always-jitters",
+    ),
+    Valid(
+        """
+import backoff
+import tenacity as t
+from tenacity import retry, wait_random_exponential, wait_exponential, wait_random, wait_fixed
+
+@backoff.on_exception(backoff.expo, ConnectionError, max_tries=5)
+def a(): ...
+
+@backoff.on_exception(backoff.constant, ConnectionError, max_tries=5, jitter=None)
+def b(): ...
+
+@retry(wait=wait_random_exponential(multiplier=1, max=60), stop=t.stop_after_attempt(5))
+def c(): ...
+
+@retry(wait=wait_exponential(multiplier=1, max=60) + wait_random(0, 2))
+def d(): ...
+
+@retry(wait=t.wait_exponential_jitter(initial=1, max=60))
+def e(): ...
+
+@retry(wait=wait_fixed(5))
+def f(): ...
+""",
+        id="backoff-and-tenacity-jittered-or-constant",
+    ),
+    Valid(
+        """
+import botocore.config
+from google.api_core.retry import Retry as GoogleRetry
+from rq import Retry
+from urllib3.util.retry import Retry as HttpRetry
+
+config = botocore.config.Config(retries={"mode": "standard", "max_attempts": 5})
+google_retry = GoogleRetry(initial=1.0, maximum=60.0, multiplier=2.0)
+rq_retry = Retry(max=3, interval=60)
+rq_flat = Retry(max=3, interval=[60, 60, 60])
+http = HttpRetry(total=5, backoff_factor=0.5, backoff_jitter=1.0)
+http_flat = HttpRetry(total=5)
+""",
+        id="botocore-google-constant-rq-urllib3-jitter",
+    ),
+    Valid(
+        """
+import random
+import time
+
+def fetch(url):
+    for attempt in range(5):
+        try:
+            return get(url)
+        except ConnectionError:
+            time.sleep(2 ** attempt + random.random())
+
+def poll(url):
+    for attempt in range(5):
+        try:
+            return get(url)
+        except ConnectionError:
+            time.sleep(5)
+""",
+        id="sleep-loop-jittered-or-constant",
+    ),
+    Valid(
+        """
+from taskiq import SmartRetryMiddleware
+
+a = SmartRetryMiddleware(default_retry_count=5, default_delay=10)
+b = SmartRetryMiddleware(use_delay_exponent=True, use_jitter=True)
+""",
+        id="taskiq-constant-or-jittered",
+    ),
+    Valid(
+        """
+import time
+import tenacity
+from tenacity import retry, stop_after_attempt, wait_combine, wait_fixed, wait_incrementing
+
+STEADY = wait_incrementing(start=2, increment=3, max=30)
+
+@retry(wait=wait_incrementing(start=1, increment=2), stop=stop_after_attempt(5))
+def a(): ...
+
+@retry(wait=STEADY + wait_fixed(1), stop=stop_after_attempt(5))
+def b(): ...
+
+@retry(wait=wait_combine(tenacity.wait.wait_incrementing(5), wait_fixed(2)))
+def c(): ...
+
+def reconnect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(delay)
+            delay += 2
+""",
+        id="additive-growth-is-not-exponential",
+    ),
+    Valid(
+        """
+import tenacity
+from tenacity import retry, wait_chain, wait_exponential, wait_exponential_jitter, wait_fixed
+
+@retry(wait=wait_exponential_jitter(initial=1, max=60, jitter=0.5))
+def a(): ...
+
+@retry(wait=wait_exponential(max=60) + tenacity.wait_exception(lambda exc: exc.retry_after))
+def b(): ...
+
+@retry(wait=wait_chain(wait_fixed(1), wait_exponential(max=60) + tenacity.wait_random(0, 2)))
+def d(): ...
+
+@retry(wait=tenacity.wait_full_jitter(multiplier=1, max=60))
+def c(): ...
+""",
+        id="tenacity-random-or-delegated-waits",
+    ),
+    Valid(
+        """
+import time
+
+def wait_for_export(store, key, backoff=2.0):
+    delay = 0.1
+    while True:
+        if store.has(key):
+            return store.get(key)
+        time.sleep(delay)
+        delay *= backoff
+
+def wait_for_status(client, job_id):
+    for attempt in range(8):
+        status = client.status(job_id)
+        if status == "done":
+            return status
+        time.sleep(2 ** attempt)
+
+def read_with_failures_raised(client, job_id):
+    for attempt in range(8):
+        try:
+            state = client.state(job_id)
+        except ConnectionError:
+            raise
+        if state.ready:
+            return state
+        time.sleep(2 ** attempt)
+""",
+        id="result-poll-is-not-a-retry",
+    ),
+    Valid(
+        """
+from redis.retry import Retry as RedisRetry
+from redis.backoff import ExponentialBackoff
+from shop.http import Backoff
+
+class Retry:
+    def __init__(self, total=3, backoff_factor=0, interval=()):
+        self.total = total
+
+own = Retry(total=5, backoff_factor=0.5)
+own_schedule = Retry(total=3, interval=[10, 30, 60])
+redis_retry = RedisRetry(ExponentialBackoff(), 3)
+other = Backoff(total=5, backoff_factor=0.5)
+""",
+        id="retry-classes-that-are-not-urllib3-or-rq",
+    ),
+)
+
+INVALID = (
+    invalid(
+        """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(
+            exc=exc,
+            countdown=60 * (self.request.retries + 1),
+        )
+""",
+        (11, 23, "full_jitter(self.request.retries"),
+        id="celery-countdown-multi-line-multiplication",
+    ),
+    invalid(
+        """
+from celery import Celery, Task
+
+app = Celery("shop")
+
+class Base(Task):
+    retry_backoff = True
+    retry_jitter = False
+
+@app.task(autoretry_for=(IOError,), retry_backoff=5, retry_jitter=False)
+def sync(account_id): ...
+""",
+        (8, 5, "retry_jitter=False"),
+        (10, 54, "retry_jitter=False"),
+        fixed="""
+from celery import Celery, Task
+
+app = Celery("shop")
+
+class Base(Task):
+    retry_backoff = True
+    retry_jitter = True
+
+@app.task(autoretry_for=(IOError,), retry_backoff=5, retry_jitter=True)
+def sync(account_id): ...
+""",
+        id="celery-retry-jitter-false",
+    ),
+    invalid(
+        """
+import tenacity as t
+from tenacity import retry as retrying, wait_exponential
+
+WAIT = wait_exponential(multiplier=1, max=60)
+
+@retrying(wait=WAIT, stop=t.stop_after_attempt(5))
+def a(): ...
+
+@retrying(
+    stop=t.stop_after_attempt(5),
+    wait=t.wait_exponential(multiplier=2, max=30) + t.wait_fixed(1),
+)
+def b(): ...
+
+for attempt in t.Retrying(wait=t.wait_exponential(), stop=t.stop_after_attempt(3)):
+    pass
+""",
+        (5, 8, "wait_random_exponential(multiplier=..., max=...)"),
+        (12, 10, "wait_exponential"),
+        (16, 32, "wait_exponential"),
+        fixed="""
+import tenacity as t
+from tenacity import wait_random_exponential, retry as retrying
+
+WAIT = wait_random_exponential(multiplier=1, max=60)
+
+@retrying(wait=WAIT, stop=t.stop_after_attempt(5))
+def a(): ...
+
+@retrying(
+    stop=t.stop_after_attempt(5),
+    wait=t.wait_random_exponential(multiplier=2, max=30) + t.wait_fixed(1),
+)
+def b(): ...
+
+for attempt in t.Retrying(wait=t.wait_random_exponential(), stop=t.stop_after_attempt(3)):
+    pass
+""",
+        id="tenacity-aliased-and-multi-line",
+    ),
+    invalid(
+        """
+import tenacity
+from tenacity import retry, stop_after_attempt
+from tenacity import wait_exponential as backoff
+from tenacity.wait import wait_exponential
+
+@retry(wait=backoff(multiplier=2, max=30), stop=stop_after_attempt(5))
+def a(): ...
+
+@retry(wait=wait_exponential(1, 60, 2, 5), stop=stop_after_attempt(5))
+def b(): ...
+
+@tenacity.retry(wait=tenacity.wait.wait_exponential(min=1), stop=stop_after_attempt(5))
+def c(): ...
+""",
+        (7, 13, "tenacity wait_exponential(...)"),
+        (10, 13, "tenacity wait_exponential(...)"),
+        (13, 22, "tenacity wait_exponential(...)"),
+        fixed="""
+import tenacity
+from tenacity import wait_random_exponential, retry, stop_after_attempt
+
+@retry(wait=wait_random_exponential(multiplier=2, max=30), stop=stop_after_attempt(5))
+def a(): ...
+
+@retry(wait=wait_random_exponential(1, 60, 2, 5), stop=stop_after_attempt(5))
+def b(): ...
+
+@tenacity.retry(wait=tenacity.wait.wait_random_exponential(min=1), stop=stop_after_attempt(5))
+def c(): ...
+""",
+        id="tenacity-from-import-module-attribute-and-min",
+    ),
+    invalid(
+        """
+import backoff
+
+@backoff.on_exception(backoff.expo, ConnectionError, max_tries=5, jitter=None)
+def fetch(): ...
+""",
+        (4, 67, "jitter=None"),
+        id="backoff-jitter-none",
+    ),
+    invalid(
+        """
+from requests.adapters import HTTPAdapter, Retry
+from rq import Retry as RqRetry
+
+adapter = HTTPAdapter(max_retries=Retry(total=5, backoff_factor=0.5))
+job_retry = RqRetry(max=3, interval=[10, 30, 60])
+comp_retry = RqRetry(max=3, interval=[5 * 2 ** i for i in range(3)])
+""",
+        (5, 50, "backoff_jitter"),
+        (6, 28, "jittered_intervals"),
+        (7, 29, "jittered_intervals"),
+        id="urllib3-and-rq",
+    ),
+    invalid(
+        """
+from taskiq.middlewares import SmartRetryMiddleware
+
+middleware = SmartRetryMiddleware(default_delay=5, use_delay_exponent=True)
+""",
+        (4, 52, "use_jitter=True"),
+        id="taskiq-smart-retry",
+    ),
+    invalid(
+        """
+import asyncio
+import time
+
+def fetch(url):
+    for attempt in range(5):
+        try:
+            return get(url)
+        except ConnectionError:
+            time.sleep(0.5 * 2 ** attempt)
+
+async def afetch(url):
+    delay = 1
+    while True:
+        try:
+            return await aget(url)
+        except ConnectionError:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 60)
+""",
+        (10, 24, "2 ** attempt, line 10"),
+        (18, 33, "delay * 2, line 19"),
+        id="sleep-loops",
+    ),
+    invalid(
+        """
+import time
+
+def push(client, payload):
+    for attempt in range(1, 6):
+        if attempt > 1:
+            time.sleep(3 * 2 ** attempt)
+        try:
+            return client.push(payload)
+        except ConnectionError:
+            continue
+
+def pull(client, mirrors):
+    for attempt in range(5):
+        for mirror in mirrors:
+            try:
+                return client.pull(mirror)
+            except ConnectionError:
+                break
+        time.sleep(2 ** attempt)
+""",
+        (7, 24, "3 * 2 ** attempt, line 7"),
+        (20, 20, "2 ** attempt, line 20"),
+        id="sleep-before-the-try-or-after-a-nested-loop",
+    ),
+    invalid(
+        """
+import tenacity
+from tenacity import retry, wait_exponential_jitter
+
+@retry(wait=wait_exponential_jitter(initial=1, max=60, jitter=0))
+def a(): ...
+
+@retry(wait=tenacity.wait_exponential_jitter(1, 60, 2, 0.0))
+def b(): ...
+
+@retry(wait=tenacity.wait_chain(tenacity.wait_fixed(1), tenacity.wait_exponential(max=60)))
+def c(): ...
+""",
+        (5, 13, "wait_exponential_jitter(...) with its jitter set to 0"),
+        (8, 13, "wait_exponential_jitter(...) with its jitter set to 0"),
+        (11, 57, "tenacity wait_exponential(...) grows without a random part"),
+        fixed="""
+import tenacity
+from tenacity import retry, wait_exponential_jitter
+
+@retry(wait=wait_exponential_jitter(initial=1, max=60, jitter=0))
+def a(): ...
+
+@retry(wait=tenacity.wait_exponential_jitter(1, 60, 2, 0.0))
+def b(): ...
+
+@retry(wait=tenacity.wait_chain(tenacity.wait_fixed(1), tenacity.wait_random_exponential(max=60)))
+def c(): ...
+""",
+        id="tenacity-jitter-switched-off-or-exponential-in-a-chain",
+    ),
+    invalid(
+        """
+from celery import Task, shared_task
+
+def retry_later(job: Task, exc):
+    raise job.retry(exc=exc, countdown=2 ** job.request.retries)
+
+@shared_task(bind=True, max_retries=4)
+def sync(task, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise task.retry(exc=exc, countdown=10 * 2 ** task.request.retries)
+""",
+        (5, 40, "full_jitter(job.request.retries, base=30, cap=600)"),
+        (12, 45, "full_jitter(task.request.retries, base=30, cap=600)"),
+        fixed="""
+from celery import Task, shared_task
+from joblint.runtime.backoff import full_jitter
+
+def retry_later(job: Task, exc):
+    raise job.retry(exc=exc, countdown=full_jitter(job.request.retries, base=1, cap=600))
+
+@shared_task(bind=True, max_retries=4)
+def sync(task, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise task.retry(exc=exc, countdown=full_jitter(task.request.retries, base=10, cap=600))
+""",
+        id="task-retry-in-a-helper-or-a-task-named-task",
+    ),
+    invalid(
+        """
+import urllib3
+from requests.packages.urllib3.util.retry import Retry as VendoredRetry
+
+pool = urllib3.PoolManager(retries=urllib3.Retry(total=5, backoff_factor=1))
+vendored = VendoredRetry(total=3, backoff_factor=0.3, backoff_jitter=0)
+""",
+        (5, 59, "urllib3 Retry(backoff_factor=...)"),
+        (6, 35, "urllib3 Retry(backoff_factor=...)"),
+        id="urllib3-retry-resolved-through-its-imports",
+    ),
+)

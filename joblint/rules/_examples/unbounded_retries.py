@@ -1,0 +1,321 @@
+"""The full example suite of `joblint.rules.unbounded_retries` (its class keeps the
+teaching examples the docs open with)."""
+
+from __future__ import annotations
+
+from joblint.rule import Valid, invalid
+
+VALID = (
+    Valid(
+        """
+import time
+
+def worker_loop(queue):
+    while True:
+        try:
+            job = queue.get()
+            job.run()
+        except Exception:
+            log.exception("job failed")
+        time.sleep(1)
+
+def fetch(url):
+    attempt = 0
+    while True:
+        try:
+            return get(url)
+        except ConnectionError:
+            attempt += 1
+            if attempt >= 5:
+                raise
+            time.sleep(2)
+""",
+        id="daemon-loop-and-bounded-while-true",
+    ),
+    Valid(
+        """
+from procrastinate import App, RetryStrategy
+
+app = App(connector=connector)
+
+@app.task(retry=4)
+def a(): ...
+
+@app.task(retry=RetryStrategy(max_attempts=4, wait=5))
+def b(): ...
+
+Q_CLUSTER = {"name": "shop", "max_attempts": 5}
+""",
+        id="procrastinate-and-django-q-bounded",
+    ),
+    Valid(
+        """
+import time
+
+class Consumer:
+    def run(self):
+        while True:
+            try:
+                if self.shutdown.is_set():
+                    break
+                self.handle(self.inbox.get())
+            except Exception:
+                log.exception("message failed")
+                time.sleep(5)
+
+    def run_until_told(self):
+        while True:
+            try:
+                self.drain_once()
+                if self.stopping:
+                    return
+            except OSError:
+                log.exception("drain failed")
+            time.sleep(1)
+
+def serve(server):
+    while True:
+        try:
+            server.handle_request()
+        except KeyboardInterrupt:
+            break
+        except OSError:
+            time.sleep(1)
+""",
+        id="service-loops-exit-on-a-shutdown-signal",
+    ),
+    Valid(
+        """
+import datetime
+import time
+
+def wait_for_api(client, limit=30.0):
+    started = time.monotonic()
+    while True:
+        try:
+            if time.monotonic() - started > limit:
+                raise TimeoutError("the API never came up")
+            return client.ping()
+        except ConnectionError:
+            time.sleep(1)
+
+def wait_for_index(client, deadline):
+    while True:
+        try:
+            left = deadline - datetime.datetime.now()
+            if left.total_seconds() <= 0:
+                break
+            return client.index_status()
+        except ConnectionError:
+            time.sleep(2)
+""",
+        id="loops-bounded-by-a-deadline",
+    ),
+    Valid(
+        """
+import time
+import uuid
+
+from django.db import IntegrityError
+from redis.exceptions import WatchError
+
+def bump(pipe, key):
+    while True:
+        try:
+            pipe.watch(key)
+            count = int(pipe.get(key) or 0)
+            pipe.multi()
+            pipe.set(key, count + 1)
+            pipe.execute()
+            break
+        except WatchError:
+            time.sleep(0.01)
+
+def issue_coupon(owner):
+    while True:
+        code = new_coupon_code()
+        try:
+            return Coupon.objects.create(owner=owner, code=code)
+        except IntegrityError:
+            time.sleep(0.01)
+
+def issue_api_key(owner):
+    while True:
+        try:
+            ApiKey.objects.create(owner=owner, key=uuid.uuid4().hex)
+            return
+        except IntegrityError:
+            time.sleep(0.01)
+""",
+        id="retries-only-on-a-conflict",
+    ),
+)
+
+INVALID = (
+    invalid(
+        """
+import backoff
+
+@backoff.on_exception(backoff.expo, IOError)
+def fetch(): ...
+
+@backoff.on_predicate(backoff.fibo, max_tries=None)
+def poll(): ...
+""",
+        (4, 2, "max_tries"),
+        (7, 2, "max_tries"),
+        id="backoff-no-bound",
+    ),
+    invalid(
+        """
+from procrastinate import App, RetryStrategy
+
+app = App(connector=connector)
+
+@app.task(retry=True)
+def a(): ...
+
+@app.task(retry=RetryStrategy(exponential_wait=2))
+def b(): ...
+
+Q_CLUSTER = {
+    "name": "shop",
+    "max_attempts": 0,
+}
+""",
+        (6, 11, "retry=True"),
+        (9, 17, "max_attempts"),
+        (14, 5, "max_attempts=0"),
+        id="procrastinate-and-django-q",
+    ),
+    invalid(
+        """
+import asyncio
+import time
+
+def fetch(url):
+    while True:
+        try:
+            return get(url)
+        except ConnectionError:
+            time.sleep(5)
+
+async def afetch(url):
+    while 1:
+        try:
+            response = await aget(url)
+            break
+        except (ConnectionError, TimeoutError):
+            log.warning("retrying")
+        await asyncio.sleep(5)
+""",
+        (6, 5, "while True"),
+        (13, 5, "while True"),
+        id="while-true-retry-loops",
+    ),
+    invalid(
+        """
+import time
+
+from django.db import IntegrityError
+from redis.exceptions import WatchError
+
+def wait_for_broker(broker):
+    while True:
+        try:
+            broker.connect()
+        except OSError:
+            time.sleep(1)
+        else:
+            break
+
+def store(invoice):
+    while True:
+        try:
+            invoice.save()
+            break
+        except IntegrityError:
+            time.sleep(1)
+
+def bump(pipe, key):
+    while True:
+        try:
+            pipe.watch(key)
+            pipe.execute()
+            break
+        except (WatchError, ConnectionError):
+            time.sleep(0.1)
+
+def fetch(client, url):
+    while True:
+        try:
+            response = client.get(url)
+            if response.ok:
+                return response
+        except ConnectionError:
+            time.sleep(2)
+""",
+        (8, 5, "for attempt in range(5)"),
+        (17, 5, "while True loop retries on error forever"),
+        (25, 5, "while True loop retries on error forever"),
+        (34, 5, "while True loop retries on error forever"),
+        id="while-true-failure-retries-are-kept",
+    ),
+    invalid(
+        """
+import backoff
+from celery import shared_task
+from procrastinate import App, RetryStrategy
+from tenacity import retry
+
+app = App(connector=connector)
+
+@shared_task(max_retries=None)
+def a(): ...
+
+@retry
+def b(): ...
+
+@backoff.on_exception(backoff.expo, IOError)
+def c(): ...
+
+@app.task(retry=True)
+def d(): ...
+
+strategy = RetryStrategy(linear_wait=5)
+
+Q_CLUSTER = {"name": "shop", "max_attempts": 0}
+""",
+        (9, 14, "Set max_retries=4 (5 attempts in total: max_retries counts the retries"),
+        (12, 2, "Add stop=stop_after_attempt(5)"),
+        (15, 2, "Add max_tries=5 (5 attempts in total: max_tries counts every attempt)"),
+        (18, 11, "Use retry=4 or retry=RetryStrategy(max_attempts=4, ...): 5 attempts"),
+        (21, 12, "Pass max_attempts=4 (5 attempts in total: max_attempts counts the retries"),
+        (23, 30, "Set max_attempts=5 (5 attempts in total: max_attempts counts every attempt)"),
+        fixed="""
+import backoff
+from celery import shared_task
+from procrastinate import App, RetryStrategy
+from tenacity import stop_after_attempt, retry
+
+app = App(connector=connector)
+
+@shared_task(max_retries=4)
+def a(): ...
+
+@retry(stop=stop_after_attempt(5))
+def b(): ...
+
+@backoff.on_exception(backoff.expo, IOError)
+def c(): ...
+
+@app.task(retry=True)
+def d(): ...
+
+strategy = RetryStrategy(linear_wait=5)
+
+Q_CLUSTER = {"name": "shop", "max_attempts": 0}
+""",
+        id="one-reference-policy-5-attempts-in-total",
+    ),
+)

@@ -1,0 +1,197 @@
+"""The project model: the index (`joblint.index`), chains across modules in
+findings, and results that don't depend on how the run was made."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import Run
+
+from joblint.api import RunOptions, lint_paths
+from joblint.config import Config
+from joblint.index import index_source
+from joblint.models import FunctionSummary, ModuleIndex, TxOpening
+from joblint.settings import ModuleInfo, Options
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "fixtures" / "project_model"
+
+
+def _index(source: str, module: str = "app.m") -> ModuleIndex:
+    found = index_source(source, ModuleInfo(module), Options())
+    assert found is not None
+    return found
+
+
+def _function(index: ModuleIndex, qualname: str) -> FunctionSummary:
+    return next(f for f in index.functions if f.qualname == qualname)
+
+
+def test_index_summarises_transaction_openers() -> None:
+    index = _index(
+        "import functools\n"
+        "from contextlib import contextmanager\n"
+        "from django.db import transaction\n"
+        "from .spans import span\n"
+        "@contextmanager\n"
+        "def atomic_span():\n"
+        "    with span():\n"
+        "        with transaction.atomic():\n"
+        "            yield\n"
+        "@contextmanager\n"
+        "def only_span():\n"
+        "    with span():\n"
+        "        yield\n"
+        "def in_tx(func):\n"
+        "    @functools.wraps(func)\n"
+        "    def wrapper(*a, **k):\n"
+        "        with transaction.atomic():\n"
+        "            return func(*a, **k)\n"
+        "    return wrapper\n"
+        "def plain():\n"
+        "    return 1\n"
+    )
+    assert _function(index, "app.m.atomic_span").opens == TxOpening("with")
+    assert _function(index, "app.m.only_span").opens == TxOpening("with", ("app.spans.span",))
+    assert _function(index, "app.m.in_tx").opens == TxOpening("decorator")
+    assert _function(index, "app.m.plain").opens is None
+
+
+def test_index_qualifies_calls_through_imports_types_and_self() -> None:
+    index = _index(
+        "from django.db import transaction\n"
+        "from shop import mail\n"
+        "from shop.models import Order\n"
+        "from .tasks import send\n"
+        "class Service:\n"
+        "    def run(self, order: Order):\n"
+        "        with transaction.atomic():\n"
+        "            order.cancel()\n"
+        "            self.notify(order)\n"
+        "            fetched = Order.objects.get(pk=1)\n"
+        "            fetched.refund()\n"
+        "            send.s(order.pk).delay()\n"
+        "            transaction.on_commit(lambda: send.delay(order.pk))\n"
+        "        mail.send_receipt(order)\n"
+        "    def notify(self, order):\n"
+        "        pass\n",
+        module="shop.service",
+    )
+    calls = {(c.callee, c.transaction) for c in _function(index, "shop.service.Service.run").calls}
+    assert ("shop.models.Order.cancel", ()) in calls
+    assert ("shop.service.Service.notify", ()) in calls
+    assert ("shop.models.Order.refund", ()) in calls
+    assert ("shop.tasks.send.delay", ()) in calls
+    assert ("shop.mail.send_receipt", None) in calls
+    # The on-commit callback runs after COMMIT: its enqueue is not a call in the transaction.
+    assert not any(c.line == 13 for c in _function(index, "shop.service.Service.run").calls)
+
+
+def test_index_of_unparseable_source_is_none() -> None:
+    assert index_source("def broken(:\n", ModuleInfo("app.m"), Options()) is None
+
+
+def _findings(paths: list[Path], **options: object) -> set[tuple[str, int, str, str]]:
+    run = lint_paths(paths, Config(root=ROOT), RunOptions(**options))  # type: ignore[arg-type]
+    assert run.internal_errors == [] and run.errors == []
+    return {(f.path, f.span.line, f.code, f.message) for f in run.findings}
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "project_model")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "project_model"
+
+
+def test_chain_is_named_with_each_hop(project: Path) -> None:
+    run = lint_paths([project], Config(root=project.parent), RunOptions())
+    finding = next(f for f in run.findings if f.span.line == 15)
+    assert finding.message == (
+        "notify_customer() is called inside transaction.atomic() (line 13) and enqueues "
+        "Celery task 'email_invoice' (notify_customer() → mail.send_invoice_mail() at "
+        "project_model/bakery/notify.py:5 → Mailer().send() at project_model/bakery/mail.py:14 "
+        "→ email_invoice.apply_async() at project_model/bakery/mail.py:10): a worker may run "
+        "the job before COMMIT. Enqueue it in transaction.on_commit(...)"
+    )
+    assert [(r.path, r.span.line, r.message) for r in finding.related] == [
+        ("project_model/bakery/notify.py", 5, "notify_customer() calls mail.send_invoice_mail()"),
+        ("project_model/bakery/mail.py", 14, "send_invoice_mail() calls Mailer().send()"),
+        ("project_model/bakery/mail.py", 10, "send() calls email_invoice.apply_async()"),
+    ]
+
+
+def test_results_do_not_depend_on_how_the_run_is_made(project: Path) -> None:
+    whole = _findings([project])
+    assert len(whole) == 7
+    assert _findings([project], jobs=2) == whole
+    assert _findings([project], cache=True) == whole  # fills the cache
+    assert _findings([project], cache=True, jobs=2) == whole  # reads it
+    # File by file, as pre-commit names them: each file's findings are the same.
+    for path in sorted(project.rglob("*.py")):
+        shown = path.relative_to(project.parent).as_posix()
+        assert _findings([path]) == {f for f in whole if f[0] == shown}
+        assert _findings([path], cache=True) == {f for f in whole if f[0] == shown}
+
+
+def test_a_wrapper_edited_to_open_no_transaction_drops_its_findings(project: Path) -> None:
+    db = project / "bakery" / "db.py"
+    before = _findings([project], cache=True)
+    db.write_text(
+        db.read_text(encoding="utf-8").replace(
+            "        with transaction.atomic():\n            yield\n", "        yield\n"
+        ),
+        encoding="utf-8",
+    )
+    after = _findings([project], cache=True)
+    assert {f[1] for f in before - after} == {45, 56, 78}
+    assert after < before
+
+
+def test_show_project_model(run: Run, project: Path) -> None:
+    result = run(
+        "check",
+        "--isolated",
+        "--show-project-model",
+        "project_model/bakery/db.py",
+        cwd=project.parent,
+    )
+    assert result.code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "project_model/bakery/db.py: module bakery.db",
+        "  traced_atomic (line 12)",
+        "    - opens a transaction (a context manager that yields inside one)",
+        "  traced (line 20)",
+        "    - would open a transaction if bakery.tracing.tracer.span did; none of them does",
+        "  in_transaction (line 26)",
+        "    - opens a transaction (a decorator whose wrapper calls the function inside one)",
+        "  timed (line 37)",
+        "    - would open a transaction if bakery.tracing.tracer.span did; none of them does",
+    ]
+    views = run(
+        "check",
+        "--isolated",
+        "--show-project-model",
+        "project_model/bakery/views.py",
+        cwd=project.parent,
+    )
+    assert (
+        "    - line 27: elsewhere.notify.notify_customer() inside a transaction: "
+        "no enqueue found within 6 calls"
+    ) in views.stdout.splitlines()
+    missing = run("check", "--show-project-model", "nope.py", cwd=project.parent)
+    assert missing.code == 2 and "nope.py: not a file" in missing.stderr
+
+
+def test_json_carries_the_chain(run: Run, project: Path) -> None:
+    result = run("check", "--isolated", "--format", "json", ".", cwd=project.parent)
+    found = json.loads(result.stdout)
+    chained = next(f for f in found if f["line"] == 15)
+    assert [(r["path"], r["line"]) for r in chained["related"]] == [
+        ("project_model/bakery/notify.py", 5),
+        ("project_model/bakery/mail.py", 14),
+        ("project_model/bakery/mail.py", 10),
+    ]
