@@ -29,12 +29,13 @@ from joblint.api import (
     lint_text,
     relinter,
 )
-from joblint.config import Config, ConfigError, load
+from joblint.config import Config, ConfigError, Configs, describe, load
 from joblint.models import Finding
 from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderers, rich_console
+from joblint.pipeline.report import pager as _pager
 from joblint.pipeline.report.identity import SourceLines
 from joblint.pipeline.report.safe import displayable, terminal
-from joblint.registry import catalog, lookup
+from joblint.registry import listed, lookup
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # LibCST's traversal is recursive; deeply nested generated code needs headroom.
@@ -114,6 +115,11 @@ def main() -> None:
 )
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings of the first PATH (and where each comes from), then exit.",
+)
+@click.option(
     "--show-project-model",
     is_flag=True,
     help="Print what the project model inferred for the file PATH (transactions its "
@@ -167,6 +173,7 @@ def check(
     force_exclude: bool,
     config_file: Path | None,
     isolated: bool,
+    show_settings: bool,
     show_project_model: bool,
     stdin_filename: str | None,
     debug: bool,
@@ -193,6 +200,9 @@ def check(
             force_exclude=force_exclude or None,
         )
         _validate_cli_codes(config)
+        if show_settings:
+            _show_settings(config, paths[0] if paths else Path("."))
+            return
         if show_project_model:
             _show_project_model(config, paths, RunOptions(jobs=jobs, cache=not no_cache))
             return
@@ -217,8 +227,8 @@ def check(
         return
     sources = _SourceCache(stdin_filename or "-", stdin_source)
     fixing = None
+    unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
     if fix or show_diff or fix_only:
-        unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
         fixing = _fix(config, run, stdin_source, unsafe, show_diff, show_fixes)
     # --- baselines ---
     if write_baseline is not None:
@@ -238,13 +248,14 @@ def check(
         sys.stdout.buffer.flush()
     with _open_output(output_file, stderr=fixed_source is not None) as stream:
         console = console_for(stream, "never" if output_file else color)
-        out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)))
+        out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)), unsafe)
         if statistics:
-            _print_statistics(shown, out)
+            _print_statistics(shown, out, output_format)
         else:
             renderers()[output_format](shown, out)
     if not fix_only:
-        _print_summary(run, output_format)
+        # After fixing, the fix summary says what is left to fix.
+        _print_summary(run, output_format, None if fixing is not None else unsafe)
     if fixing is not None:
         click.echo(fixing[1], err=True)
     status = _exit_status(run, exit_zero or fix_only)
@@ -258,6 +269,10 @@ def check(
 
 def _plural(count: int) -> str:
     return f"{count} finding{'' if count == 1 else 's'}"
+
+
+def _files(count: int) -> str:
+    return f"{count} file{'' if count == 1 else 's'}"
 
 
 def _fix(
@@ -291,7 +306,7 @@ def _fix(
         for fixed in outcome.changed:
             sys.stdout.write(unified_diff(fixed))
         noun = _plural(len(outcome.fixed))
-        click.echo(f"Would fix {noun} in {len(outcome.changed)} file(s).", err=True)
+        click.echo(f"Would fix {noun} in {_files(len(outcome.changed))}.", err=True)
         sys.exit(EXIT_ERROR if outcome.errors else 1 if outcome.changed else EXIT_CLEAN)
     if show:
         for finding in outcome.fixed:
@@ -345,6 +360,15 @@ def _apply_baseline(
         click.echo(f"joblint: baseline: {message}", err=True)
 
 
+def _show_settings(config: Config, path: Path) -> None:
+    if not path.exists():
+        _fail(f"{path}: no such file or directory")
+    directory = path.absolute() if path.is_dir() else path.absolute().parent
+    own = Configs(config).for_directory(str(directory))
+    for line in describe(own, path):
+        click.echo(terminal(line))
+
+
 def _show_project_model(config: Config, paths: tuple[Path, ...], options: RunOptions) -> None:
     if len(paths) != 1:
         _fail("--show-project-model takes one Python file")
@@ -359,7 +383,8 @@ def _show_project_model(config: Config, paths: tuple[Path, ...], options: RunOpt
 def _validate_cli_codes(config: Config) -> None:
     from joblint.registry import is_known_selector
 
-    for code in (*config.select, *config.extend_select, *config.ignore):
+    layers = [code for layer in config.selections for code in (*layer.extend_select, *layer.ignore)]
+    for code in (*config.select, *config.extend_select, *config.ignore, *layers):
         if not is_known_selector(code):
             raise ConfigError(f"unknown rule code or prefix '{code}'")
 
@@ -416,31 +441,68 @@ def _open_output(path: Path | None, stderr: bool = False) -> Iterator[TextIO]:
         yield handle
 
 
-def _print_statistics(findings: list[Finding], out: Output) -> None:
+def _print_statistics(findings: list[Finding], out: Output, output_format: str) -> None:
+    """Counts per rule, most frequent first: Ruff's `--statistics`, as a JSON
+    array with `--format json` and as text otherwise."""
     counts = Counter((f.code, f.name) for f in findings)
-    for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        out.stream.write(f"{count:>5}\t{code}\t{name}\n")
+    fixable = Counter((f.code, f.name) for f in findings if f.fixable(out.unsafe_fixes))
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if output_format == "json":
+        rows = [
+            {"code": code, "name": name, "count": count, "fixable": fixable[code, name]}
+            for (code, name), count in ordered
+        ]
+        out.stream.write(json.dumps(rows, indent=2) + "\n")
+        return
+    for (code, name), count in ordered:
+        marker = "[*] " if fixable[code, name] else ""
+        out.stream.write(f"{count:>5}\t{code}\t{marker}{name}\n")
 
 
-def _print_summary(run: RunResult, output_format: str) -> None:
+def _print_summary(run: RunResult, output_format: str, unsafe: bool | None) -> None:
+    """The errors, then the counts; `unsafe`: whether unsafe fixes are on (None:
+    this run fixed, and the fix summary says what is left to fix)."""
     err = sys.stderr
+    for warning in run.warnings:
+        err.write(f"joblint: warning: {terminal(warning)}\n")
     for error in run.errors:
         err.write(f"joblint: error: {terminal(error)}\n")
     for error in run.internal_errors:
         err.write(f"joblint: {terminal(error)}\n")
-    count = len(run.findings)
-    files = len({f.path for f in run.findings})
     if output_format == "json":
         return
-    noun = "finding" if count == 1 else "findings"
-    if count:
-        file_noun = "file" if files == 1 else "files"
-        err.write(f"Found {count} {noun} in {files} {file_noun} ({_checked(run)}).\n")
+    count = len(run.findings)
+    errors = len(run.errors) + len(run.internal_errors)
+    files = len({f.path for f in run.findings})
+    problems = [f"{_plural(count)} in {_files(files)}"] if count else []
+    if errors:
+        problems.append(f"{errors} error{'' if errors == 1 else 's'}")
+    if problems:
+        err.write(f"Found {' and '.join(problems)} ({_checked(run)}).\n")
     else:
         err.write(f"All checks passed ({_checked(run)}).\n")
+    if unsafe is not None:
+        hint = _fixable_hint(run.findings, unsafe)
+        if hint:
+            err.write(hint + "\n")
     if run.hidden_in_tests:
         hidden = _plural(run.hidden_in_tests)
         err.write(f"{hidden} in test code and migrations not shown (--include-tests shows them).\n")
+
+
+def _fixable_hint(findings: list[Finding], unsafe: bool) -> str:
+    """Ruff's line: how many findings `--fix` fixes, and how many more it would
+    with `--unsafe-fixes`."""
+    fixable = sum(1 for f in findings if f.fixable(unsafe))
+    hidden = sum(1 for f in findings if f.fixable(True) and not f.fixable(unsafe))
+    more = (
+        f"{hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the "
+        "`--unsafe-fixes` option"
+    )
+    if fixable:
+        text = f"[*] {fixable} fixable with the `--fix` option"
+        return f"{text} ({more})." if hidden else f"{text}."
+    return f"No fixes available ({more})." if hidden else ""
 
 
 def _checked(run: RunResult) -> str:
@@ -462,19 +524,40 @@ def rules(output_format: str, color: str) -> None:
     """List every rule."""
     catalogue: list[dict[str, Any]] = [
         {"code": r.code, "name": r.name, "preview": r.preview, "summary": r.summary}
-        for r in catalog()
+        for r in listed()
     ]
     if output_format == "json":
         click.echo(json.dumps(catalogue, indent=2))
         return
+    rows = [
+        (r["code"], r["name"], "preview" if r["preview"] else "on", r["summary"]) for r in catalogue
+    ]
+    if not _is_terminal(sys.stdout) and color != "always":
+        # Piped (grep, a file): whole lines, as wide as they need, never cut.
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        for row in rows:
+            cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+            click.echo("  ".join([*cells, row[3]]))
+        return
     from rich.table import Table
 
-    table = Table("Code", "Name", "Status", "Summary", show_lines=False)
-    for rule in catalogue:
-        table.add_row(
-            rule["code"], rule["name"], "preview" if rule["preview"] else "on", rule["summary"]
-        )
+    table = Table(show_lines=False)
+    table.add_column("Code", no_wrap=True)
+    # Names are what `--select`/`explain` take: never wrapped or cut.
+    table.add_column("Name", no_wrap=True, min_width=max(len(row[1]) for row in rows))
+    table.add_column("Status", no_wrap=True)
+    table.add_column("Summary", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
     rich_console(sys.stdout, color).print(table)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
 
 
 @main.command()
@@ -498,14 +581,44 @@ def clean(config_file: Path | None, isolated: bool) -> None:
 @main.command()
 @click.argument("rule")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
-def explain(rule: str, color: str) -> None:
-    """Show a rule's documentation (by code or name)."""
+@click.option(
+    "--no-pager", is_flag=True, help="Print the page even when it is longer than the terminal."
+)
+def explain(rule: str, color: str, no_pager: bool) -> None:
+    """Show a rule's documentation (by code or name), with its teaching examples.
+
+    On a terminal the page is rendered and, when longer than the terminal,
+    shown through $PAGER (else `less -R`), as git and Ruff do; piped, it is
+    the page's markdown. Every example is in docs/rules/<CODE>.md.
+    """
     found = lookup(rule)
     if found is None:
         _fail(f"unknown rule '{rule}' (see 'joblint rules')")
         return
-    from rich.markdown import Markdown  # markdown-it and pygments: only `explain` needs them
-
     from joblint.docs_gen import rule_markdown
 
-    rich_console(sys.stdout, color).print(Markdown(rule_markdown(found)))
+    page = rule_markdown(found, teaching_only=True)
+    terminal_out = _is_terminal(sys.stdout)
+    if not terminal_out and color != "always":
+        click.echo(page, nl=False)
+        return
+    text = _rendered_markdown(page, color)
+    if terminal_out and not no_pager and _pager.longer_than_terminal(text):
+        _pager.page(text)
+        return
+    sys.stdout.write(text)
+
+
+def _rendered_markdown(page: str, color: str) -> str:
+    """`page` as rich renders markdown for this terminal: wrapped to its width
+    (every word kept; a word wider than a line is folded, not cut)."""
+    from rich.markdown import Markdown  # markdown-it and pygments: only `explain` needs them
+
+    buffer = io.StringIO()
+    # The width the output will have: the terminal's (COLUMNS when set).
+    width = rich_console(sys.stdout, color).width
+    console = rich_console(buffer, "always" if color != "never" else "never")
+    console.width = width
+    console.soft_wrap = False  # wrap the paragraphs to the width instead of cutting them
+    console.print(Markdown(page, code_theme="ansi_dark"))
+    return buffer.getvalue()

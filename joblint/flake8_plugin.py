@@ -23,7 +23,6 @@ from joblint.pipeline.discover import module_name
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings
 from joblint.pipeline.project.scope import TestCode, settle_scoped
-from joblint.registry import select_codes
 from joblint.settings import LintSettings, ModuleInfo
 
 Error = tuple[int, int, str, type]
@@ -47,7 +46,7 @@ class JoblintChecker:
     def run(self) -> Iterator[Error]:
         path, data = self._source()
         config = _config(path)
-        codes = select_codes(config.select, config.extend_select, config.ignore, config.preview)
+        codes = config.selected_codes()
         options = Options(
             enqueue_functions=frozenset(config.extend_enqueue_functions),
             transaction_functions=frozenset(config.extend_transaction_functions),
@@ -57,9 +56,14 @@ class JoblintChecker:
         result = lint_source(
             path.as_posix(), data, LintSettings(codes, options), ModuleInfo(name, is_package)
         )
-        tests = TestCode(config.root, config.all_test_paths)
+        tests = TestCode(
+            config.root,
+            config.all_test_paths,
+            also=config.test_path_groups()[1:],
+            include=config.include_tests,
+        )
         project = ProjectSettings(codes, config.visibility_margin_seconds)
-        found = settle_scoped([result], project, [], tests, config.include_tests).findings
+        found = settle_scoped([result], project, [], tests).findings
         for finding in found:
             if finding.path != path.as_posix():
                 continue

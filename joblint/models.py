@@ -128,6 +128,10 @@ class Finding:
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)
 
+    def fixable(self, unsafe: bool) -> bool:
+        """Whether `--fix` fixes it (with `--unsafe-fixes` when `unsafe`)."""
+        return self.fix is not None and (unsafe or self.fix.safety == SAFE)
+
 
 @dataclass(frozen=True, slots=True)
 class PendingFinding:
@@ -322,6 +326,8 @@ class FileResult:
     facts: FileFacts = field(default_factory=lambda: FileFacts(module=""))
     # Internal errors (a rule raised): reported separately, exit status 2.
     errors: tuple[str, ...] = ()
+    # One-line warnings about the file (a malformed suppression comment).
+    warnings: tuple[str, ...] = ()
     # Whether the file was read and parsed (False for JL001 files).
     parsed: bool = True
     # The module's part of the project model (None: not read, or not Python).

@@ -150,9 +150,33 @@ def find(code_or_name: str) -> RuleInfo | None:
 
 
 def lookup(code_or_name: str) -> type[Rule] | None:
-    """The rule class, by code or name: imports the rule modules."""
+    """The rule class, by code or name: imports the rule modules. A code the
+    engine reports itself (JL001) gives the class that documents it."""
     info = find(code_or_name)
-    return None if info is None else rule_by_code().get(info.code)
+    if info is not None:
+        return rule_by_code().get(info.code)
+    key = code_or_name.strip()
+    return next(
+        (r for r in builtin_rules() if key.upper() == r.CODE or key.lower() == r.name()), None
+    )
+
+
+def builtin_rules() -> tuple[type[Rule], ...]:
+    """The classes documenting `BUILTIN_CODES`: pages and listings only, never
+    a traversal, the catalogue or the prefilter."""
+    from joblint.rules._builtin import BUILTIN_RULES
+
+    return BUILTIN_RULES
+
+
+def documented_rules() -> tuple[type[Rule], ...]:
+    """Every rule with a page, the built-in codes' included, sorted by code."""
+    return tuple(sorted((*all_rules(), *builtin_rules()), key=lambda r: r.CODE))
+
+
+def listed() -> tuple[RuleInfo, ...]:
+    """What `joblint rules` lists: the catalogue and the built-in codes."""
+    return tuple(sorted((*catalog(), *map(info_of, builtin_rules())), key=lambda i: i.code))
 
 
 def is_project_rule(code: str) -> bool:
@@ -214,3 +238,31 @@ def select_codes(
             continue
         chosen.add(code)
     return frozenset(chosen)
+
+
+def extend_selection(
+    chosen: frozenset[str],
+    extend_select: Iterable[str],
+    ignore: Iterable[str],
+    preview: bool,
+) -> frozenset[str]:
+    """`chosen` with one more layer of selection that sets no `select` (a file
+    extending another, the command line): Ruff's order, each layer over the
+    last. A code this layer's selectors name is added or removed by the more
+    specific of them; the others stay as they were."""
+    selectors = list(extend_select)
+    ignores = list(ignore)
+    if not selectors and not ignores:
+        return chosen
+    previews = {info.code for info in catalog() if info.preview}
+    result = set(chosen)
+    for code in all_codes():
+        best_select = max((len(s) for s in selectors if matches(s, code)), default=-1)
+        best_ignore = max((len(s) for s in ignores if matches(s, code)), default=-1)
+        if best_select < 0 and best_ignore < 0:
+            continue
+        if best_ignore >= best_select:
+            result.discard(code)
+        elif code not in previews or preview or code in selectors:
+            result.add(code)
+    return frozenset(result)

@@ -22,6 +22,9 @@ _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
 )
 _CODES = re.compile(r"[A-Za-z]+[0-9]*")
+# Any `# joblint: ...` directive: one `_JOBLINT` doesn't read with a code is
+# malformed, and the user is told (as Ruff warns of a malformed noqa comment).
+_DIRECTIVE = re.compile(r"#\s*joblint\s*:\s*[^#]*", re.IGNORECASE)
 # What JL002 checks: each comma/space-separated word (`JL10l` is one unknown code).
 _WORDS = re.compile(r"[^\s,]+")
 
@@ -57,6 +60,17 @@ class Suppressions:
     # pairs that suppressed something: JL002 reports the difference.
     mentions: list[CodeMention] = field(default_factory=list)
     used: set[tuple[int, str]] = field(default_factory=set)
+    # (line, directive text) of `# joblint:` comments that suppress nothing
+    # because they are malformed (no codes, no brackets, an unknown word).
+    malformed: list[tuple[int, str]] = field(default_factory=list)
+
+    def warnings(self, path: str) -> tuple[str, ...]:
+        """One line per malformed directive, for the run's warnings."""
+        return tuple(
+            f"{path}:{line}: `{text}` suppresses nothing: name the codes, as in "
+            "`# joblint: ignore[JL101]` or `# joblint: ignore-file[JL4]`"
+            for line, text in self.malformed
+        )
 
     def suppresses(self, code: str, lines: tuple[int, ...], lines_above: tuple[int, ...]) -> bool:
         file_prefixes = [p for p in self.file_codes if code.startswith(p)]
@@ -149,6 +163,10 @@ def _parse_comment(
     standalone: bool,
     first_statement_line: int,
 ) -> None:
+    for directive in _DIRECTIVE.finditer(text):
+        match = _JOBLINT.match(directive.group())
+        if match is None or not _CODES.search(match.group(2)):
+            result.malformed.append((line, directive.group().strip()))
     for match in _JOBLINT.finditer(text):
         kind, raw_codes = match.group(1).lower(), match.group(2)
         found = list(_CODES.finditer(raw_codes))

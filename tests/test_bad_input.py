@@ -338,8 +338,8 @@ def test_file_disappearing_after_discovery(tmp_path: Path) -> None:
     write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC, "b.py": ENQUEUE_IN_ATOMIC})
     real = files.discover
 
-    def discover_then_delete(paths: object, config: Config) -> files.Discovery:
-        found = real(paths, config)  # type: ignore[arg-type]
+    def discover_then_delete(paths: object, config: Config, *rest: object) -> files.Discovery:
+        found = real(paths, config, *rest)  # type: ignore[arg-type]
         (tmp_path / "b.py").unlink()
         return found
 

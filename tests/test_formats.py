@@ -17,7 +17,8 @@ from joblint.models import Finding, Span
 from joblint.pipeline.report import junit
 from joblint.registry import BUILTIN_CODES, all_rules
 
-SCHEMAS = Path(__file__).resolve().parents[1].parent / "shared" / "schemas"
+# The OASIS schema, kept with its source and licence in tests/data/sarif/README.md.
+SCHEMAS = Path(__file__).resolve().parent / "data" / "sarif"
 
 # GitHub's documented syntax (workflow commands, "Setting an error message"):
 # ::error file={name},line={line},endLine={endLine},title={title}::{message}

@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from joblint.config import Config
+from joblint.config import Config, Configs
 from joblint.integrations import baseline as baselines
 from joblint.integrations.changed import Changes, changed_files, relative, within
 from joblint.pipeline.discover import discover
 from joblint.pipeline.report.identity import SourceLines
-from joblint.registry import select_codes
 
 if TYPE_CHECKING:
     from joblint.api import RunOptions, RunResult
@@ -91,7 +90,8 @@ def checked_by(
     """Whether this run would have reported a finding of `code` in the file at an
     absolute path if it were still there: its rule ran and the file was checked
     (or the file is gone, from a directory this run checked)."""
-    codes = select_codes(config.select, config.extend_select, config.ignore, config.preview)
+    configs = Configs(config)
+    codes: dict[int, frozenset[str]] = {}  # per configuration, each file by its own
     roots: list[Path] = []
     if changes is not None:
         linted = {p.resolve() for p in [*changes.files, *changes.deleted]}
@@ -99,11 +99,14 @@ def checked_by(
         linted = {Path(stdin_filename).resolve()}
     else:
         targets = list(paths) or [Path(".")]
-        linted = {p.resolve() for p in discover(targets, config).files}
+        linted = {p.resolve() for p in discover(targets, config, configs).files}
         roots = [p.resolve() for p in targets if p.is_dir()]
 
     def checked(code: str, path: Path) -> bool:
-        if code not in codes:
+        own = configs.for_path(path)
+        if id(own) not in codes:
+            codes[id(own)] = own.selected_codes()
+        if code not in codes[id(own)]:
             return False
         if path.exists():
             return path.resolve() in linted

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from joblint.config import Config
+from joblint.config import Config, Configs
 from joblint.globs import GlobPatterns, valid_patterns
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -62,15 +62,34 @@ class _Place(NamedTuple):
 
 
 class _Excludes:
-    """exclude / extend-exclude, matched against the resolved path relative to the
-    config root (a symlink by where it points) and against the bare name."""
+    """One configuration's exclude / extend-exclude: each group of patterns
+    matched against the path relative to the directory of the file that set
+    it (`_RootedExcludes`)."""
 
     def __init__(self, config: Config, errors: list[str]) -> None:
+        self.groups = [
+            _RootedExcludes(root, patterns, errors) for root, patterns in config.exclude_groups()
+        ]
+        self.groups = [g for g in self.groups if g.active] or self.groups[:1]
+        self.active = any(group.active for group in self.groups)
+
+    def excluded(self, directory: str, name: str, is_dir: bool, is_link: bool) -> bool:
+        return any(g.excluded(directory, name, is_dir, is_link) for g in self.groups)
+
+    def key(self, directory: str, name: str, is_link: bool) -> str:
+        return self.groups[0].key(directory, name, is_link)
+
+
+class _RootedExcludes:
+    """Patterns matched against the resolved path relative to their root (a
+    symlink by where it points) and against the bare name."""
+
+    def __init__(self, root: Path, patterns: tuple[str, ...], errors: list[str]) -> None:
         invalid: list[str] = []
-        self.patterns = valid_patterns([*config.exclude, *config.extend_exclude], invalid)
+        self.patterns = valid_patterns(list(patterns), invalid)
         errors.extend(f"exclude: invalid pattern {line!r}, ignored" for line in invalid)
         self.active = bool(self.patterns)
-        self.root = str(config.root)
+        self.root = str(root)
         self._places: dict[str, _Place] = {}
 
     def place(self, directory: str) -> _Place:
@@ -223,14 +242,30 @@ def _entry(entry: os.DirEntry[str]) -> _Entry:
 
 
 class _Discoverer:
-    """One discover() call: what it found, and what it has resolved and read so far."""
+    """One discover() call: what it found, and what it has resolved and read so far.
 
-    def __init__(self, config: Config) -> None:
+    Each directory's files are matched against the excludes of its own
+    configuration (the closest configuration file, `Configs`), built once
+    per configuration; `.gitignore` and `--force-exclude` are the run's."""
+
+    def __init__(self, config: Config, configs: Configs | None = None) -> None:
         self.result = Discovery()
         self.excludes = _Excludes(config, self.result.errors)
+        self.configs = configs if configs is not None and config.hierarchical else None
+        self._by_config: dict[int, _Excludes] = {id(config): self.excludes}
         self.gitignores = _GitIgnores() if config.respect_gitignore else None
         self.force_exclude = config.force_exclude
         self._seen: set[str] = set()
+
+    def _excludes_of(self, absolute: str) -> _Excludes:
+        """The excludes of the configuration of the directory `absolute`."""
+        if self.configs is None:
+            return self.excludes
+        config = self.configs.for_directory(absolute)
+        found = self._by_config.get(id(config))
+        if found is None:
+            found = self._by_config[id(config)] = _Excludes(config, self.result.errors)
+        return found
 
     def argument(self, path: Path) -> None:
         if not path.exists():
@@ -247,7 +282,8 @@ class _Discoverer:
             self.add(directory, name, is_link, path)
 
     def skip(self, directory: str, absolute: str, name: str, is_dir: bool, is_link: bool) -> bool:
-        return self.excludes.excluded(directory, name, is_dir, is_link) or (
+        excludes = self._excludes_of(absolute)
+        return excludes.excluded(directory, name, is_dir, is_link) or (
             self.gitignores is not None and self.gitignores.ignored(absolute, name, is_dir)
         )
 
@@ -312,9 +348,11 @@ def _first_visit(directory: str, visited: set[tuple[int, int]]) -> bool:
     return True
 
 
-def discover(paths: Iterable[Path], config: Config) -> Discovery:
+def discover(paths: Iterable[Path], config: Config, configs: Configs | None = None) -> Discovery:
+    """The files below `paths`; with `configs`, each directory's excludes are
+    those of its closest configuration file."""
     _packages.clear()  # packages may have changed since the last run in this process
-    discoverer = _Discoverer(config)
+    discoverer = _Discoverer(config, configs)
     for path in paths:
         discoverer.argument(path)
     discoverer.result.files.sort()

@@ -130,7 +130,14 @@ def _lint_tree(
     # The project model finds a pending chain's calls in the file's own index.
     index = index_source(text, module, settings.options) if _asks_model(pending) else None
     return FileResult(
-        path, tuple(findings), tuple(pending), facts, errors, index=index, one_off=one_off
+        path,
+        tuple(findings),
+        tuple(pending),
+        facts,
+        errors,
+        index=index,
+        one_off=one_off,
+        warnings=sups.warnings(path),
     )
 
 

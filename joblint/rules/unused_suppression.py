@@ -45,9 +45,9 @@ class UnusedSuppression(Rule):
     ```
 
     ## Fix safety
-    Fixable by removing the code from the comment (and the comment once it
-    has no codes left); the fix is safe. joblint has no `--fix` yet: the
-    automatic fix will come with it.
+    No automatic fix: `--fix` leaves suppression comments alone. Removing the
+    code from the comment (and the comment once it has no codes left) keeps
+    the code's behaviour, so it is safe to do by hand.
 
     ## Known limits
     - A code is reported as unused only when a rule it covers ran on the file:

@@ -20,6 +20,7 @@ record the effect before performing it.
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -93,6 +94,12 @@ def idempotent(
 
         @idempotent(key=lambda order_id: f"charge:{order_id}", connect=pool.connection)
         def charge(conn, order_id): ...
+
+    The body receives the connection because its writes must go through the
+    transaction that holds the claim, or a failure would keep the claim and
+    lose the work. Callers don't pass it: the wrapper's signature, as
+    ``inspect.signature`` (and so Celery's argument check) sees it, is the
+    body's without its first parameter.
     """
     runs = guard or IdempotencyGuard()
 
@@ -106,6 +113,20 @@ def idempotent(
                     return None
                 return fn(conn, *args, **kwargs)
 
+        wrapper.__signature__ = _without_connection(fn)  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
+
+
+def _without_connection(fn: Callable[..., Any]) -> inspect.Signature:
+    """`fn`'s signature less its first parameter (the connection the wrapper
+    passes), and without its return annotation: a duplicate returns None."""
+    signature = inspect.signature(fn)
+    parameters = list(signature.parameters.values())
+    if parameters and parameters[0].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ):
+        parameters = parameters[1:]
+    return signature.replace(parameters=parameters, return_annotation=inspect.Signature.empty)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sqlite3
 import threading
 import time
@@ -129,6 +130,17 @@ def test_failed_first_attempt_lets_the_retry_run(connect: Callable[[], Any], tab
     assert ship(7) is None  # and a later duplicate does not
     assert attempts == [7, 7]
     assert effects(connect, table) == [(7, "shipped")]
+
+
+def test_wrapper_signature_is_the_callers_without_the_connection() -> None:
+    @idempotent(key=lambda order_id, note="": f"ship:{order_id}", connect=contextlib.nullcontext)
+    def ship(conn: Any, order_id: int, note: str = "") -> int:
+        return order_id
+
+    assert list(inspect.signature(ship).parameters) == ["order_id", "note"]
+    assert inspect.signature(ship).parameters["note"].default == ""
+    assert inspect.getfullargspec(ship).args == ["order_id", "note"]  # what Celery checks
+    assert ship.__name__ == "ship"
 
 
 def test_forget_older_than(pg: psycopg.Connection[tuple[Any, ...]], table: str) -> None:

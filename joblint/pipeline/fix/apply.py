@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from joblint.models import SAFE, Edit, Finding, Fix, Span
+from joblint.models import Edit, Finding, Fix, Span
 from joblint.pipeline.source import SourceError, decode, parse
 
 MAX_ROUNDS = 10
@@ -35,8 +35,7 @@ class FixError(Exception):
 
 
 def applicable(finding: Finding, unsafe: bool) -> bool:
-    fix = finding.fix
-    return fix is not None and (unsafe or fix.safety == SAFE)
+    return finding.fixable(unsafe)
 
 
 def _line_starts(text: str) -> list[int]:

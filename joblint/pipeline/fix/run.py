@@ -98,10 +98,16 @@ def unified_diff(fixed: FixedFile) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        fromfile=f"a/{fixed.path}",
-        tofile=f"b/{fixed.path}",
+        fromfile=f"a/{_diff_path(fixed.path)}",
+        tofile=f"b/{_diff_path(fixed.path)}",
     )
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)
+
+
+def _diff_path(path: str) -> str:
+    """The path as git's `a/`/`b/` headers write it: an absolute path loses its
+    leading slash rather than doubling it (`a/tmp/x.py`)."""
+    return path.lstrip("/")
 
 
 def would_fix_unsafe(findings: list[Finding]) -> int:

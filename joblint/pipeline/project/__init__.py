@@ -7,7 +7,7 @@ a cache or a worker process.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from joblint.analysis.evaluation import Expr, evaluate
@@ -426,6 +426,10 @@ class ProjectSettings:
     named: frozenset[str] | None = None
     # `extend-enqueue-functions`: the project model takes their calls for enqueues.
     enqueue_functions: frozenset[str] = frozenset()
+    # Under hierarchical configuration: a path's own (codes, margin). A
+    # whole-project finding stands where its file's configuration selects its
+    # code, judged with that configuration's margin. None: `codes` and `margin`.
+    for_path: Callable[[str], tuple[frozenset[str], float]] | None = None
 
 
 def settle(
@@ -465,17 +469,25 @@ def _project_findings(results: list[FileResult], settings: ProjectSettings) -> l
 
     chosen = (load(code) for code in sorted(codes))
     rules = [rule for rule in chosen if rule is not None and issubclass(rule, ProjectRule)]
-    view = ProjectView(BrokerView.build(r.facts for r in results), settings.margin)
+    brokers = BrokerView.build(r.facts for r in results)
+    own = settings.for_path
+    margins = {settings.margin} if own is None else {own(r.path)[1] for r in results}
     suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}
     found = []
-    for rule in rules:
-        for finding, involved in rule.check(view):
-            if settings.named is not None and not involved & settings.named:
-                continue
-            sups = suppressions.get(finding.path)
-            line = finding.span.line
-            if sups is None or not sups.suppresses(finding.code, (line,), (line - 1,)):
-                found.append(finding)
+    for margin in sorted(margins):
+        view = ProjectView(brokers, margin)
+        for rule in rules:
+            for finding, involved in rule.check(view):
+                if settings.named is not None and not involved & settings.named:
+                    continue
+                if own is not None:
+                    selected, its_margin = own(finding.path)
+                    if its_margin != margin or finding.code not in selected:
+                        continue
+                sups = suppressions.get(finding.path)
+                line = finding.span.line
+                if sups is None or not sups.suppresses(finding.code, (line,), (line - 1,)):
+                    found.append(finding)
     return found
 
 

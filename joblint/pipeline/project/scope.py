@@ -17,7 +17,7 @@ that production code imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,15 +34,26 @@ EVERYWHERE_PREFIX = "JL0"
 
 
 class TestCode:
-    """Which reported paths are test code (or migrations)."""
+    """Which reported paths are test code (or migrations), and whether findings
+    there are reported all the same (`include`: the include-tests setting)."""
 
     __test__ = False  # not a pytest test class, whatever its name
 
-    def __init__(self, root: Path, patterns: Iterable[str]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        patterns: Iterable[str],
+        *,
+        also: Iterable[tuple[Path, Iterable[str]]] = (),
+        include: bool = False,
+    ) -> None:
         self.root = root
-        self._lines = tuple(patterns)
-        self._patterns: GlobPatterns | None = None  # compiled on first use
+        # Each group of patterns is relative to its own root (the directory of
+        # the configuration file that set it).
+        self._groups = [(root, tuple(patterns)), *((r, tuple(p)) for r, p in also)]
+        self._compiled: list[tuple[Path, GlobPatterns]] | None = None  # on first use
         self._known: dict[str, bool] = {}
+        self.include = include
 
     def __contains__(self, path: str) -> bool:
         found = self._known.get(path)
@@ -50,12 +61,41 @@ class TestCode:
             found = self._known[path] = self._match(path)
         return found
 
+    def includes(self, path: str) -> bool:
+        """Whether findings in test code at `path` are reported (include-tests)."""
+        return self.include
+
     def _match(self, path: str) -> bool:
-        if not self._lines:
-            return False
-        if self._patterns is None:
-            self._patterns = GlobPatterns(self._lines)
-        return self._patterns.match(_relative(Path(path), self.root))
+        if self._compiled is None:
+            self._compiled = [(root, GlobPatterns(lines)) for root, lines in self._groups if lines]
+        for root, patterns in self._compiled:
+            # Inherited patterns name paths below their own root only.
+            relative = _relative(Path(path), root) if root == self.root else _below(path, root)
+            if relative is not None and patterns.match(relative):
+                return True
+        return False
+
+
+class TestCodeByPath(TestCode):
+    """Test code under hierarchical configuration: each path is judged by the
+    `TestCode` of its own configuration (`of(path)`)."""
+
+    def __init__(self, root: Path, of: Callable[[str], TestCode]) -> None:
+        super().__init__(root, ())
+        self._of = of
+
+    def _match(self, path: str) -> bool:
+        return path in self._of(path)
+
+    def includes(self, path: str) -> bool:
+        return self._of(path).includes(path)
+
+
+def _below(path: str, root: Path) -> str | None:
+    try:
+        return Path(path).absolute().relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -100,18 +140,25 @@ def settle_scoped(
         everything = [*found, *in_test_code]
         everything.sort(key=lambda f: f.sort_key)
         return Shown(everything)
-    shown = [f for f in in_test_code if f.code.startswith(EVERYWHERE_PREFIX)]
+    shown = [
+        f for f in in_test_code if f.code.startswith(EVERYWHERE_PREFIX) or tests.includes(f.path)
+    ]
     hidden = len(in_test_code) - len(shown)
-    outside_one_off = without_one_off(found, results)
+    outside_one_off = without_one_off(found, results, tests.includes)
     hidden += len(found) - len(outside_one_off)
     shown.extend(outside_one_off)
     shown.sort(key=lambda f: f.sort_key)
     return Shown(shown, hidden)
 
 
-def without_one_off(findings: Iterable[Finding], results: Iterable[FileResult]) -> list[Finding]:
-    """`findings` less those inside a function a migration of the file runs."""
-    spans = {r.path: r.one_off for r in results if r.one_off}
+def without_one_off(
+    findings: Iterable[Finding],
+    results: Iterable[FileResult],
+    kept: Callable[[str], bool] = lambda path: False,
+) -> list[Finding]:
+    """`findings` less those inside a function a migration of the file runs
+    (but in the files `kept` says report them)."""
+    spans = {r.path: r.one_off for r in results if r.one_off and not kept(r.path)}
     if not spans:
         return list(findings)
     return [

@@ -25,6 +25,9 @@ class Output:
     # (importing it is a good part of a cached run's start-up).
     console: Console | None
     source_lines: SourceLines
+    # Whether `--fix` applies unsafe fixes in this run: a finding is marked
+    # fixable (`[*]`, as in Ruff) when its fix would be applied.
+    unsafe_fixes: bool = False
 
 
 def styled(stream: TextIO, color: str) -> bool:

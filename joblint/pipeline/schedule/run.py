@@ -15,9 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from joblint.config import Config, lint_options
+from joblint.config import Config, Configs
 from joblint.models import FileResult, Finding
 from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
 from joblint.pipeline.discover import Discovery, discover, module_name
@@ -33,6 +32,7 @@ from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import SKIPPED
+from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.workers import (
     MIN_FILES_FOR_POOL,
     Job,
@@ -44,11 +44,8 @@ from joblint.pipeline.schedule.workers import (
 from joblint.pipeline.screen.prefilter import Prefilter
 from joblint.pipeline.screen.verdicts import Screener, Screening, digest
 from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
-from joblint.registry import follows_calls, reads_settings, select_codes
+from joblint.registry import follows_calls
 from joblint.settings import LintSettings, ModuleInfo
-
-if TYPE_CHECKING:
-    import pathspec
 
 # Rounds of loading facts on demand (a class's base may live in yet another module).
 MAX_FACT_ROUNDS = 6
@@ -62,6 +59,8 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     # A rule failed on a file: reported with "please report", exit status 2.
     internal_errors: list[str] = field(default_factory=list)
+    # One-line warnings (a malformed suppression comment): the exit status stays.
+    warnings: list[str] = field(default_factory=list)
     # What re-linting one file with the project around it needs.
     results: list[FileResult] = field(default_factory=list)
     context: list[FileResult] = field(default_factory=list)
@@ -76,56 +75,6 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
     absolute = path.absolute()
     try:
         return absolute.relative_to(here).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-class _Selector:
-    """Rule codes per file: the config's selection minus its per-file ignores."""
-
-    def __init__(self, config: Config) -> None:
-        self.config = config
-        self.base = select_codes(config.select, config.extend_select, config.ignore, config.preview)
-        self.per_file = _per_file_ignores(config)
-        self.options = lint_options(config)
-
-    @property
-    def reads_settings(self) -> bool:
-        """A selected rule's findings depend on the project's settings facts."""
-        return any(reads_settings(code) for code in self.base)
-
-    def project_settings(self, named: frozenset[str] | None) -> ProjectSettings:
-        return ProjectSettings(
-            self.base,
-            self.config.visibility_margin_seconds,
-            named,
-            self.options.enqueue_functions,
-        )
-
-    def settings_for(self, path: Path) -> LintSettings:
-        codes = self.base
-        if self.per_file:
-            relative = _relative_to(path, self.config.root)
-            for spec, ignored in self.per_file:
-                if spec.match_file(relative) or spec.match_file(path.name):
-                    codes = frozenset(c for c in codes if not any(c.startswith(i) for i in ignored))
-        return LintSettings(codes, self.options)
-
-
-def _per_file_ignores(config: Config) -> list[tuple[pathspec.GitIgnoreSpec, frozenset[str]]]:
-    if not config.per_file_ignores:
-        return []
-    import pathspec  # gitignore globs; its import is not cheap, and most runs have none
-
-    return [
-        (pathspec.GitIgnoreSpec.from_lines([glob]), frozenset(codes))
-        for glob, codes in config.per_file_ignores
-    ]
-
-
-def _relative_to(path: Path, root: Path) -> str:
-    try:
-        return path.absolute().relative_to(root).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -184,20 +133,16 @@ class _Source:
 class _Run:
     """One `lint_paths` run: which files to parse, and which facts to load."""
 
-    def __init__(self, config: Config, options: RunOptions) -> None:
+    def __init__(self, config: Config, options: RunOptions, selector: Selector) -> None:
         self.config = config
         self.options = options
-        self.selector = _Selector(config)
+        self.selector = selector
         self.workers = worker_count(options.jobs)
         self.pool: WorkerPool | None = None
         self.cache = ResultCache(cache_directory(config)) if options.cache else None
         self.prefilter = Prefilter(
             self.selector.base,
-            [
-                *config.extend_enqueue_functions,
-                *config.extend_transaction_functions,
-                *config.extend_on_commit_functions,
-            ],
+            self.selector.user_functions,
             project_facts=self.selector.reads_settings,
         )
         self.facts_only = LintSettings(frozenset(), self.selector.options)
@@ -308,7 +253,7 @@ class _Run:
         for enqueues, which spares a pending finding per argument of every call."""
         defining = [s for s in sources if self.screen(s).on_call]
         on_call, _ = job_names(self.facts(defining)) if defining else (set(), set())
-        self.selector.options = replace(self.selector.options, call_enqueues=frozenset(on_call))
+        self.selector.learn_call_enqueues(frozenset(on_call))
         self.calls = _words(on_call)
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
@@ -368,8 +313,9 @@ class _DisplayPaths:
 
 def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = None) -> RunResult:
     options = options or RunOptions()
-    run = _Run(config, options)
-    discovery = discover(paths, config)
+    configs = Configs(config)
+    discovery = discover(paths, config, configs)
+    run = _Run(config, options, Selector(config, configs, discovery.files))
     if options.on_total:
         options.on_total(len(discovery.files))
     run.start_pool(len(discovery.files))
@@ -394,7 +340,7 @@ def _lint_discovered(
         # Pre-commit style: only some files are named. Facts of the rest of the
         # project still count (settings live elsewhere); findings are only theirs.
         seen = {s.path.resolve() for s in sources}
-        project = discover([project_root(config)], config).files
+        project = discover([project_root(config)], config, run.selector.configs).files
         rest = [p for p in project if p.resolve() not in seen]
         others = _load_sources(rest)[0]
     if run.options.use_prefilter:
@@ -436,8 +382,7 @@ def _lint_discovered(
         run.selector.project_settings(named),
         context,
         files_checked=len(discovery.files),
-        tests=test_code(config),
-        include_tests=config.include_tests,
+        tests=run.selector.test_code(),
     )
 
 
@@ -630,8 +575,9 @@ def project_root(config: Config) -> Path:
 
 
 def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
-    """Lint source given on stdin, shown as `filename`."""
-    selector = _Selector(config)
+    """Lint source given on stdin, shown as `filename` (and configured as a
+    file of that name would be)."""
+    selector = Selector(config)
     path = Path(filename)
     name, is_package = module_name(path) if path.exists() else (path.stem, False)
     from joblint.pipeline.lint import lint_source
@@ -640,13 +586,12 @@ def lint_text(text: bytes, filename: str, config: Config) -> RunResult:
         display_path(path), text, selector.settings_for(path), ModuleInfo(name, is_package)
     )
     settings = selector.project_settings(None)
-    tests = test_code(config)
-    return _finish([result], [], settings, tests=tests, include_tests=config.include_tests)
+    return _finish([result], [], settings, tests=selector.test_code())
 
 
 def test_code(config: Config) -> TestCode:
-    """What counts as test code in this run (joblint.pipeline.project.scope)."""
-    return TestCode(config.root, config.all_test_paths)
+    """What counts as test code for files of `config` (joblint.pipeline.project.scope)."""
+    return Selector(config).root.tests
 
 
 def _finish(
@@ -657,7 +602,7 @@ def _finish(
     files_checked: int | None = None,
     *,
     tests: TestCode,
-    include_tests: bool,
+    include_tests: bool = False,
 ) -> RunResult:
     checked = len(results) if files_checked is None else files_checked
     run = RunResult(files_checked=checked, errors=list(errors))
@@ -666,6 +611,7 @@ def _finish(
     run.results, run.context, run.settings = results, list(context or ()), settings
     for result in results:
         run.internal_errors.extend(result.errors)
+        run.warnings.extend(result.warnings)
     return run
 
 
@@ -673,15 +619,16 @@ def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], li
     """Lint new bytes of the run's file `shown` (a path as reported),
     settled with the rest of the run's project; its findings only."""
     path = Path(shown)
-    settings = _Selector(config).settings_for(path)
+    selector = Selector(config)
+    settings = selector.settings_for(path)
     name, is_package = module_name(path)
     others = [r for r in run.results if r.path != shown] + run.context
-    tests = test_code(config)
+    tests = selector.test_code()
     from joblint.pipeline.lint import lint_source
 
     def relint(data: bytes) -> list[Finding]:
         result = lint_source(shown, data, settings, ModuleInfo(name, is_package))
-        scoped = settle_scoped([result], run.settings, others, tests, config.include_tests)
+        scoped = settle_scoped([result], run.settings, others, tests)
         return [f for f in scoped.findings if f.path == shown]
 
     return relint
