@@ -23,3 +23,4 @@ docs:
 
 bench:
 	$(PYTHON) benchmarks/compare.py --write-docs
+	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/compare.py --write-docs --application "$$JOBLINT_BENCH_APP"; fi

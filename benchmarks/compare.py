@@ -9,6 +9,14 @@ git repository, whose .gitignore joblint and Ruff would obey):
 Tools (flake8, Ruff, and Fixit when it is on PATH) run alternately; medians of
 wall time and the peak resident memory of the whole process tree are reported.
 Run by hand or with `make bench`.
+
+    python benchmarks/compare.py --application PATH [--write-docs]
+
+measures a job-heavy application checked out at PATH (never committed here;
+`make bench` passes $JOBLINT_BENCH_APP when set) the way its users run
+joblint: the whole repository cold and warm, and one file named as pre-commit
+names it, with no cache and with a warm one, beside Ruff on the whole
+repository.
 """
 
 from __future__ import annotations
@@ -212,6 +220,72 @@ def identical_output(corpus: Path, jobs: int) -> bool:
     return serial.stdout == cached.stdout and bool(serial.stdout)
 
 
+def pre_commit_file(corpus: Path) -> Path:
+    """The file a pre-commit run names: the first (sorted) that enqueues a
+    job inside a transaction, as the files a developer edits there do."""
+    for path in sorted(corpus.rglob("*.py")):
+        if {"test", "tests", "migrations"} & set(path.parts) or path.name.startswith("test_"):
+            continue
+        data = path.read_bytes()
+        if b"atomic" in data and b".delay(" in data:
+            return path
+    raise SystemExit(f"no file of {corpus} enqueues inside a transaction")
+
+
+def measure_application(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
+    base = [sys.executable, "-m", "joblint", "check", "--isolated", "-j", str(jobs)]
+    named = str(pre_commit_file(corpus).relative_to(corpus))
+    cache = corpus / ".joblint_cache"
+    commands = {
+        "ruff (whole repository)": [
+            "ruff",
+            "check",
+            "--no-cache",
+            "--isolated",
+            "--exit-zero",
+            ".",
+        ],
+        "joblint one file, no cache": [*base, "--no-cache", named],
+    }
+    results: dict[str, Measure] = {}
+
+    def record(name: str, command: list[str]) -> None:
+        seconds, peak = timed(command, corpus)
+        entry = results.setdefault(name, Measure([], 0.0))
+        entry.seconds.append(seconds)
+        entry.peak_mb = max(entry.peak_mb, peak)
+
+    for _ in range(runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        record("joblint whole, cold", [*base, "."])
+        record("joblint whole, warm", [*base, "."])
+        record("joblint one file, warm", [*base, named])
+        for name, command in commands.items():
+            record(name, command)
+    shutil.rmtree(cache, ignore_errors=True)
+    return results
+
+
+def application_table(corpus: Path, results: dict[str, Measure]) -> list[str]:
+    files = sum(1 for _ in corpus.rglob("*.py"))
+    named = pre_commit_file(corpus).relative_to(corpus)
+    ruff = results["ruff (whole repository)"].median
+    one_cold = results["joblint one file, no cache"].median
+    lines = [
+        f"### application {corpus.name}: {files} files; the file named: {named}",
+        "",
+        "| run | median s | peak RSS MB |",
+        "| --- | ---: | ---: |",
+        *(f"| {n} | {m.median:.2f} | {m.peak_mb:.0f} |" for n, m in results.items()),
+        "",
+        f"- one file, no cache / Ruff whole repository = {one_cold / ruff:.1f} (target <= 4)",
+        f"- one file, warm = {results['joblint one file, warm'].median:.2f} s (target <= 0.5)",
+        f"- whole, cold / Ruff = {results['joblint whole, cold'].median / ruff:.1f}",
+        "",
+    ]
+    return lines
+
+
 def table(name: str, corpus: Path, results: dict[str, Measure], identical: bool) -> list[str]:
     files, file_share, byte_share = prefilter_rate(corpus)
     megabytes = sum(p.stat().st_size for p in corpus.rglob("*.py")) / 1e6
@@ -247,7 +321,10 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--corpus", choices=["stdlib", "site-packages", "both"], default="both")
     parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--application", type=Path, help="A job-heavy application's checkout.")
     args = parser.parse_args()
+    if args.application is not None:
+        return bench_application(args.application.resolve(), args.runs, args.jobs, args.write_docs)
     WORK.mkdir(parents=True, exist_ok=True)
     (WORK / ".gitignore").write_text("*\n")
     corpora = {
@@ -272,6 +349,33 @@ def main() -> int:
         head = text.split(marker)[0] if marker in text else text
         docs.write_text(head.rstrip() + f"\n\n{marker}\n\n" + "\n".join(report) + "\n")
     return 0
+
+
+def bench_application(corpus: Path, runs: int, jobs: int, write_docs: bool) -> int:
+    if not tool_available("ruff"):
+        raise SystemExit("the application benchmark compares with Ruff: install it")
+    report = [
+        f"Machine: {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
+        f"{runs} alternating runs, -j {jobs}.",
+        "",
+        *application_table(corpus, measure_application(corpus, runs, jobs)),
+    ]
+    print("\n".join(report))
+    if write_docs:
+        _write_section(ROOT / "docs" / "performance.md", "<!-- application -->", report)
+    return 0
+
+
+def _write_section(docs: Path, marker: str, report: list[str]) -> None:
+    """Replace what follows `marker` up to the next marker (or the end)."""
+    text = docs.read_text() if docs.exists() else ""
+    head, found, rest = text.partition(marker)
+    tail = ""
+    if found:
+        after = rest.find("<!-- ", 1)
+        tail = rest[after:] if after != -1 else ""
+    body = "\n".join(report).rstrip()
+    docs.write_text(head.rstrip() + f"\n\n{marker}\n\n{body}\n" + ("\n" + tail if tail else ""))
 
 
 if __name__ == "__main__":

@@ -123,8 +123,21 @@ class EnqueueInTransaction(Rule):
       database router's `db_for_read` returns that its `db_for_write` never
       does. The alias must be a string literal or a module constant holding
       one (`atomic(using=REPLICA)`).
-    - Transactions are found lexically: a transaction opened by a caller in
-      another function, or by `ATOMIC_REQUESTS`, is not seen.
+    - Through the project model: a call inside a transaction of the
+      project's own function, method or class is followed across modules, up
+      to 6 calls deep (each function once, so recursion and cycles end it),
+      and reported when it leads to an enqueue, the message naming each hop
+      with file:line (SARIF and JSON carry them as related locations).
+      Project callables that open a transaction count as transactions:
+      a `@contextmanager` yielding inside one (used with `with` or as a
+      decorator), a decorator whose wrapper calls the function inside one,
+      and wrappers of those. Receivers are known through imports, `self.`
+      and `cls.`, module-level instances, annotations, constructors and
+      manager fetches (`Order.objects.get(...)`); a call on an unannotated
+      parameter is not followed. `joblint check --show-project-model FILE`
+      shows what was inferred.
+    - A transaction opened by a caller in another function (a caller of the
+      function the enqueue is in), or by `ATOMIC_REQUESTS`, is not seen.
     - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and
       `<x>.transaction()` count as transactions whatever `<x>` is (a documented
       heuristic: the receiver's type can't be known statically).
