@@ -84,14 +84,16 @@ class RetryOnAnyException(RetryRule):
         or `Exception`/`BaseException` among the types it is for."""
         for catch in policy.catches:
             if catch.caught is Caught.EVERYTHING and self.first_time(catch.node):
-                self.report(
+                self.report_at(
+                    policy,
                     catch.node,
                     f"{catch.where} in a bare except: retries every exception: {_BUGS}. "
                     f"Catch {FIX_TRANSIENT}",
                 )
             for broad in catch.broad:
                 if self.first_time(broad):
-                    self.report(
+                    self.report_at(
+                        policy,
                         broad,
                         f"{_where(catch)} retries every exception ({_name(broad)}): {_BUGS}. "
                         f"Retry {FIX_TRANSIENT}",

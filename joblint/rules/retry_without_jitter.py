@@ -160,7 +160,7 @@ class RetryWithoutJitter(RetryRule):
                 continue
             for term in delay.terms:
                 if term.growth is Growth.EXPONENTIAL and self.first_time(term.node):
-                    self.report(term.node, _message(term), fix=as_fix(term.rewrite))
+                    self.report_at(policy, term.node, _message(term), fix=as_fix(term.rewrite))
 
     VALID = (
         Valid(

@@ -118,7 +118,8 @@ class UnboundedRetries(RetryRule):
         default is none, a value that means none, or a loop that never gives up."""
         for bound in policy.bounds:
             if bound.bound is Bound.NONE:
-                self.report(
+                self.report_at(
+                    policy,
                     bound.node,
                     f"{bound.says.cause}: {_FOREVER}. {bound.says.remedy}",
                     fix=as_fix(bound.rewrite),
