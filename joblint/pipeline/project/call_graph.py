@@ -93,6 +93,7 @@ class CallGraph:
     by_path: dict[str, ModuleIndex] = field(default_factory=dict)
     enqueue_functions: frozenset[str] = frozenset()
     task_decorators: dict[str, TaskDecorator] = field(default_factory=dict)
+    _modules: set[str] = field(default_factory=set)
     _chains: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
     _opens: dict[str, bool] = field(default_factory=dict)
 
@@ -336,10 +337,19 @@ class CallGraph:
                 name = alias
                 continue
             owner, _, method = name.rpartition(".")
-            if owner and method in jobs.TASK_DECORATOR_METHODS:
-                return TaskDecorating(self._app_library(owner), options)
-            return None
+            if not owner or method not in jobs.TASK_DECORATOR_METHODS or self._defined(name):
+                return None
+            return TaskDecorating(self._app_library(owner), options)
         return None
+
+    def _defined(self, name: str) -> bool:
+        """A function, class or other module-level name of a loaded module:
+        not an app's task method."""
+        if self.resolve(name) is not None or name in self.classes:
+            return True
+        if not self._modules:
+            self._modules.update(module.module for module in self.by_path.values())
+        return name.rpartition(".")[0] in self._modules
 
     def _app_library(self, owner: str) -> str:
         """The library of the app object `owner` names ("" when not known)."""
