@@ -351,7 +351,9 @@ class ProjectIndex:
         hop = self._passing_task(requirement)
         if hop is None:
             return finding
-        task = hop.function.rsplit(".", 1)[-1]
+        owner, _, task = hop.function.rpartition(".")
+        if owner in self.graph.classes:
+            task = f"{owner.rsplit('.', 1)[-1]}.{task}"
         text = f"'{task}' passes itself at {hop.path}:{hop.call.line}"
         step = f"{task}() passes itself to {hop.call.text}()"
         related = (Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), step),)

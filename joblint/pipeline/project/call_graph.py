@@ -392,7 +392,8 @@ class CallGraph:
         return False
 
     def _task_class_library(self, qualname: str) -> str | None:
-        todo, seen = [qualname], set()
+        todo = [qualname]
+        seen: set[str] = set()
         while todo and len(seen) < _MAX_RESOLVE_STEPS:
             base = todo.pop(0)
             name = self.index.canonical(self.aliases.get(base, base))
