@@ -525,9 +525,11 @@ def _helper_callers(
 ) -> list[FileResult]:
     """The index of the files naming a helper that a pending finding needs a
     bound task to hand itself to (`def retry_later(task, exc)`): the callers."""
-    names = _words(task_helpers(results))
-    if names is None:
+    helpers = task_helpers(results)
+    if not helpers:
         return []
+    words = b"|".join(re.escape(n.encode()) for n in sorted(helpers))
+    names = re.compile(rb"\b(?:" + words + rb")\s*\(")  # a call of one
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     wanted = [s for s in everything if s.shown not in indexed and names.search(s.data)]
     return run.index(wanted)
