@@ -58,7 +58,18 @@ class Requirement:
       through the project's functions (the project model; the message names
       the chain where it says `CHAIN`);
     - "opens-transaction" (`OPENS_TRANSACTION`): the project callable
-      `qualname` must open a transaction when called (`with it():`, `@it`).
+      `qualname` must open a transaction when called (`with it():`, `@it`);
+    - "task-decorator" (`TASK_DECORATOR`): the project name `qualname`, used
+      as a decorator, must register a task of one of `libraries` ("" among
+      them: also one whose library the project doesn't tell), called with
+      options of its own when `reach` is ("called",);
+    - "task-decorator-sets" (`TASK_DECORATOR_SETS`): the project's task
+      decorator `qualname` must set each option `libraries` names as
+      `key=literal` (`bind=True`), itself or through what it is built from;
+    - "passed-a-task" (`PASSED_A_TASK`): some bound task of one of `libraries`
+      must pass itself (its first parameter) to the function `qualname` at the
+      parameter `reach` gives as (position, name); the message names that
+      task where it says `CALLER`.
     """
 
     kind: str
@@ -145,8 +156,15 @@ class PendingFinding:
 CHAIN = "\u27e8chain\u27e9"
 LEADS_TO_ENQUEUE = "leads-to-enqueue"
 OPENS_TRANSACTION = "opens-transaction"
+TASK_DECORATOR = "task-decorator"
+TASK_DECORATOR_SETS = "task-decorator-sets"
+PASSED_A_TASK = "passed-a-task"
+# Where a pending finding's message names the task that hands itself to a helper.
+CALLER = "\u27e8caller\u27e9"
 # The requirements the project model settles (`joblint.pipeline.project.call_graph`).
-MODEL_REQUIREMENTS = frozenset({LEADS_TO_ENQUEUE, OPENS_TRANSACTION})
+MODEL_REQUIREMENTS = frozenset(
+    {LEADS_TO_ENQUEUE, OPENS_TRANSACTION, TASK_DECORATOR, TASK_DECORATOR_SETS, PASSED_A_TASK}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +254,39 @@ class ProjectCall:
     # (`with transaction.atomic():`, `@transaction.atomic`), else the project
     # callables that may open one around it (`with traced_atomic():`, `@in_tx`).
     transaction: tuple[str, ...] | None = None
+    # Where the call passes the caller's first parameter (a bound task's
+    # `self`): its position ("0") or keyword; "" when it doesn't.
+    receiver_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DecoratorUse:
+    """A decorator on a function, as the module's index records it."""
+
+    qualname: str  # what the decorator (or the callable it calls) names
+    # `@it(...)`: its keywords, each with its literal value ("True", "None",
+    # "3"; "" when it isn't a literal).
+    options: tuple[tuple[str, str], ...] = ()
+    called: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDecorator:
+    """A module-level name that may be a job library's task decorator built
+    by the project: `retrying = shared_task(max_retries=None)` (a stored
+    decorator), `task = app.task` (an alias), `functools.partial(shared_task,
+    ...)`, or a function forwarding its arguments to one."""
+
+    qualname: str
+    # What it is built from: a library's decorator ("celery.shared_task"), an
+    # app's method ("shop.celery.app.task") or another project name.
+    via: str
+    line: int
+    # The options it fixes, literal values as in `DecoratorUse.options`.
+    options: tuple[tuple[str, str], ...] = ()
+    # `@it(...)` passes its own options on (an alias, a partial, a forwarding
+    # function); a stored decorator takes only the function.
+    takes_options: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +309,9 @@ class FunctionSummary:
     line: int
     calls: tuple[ProjectCall, ...] = ()
     opens: TxOpening | None = None
+    # Its decorators that may register it as a task (a library's, an app's
+    # method, or a project name).
+    decorators: tuple[DecoratorUse, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +327,7 @@ class ModuleIndex:
     # Module-level `name = Callee(...)`: (qualname, the callee's qualname).
     instances: tuple[tuple[str, str], ...] = ()
     functions: tuple[FunctionSummary, ...] = ()
+    task_decorators: tuple[TaskDecorator, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from joblint.analysis.context import Options
 from joblint.config import DEFAULT_TEST_PATHS, lint_options, parse_table
-from joblint.models import Finding
+from joblint.index import index_source
+from joblint.models import FileResult, Finding
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings
 from joblint.pipeline.project.scope import TestCode, settle_scoped
@@ -51,11 +52,16 @@ def lint_example(
     sources = {EXAMPLE_MODULE: example.code if code is None else code}
     sources.update({name.replace("_", "."): code for name, code in example.project.items()})
     results = [
-        lint_source(
-            f"{module.replace('.', '/')}.py",
-            code.encode(),
+        _with_index(
+            lint_source(
+                f"{module.replace('.', '/')}.py",
+                code.encode(),
+                settings,
+                ModuleInfo(module),
+            ),
+            code,
+            module,
             settings,
-            ModuleInfo(module),
         )
         for module, code in sources.items()
     ]
@@ -64,6 +70,14 @@ def lint_example(
     tests = TestCode(Path.cwd(), DEFAULT_TEST_PATHS)
     found = settle_scoped(results, ProjectSettings(settings.codes), [], tests).findings
     return [f for f in found if f.code == rule.CODE]
+
+
+def _with_index(result: FileResult, code: str, module: str, settings: LintSettings) -> FileResult:
+    """Every file of an example gives its part of the project model, as a run
+    reads it on demand for the modules the model needs."""
+    if result.index is not None:
+        return result
+    return replace(result, index=index_source(code, ModuleInfo(module), settings.options))
 
 
 def _options(rule: type[Rule], example: Valid | Invalid) -> Options:

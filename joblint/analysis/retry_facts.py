@@ -107,7 +107,7 @@ class RetryPolicy:
     """A retry policy set at one place (`node`: a call, a decorator, task
     options, a settings dict or a loop) and its parts, each read on demand."""
 
-    __slots__ = ("_bounds", "_catches", "_delays", "node")
+    __slots__ = ("_bounds", "_catches", "_delays", "node", "requires")
 
     def __init__(
         self,
@@ -116,8 +116,13 @@ class RetryPolicy:
         delays: Callable[[], tuple[Delay, ...]] | None = None,
         bounds: Callable[[], tuple[BoundSetting, ...]] | None = None,
         catches: Callable[[], tuple[Catch, ...]] | None = None,
+        requires: tuple[Requirement, ...] = (),
     ) -> None:
         self.node = node
+        # What the project must confirm for any of its findings to stand (the
+        # decorator is a task decorator of the project's; a caller hands the
+        # helper a bound task).
+        self.requires = requires
         self._delays = _Once(delays)
         self._bounds = _Once(bounds)
         self._catches = _Once(catches)

@@ -14,11 +14,12 @@ import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.expressions import first_parameter
-from joblint.analysis.names import BindingKind, Resolver, dotted_parts
-from joblint.analysis.tasks import decorator_task_library
+from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts
+from joblint.analysis.tasks import task_decorator_library
 from joblint.analysis.values import value_of
+from joblint.knowledge.jobs import PARTIAL_FUNCTIONS, may_be_project_code
 from joblint.libraries.retry_api import Param, TaskRetries, Unresolved
-from joblint.models import Requirement
+from joblint.models import PASSED_A_TASK, TASK_DECORATOR, TASK_DECORATOR_SETS, Requirement
 
 # --- calls and keywords ----------
 
@@ -106,6 +107,10 @@ class TaskOptions:
     options: dict[str, Setting] = field(default_factory=dict)
     # The project must confirm the decorator is the library's.
     requires: tuple[Requirement, ...] = ()
+    # A task decorator another module of the project builds (its qualified
+    # name): the options it fixes are judged there, and known here only
+    # through the project step.
+    decorator: str = ""
 
     def get(self, name: str) -> Setting | None:
         return self.options.get(name)
@@ -122,30 +127,134 @@ class TaskOptions:
 def decorator_options(
     decorator: cst.Decorator, task: cst.FunctionDef, retries: TaskRetries, resolver: Resolver
 ) -> TaskOptions | None:
-    """The options of one of the library's task decorator calls on `task`
+    """The options one of the library's task decorators sets on `task`
     (`@app.task(max_retries=None)`), or None when the decorator isn't one. An
     unresolved `@x.task(...)` counts, trusted or to be confirmed by the project
-    as `retries.unresolved` says."""
-    call = decorator.decorator
-    if not isinstance(call, cst.Call):
-        return None
-    found = decorator_task_library(decorator, resolver)
+    as `retries.unresolved` says. A task decorator the project builds counts
+    too: one this module binds (`retrying = shared_task(...)`, its options
+    merged with the call's where Celery merges them), or one imported from
+    another module of the project, which the project step must confirm."""
+    expr = decorator.decorator
+    call = expr if isinstance(expr, cst.Call) else None
+    func = call.func if call is not None else expr
+    requires = _library_decorator(func, retries, resolver, task)
+    if requires is not None:
+        return None if call is None else _with_keywords(TaskOptions(requires=requires), call)
+    return _project_decorator_options(func, call, retries, resolver)
+
+
+def _with_keywords(options: TaskOptions, call: cst.Call | None) -> TaskOptions:
+    if call is not None:
+        for arg in call.args:
+            if arg.keyword is not None:
+                options.options[arg.keyword.value] = Setting(arg, arg.value)
+    return options
+
+
+def _library_decorator(
+    func: cst.BaseExpression,
+    retries: TaskRetries,
+    resolver: Resolver,
+    task: cst.FunctionDef | None = None,
+) -> tuple[Requirement, ...] | None:
+    """What must hold for `func` to be one of the library's task decorators
+    (`shared_task`, `app.task`), or None when it can't be. For an unresolved
+    receiver to be confirmed, the project must know the decorated function as
+    the library's task (or, with no function, the receiver as its app)."""
+    found = task_decorator_library(func, resolver)
     if found is None:
         return None
     library, receiver = found
     if library not in ("", retries.library):
         return None
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    method = func.attr.value if isinstance(func, cst.Attribute) else None
     if (library == "" or not retries.every_decorator) and method not in retries.decorator_methods:
         return None
-    options = TaskOptions()
-    if library == "" and _needs_confirmation(receiver, retries):
-        qualname = resolver.local_qualname(task.name.value)
-        options.requires = (Requirement("task", qualname, frozenset({retries.library})),)
-    for arg in call.args:
-        if arg.keyword is not None:
-            options.options[arg.keyword.value] = Setting(arg, arg.value)
-    return options
+    if library != "" or not _needs_confirmation(receiver, retries):
+        return ()
+    libraries = frozenset({retries.library})
+    if task is None:
+        return (Requirement("queue", receiver, libraries),)
+    return (Requirement("task", resolver.local_qualname(task.name.value), libraries),)
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltDecorator:
+    """A task decorator the code builds from one of the library's: the
+    options it fixes and whether `@it(...)` passes options of its own on (a
+    stored `shared_task(...)` takes only the function)."""
+
+    options: TaskOptions
+    takes_options: bool
+
+
+def built_decorator(
+    value: cst.BaseExpression, retries: TaskRetries, resolver: Resolver
+) -> BuiltDecorator | None:
+    """`shared_task(max_retries=None)`, `app.task(...)` (stored decorators),
+    `functools.partial(shared_task, ...)` or `app.task` (an alias)."""
+    if not isinstance(value, cst.Call):
+        requires = _library_decorator(value, retries, resolver)
+        return None if requires is None else BuiltDecorator(TaskOptions(requires=requires), True)
+    if resolver.qualified_name(value.func) in PARTIAL_FUNCTIONS:
+        args = positional(value)
+        requires = _library_decorator(args[0].value, retries, resolver) if args else None
+        if requires is None or len(args) > 1:
+            return None
+        return BuiltDecorator(_with_keywords(TaskOptions(requires=requires), value), True)
+    requires = _library_decorator(value.func, retries, resolver)
+    if requires is None or positional(value):
+        return None  # `app.task(fn)` registers `fn`: no decorator is built
+    return BuiltDecorator(_with_keywords(TaskOptions(requires=requires), value), False)
+
+
+def factory_options(call: cst.Call, retries: TaskRetries, resolver: Resolver) -> TaskOptions | None:
+    """The options a call of one of the library's task decorators (or a
+    `partial` of one) sets where it isn't written as a decorator:
+    `retrying = shared_task(max_retries=None)`, `app.task(fn, max_retries=3)`."""
+    if resolver.qualified_name(call.func) in PARTIAL_FUNCTIONS:
+        built = built_decorator(call, retries, resolver)
+        return None if built is None else built.options
+    requires = _library_decorator(call.func, retries, resolver)
+    return None if requires is None else _with_keywords(TaskOptions(requires=requires), call)
+
+
+def _project_decorator_options(
+    func: cst.BaseExpression, call: cst.Call | None, retries: TaskRetries, resolver: Resolver
+) -> TaskOptions | None:
+    parts = dotted_parts(func)
+    binding = resolver.lookup(parts[0]) if parts else None
+    if binding is None or parts is None:
+        return None
+    if len(parts) == 1 and _module_value(binding):
+        assert binding.expr is not None
+        built = built_decorator(binding.expr, retries, resolver)
+        if built is None or (call is not None and not built.takes_options):
+            return None  # a stored decorator called with options is no task
+        merged = TaskOptions(dict(built.options.options), built.options.requires)
+        return _with_keywords(merged, call)
+    qualname = resolver.qualified_name(func)
+    if binding.kind is not BindingKind.IMPORT or qualname is None:
+        return None
+    if not may_be_project_code(qualname):
+        return None
+    libraries = {retries.library}
+    if retries.unresolved is Unresolved.TRUSTED:
+        libraries.add("")  # as for `@x.task`: an app the project can't tell is trusted
+    called = ("called",) if call is not None else ()
+    requirement = Requirement(TASK_DECORATOR, qualname, frozenset(libraries), reach=called)
+    return _with_keywords(TaskOptions(requires=(requirement,), decorator=qualname), call)
+
+
+def _module_value(binding: Binding) -> bool:
+    """A module-level name this module assigns (`retrying = shared_task(...)`)."""
+    return (
+        binding.kind in (BindingKind.VALUE, BindingKind.OTHER)
+        and bool(binding.qualname)
+        and binding.expr is not None
+        and binding.unpack_index is None
+        and not binding.iterated
+    )
 
 
 def _needs_confirmation(receiver: str, retries: TaskRetries) -> bool:
@@ -246,38 +355,77 @@ class TaskScopes:
         if self._classes and self._classes[-1][0] is node:
             self._classes.pop()
 
-    def is_task_retry(self, call: cst.Call, retries: TaskRetries, context: FileContext) -> bool:
-        """`self.retry(...)` in a bound task (`bind=True` or a method of a Task
-        subclass), `task.retry(...)` in a helper whose parameter `task` is
-        annotated as a `Task`, or `<task>.retry(...)` on a task of the library
-        defined here."""
+    def task_retry(
+        self, call: cst.Call, retries: TaskRetries, context: FileContext
+    ) -> tuple[Requirement, ...] | None:
+        """What must hold for `call` to be a running task's own retry (None:
+        it isn't one): `self.retry(...)` in a bound task (`bind=True` or a
+        method of a Task subclass), `task.retry(...)` in a helper whose
+        parameter `task` is annotated as a `Task` or, unannotated, is handed
+        a bound task by a caller the project knows, or `<task>.retry(...)` on
+        a task of the library defined here."""
         method = retries.method
         receiver = None if method is None else retry_receiver(call, method.name)
         if method is None or receiver is None:
-            return False
+            return None
         function = context.frame.node
         if isinstance(function, cst.FunctionDef):
             if _annotated_as_task(function, receiver, retries, context.resolver):
-                return True
+                return ()
             if receiver == first_parameter(function):
-                return self._is_bound_task(function, retries, context)
+                bound = self._bound_task(function, retries, context)
+                if bound is not None:
+                    return bound
+            helper = self._helper_parameter(function, receiver, retries, context)
+            if helper is not None:
+                return helper
         binding = context.resolver.lookup(receiver)
-        return (
+        if (
             binding is not None
             and binding.kind is BindingKind.DEF
             and binding.task_library == retries.library
-        )
+        ):
+            return ()
+        return None
 
-    def _is_bound_task(
+    def _bound_task(
         self, function: cst.FunctionDef, retries: TaskRetries, context: FileContext
-    ) -> bool:
+    ) -> tuple[Requirement, ...] | None:
         bind_keyword = retries.method.bind_keyword if retries.method else ""
         for options in function_options(function, retries, context.resolver):
             bind = options.get(bind_keyword) if bind_keyword else None
-            if bind is not None and isinstance(bind.value, cst.Name) and bind.value.value == "True":
-                return True
+            if bind is not None:
+                if isinstance(bind.value, cst.Name) and bind.value.value == "True":
+                    return options.requires
+                continue
+            if options.decorator and bind_keyword:
+                # The project's decorator may bind its tasks itself.
+                sets = frozenset({f"{bind_keyword}=True"})
+                binds = Requirement(TASK_DECORATOR_SETS, options.decorator, sets)
+                return (*options.requires, binds)
         in_class = bool(context.frame.class_name) and bool(self._classes)
-        return in_class and retries.library in self._classes[-1][1]
+        if in_class and retries.library in self._classes[-1][1]:
+            return ()
+        return None
+
+    def _helper_parameter(
+        self, function: cst.FunctionDef, receiver: str, retries: TaskRetries, context: FileContext
+    ) -> tuple[Requirement, ...] | None:
+        """`def retry_later(task, exc): raise task.retry(...)`, a module-level
+        function: a retry of the task a caller hands it, if a bound task
+        passes itself there (the project step finds the caller)."""
+        if len(context.frames) != 2 or context.frame.class_name or function.decorators:
+            return None
+        params = function.params
+        for position, param in enumerate((*params.posonly_params, *params.params)):
+            if param.name.value == receiver:
+                qualname = context.resolver.local_qualname(function.name.value)
+                spec = (str(position), receiver)
+                needs = Requirement(
+                    PASSED_A_TASK, qualname, frozenset({retries.library}), reach=spec
+                )
+                return (needs,)
+        return None
 
 
 def _annotated_as_task(

@@ -58,6 +58,7 @@ from joblint.analysis.retry_options import (
     argument,
     class_options,
     decorator_options,
+    factory_options,
     has_star_kwargs,
     is_attempt_count,
     is_task_class,
@@ -113,6 +114,8 @@ class RetrySites:
         # The loops and except clauses being visited, each with the scope it is in.
         self._loops: list[tuple[Loop, cst.CSTNode]] = []
         self._handlers: list[tuple[cst.ExceptHandler, cst.CSTNode]] = []
+        # Calls written as decorators: their options are the function's (`at_function`).
+        self._decorator_calls: set[int] = set()
 
     @property
     def values(self) -> ScopeValues:
@@ -187,6 +190,7 @@ class RetrySites:
         """A bare retry decorator (`@retry`): the library's defaults."""
         expr = node.decorator
         if isinstance(expr, cst.Call):
+            self._decorator_calls.add(id(expr))
             return ()
         api = retries.BARE_RETRY_DECORATORS.get(self.resolver.library_name(expr) or "")
         if api is None or api.bound is None:
@@ -195,9 +199,7 @@ class RetrySites:
         return self.context.memo(
             "retry-decorator",
             node,
-            lambda: (
-                RetryPolicy(expr, bounds=partial(self._bounds, _NoSettings(), bound, expr)),
-            ),
+            lambda: (RetryPolicy(expr, bounds=partial(self._bounds, _NoSettings(), bound, expr)),),
         )
 
     def at_call(self, node: cst.Call) -> tuple[RetryPolicy, ...]:
@@ -226,8 +228,16 @@ class RetrySites:
 
     def _call(self, node: cst.Call) -> tuple[RetryPolicy, ...]:
         for r in retries.TASK_RETRIES:
-            if r.method is not None and self._scopes.is_task_retry(node, r, self.context):
-                return (self._method_policy(node, r.method),)
+            if r.method is None:
+                continue
+            requires = self._scopes.task_retry(node, r, self.context)
+            if requires is not None:
+                return (self._method_policy(node, r.method, requires),)
+        if id(node) not in self._decorator_calls:
+            for r in retries.TASK_RETRIES:
+                options = factory_options(node, r, self.resolver)
+                if options is not None:
+                    return (self._options_policy(node, options, r),)
         name = self.resolver.library_name(node.func)
         if name is None:
             return ()
@@ -249,6 +259,7 @@ class RetrySites:
             delays=partial(self._delays, options, r.delay, None) if r.delay else None,
             bounds=partial(self._option_bounds, options, r.bounds, node) if r.bounds else None,
             catches=partial(self._catches, options, r.catches) if r.catches else None,
+            requires=options.requires,
         )
 
     def _option_bounds(
@@ -274,7 +285,9 @@ class RetrySites:
             else None,
         )
 
-    def _method_policy(self, call: cst.Call, method: RetryMethod) -> RetryPolicy:
+    def _method_policy(
+        self, call: cst.Call, method: RetryMethod, requires: tuple[Requirement, ...]
+    ) -> RetryPolicy:
         receiver = retry_receiver(call, method.name) or ""
         handler = self._handler_here()
         where = filled(method.where, task=receiver)
@@ -285,6 +298,7 @@ class RetrySites:
             if method.bound
             else None,
             catches=partial(self._handler_catches, call, handler, where) if handler else None,
+            requires=requires,
         )
 
     def _sleep_policy(self, call: cst.Call, sleep_keyword: str) -> RetryPolicy:

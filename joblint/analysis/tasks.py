@@ -33,6 +33,12 @@ def decorator_task_library(decorator: cst.Decorator, resolver: Resolver) -> tupl
     expr = decorator.decorator
     if isinstance(expr, cst.Call):
         expr = expr.func
+    return task_decorator_library(expr, resolver)
+
+
+def task_decorator_library(expr: cst.BaseExpression, resolver: Resolver) -> tuple[str, str] | None:
+    """`decorator_task_library` for the decorator's callable (`shared_task`,
+    `app.task`) wherever it is written."""
     qualname = resolver.qualified_name(expr)
     if qualname is not None and qualname in jobs.TASK_DECORATORS:
         return jobs.TASK_DECORATORS[qualname], ""

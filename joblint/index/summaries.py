@@ -21,7 +21,14 @@ from typing import cast
 
 from joblint.knowledge import jobs
 from joblint.knowledge.payloads import MANAGER_FETCHES
-from joblint.models import FunctionSummary, ModuleIndex, ProjectCall, TxOpening
+from joblint.models import (
+    DecoratorUse,
+    FunctionSummary,
+    ModuleIndex,
+    ProjectCall,
+    TaskDecorator,
+    TxOpening,
+)
 from joblint.settings import ModuleInfo, Options
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -98,6 +105,7 @@ class _Summary:
     line: int
     calls: list[ProjectCall] = field(default_factory=list)
     opens: TxOpening | None = None
+    decorators: tuple[DecoratorUse, ...] = ()
 
 
 class ModuleReader:
@@ -111,6 +119,7 @@ class ModuleReader:
         self.classes: list[tuple[str, tuple[str, ...]]] = []
         self.instances: list[tuple[str, str]] = []
         self.summaries: dict[str, _Summary] = {}
+        self.task_decorators: list[TaskDecorator] = []
 
     def local(self, name: str) -> str:
         return f"{self.module.name}.{name}" if self.module.name else name
@@ -127,9 +136,12 @@ class ModuleReader:
             tuple(self.classes),
             tuple(self.instances),
             tuple(
-                FunctionSummary(self.local(key), found.line, tuple(found.calls), found.opens)
+                FunctionSummary(
+                    self.local(key), found.line, tuple(found.calls), found.opens, found.decorators
+                )
                 for key, found in self.summaries.items()
             ),
+            tuple(self.task_decorators),
         )
 
     # --- module level ------------------------------------------------------------
@@ -164,10 +176,12 @@ class ModuleReader:
     def _define(self, statement: ast.stmt) -> None:
         if isinstance(statement, _Function):
             self._function(statement, statement.name, "", [])
+            self._note_forwarding(statement)
         elif isinstance(statement, ast.ClassDef):
             self._class(statement)
         elif isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             value = statement.value
+            self._note_task_decorator(statement, value)
             if isinstance(value, ast.Call):
                 callee = self._module_name(value.func)
                 if callee is not None:
@@ -179,6 +193,68 @@ class ModuleReader:
         if parts is None or parts[0] not in self.names:
             return None
         return ".".join([self.names[parts[0]], *parts[1:]])
+
+    # --- task decorators the project builds ------------------------------------------
+
+    def _note_task_decorator(self, statement: ast.Assign | ast.AnnAssign, value: ast.expr) -> None:
+        """`retrying = shared_task(...)`, `task = app.task`, `partial(shared_task, ...)`."""
+        found = self._built_decorator(value)
+        if found is None:
+            return
+        via, options, takes_options = found
+        for name in _assigned_names(statement):
+            decorator = TaskDecorator(
+                self.local(name), via, statement.lineno, options, takes_options
+            )
+            self.task_decorators.append(decorator)
+
+    def _built_decorator(self, value: ast.expr) -> tuple[str, _Options, bool] | None:
+        if not isinstance(value, ast.Call):
+            name = self._module_name(value)
+            return None if name is None or not _may_decorate(name) else (name, (), True)
+        callee = self._module_name(value.func)
+        if callee is None:
+            return None
+        if callee in jobs.PARTIAL_FUNCTIONS:
+            if len(value.args) != 1 or isinstance(value.args[0], ast.Starred):
+                return None
+            inner = self._module_name(value.args[0])
+            if inner is None or not _may_decorate(inner):
+                return None
+            return inner, _options(value), True
+        if value.args or not _library_decorator(callee):
+            return None  # `app.task(fn)` registers `fn`; a project call may return anything
+        return callee, _options(value), False
+
+    def _note_forwarding(self, node: _Function) -> None:
+        """`def task(*args, **kwargs): return shared_task(*args, **kwargs)`: a
+        task decorator taking the options its callers pass (and those it adds)."""
+        kwarg = node.args.kwarg
+        if kwarg is None:
+            return
+        for inner in own_nodes(node.body):
+            if not isinstance(inner, ast.Return) or not isinstance(inner.value, ast.Call):
+                continue
+            call = inner.value
+            callee = self._module_name(call.func)
+            if callee is None or not _may_decorate(callee):
+                continue
+            if any(k.arg is None and _is_name(k.value, kwarg.arg) for k in call.keywords):
+                found = TaskDecorator(self.local(node.name), callee, node.lineno, _options(call))
+                self.task_decorators.append(found)
+                return
+
+    def _decorator_uses(self, node: _Function, stack: list[_Frame]) -> tuple[DecoratorUse, ...]:
+        """The decorators that may register the function as a task."""
+        found = []
+        for decorator in node.decorator_list:
+            qualname = self._qualify(_decorated(decorator), stack)
+            if qualname is None or not _may_decorate(qualname):
+                continue
+            called = isinstance(decorator, ast.Call)
+            options = _options(decorator) if isinstance(decorator, ast.Call) else ()
+            found.append(DecoratorUse(qualname, options, called))
+        return tuple(found)
 
     def _class(self, node: ast.ClassDef) -> None:
         qualname = self.local(node.name)
@@ -198,6 +274,7 @@ class ModuleReader:
         summary = self.summaries.setdefault(key, _Summary(node.lineno))
         self._bind_locals(frame, outer)
         stack = [*outer, frame]
+        summary.decorators = self._decorator_uses(node, outer)
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
         for inner in own_nodes(node.body):
@@ -375,7 +452,8 @@ class ModuleReader:
             or qualname in self.enqueue_functions
         ):
             return None
-        return ProjectCall(qualname, node.lineno, text, transaction)
+        receiver_at = _receiver_at(node, stack[-1].node)
+        return ProjectCall(qualname, node.lineno, text, transaction, receiver_at)
 
     def _callee(self, func: ast.expr, stack: list[_Frame]) -> tuple[str, str] | None:
         """The qualified name and text of what a call calls: a dotted name, or
@@ -464,6 +542,53 @@ class ModuleReader:
                 if found is not None:
                     via = _join(via, found)
         return via
+
+
+_Options = tuple[tuple[str, str], ...]
+
+
+def _library_decorator(qualname: str) -> bool:
+    """A library's task decorator, or an app's task method (`shop.celery.app.task`)."""
+    return qualname in jobs.TASK_DECORATORS or (
+        "." in qualname and qualname.rsplit(".", 1)[1] in jobs.TASK_DECORATOR_METHODS
+    )
+
+
+def _may_decorate(qualname: str) -> bool:
+    """A library's task decorator, or a project name that may be one."""
+    return _library_decorator(qualname) or jobs.may_be_project_code(qualname)
+
+
+def _options(call: ast.Call) -> _Options:
+    """A call's keywords, each with its literal value ("" when it isn't one)."""
+    return tuple((k.arg, _literal(k.value)) for k in call.keywords if k.arg is not None)
+
+
+def _literal(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant) and (
+        node.value is None or isinstance(node.value, bool | int | float)
+    ):
+        return repr(node.value)
+    return ""
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _receiver_at(call: ast.Call, function: _Function) -> str:
+    """Where `call` passes the function's first parameter (a bound task's
+    `self`): its position, or its keyword; "" when it doesn't."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    if not params:
+        return ""
+    first = params[0].arg
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if _is_name(arg, first):
+            return str(position)
+    return next((k.arg for k in call.keywords if k.arg and _is_name(k.value, first)), "")
 
 
 def _join(known: tuple[str, ...] | None, found: tuple[str, ...]) -> tuple[str, ...]:

@@ -171,6 +171,10 @@ CONTEXT_MANAGER_DECORATORS: frozenset[str] = frozenset(
     {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
 )
 
+# Functions that fix some of a callable's arguments: `partial(shared_task,
+# max_retries=3)` is a task decorator whose call's own keywords override them.
+PARTIAL_FUNCTIONS: frozenset[str] = frozenset({"functools.partial"})
+
 # What to suggest, per transaction family.
 FIX_HINTS: dict[TxFamily, str] = {
     TxFamily.DJANGO: "Enqueue it in transaction.on_commit(...)",

@@ -11,7 +11,8 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.retry_facts import RetryPolicy, Rewrite
 from joblint.analysis.retry_policies import RetrySites
-from joblint.rule import FixSpec, Rule, fix
+from joblint.models import CALLER, PASSED_A_TASK, Requirement
+from joblint.rule import FixSpec, LineOf, Message, Rule, fix
 
 
 class RetryRule(Rule):
@@ -31,6 +32,23 @@ class RetryRule(Rule):
             return False
         self._reported.add(id(node))
         return True
+
+    def report_at(
+        self,
+        policy: RetryPolicy,
+        node: cst.CSTNode,
+        message: Message,
+        *,
+        fix: FixSpec | None = None,
+        requires: tuple[Requirement, ...] = (),
+    ) -> None:
+        """Report a part of `policy`, with what the project must confirm for
+        the policy to be one; a retry of a task a caller hands to a helper
+        names that caller."""
+        needs = tuple(dict.fromkeys((*policy.requires, *requires)))
+        if any(r.kind == PASSED_A_TASK for r in needs):
+            message = _naming_caller(message)
+        self.report(node, message, fix=fix, requires=needs)
 
     def _judge(self, policies: Iterable[RetryPolicy]) -> None:
         for policy in policies:
@@ -75,6 +93,16 @@ class RetryRule(Rule):
 
     def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         self._sites.leave_handler()
+
+
+def _naming_caller(message: Message) -> Message:
+    if isinstance(message, str):
+        return f"{message} (the task: {CALLER})"
+
+    def named(line_of: LineOf) -> str:
+        return f"{message(line_of)} (the task: {CALLER})"
+
+    return named
 
 
 def as_fix(rewrite: Rewrite | None) -> FixSpec | None:

@@ -26,6 +26,19 @@ class RetryOnAnyException(RetryRule):
     - tenacity `retry=retry_if_exception_type(Exception)`;
     - backoff `on_exception(wait_gen, Exception)`.
 
+    Through the project model the options are also read where the project
+    builds its own Celery task decorators, across modules: a decorator stored
+    in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
+    `functools.partial` of one is judged at its options, once, however many
+    tasks it decorates; a task decorator imported by bare name from a project
+    module (`task = app.task`, a re-export of `shared_task`, a function
+    forwarding its `*args, **kwargs` to one) counts like `@app.task(...)`, and
+    a `partial`'s call overrides the options it fixes. `task.retry(...)` in a
+    module-level helper (`def retry_later(task, exc)`) is a task's own retry
+    when a bound task (`bind=True` in its decorator or the factory, or a
+    method of a `Task` subclass) passes itself there: it is reported in the
+    helper, once, naming one such task and the line it does so.
+
     ## Why is this bad?
     Retries help with transient failures: timeouts, dropped connections,
     5xx and 429 answers. A bug or bad input fails the same way every time;
@@ -69,6 +82,20 @@ class RetryOnAnyException(RetryRule):
       it and not reported.
     - `retry_if_exception_type(Exception) & ...` (narrowed with `&` or
       `retry_all`) is not reported.
+    - A stored decorator (`retrying = shared_task(...)`) takes only the
+      function, as Celery's does: `@retrying(max_retries=3)` registers no task
+      (Celery raises a TypeError) and is not read. A factory's options are
+      judged at the factory; merged with a task's own only in one module (a
+      task's `retry_jitter=False` under another module's factory's
+      `retry_backoff` is not seen).
+    - The project's task decorators are the module-level assignments above
+      and functions returning the library decorator's call with the
+      `**kwargs` they got; a factory building its options otherwise
+      (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
+      is none of these (a scheduler of the project's own) is not a task's.
+    - Helpers are module-level, undecorated functions handed the task as a
+      positional parameter or by keyword; a task handed on through a second
+      helper is not followed.
     """
 
     CODE = "JL303"
@@ -84,14 +111,16 @@ class RetryOnAnyException(RetryRule):
         or `Exception`/`BaseException` among the types it is for."""
         for catch in policy.catches:
             if catch.caught is Caught.EVERYTHING and self.first_time(catch.node):
-                self.report(
+                self.report_at(
+                    policy,
                     catch.node,
                     f"{catch.where} in a bare except: retries every exception: {_BUGS}. "
                     f"Catch {FIX_TRANSIENT}",
                 )
             for broad in catch.broad:
                 if self.first_time(broad):
-                    self.report(
+                    self.report_at(
+                        policy,
                         broad,
                         f"{_where(catch)} retries every exception ({_name(broad)}): {_BUGS}. "
                         f"Retry {FIX_TRANSIENT}",

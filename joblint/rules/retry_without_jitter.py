@@ -30,6 +30,19 @@ class RetryWithoutJitter(RetryRule):
     - `time.sleep`/`asyncio.sleep` in a retry loop with a delay growing with
       the loop's attempt counter (`2 ** attempt`, `delay *= 2`).
 
+    Through the project model the options are also read where the project
+    builds its own Celery task decorators, across modules: a decorator stored
+    in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
+    `functools.partial` of one is judged at its options, once, however many
+    tasks it decorates; a task decorator imported by bare name from a project
+    module (`task = app.task`, a re-export of `shared_task`, a function
+    forwarding its `*args, **kwargs` to one) counts like `@app.task(...)`, and
+    a `partial`'s call overrides the options it fixes. `task.retry(...)` in a
+    module-level helper (`def retry_later(task, exc)`) is a task's own retry
+    when a bound task (`bind=True` in its decorator or the factory, or a
+    method of a `Task` subclass) passes itself there: it is reported in the
+    helper, once, naming one such task and the line it does so.
+
     "Grows with the attempt" means `**`, `<<`, `pow`/`math.pow`, or a
     multiplication by the attempt count or a name derived from it. Additive
     growth (`delay += step`, tenacity's `wait_incrementing`) is not reported.
@@ -136,6 +149,20 @@ class RetryWithoutJitter(RetryRule):
       constant in the loop.
     - `Retry` imported through a module of your own that re-exports urllib3's
       or RQ's is not recognised.
+    - A stored decorator (`retrying = shared_task(...)`) takes only the
+      function, as Celery's does: `@retrying(max_retries=3)` registers no task
+      (Celery raises a TypeError) and is not read. A factory's options are
+      judged at the factory; merged with a task's own only in one module (a
+      task's `retry_jitter=False` under another module's factory's
+      `retry_backoff` is not seen).
+    - The project's task decorators are the module-level assignments above
+      and functions returning the library decorator's call with the
+      `**kwargs` they got; a factory building its options otherwise
+      (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
+      is none of these (a scheduler of the project's own) is not a task's.
+    - Helpers are module-level, undecorated functions handed the task as a
+      positional parameter or by keyword; a task handed on through a second
+      helper is not followed.
     """
 
     CODE = "JL301"
@@ -160,7 +187,7 @@ class RetryWithoutJitter(RetryRule):
                 continue
             for term in delay.terms:
                 if term.growth is Growth.EXPONENTIAL and self.first_time(term.node):
-                    self.report(term.node, _message(term), fix=as_fix(term.rewrite))
+                    self.report_at(policy, term.node, _message(term), fix=as_fix(term.rewrite))
 
     VALID = (
         Valid(

@@ -25,6 +25,19 @@ class UnboundedRetries(RetryRule):
     - a `while True:` retry loop that catches a failure, sleeps and loops
       again, with nothing in the loop that gives up.
 
+    Through the project model the options are also read where the project
+    builds its own Celery task decorators, across modules: a decorator stored
+    in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
+    `functools.partial` of one is judged at its options, once, however many
+    tasks it decorates; a task decorator imported by bare name from a project
+    module (`task = app.task`, a re-export of `shared_task`, a function
+    forwarding its `*args, **kwargs` to one) counts like `@app.task(...)`, and
+    a `partial`'s call overrides the options it fixes. `task.retry(...)` in a
+    module-level helper (`def retry_later(task, exc)`) is a task's own retry
+    when a bound task (`bind=True` in its decorator or the factory, or a
+    method of a `Task` subclass) passes itself there: it is reported in the
+    helper, once, naming one such task and the line it does so.
+
     A `while True` loop is a retry loop only when a `break`/`return` follows
     the guarded call inside the same `try` (its body or its `else:`). Not
     findings: a service or event loop whose exit is a shutdown signal (an exit
@@ -98,6 +111,20 @@ class UnboundedRetries(RetryRule):
       (`joblint.libraries.python`, `joblint.libraries.django`).
     - Dramatiq retries 20 times by default and Celery 3 times: "no retry
       option" is not unbounded there.
+    - A stored decorator (`retrying = shared_task(...)`) takes only the
+      function, as Celery's does: `@retrying(max_retries=3)` registers no task
+      (Celery raises a TypeError) and is not read. A factory's options are
+      judged at the factory; merged with a task's own only in one module (a
+      task's `retry_jitter=False` under another module's factory's
+      `retry_backoff` is not seen).
+    - The project's task decorators are the module-level assignments above
+      and functions returning the library decorator's call with the
+      `**kwargs` they got; a factory building its options otherwise
+      (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
+      is none of these (a scheduler of the project's own) is not a task's.
+    - Helpers are module-level, undecorated functions handed the task as a
+      positional parameter or by keyword; a task handed on through a second
+      helper is not followed.
     """
 
     CODE = "JL302"
@@ -118,7 +145,8 @@ class UnboundedRetries(RetryRule):
         default is none, a value that means none, or a loop that never gives up."""
         for bound in policy.bounds:
             if bound.bound is Bound.NONE:
-                self.report(
+                self.report_at(
+                    policy,
                     bound.node,
                     f"{bound.says.cause}: {_FOREVER}. {bound.says.remedy}",
                     fix=as_fix(bound.rewrite),

@@ -14,10 +14,14 @@ from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import (
+    CALLER,
     CHAIN,
     LEADS_TO_ENQUEUE,
     MODEL_REQUIREMENTS,
     OPENS_TRANSACTION,
+    PASSED_A_TASK,
+    TASK_DECORATOR,
+    TASK_DECORATOR_SETS,
     BrokerFacts,
     ClassFacts,
     FileResult,
@@ -28,7 +32,7 @@ from joblint.models import (
     Span,
     TaskDef,
 )
-from joblint.pipeline.project.call_graph import CallGraph
+from joblint.pipeline.project.call_graph import CallGraph, Hop
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.registry import is_project_rule
 
@@ -303,12 +307,27 @@ class ProjectIndex:
             return self.graph.chain_at(path, line, requirement.qualname) is not None
         if requirement.kind == OPENS_TRANSACTION:
             return self.graph.opens_transaction(requirement.qualname)
+        if requirement.kind == TASK_DECORATOR:
+            called = "called" in requirement.reach
+            found = self.graph.task_decorator(requirement.qualname, called)
+            return found is not None and found.library in requirement.libraries
+        if requirement.kind == TASK_DECORATOR_SETS:
+            found = self.graph.task_decorator(requirement.qualname)
+            return found is not None and all(
+                found.options.get(key) == value
+                for key, _, value in (option.partition("=") for option in requirement.libraries)
+            )
+        if requirement.kind == PASSED_A_TASK:
+            return self._passing_task(requirement) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:
         """A pending finding that holds, its message naming the chain of calls
         (with the places of its hops) where it says `CHAIN`."""
         finding = pending.finding
+        helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
+        if helper is not None and CALLER in finding.message:
+            return self._naming_caller(finding, helper)
         site = next((r for r in pending.requires if r.kind == LEADS_TO_ENQUEUE), None)
         if site is None or CHAIN not in finding.message:
             return finding
@@ -321,6 +340,24 @@ class ProjectIndex:
             for hop in chain.hops
         )
         return replace(finding, message=finding.message.replace(CHAIN, text), related=related)
+
+    def _passing_task(self, requirement: Requirement) -> Hop | None:
+        return self.graph.passing_task(
+            requirement.qualname, requirement.reach, requirement.libraries
+        )
+
+    def _naming_caller(self, finding: Finding, requirement: Requirement) -> Finding:
+        """The message names a task that hands itself to the helper, and where."""
+        hop = self._passing_task(requirement)
+        if hop is None:
+            return finding
+        owner, _, task = hop.function.rpartition(".")
+        if owner in self.graph.classes:
+            task = f"{owner.rsplit('.', 1)[-1]}.{task}"
+        text = f"'{task}' passes itself at {hop.path}:{hop.call.line}"
+        step = f"{task}() passes itself to {hop.call.text}()"
+        related = (Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), step),)
+        return replace(finding, message=finding.message.replace(CALLER, text), related=related)
 
     def _library_object(self, requirement: Requirement) -> bool:
         library = self.object_library(requirement.qualname, requirement.queue)
@@ -357,7 +394,7 @@ def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[st
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.reach:
+                if requirement.reach and requirement.kind not in _MODEL_KINDS:
                     wanted |= index.unreached(requirement.module)
                 if requirement.kind not in _NOT_A_NAME | _MODEL_KINDS:
                     wanted |= index.unknown(requirement.qualname)
@@ -377,7 +414,34 @@ def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> se
     requirements lead to that no loaded module's index summarises: their
     modules' index is read."""
     index = ProjectIndex.build(results)
-    return index.graph.unresolved(_asked_of_model(index, results, asked))
+    missing = index.graph.unresolved(_asked_of_model(index, results, asked))
+    return missing | index.graph.unresolved_decorators(_asked_decorators(index, results))
+
+
+def task_helpers(results: list[FileResult]) -> set[str]:
+    """The unqualified names of the helpers pending findings need a bound
+    task to call with itself: the files naming one are read for their index."""
+    return {
+        requirement.qualname.rsplit(".", 1)[-1]
+        for result in results
+        for pending in result.pending
+        for requirement in pending.requires
+        if requirement.kind == PASSED_A_TASK
+    }
+
+
+def _asked_decorators(index: ProjectIndex, results: list[FileResult]) -> set[str]:
+    """The task decorators pending findings depend on: the project's own
+    that decorate a task, and those of the tasks handing themselves to a helper."""
+    found: set[str] = set()
+    for result in results:
+        for pending in result.pending:
+            for requirement in pending.requires:
+                if requirement.kind in (TASK_DECORATOR, TASK_DECORATOR_SETS):
+                    found.add(requirement.qualname)
+                elif requirement.kind == PASSED_A_TASK:
+                    found |= index.graph.helper_callers(requirement.qualname)
+    return found
 
 
 def _asked_of_model(

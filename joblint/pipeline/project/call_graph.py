@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from joblint.knowledge import jobs
-from joblint.models import FileResult, FunctionSummary, ModuleIndex, ProjectCall
+from joblint.knowledge import jobs, retries
+from joblint.models import FileResult, FunctionSummary, ModuleIndex, ProjectCall, TaskDecorator
 
 if TYPE_CHECKING:
     from joblint.pipeline.project import ProjectIndex
@@ -37,6 +37,14 @@ MAX_HOPS = 6
 _MAX_RESOLVE_STEPS = 24
 _TASK_RECEIVERS = frozenset({jobs.Receiver.TASK, jobs.Receiver.TASK_LIKE, jobs.Receiver.ANY})
 _QUEUE_RECEIVERS = frozenset({jobs.Receiver.QUEUE, jobs.Receiver.ANY})
+# The task classes whose methods run as a bound task, and each library's
+# option that binds a decorated function (`bind=True`).
+_TASK_BASES = {base: r.library for r in retries.TASK_RETRIES for base in r.task_bases}
+_BIND_KEYWORDS = {
+    r.library: r.method.bind_keyword
+    for r in retries.TASK_RETRIES
+    if r.method is not None and r.method.bind_keyword
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +92,8 @@ class CallGraph:
     # Each loaded module's index, by the path of its file.
     by_path: dict[str, ModuleIndex] = field(default_factory=dict)
     enqueue_functions: frozenset[str] = frozenset()
+    task_decorators: dict[str, TaskDecorator] = field(default_factory=dict)
+    _modules: set[str] = field(default_factory=set)
     _chains: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
     _opens: dict[str, bool] = field(default_factory=dict)
 
@@ -107,6 +117,7 @@ class CallGraph:
             graph.classes.update(module.classes)
             graph.instances.update(module.instances)
             graph.aliases.update(module.aliases)
+            graph.task_decorators.update((d.qualname, d) for d in module.task_decorators)
         return graph
 
     def resolve(self, qualname: str, tried: set[str] | None = None) -> str | None:
@@ -304,6 +315,140 @@ class CallGraph:
         via = call.transaction
         return via is not None and (not via or any(self.opens_transaction(q) for q in via))
 
+    # --- task decorators the project builds, and the tasks they bind ------------
+
+    def task_decorator(self, qualname: str, called: bool = False) -> TaskDecorating | None:
+        """What `@qualname` (`@qualname(...)` when `called`) registers: the
+        library's task ("" for an app's task method on an object the project
+        doesn't tell) and the options the project's decorators on the way fix
+        (the nearest wins, as a `partial`'s call overrides it). None: no task
+        decorator, as far as the loaded modules tell."""
+        options: dict[str, str] = {}
+        name = qualname
+        seen: set[str] = set()
+        while name not in seen and len(seen) < _MAX_RESOLVE_STEPS:
+            seen.add(name)
+            library = jobs.TASK_DECORATORS.get(name)
+            if library is not None:
+                return TaskDecorating(library, options)
+            built = self.task_decorators.get(name)
+            if built is not None:
+                if called and not built.takes_options:
+                    return None  # a stored decorator takes only the function
+                for key, value in built.options:
+                    options.setdefault(key, value)
+                name = built.via
+                continue
+            alias = self.aliases.get(name) or self.index.aliases.get(name)
+            if alias is not None:
+                name = alias
+                continue
+            owner, _, method = name.rpartition(".")
+            if not owner or method not in jobs.TASK_DECORATOR_METHODS or self._defined(name):
+                return None
+            return TaskDecorating(self._app_library(owner), options)
+        return None
+
+    def _defined(self, name: str) -> bool:
+        """A function, class or other module-level name of a loaded module:
+        not an app's task method."""
+        if self.resolve(name) is not None or name in self.classes:
+            return True
+        if not self._modules:
+            self._modules.update(module.module for module in self.by_path.values())
+        return name.rpartition(".")[0] in self._modules
+
+    def _app_library(self, owner: str) -> str:
+        """The library of the app object `owner` names ("" when not known)."""
+        owner = self.index.canonical(self.aliases.get(owner, owner))
+        library = self.index.queue_objects.get(owner)
+        if library is None:
+            library = jobs.QUEUE_CONSTRUCTORS.get(self.instances.get(owner, ""))
+        return library or ""
+
+    def passing_task(
+        self, helper: str, parameter: tuple[str, ...], libraries: frozenset[str]
+    ) -> Hop | None:
+        """A bound task of one of `libraries` that passes itself to the
+        function `helper` at `parameter` ((position, name)): the call it makes."""
+        target = self.resolve(helper)
+        if target is None:
+            return None
+        for caller, (summary, path) in sorted(self.functions.items()):
+            for call in summary.calls:
+                if not call.receiver_at or call.receiver_at not in parameter:
+                    continue
+                if self.resolve(call.callee) == target and self._bound_task(caller, libraries):
+                    return Hop(caller, path, call)
+        return None
+
+    def _bound_task(self, function: str, libraries: frozenset[str]) -> bool:
+        """A method of one of the libraries' task classes, or a function one of
+        their task decorators registers with the binding option set."""
+        owner = function.rpartition(".")[0]
+        if owner in self.classes and self._task_class_library(owner) in libraries:
+            return True
+        keywords = {_BIND_KEYWORDS.get(library, "") for library in libraries} - {""}
+        for use in self.functions[function][0].decorators:
+            found = self.task_decorator(use.qualname, use.called)
+            if found is None or found.library not in libraries:
+                continue
+            options = {**found.options, **dict(use.options)}
+            if any(options.get(keyword) == "True" for keyword in keywords):
+                return True
+        return False
+
+    def _task_class_library(self, qualname: str) -> str | None:
+        todo = [qualname]
+        seen: set[str] = set()
+        while todo and len(seen) < _MAX_RESOLVE_STEPS:
+            base = todo.pop(0)
+            name = self.index.canonical(self.aliases.get(base, base))
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in _TASK_BASES:
+                return _TASK_BASES[name]
+            todo.extend(self.classes.get(name, ()))
+        return None
+
+    def unresolved_decorators(self, qualnames: Iterable[str]) -> set[str]:
+        """The project names on the way from the decorators `qualnames` that
+        no loaded module tells: the modules that may define them are read."""
+        missing: set[str] = set()
+        for qualname in qualnames:
+            name = qualname
+            seen: set[str] = set()
+            while name not in seen and len(seen) < _MAX_RESOLVE_STEPS:
+                seen.add(name)
+                built = self.task_decorators.get(name)
+                alias = self.aliases.get(name) or self.index.aliases.get(name)
+                if name in jobs.TASK_DECORATORS:
+                    break
+                if built is not None or alias is not None:
+                    name = built.via if built is not None else str(alias)
+                    continue
+                if not jobs.may_be_project_code(name) or self.resolve(name) is not None:
+                    break
+                owner, _, method = name.rpartition(".")
+                if method in jobs.TASK_DECORATOR_METHODS and self._app_library(owner):
+                    break
+                # A module-level name of a module not read yet, or an app's
+                # method (`shop.celery.app.task`): the module may tell.
+                missing.add(name)
+                break
+        return missing
+
+    def helper_callers(self, helper: str) -> set[str]:
+        """The decorators of the functions passing their first parameter to
+        `helper`: what telling whether they are bound tasks needs loaded."""
+        target = self.resolve(helper)
+        found: set[str] = set()
+        for summary, _ in self.functions.values():
+            if any(c.receiver_at and self.resolve(c.callee) == target for c in summary.calls):
+                found.update(use.qualname for use in summary.decorators)
+        return found
+
     # --- what to load ------------------------------------------------------------
 
     def unresolved(self, qualnames: Iterable[str]) -> set[str]:
@@ -349,6 +494,15 @@ class CallGraph:
         elif found not in seen:
             seen.add(found)
             frontier.append(found)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDecorating:
+    """What a task decorator registers: its library's task ("" when the
+    project doesn't tell which), with the options the decorators fix."""
+
+    library: str
+    options: dict[str, str]
 
 
 def _name(qualname: str) -> str:

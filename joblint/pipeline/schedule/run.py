@@ -25,6 +25,7 @@ from joblint.pipeline.project import (
     ProjectSettings,
     candidate_modules,
     job_names,
+    task_helpers,
     wanted_functions,
     wanted_names,
 )
@@ -366,6 +367,7 @@ def _lint_discovered(
     left = {s.shown for s in pool}
     results.extend(r for r in syntax if r.path in left)
     everything = [*sources, *others]
+    context.extend(_helper_callers(run, everything, results, context))
     context.extend(_on_demand(run, everything, pool, results, context))
     if run.follows_calls:
         partly = [s for s in wanted if run.lacks_call_following(s)]
@@ -470,9 +472,7 @@ def _on_demand(
         known = [*results, *context, *loaded]
         calls = asked(known) if asked is not None else set()
         facts = candidate_modules(wanted_names(known, calls))
-        functions = (
-            candidate_modules(wanted_functions(known, calls)) if run.follows_calls else set()
-        )
+        functions = candidate_modules(wanted_functions(known, calls))
         batch = [s for s in remaining if s.module.name in facts]
         taken = {id(s) for s in batch}
         remaining = [s for s in remaining if id(s) not in taken]
@@ -483,6 +483,21 @@ def _on_demand(
         loaded.extend(run.index(to_index))
         indexed.update(s.shown for s in to_index)
     return loaded
+
+
+def _helper_callers(
+    run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """The index of the files naming a helper that a pending finding needs a
+    bound task to hand itself to (`def retry_later(task, exc)`): the callers."""
+    helpers = task_helpers(results)
+    if not helpers:
+        return []
+    words = b"|".join(re.escape(n.encode()) for n in sorted(helpers))
+    names = re.compile(rb"\b(?:" + words + rb")\s*\(")  # a call of one
+    indexed = {r.path for r in [*results, *context] if r.index is not None}
+    wanted = [s for s in everything if s.shown not in indexed and names.search(s.data)]
+    return run.index(wanted)
 
 
 @dataclass(slots=True)

@@ -31,6 +31,20 @@ def a(): ...
 """,
         id="tenacity-narrowed-with-and",
     ),
+    Valid(
+        """
+from celery import shared_task
+
+retrying_task = shared_task(autoretry_for=(ConnectionError, TimeoutError), max_retries=5)
+""",
+        id="celery-factory-retrying-transient-types",
+        project={
+            "app_tasks": (
+                "from app.example import retrying_task\n\n"
+                "@retrying_task\ndef sync(account_id): ...\n"
+            )
+        },
+    ),
 )
 
 INVALID = (
@@ -79,5 +93,34 @@ def sync(task, account_id):
         (7, 12, "job.retry(...) in this except clause retries every exception (Exception)"),
         (14, 5, "task.retry(...) in a bare except"),
         id="the-message-quotes-the-retry-as-written",
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+retrying_task = shared_task(autoretry_for=(Exception,), max_retries=5)
+""",
+        (4, 44, "Celery autoretry_for retries every exception (Exception)"),
+        id="celery-factory-reported-once-at-its-options",
+        app_tasks=(
+            "from app.example import retrying_task\n\n@retrying_task\ndef sync(account_id): ...\n\n"
+            "@retrying_task\ndef push(account_id): ...\n"
+        ),
+    ),
+    invalid(
+        """
+def guarded(task, call):
+    try:
+        return call()
+    except Exception as exc:
+        raise task.retry(exc=exc)
+""",
+        (5, 12, "task.retry(...) in this except clause retries every exception (Exception)"),
+        id="celery-helper-a-bound-task-hands-itself-to",
+        app_tasks=(
+            "from celery import shared_task\n\nfrom app.example import guarded\n\n"
+            "@shared_task(bind=True, max_retries=4)\ndef sync(self, account_id):\n"
+            "    return guarded(self, lambda: fetch(account_id))\n"
+        ),
     ),
 )

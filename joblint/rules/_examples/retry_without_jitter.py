@@ -5,6 +5,20 @@ from __future__ import annotations
 
 from joblint.rule import Valid, invalid
 
+# A bound task handing itself to the example's helper.
+CALLER_TASKS = """from celery import shared_task
+
+from app.example import retry_later
+
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        retry_later(self, exc)
+"""
+
 VALID = (
     Valid(
         """
@@ -227,6 +241,45 @@ redis_retry = RedisRetry(ExponentialBackoff(), 3)
 other = Backoff(total=5, backoff_factor=0.5)
 """,
         id="retry-classes-that-are-not-urllib3-or-rq",
+    ),
+    Valid(
+        """
+import random
+
+def retry_later(task, exc):
+    delay = 2 ** task.request.retries
+    raise task.retry(exc=exc, countdown=random.uniform(0, delay))
+
+def poll_again(job, exc):
+    raise job.retry(exc=exc, countdown=2 ** job.request.retries)
+""",
+        id="celery-helper-with-jitter-or-never-handed-a-bound-task",
+        project={
+            "app_tasks": (
+                "from celery import shared_task\n\n"
+                "from app.example import poll_again, retry_later\n\n"
+                "@shared_task(bind=True, max_retries=4)\ndef sync(self, account_id):\n"
+                "    retry_later(self, None)\n\n"
+                "@shared_task(max_retries=4)\ndef refresh(client):\n"
+                "    poll_again(client, None)\n\n"
+                "def reload(client):\n    poll_again(client, None)\n"
+            )
+        },
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+retrying = shared_task(
+    bind=True, autoretry_for=(ConnectionError,), max_retries=5, retry_backoff=True
+)
+""",
+        id="celery-factory-with-jitter-and-a-bound",
+        project={
+            "app_tasks": (
+                "from app.example import retrying\n\n@retrying\ndef sync(self, account_id): ...\n"
+            )
+        },
     ),
 )
 
@@ -512,5 +565,48 @@ vendored = VendoredRetry(total=3, backoff_factor=0.3, backoff_jitter=0)
         (5, 59, "urllib3 Retry(backoff_factor=...)"),
         (6, 35, "urllib3 Retry(backoff_factor=...)"),
         id="urllib3-retry-resolved-through-its-imports",
+    ),
+    invalid(
+        """
+def retry_later(task, exc):
+    raise task.retry(exc=exc, countdown=2 ** task.request.retries)
+""",
+        (3, 41, "(the task: 'sync' passes itself at app/tasks.py:11)"),
+        fixed="""
+from joblint.runtime.backoff import full_jitter
+
+def retry_later(task, exc):
+    raise task.retry(exc=exc, countdown=full_jitter(task.request.retries, base=1, cap=600))
+""",
+        id="celery-helper-a-bound-task-hands-itself-to",
+        app_tasks=CALLER_TASKS,
+    ),
+    invalid(
+        """
+from app.jobs import bound_task
+
+@bound_task
+def pull(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(countdown=3 ** self.request.retries)
+""",
+        (9, 36, "3 ** self.request.retries"),
+        fixed="""
+from app.jobs import bound_task
+from joblint.runtime.backoff import full_jitter
+
+@bound_task
+def pull(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(countdown=full_jitter(self.request.retries, base=1, factor=3, cap=600))
+""",
+        id="celery-imported-factory-binds-its-tasks",
+        app_jobs=(
+            "from celery import shared_task\n\nbound_task = shared_task(bind=True, max_retries=4)\n"
+        ),
     ),
 )

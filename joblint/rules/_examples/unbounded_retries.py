@@ -5,6 +5,20 @@ from __future__ import annotations
 
 from joblint.rule import Valid, invalid
 
+# A bound task handing itself to the example's helper.
+CALLER_TASKS = """from celery import shared_task
+
+from app.example import retry_later
+
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        retry_later(self, exc)
+"""
+
 VALID = (
     Valid(
         """
@@ -148,6 +162,37 @@ def issue_api_key(owner):
             time.sleep(0.01)
 """,
         id="retries-only-on-a-conflict",
+    ),
+    Valid(
+        """
+from app.scheduling import task
+
+@task(max_retries=None)
+def nightly(report_id):
+    build(report_id)
+""",
+        id="same-named-task-decorator-of-a-non-job-module",
+        project={
+            "app_scheduling": (
+                "def task(**options):\n    def register(function):\n        return function\n\n"
+                "    return register\n"
+            )
+        },
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+retrying = shared_task(
+    bind=True, autoretry_for=(ConnectionError,), max_retries=5, retry_backoff=True
+)
+""",
+        id="celery-bounded-factory",
+        project={
+            "app_tasks": (
+                "from app.example import retrying\n\n@retrying\ndef sync(self, account_id): ...\n"
+            )
+        },
     ),
 )
 
@@ -317,5 +362,121 @@ strategy = RetryStrategy(linear_wait=5)
 Q_CLUSTER = {"name": "shop", "max_attempts": 0}
 """,
         id="one-reference-policy-5-attempts-in-total",
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+retrying_task = shared_task(autoretry_for=(ConnectionError,), max_retries=None)
+
+@retrying_task
+def sync(account_id):
+    fetch(account_id)
+
+@retrying_task
+def push(account_id):
+    send(account_id)
+""",
+        (4, 63, "max_retries=None"),
+        fixed="""
+from celery import shared_task
+
+retrying_task = shared_task(autoretry_for=(ConnectionError,), max_retries=4)
+
+@retrying_task
+def sync(account_id):
+    fetch(account_id)
+
+@retrying_task
+def push(account_id):
+    send(account_id)
+""",
+        id="celery-factory-options-reported-once",
+        app_tasks=(
+            "from app.example import retrying_task\n\n@retrying_task\ndef pull(account_id): ...\n"
+        ),
+    ),
+    invalid(
+        """
+from app.celery import task
+from app.reexport import background
+from app.wrappers import job
+
+@task(bind=True, max_retries=None)
+def push(self, account_id):
+    fetch(account_id)
+
+@job(max_retries=None)
+def pull(account_id):
+    fetch(account_id)
+
+@background(max_retries=None)
+def prune(account_id):
+    fetch(account_id)
+""",
+        (6, 18, "max_retries=None"),
+        (10, 6, "max_retries=None"),
+        (14, 13, "max_retries=None"),
+        fixed="""
+from app.celery import task
+from app.reexport import background
+from app.wrappers import job
+
+@task(bind=True, max_retries=4)
+def push(self, account_id):
+    fetch(account_id)
+
+@job(max_retries=4)
+def pull(account_id):
+    fetch(account_id)
+
+@background(max_retries=4)
+def prune(account_id):
+    fetch(account_id)
+""",
+        id="celery-project-task-decorators-imported-by-bare-name",
+        app_celery="from celery import Celery\n\napp = Celery('app')\ntask = app.task\n",
+        app_reexport="from celery import shared_task as background\n",
+        app_wrappers=(
+            "from celery import shared_task\n\ndef job(*args, **kwargs):\n"
+            "    return shared_task(*args, **kwargs)\n"
+        ),
+    ),
+    invalid(
+        """
+from functools import partial
+from celery import shared_task
+
+retrying = partial(shared_task, autoretry_for=(ConnectionError,), max_retries=3)
+
+@retrying(max_retries=None)
+def sync(account_id):
+    fetch(account_id)
+""",
+        (7, 11, "max_retries=None"),
+        fixed="""
+from functools import partial
+from celery import shared_task
+
+retrying = partial(shared_task, autoretry_for=(ConnectionError,), max_retries=3)
+
+@retrying(max_retries=4)
+def sync(account_id):
+    fetch(account_id)
+""",
+        id="celery-partial-factory-overridden-by-the-call",
+    ),
+    invalid(
+        """
+def retry_later(task, exc):
+    raise task.retry(exc=exc, max_retries=None)
+""",
+        (3, 31, "(the task: 'sync' passes itself at app/tasks.py:11)"),
+        fixed="""
+def retry_later(task, exc):
+    raise task.retry(exc=exc, max_retries=4)
+""",
+        id="celery-helper-a-bound-task-hands-itself-to",
+        app_tasks=CALLER_TASKS,
     ),
 )
