@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from joblint.analysis.broker_view import Configuration
 from joblint.knowledge.tokens import PROJECT_FACTS
+from joblint.models import Place
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
 SETTINGS = """
@@ -115,28 +117,46 @@ def sync(self):
 
     @classmethod
     def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
-        brokers = project.brokers
-        transport = brokers.transport
-        if transport is None:
-            return
-        known = [v for v in brokers.visibility if v.seconds is not None]
-        if len(known) != len(brokers.visibility):
-            return  # a timeout is set to something we can't evaluate
-        if known:
-            in_force = min(known, key=lambda v: v.seconds or 0.0)
-            limit = in_force.seconds or 0.0
-            described = f"visibility_timeout of {limit:g} s ({where(in_force.place)})"
-            source = in_force.place
-        else:
-            limit = transport.default_seconds
-            described = f"default visibility_timeout of {limit:g} s"
-            source = transport.place
-        for delay in brokers.delays:
+        configurations = project.brokers.configurations
+        for delay in project.brokers.delays:
+            threshold = _threshold([c for c in configurations if delay in c.delays])
+            if threshold is None:
+                continue
+            limit, described, source, transport = threshold
             if delay.seconds > limit:
                 message = (
                     f"{delay.keyword} of {delay.seconds:g} s is longer than the "
-                    f"{transport.name} broker's {described}: the broker redelivers the waiting "
+                    f"{transport} broker's {described}: the broker redelivers the waiting "
                     "message to a second worker and the job runs twice. Keep delays below the "
                     "timeout or schedule far-future work from the database"
                 )
                 yield cls.finding(delay.place, message, source)
+
+
+def _threshold(configurations: list[Configuration]) -> tuple[float, str, Place, str] | None:
+    """The shortest visibility timeout in force across the configurations: (seconds,
+    its description, where it is set, the transport). None when one of them can't be
+    known (a broker URL or a timeout that isn't static): then nothing is compared."""
+    found: list[tuple[float, str, Place, str]] = []
+    for configuration in configurations:
+        transport = configuration.transport
+        if transport is None:
+            return None
+        if not configuration.visibility:
+            seconds = transport.default_seconds
+            found.append(
+                (
+                    seconds,
+                    f"default visibility_timeout of {seconds:g} s",
+                    transport.place,
+                    transport.name,
+                )
+            )
+        for visibility in configuration.visibility:
+            if visibility.seconds is None:
+                return None
+            described = (
+                f"visibility_timeout of {visibility.seconds:g} s ({where(visibility.place)})"
+            )
+            found.append((visibility.seconds, described, visibility.place, transport.name))
+    return min(found, key=lambda item: item[0]) if found else None

@@ -3,7 +3,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from joblint.analysis.broker_view import Limit, Transport, Visibility
+from joblint.analysis.broker_view import Configuration, Limit, Visibility
 from joblint.knowledge.tokens import PROJECT_FACTS
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
@@ -147,15 +147,17 @@ app.conf.task_time_limit = 2 * 3600
     @classmethod
     def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
         brokers = project.brokers
-        if brokers.visibility:
-            for visibility in brokers.visibility:
-                found = cls._explicit(visibility, brokers.limits, project.margin)
-                if found is not None:
-                    yield found
-        elif brokers.transport is not None:
-            for limit in brokers.limits:
-                if brokers.transport.default_seconds < limit.seconds + project.margin:
-                    yield cls._default(brokers.transport, limit, project.margin)
+        for configuration in brokers.configurations:
+            limits = [*configuration.limits, *configuration.task_limits]
+            if configuration.visibility:
+                for visibility in configuration.visibility:
+                    found = cls._explicit(visibility, limits, project.margin)
+                    if found is not None:
+                        yield found
+            elif configuration.transport is not None:
+                for limit in limits:
+                    if configuration.transport.default_seconds < limit.seconds + project.margin:
+                        yield cls._default(configuration, limit, project.margin)
 
     @classmethod
     def _explicit(
@@ -168,16 +170,19 @@ app.conf.task_time_limit = 2 * 3600
             return None
         worst = max(exceeding, key=lambda lim: lim.seconds)
         needed = math.ceil(worst.seconds + margin)
+        in_force = f", in force in {visibility.inherited_by}," if visibility.inherited_by else ""
         message = (
             f"broker visibility_timeout is {_seconds(visibility.seconds)} "
-            f"({where(visibility.place)}) but {worst.label} {_seconds(worst.seconds)} "
+            f"({where(visibility.place)}){in_force} but {worst.label} {_seconds(worst.seconds)} "
             f"({where(worst.place)}): the broker will hand the job to a second worker while "
             f"the first still runs it. Set visibility_timeout >= {needed} s"
         )
         return cls.finding(visibility.place, message, worst.place)
 
     @classmethod
-    def _default(cls, transport: Transport, limit: Limit, margin: float) -> ProjectFinding:
+    def _default(cls, configuration: Configuration, limit: Limit, margin: float) -> ProjectFinding:
+        transport = configuration.transport
+        assert transport is not None
         needed = math.ceil(limit.seconds + margin)
         message = (
             f"{limit.label} {_seconds(limit.seconds)} ({where(limit.place)}) but the "

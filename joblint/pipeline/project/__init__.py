@@ -465,7 +465,13 @@ def _project_findings(results: list[FileResult], settings: ProjectSettings) -> l
 
     chosen = (load(code) for code in sorted(codes))
     rules = [rule for rule in chosen if rule is not None and issubclass(rule, ProjectRule)]
-    view = ProjectView(BrokerView.build(r.facts for r in results), settings.margin)
+    scopes = SettingsScopes.build(results)
+
+    def applies(module: str, path: str) -> bool:
+        return scopes.applies(Setter(module, ""), path)
+
+    brokers = BrokerView.build(((r.path, r.facts) for r in results), applies)
+    view = ProjectView(brokers, settings.margin)
     suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}
     found = []
     for rule in rules:
