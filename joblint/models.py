@@ -220,6 +220,8 @@ class BrokerFacts:
     config_sources: tuple[tuple[str, str], ...] = ()
     # DJANGO_SETTINGS_MODULE values set in this file.
     settings_modules: tuple[str, ...] = ()
+    # Settings classes it names (`DJANGO_CONFIGURATION`), within those modules.
+    settings_classes: tuple[str, ...] = ()
     time_limits: tuple[TimeLimit, ...] = ()
     delays: tuple[Delay, ...] = ()
     # Modules this one star-imports (`from .base import *`): a settings module

@@ -62,6 +62,7 @@ class BrokerCollector:
     configs: list[_Config] = field(default_factory=list)
     sources: list[tuple[str, str]] = field(default_factory=list)
     settings_modules: list[str] = field(default_factory=list)
+    settings_classes: list[str] = field(default_factory=list)
     time_limits: list[_TimeLimit] = field(default_factory=list)
     delays: list[_Delay] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)
@@ -245,6 +246,8 @@ class BrokerCollector:
         ]
         if len(values) == 2 and values[0] == SETTINGS_MODULE_VARIABLE:
             self.settings_modules.append(values[1])
+        elif len(values) == 2 and values[0] in kb.SETTINGS_CLASS_VARIABLES:
+            self.settings_classes.append(values[1])
 
     # --- task time limits ---------------------------------------------------------------
 
@@ -281,6 +284,15 @@ class BrokerCollector:
 
     # --- to plain facts ---------------------------------------------------------------
 
+    def unplaced(self) -> BrokerFacts:
+        """The facts that need no position (a file with nothing to place)."""
+        return BrokerFacts(
+            config_sources=tuple(self.sources),
+            settings_modules=tuple(self.settings_modules),
+            settings_classes=tuple(self.settings_classes),
+            star_imports=tuple(self.star_imports),
+        )
+
     def finish(self, path: str, span_of: SpanOf) -> BrokerFacts:
         def place(node: cst.CSTNode) -> Place:
             return Place(path, span_of(node))
@@ -308,6 +320,7 @@ class BrokerCollector:
             ),
             config_sources=tuple(self.sources),
             settings_modules=tuple(self.settings_modules),
+            settings_classes=tuple(self.settings_classes),
             time_limits=tuple(
                 TimeLimit(t.task, expr(t.value, t.option), place(t.value), t.via)
                 for t in self.time_limits

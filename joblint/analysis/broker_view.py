@@ -245,6 +245,11 @@ def _named(all_facts: list[FileFacts]) -> set[str]:
             if target not in kb.DJANGO_SETTINGS_OBJECTS:
                 named.add(target.replace(":", "."))
         named.update(file_facts.broker.settings_modules)
+        named.update(
+            f"{module}.{name}"
+            for module in file_facts.broker.settings_modules
+            for name in file_facts.broker.settings_classes
+        )
     return named
 
 

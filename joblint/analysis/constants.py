@@ -149,8 +149,14 @@ def _default_argument(node: cst.Call, keyword: str, resolver: Resolver, depth: i
         if (arg.keyword is None and index == 0) or (
             arg.keyword is not None and arg.keyword.value == keyword
         ):
-            return to_expr(arg.value, resolver, depth + 1)
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in _BOOLEANS:
+                return ("num", _BOOLEANS[value.value])  # `values.BooleanValue(True)`
+            return to_expr(value, resolver, depth + 1)
     return None
+
+
+_BOOLEANS = {"True": 1.0, "False": 0.0}
 
 
 def _timedelta(node: cst.Call, resolver: Resolver, depth: int) -> Expr | None:

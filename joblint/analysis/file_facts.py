@@ -29,7 +29,7 @@ from joblint.knowledge.jobs import SETTINGS_FLAGS
 from joblint.libraries.django import DATABASES_SETTING, RUN_PYTHON_OPERATIONS
 from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
-from joblint.models import BrokerFacts, ClassFacts, TaskDef
+from joblint.models import ClassFacts, TaskDef
 
 
 class Collector:
@@ -278,7 +278,7 @@ class BrokerSettingsCollector(Collector):
     def contribute(self, path: str, span_of: SpanOf | None) -> dict[str, Any]:
         if span_of is not None:
             return {"broker": self.brokers.finish(path, span_of)}
-        return {"broker": BrokerFacts(star_imports=tuple(self.brokers.star_imports))}
+        return {"broker": self.brokers.unplaced()}
 
 
 COLLECTORS: tuple[Callable[[Resolver], Collector], ...] = (
