@@ -17,9 +17,12 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
     """
     ## What it does
     Finds `apply_async(countdown=N)`, `self.retry(countdown=N)` and
-    `eta=now() + timedelta(...)` delays statically longer than the visibility
-    timeout in force on a Redis or SQS broker (the one set in the project, or
-    the transport's default: Redis 3600 s, SQS 1800 s).
+    `eta=now() + timedelta(...)` delays (also in `**options`,
+    `.signature(options=...)` and `.set(countdown=...)`) statically longer
+    than the visibility timeout in force on a Redis or SQS broker (the one the
+    project's settings set, or the transport's default: Redis 3600 s, SQS
+    1800 s), in the shortest of the configurations the project runs with (as
+    JL501 reads them).
 
     ## Why is this bad?
     Celery keeps a delayed message unacknowledged in the worker until its ETA.
@@ -45,8 +48,10 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
 
     ## Known limits
     - Only statically known delays and brokers are compared; the same value
-      rules as JL501 apply. RabbitMQ's `consumer_timeout` (30 min) is not
-      checked.
+      and configuration rules as JL501 apply. When one configuration's broker
+      or timeout can't be known (an environment URL, SQS `predefined_queues`),
+      the delays of the files it applies to are not compared. RabbitMQ's
+      `consumer_timeout` (30 min) is not checked.
     """
 
     CODE = "JL502"
