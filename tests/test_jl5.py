@@ -210,7 +210,8 @@ _LAYERED = {
         "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 1800}\n"
     ),
     "shop/settings/prod.py": (
-        "from .base import *\n\nCELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 4 * 3600}\n"
+        "from .base import *\n\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 4 * 3600}\n"
     ),
     "shop/jobs.py": (
         "from celery import shared_task\n\n"
