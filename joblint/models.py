@@ -211,6 +211,9 @@ class ConfigValue:
     from_app: bool
     # For broker_transport_options: the span of its "visibility_timeout" value.
     visibility_place: Place | None = None
+    # The settings class whose body sets it (`class Prod(Base): CELERY_... = ...`);
+    # "" for a module constant or an app's setting.
+    owner: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +221,8 @@ class TimeLimit:
     task: str
     value: Expr | None
     place: Place
+    # The enqueue call that passes it (`rebuild.apply_async()`); "" for a task's own.
+    via: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,8 +242,13 @@ class BrokerFacts:
     config_sources: tuple[tuple[str, str], ...] = ()
     # DJANGO_SETTINGS_MODULE values set in this file.
     settings_modules: tuple[str, ...] = ()
+    # Settings classes it names (`DJANGO_CONFIGURATION`), within those modules.
+    settings_classes: tuple[str, ...] = ()
     time_limits: tuple[TimeLimit, ...] = ()
     delays: tuple[Delay, ...] = ()
+    # Modules this one star-imports (`from .base import *`): a settings module
+    # built on another, whose own settings override those it imports.
+    star_imports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

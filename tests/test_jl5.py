@@ -193,3 +193,91 @@ def test_naming_one_file_reports_only_that_file(
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path("app/named.py")], Config(root=tmp_path))
     assert [(f.path, f.code) for f in run.findings] == [("app/named.py", "JL101")]
+
+
+_LAYERED = {
+    "shop/__init__.py": "",
+    "shop/celery.py": (
+        "import os\n"
+        "from celery import Celery\n\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'shop.settings.prod')\n"
+        "app = Celery('shop')\n"
+        "app.config_from_object('django.conf:settings', namespace='CELERY')\n"
+    ),
+    "shop/settings/__init__.py": "",
+    "shop/settings/base.py": (
+        "CELERY_BROKER_URL = 'redis://queue:6379/0'\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 1800}\n"
+    ),
+    "shop/settings/prod.py": (
+        "from .base import *\n\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 4 * 3600}\n"
+    ),
+    "shop/jobs.py": (
+        "from celery import shared_task\n\n"
+        "@shared_task\n"
+        "def export(order_id):\n"
+        "    pass\n\n"
+        "def later(order):\n"
+        "    options = {'countdown': 2 * 3600}\n"
+        "    export.apply_async(args=(order.pk,), **options)\n"
+    ),
+}
+
+
+def test_settings_module_overrides_what_it_star_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, _LAYERED)
+    assert _findings(tmp_path, monkeypatch) == []
+
+
+def test_leaf_settings_module_keeps_the_base_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        **_LAYERED,
+        "shop/settings/staging.py": "from .base import *\n\nCELERY_TASK_ACKS_LATE = True\n",
+    }
+    write(tmp_path, files)
+    found = _findings(tmp_path, monkeypatch)
+    assert len(found) == 1
+    assert found[0].startswith("shop/jobs.py:8:JL502 countdown of 7200 s")
+    assert "visibility_timeout of 1800 s (shop/settings/base.py:2)" in found[0]
+    # Pre-commit naming only the enqueue's file: the settings are read for facts.
+    assert _findings(tmp_path, monkeypatch, "shop/jobs.py") == found
+
+
+def test_settings_class_named_by_django_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "lab/__init__.py": "",
+        "lab/celery.py": (
+            "import os\n"
+            "from celery import Celery\n\n"
+            "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'lab.settings')\n"
+            "os.environ.setdefault('DJANGO_CONFIGURATION', 'Prod')\n"
+            "app = Celery('lab')\n"
+            "app.config_from_object('django.conf:settings', namespace='CELERY')\n"
+        ),
+        "lab/settings.py": (
+            "from configurations import Configuration, values\n\n"
+            "class Base(Configuration):\n"
+            "    CELERY_BROKER_URL = values.Value('sqs://')\n\n"
+            "class Prod(Base):\n"
+            "    CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 900}\n\n"
+            "class Canary(Prod):\n"
+            "    CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 7200}\n"
+        ),
+        "lab/jobs.py": (
+            "from celery import shared_task\n\n"
+            "@shared_task(time_limit=1800)\n"
+            "def sequence(sample_id):\n"
+            "    pass\n"
+        ),
+    }
+    write(tmp_path, files)
+    found = _findings(tmp_path, monkeypatch)
+    assert len(found) == 1
+    assert found[0].startswith("lab/settings.py:7:JL501 broker visibility_timeout is 900 s")

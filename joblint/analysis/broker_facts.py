@@ -8,13 +8,18 @@ until the engine has positions; `finish` turns them into plain `BrokerFacts`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from joblint.analysis.constants import Expr, to_expr
-from joblint.analysis.names import Resolver, dotted_text
+from joblint.analysis.names import (
+    Resolver,
+    dotted_text,
+    module_name_from_import,
+    resolve_relative,
+)
 from joblint.knowledge import brokers as kb
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE
 from joblint.models import BrokerFacts, ConfigValue, Delay, Place, Span, TimeLimit
@@ -28,18 +33,27 @@ class _Config:
     spelling: str
     value: cst.BaseExpression
     from_app: bool
+    owner: str = ""
 
 
 @dataclass(slots=True)
 class _TimeLimit:
     task: str
+    # The value, or the `**options` argument holding it under `option`.
     value: cst.BaseExpression
+    option: str = ""
+    via: str = ""
 
 
 @dataclass(slots=True)
 class _Delay:
-    keyword: cst.Arg
+    keyword: str
+    # Where it is reported: the keyword argument, or the options dict's entry
+    # (or the `**options` argument, its value under `keyword`).
+    node: cst.CSTNode
+    value: cst.BaseExpression
     call: str
+    from_options: bool = False
 
 
 @dataclass(slots=True)
@@ -48,13 +62,39 @@ class BrokerCollector:
     configs: list[_Config] = field(default_factory=list)
     sources: list[tuple[str, str]] = field(default_factory=list)
     settings_modules: list[str] = field(default_factory=list)
+    settings_classes: list[str] = field(default_factory=list)
     time_limits: list[_TimeLimit] = field(default_factory=list)
     delays: list[_Delay] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)
 
     @property
     def nodes(self) -> bool:
         """Whether anything needs a position."""
         return bool(self.configs or self.time_limits or self.delays)
+
+    # --- `from .base import *`, `class Prod(Base): CELERY_... = ...` ---------------
+
+    def module_statement(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.ImportFrom) and isinstance(statement.names, cst.ImportStar):
+            target = module_name_from_import(statement.module) if statement.module else ""
+            level = len(statement.relative)
+            if level:
+                target = resolve_relative(
+                    self.resolver.module, self.resolver.is_package, level, target
+                )
+            if target:
+                self.star_imports.append(target)
+        elif isinstance(statement, cst.ClassDef):
+            self._settings_class(statement)
+
+    def _settings_class(self, node: cst.ClassDef) -> None:
+        """Settings as class attributes; the project step decides whether the
+        class is a settings class (by its bases or by what loads it)."""
+        owner = self.resolver.local_qualname(node.name.value)
+        for name, value in _class_attributes(node):
+            setting = kb.SPELLING_TO_SETTING.get(name)
+            if setting is not None:
+                self.configs.append(_Config(setting, name, value, from_app=False, owner=owner))
 
     # --- module-level constants: `CELERY_TASK_TIME_LIMIT = 60 * 60` ------------
 
@@ -82,6 +122,9 @@ class BrokerCollector:
         app = kb.APP_CLASSES.get(qualname)
         if app is not None:
             self._keywords(node, kb.APP_KEYWORDS[app.library])
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in kb.CONFIG_SOURCE_KEYWORDS:
+                    self._source(arg.value, "")
         elif qualname in kb.ENV_DEFAULT_FUNCTIONS:
             self._settings_module_env(node)
         func = node.func
@@ -94,10 +137,61 @@ class BrokerCollector:
             self._dict_argument(node)
         elif method in kb.LOADER_METHODS:
             self._config_source(node)
-        if method in kb.DELAY_METHODS:
-            for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in kb.DELAY_KEYWORDS:
-                    self.delays.append(_Delay(arg, f"{dotted_text(func) or method}()"))
+        if method in kb.DELAY_METHODS or method in kb.OPTION_METHODS:
+            self._options(node, f"{dotted_text(func) or method}()")
+
+    def _options(self, node: cst.Call, call: str) -> None:
+        """Execution options passed to an enqueue: `countdown=`, `eta=` and
+        `time_limit=` as keywords, in `**options` and in `options={...}`."""
+        for arg in node.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword in kb.DELAY_KEYWORDS and keyword is not None:
+                self.delays.append(_Delay(keyword, arg, arg.value, call))
+            elif keyword in kb.TIME_LIMIT_OPTIONS and keyword is not None:
+                self.time_limits.append(_TimeLimit("", arg.value, via=call))
+            elif arg.star == "**" or keyword in kb.OPTIONS_KEYWORDS:
+                self._option_dict(arg, call)
+
+    def _option_dict(self, arg: cst.Arg, call: str) -> None:
+        for key in sorted(kb.DELAY_KEYWORDS):
+            entry = self._entry(arg.value, key)
+            if entry is not None:
+                self.delays.append(_Delay(key, entry, entry, call))
+            elif not self._literal(arg.value):
+                self.delays.append(_Delay(key, arg, arg.value, call, from_options=True))
+        for key in sorted(kb.TIME_LIMIT_OPTIONS):
+            entry = self._entry(arg.value, key)
+            if entry is not None:
+                self.time_limits.append(_TimeLimit("", entry, via=call))
+            elif not self._literal(arg.value):
+                self.time_limits.append(_TimeLimit("", arg.value, option=key, via=call))
+
+    def _dict_of(self, value: cst.BaseExpression) -> cst.Dict | None:
+        """The dict literal `value` is, or that the name `value` was bound to here."""
+        if isinstance(value, cst.Dict):
+            return value
+        if isinstance(value, cst.Name):
+            binding = self.resolver.lookup(value.value)
+            bound = binding.expr if binding is not None else None
+            if isinstance(bound, cst.Dict) and binding is not None and not binding.iterated:
+                return bound
+        return None
+
+    def _literal(self, value: cst.BaseExpression) -> bool:
+        return self._dict_of(value) is not None
+
+    def _entry(self, value: cst.BaseExpression, key: str) -> cst.BaseExpression | None:
+        found = self._dict_of(value)
+        if found is None:
+            return None
+        for element in found.elements:
+            if (
+                isinstance(element, cst.DictElement)
+                and isinstance(element.key, cst.SimpleString)
+                and element.key.evaluated_value == key
+            ):
+                return element.value
+        return None
 
     def _keywords(self, node: cst.Call, names: dict[str, str]) -> None:
         for arg in node.args:
@@ -123,17 +217,21 @@ class BrokerCollector:
         positional = [a for a in node.args if a.keyword is None]
         if not positional:
             return
-        target = positional[0].value
-        if isinstance(target, cst.SimpleString) and isinstance(target.evaluated_value, str):
-            name = target.evaluated_value
-        else:
-            name = self.resolver.qualified_name(target) or ""
         namespace = ""
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "namespace":
                 value = arg.value
                 if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
                     namespace = value.evaluated_value
+        self._source(positional[0].value, namespace)
+
+    def _source(self, target: cst.BaseExpression, namespace: str) -> None:
+        """A config source: a module path (`"proj.celeryconfig"`), a module's
+        attribute (`"proj.config:Prod"`), or the object itself (`Prod`, a module)."""
+        if isinstance(target, cst.SimpleString) and isinstance(target.evaluated_value, str):
+            name = target.evaluated_value
+        else:
+            name = self.resolver.qualified_name(target) or ""
         if name:
             self.sources.append((name, namespace))
 
@@ -148,6 +246,8 @@ class BrokerCollector:
         ]
         if len(values) == 2 and values[0] == SETTINGS_MODULE_VARIABLE:
             self.settings_modules.append(values[1])
+        elif len(values) == 2 and values[0] in kb.SETTINGS_CLASS_VARIABLES:
+            self.settings_classes.append(values[1])
 
     # --- task time limits ---------------------------------------------------------------
 
@@ -158,6 +258,13 @@ class BrokerCollector:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in kb.TIME_LIMIT_OPTIONS:
                 self.time_limits.append(_TimeLimit(task, arg.value))
+            elif arg.star == "**":  # `@app.task(**TASK_DEFAULTS)`
+                for key in sorted(kb.TIME_LIMIT_OPTIONS):
+                    entry = self._entry(arg.value, key)
+                    if entry is not None:
+                        self.time_limits.append(_TimeLimit(task, entry))
+                    elif not self._literal(arg.value):
+                        self.time_limits.append(_TimeLimit(task, arg.value, option=key))
 
     def task_class(self, node: cst.ClassDef) -> None:
         """`class Rebuild(Task): time_limit = 3600`."""
@@ -177,12 +284,26 @@ class BrokerCollector:
 
     # --- to plain facts ---------------------------------------------------------------
 
+    def unplaced(self) -> BrokerFacts:
+        """The facts that need no position (a file with nothing to place)."""
+        return BrokerFacts(
+            config_sources=tuple(self.sources),
+            settings_modules=tuple(self.settings_modules),
+            settings_classes=tuple(self.settings_classes),
+            star_imports=tuple(self.star_imports),
+        )
+
     def finish(self, path: str, span_of: SpanOf) -> BrokerFacts:
         def place(node: cst.CSTNode) -> Place:
             return Place(path, span_of(node))
 
-        def expr(node: cst.BaseExpression) -> Expr | None:
-            return to_expr(node, self.resolver)
+        def expr(node: cst.BaseExpression, option: str = "") -> Expr | None:
+            if isinstance(node, cst.Name) and node.value in _BOOLEANS:
+                return ("num", _BOOLEANS[node.value])
+            found = to_expr(node, self.resolver)
+            if option and found is not None:
+                return ("item", option, found)
+            return found
 
         return BrokerFacts(
             config=tuple(
@@ -193,20 +314,51 @@ class BrokerCollector:
                     place(c.value),
                     c.from_app,
                     _visibility_place(c.value, place),
+                    c.owner,
                 )
                 for c in self.configs
             ),
             config_sources=tuple(self.sources),
             settings_modules=tuple(self.settings_modules),
+            settings_classes=tuple(self.settings_classes),
             time_limits=tuple(
-                TimeLimit(t.task, expr(t.value), place(t.value)) for t in self.time_limits
+                TimeLimit(t.task, expr(t.value, t.option), place(t.value), t.via)
+                for t in self.time_limits
             ),
             delays=tuple(
-                Delay(d.keyword.keyword.value, d.call, expr(d.keyword.value), place(d.keyword))
+                Delay(
+                    d.keyword,
+                    d.call,
+                    expr(d.value, d.keyword if d.from_options else ""),
+                    place(d.node),
+                )
                 for d in self.delays
-                if d.keyword.keyword is not None
             ),
+            star_imports=tuple(self.star_imports),
         )
+
+
+_BOOLEANS = {"True": 1.0, "False": 0.0}
+
+
+def _class_attributes(node: cst.ClassDef) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """`NAME = value` and `NAME: T = value` statements of a class body."""
+    if not isinstance(node.body, cst.IndentedBlock):
+        return
+    for line in node.body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        yield target.target.value, small.value
+            elif (
+                isinstance(small, cst.AnnAssign)
+                and small.value is not None
+                and isinstance(small.target, cst.Name)
+            ):
+                yield small.target.value, small.value
 
 
 def _visibility_place(

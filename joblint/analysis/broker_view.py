@@ -1,17 +1,32 @@
 """The project's broker settings, merged from every file's facts and
-evaluated: broker transport, visibility timeouts, time limits, delays.
+evaluated: per configuration the project can run with, its broker transport,
+visibility timeouts and global time limit; and the tasks' time limits and the
+delays of its enqueues.
+
+A configuration is a settings layer nothing else builds on, or one that is
+loaded by name. Layers are the project's settings modules (a module's own
+settings override those of the modules it star-imports: `from .base import *`)
+and its settings classes (`class Prod(Base)`: own attributes override the
+bases', the first base first, as attribute lookup goes). `Base` holding a
+timeout that `Prod` raises is then no configuration of its own: only `Prod`
+is. Settings an app sets itself (`Celery(broker=...)`, `app.conf...`) override
+every configuration's, as Celery's `conf` changes override its config source.
 
 Works on plain facts only (no CST), so it runs on cached or worker results.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from joblint.analysis.evaluation import Expr, as_seconds, evaluate
+from joblint.analysis.evaluation import Expr, Value, as_seconds, evaluate
 from joblint.knowledge import brokers as kb
-from joblint.models import ConfigValue, FileFacts, Place
+from joblint.models import ConfigValue, FileFacts, Place, TimeLimit
+
+# Settings by role: every value a layer gives it (assignments in branches all count).
+Settings = dict[str, list[ConfigValue]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +40,8 @@ class Limit:
 class Visibility:
     seconds: float | None  # None: set, but not statically known
     place: Place
+    # The configuration it is in force in, when it is set in a layer it builds on.
+    inherited_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,66 +60,281 @@ class TimedDelay:
 
 
 @dataclass(slots=True)
-class BrokerView:
-    limits: list[Limit] = field(default_factory=list)
+class Configuration:
+    """Settings the project may run with: one leaf (or loaded) layer, with
+    what it inherits and what the app sets on top."""
+
+    name: str  # the settings module or class ("" when the app's settings are all)
+    # The module that holds it (settings apply to the project that loads them).
+    module: str = ""
     visibility: list[Visibility] = field(default_factory=list)
     transport: Transport | None = None
+    # Global hard time limits (`task_time_limit`).
+    limits: list[Limit] = field(default_factory=list)
+    # The time limits and delays of the files these settings apply to.
+    task_limits: list[Limit] = field(default_factory=list)
+    delays: list[TimedDelay] = field(default_factory=list)
+
+
+# Whether the settings a module sets apply to the file at a path.
+Applies = Callable[[str, str], bool]
+
+
+@dataclass(slots=True)
+class BrokerView:
+    # Configurations that hand jobs to a broker (not eager, not a transport
+    # without visibility timeouts such as `amqp://` or `memory://`).
+    configurations: list[Configuration] = field(default_factory=list)
+    # Time limits of tasks and enqueues, whatever the configuration.
+    task_limits: list[Limit] = field(default_factory=list)
     delays: list[TimedDelay] = field(default_factory=list)
 
     @classmethod
-    def build(cls, facts: Iterable[FileFacts]) -> BrokerView:
-        all_facts = list(facts)
+    def build(
+        cls, files: Iterable[tuple[str, FileFacts]], applies: Applies | None = None
+    ) -> BrokerView:
+        """The view of the files' facts, given by path; `applies` says whether
+        a settings module's settings apply to a file (None: everywhere)."""
+        all_facts = [facts for _path, facts in files]
         constants: dict[str, Expr] = {}
         for file_facts in all_facts:
             constants.update(file_facts.constants)
-        config_modules = _config_modules(all_facts)
         project = cls()
-        brokers: list[tuple[str, Place]] = []
         for file_facts in all_facts:
-            for value in file_facts.broker.config:
-                if _counts(value, file_facts.module, config_modules):
-                    project._add_config(value, constants, brokers)
             for limit in file_facts.broker.time_limits:
                 seconds = as_seconds(limit.value, constants)
                 if seconds is not None:
-                    label = f"task '{limit.task}' has time_limit"
-                    project.limits.append(Limit(label, seconds, limit.place))
+                    project.task_limits.append(Limit(_limit_label(limit), seconds, limit.place))
             for delay in file_facts.broker.delays:
                 seconds = as_seconds(delay.value, constants)
                 if seconds is not None:
                     project.delays.append(
                         TimedDelay(delay.keyword, delay.call, seconds, delay.place)
                     )
-        project.transport = _transport(brokers)
+        layers = _Layers.build(all_facts)
+        app = _by_role(v for f in all_facts for v in f.broker.config if v.from_app)
+        found: list[Configuration | None] = []
+        for name in layers.in_force():
+            settings = {**layers.effective(name), **app}
+            found.append(_configuration(name, settings, constants, layers.own(name)))
+        if not layers.layers and app:
+            found.append(_configuration("", app, constants, app))
+        for configuration in found:
+            if configuration is None:
+                continue
+            configuration.module = layers.modules.get(configuration.name, "")
+            module = configuration.module
+
+            def here(place: Place, module: str = module) -> bool:
+                return applies is None or applies(module, place.path)
+
+            configuration.task_limits = [lim for lim in project.task_limits if here(lim.place)]
+            configuration.delays = [d for d in project.delays if here(d.place)]
+            project.configurations.append(configuration)
         return project
 
-    def _add_config(
-        self, value: ConfigValue, constants: dict[str, Expr], brokers: list[tuple[str, Place]]
-    ) -> None:
-        if value.setting == kb.TIME_LIMIT:
-            seconds = as_seconds(value.value, constants)
-            if seconds is not None:
-                label = f"{value.spelling} is"
-                self.limits.append(Limit(label, seconds, value.place))
-        elif value.setting == kb.BROKER_URL:
-            url = evaluate(value.value, constants)
-            brokers.append((url if isinstance(url, str) else "", value.place))
-        elif value.setting == kb.TRANSPORT_OPTIONS:
-            self._add_transport_options(value, constants)
 
-    def _add_transport_options(self, value: ConfigValue, constants: dict[str, Expr]) -> None:
-        options = evaluate(value.value, constants)
-        if not isinstance(options, dict):
-            self.visibility.append(Visibility(None, value.place))  # set, value unknown
-            return
-        if not kb.PREDEFINED_QUEUES_KEYS.isdisjoint(options):
-            return  # SQS predefined queues use their own attribute: out of reach
-        key = next((k for k in kb.VISIBILITY_KEYS if k in options), None)
-        if key is None:
-            return
-        raw = options[key]
-        seconds = float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
-        self.visibility.append(Visibility(seconds, value.visibility_place or value.place))
+def _limit_label(limit: TimeLimit) -> str:
+    return f"{limit.via} passes time_limit" if limit.via else f"task '{limit.task}' has time_limit"
+
+
+def _by_role(values: Iterable[ConfigValue]) -> Settings:
+    found: Settings = defaultdict(list)
+    for value in values:
+        found[value.setting].append(value)
+    return dict(found)
+
+
+@dataclass(slots=True)
+class _Layer:
+    own: Settings
+    # Layers it builds on, lowest precedence first.
+    parents: list[str]
+
+
+@dataclass(slots=True)
+class _Layers:
+    layers: dict[str, _Layer] = field(default_factory=dict)
+    named: set[str] = field(default_factory=set)
+    # Layer -> the module that defines it.
+    modules: dict[str, str] = field(default_factory=dict)
+    _effective: dict[str, Settings] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, all_facts: list[FileFacts]) -> _Layers:
+        found = cls(named=_named(all_facts))
+        config_modules = _config_modules(all_facts)
+        classes = {c.qualname: c.bases for f in all_facts for c in f.classes}
+        settings_classes = _settings_classes(classes, found.named)
+        modules: dict[str, Settings] = {}
+        owned: dict[str, Settings] = {}
+        for file_facts in all_facts:
+            for value in file_facts.broker.config:
+                if value.from_app:
+                    continue
+                if value.owner:
+                    in_config_module = _counts(value, file_facts.module, config_modules)
+                    if value.owner in settings_classes or in_config_module:
+                        owned.setdefault(value.owner, {}).setdefault(value.setting, [])
+                        owned[value.owner][value.setting].append(value)
+                elif _counts(value, file_facts.module, config_modules):
+                    modules.setdefault(file_facts.module, {}).setdefault(value.setting, [])
+                    modules[file_facts.module][value.setting].append(value)
+        stars = {f.module: f.broker.star_imports for f in all_facts if f.broker.star_imports}
+        found._add_modules(modules, stars)
+        found._add_classes(owned, classes)
+        defined = {c.qualname: f.module for f in all_facts for c in f.classes}
+        found.modules = {name: defined.get(name, name) for name in found.layers}
+        return found
+
+    def _add_modules(self, modules: dict[str, Settings], stars: dict[str, tuple[str, ...]]) -> None:
+        for module, own in modules.items():
+            self.layers[module] = _Layer(own, [])
+        # Modules star-importing a settings layer, at any depth.
+        self._grow({m: list(imported) for m, imported in stars.items()})
+
+    def _add_classes(self, owned: dict[str, Settings], classes: dict[str, tuple[str, ...]]) -> None:
+        for owner, own in owned.items():
+            self.layers[owner] = _Layer(own, [])
+        # Subclasses of a settings class, at any depth; the first base wins.
+        self._grow({q: list(reversed(bases)) for q, bases in classes.items()})
+
+    def _grow(self, candidates: dict[str, list[str]]) -> None:
+        """Make each candidate a layer built on those of its parents that are
+        layers, until nothing changes (bounded: a layer only gains parents)."""
+        for _ in range(_MAX_CLASS_DEPTH):
+            changed = False
+            for name, parents in candidates.items():
+                found = [p for p in parents if p in self.layers and p != name]
+                layer = self.layers.get(name)
+                if found and (layer is None or layer.parents != found):
+                    self.layers[name] = _Layer(layer.own if layer else {}, found)
+                    changed = True
+            if not changed:
+                return
+
+    def in_force(self) -> list[str]:
+        """The leaves of the layers, and the layers loaded by name."""
+        built_on = {p for layer in self.layers.values() for p in layer.parents}
+        return sorted(n for n in self.layers if n not in built_on or n in self.named)
+
+    def own(self, name: str) -> Settings:
+        layer = self.layers.get(name)
+        return layer.own if layer is not None else {}
+
+    def effective(self, name: str, seen: frozenset[str] = frozenset()) -> Settings:
+        if name in self._effective:
+            return self._effective[name]
+        layer = self.layers.get(name)
+        if layer is None or name in seen:
+            return {}
+        settings: Settings = {}
+        for parent in layer.parents:
+            settings.update(self.effective(parent, seen | {name}))
+        settings.update(layer.own)
+        self._effective[name] = settings
+        return settings
+
+
+def _named(all_facts: list[FileFacts]) -> set[str]:
+    """Settings modules and objects loaded by name (`config_from_object`,
+    `DJANGO_SETTINGS_MODULE`)."""
+    named: set[str] = set()
+    for file_facts in all_facts:
+        for target, _namespace in file_facts.broker.config_sources:
+            if target not in kb.DJANGO_SETTINGS_OBJECTS:
+                named.add(target.replace(":", "."))
+        named.update(file_facts.broker.settings_modules)
+        named.update(
+            f"{module}.{name}"
+            for module in file_facts.broker.settings_modules
+            for name in file_facts.broker.settings_classes
+        )
+    return named
+
+
+def _settings_classes(classes: dict[str, tuple[str, ...]], named: set[str]) -> set[str]:
+    """Classes holding settings: those deriving from a settings base class
+    (django-configurations'), at any depth, and those loaded by name."""
+    found: dict[str, bool] = {}
+
+    def derives(qualname: str, depth: int = 0) -> bool:
+        if qualname in kb.SETTINGS_CLASS_BASES:
+            return True
+        if qualname in found:
+            return found[qualname]
+        found[qualname] = False  # a cycle ends here
+        if depth < _MAX_CLASS_DEPTH:
+            found[qualname] = any(derives(b, depth + 1) for b in classes.get(qualname, ()))
+        return found[qualname]
+
+    return {q for q in classes if derives(q)} | (named & set(classes))
+
+
+_MAX_CLASS_DEPTH = 16
+
+
+def _configuration(
+    name: str, settings: Settings, constants: dict[str, Expr], own: Settings
+) -> Configuration | None:
+    """The configuration of `settings`, or None when it hands no job to a
+    broker that redelivers (eager, or a transport without visibility timeout)."""
+    for role in kb.EAGER_ROLES:
+        if any(_truthy(evaluate(v.value, constants)) for v in settings.get(role, ())):
+            return None
+    configuration = Configuration(name)
+    urls = settings.get(kb.BROKER_URL, [])
+    transport, redelivers = _transport(urls, constants)
+    if not redelivers:
+        return None
+    configuration.transport = transport
+    for value in settings.get(kb.TIME_LIMIT, []):
+        seconds = as_seconds(value.value, constants)
+        if seconds is not None:
+            configuration.limits.append(Limit(f"{value.spelling} is", seconds, value.place))
+    for value in settings.get(kb.TRANSPORT_OPTIONS, []):
+        found = _visibility(value, constants)
+        if found is not None:
+            inherited = not value.from_app and value not in own.get(kb.TRANSPORT_OPTIONS, [])
+            configuration.visibility.append(
+                Visibility(found.seconds, found.place, name if inherited else "")
+            )
+    return configuration
+
+
+def _truthy(value: Value | None) -> bool:
+    return isinstance(value, float | int) and bool(value)
+
+
+def _visibility(value: ConfigValue, constants: dict[str, Expr]) -> Visibility | None:
+    """The visibility timeout transport options set: None when they set none,
+    `Visibility(None, ...)` when they set one that can't be known here."""
+    options = evaluate(value.value, constants)
+    if not isinstance(options, dict):
+        return Visibility(None, value.place)  # set, value unknown
+    for transport in kb.TRANSPORTS:
+        if any(key in options for key in transport.external_queue_keys):
+            return Visibility(None, value.place)  # each queue's own, set outside
+        attributes = options.get(transport.creation_attributes_key)
+        if isinstance(attributes, dict) and transport.visibility_attribute in attributes:
+            return Visibility(_number(attributes[transport.visibility_attribute]), value.place)
+    key = next((k for k in sorted(kb.VISIBILITY_KEYS) if k in options), None)
+    if key is None:
+        return None
+    return Visibility(_number(options[key]), value.visibility_place or value.place)
+
+
+def _number(raw: object) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int | float):
+        return float(raw)
+    if isinstance(raw, str):  # SQS attributes are strings: "7200"
+        try:
+            return float(raw.strip())
+        except ValueError:
+            return None
+    return None
 
 
 def _config_modules(all_facts: list[FileFacts]) -> set[str]:
@@ -112,14 +344,12 @@ def _config_modules(all_facts: list[FileFacts]) -> set[str]:
         for target, _namespace in file_facts.broker.config_sources:
             if target in kb.DJANGO_SETTINGS_OBJECTS:
                 continue  # settings modules are recognised by name and env below
-            modules.add(target)
+            modules.add(target.partition(":")[0])
         modules.update(file_facts.broker.settings_modules)
     return modules
 
 
 def _counts(value: ConfigValue, module: str, config_modules: set[str]) -> bool:
-    if value.from_app:
-        return True
     parts = module.split(".")
     if module in config_modules or parts[-1] in kb.CONFIG_MODULE_NAMES:
         return True
@@ -128,13 +358,28 @@ def _counts(value: ConfigValue, module: str, config_modules: set[str]) -> bool:
     return in_settings and value.spelling.isupper()
 
 
-def _transport(brokers: list[tuple[str, Place]]) -> Transport | None:
-    """The broker transport when every statically known broker URL agrees."""
+def _transport(
+    urls: list[ConfigValue], constants: dict[str, Expr]
+) -> tuple[Transport | None, bool]:
+    """The broker transport when every statically known broker URL agrees, and
+    whether the configuration may use a transport that redelivers (False when
+    every URL names one that doesn't: `amqp://`, `memory://`)."""
     found: dict[str, Transport] = {}
-    for url, place in brokers:
-        scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-        known = kb.TRANSPORT_DEFAULTS.get(scheme)
-        if known is None:
-            return None  # an unknown or non-Redis/SQS broker: no default applies
-        found.setdefault(known[0], Transport(known[0], known[1], place))
-    return next(iter(found.values())) if len(found) == 1 else None
+    unknown = others = 0
+    for value in urls:
+        url = evaluate(value.value, constants)
+        text = url if isinstance(url, str) else ""
+        # kombu reads `transport+url` as the transport's name first (`sqla+sqlite://`).
+        scheme = text.split("://", 1)[0].split("+", 1)[0].lower() if "://" in text else ""
+        known = kb.TRANSPORT_OF_SCHEME.get(scheme)
+        if known is not None:
+            found.setdefault(
+                known.name, Transport(known.name, known.default_visibility, value.place)
+            )
+        elif scheme.isidentifier():
+            others += 1
+        else:
+            unknown += 1  # not static, or a template: `f"{scheme}://..."`
+    redelivers = bool(found) or bool(unknown) or not urls
+    single = len(found) == 1 and not unknown and not others
+    return (next(iter(found.values())) if single else None), redelivers

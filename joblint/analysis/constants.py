@@ -136,7 +136,27 @@ def _call(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | No
         return to_expr(default[0].value, resolver, depth + 1) if default else None
     if isinstance(func, cst.Attribute) and func.attr.value == "total_seconds" and not node.args:
         return to_expr(func.value, resolver, depth + 1)
+    keyword = kb.value_default(qualname)
+    if keyword is not None:  # a settings value wrapper: `values.IntegerValue(3600)`
+        return _default_argument(node, keyword, resolver, depth)
     return None
+
+
+def _default_argument(node: cst.Call, keyword: str, resolver: Resolver, depth: int) -> Expr | None:
+    for index, arg in enumerate(node.args):
+        if arg.star:
+            return None
+        if (arg.keyword is None and index == 0) or (
+            arg.keyword is not None and arg.keyword.value == keyword
+        ):
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in _BOOLEANS:
+                return ("num", _BOOLEANS[value.value])  # `values.BooleanValue(True)`
+            return to_expr(value, resolver, depth + 1)
+    return None
+
+
+_BOOLEANS = {"True": 1.0, "False": 0.0}
 
 
 def _timedelta(node: cst.Call, resolver: Resolver, depth: int) -> Expr | None:

@@ -36,6 +36,9 @@ def evaluate(expr: Expr | None, constants: Mapping[str, Expr], depth: int = 0) -
         return {key: evaluate(value, constants, depth + 1) for key, value in expr[1]}
     if kind == "ref":
         return evaluate(constants.get(expr[1]), constants, depth + 1)
+    if kind == "item":  # ("item", key, mapping expr): one entry of a static dict
+        mapping = evaluate(expr[2], constants, depth + 1)
+        return mapping.get(expr[1]) if isinstance(mapping, dict) else None
     return _evaluate_number(expr, constants, depth)
 
 

@@ -29,7 +29,7 @@ from joblint.knowledge.jobs import SETTINGS_FLAGS
 from joblint.libraries.django import DATABASES_SETTING, RUN_PYTHON_OPERATIONS
 from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
-from joblint.models import BrokerFacts, ClassFacts, TaskDef
+from joblint.models import ClassFacts, TaskDef
 
 
 class Collector:
@@ -251,6 +251,7 @@ class BrokerSettingsCollector(Collector):
         self.brokers = BrokerCollector(resolver)
 
     def module_statement(self, statement: cst.CSTNode) -> None:
+        self.brokers.module_statement(statement)
         value = _assigned_value(statement)
         if value is not None:
             for name in _assigned_names(statement):
@@ -275,8 +276,9 @@ class BrokerSettingsCollector(Collector):
         return self.brokers.nodes
 
     def contribute(self, path: str, span_of: SpanOf | None) -> dict[str, Any]:
-        broker = self.brokers.finish(path, span_of) if span_of is not None else BrokerFacts()
-        return {"broker": broker}
+        if span_of is not None:
+            return {"broker": self.brokers.finish(path, span_of)}
+        return {"broker": self.brokers.unplaced()}
 
 
 COLLECTORS: tuple[Callable[[Resolver], Collector], ...] = (

@@ -5,14 +5,17 @@ visibility timeouts, time limits and delays (the whole-project rules, JL5)."""
 from __future__ import annotations
 
 from joblint.libraries import collect
-from joblint.libraries.base import BrokerConfig
+from joblint.libraries.base import BrokerConfig, BrokerTransport, SettingsClasses
 
 CONFIGS: tuple[BrokerConfig, ...] = collect("BROKER_CONFIGS")
+TRANSPORTS: tuple[BrokerTransport, ...] = collect("BROKER_TRANSPORTS")
+SETTINGS_CLASS_KINDS: tuple[SettingsClasses, ...] = collect("SETTINGS_CLASSES")
 
 # Setting roles the whole-project view reads.
 BROKER_URL = "broker_url"
 TRANSPORT_OPTIONS = "transport_options"
 TIME_LIMIT = "time_limit"
+EAGER_ROLES: frozenset[str] = frozenset(c.eager_role for c in CONFIGS if c.eager_role)
 
 SPELLING_TO_SETTING: dict[str, str] = {
     spelling: role for c in CONFIGS for role, spellings in c.settings for spelling in spellings
@@ -25,10 +28,37 @@ LOADER_METHODS: frozenset[str] = frozenset(c.loader_method for c in CONFIGS)
 DJANGO_SETTINGS_OBJECTS: frozenset[str] = frozenset(c.django_settings_object for c in CONFIGS)
 CONFIG_MODULE_NAMES: frozenset[str] = frozenset(n for c in CONFIGS for n in c.config_module_names)
 VISIBILITY_KEYS: frozenset[str] = frozenset(c.visibility_key for c in CONFIGS)
-PREDEFINED_QUEUES_KEYS: frozenset[str] = frozenset(c.predefined_queues_key for c in CONFIGS)
-TRANSPORT_DEFAULTS: dict[str, tuple[str, float]] = {
-    scheme: (name, seconds) for c in CONFIGS for scheme, name, seconds in c.transport_defaults
+# Broker URL scheme -> the transport it selects.
+TRANSPORT_OF_SCHEME: dict[str, BrokerTransport] = {
+    scheme: t for t in TRANSPORTS for scheme in t.schemes
 }
+OPTION_METHODS: frozenset[str] = frozenset(m for c in CONFIGS for m in c.option_methods)
+OPTIONS_KEYWORDS: frozenset[str] = frozenset(
+    c.options_keyword for c in CONFIGS if c.options_keyword
+)
+CONFIG_SOURCE_KEYWORDS: frozenset[str] = frozenset(
+    c.config_source_keyword for c in CONFIGS if c.config_source_keyword
+)
+# Classes whose subclasses hold settings as class attributes.
+SETTINGS_CLASS_BASES: frozenset[str] = frozenset(b for k in SETTINGS_CLASS_KINDS for b in k.bases)
+SETTINGS_CLASS_VARIABLES: frozenset[str] = frozenset(
+    k.class_variable for k in SETTINGS_CLASS_KINDS if k.class_variable
+)
+
+
+def value_default(qualname: str) -> str | None:
+    """For a settings value wrapper (`configurations.values.IntegerValue`): the
+    keyword of its default (also its first positional argument); else None."""
+    for kind in SETTINGS_CLASS_KINDS:
+        if (
+            kind.value_prefix
+            and qualname.startswith(kind.value_prefix)
+            and qualname.endswith(kind.value_suffix)
+        ):
+            return kind.value_default_keyword
+    return None
+
+
 TIME_LIMIT_OPTIONS: frozenset[str] = frozenset(c.time_limit_option for c in CONFIGS)
 TIME_LIMIT_LIBRARIES: frozenset[str] = frozenset(
     lib for c in CONFIGS for lib in c.time_limit_libraries

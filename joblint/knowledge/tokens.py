@@ -205,6 +205,10 @@ PROJECT_FACTS: tuple[Trigger, ...] = (
     # facts are read on demand, by the names findings depend on.
     Trigger(("celery(", ".conf.", "broker", "time_limit", "visibility_timeout", "countdown")),
     Trigger(("q_cluster",)),
+    # A settings module or class setting Celery's namespaced settings
+    # (`CELERY_TASK_ACKS_LATE = True`), and django-configurations' classes.
+    Trigger(("celery_",), (r"(?m)^[ \t]*celery_\w+\s*[:=]",)),
+    Trigger(("configuration)", "django_configuration")),
     # Entry points naming the settings module their project loads: settings
     # apply to that project's files only (joblint.pipeline.project.settings_scope).
     Trigger((django.SETTINGS_MODULE_VARIABLE.lower(), *sorted(brokers.LOADER_METHODS))),

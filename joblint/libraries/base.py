@@ -192,11 +192,9 @@ class BrokerConfig:
     django_settings_object: str
     # Config modules found by name when nothing points at them.
     config_module_names: frozenset[str]
-    # The transport options' keys: the visibility timeout, and queues that set their own.
+    # The transport options' key holding the visibility timeout (the transports
+    # and their defaults: `BrokerTransport`).
     visibility_key: str
-    predefined_queues_key: str
-    # Broker URL scheme -> (transport name, its default visibility timeout in seconds).
-    transport_defaults: tuple[tuple[str, str, float], ...]
     # A task's own hard time limit (decorator keyword or Task attribute), and the
     # libraries whose task decorators take it ("" for an unresolved `@app.task`).
     time_limit_option: str
@@ -204,3 +202,51 @@ class BrokerConfig:
     # Delays: `apply_async(countdown=N)`, `self.retry(countdown=N)`, `eta=...`.
     delay_keywords: frozenset[str]
     delay_methods: frozenset[str]
+    # Calls that take execution options as keywords, the delays and a hard
+    # time limit among them (`apply_async(time_limit=N)`, `sig.set(countdown=N)`,
+    # `task.signature(args, time_limit=N)`), and their keyword holding a dict of
+    # them (`signature(..., options={...})`).
+    option_methods: frozenset[str] = frozenset()
+    options_keyword: str = ""
+    # The app keyword naming a config object (`Celery(config_source=Config)`).
+    config_source_keyword: str = ""
+    # Roles whose setting makes the app run jobs in the caller, with no broker
+    # (`task_always_eager = True`): a configuration with it has no visibility timeout.
+    eager_role: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerTransport:
+    """A broker transport that redelivers an unacknowledged message after a
+    visibility timeout (kombu's Redis and SQS transports)."""
+
+    name: str  # "Redis", "SQS"
+    # Broker URL schemes that select it (`redis://`, `rediss://`, `sqs://`).
+    schemes: tuple[str, ...]
+    # Its visibility timeout when the transport options give none, in seconds.
+    default_visibility: float
+    # Transport options that take the visibility timeout out of the code's hands
+    # (SQS `predefined_queues`: queues created outside, with their own timeout).
+    external_queue_keys: tuple[str, ...] = ()
+    # A transport option holding the attributes of the queues it creates, and
+    # the attribute among them that overrides `visibility_timeout`
+    # (SQS `{"sqs-creation-attributes": {"VisibilityTimeout": "7200"}}`).
+    creation_attributes_key: str = ""
+    visibility_attribute: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsClasses:
+    """Settings written as classes (django-configurations): a class deriving
+    from one of `bases` holds settings as class attributes, inherited and
+    overridden like any attribute; `values` wrap a setting's default
+    (`values.IntegerValue(3600)`, first positional argument or `default=`)."""
+
+    library: str
+    bases: tuple[str, ...]
+    # Qualified-name prefix and suffix of the value wrappers.
+    value_prefix: str = ""
+    value_suffix: str = ""
+    value_default_keyword: str = "default"
+    # The environment variable naming the class a settings module uses.
+    class_variable: str = ""

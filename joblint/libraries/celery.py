@@ -161,6 +161,10 @@ BROKER_CONFIGS = (
                     }
                 ),
             ),
+            (
+                "always_eager",
+                frozenset({"task_always_eager", "CELERY_TASK_ALWAYS_EAGER", "CELERY_ALWAYS_EAGER"}),
+            ),
         ),
         app_classes=_APP_CLASSES,
         app_keywords=(
@@ -175,18 +179,18 @@ BROKER_CONFIGS = (
         django_settings_object="django.conf:settings",
         config_module_names=frozenset({"celeryconfig", "celery_config", "celerysettings"}),
         visibility_key="visibility_timeout",
-        predefined_queues_key="predefined_queues",
-        transport_defaults=(
-            ("redis", "Redis", 3600.0),
-            ("rediss", "Redis", 3600.0),
-            ("sentinel", "Redis", 3600.0),
-            ("sqs", "SQS", 1800.0),
-        ),
         time_limit_option="time_limit",
         # An unresolved `@app.task` (an imported app) is Celery's in practice.
         time_limit_libraries=frozenset({"celery", ""}),
         delay_keywords=frozenset({"countdown", "eta"}),
         delay_methods=frozenset({"apply_async", "retry"}),
+        # `Task.signature(args, **options)` and `Signature(..., options=None, **ex)`
+        # merge their extra keywords into the options; `retry(**options)` hands
+        # them to `apply_async`.
+        option_methods=frozenset({"apply_async", "retry", "signature", "subtask", "set"}),
+        options_keyword="options",
+        config_source_keyword="config_source",
+        eager_role="always_eager",
     ),
 )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnqueueMethod, Library, Receiver
+from joblint.libraries.base import BrokerTransport, EnqueueMethod, Library, Receiver
 
 LIBRARIES = (
     Library(
@@ -15,5 +15,23 @@ LIBRARIES = (
         queue_constructors=("kombu.Producer", "kombu.messaging.Producer"),
         producer_methods=("Producer",),
         enqueue_methods=(("publish", EnqueueMethod((), Receiver.QUEUE)),),
+    ),
+)
+
+# The transports that hide a delivered message for a visibility timeout, then
+# hand it to another consumer (`kombu/transport/redis.py`: `Channel.visibility_timeout
+# = 3600`; `kombu/transport/SQS/__init__.py`: `default_visibility_timeout = 1800`).
+# On SQS the option only applies to the queues kombu creates (`_new_queue`), whose
+# attributes `sqs-creation-attributes` update last; `predefined_queues` are never
+# created, so their timeout is the queue's own, set outside the code.
+BROKER_TRANSPORTS = (
+    BrokerTransport("Redis", ("redis", "rediss", "sentinel"), 3600.0),
+    BrokerTransport(
+        "SQS",
+        ("sqs",),
+        1800.0,
+        external_queue_keys=("predefined_queues",),
+        creation_attributes_key="sqs-creation-attributes",
+        visibility_attribute="VisibilityTimeout",
     ),
 )

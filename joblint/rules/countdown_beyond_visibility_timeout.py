@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from joblint.analysis.broker_view import Configuration
 from joblint.knowledge.tokens import PROJECT_FACTS
+from joblint.models import Place
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
 SETTINGS = """
@@ -15,9 +17,12 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
     """
     ## What it does
     Finds `apply_async(countdown=N)`, `self.retry(countdown=N)` and
-    `eta=now() + timedelta(...)` delays statically longer than the visibility
-    timeout in force on a Redis or SQS broker (the one set in the project, or
-    the transport's default: Redis 3600 s, SQS 1800 s).
+    `eta=now() + timedelta(...)` delays (also in `**options`,
+    `.signature(options=...)` and `.set(countdown=...)`) statically longer
+    than the visibility timeout in force on a Redis or SQS broker (the one the
+    project's settings set, or the transport's default: Redis 3600 s, SQS
+    1800 s), in the shortest of the configurations the project runs with (as
+    JL501 reads them).
 
     ## Why is this bad?
     Celery keeps a delayed message unacknowledged in the worker until its ETA.
@@ -43,8 +48,10 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
 
     ## Known limits
     - Only statically known delays and brokers are compared; the same value
-      rules as JL501 apply. RabbitMQ's `consumer_timeout` (30 min) is not
-      checked.
+      and configuration rules as JL501 apply. When one configuration's broker
+      or timeout can't be known (an environment URL, SQS `predefined_queues`),
+      the delays of the files it applies to are not compared. RabbitMQ's
+      `consumer_timeout` (30 min) is not checked.
     """
 
     CODE = "JL502"
@@ -115,28 +122,46 @@ def sync(self):
 
     @classmethod
     def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
-        brokers = project.brokers
-        transport = brokers.transport
-        if transport is None:
-            return
-        known = [v for v in brokers.visibility if v.seconds is not None]
-        if len(known) != len(brokers.visibility):
-            return  # a timeout is set to something we can't evaluate
-        if known:
-            in_force = min(known, key=lambda v: v.seconds or 0.0)
-            limit = in_force.seconds or 0.0
-            described = f"visibility_timeout of {limit:g} s ({where(in_force.place)})"
-            source = in_force.place
-        else:
-            limit = transport.default_seconds
-            described = f"default visibility_timeout of {limit:g} s"
-            source = transport.place
-        for delay in brokers.delays:
+        configurations = project.brokers.configurations
+        for delay in project.brokers.delays:
+            threshold = _threshold([c for c in configurations if delay in c.delays])
+            if threshold is None:
+                continue
+            limit, described, source, transport = threshold
             if delay.seconds > limit:
                 message = (
                     f"{delay.keyword} of {delay.seconds:g} s is longer than the "
-                    f"{transport.name} broker's {described}: the broker redelivers the waiting "
+                    f"{transport} broker's {described}: the broker redelivers the waiting "
                     "message to a second worker and the job runs twice. Keep delays below the "
                     "timeout or schedule far-future work from the database"
                 )
                 yield cls.finding(delay.place, message, source)
+
+
+def _threshold(configurations: list[Configuration]) -> tuple[float, str, Place, str] | None:
+    """The shortest visibility timeout in force across the configurations: (seconds,
+    its description, where it is set, the transport). None when one of them can't be
+    known (a broker URL or a timeout that isn't static): then nothing is compared."""
+    found: list[tuple[float, str, Place, str]] = []
+    for configuration in configurations:
+        transport = configuration.transport
+        if transport is None:
+            return None
+        if not configuration.visibility:
+            seconds = transport.default_seconds
+            found.append(
+                (
+                    seconds,
+                    f"default visibility_timeout of {seconds:g} s",
+                    transport.place,
+                    transport.name,
+                )
+            )
+        for visibility in configuration.visibility:
+            if visibility.seconds is None:
+                return None
+            described = (
+                f"visibility_timeout of {visibility.seconds:g} s ({where(visibility.place)})"
+            )
+            found.append((visibility.seconds, described, visibility.place, transport.name))
+    return min(found, key=lambda item: item[0]) if found else None

@@ -3,7 +3,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from joblint.analysis.broker_view import Limit, Transport, Visibility
+from joblint.analysis.broker_view import Configuration, Limit, Visibility
 from joblint.knowledge.tokens import PROJECT_FACTS
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
@@ -25,11 +25,22 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     ## What it does
     Compares, across the files linted together, the Celery broker's visibility
     timeout (`broker_transport_options={"visibility_timeout": N}` on the app,
-    in `app.conf`, in a `config_from_object` module, or in Django settings as
-    `CELERY_BROKER_TRANSPORT_OPTIONS`/`BROKER_TRANSPORT_OPTIONS`) with the job
-    time limits (`task_time_limit`/`CELERY_TASK_TIME_LIMIT` and every task's
-    `time_limit=`). With no visibility timeout set, a `redis://` broker's
-    default (3600 s) or an `sqs://` broker's (1800 s) is used.
+    in `app.conf`, in a `config_from_object` module or object, or in Django
+    settings as `CELERY_BROKER_TRANSPORT_OPTIONS`/`BROKER_TRANSPORT_OPTIONS`)
+    with the job time limits (`task_time_limit`/`CELERY_TASK_TIME_LIMIT`, every
+    task's `time_limit=`, also from `@app.task(**DEFAULTS)`, and the
+    `time_limit` an enqueue passes: `apply_async(time_limit=...)`,
+    `apply_async(**options)`, `.signature(options=...)`, `.set(...)`). With no
+    visibility timeout set, a `redis://` broker's default (3600 s) or an
+    `sqs://` broker's (1800 s) is used.
+
+    Settings are read per configuration the project can run with: a settings
+    module that star-imports another (`from .base import *`) overrides what it
+    imports, a settings class (django-configurations' `class Prod(Base)`)
+    overrides its bases, and only the leaves (or what `DJANGO_SETTINGS_MODULE`,
+    `DJANGO_CONFIGURATION` or `config_from_object` names) are in force.
+    Settings that run jobs eagerly (`CELERY_TASK_ALWAYS_EAGER = True`) or on a
+    broker without visibility timeouts (`memory://`, `amqp://`) are none.
 
     ## Why is this bad?
     Redis and SQS hide a delivered message for the visibility timeout, then
@@ -59,18 +70,31 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
 
     ## Known limits
     - Values must be static: numbers, `60 * 60`, module constants (also
-      imported from another project module), `timedelta(...).total_seconds()`.
-      Anything else is unknown and never reported.
+      imported from another project module), `timedelta(...).total_seconds()`,
+      the literal default of `os.environ.get(...)` or of a django-configurations
+      value (`values.IntegerValue(3600)`). Anything else is unknown and never
+      reported.
     - Only hard limits count; soft limits alone and tasks with no limit are
       not findings. The margin is `visibility-margin-seconds` (default 60).
     - Module-level settings count in modules named by `config_from_object`,
       in `celeryconfig`-style modules, and (upper-case `CELERY_`/legacy names)
-      in modules with a `settings` component. SQS `predefined_queues` use the
-      queue's own attribute and are not checked; neither is an SQS queue
-      created with boto3.
-    - When only some files are named (pre-commit), the rest of the project's
-      settings are read from the project root; the finding is reported when
-      the setting or the time limit is in a named file.
+      in modules with a `settings` component; class attributes count in
+      classes deriving from a settings base class or loaded by
+      `config_from_object`. Within one module or class every assignment of a
+      setting counts (branches are not told apart); a module's own settings
+      override every module it star-imports, whatever the order.
+    - Heuristic: a settings layer nothing else builds on is taken to be a
+      configuration the project runs with, unless it runs jobs eagerly or on
+      a broker without visibility timeouts.
+    - kombu's SQS transport applies `visibility_timeout` only to the queues it
+      creates (`sqs-creation-attributes` `VisibilityTimeout` wins there);
+      `predefined_queues` keep the timeout set on each queue outside the code,
+      so they are not checked, nor is an SQS queue created with boto3, nor an
+      existing queue's own attribute.
+    - Settings apply to the project whose entry point loads them. When only
+      some files are named (pre-commit), the rest of the project's settings
+      are read from the project root; the finding is reported when the
+      setting or the time limit is in a named file.
     """
 
     CODE = "JL501"
@@ -147,15 +171,17 @@ app.conf.task_time_limit = 2 * 3600
     @classmethod
     def check(cls, project: ProjectView) -> Iterator[ProjectFinding]:
         brokers = project.brokers
-        if brokers.visibility:
-            for visibility in brokers.visibility:
-                found = cls._explicit(visibility, brokers.limits, project.margin)
-                if found is not None:
-                    yield found
-        elif brokers.transport is not None:
-            for limit in brokers.limits:
-                if brokers.transport.default_seconds < limit.seconds + project.margin:
-                    yield cls._default(brokers.transport, limit, project.margin)
+        for configuration in brokers.configurations:
+            limits = [*configuration.limits, *configuration.task_limits]
+            if configuration.visibility:
+                for visibility in configuration.visibility:
+                    found = cls._explicit(visibility, limits, project.margin)
+                    if found is not None:
+                        yield found
+            elif configuration.transport is not None:
+                for limit in limits:
+                    if configuration.transport.default_seconds < limit.seconds + project.margin:
+                        yield cls._default(configuration, limit, project.margin)
 
     @classmethod
     def _explicit(
@@ -168,16 +194,19 @@ app.conf.task_time_limit = 2 * 3600
             return None
         worst = max(exceeding, key=lambda lim: lim.seconds)
         needed = math.ceil(worst.seconds + margin)
+        in_force = f", in force in {visibility.inherited_by}," if visibility.inherited_by else ""
         message = (
             f"broker visibility_timeout is {_seconds(visibility.seconds)} "
-            f"({where(visibility.place)}) but {worst.label} {_seconds(worst.seconds)} "
+            f"({where(visibility.place)}){in_force} but {worst.label} {_seconds(worst.seconds)} "
             f"({where(worst.place)}): the broker will hand the job to a second worker while "
             f"the first still runs it. Set visibility_timeout >= {needed} s"
         )
         return cls.finding(visibility.place, message, worst.place)
 
     @classmethod
-    def _default(cls, transport: Transport, limit: Limit, margin: float) -> ProjectFinding:
+    def _default(cls, configuration: Configuration, limit: Limit, margin: float) -> ProjectFinding:
+        transport = configuration.transport
+        assert transport is not None
         needed = math.ceil(limit.seconds + margin)
         message = (
             f"{limit.label} {_seconds(limit.seconds)} ({where(limit.place)}) but the "

@@ -533,7 +533,12 @@ def _project_findings(results: list[FileResult], settings: ProjectSettings) -> l
 
     chosen = (load(code) for code in sorted(codes))
     rules = [rule for rule in chosen if rule is not None and issubclass(rule, ProjectRule)]
-    brokers = BrokerView.build(r.facts for r in results)
+    scopes = SettingsScopes.build(results)
+
+    def applies(module: str, path: str) -> bool:
+        return scopes.applies(Setter(module, ""), path)
+
+    brokers = BrokerView.build(((r.path, r.facts) for r in results), applies)
     own = settings.for_path
     margins = {settings.margin} if own is None else {own(r.path)[1] for r in results}
     suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}

@@ -1,0 +1,101 @@
+"""The full example suite of `joblint.rules.countdown_beyond_visibility_timeout` (its
+class keeps the teaching examples the docs open with)."""
+
+from __future__ import annotations
+
+from joblint.rule import Valid, invalid
+
+_REDIS = """
+CELERY_BROKER_URL = "redis://queue:6379/0"
+"""
+
+VALID = (
+    Valid(
+        """
+from .tasks import remind
+
+def later(user):
+    remind.s(user.pk).set(countdown=15 * 60).apply_async()
+    remind.signature((user.pk,), options={"countdown": 30 * 60}).apply_async()
+""",
+        id="short-delays-in-set-and-signature-options",
+        project={"proj_settings": _REDIS},
+    ),
+    Valid(
+        """
+from celery import Celery
+from .tasks import remind
+
+app = Celery("proj", broker="sqs://")
+app.conf.broker_transport_options = {"predefined_queues": {"jobs": {"url": "https://q"}}}
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=4 * 3600)
+""",
+        id="sqs-predefined-queues-timeout-unknown",
+    ),
+    Valid(
+        """
+from .tasks import remind
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=2 * 3600)
+""",
+        id="settings-subclass-raises-the-timeout",
+        project={
+            "proj_settings": """
+from configurations import Configuration
+
+class Base(Configuration):
+    CELERY_BROKER_URL = "redis://queue:6379/0"
+
+class Prod(Base):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 4 * 3600}
+
+class Testing(Base):
+    CELERY_TASK_ALWAYS_EAGER = True
+""",
+        },
+    ),
+)
+
+INVALID = (
+    invalid(
+        """
+from .tasks import remind
+
+DELAYED = {"countdown": 3 * 3600}
+
+def later(user):
+    options = {"countdown": 2 * 3600, "queue": "mail"}
+    remind.apply_async(args=(user.pk,), **options)
+    remind.apply_async(args=(user.pk,), **DELAYED)
+    remind.s(user.pk).set(countdown=5 * 3600).apply_async()
+""",
+        (7, 29, "countdown of 7200 s is longer than the Redis broker's default"),
+        (4, 25, "countdown of 10800 s"),
+        (10, 27, "countdown of 18000 s"),
+        id="options-dicts-and-set",
+        proj_settings=_REDIS,
+    ),
+    invalid(
+        """
+from .tasks import remind
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=2 * 3600)
+""",
+        (5, 41, "visibility_timeout of 3600 s (proj/settings.py:6)"),
+        id="settings-subclass-inherits-the-timeout",
+        proj_settings="""
+from configurations import Configuration
+
+class Base(Configuration):
+    CELERY_BROKER_URL = "redis://queue:6379/0"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+
+class Prod(Base):
+    DEBUG = False
+""",
+    ),
+)

@@ -1,0 +1,211 @@
+"""The full example suite of `joblint.rules.visibility_timeout_below_time_limit` (its
+class keeps the teaching examples the docs open with)."""
+
+from __future__ import annotations
+
+from joblint.rule import Valid, invalid
+
+_TASK_3600 = """
+from celery import shared_task
+
+@shared_task(time_limit=3600)
+def rebuild_index():
+    ...
+"""
+
+_SPLIT_BASE = """
+CELERY_BROKER_URL = "redis://queue:6379/0"
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
+"""
+
+_CLASS_SETTINGS = """
+from configurations import Configuration, values
+
+class Base(Configuration):
+    CELERY_BROKER_URL = values.Value("redis://queue:6379/0")
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
+"""
+
+VALID = (
+    Valid(
+        _TASK_3600,
+        id="settings-module-that-imports-the-base-raises-the-timeout",
+        project={
+            "proj_settings_base": _SPLIT_BASE,
+            "proj_settings_prod": (
+                "from .base import *\n\n"
+                'CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 7200}\n'
+            ),
+        },
+    ),
+    Valid(
+        _TASK_3600,
+        id="settings-subclass-raises-the-timeout",
+        project={
+            "proj_settings": _CLASS_SETTINGS
+            + """
+class Prod(Base):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 7200}
+""",
+        },
+    ),
+    Valid(
+        _TASK_3600,
+        id="eager-test-settings",
+        project={
+            "proj_settings_base": (
+                'CELERY_BROKER_URL = "redis://queue:6379/0"\n'
+                'CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 7200}\n'
+            ),
+            "proj_settings_testing": (
+                "from .base import *\n\n"
+                "CELERY_TASK_ALWAYS_EAGER = True\n"
+                'CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 5}\n'
+            ),
+        },
+    ),
+    Valid(
+        _TASK_3600,
+        id="memory-broker-in-a-settings-leaf",
+        project={
+            "proj_settings_base": (
+                'CELERY_BROKER_URL = "redis://queue:6379/0"\n'
+                'CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 7200}\n'
+            ),
+            "proj_settings_dev": (
+                'from .base import *\n\nCELERY_BROKER_URL = "memory://"\n'
+                'CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}\n'
+            ),
+        },
+    ),
+    Valid(
+        """
+from .tasks import rebuild_index
+
+QUICK = {"time_limit": 600}
+
+def refresh():
+    options = {"time_limit": 900, "queue": "fast"}
+    rebuild_index.apply_async(**options)
+    rebuild_index.apply_async(**QUICK)
+    rebuild_index.s().set(time_limit=300).apply_async()
+""",
+        id="enqueue-options-with-safe-time-limits",
+        project={"proj_settings": _SPLIT_BASE},
+    ),
+    Valid(
+        """
+from celery import Celery, shared_task
+
+app = Celery("proj", broker="sqs://")
+app.conf.broker_transport_options = {
+    "region": "eu-west-1",
+    "predefined_queues": {"jobs": {"url": "https://sqs.example/jobs"}},
+}
+
+@shared_task(time_limit=7200)
+def rebuild_index():
+    ...
+""",
+        id="sqs-predefined-queues-keep-their-own-timeout",
+    ),
+)
+
+INVALID = (
+    invalid(
+        _TASK_3600,
+        (
+            "proj/settings/base.py",
+            3,
+            58,
+            "broker visibility_timeout is 1800 s (proj/settings/base.py:3), in force in "
+            "proj.settings.staging, but task 'rebuild_index' has time_limit 3600 s",
+        ),
+        id="settings-module-inherits-the-timeout-it-star-imports",
+        proj_settings_base=_SPLIT_BASE,
+        proj_settings_staging=(
+            'from .base import *\n\nCELERY_BROKER_URL = "redis://staging-queue:6379/0"\n'
+        ),
+    ),
+    invalid(
+        _TASK_3600,
+        (
+            "proj/settings.py",
+            6,
+            62,
+            "visibility_timeout is 1800 s (proj/settings.py:6), in force in "
+            "proj.settings.Prod, but task 'rebuild_index' has time_limit 3600 s",
+        ),
+        id="settings-subclass-inherits-the-timeout",
+        proj_settings=_CLASS_SETTINGS + "\nclass Prod(Base):\n    DEBUG = False\n",
+    ),
+    invalid(
+        """
+from .tasks import export_all
+
+def nightly():
+    options = {"time_limit": 2 * 3600, "queue": "slow"}
+    export_all.apply_async(**options)
+""",
+        (
+            "proj/settings.py",
+            3,
+            58,
+            "visibility_timeout is 1800 s (proj/settings.py:3) but export_all.apply_async() "
+            "passes time_limit 7200 s (app/example.py:5)",
+        ),
+        id="options-dict-spread-into-apply-async",
+        proj_settings=_SPLIT_BASE,
+    ),
+    invalid(
+        """
+from celery import Celery
+
+LONG_JOB = {"time_limit": 2 * 3600, "acks_late": True}
+
+app = Celery("proj", broker="redis://queue:6379/0")
+
+@app.task(**LONG_JOB)
+def export_all():
+    ...
+
+def nightly():
+    export_all.signature((), options={"time_limit": 3 * 3600}).apply_async()
+""",
+        (4, 27, "task 'export_all' has time_limit 7200 s (app/example.py:4) but the Redis"),
+        (13, 53, "export_all.signature() passes time_limit 10800 s"),
+        id="task-defaults-dict-and-signature-options-on-redis-default",
+    ),
+    invalid(
+        """
+from celery import Celery
+
+class CeleryConfig:
+    broker_url = "redis://queue:6379/0"
+    broker_transport_options = {"visibility_timeout": 600}
+    task_time_limit = 1200
+
+app = Celery("proj")
+app.config_from_object(CeleryConfig)
+""",
+        (6, 55, "visibility_timeout is 600 s (app/example.py:6) but task_time_limit is 1200 s"),
+        id="config-from-object-class",
+    ),
+    invalid(
+        """
+from celery import Celery, shared_task
+
+app = Celery("proj", broker="sqs://")
+app.conf.broker_transport_options = {
+    "visibility_timeout": 7200,
+    "sqs-creation-attributes": {"VisibilityTimeout": "900"},
+}
+
+@shared_task(time_limit=3600)
+def rebuild_index():
+    ...
+""",
+        (5, 37, "visibility_timeout is 900 s"),
+        id="sqs-creation-attributes-override-the-option",
+    ),
+)
