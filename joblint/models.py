@@ -69,7 +69,11 @@ class Requirement:
     - "passed-a-task" (`PASSED_A_TASK`): some bound task of one of `libraries`
       must pass itself (its first parameter) to the function `qualname` at the
       parameter `reach` gives as (position, name); the message names that
-      task where it says `CALLER`.
+      task where it says `CALLER`;
+    - "enqueues-now" (`ENQUEUES_NOW`): `qualname` is a task's enqueue method
+      (`shop.tasks.send.delay`); it must not be deferred to COMMIT by the
+      project's task class the task is built on (a `base=` class whose
+      `apply_async` registers it on commit), where the project says so.
     """
 
     kind: str
@@ -159,11 +163,19 @@ OPENS_TRANSACTION = "opens-transaction"
 TASK_DECORATOR = "task-decorator"
 TASK_DECORATOR_SETS = "task-decorator-sets"
 PASSED_A_TASK = "passed-a-task"
+ENQUEUES_NOW = "enqueues-now"
 # Where a pending finding's message names the task that hands itself to a helper.
 CALLER = "\u27e8caller\u27e9"
 # The requirements the project model settles (`joblint.pipeline.project.call_graph`).
 MODEL_REQUIREMENTS = frozenset(
-    {LEADS_TO_ENQUEUE, OPENS_TRANSACTION, TASK_DECORATOR, TASK_DECORATOR_SETS, PASSED_A_TASK}
+    {
+        LEADS_TO_ENQUEUE,
+        OPENS_TRANSACTION,
+        TASK_DECORATOR,
+        TASK_DECORATOR_SETS,
+        PASSED_A_TASK,
+        ENQUEUES_NOW,
+    }
 )
 
 
@@ -278,6 +290,8 @@ class DecoratorUse:
     # "3"; "" when it isn't a literal).
     options: tuple[tuple[str, str], ...] = ()
     called: bool = False
+    # Its keywords whose value is a name, qualified (`base=OnCommitTask`).
+    names: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +336,8 @@ class FunctionSummary:
     # Its decorators that may register it as a task (a library's, an app's
     # method, or a project name).
     decorators: tuple[DecoratorUse, ...] = ()
+    # It registers a callback to run on COMMIT (`transaction.on_commit(...)`).
+    on_commit: bool = False
 
 
 @dataclass(frozen=True, slots=True)

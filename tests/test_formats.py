@@ -187,7 +187,7 @@ def test_sarif_carries_a_chain_as_related_locations_and_a_code_flow(
     steps = [s["location"]["physicalLocation"] for s in flow["threadFlows"][0]["locations"]]
     assert [(s["artifactLocation"]["uri"], s["region"]["startLine"]) for s in steps] == [
         ("project_model/bakery/views.py", 15),
-        ("project_model/bakery/notify.py", 5),
+        ("project_model/bakery/notify.py", 6),
         ("project_model/bakery/mail.py", 14),
         ("project_model/bakery/mail.py", 10),
     ]

@@ -113,12 +113,12 @@ def test_chain_is_named_with_each_hop(project: Path) -> None:
     assert finding.message == (
         "notify_customer() is called inside transaction.atomic() (line 13) and enqueues "
         "Celery task 'email_invoice' (notify_customer() → mail.send_invoice_mail() at "
-        "project_model/bakery/notify.py:5 → Mailer().send() at project_model/bakery/mail.py:14 "
+        "project_model/bakery/notify.py:6 → Mailer().send() at project_model/bakery/mail.py:14 "
         "→ email_invoice.apply_async() at project_model/bakery/mail.py:10): a worker may run "
         "the job before COMMIT. Enqueue it in transaction.on_commit(...)"
     )
     assert [(r.path, r.span.line, r.message) for r in finding.related] == [
-        ("project_model/bakery/notify.py", 5, "notify_customer() calls mail.send_invoice_mail()"),
+        ("project_model/bakery/notify.py", 6, "notify_customer() calls mail.send_invoice_mail()"),
         ("project_model/bakery/mail.py", 14, "send_invoice_mail() calls Mailer().send()"),
         ("project_model/bakery/mail.py", 10, "send() calls email_invoice.apply_async()"),
     ]
@@ -126,7 +126,7 @@ def test_chain_is_named_with_each_hop(project: Path) -> None:
 
 def test_results_do_not_depend_on_how_the_run_is_made(project: Path) -> None:
     whole = _findings([project])
-    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 7
+    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 8
     assert _findings([project], jobs=2) == whole
     assert _findings([project], cache=True) == whole  # fills the cache
     assert _findings([project], cache=True, jobs=2) == whole  # reads it
@@ -195,7 +195,7 @@ def test_json_carries_the_chain(run: Run, project: Path) -> None:
     found = json.loads(result.stdout)
     chained = next(f for f in found if f["line"] == 15)
     assert [(r["path"], r["line"]) for r in chained["related"]] == [
-        ("project_model/bakery/notify.py", 5),
+        ("project_model/bakery/notify.py", 6),
         ("project_model/bakery/mail.py", 14),
         ("project_model/bakery/mail.py", 10),
     ]

@@ -106,6 +106,7 @@ class _Summary:
     calls: list[ProjectCall] = field(default_factory=list)
     opens: TxOpening | None = None
     decorators: tuple[DecoratorUse, ...] = ()
+    on_commit: bool = False
 
 
 class ModuleReader:
@@ -137,7 +138,12 @@ class ModuleReader:
             tuple(self.instances),
             tuple(
                 FunctionSummary(
-                    self.local(key), found.line, tuple(found.calls), found.opens, found.decorators
+                    self.local(key),
+                    found.line,
+                    tuple(found.calls),
+                    found.opens,
+                    found.decorators,
+                    found.on_commit,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -253,7 +259,21 @@ class ModuleReader:
                 continue
             called = isinstance(decorator, ast.Call)
             options = _options(decorator) if isinstance(decorator, ast.Call) else ()
-            found.append(DecoratorUse(qualname, options, called))
+            names = self._named_options(decorator, stack) if isinstance(decorator, ast.Call) else ()
+            found.append(DecoratorUse(qualname, options, called, names))
+        return tuple(found)
+
+    def _named_options(
+        self, decorator: ast.Call, stack: list[_Frame]
+    ) -> tuple[tuple[str, str], ...]:
+        """The keywords whose value is a name, qualified (`base=OnCommitTask`)."""
+        found = []
+        for keyword in decorator.keywords:
+            if keyword.arg is None or not isinstance(keyword.value, (ast.Name, ast.Attribute)):
+                continue
+            qualname = self._qualify(keyword.value, stack)
+            if qualname is not None:
+                found.append((keyword.arg, qualname))
         return tuple(found)
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -384,7 +404,7 @@ class ModuleReader:
         return None
 
     def _read_body(self, frame: _Frame, stack: list[_Frame], summary: _Summary) -> None:
-        deferred = self._deferred_lambdas(frame.node.body, stack)
+        deferred = self._deferred_lambdas(frame.node.body, stack, summary)
         decorated = self._decorators_transaction(frame.node, stack)
         transactions: dict[int, tuple[str, ...] | None] = {}
         for node, opened in _with_context(frame.node, deferred):
@@ -403,11 +423,16 @@ class ModuleReader:
                 if opening is not None:
                     summary.opens = TxOpening("returns", opening)
 
-    def _deferred_lambdas(self, body: list[ast.stmt], stack: list[_Frame]) -> set[int]:
-        """Lambdas handed to an on-commit hook: they run after COMMIT."""
+    def _deferred_lambdas(
+        self, body: list[ast.stmt], stack: list[_Frame], summary: _Summary | None = None
+    ) -> set[int]:
+        """Lambdas handed to an on-commit hook: they run after COMMIT.
+        `summary` learns whether the body registers anything on commit."""
         found: set[int] = set()
         for node in own_nodes(body):
             if isinstance(node, ast.Call) and self._is_on_commit(node, stack):
+                if summary is not None:
+                    summary.on_commit = True
                 for arg in [*node.args, *(k.value for k in node.keywords)]:
                     if isinstance(arg, ast.Lambda):
                         found.add(id(arg))

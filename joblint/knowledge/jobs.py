@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
-from joblint.libraries import all_libraries
+from joblint.libraries import all_libraries, collect
 from joblint.libraries.base import EnqueueMethod as EnqueueMethod
 from joblint.libraries.base import Library as Library
 from joblint.libraries.base import Receiver as Receiver
@@ -222,3 +222,12 @@ DATABASE_WRITE_METHODS: frozenset[str] = frozenset(
     }
 )
 COMMIT_RECEIVER_PATTERN = r"(session|conn|connection|transaction|txn|tx|db|database|uow)s?$"
+
+
+# Task decorators' options naming the class a task is built on: the keyword,
+# and for each enqueue method the methods of that class that decide it.
+TASK_CLASS_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    option.keyword: {method: (method, *calls) for method, calls in option.methods}
+    for option in collect("TASK_CLASS_OPTIONS")
+}
+

@@ -250,3 +250,15 @@ class SettingsClasses:
     value_default_keyword: str = "default"
     # The environment variable naming the class a settings module uses.
     class_variable: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskClassOption:
+    """A task decorator's option naming the class a task is built on; a
+    project class overriding the class's enqueue methods decides what they do
+    (deferring them to COMMIT, say)."""
+
+    keyword: str  # "base"
+    # (enqueue method, the methods it calls on the same task): an enqueue is
+    # deferred when the class defers it or one of those.
+    methods: tuple[tuple[str, tuple[str, ...]], ...]

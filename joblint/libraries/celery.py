@@ -9,6 +9,7 @@ from joblint.libraries.base import (
     Library,
     PayloadShape,
     Receiver,
+    TaskClassOption,
 )
 from joblint.libraries.retry_api import (
     AttemptBound,
@@ -281,5 +282,16 @@ RETRY_VOCABULARY = (
             GrowthFunction(f"{module}.get_exponential_backoff_interval", Param("full_jitter", 3))
             for module in ("celery.utils.time", "celery.utils")
         ),
+    ),
+)
+
+
+# A task's class, chosen per task (`@app.task(base=OnCommitTask)`): a project
+# class overriding these methods decides what enqueueing the task does. `delay`
+# calls `apply_async`, so a class deferring `apply_async` defers both.
+TASK_CLASS_OPTIONS = (
+    TaskClassOption(
+        keyword="base",
+        methods=(("apply_async", ()), ("delay", ("apply_async",))),
     ),
 )

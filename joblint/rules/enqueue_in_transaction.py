@@ -9,9 +9,9 @@ from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts,
 from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
-from joblint.knowledge.jobs import FIX_HINTS, TxFamily, may_be_project_code
+from joblint.knowledge.jobs import FIX_HINTS, TASK_CLASS_OPTIONS, TxFamily, may_be_project_code
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
-from joblint.models import CHAIN, LEADS_TO_ENQUEUE, OPENS_TRANSACTION, Requirement
+from joblint.models import CHAIN, ENQUEUES_NOW, LEADS_TO_ENQUEUE, OPENS_TRANSACTION, Requirement
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
 
@@ -162,9 +162,11 @@ class EnqueueInTransaction(Rule):
       under the project directory of the entry points (`manage.py`,
       `wsgi.py`, `asgi.py`, a Celery app's `config_from_object`) that name
       that settings module, or every file when none names it.
-    - `celery-django-task` is taken on trust for every task's `.delay()` and
-      `.apply_async()`; it is not read from the Celery app's `task_cls` or a
-      task's `base=`.
+    - A task built on a project class (`@app.task(base=OnCommitTask)`) whose
+      `apply_async` (or `delay`) registers the enqueue on commit is enqueued
+      at COMMIT: not a finding, directly or through helpers. The Celery app's
+      `task_cls=` is not read; `celery-django-task` is taken on trust for
+      every task's `.delay()` and `.apply_async()`.
     """
 
     CODE = "JL101"
@@ -360,7 +362,8 @@ def checkout(order):
                     f"run it before COMMIT. {FIX_HINTS[TxFamily.GENERIC]}"
                 )
 
-            requires = (*reading.requires, Requirement(OPENS_TRANSACTION, opener.qualname))
+            opens = Requirement(OPENS_TRANSACTION, opener.qualname)
+            requires = (*reading.requires, opens, *_enqueues_now(reading))
             self.report(node, message, requires=requires)
 
     def _report_chain(
@@ -424,7 +427,8 @@ def checkout(order):
         fix = None
         if tx.family is TxFamily.DJANGO:
             fix = self._commit_fix(node, enqueue, tx)
-        self.report(node, message, requires=enqueue.requires + _writable(tx), fix=fix)
+        requires = enqueue.requires + _writable(tx) + _enqueues_now(enqueue)
+        self.report(node, message, requires=requires, fix=fix)
 
     def _commit_fix(self, call: cst.Call, enqueue: Enqueue, tx: TxScope) -> FixSpec | None:
         """The enqueue statement, deferred to COMMIT: `task.delay_on_commit(...)` when
@@ -508,7 +512,7 @@ def checkout(order):
                 f"may run the job before COMMIT. {_fix_hint(enqueue, tx)}"
             )
 
-        requires = enqueue.requires + _writable(tx) + opens
+        requires = enqueue.requires + _writable(tx) + opens + _enqueues_now(enqueue)
         self.report(call.node, message, requires=requires, statement=call.statement)
 
 
@@ -519,6 +523,15 @@ def _writable(tx: TxScope) -> tuple[Requirement, ...]:
 
 
 _INSTANCE_NAMES = frozenset({"self", "cls"})
+_CLASS_DECIDED = frozenset(m for methods in TASK_CLASS_OPTIONS.values() for m in methods)
+
+
+def _enqueues_now(enqueue: Enqueue) -> tuple[Requirement, ...]:
+    """A project task's enqueue stands only if the class the task is built on
+    doesn't defer it to COMMIT."""
+    if enqueue.task and enqueue.method in _CLASS_DECIDED and may_be_project_code(enqueue.task):
+        return (Requirement(ENQUEUES_NOW, f"{enqueue.task}.{enqueue.method}"),)
+    return ()
 
 
 def _untyped_parameter(binding: Binding) -> bool:

@@ -16,6 +16,7 @@ from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import (
     CALLER,
     CHAIN,
+    ENQUEUES_NOW,
     LEADS_TO_ENQUEUE,
     MODEL_REQUIREMENTS,
     OPENS_TRANSACTION,
@@ -307,6 +308,8 @@ class ProjectIndex:
             return self.graph.chain_at(path, line, requirement.qualname) is not None
         if requirement.kind == OPENS_TRANSACTION:
             return self.graph.opens_transaction(requirement.qualname)
+        if requirement.kind == ENQUEUES_NOW:
+            return not self.graph.deferred(requirement.qualname)
         if requirement.kind == TASK_DECORATOR:
             called = "called" in requirement.reach
             found = self.graph.task_decorator(requirement.qualname, called)
@@ -456,6 +459,8 @@ def _asked_of_model(
                     found.add(requirement.qualname)
                 elif requirement.kind == LEADS_TO_ENQUEUE:
                     found.update(index.graph.callees_at(result.path, line, requirement.qualname))
+                elif requirement.kind == ENQUEUES_NOW:
+                    found.update(index.graph.deferral_methods(requirement.qualname))
     return found
 
 

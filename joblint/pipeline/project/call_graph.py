@@ -234,6 +234,8 @@ class CallGraph:
             return self._unless_transactional(library, "", path)
         owner, _, method = qualname.rpartition(".")
         shapes = jobs.ENQUEUE_METHODS.get(method, ())
+        if owner and shapes and self.deferred(qualname):
+            return None
         if owner and shapes:
             found = self._method_enqueue(index.canonical(owner), shapes, path)
             if found is not None:
@@ -262,6 +264,40 @@ class CallGraph:
                 if shape.receiver in _QUEUE_RECEIVERS and queue in shape.libraries:
                     return self._unless_transactional(queue, "", path)
         return None
+
+    def deferred(self, enqueue: str) -> bool:
+        """Whether the enqueue method `enqueue` (`shop.tasks.send.delay`) of a
+        project task is deferred to COMMIT by the class the task is built on
+        (`@app.task(base=OnCommitTask)` whose `apply_async` registers on commit)."""
+        task, _, method = self.index.canonical(enqueue).rpartition(".")
+        return any(
+            self._registers_on_commit(f"{cls}.{name}")
+            for cls, names in self._task_classes(task, method)
+            for name in names
+        )
+
+    def deferral_methods(self, enqueue: str) -> set[str]:
+        """The task and the methods of its class `deferred` looks up: what it
+        needs loaded."""
+        task, _, method = self.index.canonical(enqueue).rpartition(".")
+        found = {task}
+        for cls, names in self._task_classes(task, method):
+            found.update(f"{cls}.{name}" for name in names)
+        return found
+
+    def _task_classes(self, task: str, method: str) -> Iterable[tuple[str, tuple[str, ...]]]:
+        found = self.resolve(task)
+        if found is None:
+            return
+        for decorator in self.functions[found][0].decorators:
+            for keyword, value in decorator.names:
+                names = jobs.TASK_CLASS_OPTIONS.get(keyword, {}).get(method)
+                if names:
+                    yield value, names
+
+    def _registers_on_commit(self, qualname: str) -> bool:
+        found = self.resolve(qualname)
+        return found is not None and self.functions[found][0].on_commit
 
     def _unless_transactional(self, library: str, name: str, path: str) -> Enqueued | None:
         """None where the project's settings make the library's queue part of the
