@@ -35,7 +35,10 @@ from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import SKIPPED
 from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.workers import (
+    FACTS,
+    FULL,
     MIN_FILES_FOR_POOL,
+    SYNTAX,
     Job,
     WorkerPool,
     run_jobs,
@@ -167,30 +170,37 @@ class _Run:
         return self.pool
 
     def screen(self, source: _Source) -> Screening:
+        """Its screening (only its facts' part for a file the run screened
+        with `FACTS`: `screen_all(..., FULL)` first where more is read)."""
         if source.screening is None:
             self.screen_all([source])
         assert source.screening is not None
         return source.screening
 
-    def screen_all(self, sources: list[_Source], syntax: bool = True) -> None:
-        """Each source's screening: remembered, or computed (in the pool).
-        `syntax`: check, for JL001, the syntax of the files no rule wants (not
-        for files that only give facts: they never report)."""
+    def screen_all(self, sources: list[_Source], depth: str = SYNTAX) -> None:
+        """Each source's screening: remembered, or computed (in the pool) to
+        `depth`. Files that never report need no syntax check for JL001
+        (`FULL`), and files that are never linted only their facts' part
+        (`FACTS`, never remembered: a later run may lint them)."""
         todo: dict[str, _Source] = {}
         for source in sources:
-            if source.screening is None:
+            known = source.screening
+            if known is None or (known.facts_only and depth != FACTS):
                 source.screening = self.screener.lookup(source.key)
                 if source.screening is None:
                     todo.setdefault(source.key, source)
-        check_syntax = syntax and UNPARSEABLE in self.selector.base
+        if depth == SYNTAX and UNPARSEABLE not in self.selector.base:
+            depth = FULL
         computed = screen_sources(
-            [(s.data, check_syntax) for s in todo.values()], self.prefilter, self._pool()
+            [(s.data, depth) for s in todo.values()], self.prefilter, self._pool()
         )
-        for key, screening in zip(todo, computed, strict=True):
-            self.screener.record(key, screening)
+        fresh = dict(zip(todo, computed, strict=True))
+        if depth != FACTS:
+            for key, screening in fresh.items():
+                self.screener.record(key, screening)
         for source in sources:
             if source.screening is None:
-                source.screening = self.screener.lookup(source.key)
+                source.screening = self.screener.lookup(source.key) or fresh[source.key]
 
     def _jobs(
         self, sources: list[_Source], syntax_only: bool = False, triggered: bool = False
@@ -346,7 +356,7 @@ def _lint_discovered(
         others = _load_sources(rest)[0]
     if run.options.use_prefilter:
         run.screen_all(sources)
-        run.screen_all(others, syntax=False)
+        run.screen_all(others, FACTS)
     run.learn_call_enqueues([*sources, *others])
     wanted, skipped = _prefilter(run, sources)
     results.extend(run.lint(wanted, triggered=True))
@@ -416,12 +426,14 @@ def _second_pass(
     that are not the run's own (context)."""
     if not pool:
         return []
-    defining = [s for s in pool if run.screen(s).defines_jobs]
-    own = [s for s in defining if s.shown in linted]
+    mine = [s for s in pool if s.shown in linted]
+    own = [s for s in mine if run.screen(s).defines_jobs]
     results.extend(run.lint(own, counted=True))
-    if not any(s.shown in linted for s in pool if not run.screen(s).defines_jobs):
+    if len(own) == len(mine):  # no skipped file of the run's own may call a task
         pool[:] = [s for s in pool if s.shown not in linted]
         return []
+    run.screen_all(pool, FULL)  # the others' tasks count: their full screening
+    defining = [s for s in pool if run.screen(s).defines_jobs]
     context = run.facts([s for s in defining if s.shown not in linted])
     on_call, every = job_names([*results, *context])
     taken = {id(s) for s in defining}

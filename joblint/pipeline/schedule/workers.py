@@ -21,7 +21,7 @@ from joblint.pipeline.cache import ResultCache, entry_key
 from joblint.pipeline.index import index_file
 from joblint.pipeline.report.progress import CACHED, CHECKED
 from joblint.pipeline.screen.prefilter import Prefilter
-from joblint.pipeline.screen.verdicts import Screening, digest, screen_source
+from joblint.pipeline.screen.verdicts import Screening, digest, screen_for_facts, screen_source
 from joblint.pipeline.source import syntax_check
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -123,14 +123,20 @@ class WorkerPool:
             self._executor = None
 
 
+# How much of a file to screen (`screen_sources`).
+SYNTAX = "syntax"  # every verdict, and Python's syntax check for a file no rule wants
+FULL = "full"  # every verdict
+FACTS = "facts"  # only what a file that is never linted gives (`screen_for_facts`)
+
+
 def screen_sources(
-    items: list[tuple[bytes, bool]], prefilter: Prefilter, pool: WorkerPool
+    items: list[tuple[bytes, str]], prefilter: Prefilter, pool: WorkerPool
 ) -> list[Screening]:
-    """`joblint.pipeline.screen.verdicts.screen_source` of each (bytes, check syntax), in input
-    order, in the pool when there are enough files to pay for one."""
+    """Each (bytes, depth) screened (`joblint.pipeline.screen.verdicts`), in
+    input order, in the pool when there are enough files to pay for one."""
     executor = pool.executor if len(items) >= MIN_FILES_FOR_POOL else None
     if executor is None:
-        return [screen_source(prefilter, data, check) for data, check in items]
+        return [_screen(prefilter, data, depth) for data, depth in items]
     results: list[Screening | None] = [None] * len(items)
     chunks = _byte_batches(range(len(items)), lambda i: len(items[i][0]))
     futures = [(c, executor.submit(_screen_chunk, [items[i] for i in c])) for c in chunks]
@@ -140,9 +146,15 @@ def screen_sources(
     return [r for r in results if r is not None]
 
 
-def _screen_chunk(items: list[tuple[bytes, bool]]) -> list[Screening]:
+def _screen(prefilter: Prefilter, data: bytes, depth: str) -> Screening:
+    if depth == FACTS:
+        return screen_for_facts(data)
+    return screen_source(prefilter, data, check_syntax=depth == SYNTAX)
+
+
+def _screen_chunk(items: list[tuple[bytes, str]]) -> list[Screening]:
     assert _PREFILTER is not None, "the pool's initializer sets the prefilter"
-    return [screen_source(_PREFILTER, data, check) for data, check in items]
+    return [_screen(_PREFILTER, data, depth) for data, depth in items]
 
 
 def run_jobs(

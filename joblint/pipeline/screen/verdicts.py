@@ -60,6 +60,9 @@ class Screening:
     transactional: bool = False
     # Python parses it (None: not looked at; files LibCST lints aren't).
     parses: bool | None = None
+    # Only what a file that is never linted gives the run (`screen_for_facts`):
+    # never remembered, and screened in full if more is asked of it.
+    facts_only: bool = False
 
     def to_json(self) -> list[object]:
         codes = None if self.codes is None else sorted(self.codes)
@@ -87,6 +90,22 @@ class Screening:
         wanted, defines, gated, facts, on_call, transactional = flags
         rules = None if codes is None else frozenset(codes)
         return cls(wanted, rules, defines, gated, facts, on_call, transactional, parses)
+
+
+def screen_for_facts(data: bytes) -> Screening:
+    """What a file outside the paths named gives a run: whether it holds
+    project facts and names a library whose tasks enqueue when called. The
+    rules' triggers, which only a linted file needs, are not looked for."""
+    lowered = data.lower()
+    return Screening(
+        wanted=False,
+        codes=frozenset(),
+        defines_jobs=False,
+        gated=False,
+        project_facts=has_project_facts(lowered),
+        on_call=ON_CALL_TASKS.search(lowered) is not None,
+        facts_only=True,
+    )
 
 
 def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Screening:
