@@ -126,7 +126,7 @@ def test_chain_is_named_with_each_hop(project: Path) -> None:
 
 def test_results_do_not_depend_on_how_the_run_is_made(project: Path) -> None:
     whole = _findings([project])
-    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 8
+    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 9
     assert _findings([project], jobs=2) == whole
     assert _findings([project], cache=True) == whole  # fills the cache
     assert _findings([project], cache=True, jobs=2) == whole  # reads it
@@ -174,6 +174,8 @@ def test_show_project_model(run: Run, project: Path) -> None:
         "    - opens a transaction (a decorator whose wrapper calls the function inside one)",
         "  timed (line 37)",
         "    - would open a transaction if bakery.tracing.tracer.span did; none of them does",
+        "  unit_of_work (line 49)",
+        "    - opens a transaction (a context manager that yields inside one)",
     ]
     views = run(
         "check",

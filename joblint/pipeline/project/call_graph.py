@@ -499,13 +499,17 @@ class CallGraph:
     def unknown_receivers(self, qualname: str) -> set[str]:
         """Receivers of possible enqueues on the way from `qualname` (`x.delay()`)
         that the project's tasks and queue objects don't tell apart yet."""
-        wanted: set[str] = set()
+        wanted = self._unknown_receiver(qualname)  # the call may be an enqueue itself
         for name in self._reachable([qualname], set()):
             for call in self.functions[name][0].calls:
-                owner, _, method = call.callee.rpartition(".")
-                if owner and method in jobs.ENQUEUE_METHODS:
-                    wanted |= self.index.unknown(owner)
+                wanted |= self._unknown_receiver(call.callee)
         return wanted
+
+    def _unknown_receiver(self, callee: str) -> set[str]:
+        owner, _, method = callee.rpartition(".")
+        if owner and method in jobs.ENQUEUE_METHODS:
+            return self.index.unknown(owner)
+        return set()
 
     def _reachable(self, qualnames: Iterable[str], missing: set[str]) -> Iterable[str]:
         """The summarised functions `qualnames` mean and those they call, up
