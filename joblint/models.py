@@ -70,6 +70,15 @@ class Requirement:
       must pass itself (its first parameter) to the function `qualname` at the
       parameter `reach` gives as (position, name); the message names that
       task where it says `CALLER`.
+    - "returns-object" (`RETURNS_OBJECT`): the call written `reach[0]` in the
+      project function `qualname` (as its module's index names it) must call
+      a project function returning a value of one of the kinds `libraries`
+      (`django_model`, `enum`, ...; with `reach[1]` == `RETURNED_ITEM`: a dict
+      holding one), through at most `MAX_HOPS` helpers returning what another
+      returns; with `reach[1]` == `RETURNED_PARAMETER`, a function returning
+      a dict that holds its parameter at `reach[2]` (a position, or "") or
+      named `reach[3]`. The message names the helper and where it returns
+      the value where it says `RETURNED`.
     """
 
     kind: str
@@ -161,9 +170,23 @@ TASK_DECORATOR_SETS = "task-decorator-sets"
 PASSED_A_TASK = "passed-a-task"
 # Where a pending finding's message names the task that hands itself to a helper.
 CALLER = "\u27e8caller\u27e9"
+RETURNS_OBJECT = "returns-object"
+# `RETURNS_OBJECT`'s `reach[1]`: the value is in the dict the call returns;
+# or the call's argument (at position `reach[2]`, or keyword `reach[3]`) is.
+RETURNED_ITEM = "item"
+RETURNED_PARAMETER = "parameter"
+# Where a pending finding's message names the helper returning the value.
+RETURNED = "\u27e8returned\u27e9"
 # The requirements the project model settles (`joblint.pipeline.project.call_graph`).
 MODEL_REQUIREMENTS = frozenset(
-    {LEADS_TO_ENQUEUE, OPENS_TRANSACTION, TASK_DECORATOR, TASK_DECORATOR_SETS, PASSED_A_TASK}
+    {
+        LEADS_TO_ENQUEUE,
+        OPENS_TRANSACTION,
+        TASK_DECORATOR,
+        TASK_DECORATOR_SETS,
+        PASSED_A_TASK,
+        RETURNS_OBJECT,
+    }
 )
 
 
@@ -178,6 +201,10 @@ class TaskDef:
     receiver: str = ""
     # The function's parameter names (JL103: an option it declares is an argument).
     params: tuple[str, ...] = ()
+    # A project decorator that may register it (qualname, whether called:
+    # `@it(...)`): a task only if the project model says the decorator
+    # registers one (`retrying_task = shared_task(...)`); ("", False): none.
+    decorator: tuple[str, bool] = ("", False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +339,24 @@ class TxOpening:
 
 
 @dataclass(frozen=True, slots=True)
+class ReturnFact:
+    """What one `return` of a function gives back, as far as `ast` tells."""
+
+    # "row"/"rows": a library's fetch of one row or several (`kind` says
+    # whose); "call": what calling `name` gives (an instance of a class, or
+    # what a project function returns); "member": a member of the class
+    # `name` (`Plan.PRO`); "plain": anything else (a key, a literal, a
+    # value no summary follows).
+    how: str
+    name: str = ""
+    line: int = 0
+    kind: str = ""
+    # A value of the dict the function returns (`return {"order": order}`):
+    # its key ("" for the function's own return value).
+    key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class FunctionSummary:
     """What calling one of a module's functions or methods does, for the project model."""
 
@@ -322,6 +367,9 @@ class FunctionSummary:
     # Its decorators that may register it as a task (a library's, an app's
     # method, or a project name).
     decorators: tuple[DecoratorUse, ...] = ()
+    # What its `return`s give back (a return annotation naming a class stands
+    # for them all); () when it returns nothing.
+    returns: tuple[ReturnFact, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,14 @@ def _message(issue: PayloadIssue, call_text: str) -> str:
     text, model = issue.text, issue.class_name
     passed = f"passed to {call_text}"
     kind = kb.OBJECT_KINDS.get(issue.kind)
+    if kind is not None and issue.holder:
+        if not text:
+            return (
+                f"'{issue.holder}' holds {kind.what} ({model}) {passed}: put identifiers "
+                "in it instead and re-fetch the rows in the task"
+            )
+        instead = kind.instead.format(text=text)
+        return f"'{issue.holder}' holds '{text}', {kind.what} ({model}) {passed}: pass {instead}"
     if kind is not None:
         return f"'{text}' is {kind.what} ({model}) {passed}: pass {kind.instead.format(text=text)}"
     if issue.kind == SELF:
@@ -193,7 +201,7 @@ def _key_fix(issue: PayloadIssue) -> FixSpec | None:
     """A model instance -> its primary key (`order` -> `order.pk`, or its
     library's key attribute)."""
     kind = kb.OBJECT_KINDS.get(issue.kind)
-    key = kind.key_attribute if kind is not None else ""
+    key = kind.key_attribute if kind is not None and issue.fixable else ""
     node = issue.node
     if not key or not isinstance(node, cst.Name | cst.Attribute | cst.Call | cst.Subscript):
         return None

@@ -11,6 +11,13 @@ from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 def _message(issue: PayloadIssue, call_text: str) -> str:
     kind = kb.OBJECT_KINDS[issue.kind]
+    if issue.holder:
+        held = f"'{issue.text}', {kind.what}" if issue.text else kind.what
+        instead = kind.instead.format(text=issue.text) if issue.text else "primitive values in it"
+        return (
+            f"'{issue.holder}' holds {held} ({issue.class_name}) passed to {call_text}: "
+            f"pass {instead}"
+        )
     return (
         f"'{issue.text}' is {kind.what} ({issue.class_name}) passed to {call_text}: "
         f"pass {kind.instead.format(text=issue.text)}"
@@ -191,7 +198,7 @@ def run(order_id):
         `.value` would raise. Other rich types have no fix: the task would
         receive a dict where it expected the object."""
         node = issue.node
-        if issue.kind != kb.ENUM or not self._surely_member(node):
+        if issue.kind != kb.ENUM or not issue.fixable or not self._surely_member(node):
             return None
         new = cst.Attribute(node, cst.Name("value"))
         message = (
