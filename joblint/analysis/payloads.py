@@ -202,6 +202,9 @@ def _classify(
         return [i for e in node.elements for i in _classify(e.value, context)]
     if isinstance(node, cst.Dict):
         return [i for e in node.elements for i in _classify(e.value, context)]
+    built = _dict_call(node)
+    if built is not None:
+        return [i for a in built.args for i in _classify(a.value, context)]
     if isinstance(node, cst.Name):
         return _classify_name(node, context, as_dict)
     if isinstance(node, cst.Attribute):
@@ -335,12 +338,14 @@ def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]
             requirement = Requirement(
                 RETURNS_OBJECT, function, reach=(text, RETURNED_PARAMETER, *place)
             )
+            # A value a helper returned is named by where it comes from.
+            named = RETURNED in issue.class_name
             found.append(
                 PayloadIssue(
                     issue.node,
                     issue.text,
                     issue.kind,
-                    f"{issue.class_name}, {RETURNED}",
+                    issue.class_name if named else f"{issue.class_name}, {RETURNED}",
                     (*issue.requires, requirement),
                     fixable=False,
                 )
