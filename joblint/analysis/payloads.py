@@ -263,9 +263,10 @@ def _is_container(node: cst.BaseExpression) -> bool:
 
 def _dict_call(node: cst.BaseExpression) -> cst.Call | None:
     """`dict(order=order)`: the builtin, not shadowed."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
-        if node.func.value == "dict" and not any(a.keyword is None for a in node.args):
-            return node
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+        return None
+    if node.func.value == "dict" and not any(a.keyword is None for a in node.args):
+        return node
     return None
 
 
@@ -279,9 +280,7 @@ def _container_issues(
     values: list[cst.BaseExpression] = []
     if built is not None:
         values.extend(a.value for a in built.args)
-    elif isinstance(node, cst.Dict):
-        values.extend(e.value for e in node.elements)
-    elif isinstance(node, cst.List | cst.Tuple):
+    elif isinstance(node, cst.Dict | cst.List | cst.Tuple):
         values.extend(e.value for e in node.elements)
     function = context.frame.node
     if isinstance(function, cst.FunctionDef):

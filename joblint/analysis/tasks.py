@@ -77,7 +77,9 @@ def definition_binding(
     return binding, receiver
 
 
-def _project_decorator(node: cst.FunctionDef | cst.ClassDef, resolver: Resolver) -> tuple[str, bool]:
+def _project_decorator(
+    node: cst.FunctionDef | cst.ClassDef, resolver: Resolver
+) -> tuple[str, bool]:
     """The project name decorating a function that may be a task decorator
     the project builds (`retrying_task = shared_task(...)`), and whether it
     is called: the project model tells whether it is one."""

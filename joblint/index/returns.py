@@ -128,7 +128,11 @@ class _Reader:
             found = _fetched(value, fetches, self.names)
             if found is not None:
                 how, model, kind = found
-                return ReturnFact(how, model, line, kind) if how != PLAIN else ReturnFact(how, line=line)
+                return (
+                    ReturnFact(how, model, line, kind)
+                    if how != PLAIN
+                    else ReturnFact(how, line=line)
+                )
         if isinstance(value, ast.Call):
             callee = self.names.callee(value.func)
             if callee is not None and jobs.may_be_project_code(callee):

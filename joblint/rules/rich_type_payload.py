@@ -30,7 +30,10 @@ class RichTypePayload(Rule):
     Finds enum members and instances of dataclasses, attrs classes, pydantic
     models and NamedTuples in a job's payload (enqueue arguments, also inside
     `args=`/`kwargs=`), including Django `TextChoices`/`IntegerChoices`
-    members, locals bound to them and parameters annotated with such classes.
+    members, locals bound to them and parameters annotated with such classes,
+    values a project helper returns (in any module: `plan = plans.default()`
+    where `default` returns `Plan.PRO` or `Limits(...)`), and such values in
+    a dict spread into the enqueue (`**params`, `kwargs=params`).
 
     ## Why is this bad?
     Jobs outlive deploys. A pickling serializer (RQ's default, Celery with
@@ -79,6 +82,10 @@ class RichTypePayload(Rule):
       member names).
     - `.value`, `.name`, `dataclasses.asdict(...)`, `model_dump()` and any
       other call or attribute yield plain values and are never reported.
+    - What a project helper returns comes from the project model's index
+      (a member, a constructor call of a rich class, another helper's
+      result, a return annotation), every `return` agreeing, up to six
+      helpers deep; the message names the helper and where it returns it.
     """
 
     CODE = "JL202"

@@ -395,9 +395,7 @@ class ProjectIndex:
         if found is None:
             return finding
         text, related = found
-        return replace(
-            finding, message=finding.message.replace(RETURNED, text), related=(related,)
-        )
+        return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
 
     def _passing_task(self, requirement: Requirement) -> Hop | None:
         return self.graph.passing_task(

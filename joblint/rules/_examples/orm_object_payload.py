@@ -5,10 +5,7 @@ from __future__ import annotations
 
 from joblint.rule import Valid, invalid
 
-_MODELS = (
-    "from django.db import models\n"
-    "class Invoice(models.Model):\n    pass\n"
-)
+_MODELS = "from django.db import models\nclass Invoice(models.Model):\n    pass\n"
 _BILLING = (
     "from app.models import Invoice\n"
     "from app import ledger\n\n"
@@ -16,7 +13,8 @@ _BILLING = (
     "def load_checked(pk):\n    return ledger.fetch(pk)\n\n"
     "def overdue():\n    return Invoice.objects.filter(paid=False)\n\n"
     "def invoice_key(pk):\n    return Invoice.objects.get(pk=pk).pk\n\n"
-    "def overdue_ids():\n    return Invoice.objects.filter(paid=False).values_list('pk', flat=True)\n\n"
+    "def overdue_ids():\n"
+    "    return Invoice.objects.filter(paid=False).values_list('pk', flat=True)\n\n"
     "def render_kwargs(invoice):\n    return {'invoice': invoice, 'copies': 2}\n\n"
     "def summary(invoice):\n    return {'invoice_id': invoice.pk, 'total': 3}\n"
 )

@@ -77,8 +77,16 @@ def upgrade(user):
     change_plan.delay(user.pk, plans.limits_for(user))
     change_plan.delay(user.pk, plans.plan_name())
 """,
-        (7, 32, "'plan' is an enum member (Plan, returned by plans.default_plan() at app/plans.py:13)"),
-        (8, 32, "is a dataclass instance (Limits, returned by plans.limits_for() at app/plans.py:16)"),
+        (
+            7,
+            32,
+            "'plan' is an enum member (Plan, returned by plans.default_plan() at app/plans.py:13)",
+        ),
+        (
+            8,
+            32,
+            "is a dataclass instance (Limits, returned by plans.limits_for() at app/plans.py:16)",
+        ),
         id="helpers-returning-rich-values",
         app_plans=(
             "import dataclasses\n"
