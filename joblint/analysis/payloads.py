@@ -193,20 +193,22 @@ def _render(node: cst.BaseExpression) -> str:
 
 
 def _classify(
-    node: cst.BaseExpression, context: FileContext, as_dict: bool = False
+    node: cst.BaseExpression, context: FileContext, as_dict: bool = False, held: bool = False
 ) -> list[PayloadIssue]:
     """`as_dict`: the value is a dict of keyword arguments the enqueue
-    spreads (`**params`, `kwargs=params`): a helper's dict counts too."""
+    spreads (`**params`, `kwargs=params`): a helper's dict counts too.
+    `held`: a value inside a local container (whose own locals are not
+    opened again: a dict may hold itself)."""
     node = unwrap(node)
     if isinstance(node, cst.List | cst.Tuple | cst.Set):
-        return [i for e in node.elements for i in _classify(e.value, context)]
+        return [i for e in node.elements for i in _classify(e.value, context, held=held)]
     if isinstance(node, cst.Dict):
-        return [i for e in node.elements for i in _classify(e.value, context)]
+        return [i for e in node.elements for i in _classify(e.value, context, held=held)]
     built = _dict_call(node)
     if built is not None:
-        return [i for a in built.args for i in _classify(a.value, context)]
+        return [i for a in built.args for i in _classify(a.value, context, held=held)]
     if isinstance(node, cst.Name):
-        return _classify_name(node, context, as_dict)
+        return _classify_name(node, context, as_dict, held)
     if isinstance(node, cst.Attribute):
         return _classify_attribute(node, context)
     if isinstance(node, cst.Call | cst.Subscript):
@@ -229,7 +231,7 @@ def _inside(issue: PayloadIssue, node: cst.BaseExpression) -> PayloadIssue:
 
 
 def _classify_name(
-    node: cst.Name, context: FileContext, as_dict: bool = False
+    node: cst.Name, context: FileContext, as_dict: bool = False, held: bool = False
 ) -> list[PayloadIssue]:
     name = node.value
     binding = context.resolver.lookup(name)
@@ -247,6 +249,8 @@ def _classify_name(
         return []
     whole = binding.unpack_index is None and not binding.iterated
     if whole and _is_container(binding.expr):
+        if held:
+            return []
         return [_inside(i, node) for i in _container_issues(name, binding.expr, context)]
     issues = _value_issues(binding.expr, context, binding.unpack_index, binding.iterated)
     found = [_at(i, node) for i in issues]
@@ -285,7 +289,7 @@ def _container_issues(
     function = context.frame.node
     if isinstance(function, cst.FunctionDef):
         values.extend(_stored_items(function, name))
-    return [i for value in values for i in _classify(value, context)]
+    return [i for value in values for i in _classify(value, context, held=True)]
 
 
 def _stored_items(function: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
