@@ -73,7 +73,16 @@ class Requirement:
     - "enqueues-now" (`ENQUEUES_NOW`): `qualname` is a task's enqueue method
       (`shop.tasks.send.delay`); it must not be deferred to COMMIT by the
       project's task class the task is built on (a `base=` class whose
-      `apply_async` registers it on commit), where the project says so.
+      `apply_async` registers it on commit), where the project says so;
+    - "returns-object" (`RETURNS_OBJECT`): the call written `reach[0]` in the
+      project function `qualname` (as its module's index names it) must call
+      a project function returning a value of one of the kinds `libraries`
+      (`django_model`, `enum`, ...; with `reach[1]` == `RETURNED_ITEM`: a dict
+      holding one), through at most `MAX_HOPS` helpers returning what another
+      returns; with `reach[1]` == `RETURNED_PARAMETER`, a function returning
+      a dict that holds its parameter at `reach[2]` (a position, or "") or
+      named `reach[3]`. The message names the helper and where it returns
+      the value where it says `RETURNED`.
     """
 
     kind: str
@@ -166,6 +175,13 @@ PASSED_A_TASK = "passed-a-task"
 ENQUEUES_NOW = "enqueues-now"
 # Where a pending finding's message names the task that hands itself to a helper.
 CALLER = "\u27e8caller\u27e9"
+RETURNS_OBJECT = "returns-object"
+# `RETURNS_OBJECT`'s `reach[1]`: the value is in the dict the call returns;
+# or the call's argument (at position `reach[2]`, or keyword `reach[3]`) is.
+RETURNED_ITEM = "item"
+RETURNED_PARAMETER = "parameter"
+# Where a pending finding's message names the helper returning the value.
+RETURNED = "\u27e8returned\u27e9"
 # The requirements the project model settles (`joblint.pipeline.project.call_graph`).
 MODEL_REQUIREMENTS = frozenset(
     {
@@ -175,6 +191,7 @@ MODEL_REQUIREMENTS = frozenset(
         TASK_DECORATOR_SETS,
         PASSED_A_TASK,
         ENQUEUES_NOW,
+        RETURNS_OBJECT,
     }
 )
 
@@ -190,6 +207,10 @@ class TaskDef:
     receiver: str = ""
     # The function's parameter names (JL103: an option it declares is an argument).
     params: tuple[str, ...] = ()
+    # A project decorator that may register it (qualname, whether called:
+    # `@it(...)`): a task only if the project model says the decorator
+    # registers one (`retrying_task = shared_task(...)`); ("", False): none.
+    decorator: tuple[str, bool] = ("", False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +347,24 @@ class TxOpening:
 
 
 @dataclass(frozen=True, slots=True)
+class ReturnFact:
+    """What one `return` of a function gives back, as far as `ast` tells."""
+
+    # "row"/"rows": a library's fetch of one row or several (`kind` says
+    # whose); "call": what calling `name` gives (an instance of a class, or
+    # what a project function returns); "member": a member of the class
+    # `name` (`Plan.PRO`); "plain": anything else (a key, a literal, a
+    # value no summary follows).
+    how: str
+    name: str = ""
+    line: int = 0
+    kind: str = ""
+    # A value of the dict the function returns (`return {"order": order}`):
+    # its key ("" for the function's own return value).
+    key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class FunctionSummary:
     """What calling one of a module's functions or methods does, for the project model."""
 
@@ -338,6 +377,9 @@ class FunctionSummary:
     decorators: tuple[DecoratorUse, ...] = ()
     # It registers a callback to run on COMMIT (`transaction.on_commit(...)`).
     on_commit: bool = False
+    # What its `return`s give back (a return annotation naming a class stands
+    # for them all); () when it returns nothing.
+    returns: tuple[ReturnFact, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

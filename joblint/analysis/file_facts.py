@@ -88,6 +88,9 @@ class DefinitionCollector(Collector):
     def definition(self, binding: Binding, receiver: str, params: tuple[str, ...]) -> None:
         if binding.task_library is not None:
             self.tasks.append(TaskDef(binding.qualname, binding.task_library, receiver, params))
+        elif binding.task_decorator:
+            decorator = (binding.task_decorator, binding.task_decorator_called)
+            self.tasks.append(TaskDef(binding.qualname, "", "", params, decorator))
 
     def function(self, qualname: str, params: tuple[str, ...]) -> None:
         self.function_params.append((qualname, params))

@@ -42,6 +42,11 @@ class Binding:
     # decorator's receiver is unresolved), None when it is not a task.
     task_library: str | None = None
     decorated: bool = False
+    # For DEF that is no task by a library's decorator: the project decorator
+    # that may register it as one (`@retrying_task`, `@task(bind=True)`), for
+    # the project step to tell; "" for none. `task_decorator_called`: `@it(...)`.
+    task_decorator: str = ""
+    task_decorator_called: bool = False
     # What the name was last bound to, for value tracking inside a function:
     # the assigned expression (element `unpack_index` of it for `a, b = ...`;
     # an element of it when `iterated`, as a `for` target), a parameter's

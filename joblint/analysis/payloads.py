@@ -11,7 +11,7 @@ project's class index settles (one alternative per possible kind).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -26,8 +26,15 @@ from joblint.analysis.names import (
 )
 from joblint.analysis.targets import task_like_target
 from joblint.analysis.tasks import classify_enqueue, maybe_task
+from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
-from joblint.models import Requirement
+from joblint.models import (
+    RETURNED,
+    RETURNED_ITEM,
+    RETURNED_PARAMETER,
+    RETURNS_OBJECT,
+    Requirement,
+)
 
 SELF = "self"
 REQUEST = "request"
@@ -43,6 +50,13 @@ class PayloadIssue:
     kind: str  # a kind of knowledge.payloads.OBJECT_KINDS, or SELF, REQUEST
     class_name: str = ""  # "Order"
     requires: tuple[Requirement, ...] = ()
+    # The argument itself can be replaced by its key (not a dict holding the
+    # value, nor the argument of a helper building the payload).
+    fixable: bool = True
+    # How the container holding the value reads ("params"), when the argument
+    # is a dict or list holding it; `text` is then the value's ("" for a value
+    # of a helper's dict).
+    holder: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +78,18 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     if _is_partial(call, context):
         call = cst.Call(func=call.args[0].value, args=call.args[1:])
     issues: list[PayloadIssue] = []
+    dicts = _dict_arguments(call, shape)
     for argument in payload_arguments(call, shape):
-        for issue in _classify(argument, context):
+        for issue in _classify(argument, context, id(argument) in dicts):
             issues.append(
                 PayloadIssue(
-                    issue.node, issue.text, issue.kind, issue.class_name, requires + issue.requires
+                    issue.node,
+                    issue.text,
+                    issue.kind,
+                    issue.class_name,
+                    requires + issue.requires,
+                    issue.fixable,
+                    issue.holder,
                 )
             )
     text = dotted_text(call.func)
@@ -130,6 +151,20 @@ def payload_arguments(call: cst.Call, shape: kb.PayloadShape) -> Iterator[cst.Ba
             yield arg.value
 
 
+def _dict_arguments(call: cst.Call, shape: kb.PayloadShape) -> set[int]:
+    """The payload arguments that are dicts of keyword arguments: `**spread`
+    into the call, or the call's `kwargs=`."""
+    found = {id(a.value) for a in call.args if a.star == "**" and shape.rest_is_payload}
+    positional = [a for a in call.args if a.keyword is None]
+    for index, arg in enumerate(positional):
+        if index == shape.kwargs_position and not arg.star:
+            found.add(id(arg.value))
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == shape.kwargs_keyword:
+            found.add(id(arg.value))
+    return found
+
+
 def _reserved(name: str, shape: kb.PayloadShape) -> bool:
     return name in shape.reserved or bool(
         shape.reserved_prefix and name.startswith(shape.reserved_prefix)
@@ -157,26 +192,47 @@ def _render(node: cst.BaseExpression) -> str:
     return text if len(text) <= _RENDER_LIMIT else text[: _RENDER_LIMIT - 1] + "…"
 
 
-def _classify(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+def _classify(
+    node: cst.BaseExpression, context: FileContext, as_dict: bool = False, held: bool = False
+) -> list[PayloadIssue]:
+    """`as_dict`: the value is a dict of keyword arguments the enqueue
+    spreads (`**params`, `kwargs=params`): a helper's dict counts too.
+    `held`: a value inside a local container (whose own locals are not
+    opened again: a dict may hold itself)."""
     node = unwrap(node)
     if isinstance(node, cst.List | cst.Tuple | cst.Set):
-        return [i for e in node.elements for i in _classify(e.value, context)]
+        return [i for e in node.elements for i in _classify(e.value, context, held=held)]
     if isinstance(node, cst.Dict):
-        return [i for e in node.elements for i in _classify(e.value, context)]
+        return [i for e in node.elements for i in _classify(e.value, context, held=held)]
+    built = _dict_call(node)
+    if built is not None:
+        return [i for a in built.args for i in _classify(a.value, context, held=held)]
     if isinstance(node, cst.Name):
-        return _classify_name(node, context)
+        return _classify_name(node, context, as_dict, held)
     if isinstance(node, cst.Attribute):
         return _classify_attribute(node, context)
     if isinstance(node, cst.Call | cst.Subscript):
-        return [_at(i, node) for i in _value_issues(node, context, None, False)]
+        issues = [_at(i, node) for i in _value_issues(node, context, None, False)]
+        if as_dict and isinstance(node, cst.Call):
+            issues.extend(_built_by_helper(node, context))
+        return issues
     return []
 
 
 def _at(issue: PayloadIssue, node: cst.BaseExpression) -> PayloadIssue:
-    return PayloadIssue(node, _render(node), issue.kind, issue.class_name, issue.requires)
+    if issue.holder:
+        return replace(issue, node=node, holder=_render(node))
+    return replace(issue, node=node, text=_render(node))
 
 
-def _classify_name(node: cst.Name, context: FileContext) -> list[PayloadIssue]:
+def _inside(issue: PayloadIssue, node: cst.BaseExpression) -> PayloadIssue:
+    """An issue of a value the container `node` holds, reported at `node`."""
+    return replace(issue, node=node, holder=_render(node), fixable=False)
+
+
+def _classify_name(
+    node: cst.Name, context: FileContext, as_dict: bool = False, held: bool = False
+) -> list[PayloadIssue]:
     name = node.value
     binding = context.resolver.lookup(name)
     if name == "self" and context.frame.class_name and _is_parameter(binding):
@@ -191,8 +247,156 @@ def _classify_name(node: cst.Name, context: FileContext) -> list[PayloadIssue]:
         return []
     if binding.expr is None:
         return []
+    whole = binding.unpack_index is None and not binding.iterated
+    if whole and _is_container(binding.expr):
+        if held:
+            return []
+        return [_inside(i, node) for i in _container_issues(name, binding.expr, context)]
     issues = _value_issues(binding.expr, context, binding.unpack_index, binding.iterated)
-    return [_at(i, node) for i in issues]
+    found = [_at(i, node) for i in issues]
+    expr = unwrap(binding.expr)
+    if as_dict and whole and isinstance(expr, cst.Call):
+        found.extend(_inside(i, node) for i in _built_by_helper(expr, context))
+    return found
+
+
+def _is_container(node: cst.BaseExpression) -> bool:
+    node = unwrap(node)
+    return isinstance(node, cst.Dict | cst.List | cst.Tuple) or _dict_call(node) is not None
+
+
+def _dict_call(node: cst.BaseExpression) -> cst.Call | None:
+    """`dict(order=order)`: the builtin, not shadowed."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+        return None
+    if node.func.value == "dict" and not any(a.keyword is None for a in node.args):
+        return node
+    return None
+
+
+def _container_issues(
+    name: str, node: cst.BaseExpression, context: FileContext
+) -> list[PayloadIssue]:
+    """The values a local dict or list holds: its literal's, and those the
+    function stores in it (`params["order"] = order`)."""
+    node = unwrap(node)
+    built = _dict_call(node)
+    values: list[cst.BaseExpression] = []
+    if built is not None:
+        values.extend(a.value for a in built.args)
+    elif isinstance(node, cst.Dict | cst.List | cst.Tuple):
+        values.extend(e.value for e in node.elements)
+    function = context.frame.node
+    if isinstance(function, cst.FunctionDef):
+        values.extend(_stored_items(function, name))
+    return [i for value in values for i in _classify(value, context, held=True)]
+
+
+def _stored_items(function: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+    """The values `name[...] = value` statements of the function store."""
+    finder = _ItemStores(name)
+    function.body.visit(finder)
+    return finder.values
+
+
+class _ItemStores(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested function's stores run when it does
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            subscript = target.target
+            if (
+                isinstance(subscript, cst.Subscript)
+                and isinstance(subscript.value, cst.Name)
+                and subscript.value.value == self.name
+            ):
+                self.values.append(node.value)
+
+
+def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]:
+    """A helper's dict spread into the enqueue: the values of a kind it holds
+    (the project step tells, `RETURNED_ITEM`), and the helper's arguments of
+    a kind that it puts in the dict (`RETURNED_PARAMETER`)."""
+    found = _returned_alternatives(call, context, False, RETURNED_ITEM)
+    site = _helper_site(call, context)
+    if site is None:
+        return found
+    function, text = site
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            break
+        place = ("", arg.keyword.value) if arg.keyword is not None else (str(position), "")
+        if arg.keyword is None:
+            position += 1
+        for issue in _classify(arg.value, context):
+            requirement = Requirement(
+                RETURNS_OBJECT, function, reach=(text, RETURNED_PARAMETER, *place)
+            )
+            # A value a helper returned is named by where it comes from.
+            named = RETURNED in issue.class_name
+            found.append(
+                PayloadIssue(
+                    issue.node,
+                    issue.text,
+                    issue.kind,
+                    issue.class_name if named else f"{issue.class_name}, {RETURNED}",
+                    (*issue.requires, requirement),
+                    fixable=False,
+                )
+            )
+    return found
+
+
+def _helper_site(call: cst.Call, context: FileContext) -> tuple[str, str] | None:
+    """(the function the call is made in, as the index names it; the call's
+    text) when the call may be of a project function."""
+    text = dotted_text(call.func)
+    key = context.frame.key
+    if text is None or not key:
+        return None
+    root = context.resolver.lookup(text.split(".")[0])
+    if root is None:
+        return None  # a builtin, or a global no module binds
+    qualname = context.resolver.qualified_name(call.func)
+    if qualname is not None and not jobs.may_be_project_code(qualname):
+        return None
+    return context.resolver.local_qualname(key), text
+
+
+def _returned_alternatives(
+    call: cst.Call, context: FileContext, iterated: bool, mode: str = ""
+) -> list[PayloadIssue]:
+    """What a project helper the call calls returns: one pending issue per
+    kind it may be (iterated: a row of the rows it returns)."""
+    site = _helper_site(call, context)
+    if site is None:
+        return []
+    function, text = site
+    if iterated:
+        kinds = [(f.row_kind, f.rows_kind) for f in kb.MANAGER_FETCHES]
+    else:
+        kinds = [(k, k) for k in sorted(kb.ORM_KINDS | kb.ROWS_KINDS | kb.RICH_KINDS)]
+    return [
+        PayloadIssue(
+            call,
+            "",
+            kind,
+            RETURNED,
+            (Requirement(RETURNS_OBJECT, function, frozenset({returned}), reach=(text, mode)),),
+            fixable=not mode,
+            holder=_render(call) if mode else "",
+        )
+        for kind, returned in kinds
+    ]
 
 
 def _is_parameter(binding: Binding | None) -> bool:
@@ -267,8 +471,11 @@ def _value_issues(
         found = _session_fetch(node, context, iterated, session)
         if found is not None:
             return found
-    if isinstance(node, cst.Call) and unpack_index is None and not iterated:
-        return _class_alternatives(node.func, context)
+    if isinstance(node, cst.Call) and unpack_index is None:
+        returned = _returned_alternatives(node, context, iterated)
+        if iterated:
+            return returned
+        return [*_class_alternatives(node.func, context), *returned]
     if isinstance(node, cst.Attribute) and unpack_index is None and not iterated:
         return _classify_attribute(node, context)
     return []

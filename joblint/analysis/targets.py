@@ -38,6 +38,9 @@ def task_like_target(
         return TaskRef(".".join([binding.qualname, *parts[1:]]), parts[-1], None)
     if binding.kind is BindingKind.DEF and len(parts) == 1 and binding.task_library is not None:
         return TaskRef(binding.qualname, parts[0], binding.task_library)
+    if binding.kind is BindingKind.DEF and len(parts) == 1 and binding.task_decorator:
+        # A task if the project decorator registers one: the project step tells.
+        return TaskRef(binding.qualname, parts[0], "")
     if _is_plain_alias(binding) and len(parts) == 1 and follow_locals and binding.expr is not None:
         return task_like_target(binding.expr, resolver, follow_locals=False)
     return None

@@ -65,10 +65,33 @@ def definition_binding(
             break
     if library is None and isinstance(node, cst.ClassDef) and _subclasses_task(node):
         library = "celery"
+    project, called = ("", False) if library is not None else _project_decorator(node, resolver)
     binding = Binding(
-        BindingKind.DEF, qualname, task_library=library, decorated=bool(node.decorators)
+        BindingKind.DEF,
+        qualname,
+        task_library=library,
+        decorated=bool(node.decorators),
+        task_decorator=project,
+        task_decorator_called=called,
     )
     return binding, receiver
+
+
+def _project_decorator(
+    node: cst.FunctionDef | cst.ClassDef, resolver: Resolver
+) -> tuple[str, bool]:
+    """The project name decorating a function that may be a task decorator
+    the project builds (`retrying_task = shared_task(...)`), and whether it
+    is called: the project model tells whether it is one."""
+    if not isinstance(node, cst.FunctionDef):
+        return "", False
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        called = isinstance(expr, cst.Call)
+        qualname = resolver.qualified_name(expr.func if isinstance(expr, cst.Call) else expr)
+        if qualname is not None and jobs.may_be_project_code(qualname):
+            return qualname, called
+    return "", False
 
 
 def _subclasses_task(node: cst.ClassDef) -> bool:

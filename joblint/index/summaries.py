@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
+from joblint.index.returns import Qualifiers, function_returns
 from joblint.knowledge import jobs
 from joblint.knowledge.payloads import MANAGER_FETCHES
 from joblint.models import (
@@ -26,6 +27,7 @@ from joblint.models import (
     FunctionSummary,
     ModuleIndex,
     ProjectCall,
+    ReturnFact,
     TaskDecorator,
     TxOpening,
 )
@@ -107,6 +109,7 @@ class _Summary:
     opens: TxOpening | None = None
     decorators: tuple[DecoratorUse, ...] = ()
     on_commit: bool = False
+    returns: tuple[ReturnFact, ...] = ()
 
 
 class ModuleReader:
@@ -143,7 +146,8 @@ class ModuleReader:
                     tuple(found.calls),
                     found.opens,
                     found.decorators,
-                    found.on_commit,
+                    on_commit=found.on_commit,
+                    returns=found.returns,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -297,6 +301,7 @@ class ModuleReader:
         summary.decorators = self._decorator_uses(node, outer)
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
+        summary.returns = function_returns(node, self._qualifiers(stack))
         for inner in own_nodes(node.body):
             if isinstance(inner, _Function):
                 self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
@@ -385,6 +390,13 @@ class ModuleReader:
         if callee in _ROW_FUNCTIONS and value.args:
             return self._qualify(value.args[0], stack)
         return callee
+
+    def _qualifiers(self, stack: list[_Frame]) -> Qualifiers:
+        def callee(func: ast.expr) -> str | None:
+            found = self._callee(func, stack)
+            return found[0] if found is not None else None
+
+        return Qualifiers(lambda node: self._qualify(node, stack), callee)
 
     def _qualify(self, node: ast.expr, stack: list[_Frame]) -> str | None:
         parts = dotted(node)

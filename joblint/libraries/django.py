@@ -284,5 +284,11 @@ MANAGER_FETCHES = (
         plain_methods=("values", "values_list"),
         row_functions=("django.shortcuts.get_object_or_404", "django.shortcuts.aget_object_or_404"),
         rows_functions=("django.shortcuts.get_list_or_404",),
+        pair_methods=(
+            "get_or_create",
+            "update_or_create",
+            "aget_or_create",
+            "aupdate_or_create",
+        ),
     ),
 )

@@ -87,6 +87,9 @@ class ManagerFetches:
     # one instance or several.
     row_functions: tuple[str, ...] = ()
     rows_functions: tuple[str, ...] = ()
+    # Row methods returning the instance in a pair (`obj, created = ...`): a
+    # function returning their result returns a tuple, not the instance.
+    pair_methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,14 @@ def _message(issue: PayloadIssue, call_text: str) -> str:
     text, model = issue.text, issue.class_name
     passed = f"passed to {call_text}"
     kind = kb.OBJECT_KINDS.get(issue.kind)
+    if kind is not None and issue.holder:
+        if not text:
+            return (
+                f"'{issue.holder}' holds {kind.what} ({model}) {passed}: put identifiers "
+                "in it instead and re-fetch the rows in the task"
+            )
+        instead = kind.instead.format(text=text)
+        return f"'{issue.holder}' holds '{text}', {kind.what} ({model}) {passed}: pass {instead}"
     if kind is not None:
         return f"'{text}' is {kind.what} ({model}) {passed}: pass {kind.instead.format(text=text)}"
     if issue.kind == SELF:
@@ -34,7 +42,12 @@ class OrmObjectPayload(Rule):
     instance, a queryset, `self`, the request or `request.user`, passed as an
     argument of an enqueue call — positionally, by keyword, or inside the
     `args=`/`kwargs=` of `apply_async`, `send_task`, `enqueue_call`,
-    `send_with_options` and Huey's `.schedule`.
+    `send_with_options` and Huey's `.schedule`. Also a value a project
+    helper returns (in any module, through helpers returning what another
+    returns: `order = orders.load(pk)` where `load` returns
+    `Order.objects.get(...)`), and a model instance in a dict spread into the
+    enqueue (`**params`, `kwargs=params`: a local dict, its `params["k"] = v`
+    stores, or the dict a helper returns).
 
     ## Why is this bad?
     The object is serialized when the job is enqueued and used when it runs,
@@ -76,6 +89,17 @@ class OrmObjectPayload(Rule):
       `session.get(X, pk)`, a constructor call of a model class, a `for`
       loop over a queryset, or a parameter annotated with a model class.
       Objects reached through attributes (`order.customer`) are not followed.
+    - What a project helper returns comes from the project model's index: a
+      manager fetch, `get_object_or_404`, a constructor of a model class, a
+      local assigned once to one of those, a return annotation naming a
+      model, or another helper's result, up to six helpers deep. Every
+      `return` of the helper must agree (one returning `order.pk` or
+      `.values_list(...)` makes it plain). A helper's method is followed
+      where the receiver's type is known (`repo = Repo()`, `self.method()`).
+      The message names the helper and where it returns the object.
+    - A dict spread into an enqueue is read where it is built in the same
+      function (a literal, `dict(...)`, `params["k"] = v`) or returned by a
+      helper as a literal; no fix is offered for values inside a dict.
     - A class is a model when the files linted together say so (bases
       resolved through imports, across files and levels of inheritance). A
       class that can't be resolved counts as a Django model only when it is
@@ -189,11 +213,12 @@ def view(request, pk):
 
 # --- fixes ---------------------------------------------------------------------------------
 
+
 def _key_fix(issue: PayloadIssue) -> FixSpec | None:
     """A model instance -> its primary key (`order` -> `order.pk`, or its
     library's key attribute)."""
     kind = kb.OBJECT_KINDS.get(issue.kind)
-    key = kind.key_attribute if kind is not None else ""
+    key = kind.key_attribute if kind is not None and issue.fixable else ""
     node = issue.node
     if not key or not isinstance(node, cst.Name | cst.Attribute | cst.Call | cst.Subscript):
         return None

@@ -11,6 +11,13 @@ from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 def _message(issue: PayloadIssue, call_text: str) -> str:
     kind = kb.OBJECT_KINDS[issue.kind]
+    if issue.holder:
+        held = f"'{issue.text}', {kind.what}" if issue.text else kind.what
+        instead = kind.instead.format(text=issue.text) if issue.text else "primitive values in it"
+        return (
+            f"'{issue.holder}' holds {held} ({issue.class_name}) passed to {call_text}: "
+            f"pass {instead}"
+        )
     return (
         f"'{issue.text}' is {kind.what} ({issue.class_name}) passed to {call_text}: "
         f"pass {kind.instead.format(text=issue.text)}"
@@ -23,7 +30,10 @@ class RichTypePayload(Rule):
     Finds enum members and instances of dataclasses, attrs classes, pydantic
     models and NamedTuples in a job's payload (enqueue arguments, also inside
     `args=`/`kwargs=`), including Django `TextChoices`/`IntegerChoices`
-    members, locals bound to them and parameters annotated with such classes.
+    members, locals bound to them and parameters annotated with such classes,
+    values a project helper returns (in any module: `plan = plans.default()`
+    where `default` returns `Plan.PRO` or `Limits(...)`), and such values in
+    a dict spread into the enqueue (`**params`, `kwargs=params`).
 
     ## Why is this bad?
     Jobs outlive deploys. A pickling serializer (RQ's default, Celery with
@@ -72,6 +82,10 @@ class RichTypePayload(Rule):
       member names).
     - `.value`, `.name`, `dataclasses.asdict(...)`, `model_dump()` and any
       other call or attribute yield plain values and are never reported.
+    - What a project helper returns comes from the project model's index
+      (a member, a constructor call of a rich class, another helper's
+      result, a return annotation), every `return` agreeing, up to six
+      helpers deep; the message names the helper and where it returns it.
     """
 
     CODE = "JL202"
@@ -191,7 +205,7 @@ def run(order_id):
         `.value` would raise. Other rich types have no fix: the task would
         receive a dict where it expected the object."""
         node = issue.node
-        if issue.kind != kb.ENUM or not self._surely_member(node):
+        if issue.kind != kb.ENUM or not issue.fixable or not self._surely_member(node):
             return None
         new = cst.Attribute(node, cst.Name("value"))
         message = (

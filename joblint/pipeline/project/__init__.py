@@ -21,6 +21,10 @@ from joblint.models import (
     MODEL_REQUIREMENTS,
     OPENS_TRANSACTION,
     PASSED_A_TASK,
+    RETURNED,
+    RETURNED_ITEM,
+    RETURNED_PARAMETER,
+    RETURNS_OBJECT,
     TASK_DECORATOR,
     TASK_DECORATOR_SETS,
     BrokerFacts,
@@ -33,7 +37,7 @@ from joblint.models import (
     Span,
     TaskDef,
 )
-from joblint.pipeline.project.call_graph import CallGraph, Hop
+from joblint.pipeline.project.call_graph import CallGraph, Hop, ReturnsView
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.registry import is_project_rule
 
@@ -49,6 +53,8 @@ _NOT_A_NAME = frozenset(
 # Requirements the project model (`CallGraph`) settles: their names are
 # functions, whose modules' index is read on demand.
 _MODEL_KINDS = MODEL_REQUIREMENTS
+# The kinds of values a payload must not carry, as a function may return them.
+_VALUE_KINDS = payloads.ORM_KINDS | payloads.ROWS_KINDS | payloads.RICH_KINDS
 
 
 @dataclass(slots=True)
@@ -72,6 +78,7 @@ class ProjectIndex:
     # Django database aliases that take no writes, each with where that was said.
     read_only: dict[str, list[Setter]] = field(default_factory=dict)
     graph: CallGraph = field(init=False)
+    returns: ReturnsView = field(init=False)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
@@ -82,6 +89,7 @@ class ProjectIndex:
         index = cls()
         results = list(results)
         index.graph = CallGraph.build(results, index, enqueue_functions)
+        index.returns = ReturnsView(index.graph, _VALUE_KINDS)
         index.scopes = SettingsScopes.build(results)
         for result in results:
             facts = result.facts
@@ -252,7 +260,7 @@ class ProjectIndex:
         found = self.queue_objects.get(name) if queue else self.task_library(name)
         if found is not None:
             return found
-        if name in self.plain or name in self.classes:
+        if name in self.plain or name in self.classes or self._decorated_plainly(name):
             return None
         callee = self.instances.get(name)
         if callee is not None:
@@ -269,7 +277,22 @@ class ProjectIndex:
             return None
         if task.library:
             return task.library
+        decorator, called = task.decorator
+        if decorator:  # a task only if the project's decorator registers one
+            found = self.graph.task_decorator(decorator, called)
+            return found.library if found is not None else None
         return self.queue_objects.get(self.canonical(task.receiver), "")
+
+    def _decorated_plainly(self, qualname: str) -> bool:
+        """A function whose project decorator the loaded modules show to be
+        no task decorator."""
+        task = self.tasks.get(qualname)
+        if task is None or not task.decorator[0]:
+            return False
+        decorator, called = task.decorator
+        if self.graph.task_decorator(decorator, called) is not None:
+            return False
+        return not self.graph.unresolved_decorators([decorator])
 
     def flag_set(self, flag: str, path: str) -> bool:
         """Whether settings that apply to the file at `path` set `flag`."""
@@ -322,12 +345,17 @@ class ProjectIndex:
             )
         if requirement.kind == PASSED_A_TASK:
             return self._passing_task(requirement) is not None
+        if requirement.kind == RETURNS_OBJECT:
+            return self.returned(requirement) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:
         """A pending finding that holds, its message naming the chain of calls
         (with the places of its hops) where it says `CHAIN`."""
         finding = pending.finding
+        returning = next((r for r in pending.requires if r.kind == RETURNS_OBJECT), None)
+        if returning is not None and RETURNED in finding.message:
+            return self._naming_helper(finding, returning)
         helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
         if helper is not None and CALLER in finding.message:
             return self._naming_caller(finding, helper)
@@ -343,6 +371,34 @@ class ProjectIndex:
             for hop in chain.hops
         )
         return replace(finding, message=finding.message.replace(CHAIN, text), related=related)
+
+    def returned(self, requirement: Requirement) -> tuple[str, Related] | None:
+        """How a `RETURNS_OBJECT` requirement holds: the words naming the
+        helper and where it returns the value, and that place."""
+        text, mode, *parameter = requirement.reach
+        if mode == RETURNED_PARAMETER:
+            position, keyword = (*parameter, "", "")[:2]
+            hop = self.returns.parameter_at(requirement.qualname, text, position, keyword)
+            if hop is None:
+                return None
+            where = f"{hop.path}:{hop.line}"
+            step = f"{hop.function.rsplit('.', 1)[-1]}() puts it in the dict it returns"
+            return f"through {text}() at {where}", Related(hop.path, _line(hop.line), step)
+        item = mode == RETURNED_ITEM
+        found = self.returns.at(requirement.qualname, text, item)
+        chosen = next((r for r in found if r.kind in requirement.libraries), None)
+        if chosen is None:
+            return None
+        source = chosen.hops[-1]
+        step = f"{source.function.rsplit('.', 1)[-1]}() returns it"
+        return chosen.text(text, item), Related(source.path, _line(source.line), step)
+
+    def _naming_helper(self, finding: Finding, requirement: Requirement) -> Finding:
+        found = self.returned(requirement)
+        if found is None:
+            return finding
+        text, related = found
+        return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
 
     def _passing_task(self, requirement: Requirement) -> Hop | None:
         return self.graph.passing_task(
@@ -371,6 +427,10 @@ class ProjectIndex:
         return not requirement.reach or self.reaches(requirement.module, requirement.reach)
 
 
+def _line(line: int) -> Span:
+    return Span(line, 1, line, 1)
+
+
 def _under(qualname: str, prefixes: tuple[str, ...]) -> bool:
     return any(qualname == p or qualname.startswith(f"{p}.") for p in prefixes)
 
@@ -394,6 +454,8 @@ def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[st
     wanted: set[str] = set()
     for callee in _asked_of_model(index, results, asked):
         wanted |= index.graph.unknown_receivers(callee)
+    for name in _returns_lookups(index, results)[1]:
+        wanted |= index.unknown(name)
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
@@ -418,7 +480,23 @@ def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> se
     modules' index is read."""
     index = ProjectIndex.build(results)
     missing = index.graph.unresolved(_asked_of_model(index, results, asked))
+    missing |= _returns_lookups(index, results)[0]
     return missing | index.graph.unresolved_decorators(_asked_decorators(index, results))
+
+
+def _returns_lookups(index: ProjectIndex, results: list[FileResult]) -> tuple[set[str], set[str]]:
+    """What telling what pending findings' calls return needs: the names of
+    the functions on the way that no loaded module's index summarises, and
+    the classes whose kinds decide."""
+    missing: set[str] = set()
+    classes: set[str] = set()
+    for result in results:
+        for pending in result.pending:
+            for requirement in pending.requires:
+                if requirement.kind == RETURNS_OBJECT:
+                    text = requirement.reach[0]
+                    index.returns.lookups(requirement.qualname, text, missing, classes)
+    return missing, classes
 
 
 def task_helpers(results: list[FileResult]) -> set[str]:
@@ -438,6 +516,7 @@ def _asked_decorators(index: ProjectIndex, results: list[FileResult]) -> set[str
     that decorate a task, and those of the tasks handing themselves to a helper."""
     found: set[str] = set()
     for result in results:
+        found.update(task.decorator[0] for task in result.facts.tasks if task.decorator[0])
         for pending in result.pending:
             for requirement in pending.requires:
                 if requirement.kind in (TASK_DECORATOR, TASK_DECORATOR_SETS):

@@ -24,8 +24,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from joblint.index import returns
 from joblint.knowledge import jobs, retries
-from joblint.models import FileResult, FunctionSummary, ModuleIndex, ProjectCall, TaskDecorator
+from joblint.knowledge.payloads import ENUM
+from joblint.models import (
+    FileResult,
+    FunctionSummary,
+    ModuleIndex,
+    ProjectCall,
+    ReturnFact,
+    TaskDecorator,
+)
 
 if TYPE_CHECKING:
     from joblint.pipeline.project import ProjectIndex
@@ -547,3 +556,158 @@ class TaskDecorating:
 
 def _name(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
+
+
+# --- what the project's functions return -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Returning:
+    """A function on the way to the value a call returns: where it returns it."""
+
+    function: str  # qualified name
+    path: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Returned:
+    """The kind of value a call returns (`django_model`, `enum`, ...), of which
+    class, and the helpers it comes through, the call's own callee first."""
+
+    kind: str
+    class_name: str
+    hops: tuple[Returning, ...]
+
+    def text(self, called: str, item: bool = False) -> str:
+        """`Order, returned by orders.load() at shop/orders.py:5`, then each
+        further helper it comes from (`item`: in the dict it returns)."""
+        first, *rest = self.hops
+        how = "in the dict returned" if item else "returned"
+        steps = [f"{self.class_name}, {how} by {called}() at {first.path}:{first.line}"]
+        steps.extend(f"from {_name(hop.function)}() at {hop.path}:{hop.line}" for hop in rest)
+        return " ".join(steps)
+
+
+@dataclass(slots=True)
+class ReturnsView:
+    """What calls return, settled on a `CallGraph`: a fact per `return`
+    (`joblint.index.returns`), followed through helpers returning what
+    another returns, at most `MAX_HOPS` deep and never round a cycle."""
+
+    graph: CallGraph
+    value_kinds: frozenset[str]
+
+    def at(self, function: str, text: str, item: bool) -> list[Returned]:
+        """What the calls written `text` in the summarised `function` return
+        (`item`: the values of the dict they return)."""
+        found = self.graph.functions.get(function)
+        if found is None:
+            return []
+        callees = sorted({c.callee for c in found[0].calls if c.text == text})
+        results = []
+        for callee in callees:
+            results.extend(self.returned(callee, item, MAX_HOPS, frozenset()))
+        return results
+
+    def returned(
+        self, qualname: str, item: bool, depth: int, seen: frozenset[str]
+    ) -> list[Returned]:
+        """A function's own return value (every return agreeing on one kind),
+        or with `item` the values of a kind its returned dicts hold."""
+        target = self.graph.resolve(qualname)
+        if target is None or target in seen or depth == 0:
+            return []
+        summary, path = self.graph.functions[target]
+        seen = seen | {target}
+        if item:
+            return self._items(summary, path, target, depth, seen)
+        own = [fact for fact in summary.returns if not fact.key]
+        kinds = [self._fact(fact, path, target, depth, seen) for fact in own]
+        if not kinds or any(k is None for k in kinds):
+            return []
+        first = kinds[0]
+        assert first is not None
+        return [first] if all(k is not None and k.kind == first.kind for k in kinds) else []
+
+    def _items(
+        self, summary: FunctionSummary, path: str, target: str, depth: int, seen: frozenset[str]
+    ) -> list[Returned]:
+        found: list[Returned] = []
+        for fact in summary.returns:
+            if fact.key:
+                value = self._fact(fact, path, target, depth, seen)
+                if value is not None:
+                    found.append(value)
+            elif fact.how == returns.CALL:  # `return build_common(...)`: its dict
+                hop = Returning(target, path, fact.line)
+                for inner in self.returned(fact.name, True, depth - 1, seen):
+                    found.append(Returned(inner.kind, inner.class_name, (hop, *inner.hops)))
+        return found
+
+    def _fact(
+        self, fact: ReturnFact, path: str, target: str, depth: int, seen: frozenset[str]
+    ) -> Returned | None:
+        hop = Returning(target, path, fact.line)
+        if fact.how in (returns.ROW, returns.ROWS):
+            return Returned(fact.kind, _name(fact.name), (hop,))
+        if fact.how == returns.MEMBER:
+            if ENUM in self.graph.index.class_kinds(fact.name):
+                return Returned(ENUM, _name(fact.name), (hop,))
+            return None
+        if fact.how != returns.CALL:
+            return None
+        if self.graph.resolve(fact.name) is not None:
+            inner = self.returned(fact.name, False, depth - 1, seen)
+            if not inner:
+                return None
+            return Returned(inner[0].kind, inner[0].class_name, (hop, *inner[0].hops))
+        kinds = sorted(self.graph.index.class_kinds(fact.name) & self.value_kinds)
+        return Returned(kinds[0], _name(fact.name), (hop,)) if kinds else None
+
+    def lookups(self, function: str, text: str, missing: set[str], classes: set[str]) -> None:
+        """The names on the way from the calls written `text` in `function`
+        that mean no loaded function (`missing`: their modules' index is
+        read) and the classes whose kinds decide (`classes`: their facts)."""
+        found = self.graph.functions.get(function)
+        if found is None:
+            return
+        todo = [(c.callee, 0) for c in found[0].calls if c.text == text]
+        seen: set[str] = set()
+        while todo:
+            name, depth = todo.pop()
+            tried: set[str] = set()
+            target = self.graph.resolve(name, tried)
+            if target is None:
+                missing |= tried
+                classes.add(name)
+                continue
+            if target in seen or depth >= MAX_HOPS:
+                continue
+            seen.add(target)
+            for fact in self.graph.functions[target][0].returns:
+                if fact.how == returns.CALL:
+                    todo.append((fact.name, depth + 1))
+                elif fact.how == returns.MEMBER:
+                    classes.add(fact.name)
+
+    def parameter_at(
+        self, function: str, text: str, position: str, keyword: str
+    ) -> Returning | None:
+        """Where a function the calls written `text` in `function` call puts
+        its parameter (at `position`, or named `keyword`) in the dict it
+        returns: the caller's argument ends up there."""
+        found = self.graph.functions.get(function)
+        if found is None:
+            return None
+        for callee in sorted({c.callee for c in found[0].calls if c.text == text}):
+            target = self.graph.resolve(callee)
+            if target is None:
+                continue
+            summary, path = self.graph.functions[target]
+            for fact in summary.returns:
+                if fact.how != returns.PARAM or not fact.key:
+                    continue
+                if (position and fact.kind == position) or (keyword and fact.name == keyword):
+                    return Returning(target, path, fact.line)
+        return None

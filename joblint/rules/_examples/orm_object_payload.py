@@ -5,6 +5,26 @@ from __future__ import annotations
 
 from joblint.rule import Valid, invalid
 
+_MODELS = "from django.db import models\nclass Invoice(models.Model):\n    pass\n"
+_BILLING = (
+    "from app.models import Invoice\n"
+    "from app import ledger\n\n"
+    "def load(pk):\n    return Invoice.objects.get(pk=pk)\n\n"
+    "def load_checked(pk):\n    return ledger.fetch(pk)\n\n"
+    "def overdue():\n    return Invoice.objects.filter(paid=False)\n\n"
+    "def invoice_key(pk):\n    return Invoice.objects.get(pk=pk).pk\n\n"
+    "def overdue_ids():\n"
+    "    return Invoice.objects.filter(paid=False).values_list('pk', flat=True)\n\n"
+    "def render_kwargs(invoice):\n    return {'invoice': invoice, 'copies': 2}\n\n"
+    "def summary(invoice):\n    return {'invoice_id': invoice.pk, 'total': 3}\n"
+)
+_LEDGER = (
+    "from app.models import Invoice\n\n"
+    "def fetch(pk):\n    invoice = Invoice.objects.select_related('customer').get(pk=pk)\n"
+    "    return invoice\n"
+)
+_ELSEWHERE = "def load(pk):\n    return int(pk)\n"
+
 VALID = (
     Valid(
         """
@@ -38,6 +58,35 @@ def request_export(request):
     Export.enqueue_job(request.user, source)
 """,
         id="model-classmethod-named-like-arq",
+    ),
+    Valid(
+        """
+from app import billing
+from app.tasks import render
+
+def remind(pk):
+    render.delay(billing.invoice_key(pk), billing.overdue_ids())
+    invoice = billing.load(pk)
+    render.delay(invoice.pk)
+    render.delay(**billing.summary(invoice))
+    params = {"invoice_id": invoice.pk, "copies": 2}
+    render.delay(**params)
+    render.apply_async(kwargs=params)
+""",
+        id="helpers-returning-keys-values-and-primitive-dicts",
+        project={"app_models": _MODELS, "app_billing": _BILLING, "app_ledger": _LEDGER},
+    ),
+    Valid(
+        """
+from app.elsewhere import load
+from app.tasks import render
+
+def remind(pk):
+    invoice = load(pk)
+    render.delay(invoice)
+""",
+        id="same-named-helper-elsewhere-returning-an-id",
+        project={"app_models": _MODELS, "app_billing": _BILLING, "app_elsewhere": _ELSEWHERE},
     ),
 )
 
@@ -140,5 +189,116 @@ def bill(invoice: Invoice, total: int):
             "class Base(models.Model):\n    pass\n"
             "class Invoice(Base):\n    pass\n"
         ),
+    ),
+    invalid(
+        """
+from app import billing
+from app.tasks import render
+
+def remind(pk):
+    invoice = billing.load(pk)
+    render.delay(invoice)
+    render.delay(billing.load_checked(pk))
+    for late in billing.overdue():
+        render.delay(late)
+""",
+        (
+            7,
+            18,
+            "'invoice' is a Django model instance (Invoice, returned by billing.load() at "
+            "app/billing.py:5) passed to render.delay(): pass invoice.pk",
+        ),
+        (
+            8,
+            18,
+            "(Invoice, returned by billing.load_checked() at app/billing.py:8 from fetch() "
+            "at app/ledger.py:5)",
+        ),
+        (10, 22, "'late' is a Django model instance (Invoice, returned by billing.overdue()"),
+        fixed="""
+from app import billing
+from app.tasks import render
+
+def remind(pk):
+    invoice = billing.load(pk)
+    render.delay(invoice.pk)
+    render.delay(billing.load_checked(pk).pk)
+    for late in billing.overdue():
+        render.delay(late.pk)
+""",
+        id="helpers-returning-instances-across-modules",
+        app_models=_MODELS,
+        app_billing=_BILLING,
+        app_ledger=_LEDGER,
+    ),
+    invalid(
+        """
+from app import billing
+from app.models import Invoice
+from app.tasks import render
+
+def remind(pk):
+    invoice = Invoice.objects.get(pk=pk)
+    params = {"copies": 2}
+    params["invoice"] = invoice
+    render.delay(**params)
+    render.apply_async(kwargs=dict(invoice=invoice))
+    render.delay(**billing.render_kwargs(invoice))
+""",
+        (10, 20, "'params' holds 'invoice', a Django model instance (Invoice)"),
+        (11, 44, "'invoice' is a Django model instance (Invoice)"),
+        (
+            12,
+            42,
+            "'invoice' is a Django model instance (Invoice, through billing.render_kwargs() "
+            "at app/billing.py:20)",
+        ),
+        fixed="""
+from app import billing
+from app.models import Invoice
+from app.tasks import render
+
+def remind(pk):
+    invoice = Invoice.objects.get(pk=pk)
+    params = {"copies": 2}
+    params["invoice"] = invoice
+    render.delay(**params)
+    render.apply_async(kwargs=dict(invoice=invoice.pk))
+    render.delay(**billing.render_kwargs(invoice))
+""",
+        id="model-in-a-dict-spread-into-the-enqueue",
+        app_models=_MODELS,
+        app_billing=_BILLING,
+    ),
+    invalid(
+        """
+from celery import shared_task
+from app.models import Invoice
+
+retrying_task = shared_task(autoretry_for=(IOError,), max_retries=5)
+
+@retrying_task
+def render(invoice_id): ...
+
+def remind(pk):
+    invoice = Invoice.objects.get(pk=pk)
+    render.delay(invoice)
+""",
+        (12, 18, "'invoice' is a Django model instance (Invoice) passed to render.delay()"),
+        fixed="""
+from celery import shared_task
+from app.models import Invoice
+
+retrying_task = shared_task(autoretry_for=(IOError,), max_retries=5)
+
+@retrying_task
+def render(invoice_id): ...
+
+def remind(pk):
+    invoice = Invoice.objects.get(pk=pk)
+    render.delay(invoice.pk)
+""",
+        id="task-of-a-project-task-decorator",
+        app_models=_MODELS,
     ),
 )

@@ -66,4 +66,43 @@ def run(paths):
         (16, 68, "passed to queue.enqueue()"),
         id="signature-and-partial",
     ),
+    invalid(
+        """
+from app import plans
+from app.tasks import change_plan
+
+def upgrade(user):
+    plan = plans.default_plan()
+    change_plan.delay(user.pk, plan)
+    change_plan.delay(user.pk, plans.limits_for(user))
+    change_plan.delay(user.pk, plans.plan_name())
+""",
+        (
+            7,
+            32,
+            "'plan' is an enum member (Plan, returned by plans.default_plan() at app/plans.py:13)",
+        ),
+        (
+            8,
+            32,
+            "is a dataclass instance (Limits, returned by plans.limits_for() at app/plans.py:16)",
+        ),
+        id="helpers-returning-rich-values",
+        app_plans=(
+            "import dataclasses\n"
+            "import enum\n\n"
+            "class Plan(enum.Enum):\n"
+            "    FREE = 'free'\n"
+            "    PRO = 'pro'\n\n"
+            "@dataclasses.dataclass\n"
+            "class Limits:\n"
+            "    seats: int\n\n"
+            "def default_plan():\n"
+            "    return Plan.PRO\n\n"
+            "def limits_for(user):\n"
+            "    return Limits(seats=3)\n\n"
+            "def plan_name():\n"
+            "    return Plan.PRO.value\n"
+        ),
+    ),
 )

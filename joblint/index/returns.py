@@ -1,0 +1,240 @@
+"""What a function returns, read from its `ast` for the project model.
+
+Each `return` becomes a `ReturnFact`: a library's fetch of one row or several
+(`Order.objects.get(...)`, `get_object_or_404(Order, ...)`), what a call
+gives (an instance of the class it names, or what the project function it
+names returns), a member of a class (`Plan.PRO`), or a plain value. A local
+assigned once is read through to its value; a parameter stands for its
+annotation's class. A returned dict literal (or `dict(...)`) also gives a fact
+per string key, and a parameter it holds is noted (the caller's argument ends
+up in the dict). A return annotation naming a class stands for every return;
+one naming a builtin or a library's type makes them plain.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from joblint.knowledge import jobs
+from joblint.knowledge.payloads import MANAGER_FETCHES, ManagerFetches
+from joblint.models import ReturnFact
+
+ROW = "row"
+ROWS = "rows"
+CALL = "call"
+MEMBER = "member"
+PLAIN = "plain"
+# A dict value that is one of the function's parameters (`kind`: its position).
+PARAM = "param"
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_NONE_ANNOTATIONS = frozenset({"None", "NoReturn", "Never"})
+
+
+@dataclass(frozen=True, slots=True)
+class Qualifiers:
+    """How the module's reader qualifies names in the function being read."""
+
+    # A dotted name -> its qualified name (imports, typed locals, `self.`).
+    qualify: Callable[[ast.expr], str | None]
+    # A call's callable -> its qualified name (also `Mailer().send`).
+    callee: Callable[[ast.expr], str | None]
+
+
+def function_returns(function: _Function, names: Qualifiers) -> tuple[ReturnFact, ...]:
+    """The facts of every `return` in `function`'s own body (not of nested
+    functions'); () for a generator or a function returning nothing."""
+    body = list(_own_nodes(function.body))
+    if any(isinstance(node, ast.Yield | ast.YieldFrom) for node in body):
+        return ()
+    annotated = _annotated(function, names)
+    if annotated is not None:
+        return annotated
+    reader = _Reader(names, _assigned_once(body), _parameters(function))
+    facts: list[ReturnFact] = []
+    for node in body:
+        if isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value):
+            facts.extend(reader.returned(node.value, node.lineno))
+    return tuple(facts)
+
+
+def _annotated(function: _Function, names: Qualifiers) -> tuple[ReturnFact, ...] | None:
+    annotation = function.returns
+    if annotation is None:
+        return None
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    annotation = _optional_of(annotation)
+    if isinstance(annotation, ast.Name) and annotation.id in _NONE_ANNOTATIONS:
+        return ()
+    qualname = names.qualify(annotation) if annotation is not None else None
+    line = function.lineno
+    if qualname is None or not jobs.may_be_project_code(qualname):
+        return (ReturnFact(PLAIN, line=line),)
+    return (ReturnFact(CALL, qualname, line),)
+
+
+def _optional_of(node: ast.expr) -> ast.expr | None:
+    """`Optional[X]` and `X | None` -> X; any other subscript or union -> None."""
+    if isinstance(node, ast.Subscript):
+        head = node.value
+        named = head.id if isinstance(head, ast.Name) else getattr(head, "attr", "")
+        return node.slice if named == "Optional" else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [s for s in (node.left, node.right) if not _is_none(s)]
+        return sides[0] if len(sides) == 1 else None
+    return node
+
+
+@dataclass(slots=True)
+class _Reader:
+    names: Qualifiers
+    locals: dict[str, ast.expr]
+    parameters: dict[str, int]
+
+    def returned(self, value: ast.expr, line: int) -> list[ReturnFact]:
+        value = self._through_local(value)
+        items = _dict_items(value)
+        if items is None:
+            return [self.fact(value, line)]
+        facts = [ReturnFact(PLAIN, line=line)]
+        for key, item in items:
+            item = self._through_local(item)
+            if isinstance(item, ast.Name) and item.id in self.parameters:
+                position = str(self.parameters[item.id])
+                facts.append(ReturnFact(PARAM, item.id, line, position, key))
+                continue
+            found = self.fact(item, line)
+            if found.how != PLAIN:
+                facts.append(ReturnFact(found.how, found.name, line, found.kind, key))
+        return facts
+
+    def _through_local(self, value: ast.expr) -> ast.expr:
+        if isinstance(value, ast.Await):
+            value = value.value
+        if isinstance(value, ast.Name) and value.id in self.locals:
+            value = self.locals[value.id]
+        return value.value if isinstance(value, ast.Await) else value
+
+    def fact(self, value: ast.expr, line: int) -> ReturnFact:
+        value = self._through_local(value)
+        for fetches in MANAGER_FETCHES:
+            found = _fetched(value, fetches, self.names)
+            if found is not None:
+                how, model, kind = found
+                return (
+                    ReturnFact(how, model, line, kind)
+                    if how != PLAIN
+                    else ReturnFact(how, line=line)
+                )
+        if isinstance(value, ast.Call):
+            callee = self.names.callee(value.func)
+            if callee is not None and jobs.may_be_project_code(callee):
+                return ReturnFact(CALL, callee, line)
+        elif isinstance(value, ast.Attribute) and value.attr.isupper():
+            owner = self.names.qualify(value.value)
+            if owner is not None and jobs.may_be_project_code(owner):
+                return ReturnFact(MEMBER, owner, line)
+        elif isinstance(value, ast.Name) and value.id in self.parameters:
+            typed = self.names.qualify(value)  # its annotation's class, if any
+            if typed is not None and jobs.may_be_project_code(typed):
+                return ReturnFact(CALL, typed, line)
+        return ReturnFact(PLAIN, line=line)
+
+
+def _fetched(
+    value: ast.expr, fetches: ManagerFetches, names: Qualifiers
+) -> tuple[str, str, str] | None:
+    """(ROW or ROWS, the model's qualified name, the kind) for a fetch."""
+    indexed = False
+    if isinstance(value, ast.Subscript):
+        indexed = not isinstance(value.slice, ast.Slice)
+        value = value.value
+    if not isinstance(value, ast.Call):
+        return None
+    shortcut = names.qualify(value.func)
+    if shortcut in fetches.row_functions or shortcut in fetches.rows_functions:
+        model = names.qualify(value.args[0]) if value.args else None
+        if model is None:
+            return None
+        one = shortcut in fetches.row_functions or indexed
+        return (ROW, model, fetches.row_kind) if one else (ROWS, model, fetches.rows_kind)
+    methods: list[str] = []
+    node: ast.expr = value
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        methods.append(node.func.attr)
+        node = node.func.value
+    if not (isinstance(node, ast.Attribute) and node.attr == fetches.manager_attribute):
+        return None
+    model = names.qualify(node.value)
+    last = methods[0] if methods else ""
+    # A manager's other chains give plain values: counts, `values_list(...)`,
+    # the (instance, created) pair of `get_or_create(...)`.
+    plain = PLAIN, "", ""
+    if model is None or any(m in fetches.plain_methods for m in methods):
+        return plain
+    if last in fetches.pair_methods:
+        return plain
+    if last in fetches.row_methods or (indexed and last in fetches.rows_methods):
+        return ROW, model, fetches.row_kind
+    if last in fetches.rows_methods and not indexed:
+        return ROWS, model, fetches.rows_kind
+    return plain
+
+
+def _dict_items(value: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """A dict literal's (or `dict(...)`'s) string keys and their values."""
+    if isinstance(value, ast.Dict):
+        return [
+            (k.value, v)
+            for k, v in zip(value.keys, value.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        ]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+        return [(k.arg, k.value) for k in value.keywords if k.arg is not None]
+    return None
+
+
+def _assigned_once(body: list[ast.AST]) -> dict[str, ast.expr]:
+    """Locals bound once, by a plain `name = value`: their value."""
+    values: dict[str, ast.expr] = {}
+    stores: dict[str, int] = {}
+    for node in body:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                values[target.id] = node.value
+        elif isinstance(node, _SCOPES) and not isinstance(node, ast.Lambda):
+            stores[node.name] = stores.get(node.name, 0) + 1
+    return {name: value for name, value in values.items() if stores.get(name) == 1}
+
+
+def _parameters(function: _Function) -> dict[str, int]:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    found = {a.arg: i for i, a in enumerate(positional)}
+    found.update((a.arg, -1) for a in args.kwonlyargs)
+    return found
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """A body's nodes, not those of nested functions, classes or lambdas."""
+    todo: list[ast.AST] = list(reversed(body))
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            continue
+        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
