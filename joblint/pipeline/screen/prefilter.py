@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from joblint import registry
-from joblint.knowledge.tokens import DEFINES_JOBS, PROJECT_FACTS, TRANSACTIONS, Trigger
+from joblint.knowledge.tokens import COMMITS, DEFINES_JOBS, PROJECT_FACTS, TRANSACTIONS, Trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +98,7 @@ class Decision:
 _DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
 _PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
 _TRANSACTIONS = _check(TRANSACTIONS)
+_COMMITS = _check(COMMITS)
 
 
 def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
@@ -146,7 +147,7 @@ class Prefilter:
             for trigger in PROJECT_FACTS:
                 self._add(trigger, set())
         # The flags screening records.
-        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, _TRANSACTIONS):
+        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, _TRANSACTIONS, _COMMITS):
             self._anchors.update(check.anchors, *check.also)
         self._search = _AnchorSearch(self._anchors)
 
@@ -190,6 +191,10 @@ class Prefilter:
         return _TRANSACTIONS.matches(lowered, present) or (
             names is not None and names.matches(lowered, present)
         )
+
+    def commits(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+        """The (lower-cased) file may commit a transaction explicitly."""
+        return _COMMITS.matches(lowered, present)
 
     def gated_codes(self, lowered: bytes, present: frozenset[bytes] | None = None) -> set[str]:
         """The rules of the gated triggers in the (lower-cased) file."""
