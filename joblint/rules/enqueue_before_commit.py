@@ -247,7 +247,6 @@ async def register(db, user):
 
         self.report(pending.node, message, requires=enqueue.requires, statement=pending.statement)
 
-
     def _report_chain(self, pending: _PendingEnqueue, commit: cst.Call) -> None:
         """A call of what may be the project's own code: reported if the
         project model finds a chain from it to an enqueue."""

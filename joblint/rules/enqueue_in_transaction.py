@@ -135,8 +135,10 @@ class EnqueueInTransaction(Rule):
       and wrappers of those. Receivers are known through imports, `self.`
       and `cls.`, module-level instances, annotations, constructors and
       manager fetches (`Order.objects.get(...)`); a call on an unannotated
-      parameter is not followed. `joblint check --show-project-model FILE`
-      shows what was inferred.
+      parameter is not followed. An enqueue in a lambda a function returns
+      (a callback factory's) runs when the result is called, not at the
+      factory's call: `transaction.on_commit(make_callback())` is no finding.
+      `joblint check --show-project-model FILE` shows what was inferred.
     - A transaction opened by a caller in another function (a caller of the
       function the enqueue is in), or by `ATOMIC_REQUESTS`, is not seen.
     - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and

@@ -46,6 +46,14 @@ class OnCommitLateBinding(Rule):
 
     ## Known limits
     - Only callbacks registered in the same function as the loop are checked.
+      A callback built by a factory defined in that function
+      (`transaction.on_commit(make_callback())`, the factory returning a
+      lambda or a def of its own) is read through the factory, and reported
+      where the factory builds it when it reads a name the loop rebinds that
+      neither it nor the factory binds. A helper defined elsewhere (another
+      module, or the module level) can't read the loop's variables: what it
+      is passed is bound when it is called, so the callbacks it builds
+      (`on_commit(receipt_callback(order))`, `partial(...)`) are never late.
     - Names the loop rebinds are those assigned anywhere in its body (also
       inside `if`/`try`), and its targets.
     - A callback registered right before a `break` (only the innermost loop's

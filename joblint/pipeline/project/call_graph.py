@@ -185,9 +185,7 @@ class CallGraph:
         }
         return sorted(found)
 
-    def chain_at(
-        self, path: str, line: int, text: str, uncommitted: bool = False
-    ) -> Chain | None:
+    def chain_at(self, path: str, line: int, text: str, uncommitted: bool = False) -> Chain | None:
         """The chain from the call written `text` at `line` of `path` to an
         enqueue (`uncommitted`: see `chain`)."""
         for callee in self.callees_at(path, line, text):
