@@ -270,10 +270,13 @@ class _Run:
 
     def lacks_call_following(self, source: _Source) -> bool:
         """Whether the first pass linted `source` without a selected rule that
-        follows calls (its triggers weren't in the file): a call in it may
-        still lead to an enqueue."""
+        follows calls (its triggers weren't in the file) though the file holds
+        what that rule needs besides an enqueue (a transaction, a commit): a
+        call in it may still lead to an enqueue."""
         selected = self.selector.settings_for(source.path).codes & self.follows_calls
-        return bool(selected - self._settings(source, triggered=True).codes)
+        missing = selected - self._settings(source, triggered=True).codes
+        lowered = source.data.lower()
+        return any(Prefilter.has_context(code, lowered) for code in missing)
 
     @property
     def follows_calls(self) -> frozenset[str]:
