@@ -56,7 +56,9 @@ class Requirement:
     - "leads-to-enqueue" (`LEADS_TO_ENQUEUE`): the call the finding is at,
       written `qualname` ("notify.send_receipt"), must lead to an enqueue
       through the project's functions (the project model; the message names
-      the chain where it says `CHAIN`);
+      the chain where it says `CHAIN`); with `reach` (`UNCOMMITTED`,), an
+      enqueue a function on the way makes after a commit of its own doesn't
+      count (its caller's writes are committed by then);
     - "opens-transaction" (`OPENS_TRANSACTION`): the project callable
       `qualname` must open a transaction when called (`with it():`, `@it`);
     - "task-decorator" (`TASK_DECORATOR`): the project name `qualname`, used
@@ -168,6 +170,8 @@ class PendingFinding:
 # Where a pending finding's message names the chain of calls the project step finds.
 CHAIN = "\u27e8chain\u27e9"
 LEADS_TO_ENQUEUE = "leads-to-enqueue"
+# `Requirement.reach` of a LEADS_TO_ENQUEUE made before a commit (JL102).
+UNCOMMITTED = "uncommitted"
 OPENS_TRANSACTION = "opens-transaction"
 TASK_DECORATOR = "task-decorator"
 TASK_DECORATOR_SETS = "task-decorator-sets"
@@ -380,6 +384,9 @@ class FunctionSummary:
     # What its `return`s give back (a return annotation naming a class stands
     # for them all); () when it returns nothing.
     returns: tuple[ReturnFact, ...] = ()
+    # The lines of its explicit argument-less commits (`session.commit()`):
+    # what it enqueues after one races no write made before.
+    commits: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,22 @@ def test_index_qualifies_calls_through_imports_types_and_self() -> None:
     assert not any(c.line == 13 for c in _function(index, "shop.service.Service.run").calls)
 
 
+def test_index_records_commits_and_not_a_returned_lambdas_calls() -> None:
+    index = _index(
+        "from .tasks import send\n"
+        "def save(session, order):\n"
+        "    send.delay(order.pk)\n"
+        "    session.commit()\n"
+        "    repo.commit('message')\n"
+        "def callback_for(order):\n"
+        "    return lambda: send.delay(order.pk)\n"
+    )
+    save = _function(index, "app.m.save")
+    assert save.commits == (4,)
+    assert [call.line for call in save.calls] == [3]
+    assert _function(index, "app.m.callback_for").calls == ()
+
+
 def test_index_of_unparseable_source_is_none() -> None:
     assert index_source("def broken(:\n", ModuleInfo("app.m"), Options()) is None
 

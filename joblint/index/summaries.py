@@ -8,13 +8,15 @@ any other way (a loop target, an untyped parameter, an assignment of
 something else) is a value no summary can follow.
 
 Calls made where they run later are no calls of the function: the bodies of
-nested functions (summarised on their own, as `outer.<locals>.inner`) and of
-lambdas handed to an on-commit hook.
+nested functions (summarised on their own, as `outer.<locals>.inner`), of
+lambdas handed to an on-commit hook, and of lambdas the function returns (a
+callback factory's: they run when its caller calls the result).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import cast
@@ -43,6 +45,7 @@ _RECEIVERS = frozenset({"self", "cls"})
 _ROW_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.row_methods)
 _MANAGERS = frozenset(fetch.manager_attribute for fetch in MANAGER_FETCHES)
 _ROW_FUNCTIONS = frozenset(f for fetch in MANAGER_FETCHES for f in fetch.row_functions)
+_COMMIT_RECEIVER = re.compile(jobs.COMMIT_RECEIVER_PATTERN)
 
 
 def dotted(node: ast.expr) -> list[str] | None:
@@ -110,6 +113,7 @@ class _Summary:
     decorators: tuple[DecoratorUse, ...] = ()
     on_commit: bool = False
     returns: tuple[ReturnFact, ...] = ()
+    commits: list[int] = field(default_factory=list)
 
 
 class ModuleReader:
@@ -148,6 +152,7 @@ class ModuleReader:
                     found.decorators,
                     on_commit=found.on_commit,
                     returns=found.returns,
+                    commits=tuple(found.commits),
                 )
                 for key, found in self.summaries.items()
             ),
@@ -434,15 +439,20 @@ class ModuleReader:
                 opening = self._opening(node.value, stack)
                 if opening is not None:
                     summary.opens = TxOpening("returns", opening)
+            elif isinstance(node, ast.Call) and _is_commit(node):
+                summary.commits.append(node.lineno)
 
     def _deferred_lambdas(
         self, body: list[ast.stmt], stack: list[_Frame], summary: _Summary | None = None
     ) -> set[int]:
-        """Lambdas handed to an on-commit hook: they run after COMMIT.
-        `summary` learns whether the body registers anything on commit."""
+        """Lambdas handed to an on-commit hook (they run after COMMIT) or
+        returned (they run when the caller calls them). `summary` learns
+        whether the body registers anything on commit."""
         found: set[int] = set()
         for node in own_nodes(body):
-            if isinstance(node, ast.Call) and self._is_on_commit(node, stack):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Lambda):
+                found.add(id(node.value))
+            elif isinstance(node, ast.Call) and self._is_on_commit(node, stack):
                 if summary is not None:
                     summary.on_commit = True
                 for arg in [*node.args, *(k.value for k in node.keywords)]:
@@ -607,6 +617,20 @@ def _literal(node: ast.expr) -> str:
     ):
         return repr(node.value)
     return ""
+
+
+def _is_commit(call: ast.Call) -> bool:
+    """An argument-less `.commit()` of what is named like a session, connection
+    or transaction (the documented heuristic JL102 reads commits with)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != jobs.COMMIT_METHOD:
+        return False
+    if call.args or call.keywords:
+        return False
+    parts = dotted(func.value)
+    if parts is None:
+        return False
+    return _COMMIT_RECEIVER.search(parts[-1].lower().strip("_")) is not None
 
 
 def _is_name(node: ast.expr, name: str) -> bool:

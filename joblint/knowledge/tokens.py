@@ -157,6 +157,8 @@ TRANSACTION_ANCHORS = ("atomic", "in_transaction", "psycopg", *calls(_TRANSACTIO
 TRANSACTION = rf"\batomic\b|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
 # A file that opens a transaction somewhere.
 TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))
+# A file that commits explicitly somewhere (`session.commit()`).
+COMMITS = Trigger((".commit(",), (r"\.commit\(",))
 
 
 def enqueue_and(anchors: tuple[str, ...], pattern: str) -> tuple[Trigger, ...]:

@@ -28,8 +28,9 @@ CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version.
 # Entries are decoded positionally: an entry written before a dataclass gained
 # a field would load with that field's default, silently wrong.
-ENTRY_FORMAT = "8"
-PACKAGE_DIR = Path(__file__).resolve().parent
+ENTRY_FORMAT = "9"
+# The joblint package: every module of it (rules, index, knowledge) shapes entries.
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 MAX_ENTRIES = 50_000
 SUBDIRECTORIES = 256  # an entry lives under the first two hex digits of its key
 # Screening records kept (one per joblint version, code and rule selection).

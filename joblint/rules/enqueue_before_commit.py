@@ -7,19 +7,26 @@ import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import dotted_text
+from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import COMMIT_METHOD, COMMIT_RECEIVER_PATTERN, DATABASE_WRITE_METHODS
 from joblint.knowledge.tokens import enqueue_and
+from joblint.models import CHAIN, LEADS_TO_ENQUEUE, UNCOMMITTED, Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 
 @dataclass(slots=True)
 class _PendingEnqueue:
+    """An enqueue, and (`text`) a call of what may be the project's own code,
+    written so, which the project model may find leads to one: either or
+    both (a call that enqueues only if the project says so may be either)."""
+
     order: int
     block: int
     node: cst.Call
-    enqueue: Enqueue
+    enqueue: Enqueue | None
     statement: cst.CSTNode | None
+    text: str = ""
 
 
 @dataclass(slots=True)
@@ -82,10 +89,19 @@ class EnqueueBeforeCommit(Rule):
       (`session`, `db`, `conn`, `aconn`, `connection`, `transaction`, `tx`,
       `uow`...): `writer.commit()` on a search index is not one. An enqueue
       inside a transaction block is JL101's, not this rule's.
+    - Through the project model: a call, before the commit, of the
+      project's own function, method or class (in this module or another)
+      is reported when it leads to an enqueue, up to 6 calls deep, the
+      message naming each hop with file:line. An enqueue a function on the
+      way makes after a commit of its own doesn't count (what the caller
+      wrote is committed by then); one in an on-commit callback never does.
+      Receivers are known as JL101's are (imports, `self.`, annotations,
+      constructors); a call on an unannotated parameter is not followed.
     """
 
     CODE = "JL102"
     TRIGGERS = enqueue_and((".commit(",), r"\.commit\(")
+    FOLLOWS_CALLS = True
     SUMMARY = "Job enqueued before the transaction commits: a worker may run it first"
     HELP = "Enqueue after the commit, or register it with an on-commit hook"
 
@@ -178,10 +194,17 @@ async def register(db, user):
             return
         if _is_write(node):
             state.writes.append(context.order)
+        if context.transaction is not None:
+            return  # JL101's
         enqueue = context.enqueue(node)
-        if enqueue is not None and context.transaction is None:
+        text = None
+        if enqueue is None or enqueue.requires:
+            text = project_call_text(context, node)
+        if enqueue is not None or text:
             state.enqueues.append(
-                _PendingEnqueue(context.order, context.block_id, node, enqueue, context.statement)
+                _PendingEnqueue(
+                    context.order, context.block_id, node, enqueue, context.statement, text or ""
+                )
             )
 
     def _check(self, state: _FunctionState) -> None:
@@ -205,6 +228,10 @@ async def register(db, user):
         return None
 
     def _report(self, pending: _PendingEnqueue, commit: cst.Call) -> None:
+        if pending.text:
+            self._report_chain(pending, commit)
+        if pending.enqueue is None:
+            return
         for reading in pending.enqueue.alternatives():
             self._report_reading(pending, reading, commit)
 
@@ -219,6 +246,22 @@ async def register(db, user):
             )
 
         self.report(pending.node, message, requires=enqueue.requires, statement=pending.statement)
+
+    def _report_chain(self, pending: _PendingEnqueue, commit: cst.Call) -> None:
+        """A call of what may be the project's own code: reported if the
+        project model finds a chain from it to an enqueue."""
+        target = f"{dotted_text(commit.func) or 'commit'}()"
+        text = pending.text
+
+        def message(line_of: LineOf) -> str:
+            return (
+                f"{text}() is called before {target} (line {line_of(commit)}) and enqueues "
+                f"{CHAIN}: a worker may run the job before the data is committed. Enqueue it "
+                "after the commit, or register it with an on-commit hook"
+            )
+
+        requires = (Requirement(LEADS_TO_ENQUEUE, text, reach=(UNCOMMITTED,)),)
+        self.report(pending.node, message, requires=requires, statement=pending.statement)
 
 
 def _committed_before(pending: _PendingEnqueue, state: _FunctionState) -> bool:

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts, dotted_text, unwrap
+from joblint.analysis.names import Resolver, dotted_text, unwrap
+from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
@@ -134,8 +135,10 @@ class EnqueueInTransaction(Rule):
       and wrappers of those. Receivers are known through imports, `self.`
       and `cls.`, module-level instances, annotations, constructors and
       manager fetches (`Order.objects.get(...)`); a call on an unannotated
-      parameter is not followed. `joblint check --show-project-model FILE`
-      shows what was inferred.
+      parameter is not followed. An enqueue in a lambda a function returns
+      (a callback factory's) runs when the result is called, not at the
+      factory's call: `transaction.on_commit(make_callback())` is no finding.
+      `joblint check --show-project-model FILE` shows what was inferred.
     - A transaction opened by a caller in another function (a caller of the
       function the enqueue is in), or by `ATOMIC_REQUESTS`, is not seen.
     - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and
@@ -265,6 +268,23 @@ def checkout(order):
         # Names bound by the enclosing `for` loops (a lambda would see their last value).
         self._loop_names: list[set[str]] = []
         self._openers: list[_Opener] = []
+        # Lambdas returned by the function they are in (a callback factory's),
+        # and how many of them the current code is inside: their enqueues run
+        # when the factory's caller calls the result, not at the factory's call.
+        self._returned: set[int] = set()
+        self._in_returned = 0
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Lambda):
+            self._returned.add(id(node.value))
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        if id(node) in self._returned:
+            self._in_returned += 1
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        if id(node) in self._returned:
+            self._in_returned -= 1
 
     def visit_With(self, node: cst.With) -> None:
         context = self.context
@@ -325,7 +345,7 @@ def checkout(order):
         if enqueue is not None:
             if transaction is not None:
                 self._report_direct(node, enqueue, transaction)
-            elif not context.in_on_commit_callback:
+            elif not context.in_on_commit_callback and not self._in_returned:
                 self._enqueues.setdefault(context.frame.key, _Found(enqueue, node))
                 opener = self._opener
                 if opener is not None:
@@ -398,19 +418,7 @@ def checkout(order):
         self.report(node, message, requires=tuple(requires), statement=statement)
 
     def _project_call_text(self, node: cst.Call) -> str | None:
-        """The call as written, when it may call the project's own code (a
-        name imported from a project module or defined here, `self.`, a local)."""
-        parts = dotted_parts(node.func)
-        if parts is None:
-            return None
-        binding = self.context.resolver.lookup(parts[0])
-        if binding is None:
-            return None  # a builtin
-        if _untyped_parameter(binding) and parts[0] not in _INSTANCE_NAMES:
-            return None  # nothing tells the project model what it holds
-        if binding.qualname and not may_be_project_code(binding.qualname):
-            return None
-        return ".".join(parts)
+        return project_call_text(self.context, node)
 
     def _report_direct(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
         for reading in enqueue.alternatives():
@@ -522,7 +530,6 @@ def _writable(tx: TxScope) -> tuple[Requirement, ...]:
     return (Requirement("writable-database", tx.database),) if tx.database else ()
 
 
-_INSTANCE_NAMES = frozenset({"self", "cls"})
 _CLASS_DECIDED = frozenset(m for methods in TASK_CLASS_OPTIONS.values() for m in methods)
 
 
@@ -532,10 +539,6 @@ def _enqueues_now(enqueue: Enqueue) -> tuple[Requirement, ...]:
     if enqueue.task and enqueue.method in _CLASS_DECIDED and may_be_project_code(enqueue.task):
         return (Requirement(ENQUEUES_NOW, f"{enqueue.task}.{enqueue.method}"),)
     return ()
-
-
-def _untyped_parameter(binding: Binding) -> bool:
-    return binding.kind is BindingKind.OTHER and binding.expr is None and binding.annotation is None
 
 
 def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:

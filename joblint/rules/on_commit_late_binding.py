@@ -46,6 +46,14 @@ class OnCommitLateBinding(Rule):
 
     ## Known limits
     - Only callbacks registered in the same function as the loop are checked.
+      A callback built by a factory defined in that function
+      (`transaction.on_commit(make_callback())`, the factory returning a
+      lambda or a def of its own) is read through the factory, and reported
+      where the factory builds it when it reads a name the loop rebinds that
+      neither it nor the factory binds. A helper defined elsewhere (another
+      module, or the module level) can't read the loop's variables: what it
+      is passed is bound when it is called, so the callbacks it builds
+      (`on_commit(receipt_callback(order))`, `partial(...)`) are never late.
     - Names the loop rebinds are those assigned anywhere in its body (also
       inside `if`/`try`), and its targets.
     - A callback registered right before a `break` (only the innermost loop's
@@ -153,13 +161,26 @@ def pay(orders):
         if isinstance(callback, cst.Lambda):
             return callback, callback.body, set(parameter_names(callback.params))
         if isinstance(callback, cst.Name):
-            binding = self.context.resolver.lookup(callback.value)
-            if binding is not None and binding.kind is BindingKind.DEF:
-                func = binding.node
-                if isinstance(func, cst.FunctionDef) and self.context.frame.key:
-                    own = set(parameter_names(func.params)) | bound_names(func.body)
-                    return func, func.body, own
+            func = self._local_def(callback)
+            if func is not None:
+                return func, func.body, _own_names(func)
+        if isinstance(callback, cst.Call) and isinstance(callback.func, cst.Name):
+            factory = self._local_def(callback.func)
+            if factory is not None:
+                return _built_callback(factory)
         return None
+
+    def _local_def(self, name: cst.Name) -> cst.FunctionDef | None:
+        """The function `name` is, when defined in the function being read
+        (its free names are then the ones this function's loops rebind)."""
+        resolver = self.context.resolver
+        binding = resolver.lookup(name.value)
+        if binding is None or binding.kind is not BindingKind.DEF or not self.context.frame.key:
+            return None
+        if resolver.scopes[-1].names.get(name.value) is not binding:
+            return None
+        func = binding.node
+        return func if isinstance(func, cst.FunctionDef) else None
 
     def _report(self, at: cst.CSTNode, name: str, loop: cst.CSTNode) -> None:
         def message(line_of: LineOf) -> str:
@@ -170,6 +191,42 @@ def pay(orders):
             )
 
         self.report(at, message)
+
+
+def _own_names(func: cst.FunctionDef) -> set[str]:
+    return set(parameter_names(func.params)) | bound_names(func.body)
+
+
+def _built_callback(factory: cst.FunctionDef) -> tuple[cst.CSTNode, cst.CSTNode, set[str]] | None:
+    """The callback a local factory returns (`return lambda: ...`, or a def
+    of its own returned by name), with the names local to it: its own and
+    the factory's (parameters bind their value at the factory's call)."""
+    factory_own = _own_names(factory)
+    nested = {
+        statement.name.value: statement
+        for statement in factory.body.body
+        if isinstance(statement, cst.FunctionDef)
+    }
+    for returned in _own_returns(factory.body):
+        value = returned.value
+        if isinstance(value, cst.Lambda):
+            own = set(parameter_names(value.params)) | factory_own
+            return value, value.body, own
+        if isinstance(value, cst.Name) and value.value in nested:
+            func = nested[value.value]
+            return func, func.body, _own_names(func) | factory_own
+    return None
+
+
+def _own_returns(node: cst.CSTNode) -> list[cst.Return]:
+    """The `return` statements of a function body, not of functions inside it."""
+    found: list[cst.Return] = []
+    for child in node.children:
+        if isinstance(child, cst.Return):
+            found.append(child)
+        elif not isinstance(child, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            found.extend(_own_returns(child))
+    return found
 
 
 def _late_read(

@@ -27,6 +27,7 @@ from joblint.models import (
     RETURNS_OBJECT,
     TASK_DECORATOR,
     TASK_DECORATOR_SETS,
+    UNCOMMITTED,
     BrokerFacts,
     ClassFacts,
     FileResult,
@@ -37,7 +38,7 @@ from joblint.models import (
     Span,
     TaskDef,
 )
-from joblint.pipeline.project.call_graph import CallGraph, Hop, ReturnsView
+from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsView
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.registry import is_project_rule
 
@@ -328,7 +329,7 @@ class ProjectIndex:
         if requirement.kind == locks.LOCK_KEY_REQUIREMENT:
             return not self.names_no_lock(requirement.qualname)
         if requirement.kind == LEADS_TO_ENQUEUE:
-            return self.graph.chain_at(path, line, requirement.qualname) is not None
+            return self._chain(requirement, path, line) is not None
         if requirement.kind == OPENS_TRANSACTION:
             return self.graph.opens_transaction(requirement.qualname)
         if requirement.kind == ENQUEUES_NOW:
@@ -362,7 +363,7 @@ class ProjectIndex:
         site = next((r for r in pending.requires if r.kind == LEADS_TO_ENQUEUE), None)
         if site is None or CHAIN not in finding.message:
             return finding
-        chain = self.graph.chain_at(path, finding.span.line, site.qualname)
+        chain = self._chain(site, path, finding.span.line)
         if chain is None:
             return finding
         text = f"{chain.enqueued.subject} ({chain.text()})"
@@ -399,6 +400,11 @@ class ProjectIndex:
             return finding
         text, related = found
         return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
+
+    def _chain(self, requirement: Requirement, path: str, line: int) -> Chain | None:
+        """The chain a LEADS_TO_ENQUEUE requirement asks for."""
+        uncommitted = UNCOMMITTED in requirement.reach
+        return self.graph.chain_at(path, line, requirement.qualname, uncommitted)
 
     def _passing_task(self, requirement: Requirement) -> Hop | None:
         return self.graph.passing_task(

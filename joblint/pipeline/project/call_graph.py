@@ -104,6 +104,7 @@ class CallGraph:
     task_decorators: dict[str, TaskDecorator] = field(default_factory=dict)
     _modules: set[str] = field(default_factory=set)
     _chains: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
+    _uncommitted: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
     _opens: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
@@ -193,38 +194,43 @@ class CallGraph:
         }
         return sorted(found)
 
-    def chain_at(self, path: str, line: int, text: str) -> Chain | None:
-        """The chain from the call written `text` at `line` of `path` to an enqueue."""
+    def chain_at(self, path: str, line: int, text: str, uncommitted: bool = False) -> Chain | None:
+        """The chain from the call written `text` at `line` of `path` to an
+        enqueue (`uncommitted`: see `chain`)."""
         for callee in self.callees_at(path, line, text):
-            found = self.chain(callee, path)
+            found = self.chain(callee, path, uncommitted)
             if found is not None:
                 return found
         return None
 
-    def chain(self, qualname: str, path: str) -> Chain | None:
+    def chain(self, qualname: str, path: str, uncommitted: bool = False) -> Chain | None:
         """The shortest chain of calls from `qualname` to an enqueue (settings
         that apply to the file at `path` may make a library's enqueue
-        transactional)."""
+        transactional). `uncommitted`: only through calls each function on
+        the way makes before a commit of its own (after one, what the caller
+        wrote is committed)."""
         start = self.resolve(qualname)
         if start is None:
             return None
         key = (start, path)
-        if key not in self._chains:
-            self._chains[key] = self._search(start, path)
-        return self._chains[key]
+        chains = self._uncommitted if uncommitted else self._chains
+        if key not in chains:
+            chains[key] = self._search(start, path, uncommitted)
+        return chains[key]
 
-    def _search(self, start: str, path: str) -> Chain | None:
+    def _search(self, start: str, path: str, uncommitted: bool = False) -> Chain | None:
         frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
         seen = {start}
         for _ in range(MAX_HOPS):
             following: list[tuple[str, tuple[Hop, ...]]] = []
             for name, hops in frontier:
                 summary, where = self.functions[name]
-                for call in summary.calls:
+                calls = _before_commit(summary) if uncommitted else summary.calls
+                for call in calls:
                     enqueued = self.enqueued_by(call, path)
                     if enqueued is not None:
                         return Chain((*hops, Hop(name, where, call)), enqueued)
-                for call in summary.calls:
+                for call in calls:
                     callee = self.resolve(call.callee)
                     if callee is not None and callee not in seen:
                         seen.add(callee)
@@ -320,20 +326,40 @@ class CallGraph:
         """Whether a call the file at `path` makes inside a transaction (a
         library's, or one a project callable opens) enqueues a job or leads to
         an enqueue: then the rules that follow calls run on it."""
-        return any(
+        in_transaction = any(
             self._inside_opened(call)
             and (self.enqueued_by(call, path) is not None or self.chain(call.callee, path))
             for call in self._transaction_calls(path)
         )
+        return in_transaction or any(
+            self.enqueued_by(call, path) is not None or self.chain(call.callee, path, True)
+            for call in self._commit_calls(path)
+        )
 
     def transaction_callees(self, path: str) -> set[str]:
-        """What the file at `path` calls inside transactions, and the project
-        callables that may open them: what `reports_in` needs loaded."""
+        """What the file at `path` calls inside transactions (and the project
+        callables that may open them) or before a commit in the same
+        function: what `reports_in` needs loaded."""
         found: set[str] = set()
         for call in self._transaction_calls(path):
             found.add(call.callee)
             found.update(call.transaction or ())
+        found.update(call.callee for call in self._commit_calls(path))
         return found
+
+    def _commit_calls(self, path: str) -> list[ProjectCall]:
+        """The calls outside transactions the file at `path` makes before a
+        later commit in the same function (JL102's)."""
+        module = self.by_path.get(path)
+        if module is None:
+            return []
+        return [
+            call
+            for summary in module.functions
+            if summary.commits
+            for call in summary.calls
+            if call.transaction is None and call.line < max(summary.commits)
+        ]
 
     def callees(self, path: str) -> set[str]:
         """Everything the file at `path` calls that may be the project's code."""
@@ -552,6 +578,14 @@ class TaskDecorating:
 
     library: str
     options: dict[str, str]
+
+
+def _before_commit(summary: FunctionSummary) -> tuple[ProjectCall, ...]:
+    """The calls a function makes before its first commit (all, with none)."""
+    if not summary.commits:
+        return summary.calls
+    first = min(summary.commits)
+    return tuple(call for call in summary.calls if call.line < first)
 
 
 def _name(qualname: str) -> str:

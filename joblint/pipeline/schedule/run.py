@@ -280,10 +280,13 @@ class _Run:
 
     def lacks_call_following(self, source: _Source) -> bool:
         """Whether the first pass linted `source` without a selected rule that
-        follows calls (its triggers weren't in the file): a call in it may
-        still lead to an enqueue."""
+        follows calls (its triggers weren't in the file) though the file holds
+        what that rule needs besides an enqueue (a transaction, a commit): a
+        call in it may still lead to an enqueue."""
         selected = self.selector.settings_for(source.path).codes & self.follows_calls
-        return bool(selected - self._settings(source, triggered=True).codes)
+        missing = selected - self._settings(source, triggered=True).codes
+        lowered = source.data.lower()
+        return any(Prefilter.has_context(code, lowered) for code in missing)
 
     @property
     def follows_calls(self) -> frozenset[str]:
@@ -528,11 +531,12 @@ def _project_model(
 ) -> list[FileResult]:
     """Lint, with the rules that follow calls, the run's own files that were
     skipped or linted without those rules, where a call inside a transaction
-    (a library's, or one a project callable opens) enqueues a job or leads
-    to an enqueue (`CallGraph.reports_in`), with what that needs read on
-    demand; a file linted before gets its new result in place of the old.
-    Candidates: those files that open a transaction, and those naming a
-    function that opens one (a run over some files takes every one it
+    (a library's, or one a project callable opens), or before a commit in
+    the same function, enqueues a job or leads to an enqueue
+    (`CallGraph.reports_in`), with what that needs read on demand; a file
+    linted before gets its new result in place of the old. Candidates: those
+    files that open a transaction or commit one, and those naming a function
+    that opens one (a run over some files takes every one it
     names). Returns the results that are not the run's own (context)."""
     pool, everything = model.pool, model.everything
     own = [*(s for s in pool if s.shown in model.linted), *model.partly]
@@ -552,7 +556,7 @@ def _project_model(
     if model.named_files:
         read([*own, *described])
     else:
-        read([s for s in own if run.screen(s).transactional])
+        read([s for s in own if run.screen(s).transactional or run.screen(s).commits])
         for _ in range(MAX_HOPS):  # a function opening a transaction through another
             openers = _words(ProjectIndex.build([*results, *context, *loaded]).graph.openers())
             more = [

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from joblint import registry
-from joblint.knowledge.tokens import DEFINES_JOBS, PROJECT_FACTS, TRANSACTIONS, Trigger
+from joblint.knowledge.tokens import COMMITS, DEFINES_JOBS, PROJECT_FACTS, TRANSACTIONS, Trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +98,9 @@ class Decision:
 _DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
 _PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
 _TRANSACTIONS = _check(TRANSACTIONS)
+_COMMITS = _check(COMMITS)
+# Contexts a project callable of any name may stand for (`with traced_atomic():`).
+_HIDDEN_CONTEXT = _encoded(TRANSACTIONS.anchors)
 
 
 def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
@@ -146,7 +149,7 @@ class Prefilter:
             for trigger in PROJECT_FACTS:
                 self._add(trigger, set())
         # The flags screening records.
-        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, _TRANSACTIONS):
+        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, _TRANSACTIONS, _COMMITS):
             self._anchors.update(check.anchors, *check.also)
         self._search = _AnchorSearch(self._anchors)
 
@@ -189,6 +192,26 @@ class Prefilter:
         names = self._transaction_names
         return _TRANSACTIONS.matches(lowered, present) or (
             names is not None and names.matches(lowered, present)
+        )
+
+    def commits(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+        """The (lower-cased) file may commit a transaction explicitly."""
+        return _COMMITS.matches(lowered, present)
+
+    @staticmethod
+    def has_context(code: str, lowered: bytes) -> bool:
+        """Whether the (lower-cased) file may hold what the rule `code`'s
+        triggers need besides the enqueue (`Trigger.also`: a commit, a
+        transaction): a call in it leading to an enqueue elsewhere may then
+        make it report. A transaction may be opened by a project callable of
+        any name, so a file always may hold one."""
+        return any(
+            all(
+                not _HIDDEN_CONTEXT.isdisjoint(_encoded(group))
+                or any(anchor in lowered for anchor in _encoded(group))
+                for group in t.also
+            )
+            for t in registry.triggers(code)
         )
 
     def gated_codes(self, lowered: bytes, present: frozenset[bytes] | None = None) -> set[str]:

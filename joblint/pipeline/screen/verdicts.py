@@ -60,6 +60,9 @@ class Screening:
     transactional: bool = False
     # Python parses it (None: not looked at; files LibCST lints aren't).
     parses: bool | None = None
+    # Commits explicitly somewhere (`session.commit()`): its calls before a
+    # commit are read for chains to an enqueue.
+    commits: bool = False
     # Only what a file that is never linted gives the run (`screen_for_facts`):
     # never remembered, and screened in full if more is asked of it.
     facts_only: bool = False
@@ -73,12 +76,13 @@ class Screening:
             self.project_facts,
             self.on_call,
             self.transactional,
+            self.commits,
         ]
         return [*flags, codes, self.parses]
 
     @classmethod
     def from_json(cls, raw: object) -> Screening | None:
-        if not isinstance(raw, list) or len(raw) != 8:
+        if not isinstance(raw, list) or len(raw) != 9:
             return None
         *flags, codes, parses = raw
         if not all(isinstance(f, bool) for f in flags) or parses not in (True, False, None):
@@ -87,9 +91,9 @@ class Screening:
             isinstance(codes, list) and all(isinstance(c, str) for c in codes)
         ):
             return None
-        wanted, defines, gated, facts, on_call, transactional = flags
+        wanted, defines, gated, facts, on_call, transactional, commits = flags
         rules = None if codes is None else frozenset(codes)
-        return cls(wanted, rules, defines, gated, facts, on_call, transactional, parses)
+        return cls(wanted, rules, defines, gated, facts, on_call, transactional, parses, commits)
 
 
 def screen_for_facts(data: bytes) -> Screening:
@@ -123,6 +127,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         project_facts=has_project_facts(lowered, present),
         on_call=ON_CALL_TASKS.search(lowered) is not None,
         transactional=prefilter.transactional(lowered, present),
+        commits=prefilter.commits(lowered, present),
     )
     if decision.wanted or not (decision.confirm or check_syntax):
         return screening

@@ -45,6 +45,63 @@ def pay_first(orders):
 """,
         id="return-right-after-registering",
     ),
+    Valid(
+        """
+from django.db import transaction
+from app.callbacks import receipt_callback
+
+def pay(orders):
+    with transaction.atomic():
+        for order in orders:
+            order.mark_paid()
+            transaction.on_commit(receipt_callback(order))
+""",
+        id="helper-in-another-module-binds-its-parameter",
+        project={
+            "app_callbacks": (
+                "from app.tasks import send_receipt\n\n"
+                "def receipt_callback(order):\n"
+                "    return lambda: send_receipt.delay(order.pk)\n"
+            )
+        },
+    ),
+    Valid(
+        """
+import functools
+from django.db import transaction
+from .tasks import send_receipt
+
+def receipt_callback(order):
+    def send():
+        send_receipt.delay(order.pk)
+    return send
+
+def partial_callback(order):
+    return functools.partial(send_receipt.delay, order.pk)
+
+def pay(orders):
+    with transaction.atomic():
+        for order in orders:
+            transaction.on_commit(receipt_callback(order))
+            transaction.on_commit(partial_callback(order))
+""",
+        id="module-helpers-bind-their-parameters",
+    ),
+    Valid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def pay(orders):
+    def callback_for(order):
+        return lambda: send_receipt.delay(order.pk)
+
+    with transaction.atomic():
+        for order in orders:
+            transaction.on_commit(callback_for(order))
+""",
+        id="local-factory-binds-its-parameter",
+    ),
 )
 
 INVALID = (
@@ -79,5 +136,39 @@ def pay(items):
 """,
         (10, 13, "reads 'order'"),
         id="nested-def-reads-name-rebound-in-loop",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def pay(orders):
+    def make_callback():
+        return lambda: send_receipt.delay(order.pk)
+
+    with transaction.atomic():
+        for order in orders:
+            transaction.on_commit(make_callback())
+""",
+        (7, 16, "reads 'order', which the loop (line 10) rebinds"),
+        id="local-factory-reads-the-loop-variable",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def pay(items):
+    def make_callback(reason):
+        def send():
+            send_receipt.delay(order.pk, reason)
+        return send
+
+    for item in items:
+        order = item.order
+        transaction.on_commit(make_callback("paid"))
+""",
+        (7, 9, "reads 'order', which the loop (line 11) rebinds"),
+        id="local-factory-def-reads-name-rebound-in-loop",
     ),
 )
