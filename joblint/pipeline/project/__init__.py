@@ -450,16 +450,27 @@ def _expr_refs(expr: object) -> Iterator[str]:
             yield from _expr_refs(part)
 
 
+def wanted(
+    results: list[FileResult], asked_of: Callable[[ProjectIndex], set[str]] | None = None
+) -> tuple[set[str], set[str]]:
+    """`wanted_names` and `wanted_functions` of `results`, with the calls
+    `asked_of` the merged index, merging the results once for both."""
+    index = ProjectIndex.build(results)
+    asked = asked_of(index) if asked_of is not None else set()
+    return _wanted_names(index, results, asked), _wanted_functions(index, results, asked)
+
+
 def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[str]:
     """Qualified names findings depend on that no loaded file defines: tasks,
     classes (and their bases), queue objects, functions, Celery constants;
     and the receivers of possible enqueues on the way from the calls `asked`
     (and the calls pending findings ask the project model about)."""
-    index = ProjectIndex.build(results)
+    return _wanted_names(ProjectIndex.build(results), results, asked)
+
+
+def _wanted_names(index: ProjectIndex, results: list[FileResult], asked: Iterable[str]) -> set[str]:
     constants = {name for r in results for name, _ in r.facts.constants}
-    wanted: set[str] = set()
-    for callee in _asked_of_model(index, results, asked):
-        wanted |= index.graph.unknown_receivers(callee)
+    wanted = index.graph.unknown_receivers(_asked_of_model(index, results, asked))
     for name in _returns_lookups(index, results)[1]:
         wanted |= index.unknown(name)
     for result in results:
@@ -484,7 +495,12 @@ def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> se
     """Qualified names the calls `asked` and the project model's pending
     requirements lead to that no loaded module's index summarises: their
     modules' index is read."""
-    index = ProjectIndex.build(results)
+    return _wanted_functions(ProjectIndex.build(results), results, asked)
+
+
+def _wanted_functions(
+    index: ProjectIndex, results: list[FileResult], asked: Iterable[str]
+) -> set[str]:
     missing = index.graph.unresolved(_asked_of_model(index, results, asked))
     missing |= _returns_lookups(index, results)[0]
     return missing | index.graph.unresolved_decorators(_asked_decorators(index, results))

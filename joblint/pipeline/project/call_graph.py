@@ -531,11 +531,15 @@ class CallGraph:
             pass
         return missing
 
-    def unknown_receivers(self, qualname: str) -> set[str]:
-        """Receivers of possible enqueues on the way from `qualname` (`x.delay()`)
-        that the project's tasks and queue objects don't tell apart yet."""
-        wanted = self._unknown_receiver(qualname)  # the call may be an enqueue itself
-        for name in self._reachable([qualname], set()):
+    def unknown_receivers(self, qualnames: Iterable[str]) -> set[str]:
+        """Receivers of possible enqueues on the way from the calls `qualnames`
+        (`x.delay()`) that the project's tasks and queue objects don't tell
+        apart yet (one walk for them all: what each reaches within the bound)."""
+        starts = set(qualnames)
+        wanted: set[str] = set()
+        for qualname in starts:  # the call may be an enqueue itself
+            wanted |= self._unknown_receiver(qualname)
+        for name in self._reachable(starts, set()):
             for call in self.functions[name][0].calls:
                 wanted |= self._unknown_receiver(call.callee)
         return wanted

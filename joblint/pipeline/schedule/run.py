@@ -26,8 +26,7 @@ from joblint.pipeline.project import (
     candidate_modules,
     job_names,
     task_helpers,
-    wanted_functions,
-    wanted_names,
+    wanted,
 )
 from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
@@ -473,21 +472,19 @@ def _on_demand(
     pool: list[_Source],
     results: list[FileResult],
     context: list[FileResult],
-    asked: Callable[[list[FileResult]], set[str]] | None = None,
+    asked: Callable[[ProjectIndex], set[str]] | None = None,
 ) -> list[FileResult]:
     """Read what findings depend on, until nothing is missing: the facts of
     skipped files whose module holds a name a finding depends on (a task, a
     class and its bases, a constant), and the index of the modules the
     project model's calls lead to. `asked`: further calls (qualified names)
-    the project model is to follow, given every result so far."""
+    the project model is to follow, given the index of every result so far."""
     loaded: list[FileResult] = []
     remaining = list(pool)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
-        known = [*results, *context, *loaded]
-        calls = asked(known) if asked is not None else set()
-        facts = candidate_modules(wanted_names(known, calls))
-        functions = candidate_modules(wanted_functions(known, calls))
+        names, called = wanted([*results, *context, *loaded], asked)
+        facts, functions = candidate_modules(names), candidate_modules(called)
         batch = [s for s in remaining if s.module.name in facts]
         taken = {id(s) for s in batch}
         remaining = [s for s in remaining if id(s) not in taken]
@@ -557,21 +554,22 @@ def _project_model(
         read([*own, *described])
     else:
         read([s for s in own if run.screen(s).transactional or run.screen(s).commits])
+        looked_for: set[str] = set()
         for _ in range(MAX_HOPS):  # a function opening a transaction through another
-            openers = _words(ProjectIndex.build([*results, *context, *loaded]).graph.openers())
-            more = [
-                s
-                for s in own
-                if s.shown not in indexed and openers is not None and openers.search(s.data)
-            ]
+            found = ProjectIndex.build([*results, *context, *loaded]).graph.openers()
+            openers = _words(found - looked_for)  # files were searched for the others
+            looked_for |= found
+            if openers is None:
+                break
+            more = [s for s in own if s.shown not in indexed and openers.search(s.data)]
             if not more:
                 break
             read(more)
     candidates = {s.shown for s in own if s.shown in indexed}
     every_call = {s.shown for s in described}
 
-    def asked(known: list[FileResult]) -> set[str]:
-        graph = ProjectIndex.build(known).graph
+    def asked(index: ProjectIndex) -> set[str]:
+        graph = index.graph
         found = {callee for path in candidates for callee in graph.transaction_callees(path)}
         return found | {callee for path in every_call for callee in graph.callees(path)}
 
