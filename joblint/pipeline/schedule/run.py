@@ -45,7 +45,7 @@ from joblint.pipeline.schedule.workers import (
     worker_count,
 )
 from joblint.pipeline.screen.prefilter import Prefilter
-from joblint.pipeline.screen.verdicts import Screener, Screening, digest
+from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
 from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
 from joblint.registry import follows_calls
 from joblint.settings import LintSettings, ModuleInfo
@@ -180,12 +180,15 @@ class _Run:
         """Each source's screening: remembered, or computed (in the pool) to
         `depth`. Files that never report need no syntax check for JL001
         (`FULL`), and files that are never linted only their facts' part
-        (`FACTS`, never remembered: a later run may lint them)."""
+        (`FACTS`, remembered apart: a later run may lint them)."""
+        prefix = FACTS_KEY if depth == FACTS else ""
         todo: dict[str, _Source] = {}
         for source in sources:
             known = source.screening
             if known is None or (known.facts_only and depth != FACTS):
                 source.screening = self.screener.lookup(source.key)
+                if source.screening is None and prefix:
+                    source.screening = self.screener.lookup(prefix + source.key)
                 if source.screening is None:
                     todo.setdefault(source.key, source)
         if depth == SYNTAX and UNPARSEABLE not in self.selector.base:
@@ -193,13 +196,11 @@ class _Run:
         computed = screen_sources(
             [(s.data, depth) for s in todo.values()], self.prefilter, self._pool()
         )
-        fresh = dict(zip(todo, computed, strict=True))
-        if depth != FACTS:
-            for key, screening in fresh.items():
-                self.screener.record(key, screening)
+        for key, screening in zip(todo, computed, strict=True):
+            self.screener.record(prefix + key, screening)
         for source in sources:
             if source.screening is None:
-                source.screening = self.screener.lookup(source.key) or fresh[source.key]
+                source.screening = self.screener.lookup(prefix + source.key)
 
     def _jobs(
         self, sources: list[_Source], syntax_only: bool = False, triggered: bool = False
@@ -352,9 +353,9 @@ def _lint_discovered(
     if named_files:
         # Pre-commit style: only some files are named. Facts of the rest of the
         # project still count (settings live elsewhere); findings are only theirs.
-        seen = {s.path.resolve() for s in sources}
         project = discover([project_root(config)], config, run.selector.configs).files
-        rest = [p for p in project if p.resolve() not in seen]
+        is_named = _named_files(sources)
+        rest = [p for p in project if not is_named(p)]
         others = _load_sources(rest)[0]
     if run.options.use_prefilter:
         run.screen_all(sources)
@@ -398,6 +399,21 @@ def _lint_discovered(
         files_checked=len(discovery.files),
         tests=run.selector.test_code(),
     )
+
+
+def _named_files(named: list[_Source]) -> Callable[[Path], bool]:
+    """Whether a project file is one of the files named (resolving links only
+    for a file of a named file's name: resolving every path of a large
+    project costs more than the rest of a warm run)."""
+    by_name: dict[str, set[Path]] = {}
+    for source in named:
+        by_name.setdefault(source.path.name, set()).add(source.path.resolve())
+
+    def named_file(path: Path) -> bool:
+        resolved = by_name.get(path.name)
+        return resolved is not None and path.resolve() in resolved
+
+    return named_file
 
 
 def _prefilter(run: _Run, sources: list[_Source]) -> tuple[list[_Source], list[_Source]]:

@@ -64,7 +64,7 @@ class Screening:
     # commit are read for chains to an enqueue.
     commits: bool = False
     # Only what a file that is never linted gives the run (`screen_for_facts`):
-    # never remembered, and screened in full if more is asked of it.
+    # remembered under its own key (`FACTS_KEY`), screened in full if more is asked of it.
     facts_only: bool = False
 
     def to_json(self) -> list[object]:
@@ -158,6 +158,11 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
+# A facts-only screening (`screen_for_facts`) is remembered under its own key:
+# it never stands for the full screening a file that may be linted needs.
+FACTS_KEY = "facts:"
+
+
 class Screener:
     """Screens files with the prefilter; remembers outcomes in `directory`
     (None: in memory only, for `--no-cache` runs)."""
@@ -186,6 +191,7 @@ class Screener:
         for key, value in raw.items():
             found = Screening.from_json(value)
             if found is not None:
+                found.facts_only = key.startswith(FACTS_KEY)
                 known[key] = found
         return known
 
