@@ -32,6 +32,7 @@ import sysconfig
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,6 +129,18 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
     return time.perf_counter() - start, peak / 1024
 
 
+def recorder(results: dict[str, Measure], cwd: Path) -> Callable[[str, list[str]], None]:
+    """A function timing a command in `cwd` into `results` under a name."""
+
+    def record(name: str, command: list[str]) -> None:
+        seconds, peak = timed(command, cwd)
+        entry = results.setdefault(name, Measure([], 0.0))
+        entry.seconds.append(seconds)
+        entry.peak_mb = max(entry.peak_mb, peak)
+
+    return record
+
+
 def flake8_executable() -> str:
     """flake8 with its default plugins only, in a venv of its own: where joblint is
     installed, flake8 would also load joblint's plugin and run it."""
@@ -156,12 +169,7 @@ def measure_corpus(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
     if tool_available("fixit"):  # LibCST-based like joblint; only where installed
         commands["fixit"] = ["fixit", "lint", "."]
     results: dict[str, Measure] = {}
-
-    def record(name: str, command: list[str]) -> None:
-        seconds, peak = timed(command, corpus)
-        entry = results.setdefault(name, Measure([], 0.0))
-        entry.seconds.append(seconds)
-        entry.peak_mb = max(entry.peak_mb, peak)
+    record = recorder(results, corpus)
 
     _check_tools(corpus, joblint, commands)
     subprocess.run(joblint, cwd=corpus, capture_output=True)  # fill the cache once
@@ -248,12 +256,7 @@ def measure_application(corpus: Path, runs: int, jobs: int) -> dict[str, Measure
         "joblint one file, no cache": [*base, "--no-cache", named],
     }
     results: dict[str, Measure] = {}
-
-    def record(name: str, command: list[str]) -> None:
-        seconds, peak = timed(command, corpus)
-        entry = results.setdefault(name, Measure([], 0.0))
-        entry.seconds.append(seconds)
-        entry.peak_mb = max(entry.peak_mb, peak)
+    record = recorder(results, corpus)
 
     for _ in range(runs):
         shutil.rmtree(cache, ignore_errors=True)

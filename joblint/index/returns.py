@@ -61,15 +61,22 @@ def function_returns(function: _Function, names: Qualifiers) -> tuple[ReturnFact
     return tuple(facts)
 
 
-def _annotated(function: _Function, names: Qualifiers) -> tuple[ReturnFact, ...] | None:
-    annotation = function.returns
-    if annotation is None:
-        return None
+def annotation_expr(annotation: ast.expr) -> ast.expr | None:
+    """The annotation's expression, a string one parsed (`"Order"`); None
+    when the string isn't Python."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
-            annotation = ast.parse(annotation.value, mode="eval").body
+            return ast.parse(annotation.value, mode="eval").body
         except SyntaxError:
             return None
+    return annotation
+
+
+def _annotated(function: _Function, names: Qualifiers) -> tuple[ReturnFact, ...] | None:
+    written = function.returns
+    annotation = None if written is None else annotation_expr(written)
+    if annotation is None:
+        return None
     annotation = _optional_of(annotation)
     if isinstance(annotation, ast.Name) and annotation.id in _NONE_ANNOTATIONS:
         return ()

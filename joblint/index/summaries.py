@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from joblint.index.returns import Qualifiers, function_returns
+from joblint.index.returns import Qualifiers, annotation_expr, function_returns
 from joblint.knowledge import jobs
 from joblint.knowledge.payloads import MANAGER_FETCHES
 from joblint.models import (
@@ -370,14 +370,8 @@ class ModuleReader:
         return bound
 
     def _annotation(self, annotation: ast.expr | None, stack: list[_Frame]) -> str | None:
-        if annotation is None:
-            return None
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:
-                annotation = ast.parse(annotation.value, mode="eval").body
-            except SyntaxError:
-                return None
-        return self._qualify(annotation, stack)
+        expression = None if annotation is None else annotation_expr(annotation)
+        return None if expression is None else self._qualify(expression, stack)
 
     def _value_type(self, value: ast.expr, stack: list[_Frame]) -> str | None:
         """What a local holds when it is assigned `value`: an instance of the
