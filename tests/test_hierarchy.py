@@ -141,22 +141,22 @@ def test_extended_paths_stay_relative_to_the_file_that_sets_them(run: Run, tmp_p
     write(
         tmp_path,
         {
-            "shared/joblint.toml": (
+            "base/joblint.toml": (
                 'extend-exclude = ["generated", "vendor/lib"]\n'
                 '[per-file-ignores]\n"*_admin.py" = ["JL101"]\n"scripts/*.py" = ["JL101"]\n'
             ),
-            "app/joblint.toml": 'extend = "../shared/joblint.toml"\n',
+            "app/joblint.toml": 'extend = "../base/joblint.toml"\n',
             "app/generated/a.py": ENQUEUE_IN_ATOMIC,  # excluded: a name, at any depth
-            "app/vendor/lib/b.py": ENQUEUE_IN_ATOMIC,  # not: `vendor/lib` is shared/'s
+            "app/vendor/lib/b.py": ENQUEUE_IN_ATOMIC,  # not: `vendor/lib` is base/'s
             "app/shop_admin.py": ENQUEUE_IN_ATOMIC,  # ignored: a name pattern
-            "app/scripts/c.py": ENQUEUE_IN_ATOMIC,  # not: `scripts/*.py` is shared/'s
+            "app/scripts/c.py": ENQUEUE_IN_ATOMIC,  # not: `scripts/*.py` is base/'s
         },
     )
     found = {f[0] for f in _findings(run, tmp_path / "app", tmp_path, ".")}
     assert found == {"app/vendor/lib/b.py", "app/scripts/c.py"}
     config = load_file(tmp_path / "app" / "joblint.toml")
     assert config.root == (tmp_path / "app").resolve()
-    assert (tmp_path / "shared").resolve() in {root for root, _ in config.exclude_groups()}
+    assert (tmp_path / "base").resolve() in {root for root, _ in config.exclude_groups()}
 
 
 def test_extend_layers_the_selection_as_ruff_does(tmp_path: Path) -> None:
