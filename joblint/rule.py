@@ -170,6 +170,9 @@ class Rule:
     # has gone through them (`judge_suppressions`); it needs every selected
     # rule to run beside it wherever its triggers are.
     JUDGES_SUPPRESSIONS: ClassVar[bool] = False
+    # Known limits several rules share (one bullet each, Markdown "- ..."),
+    # written once where the analysis they describe lives.
+    SHARED_LIMITS: ClassVar[tuple[str, ...]] = ()
     # The project's settings decide some of its findings (a flag, a cache
     # backend, the broker): with it selected, settings files are read for facts.
     READS_SETTINGS: ClassVar[bool] = False
@@ -188,7 +191,10 @@ class Rule:
 
     @classmethod
     def docs(cls) -> str:
-        return _dedent(cls.__doc__ or "")
+        """The docstring's sections, with the `SHARED_LIMITS` bullets at the end
+        of its Known limits (its last section)."""
+        own = _dedent(cls.__doc__ or "")
+        return "\n".join([own, *cls.SHARED_LIMITS]) if cls.SHARED_LIMITS else own
 
     @classmethod
     def judge_suppressions(cls, path: str, comments: Suppressions, codes: Codes) -> list[Finding]:

@@ -179,3 +179,24 @@ def filled(text: str, **slots: str) -> str:
 def worded(says: Says, **slots: str) -> Says:
     """`says` with its slots filled."""
     return Says(filled(says.cause, **slots), filled(says.remedy, **slots))
+
+
+# Known limits of the rules judging these facts where task options and retry
+# calls come through the project's own decorators and helpers
+# (`Rule.SHARED_LIMITS` of JL301-JL303).
+PROJECT_RETRY_LIMITS = (
+    """- A stored decorator (`retrying = shared_task(...)`) takes only the
+  function, as Celery's does: `@retrying(max_retries=3)` registers no task
+  (Celery raises a TypeError) and is not read. A factory's options are
+  judged at the factory; merged with a task's own only in one module (a
+  task's `retry_jitter=False` under another module's factory's
+  `retry_backoff` is not seen).""",
+    """- The project's task decorators are the module-level assignments above
+  and functions returning the library decorator's call with the
+  `**kwargs` they got; a factory building its options otherwise
+  (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
+  is none of these (a scheduler of the project's own) is not a task's.""",
+    """- Helpers are module-level, undecorated functions handed the task as a
+  positional parameter or by keyword; a task handed on through a second
+  helper is not followed.""",
+)

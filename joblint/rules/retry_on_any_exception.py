@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from joblint.analysis.retry_facts import Catch, RetryPolicy
+from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, Catch, RetryPolicy
 from joblint.knowledge.retries import FIX_TRANSIENT
 from joblint.knowledge.tokens import RETRY_CATCHES
 from joblint.libraries.retry_api import Caught
@@ -82,23 +82,10 @@ class RetryOnAnyException(RetryRule):
       it and not reported.
     - `retry_if_exception_type(Exception) & ...` (narrowed with `&` or
       `retry_all`) is not reported.
-    - A stored decorator (`retrying = shared_task(...)`) takes only the
-      function, as Celery's does: `@retrying(max_retries=3)` registers no task
-      (Celery raises a TypeError) and is not read. A factory's options are
-      judged at the factory; merged with a task's own only in one module (a
-      task's `retry_jitter=False` under another module's factory's
-      `retry_backoff` is not seen).
-    - The project's task decorators are the module-level assignments above
-      and functions returning the library decorator's call with the
-      `**kwargs` they got; a factory building its options otherwise
-      (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
-      is none of these (a scheduler of the project's own) is not a task's.
-    - Helpers are module-level, undecorated functions handed the task as a
-      positional parameter or by keyword; a task handed on through a second
-      helper is not followed.
     """
 
     CODE = "JL303"
+    SHARED_LIMITS = PROJECT_RETRY_LIMITS
     TRIGGERS = RETRY_CATCHES
     SUMMARY = "Retry on every exception: bugs are retried like transient failures"
     HELP = (

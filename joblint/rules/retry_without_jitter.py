@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from joblint.analysis.expressions import snippet
-from joblint.analysis.retry_facts import DelayTerm, RetryPolicy
+from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, DelayTerm, RetryPolicy
 from joblint.knowledge.tokens import RETRY_DELAYS, SLEEP, Trigger
 from joblint.libraries.retry_api import Growth
 from joblint.rule import LineOf, Message, Valid, invalid
@@ -149,23 +149,10 @@ class RetryWithoutJitter(RetryRule):
       constant in the loop.
     - `Retry` imported through a module of your own that re-exports urllib3's
       or RQ's is not recognised.
-    - A stored decorator (`retrying = shared_task(...)`) takes only the
-      function, as Celery's does: `@retrying(max_retries=3)` registers no task
-      (Celery raises a TypeError) and is not read. A factory's options are
-      judged at the factory; merged with a task's own only in one module (a
-      task's `retry_jitter=False` under another module's factory's
-      `retry_backoff` is not seen).
-    - The project's task decorators are the module-level assignments above
-      and functions returning the library decorator's call with the
-      `**kwargs` they got; a factory building its options otherwise
-      (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
-      is none of these (a scheduler of the project's own) is not a task's.
-    - Helpers are module-level, undecorated functions handed the task as a
-      positional parameter or by keyword; a task handed on through a second
-      helper is not followed.
     """
 
     CODE = "JL301"
+    SHARED_LIMITS = PROJECT_RETRY_LIMITS
     TRIGGERS = (
         *RETRY_DELAYS,
         # A sleep with a computed delay in a loop that catches an exception.

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from joblint.analysis.retry_facts import RetryPolicy
+from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, RetryPolicy
 from joblint.knowledge.retries import REFERENCE_ATTEMPTS
 from joblint.knowledge.tokens import RETRY_BOUNDS, SLEEP, Trigger
 from joblint.libraries.retry_api import Bound
@@ -111,23 +111,10 @@ class UnboundedRetries(RetryRule):
       (`joblint.libraries.python`, `joblint.libraries.django`).
     - Dramatiq retries 20 times by default and Celery 3 times: "no retry
       option" is not unbounded there.
-    - A stored decorator (`retrying = shared_task(...)`) takes only the
-      function, as Celery's does: `@retrying(max_retries=3)` registers no task
-      (Celery raises a TypeError) and is not read. A factory's options are
-      judged at the factory; merged with a task's own only in one module (a
-      task's `retry_jitter=False` under another module's factory's
-      `retry_backoff` is not seen).
-    - The project's task decorators are the module-level assignments above
-      and functions returning the library decorator's call with the
-      `**kwargs` they got; a factory building its options otherwise
-      (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
-      is none of these (a scheduler of the project's own) is not a task's.
-    - Helpers are module-level, undecorated functions handed the task as a
-      positional parameter or by keyword; a task handed on through a second
-      helper is not followed.
     """
 
     CODE = "JL302"
+    SHARED_LIMITS = PROJECT_RETRY_LIMITS
     TRIGGERS = (
         *RETRY_BOUNDS,
         # while True: try ... except: sleep
