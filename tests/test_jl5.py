@@ -159,6 +159,40 @@ def test_pre_commit_run_naming_only_tasks_finds_setting_elsewhere(
     assert _findings(tmp_path, monkeypatch, "proj/celery.py") == []
 
 
+def test_named_runs_read_the_limits_and_delays_their_findings_involve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another file's limits count where a finding names the worst of them,
+    its delays where the timeout is in a named file; each named file reports
+    what the whole run reports involving it."""
+    settings = (
+        "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"
+        "CELERY_BROKER_TRANSPORT_OPTIONS = {'visibility_timeout': 1800}\n"
+    )
+    files = {
+        ".git/HEAD": "ref\n",
+        **_project(settings, "from celery import shared_task\n"),
+        "proj/short.py": "from celery import shared_task\n\n"
+        "@shared_task(time_limit=3600)\ndef tidy():\n    pass\n",
+        "proj/long.py": "from celery import shared_task\n\n"
+        "@shared_task(time_limit=7200)\ndef rebuild():\n    pass\n",
+        "proj/later.py": "from proj.long import rebuild\n\n"
+        "def schedule():\n    rebuild.apply_async(countdown=4000)\n",
+    }
+    write(tmp_path, files)
+    whole = _findings(tmp_path, monkeypatch)
+    assert [f.split(" ")[0] for f in whole] == [
+        "proj/later.py:4:JL502",
+        "proj/settings.py:2:JL501",
+    ]
+    assert "(proj/long.py:3)" in whole[1]
+    # The worst limit is another file's: the finding doesn't involve this one.
+    assert _findings(tmp_path, monkeypatch, "proj/short.py") == []
+    assert _findings(tmp_path, monkeypatch, "proj/long.py") == [whole[1]]
+    assert _findings(tmp_path, monkeypatch, "proj/later.py") == [whole[0]]
+    assert _findings(tmp_path, monkeypatch, "proj/settings.py") == whole
+
+
 def test_suppressed_on_the_setting_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = (
         "CELERY_BROKER_URL = 'redis://redis:6379/0'\n"

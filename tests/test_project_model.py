@@ -60,6 +60,30 @@ def test_index_summarises_transaction_openers() -> None:
     assert _function(index, "app.m.plain").opens is None
 
 
+def test_index_tells_each_with_block_its_own_transaction() -> None:
+    """Many `with` blocks in one function, transactional or not, one after
+    another and nested: each call is inside exactly the blocks around it."""
+    blocks = []
+    for n in range(40):
+        opener = "transaction.atomic()" if n % 3 == 0 else "span()"
+        inner = f"            steps.step_{n}_inner()\n" if n % 2 else ""
+        blocks.append(
+            f"    with {opener}:\n        steps.step_{n}()\n"
+            + (f"        with span():\n{inner}" if inner else "")
+        )
+    index = _index(
+        "from django.db import transaction\nfrom .spans import span\nfrom . import steps\n"
+        "def long_job():\n" + "".join(blocks)
+    )
+    calls = {c.text: c.transaction for c in _function(index, "app.m.long_job").calls}
+    span = ("app.spans.span",)
+    for n in range(40):
+        expected = () if n % 3 == 0 else span
+        assert calls[f"steps.step_{n}"] == expected
+        if n % 2:
+            assert calls[f"steps.step_{n}_inner"] == expected
+
+
 def test_index_qualifies_calls_through_imports_types_and_self() -> None:
     index = _index(
         "from django.db import transaction\n"

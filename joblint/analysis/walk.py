@@ -136,3 +136,14 @@ def walk(
         enter(node)
         stack.append((node, True))
         stack.extend((child, False) for child in reversed(children(node)))
+
+
+def contains(root: cst.CSTNode, kind: type[cst.CSTNode]) -> bool:
+    """Whether a node of `kind` is `root` or below it (any depth)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            return True
+        stack.extend(children(node))
+    return False

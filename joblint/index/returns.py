@@ -14,7 +14,7 @@ one naming a builtin or a library's type makes them plain.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from joblint.knowledge import jobs
@@ -44,10 +44,12 @@ class Qualifiers:
     callee: Callable[[ast.expr], str | None]
 
 
-def function_returns(function: _Function, names: Qualifiers) -> tuple[ReturnFact, ...]:
-    """The facts of every `return` in `function`'s own body (not of nested
-    functions'); () for a generator or a function returning nothing."""
-    body = list(_own_nodes(function.body))
+def function_returns(
+    function: _Function, body: list[ast.AST], names: Qualifiers
+) -> tuple[ReturnFact, ...]:
+    """The facts of every `return` in `function`'s own body (`body`: its
+    nodes, not those of nested functions); () for a generator or a function
+    returning nothing."""
     if any(isinstance(node, ast.Yield | ast.YieldFrom) for node in body):
         return ()
     annotated = _annotated(function, names)
@@ -230,17 +232,6 @@ def _parameters(function: _Function) -> dict[str, int]:
     found = {a.arg: i for i, a in enumerate(positional)}
     found.update((a.arg, -1) for a in args.kwonlyargs)
     return found
-
-
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """A body's nodes, not those of nested functions, classes or lambdas."""
-    todo: list[ast.AST] = list(reversed(body))
-    while todo:
-        node = todo.pop()
-        yield node
-        if isinstance(node, _SCOPES):
-            continue
-        todo.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _is_none(node: ast.expr) -> bool:

@@ -61,18 +61,35 @@ def dotted(node: ast.expr) -> list[str] | None:
     return parts
 
 
-def own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of a function's body that runs when it does: not the
-    bodies of nested functions, classes or lambdas."""
+def own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """Every node of a function's body that runs when it does, in source
+    order: not the bodies of nested functions, classes or lambdas."""
+    found: list[ast.AST] = []
     todo: list[ast.AST] = list(reversed(body))
     while todo:
         node = todo.pop()
-        yield node
+        found.append(node)
         if isinstance(node, _SCOPES):
             # Their decorators, defaults and bases run here; their bodies don't.
             todo.extend(reversed(_evaluated_here(node)))
             continue
-        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+        todo.extend(reversed(child_nodes(node)))
+    return found
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """`ast.iter_child_nodes`, as a list and without the expression contexts
+    (`Load`, `Store`: read from their owners, never visited)."""
+    found: list[ast.AST] = []
+    for name in node._fields:
+        if name == "ctx":
+            continue
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, ast.AST))
+    return found
 
 
 def _evaluated_here(node: ast.AST) -> list[ast.AST]:
@@ -128,6 +145,15 @@ class ModuleReader:
         self.instances: list[tuple[str, str]] = []
         self.summaries: dict[str, _Summary] = {}
         self.task_decorators: list[TaskDecorator] = []
+        # Each function's own nodes, walked once for every question asked of them.
+        self._own: dict[int, list[ast.AST]] = {}
+
+    def own(self, function: _Function) -> list[ast.AST]:
+        """`own_nodes` of the function's body."""
+        found = self._own.get(id(function))
+        if found is None:
+            found = self._own[id(function)] = own_nodes(function.body)
+        return found
 
     def local(self, name: str) -> str:
         return f"{self.module.name}.{name}" if self.module.name else name
@@ -247,7 +273,7 @@ class ModuleReader:
         kwarg = node.args.kwarg
         if kwarg is None:
             return
-        for inner in own_nodes(node.body):
+        for inner in self.own(node):
             if not isinstance(inner, ast.Return) or not isinstance(inner.value, ast.Call):
                 continue
             call = inner.value
@@ -306,8 +332,8 @@ class ModuleReader:
         summary.decorators = self._decorator_uses(node, outer)
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
-        summary.returns = function_returns(node, self._qualifiers(stack))
-        for inner in own_nodes(node.body):
+        summary.returns = function_returns(node, self.own(node), self._qualifiers(stack))
+        for inner in self.own(node):
             if isinstance(inner, _Function):
                 self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
 
@@ -321,7 +347,7 @@ class ModuleReader:
                 frame.opaque.add(param.arg)
         assigned: dict[str, set[str | None]] = {}
         targets: set[int] = set()  # the names assignments bind, read with their values
-        for inner in own_nodes(node.body):
+        for inner in self.own(node):
             if isinstance(inner, ast.Import | ast.ImportFrom):
                 for local, target in self._imports(inner):
                     assigned.setdefault(local, set()).add(target)
@@ -415,20 +441,23 @@ class ModuleReader:
         return None
 
     def _read_body(self, frame: _Frame, stack: list[_Frame], summary: _Summary) -> None:
-        deferred = self._deferred_lambdas(frame.node.body, stack, summary)
+        deferred = self._deferred_lambdas(self.own(frame.node), stack, summary)
         decorated = self._decorators_transaction(frame.node, stack)
-        transactions: dict[int, tuple[str, ...] | None] = {}
+        transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
         for node, opened in _with_context(frame.node, deferred):
             if not isinstance(node, ast.Call):
                 continue
-            if id(opened) not in transactions:
+            # Keyed by the `with` items (nodes of the tree, alive while it is
+            # read): the lists holding them come and go, and their ids with them.
+            around = tuple(id(item) for item in opened)
+            if around not in transactions:
                 inside = self._openings([item.context_expr for item in opened], stack)
-                transactions[id(opened)] = _either(decorated, inside)
-            call = self._project_call(node, stack, transactions[id(opened)])
+                transactions[around] = _either(decorated, inside)
+            call = self._project_call(node, stack, transactions[around])
             if call is not None:
                 summary.calls.append(call)
             self._note_wrapper(node, frame, stack, opened)
-        for node in own_nodes(frame.node.body):
+        for node in self.own(frame.node):
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
                 opening = self._opening(node.value, stack)
                 if opening is not None:
@@ -437,13 +466,13 @@ class ModuleReader:
                 summary.commits.append(node.lineno)
 
     def _deferred_lambdas(
-        self, body: list[ast.stmt], stack: list[_Frame], summary: _Summary | None = None
+        self, nodes: list[ast.AST], stack: list[_Frame], summary: _Summary | None = None
     ) -> set[int]:
         """Lambdas handed to an on-commit hook (they run after COMMIT) or
         returned (they run when the caller calls them). `summary` learns
         whether the body registers anything on commit."""
         found: set[int] = set()
-        for node in own_nodes(body):
+        for node in nodes:
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Lambda):
                 found.add(id(node.value))
             elif isinstance(node, ast.Call) and self._is_on_commit(node, stack):
@@ -699,7 +728,7 @@ def _with_context(
             todo.extend((item, opened) for item in reversed(node.items))
             todo.extend((statement, inside) for statement in reversed(node.body))
             continue
-        todo.extend((child, opened) for child in reversed(list(ast.iter_child_nodes(node))))
+        todo.extend((child, opened) for child in reversed(child_nodes(node)))
 
 
 def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -196,30 +196,62 @@ CACHES_SETTING = Trigger((_CACHES,), (rf"(?m)^[ \t]*{_CACHES}\s*[:=]",))
 
 _DATABASES = django.DATABASES_SETTING.lower()
 
+_SETTINGS_BASES = brokers.SETTINGS_CLASS_BASES
+_SETTING_NAMES = sorted({name.lower() for name in brokers.SPELLING_TO_SETTING})
+
 # Whole-project facts read by rules that scan every file's facts (JL5's Celery
 # settings and delays; django-q's ORM-broker switch; the Django cache backends
 # JL402's cache findings are settled with; the entry points that say which
 # project's files a settings module applies to). Facts looked up by name
 # (tasks, classes, constants) are loaded on demand instead.
-PROJECT_FACTS: tuple[Trigger, ...] = (
+#
+# What configures the project: the places a broker, its visibility timeout or
+# a global setting is set, and what says which settings are in force.
+PROJECT_SETTINGS: tuple[Trigger, ...] = (
     # A Celery app built or configured here (`Celery(...)`, `app.conf.x = ...`,
     # `app.conf.update(...)`); not every file naming Celery: a tasks module's
     # facts are read on demand, by the names findings depend on.
-    Trigger(("celery(", ".conf.", "broker", "time_limit", "visibility_timeout", "countdown")),
+    Trigger(("celery(", "visibility_timeout")),
+    Trigger((".conf.",), (r"\.conf\.\w+\s*[=(\[]",)),
+    # A setting set by its name: assigned, passed as a keyword, a dict's key.
+    Trigger(tuple(_SETTING_NAMES), (rf"\b(?:{alternatives(_SETTING_NAMES)})['\"]?\s*[:=]",)),
     Trigger(("q_cluster",)),
     # A settings module or class setting Celery's namespaced settings
-    # (`CELERY_TASK_ACKS_LATE = True`), and django-configurations' classes.
+    # (`CELERY_TASK_ACKS_LATE = True`).
     Trigger(("celery_",), (r"(?m)^[ \t]*celery_\w+\s*[:=]",)),
-    Trigger(("configuration)", "django_configuration")),
+    # A class deriving from a settings base class (django-configurations'
+    # `class Base(Configuration)`), in a file naming the base's module.
+    Trigger(
+        tuple(f"{tail})" for tail in sorted(tails(_SETTINGS_BASES))),
+        (rf"(?m)^[ \t]*(?:from|import)[ \t]+(?:{alternatives(tops(_SETTINGS_BASES))})\b",),
+    ),
     # Entry points naming the settings module their project loads: settings
-    # apply to that project's files only (joblint.pipeline.project.settings_scope).
-    Trigger((django.SETTINGS_MODULE_VARIABLE.lower(), *sorted(brokers.LOADER_METHODS))),
+    # apply to that project's files only (joblint.pipeline.project.settings_scope),
+    # and the settings class they load.
+    Trigger(
+        (
+            django.SETTINGS_MODULE_VARIABLE.lower(),
+            *sorted(v.lower() for v in brokers.SETTINGS_CLASS_VARIABLES),
+            *sorted(brokers.LOADER_METHODS),
+        )
+    ),
     # Databases that take no writes: a test mirror in DATABASES, a router.
     Trigger((django.DATABASE_MIRROR_KEY.lower(),), (rf"(?m)^[ \t]*{_DATABASES}\s*[:=]",)),
     Trigger((django.ROUTER_READ_METHOD,)),
-    Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
     CACHES_SETTING,
 )
+
+# A job's time limit (a task's `time_limit=`, an enqueue's, a global
+# `task_time_limit`): every limit counts where a finding names the worst.
+PROJECT_LIMITS: tuple[Trigger, ...] = (Trigger(("time_limit",)),)
+
+# A delay an enqueue asks for (`countdown=`, `eta=`): each is judged alone.
+PROJECT_DELAYS: tuple[Trigger, ...] = (
+    Trigger(("countdown",)),
+    Trigger(("eta=", "eta ="), (r"\beta\s*=",)),
+)
+
+PROJECT_FACTS: tuple[Trigger, ...] = (*PROJECT_SETTINGS, *PROJECT_LIMITS, *PROJECT_DELAYS)
 
 
 # A call that may be a sleep (`time.sleep`, `asyncio.sleep`, an alias of one):

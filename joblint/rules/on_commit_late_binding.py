@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from joblint.analysis.names import BindingKind
 from joblint.analysis.scopes import bound_names, parameter_names, read_names
 from joblint.analysis.transactions import on_commit_callback
+from joblint.analysis.walk import contains
 from joblint.knowledge.tokens import Trigger
 from joblint.rule import LineOf, Rule, Valid, invalid
 
@@ -279,7 +279,7 @@ def _ends(statement: cst.CSTNode) -> str | None:
             if ends != "":
                 return ends
         return ""
-    return None if m.findall(statement, m.Continue()) else ""
+    return None if contains(statement, cst.Continue) else ""
 
 
 def _block_holding(owner: cst.CSTNode, line: cst.CSTNode) -> list[cst.CSTNode] | None:

@@ -44,7 +44,7 @@ from joblint.pipeline.schedule.workers import (
     screen_sources,
     worker_count,
 )
-from joblint.pipeline.screen.prefilter import Prefilter
+from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
 from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
 from joblint.registry import follows_calls
@@ -371,7 +371,7 @@ def _lint_discovered(
         named = frozenset(r.path for r in results)
         pool.extend(others)
         if run.selector.reads_settings:
-            context = run.facts([s for s in pool if run.screen(s).project_facts])
+            context = run.facts(_project_fact_files(run, sources, pool))
     # Files outside the paths named (read from the project root for facts) never
     # report findings of their own.
     linted = {s.shown for s in sources}
@@ -399,6 +399,22 @@ def _lint_discovered(
         files_checked=len(discovery.files),
         tests=run.selector.test_code(),
     )
+
+
+def _project_fact_files(run: _Run, named: list[_Source], pool: list[_Source]) -> list[_Source]:
+    """The files of `pool` whose facts the whole-project rules need for
+    findings that involve a named file: every file's settings, and others'
+    limits and delays only where a named file holds what they are compared
+    with (`ProjectFacts.needed_by`)."""
+    held = ProjectFacts()
+    for source in named:
+        found = run.screen(source).project_facts
+        held = ProjectFacts(
+            held.settings or found.settings,
+            held.limits or found.limits,
+            held.delays or found.delays,
+        )
+    return [s for s in pool if run.screen(s).project_facts.needed_by(held)]
 
 
 def _named_files(named: list[_Source]) -> Callable[[Path], bool]:

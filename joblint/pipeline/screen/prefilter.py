@@ -18,7 +18,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from joblint import registry
-from joblint.knowledge.tokens import COMMITS, DEFINES_JOBS, PROJECT_FACTS, TRANSACTIONS, Trigger
+from joblint.knowledge.tokens import (
+    COMMITS,
+    DEFINES_JOBS,
+    PROJECT_DELAYS,
+    PROJECT_FACTS,
+    PROJECT_LIMITS,
+    PROJECT_SETTINGS,
+    TRANSACTIONS,
+    Trigger,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +106,9 @@ class Decision:
 
 _DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
 _PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
+_PROJECT_SETTINGS = tuple(_check(t) for t in PROJECT_SETTINGS)
+_PROJECT_LIMITS = tuple(_check(t) for t in PROJECT_LIMITS)
+_PROJECT_DELAYS = tuple(_check(t) for t in PROJECT_DELAYS)
 _TRANSACTIONS = _check(TRANSACTIONS)
 _COMMITS = _check(COMMITS)
 # Contexts a project callable of any name may stand for (`with traced_atomic():`).
@@ -108,9 +120,37 @@ def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> boo
     return any(check.matches(lowered, present) for check in _DEFINES_JOBS)
 
 
-def has_project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
-    """The (lower-cased) file may hold facts the whole-project rules read (JL5)."""
-    return any(check.matches(lowered, present) for check in _PROJECT_FACTS)
+def project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -> ProjectFacts:
+    """The kinds of facts the whole-project rules read (JL5) the (lower-cased)
+    file may hold."""
+    return ProjectFacts(
+        settings=any(check.matches(lowered, present) for check in _PROJECT_SETTINGS),
+        limits=any(check.matches(lowered, present) for check in _PROJECT_LIMITS),
+        delays=any(check.matches(lowered, present) for check in _PROJECT_DELAYS),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFacts:
+    """Which kinds of whole-project facts a file may hold. Settings count for
+    every file; another file's limits only where a finding may name the worst
+    of them (a named file sets a broker or a limit itself), its delays only
+    where the timeout they are judged against is in a named file."""
+
+    settings: bool = False
+    limits: bool = False
+    delays: bool = False
+
+    def __bool__(self) -> bool:
+        return self.settings or self.limits or self.delays
+
+    def needed_by(self, named: ProjectFacts) -> bool:
+        """Whether a run naming files that hold `named` needs this file's facts."""
+        return (
+            self.settings
+            or (self.limits and (named.settings or named.limits))
+            or (self.delays and named.settings)
+        )
 
 
 # Stands for every selected rule in a check's rules.

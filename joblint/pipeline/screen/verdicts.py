@@ -27,9 +27,10 @@ from joblint.pipeline.cache import ensure_marker_files
 from joblint.pipeline.screen.ast_checks import confirmed
 from joblint.pipeline.screen.prefilter import (
     Prefilter,
+    ProjectFacts,
     defines_jobs,
     every_rule_or,
-    has_project_facts,
+    project_facts,
 )
 from joblint.pipeline.source import budget, quiet_ast_parse, syntax_check
 from joblint.settings import LintSettings
@@ -52,7 +53,7 @@ class Screening:
     defines_jobs: bool
     # A gated trigger (`.send(`): linted if the file names a project task.
     gated: bool
-    project_facts: bool
+    project_facts: ProjectFacts
     # Names a library whose tasks enqueue when called (Huey): read for task names.
     on_call: bool
     # Opens a transaction somewhere (`atomic`, `.begin(`, ...): its calls inside
@@ -73,7 +74,9 @@ class Screening:
             self.wanted,
             self.defines_jobs,
             self.gated,
-            self.project_facts,
+            self.project_facts.settings,
+            self.project_facts.limits,
+            self.project_facts.delays,
             self.on_call,
             self.transactional,
             self.commits,
@@ -82,7 +85,7 @@ class Screening:
 
     @classmethod
     def from_json(cls, raw: object) -> Screening | None:
-        if not isinstance(raw, list) or len(raw) != 9:
+        if not isinstance(raw, list) or len(raw) != 11:
             return None
         *flags, codes, parses = raw
         if not all(isinstance(f, bool) for f in flags) or parses not in (True, False, None):
@@ -91,8 +94,9 @@ class Screening:
             isinstance(codes, list) and all(isinstance(c, str) for c in codes)
         ):
             return None
-        wanted, defines, gated, facts, on_call, transactional, commits = flags
+        wanted, defines, gated, settings, limits, delays, on_call, transactional, commits = flags
         rules = None if codes is None else frozenset(codes)
+        facts = ProjectFacts(settings, limits, delays)
         return cls(wanted, rules, defines, gated, facts, on_call, transactional, parses, commits)
 
 
@@ -106,7 +110,7 @@ def screen_for_facts(data: bytes) -> Screening:
         codes=frozenset(),
         defines_jobs=False,
         gated=False,
-        project_facts=has_project_facts(lowered),
+        project_facts=project_facts(lowered),
         on_call=ON_CALL_TASKS.search(lowered) is not None,
         facts_only=True,
     )
@@ -124,7 +128,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         codes=decision.codes,
         defines_jobs=defines_jobs(lowered, present),
         gated=decision.gated,
-        project_facts=has_project_facts(lowered, present),
+        project_facts=project_facts(lowered, present),
         on_call=ON_CALL_TASKS.search(lowered) is not None,
         transactional=prefilter.transactional(lowered, present),
         commits=prefilter.commits(lowered, present),
