@@ -31,6 +31,7 @@ from joblint.analysis.transactions import (
     with_transaction,
 )
 from joblint.analysis.values import value_of
+from joblint.analysis.walk import subclasses
 from joblint.knowledge.jobs import TxFamily
 from joblint.models import FileFacts
 
@@ -242,7 +243,7 @@ class FileContext:
 
     def enter(self, node: cst.CSTNode) -> None:
         self.order += 1
-        if isinstance(node, _STATEMENTS):
+        if type(node) in _STATEMENTS:
             self._enter_statement(node)
         handler = _ENTER.get(type(node))
         if handler is not None:
@@ -252,7 +253,7 @@ class FileContext:
         handler = _LEAVE.get(type(node))
         if handler is not None:
             handler(self, node)
-        if isinstance(node, _STATEMENTS):
+        if type(node) in _STATEMENTS:
             self.statements.pop()
 
     def _enter_function(self, node: cst.FunctionDef) -> None:
@@ -446,7 +447,7 @@ def _parameter_names(params: cst.Parameters) -> Iterator[str]:
 
 _Handler = Callable[[FileContext, cst.CSTNode], None]
 
-_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+_STATEMENTS = subclasses(cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 _ENTER: dict[type[cst.CSTNode], _Handler] = {
     cst.FunctionDef: FileContext._enter_function,  # type: ignore[dict-item]

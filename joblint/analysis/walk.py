@@ -79,6 +79,34 @@ FORMATTING_TYPES: frozenset[type[cst.CSTNode]] = frozenset(
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...] | None] = {}
 
 
+def subclasses(*bases: type) -> frozenset[type]:
+    """The node classes deriving from `bases` (themselves included). LibCST's
+    classes are ABCs, so `isinstance` on them takes the slow path through
+    `ABCMeta.__instancecheck__`: hot paths test `type(node) in` a set instead."""
+    found: set[type] = set()
+    todo = list(bases)
+    while todo:
+        node_type = todo.pop()
+        if node_type not in found:
+            found.add(node_type)
+            todo.extend(node_type.__subclasses__())
+    return frozenset(found)
+
+
+# Whether a value of a type is a node the walk yields (a node, not formatting).
+_CONTENT: dict[type, bool] = dict.fromkeys(subclasses(cst.CSTNode), True)
+_CONTENT.update(dict.fromkeys(FORMATTING_TYPES, False))
+
+
+def _is_content(value_type: type) -> bool:
+    found = _CONTENT.get(value_type)
+    if found is None:  # a type made after LibCST loaded, or not a node
+        found = _CONTENT[value_type] = (
+            issubclass(value_type, cst.CSTNode) and value_type not in FORMATTING_TYPES
+        )
+    return found
+
+
 def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...] | None:
     method = node_type._visit_and_replace_children
     if method is cst.CSTNode._visit_and_replace_children or getattr(
@@ -111,13 +139,11 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     found: list[cst.CSTNode] = []
     for name in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if type(value) not in FORMATTING_TYPES:
-                found.append(value)
-        elif isinstance(value, list | tuple):
-            found.extend(
-                v for v in value if isinstance(v, cst.CSTNode) and type(v) not in FORMATTING_TYPES
-            )
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
+            found.extend(v for v in value if _is_content(type(v)))
+        elif _is_content(value_type):
+            found.append(value)
     return found
 
 

@@ -7,11 +7,11 @@ Positions are computed only for files that have something to report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from joblint import suppressions
 from joblint.analysis.context import FileContext
@@ -19,6 +19,7 @@ from joblint.analysis.walk import walk
 from joblint.index import index_source
 from joblint.models import MODEL_REQUIREMENTS, FileResult, Finding, PendingFinding, Span
 from joblint.pipeline.fix.edits import fix_edits
+from joblint.pipeline.positions import LazyPositions
 from joblint.pipeline.source import (
     SourceError,
     checked_text,
@@ -106,6 +107,8 @@ def _lint_tree(
     for rule, report in reports:
         try:
             finding = _finding(path, rule, report, positions, sups, tree)
+        except RecursionError:
+            raise  # too deeply nested to place: the whole file is (see lint_source)
         except Exception as exc:  # e.g. a node that isn't in this tree
             dispatcher.errors.append((rule.CODE, report.node, exc))
             continue
@@ -146,7 +149,7 @@ def _asks_model(pending: list[PendingFinding]) -> bool:
 
 
 def _one_off_spans(
-    tree: cst.Module, positions: dict[cst.CSTNode, CodeRange], context: FileContext
+    tree: cst.Module, positions: Mapping[cst.CSTNode, CodeRange], context: FileContext
 ) -> tuple[tuple[int, int], ...]:
     """Lines of the module-level functions this file's `RunPython(...)` runs."""
     names = context.run_python_functions
@@ -162,20 +165,22 @@ def _one_off_spans(
     return tuple(spans)
 
 
-def _positions(tree: cst.Module) -> dict[cst.CSTNode, CodeRange] | None:
+def _positions(tree: cst.Module) -> LazyPositions | None:
     try:
-        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-        return dict(wrapper.resolve(PositionProvider))
+        positions = LazyPositions(tree)
+        if tree.body:
+            positions[tree.body[0]]  # the first statement's line places file-level comments
+        return positions
     except RecursionError:
         return None
 
 
-def _line(positions: dict[cst.CSTNode, CodeRange], node: cst.CSTNode) -> int:
+def _line(positions: Mapping[cst.CSTNode, CodeRange], node: cst.CSTNode) -> int:
     found = positions.get(node)
     return found.start.line if found is not None else 1
 
 
-def _first_statement_line(tree: cst.Module, positions: dict[cst.CSTNode, CodeRange]) -> int:
+def _first_statement_line(tree: cst.Module, positions: Mapping[cst.CSTNode, CodeRange]) -> int:
     if not tree.body:
         return 1 << 30
     return _line(positions, tree.body[0])
@@ -185,7 +190,7 @@ def _finding(
     path: str,
     rule: Rule,
     report: Report,
-    positions: dict[cst.CSTNode, CodeRange],
+    positions: Mapping[cst.CSTNode, CodeRange],
     sups: suppressions.Suppressions,
     tree: cst.Module,
 ) -> Finding | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -16,7 +17,7 @@ from joblint.models import Edit, Fix, Span
 from joblint.rule import FixSpec
 
 
-def fix_edits(spec: FixSpec, positions: dict[cst.CSTNode, CodeRange], tree: cst.Module) -> Fix:
+def fix_edits(spec: FixSpec, positions: Mapping[cst.CSTNode, CodeRange], tree: cst.Module) -> Fix:
     edits = [
         Edit(_span(positions[node]), new)
         if isinstance(new, str)
@@ -45,7 +46,10 @@ def _module_code(tree: cst.Module) -> tuple[str, list[int]]:
 
 
 def _node_edit(
-    tree: cst.Module, node: cst.CSTNode, new: cst.CSTNode, positions: dict[cst.CSTNode, CodeRange]
+    tree: cst.Module,
+    node: cst.CSTNode,
+    new: cst.CSTNode,
+    positions: Mapping[cst.CSTNode, CodeRange],
 ) -> Edit:
     """The edit replacing `node` by `new`. An expression renders the same alone
     as in place, so only it is rendered (checked against the source); anything
@@ -85,7 +89,7 @@ def _in_top_level_statement(
     tree: cst.Module,
     node: cst.CSTNode,
     new: cst.CSTNode,
-    positions: dict[cst.CSTNode, CodeRange],
+    positions: Mapping[cst.CSTNode, CodeRange],
     code: str,
     starts: list[int],
 ) -> Edit | None:

@@ -317,11 +317,14 @@ class _DisplayPaths:
 
     def __init__(self) -> None:
         self.cwd = os.getcwd()
+        self.below = os.path.join(self.cwd, "")
 
     def __call__(self, path: Path) -> str:
         text = str(path)
         if not os.path.isabs(text):
             return path.as_posix()  # below the current directory already
+        if text.startswith(self.below) and os.sep == "/" and "/." not in text:
+            return text[len(self.below) :]  # what `relative_to` gives, without parsing
         return display_path(path, Path(self.cwd))
 
 

@@ -1,0 +1,71 @@
+"""`LazyPositions` gives every node the range LibCST's PositionProvider gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from joblint.analysis.walk import children
+from joblint.pipeline.positions import LazyPositions
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted(
+    [*(ROOT / "examples").rglob("*.py"), *(ROOT / "fixtures").rglob("*.py")],
+    key=lambda p: p.as_posix(),
+)
+
+EDGE_CASES = {
+    "header-comments": "#!/usr/bin/env python\n# a comment\n\n\nimport os\n\nx = 1\n",
+    "crlf": "import os\r\n\r\ndef f():\r\n    return os.sep\r\n",
+    "no-trailing-newline": "def f():\n    return 1\n\ny = f()",
+    "decorated-and-nested": (
+        "@outer(\n    1,\n)\nclass C:\n    @staticmethod\n    def m(a,\n          b):\n"
+        "        with open(a) as f, open(b):\n            return [x for x in f]\n"
+    ),
+    "semicolons-and-tabs": "a = 1; b = 2\nif a:\n\tc = (a +\n\t     b)\n",
+    "strings-spanning-lines": 'x = """one\ntwo\nthree"""\ny = f"{x}\\n"\nz = 3\n',
+    "empty": "",
+    "comments-only": "# nothing\n",
+}
+
+
+def _nodes(tree: cst.Module) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    for statement in reversed(tree.body):  # later statements first: out of order
+        stack: list[cst.CSTNode] = [statement]
+        while stack:
+            node = stack.pop()
+            found.append(node)
+            stack.extend(children(node))
+    return found
+
+
+def _check(text: str) -> None:
+    tree = cst.parse_module(text)
+    expected = dict(MetadataWrapper(tree, unsafe_skip_copy=True).resolve(PositionProvider))
+    lazy = LazyPositions(tree)
+    for node in _nodes(tree):
+        assert lazy[node] == expected[node], tree.code_for_node(node)[:60]
+    # Nodes no statement owns (the header's lines, commas) are there too.
+    assert dict(lazy) == expected
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_edge_cases_place_every_node_as_the_provider(name: str) -> None:
+    _check(EDGE_CASES[name])
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_repository_sources_place_every_node_as_the_provider(path: Path) -> None:
+    _check(path.read_text(encoding="utf-8"))
+
+
+def test_only_the_statements_asked_about_are_recorded() -> None:
+    tree = cst.parse_module("a = 1\nb = 2\nc = 3\n")
+    lazy = LazyPositions(tree)
+    assert lazy[tree.body[2]].start.line == 3
+    assert lazy.computed and all(r.start.line == 3 for r in lazy.computed.values())
+    assert tree.body[0] not in lazy.computed
