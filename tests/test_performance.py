@@ -503,3 +503,30 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
     assert not list((tmp_path / ".joblint_cache").rglob("*.tmp"))  # no half-written files
     warm = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert warm.stdout == outputs[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('cur.execute("SELECT id FROM jobs LIMIT 1 FOR UPDATE")\n', True),
+        ('SQL = "SELECT id FROM jobs ORDER BY id FOR" + " NO KEY UPDATE"\n', True),
+        ('LOCK = "for"\nSQL = "select id from jobs " + LOCK + " share"\n', True),
+        ("job = Job.objects.select_for_update().filter(state='new').first()\n", True),
+        ("jobs = Job.objects.select_for_update()\nwhile True:\n    work(jobs)\n", True),
+        ("rows = session.scalars(select(Job).with_for_update())\nrows[0]\n", True),
+        # A lock with nothing picked anywhere: every matching row, or one pinned.
+        ("jobs = list(Job.objects.select_for_update().filter(owner=o))\n", False),
+        ("job = Job.objects.select_for_update().get(pk=pk)\n", False),
+        # Only a comment names the lock.
+        ("# take the rows for update\nx = Job.objects.filter(a=1)[0]\n", False),
+    ],
+)
+def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
+    source: str, expected: bool
+) -> None:
+    """JL401's AST check: SQL text that locks rows, or an ORM row lock in a
+    file that picks rows somewhere (over-approximating the rule's chains)."""
+    from joblint.pipeline.screen.ast_checks import row_lock_picking_rows
+    from joblint.pipeline.source import quiet_ast_parse
+
+    assert row_lock_picking_rows(quiet_ast_parse(source)) is expected

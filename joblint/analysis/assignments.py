@@ -15,6 +15,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -42,8 +43,10 @@ class _Table:
 
 
 class Assignments:
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, walrus: bool = True) -> None:
+        """`walrus`: the source may hold a `:=` (else no statement is searched for one)."""
         self.module = module
+        self.walrus = walrus
         self._tables: dict[int, _Table] = {}
         self._classes: dict[str, cst.ClassDef | None] = {}
         self._class_tables: dict[str, _Table] = {}
@@ -94,7 +97,7 @@ class Assignments:
                 )
             else:
                 body = scope.body
-            for statement in _statements(body):
+            for statement in _statements(body, self.walrus):
                 _record(table, statement, scopes)
             self._tables[id(scope)] = table
         return table
@@ -107,7 +110,7 @@ class Assignments:
         node = self._classes.get(class_name)
         if node is not None and isinstance(node.body, cst.IndentedBlock):
             module_scope: tuple[ScopeNode, ...] = (self.module,)
-            for statement in _statements(node.body.body):
+            for statement in _statements(node.body.body, walrus=False):
                 if isinstance(statement, cst.Assign | cst.AnnAssign):
                     _record(table, statement, module_scope)
             for method in node.body.body:
@@ -126,7 +129,7 @@ def assignments_for(context: FileContext) -> Assignments:
     if found is None:
         module = context.frames[0].node
         assert isinstance(module, cst.Module)
-        found = Assignments(module)
+        found = Assignments(module, context.may_hold_walrus)
         _CACHE[context] = found
     return found
 
@@ -224,7 +227,7 @@ def _record_self_attributes(
     if not params or not isinstance(method.body, cst.IndentedBlock):
         return
     receiver = params[0].name.value
-    for statement in _statements(method.body.body):
+    for statement in _statements(method.body.body, walrus=False):
         if isinstance(statement, cst.Assign):
             single = len(statement.targets) == 1
             for target in statement.targets:
@@ -264,16 +267,18 @@ def _top_level(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
             yield statement
 
 
-def _statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+def _statements(body: Sequence[cst.CSTNode], walrus: bool) -> Iterator[cst.CSTNode]:
     """Small statements and compound headers of one scope, at any block depth,
-    not entering nested functions, classes or lambdas (their own scopes)."""
+    not entering nested functions, classes or lambdas (their own scopes), and
+    with `walrus` the `(x := ...)` inside small statements."""
     stack: list[cst.CSTNode] = list(reversed(body))
     while stack:
         node = stack.pop()
         if isinstance(node, cst.SimpleStatementLine | cst.SimpleStatementSuite):
             for small in node.body:
                 yield small
-                stack.extend(reversed(list(_walrus_targets(small))))
+                if walrus:
+                    stack.extend(reversed(list(_walrus_targets(small))))
             continue
         yield node
         if isinstance(node, cst.FunctionDef | cst.ClassDef):
@@ -309,8 +314,9 @@ def _walrus_targets(node: cst.CSTNode) -> Iterator[cst.NamedExpr]:
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.NamedExpr):
-            yield current
-        if isinstance(current, cst.Lambda | cst.FunctionDef | cst.ClassDef):
+        kind = type(current)  # not isinstance: LibCST's classes are slow ABCs
+        if kind is cst.NamedExpr:
+            yield cast(cst.NamedExpr, current)
+        if kind is cst.Lambda or kind is cst.FunctionDef or kind is cst.ClassDef:
             continue
         stack.extend(children(current))

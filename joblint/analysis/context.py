@@ -61,8 +61,17 @@ class Frame:
 
 
 class FileContext:
-    def __init__(self, module: cst.Module, module_name: str, is_package: bool, options: Options):
+    def __init__(
+        self,
+        module: cst.Module,
+        module_name: str,
+        is_package: bool,
+        options: Options,
+        may_hold_walrus: bool = True,
+    ):
         self.options = options
+        # False when the source has no `:=`: no statement needs searching for one.
+        self.may_hold_walrus = may_hold_walrus
         self.resolver = Resolver(module_name, is_package)
         self.frames: list[Frame] = [Frame(module, "")]
         self.classes: list[tuple[str, dict[str, tuple[TxFamily, str]]]] = []

@@ -68,7 +68,7 @@ class Scope:
 def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
     """Strip `await`, which doesn't change what a value is (parentheses are
     part of the node in LibCST)."""
-    while isinstance(node, cst.Await):
+    while type(node) is cst.Await:  # `type() is`: LibCST's classes are slow ABCs
         node = node.expression
     return node
 
@@ -76,10 +76,10 @@ def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
 def dotted_parts(node: cst.BaseExpression) -> list[str] | None:
     """`a.b.c` -> ["a", "b", "c"]; None for anything that isn't a dotted name."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:  # `type() is`: LibCST's classes are slow ABCs
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     parts.reverse()

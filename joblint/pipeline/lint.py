@@ -75,7 +75,9 @@ def _lint_tree(
     path: str, text: str, tree: cst.Module, settings: LintSettings, module: ModuleInfo
 ) -> FileResult:
     rules_by_code = rule_by_code()
-    context = FileContext(tree, module.name, module.is_package, settings.options)
+    context = FileContext(
+        tree, module.name, module.is_package, settings.options, may_hold_walrus=":=" in text
+    )
     rules = [
         rules_by_code[c](context)
         for c in sorted(settings.codes)

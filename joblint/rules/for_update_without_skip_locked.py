@@ -28,13 +28,15 @@ from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 # `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
-# `with_for_update` in an ORM chain.
+# `with_for_update` in an ORM chain; confirmed on the AST (SQL in the file's
+# strings, or an ORM lock where the file picks rows at all).
 _ROW_LOCK = Trigger(
     ("update", "share"),
     (
         r"for(?:\s+(?:no\s+key\s+)?update|\s+(?:key\s+)?share|_update)\b",
         r"select|for_update",
     ),
+    confirm="row-lock-picking-rows",
 )
 
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from joblint.knowledge import retries
+from joblint.knowledge import locks, retries
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -146,13 +146,66 @@ def while_true_retry(scan: _Scan) -> bool:
     return False
 
 
+# A row lock in SQL text: `FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR [KEY] SHARE`,
+# or a piece ending in `FOR` that a concatenation completes.
+_SQL_ROW_LOCK = re.compile(
+    r"\bfor\s+(?:no\s+key\s+)?update\b|\bfor\s+(?:key\s+)?share\b|\bfor\s*$", re.IGNORECASE
+)
+_ORM_ROW_LOCK = "for_update"
+_PICKS = locks.PICK_NEXT_METHODS
+
+
+def row_lock_picking_rows(tree: ast.Module) -> bool:
+    """JL401: SQL text in the file's strings that locks rows, or an ORM row
+    lock (any name, attribute or keyword holding `for_update`) in a file that
+    picks rows somewhere: a pick-next method (`.first`, `.limit`), a
+    subscript, a `while` loop (the rule asks for them on the lock's chain)."""
+    texts: list[str] = []
+    orm_lock = picks = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
+            if isinstance(value, str):
+                texts.append(value)
+        elif isinstance(node, ast.Attribute):
+            orm_lock = orm_lock or _ORM_ROW_LOCK in node.attr
+            picks = picks or node.attr in _PICKS
+        elif isinstance(node, ast.Name):
+            orm_lock = orm_lock or _ORM_ROW_LOCK in node.id
+        elif isinstance(node, ast.keyword):
+            orm_lock = orm_lock or (node.arg is not None and _ORM_ROW_LOCK in node.arg)
+        elif isinstance(node, ast.Subscript | ast.While):
+            picks = True
+        if orm_lock and picks:
+            return True
+    return any(_SQL_ROW_LOCK.search(text) for text in texts) or bool(
+        _SQL_ROW_LOCK.search("\n".join(texts))
+    )
+
+
 CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
     "sleep-in-retry-loop": sleep_in_retry_loop,
     "while-true-retry": while_true_retry,
+}
+# Checks that read the tree itself rather than the sleep scan.
+TREE_CONFIRMERS: dict[str, Callable[[ast.Module], bool]] = {
+    "row-lock-picking-rows": row_lock_picking_rows,
 }
 
 
 def confirmed(tree: ast.Module, checks: Iterable[str], lowered: bytes) -> set[str]:
     """The named checks that hold for the tree (`lowered`: its source, lower-cased)."""
-    scan = _scan(tree, _Lines(lowered))
-    return {check for check in checks if CONFIRMERS[check](scan)}
+    found: set[str] = set()
+    scan: _Scan | None = None
+    for check in checks:
+        on_tree = TREE_CONFIRMERS.get(check)
+        if on_tree is not None:
+            holds = on_tree(tree)
+        else:
+            scan = scan or _scan(tree, _Lines(lowered))
+            holds = CONFIRMERS[check](scan)
+        if holds:
+            found.add(check)
+    return found
