@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pygls.workspace import TextDocument
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-from pygls.protocol import default_converter
 
 REPO = Path(__file__).resolve().parents[1]
 # What a wait for the server may take before the test fails (never a
@@ -44,6 +44,16 @@ def checkout(order):
         order.save()
         send_receipt.delay(order.id)
 """
+
+
+async def eventually(holds: Callable[[], bool], what: str) -> None:
+    """Wait until `holds()` (what the server sends arrives in its own time)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + PATIENCE
+    while not holds():
+        if loop.time() > deadline:
+            raise AssertionError(f"still waiting for {what}")
+        await asyncio.sleep(0.05)
 
 
 @dataclass
@@ -101,14 +111,16 @@ class Editor:
         """The diagnostics published for the buffer's `version` (its current
         one by default) once they satisfy `until`."""
         wanted = self.versions[uri] if version is None else version
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + PATIENCE
-        while loop.time() < deadline:
-            for published in reversed(self.published.get(uri, [])):
-                if published.version == wanted and until(published.diagnostics):
-                    return published.diagnostics
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no such diagnostics for {uri} v{wanted}: {self.published.get(uri)}")
+
+        def matching() -> list[Published]:
+            return [
+                p
+                for p in self.published.get(uri, [])
+                if p.version == wanted and until(p.diagnostics)
+            ]
+
+        await eventually(lambda: bool(matching()), f"diagnostics for {uri} v{wanted}")
+        return matching()[-1].diagnostics
 
     async def code_actions(
         self, uri: str, line: int, only: list[str] | None = None
@@ -155,14 +167,8 @@ class Editor:
         return [m.message for m in self.client.log_messages if kind is None or m.type == kind]
 
     async def wait_for_log(self, text: str) -> str:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + PATIENCE
-        while loop.time() < deadline:
-            found = [m for m in self.logs() if text in m]
-            if found:
-                return found[-1]
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no log message with {text!r}: {self.logs()}")
+        await eventually(lambda: any(text in m for m in self.logs()), f"a log with {text!r}")
+        return [m for m in self.logs() if text in m][-1]
 
 
 def _client(editor: list[Editor]) -> LanguageClient:
@@ -234,9 +240,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest_asyncio.fixture
-async def session(
-    workspace: Path, request: pytest.FixtureRequest
-) -> AsyncIterator[Editor]:
+async def session(workspace: Path, request: pytest.FixtureRequest) -> AsyncIterator[Editor]:
     how = getattr(request, "param", Start())
     editor = await start(workspace, how)
     yield editor
@@ -255,7 +259,10 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    "session", [Start("visual-studio-code"), Start("neovim")], indirect=True, ids=["vscode", "neovim"]
+    "session",
+    [Start("visual-studio-code"), Start("neovim")],
+    indirect=True,
+    ids=["vscode", "neovim"],
 )
 async def test_diagnostics_arrive_for_the_buffer_and_clear_when_it_is_fixed(
     session: Editor,
@@ -272,10 +279,368 @@ async def test_diagnostics_arrive_for_the_buffer_and_clear_when_it_is_fixed(
     assert found.code_description is not None
     assert found.code_description.href.endswith("/docs/rules/JL101.md")
     assert "enqueued inside transaction.atomic()" in found.message
-    assert found.data["name"] == "enqueue-in-transaction"
+    assert isinstance(found.data, dict) and found.data["name"] == "enqueue-in-transaction"
     fixed = JL101_SNIPPET.replace(
         "        send_receipt.delay(order.id)\n",
         "        transaction.on_commit(lambda: send_receipt.delay(order.id))\n",
     )
     version = session.change(uri, fixed)
     assert list(await session.diagnostics(uri, version)) == []
+
+
+UNICODE_PREFIX = '        note = "crème 😀"; '
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("session", "encoding"),
+    [
+        (Start("visual-studio-code"), "utf-16-le"),
+        (Start("neovim"), "utf-8"),
+        (Start("emacs"), "utf-32-le"),
+    ],
+    indirect=["session"],
+    ids=["vscode-utf16", "neovim-utf8", "emacs-utf32"],
+)
+async def test_columns_are_in_the_encoding_agreed_with_the_client(
+    session: Editor, encoding: str
+) -> None:
+    text = JL101_SNIPPET.replace(
+        "        send_receipt.delay", UNICODE_PREFIX + "send_receipt.delay"
+    )
+    uri = session.open("shop/checkout.py", text)
+    (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    width = 4 if encoding == "utf-32-le" else 2 if encoding == "utf-16-le" else 1
+    start = len(UNICODE_PREFIX.encode(encoding)) // width
+    end = start + len("send_receipt.delay(order.id)")
+    assert (found.range.start.character, found.range.end.character) == (start, end)
+    session.client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    # Closed: its diagnostics are cleared.
+    await eventually(lambda: not session.published[uri][-1].diagnostics, "cleared diagnostics")
+
+
+# --- code actions ---
+
+ON_COMMIT = "        transaction.on_commit(lambda: send_receipt.delay(order.id))\n"
+
+
+@pytest.mark.asyncio
+async def test_code_actions_fix_the_finding_and_suppress_it(session: Editor) -> None:
+    uri = session.open("shop/checkout.py", JL101_SNIPPET)
+    await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    actions = await session.code_actions(uri, 13)
+    titles = [a.title for a in actions]
+    assert titles == [
+        "Fix JL101: Enqueue after COMMIT: transaction.on_commit(lambda: ...)"
+        " (unsafe: changes behaviour)",
+        "Suppress JL101 on this line",
+    ]
+    fix, suppress = actions
+    assert fix.kind == suppress.kind == types.CodeActionKind.QuickFix
+    assert not fix.is_preferred  # an unsafe fix is never applied unasked
+    assert fix.diagnostics is not None and fix.diagnostics[0].code == "JL101"
+    assert session.applied(uri, fix.edit) == JL101_SNIPPET.replace(
+        "        send_receipt.delay(order.id)\n", ON_COMMIT
+    )
+    assert session.applied(uri, suppress.edit) == JL101_SNIPPET.replace(
+        "send_receipt.delay(order.id)\n",
+        "send_receipt.delay(order.id)  # joblint: ignore[JL101]\n",
+    )
+    # The suppressed text lints clean: the comment is one joblint honours.
+    version = session.change(uri, session.applied(uri, suppress.edit))
+    assert list(await session.diagnostics(uri, version)) == []
+    # No finding on another line, no action there.
+    assert await session.code_actions(uri, 12) == []
+
+
+@pytest.mark.asyncio
+async def test_suppressing_extends_the_lines_joblint_comment(session: Editor) -> None:
+    text = JL101_SNIPPET.replace(
+        "send_receipt.delay(order.id)\n", "send_receipt.delay(order.id)  # joblint: ignore[JL201]\n"
+    )
+    uri = session.open("shop/checkout.py", text)
+    await session.diagnostics(uri, until=lambda d: [x.code for x in d] == ["JL101"])
+    actions = await session.code_actions(uri, 13)
+    (suppress,) = [a for a in actions if a.title.startswith("Suppress")]
+    assert session.applied(uri, suppress.edit) == JL101_SNIPPET.replace(
+        "send_receipt.delay(order.id)\n",
+        "send_receipt.delay(order.id)  # joblint: ignore[JL201, JL101]\n",
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "session",
+    [Start(settings={"unsafe-fixes": True}), Start("neovim", options={"unsafeFixes": True})],
+    indirect=True,
+    ids=["workspace-configuration", "initialization-options"],
+)
+async def test_fix_all_applies_unsafe_fixes_when_the_settings_allow(session: Editor) -> None:
+    uri = session.open("shop/checkout.py", JL101_SNIPPET)
+    await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    (fix_all,) = await session.code_actions(uri, 1, only=[types.CodeActionKind.SourceFixAll])
+    assert fix_all.kind == "source.fixAll.joblint"
+    assert fix_all.title == "Fix all joblint findings"
+    assert session.applied(uri, fix_all.edit) == JL101_SNIPPET.replace(
+        "        send_receipt.delay(order.id)\n", ON_COMMIT
+    )
+    # Asked for quick fixes only, it offers no fix-all.
+    quick = await session.code_actions(uri, 13, only=[types.CodeActionKind.QuickFix])
+    assert quick and all(a.kind == types.CodeActionKind.QuickFix for a in quick)
+
+
+@pytest.mark.asyncio
+async def test_fix_all_leaves_unsafe_fixes_without_the_setting(session: Editor) -> None:
+    uri = session.open("shop/checkout.py", JL101_SNIPPET)
+    await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    assert await session.code_actions(uri, 1, only=[types.CodeActionKind.SourceFixAll]) == []
+
+
+# --- files that don't parse, internal errors ---
+
+
+@pytest.mark.asyncio
+async def test_a_syntax_error_gives_jl001_and_the_session_goes_on(session: Editor) -> None:
+    uri = session.open("shop/broken.py", "def f(:\n    pass\n")
+    (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    assert found.code == "JL001"
+    assert found.severity == types.DiagnosticSeverity.Error
+    assert found.range.start.line == 0
+    # Nothing is offered to suppress or fix in a file that doesn't parse.
+    assert await session.code_actions(uri, 1) == []
+    version = session.change(uri, JL101_SNIPPET)
+    (found,) = await session.diagnostics(uri, version, until=lambda d: len(d) == 1)
+    assert found.code == "JL101"
+
+
+FAILING_SERVER = [
+    "-c",
+    textwrap.dedent(
+        """
+        from joblint.server import linting
+        lint = linting.lint_buffer
+
+        def failing(config, index, buffer):
+            if "boom" in buffer.text:
+                raise RuntimeError("a rule fell over")
+            return lint(config, index, buffer)
+
+        linting.lint_buffer = failing
+        from joblint.cli import main
+        main(["server"])
+        """
+    ),
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("session", [Start(command=FAILING_SERVER)], indirect=True)
+async def test_an_internal_error_is_logged_with_an_empty_result(session: Editor) -> None:
+    failing = session.open("shop/boom.py", "boom = 1\n" + JL101_SNIPPET)
+    assert list(await session.diagnostics(failing)) == []
+    message = await session.wait_for_log("internal error linting shop/boom.py")
+    assert "RuntimeError: a rule fell over (please report this)" in message
+    assert session.logs(types.MessageType.Error)
+    # The session goes on: other buffers, and this one once it lints.
+    other = session.open("shop/checkout.py", JL101_SNIPPET)
+    await session.diagnostics(other, until=lambda d: len(d) == 1)
+    version = session.change(failing, JL101_SNIPPET)
+    await session.diagnostics(failing, version, until=lambda d: len(d) == 1)
+
+
+# --- the workspace index: whole-project rules ---
+
+STORE_APP = """\
+import os
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "store.settings")
+app = Celery("store")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+"""
+STORE_SETTINGS = """\
+CELERY_BROKER_URL = "redis://cache:6379/1"
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
+"""
+STORE_TASKS = """\
+from celery import shared_task
+
+
+@shared_task(time_limit={limit})
+def reprice_catalogue():
+    pass
+"""
+
+
+def _store(root: Path, limit: int) -> None:
+    write(
+        root,
+        {
+            "store/__init__.py": "",
+            "store/celery.py": STORE_APP,
+            "store/settings.py": STORE_SETTINGS,
+            "store/tasks.py": STORE_TASKS.format(limit=limit),
+        },
+    )
+
+
+@pytest.fixture
+def store(workspace: Path) -> Path:
+    _store(workspace, 3600)
+    return workspace
+
+
+@pytest.mark.asyncio
+async def test_a_whole_project_finding_appears_for_the_settings_buffer(
+    store: Path, session: Editor
+) -> None:
+    uri = session.open("store/settings.py", STORE_SETTINGS)
+    (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    assert found.code == "JL501"
+    assert found.range.start.line == 1  # the visibility_timeout setting
+    assert "task 'reprice_catalogue' has time_limit 3600 s (store/tasks.py:4)" in found.message
+    # The buffer's text stands in for the file on disk within the project.
+    raised = STORE_SETTINGS.replace("1800", "7200")
+    version = session.change(uri, raised)
+    assert list(await session.diagnostics(uri, version)) == []
+    assert (store / "store/settings.py").read_text() == STORE_SETTINGS
+
+
+@pytest.mark.asyncio
+async def test_the_index_follows_files_changed_on_disk(store: Path, session: Editor) -> None:
+    # VS Code's capabilities: the server registers its file watchers.
+    (watching,) = [
+        r for r in session.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    ]
+    assert watching.register_options is not None
+    assert "**/*.py" in [w["globPattern"] for w in watching.register_options["watchers"]]
+    raised = STORE_SETTINGS.replace("1800", "7200")
+    uri = session.open("store/settings.py", raised)
+    assert list(await session.diagnostics(uri)) == []
+    _store(store, 9000)  # a longer time limit, saved in another file
+    (store / "store/settings.py").write_text(STORE_SETTINGS)
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(
+                    uri=session.uri("store/tasks.py"), type=types.FileChangeType.Changed
+                )
+            ]
+        )
+    )
+    (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    assert found.code == "JL501"
+    assert "visibility_timeout is 7200 s" in found.message  # the buffer's, not the disk's
+    assert "time_limit 9000 s" in found.message
+
+
+# --- configuration ---
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("session", "sent"),
+    [(Start("visual-studio-code"), None), (Start("emacs"), {"joblint": {"ignore": ["JL101"]}})],
+    indirect=["session"],
+    ids=["pulled", "pushed"],
+)
+async def test_changed_settings_apply_to_open_buffers(
+    session: Editor, sent: dict[str, Any] | None
+) -> None:
+    uri = session.open("shop/checkout.py", JL101_SNIPPET)
+    await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    # VS Code answers workspace/configuration; Emacs (eglot) sends the settings.
+    session.client.set_configuration({"ignore": ["JL101"]}, section="joblint")
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=sent)
+    )
+    assert list(await session.diagnostics(uri, until=lambda d: not d)) == []
+
+
+@pytest.mark.asyncio
+async def test_the_workspace_configuration_file_applies_and_is_followed(
+    workspace: Path,
+) -> None:
+    write(workspace, {"pyproject.toml": '[tool.joblint]\nignore = ["JL101"]\n'})
+    session = await start(workspace, Start())
+    try:
+        uri = session.open("shop/checkout.py", JL101_SNIPPET)
+        assert list(await session.diagnostics(uri)) == []
+        write(workspace, {"pyproject.toml": "[tool.joblint]\nignore = []\n"})
+        session.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(
+                        uri=session.uri("pyproject.toml"), type=types.FileChangeType.Changed
+                    )
+                ]
+            )
+        )
+        (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+        assert found.code == "JL101"
+        # A configuration file that doesn't read keeps the last good one, and says so.
+        write(workspace, {"pyproject.toml": "[tool.joblint\n"})
+        session.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(
+                        uri=session.uri("pyproject.toml"), type=types.FileChangeType.Changed
+                    )
+                ]
+            )
+        )
+        message = await session.wait_for_log("invalid TOML")
+        assert "the previous configuration stays in use" in message
+        assert any("invalid TOML" in m.message for m in session.client.messages)
+        version = session.change(uri, JL101_SNIPPET + "\n")
+        (found,) = await session.diagnostics(uri, version, until=lambda d: len(d) == 1)
+        assert found.code == "JL101"
+    finally:
+        await session.client.shutdown_session()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "session",
+    [Start(options={"select": ["JL9"], "preview": "yes", "colour": 1})],
+    indirect=True,
+)
+async def test_bad_settings_are_logged_and_left_out(session: Editor) -> None:
+    warnings = session.logs(types.MessageType.Warning)
+    assert "joblint: setting 'select': unknown rule code or prefix 'JL9'" in warnings
+    assert "joblint: setting 'preview' must be true or false" in warnings
+    assert "joblint: unknown setting 'colour'" in warnings
+    uri = session.open("shop/checkout.py", JL101_SNIPPET)
+    (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    assert found.code == "JL101"
+
+
+# --- versions, exclusions ---
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("session", [Start(settings={"debounce-ms": 1500})], indirect=True)
+async def test_typing_is_debounced_and_only_the_latest_version_is_published(
+    session: Editor,
+) -> None:
+    uri = session.open("shop/checkout.py", JL101_SNIPPET)
+    await session.diagnostics(uri, until=lambda d: len(d) == 1)
+    fixed = JL101_SNIPPET.replace("        send_receipt.delay(order.id)\n", ON_COMMIT)
+    for typed in ("x = 1\n", "x = 12\n", "x = 123\n"):
+        session.change(uri, JL101_SNIPPET + typed)
+    last = session.change(uri, fixed)
+    assert list(await session.diagnostics(uri, last)) == []
+    versions = [p.version or 0 for p in session.published[uri]]
+    assert versions == sorted(versions)  # never an older version after a newer one
+    assert not {2, 3, 4} & set(versions)  # superseded within the pause: never linted
+
+
+@pytest.mark.asyncio
+async def test_excluded_files_get_no_diagnostics(session: Editor) -> None:
+    write(session.root, {"build/lib/checkout.py": JL101_SNIPPET})
+    excluded = session.open("build/lib/checkout.py", JL101_SNIPPET)
+    assert list(await session.diagnostics(excluded)) == []
+    included = session.open("shop/checkout.py", JL101_SNIPPET)
+    await session.diagnostics(included, until=lambda d: len(d) == 1)

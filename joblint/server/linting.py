@@ -23,7 +23,7 @@ from joblint.api import (
     lint_text,
     outcome_relinter,
 )
-from joblint.config import Config, Configs
+from joblint.config import Config, ConfigError, Configs
 from joblint.models import Finding
 from joblint.pipeline.discover import PYTHON_SUFFIXES, discover
 from joblint.pipeline.fix.apply import encoding_of, fix_file
@@ -79,13 +79,32 @@ def is_excluded(config: Config, path: Path) -> bool:
     if not path.is_file():
         return False  # not saved yet: nothing to match but its name
     forced = replace(config, force_exclude=True)
-    return not discover([path], forced, Configs(forced)).files
+    try:
+        return not discover([path], forced, Configs(forced)).files
+    except ConfigError:  # lint_buffer says so
+        return not discover([path], _flat(forced)).files
 
 
 def build_index(config: Config, root: Path) -> RunResult:
     """A whole run over the workspace, with the result cache (`.joblint_cache`,
-    as `joblint check` keeps it) and a worker per CPU."""
-    return lint_paths([root], config, RunOptions(jobs=0, cache=True))
+    as `joblint check` keeps it) and a worker per CPU. A configuration file
+    below the root that doesn't read is passed over (the run's errors say
+    so): the root's configuration serves its files."""
+    try:
+        return lint_paths([root], config, RunOptions(jobs=0, cache=True))
+    except ConfigError as exc:
+        index = lint_paths([root], _flat(config), RunOptions(jobs=0, cache=True))
+        index.errors.append(_passed_over(exc))
+        return index
+
+
+def _flat(config: Config) -> Config:
+    """`config` for every file, whatever configuration files lie closer."""
+    return replace(config, hierarchical=False)
+
+
+def _passed_over(exc: ConfigError) -> str:
+    return f"{exc} (passed over: the workspace's configuration applies)"
 
 
 def relinter(config: Config, index: RunResult | None, buffer: Buffer) -> Relint:
@@ -98,10 +117,17 @@ def relinter(config: Config, index: RunResult | None, buffer: Buffer) -> Relint:
 
 
 def lint_buffer(config: Config, index: RunResult | None, buffer: Buffer) -> Linted:
-    outcome = relinter(config, index, buffer)(buffer.data)
+    """The buffer's findings; under a closer configuration file that doesn't
+    read (being edited), under the workspace's configuration."""
+    problems = []
+    try:
+        outcome = relinter(config, index, buffer)(buffer.data)
+    except ConfigError as exc:
+        outcome = relinter(_flat(config), index, buffer)(buffer.data)
+        problems.append(_passed_over(exc))
     shown = buffer.shown
     findings = [f for f in outcome.findings if f.path == shown]
-    return Linted(findings, [*outcome.internal_errors, *outcome.warnings])
+    return Linted(findings, [*problems, *outcome.internal_errors, *outcome.warnings])
 
 
 def _findings_only(relint: Relint) -> Callable[[bytes], list[Finding]]:
