@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -23,6 +24,8 @@ from pygls.protocol import default_converter
 from pygls.workspace import TextDocument
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+from joblint.pipeline.schedule.workers import MIN_FILES_FOR_POOL
 
 REPO = Path(__file__).resolve().parents[1]
 # What a wait for the server may take before the test fails (never a
@@ -644,3 +647,40 @@ async def test_excluded_files_get_no_diagnostics(session: Editor) -> None:
     assert list(await session.diagnostics(excluded)) == []
     included = session.open("shop/checkout.py", JL101_SNIPPET)
     await session.diagnostics(included, until=lambda d: len(d) == 1)
+
+
+# --- the command ---
+
+
+def test_without_the_server_extra_the_command_says_what_to_install() -> None:
+    hidden = "import sys; sys.modules['pygls'] = None; from joblint.cli import main; main(['server'])"
+    done = subprocess.run(
+        [sys.executable, "-c", hidden],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "joblint: error: `joblint server` needs pygls: "
+        "install the server extra with pip install 'joblint[server]'\n"
+    )
+    assert done.stdout == ""
+
+
+@pytest.mark.asyncio
+async def test_an_index_large_enough_for_worker_processes_is_built(workspace: Path) -> None:
+    # Enough files that the whole run lints them in worker processes, which
+    # the server starts while it reads its standard input on another thread.
+    write(workspace, {f"shop/m{n}.py": JL101_SNIPPET for n in range(MIN_FILES_FOR_POOL + 6)})
+    session = await start(workspace, Start())
+    try:
+        indexed = await session.wait_for_log("workspace indexed")
+        assert f"{MIN_FILES_FOR_POOL + 6} files" in indexed
+        uri = session.open("shop/m0.py", JL101_SNIPPET)
+        (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+        assert found.code == "JL101"
+    finally:
+        await session.client.shutdown_session()

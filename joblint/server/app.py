@@ -650,13 +650,33 @@ def create_server() -> LanguageServer:
     return server
 
 
-def _protocol_stream() -> BinaryIO:
-    """The process's standard output, for the protocol alone: anything else
-    printed (a warning, a worker process's output) goes to standard error."""
+def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
+    """The process's standard input and output, for the protocol alone:
+    anything else printed (a warning, a worker process's output) goes to
+    standard error, and nothing else reads the input (a worker process
+    closing `sys.stdin` as it starts would wait for the protocol's reader
+    thread, which holds it)."""
+    stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
     stdout = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, sys.stdin.fileno())
+    os.close(nothing)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - the process's, never closed
     sys.stdout = sys.stderr
-    return stdout
+    return stdin, stdout
+
+
+def _start_workers_cleanly() -> None:
+    """Worker processes (the index's) are forked from a server process that
+    has loaded the worker code, not from this one: this one has threads
+    (the protocol's reader, the linting and indexing threads), whose locks a
+    forked child would inherit held."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        multiprocessing.set_start_method("forkserver", force=True)
+        multiprocessing.set_forkserver_preload(
+            ["joblint.pipeline.schedule.workers", "joblint.pipeline.lint"]
+        )
 
 
 def _exit(status: int) -> None:
@@ -668,11 +688,12 @@ def _exit(status: int) -> None:
     os._exit(status)
 
 
-def serve(stdin: BinaryIO | None = None) -> None:
+def serve() -> None:
     """Serve one client over standard input and output, until it exits."""
-    stdout = _protocol_stream()
+    stdin, stdout = _protocol_streams()
+    _start_workers_cleanly()
     server = create_server()
     try:
-        server.start_io(stdin or sys.stdin.buffer, stdout)
+        server.start_io(stdin, stdout)
     finally:
         _exit(1)
