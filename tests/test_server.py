@@ -539,6 +539,57 @@ async def test_the_index_follows_files_changed_on_disk(store: Path, session: Edi
     assert "time_limit 9000 s" in found.message
 
 
+CHAIN_FILES = {
+    "shop/__init__.py": "",
+    "shop/tasks.py": """\
+        from celery import shared_task
+
+
+        @shared_task
+        def send_receipt(order_id):
+            pass
+        """,
+    "shop/mail.py": """\
+        from shop.tasks import send_receipt
+
+
+        def send_receipt_mail(order):
+            send_receipt.delay(order.id)
+        """,
+}
+CHAIN_VIEW = """\
+from django.db import transaction
+
+from shop import mail
+
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        mail.send_receipt_mail(order)
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_chain_of_calls_is_related_information(workspace: Path) -> None:
+    write(workspace, {**CHAIN_FILES, "shop/views.py": CHAIN_VIEW})
+    session = await start(workspace, Start())
+    try:
+        # VS Code's capabilities: the index's progress is reported.
+        (reports,) = session.client.progress_reports.values()
+        assert [type(r).__name__ for r in reports] == ["WorkDoneProgressBegin", "WorkDoneProgressEnd"]
+        uri = session.open("shop/views.py", CHAIN_VIEW)
+        (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+        assert found.code == "JL101"
+        assert found.range.start.line == 8  # the call of the helper
+        (hop,) = found.related_information or []
+        assert hop.location.uri == session.uri("shop/mail.py")
+        assert hop.location.range.start.line == 4
+        assert hop.message == "send_receipt_mail() calls send_receipt.delay()"
+    finally:
+        await session.client.shutdown_session()
+
+
 # --- configuration ---
 
 
@@ -594,8 +645,8 @@ async def test_the_workspace_configuration_file_applies_and_is_followed(
                 ]
             )
         )
-        message = await session.wait_for_log("invalid TOML")
-        assert "the previous configuration stays in use" in message
+        message = await session.wait_for_log("the previous configuration stays in use")
+        assert "invalid TOML" in message
         assert any("invalid TOML" in m.message for m in session.client.messages)
         version = session.change(uri, JL101_SNIPPET + "\n")
         (found,) = await session.diagnostics(uri, version, until=lambda d: len(d) == 1)
@@ -682,5 +733,23 @@ async def test_an_index_large_enough_for_worker_processes_is_built(workspace: Pa
         uri = session.open("shop/m0.py", JL101_SNIPPET)
         (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
         assert found.code == "JL101"
+    finally:
+        await session.client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_workspace_named_through_a_symbolic_link(workspace: Path) -> None:
+    link = workspace.parent / "linked"
+    link.symlink_to(workspace, target_is_directory=True)
+    write(workspace, {**CHAIN_FILES, "shop/views.py": CHAIN_VIEW})
+    session = await start(link, Start())
+    try:
+        uri = session.open("shop/views.py", CHAIN_VIEW)
+        assert uri.startswith(link.as_uri())
+        (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
+        # Other files are named as the editor names the workspace.
+        (hop,) = found.related_information or []
+        assert hop.location.uri == session.uri("shop/mail.py")
+        assert hop.location.uri.startswith(link.as_uri())
     finally:
         await session.client.shutdown_session()

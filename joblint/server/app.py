@@ -33,7 +33,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -48,11 +48,11 @@ from pygls.uris import to_fs_path
 from joblint import __version__
 from joblint.api import RunResult
 from joblint.config import CONFIG_NAMES, Config, ConfigError
-from joblint.models import Finding
+from joblint.models import SAFE, Finding
 from joblint.pipeline.fix.apply import FixError
-from joblint.pipeline.source import SourceError
+from joblint.pipeline.source import UNPARSEABLE, SourceError
 from joblint.server import linting
-from joblint.server.diagnostics import diagnostic
+from joblint.server.diagnostics import diagnostic, uris_below
 from joblint.server.edits import suppressed, text_edits
 from joblint.server.linting import Buffer, Linted
 from joblint.server.positions import UTF16, Lines
@@ -84,6 +84,7 @@ class _Document:
     # for code actions.
     published: tuple[int, int] = (-1, -1)
     findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)
     text: str = ""
     logged: frozenset[str] = frozenset()
     task: asyncio.Task[None] | None = None
@@ -94,7 +95,8 @@ class Session:
 
     def __init__(self, server: LanguageServer) -> None:
         self.server = server
-        self.root = Path.cwd()
+        self.root = Path.cwd()  # resolved: the directory the server works in
+        self.client_root = self.root  # as the editor names it
         self.settings = ClientSettings()
         self.config = Config(root=self.root)
         self.config_error = ""
@@ -143,7 +145,8 @@ class Session:
     # --- start-up and configuration ---
 
     def initialize(self, params: types.InitializeParams) -> None:
-        self.root = _root(params)
+        self.client_root = _root(params)
+        self.root = self.client_root.resolve()
         if self.root.is_dir():
             # `joblint check` run from the root: paths shown, configured and
             # cached as the CLI's are.
@@ -317,7 +320,7 @@ class Session:
         path = _python_file(item.uri, item.language_id)
         if path is None:
             return
-        self.documents[item.uri] = _Document(item.uri, path)
+        self.documents[item.uri] = _Document(item.uri, _below(path, self.root))
         self.schedule(item.uri, 0.0)
 
     def changed(self, uri: str) -> None:
@@ -359,9 +362,10 @@ class Session:
         buffer = Buffer(document.path, self.server.workspace.get_text_document(document.uri).source)
         key = (self._version(document.uri), self.generation)
         config, index, encoding = self.config, self.index, self.encoding
+        uri_of = uris_below(self.client_root)
 
         def work() -> tuple[Linted, list[types.Diagnostic]]:
-            return _diagnose(config, index, buffer, encoding)
+            return _diagnose(config, index, buffer, encoding, uri_of)
 
         try:
             linted, diagnostics = await self.in_thread(self.lint_pool, work)
@@ -388,6 +392,7 @@ class Session:
             return
         document.published = key
         document.findings, document.text = linted.findings, buffer.text
+        document.diagnostics = diagnostics
         problems = frozenset(linted.problems)
         for problem in sorted(problems - document.logged):
             self.log(f"joblint: {problem}", types.MessageType.Warning)
@@ -424,6 +429,7 @@ class Session:
             self._version(document.uri),
             Buffer(document.path, document.text),
             list(document.findings),
+            list(document.diagnostics),
             Lines.of(document.text, encoding).lines_of(params.range),
             encoding,
             self._document_changes(),
@@ -463,16 +469,16 @@ class Session:
 
 def _root(params: types.InitializeParams) -> Path:
     """The workspace's root: its first folder, else the root the client names,
-    else the directory the server was started in."""
+    else the directory the server was started in (as named, links unresolved)."""
     for uri in [
         *(folder.uri for folder in params.workspace_folders or ()),
         *([params.root_uri] if params.root_uri else []),
     ]:
         path = to_fs_path(uri)
         if path is not None:
-            return Path(path).resolve()
+            return Path(path).absolute()
     if params.root_path:
-        return Path(params.root_path).resolve()
+        return Path(params.root_path).absolute()
     return Path.cwd()
 
 
@@ -485,8 +491,22 @@ def _python_file(uri: str, language_id: str) -> Path | None:
     return file if linting.is_python(file) or language_id == "python" else None
 
 
+def _below(path: Path, root: Path) -> Path:
+    """`path`, or the real path it links to when only that is below the
+    (resolved) root: the editor may name the workspace through a symbolic
+    link, and the index names its files as they really are."""
+    if path.is_relative_to(root):
+        return path
+    resolved = path.resolve()
+    return resolved if resolved.is_relative_to(root) else path
+
+
 def _diagnose(
-    config: Config, index: RunResult | None, buffer: Buffer, encoding: str
+    config: Config,
+    index: RunResult | None,
+    buffer: Buffer,
+    encoding: str,
+    uri_of: Callable[[str], str],
 ) -> tuple[Linted, list[types.Diagnostic]]:
     if linting.is_excluded(config, buffer.path):
         return Linted(), []
@@ -500,7 +520,7 @@ def _diagnose(
             others[path] = None if text is None else Lines.of(text, encoding)
         return others[path]
 
-    return linted, [diagnostic(f, lines, lines_of) for f in linted.findings]
+    return linted, [diagnostic(f, lines, lines_of, uri_of) for f in linted.findings]
 
 
 def _kinds_wanted(only: Sequence[str] | None) -> Callable[[str], bool]:
@@ -517,6 +537,7 @@ class _ActionRequest:
     version: int
     buffer: Buffer
     findings: list[Finding]
+    diagnostics: list[types.Diagnostic]  # the findings' as published
     lines: tuple[int, int]  # the 1-based lines the client's range touches
     encoding: str
     document_changes: bool
@@ -531,24 +552,20 @@ class _ActionRequest:
             document_changes=[types.TextDocumentEdit(text_document=document, edits=changes)]
         )
 
-    def diagnostic(self, finding: Finding) -> types.Diagnostic:
-        return diagnostic(finding, Lines.of(self.buffer.text, self.encoding), lambda path: None)
-
 
 def _quick_fixes(request: _ActionRequest) -> list[types.CodeAction]:
     """For each finding on the lines asked about: its fix, and its suppression."""
     first, last = request.lines
     actions: list[types.CodeAction] = []
     suppressions: list[types.CodeAction] = []
-    for finding in request.findings:
+    for finding, shown in zip(request.findings, request.diagnostics, strict=True):
         if finding.span.end_line < first or finding.span.line > last:
             continue
-        shown = request.diagnostic(finding)
         fix = finding.fix
         if fix is not None:
             fixed = _fixed(request.buffer, finding)
             if fixed is not None:
-                unsafe = fix.safety != "safe"
+                unsafe = fix.safety != SAFE
                 label = " (unsafe: changes behaviour)" if unsafe else ""
                 actions.append(
                     types.CodeAction(
@@ -559,8 +576,10 @@ def _quick_fixes(request: _ActionRequest) -> list[types.CodeAction]:
                         edit=request.edit(fixed),
                     )
                 )
+        if finding.code == UNPARSEABLE:
+            continue  # a file that doesn't parse has no line to suppress it on
         quiet = suppressed(request.buffer.text, finding.code, finding.span.line)
-        if quiet is not None and finding.code != "JL001":
+        if quiet is not None:
             suppressions.append(
                 types.CodeAction(
                     title=f"Suppress {finding.code} on this line",
@@ -596,48 +615,65 @@ def _fix_all(
 
 
 def create_server() -> LanguageServer:
-    """The server, its handlers registered."""
+    """The server, its handlers registered. A handler that fails logs the
+    error (`Session.internal_error`) and the session goes on."""
     server = LanguageServer("joblint", __version__)
     session = Session(server)
 
+    def guarded(doing: str, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except Exception as exc:
+            session.internal_error(doing, exc)
+
+    async def guarded_async(doing: str, work: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await work()
+        except Exception as exc:
+            session.internal_error(doing, exc)
+
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        session.initialize(params)
+        guarded("starting", lambda: session.initialize(params))
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
-        await session.initialized()
+        await guarded_async("starting", session.initialized)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        session.opened(params)
+        guarded("opening a buffer", lambda: session.opened(params))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        session.changed(params.text_document.uri)
+        guarded("after a change", lambda: session.changed(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        session.saved(params.text_document.uri)
+        guarded("after a save", lambda: session.saved(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        session.closed(params.text_document.uri)
+        guarded("closing a buffer", lambda: session.closed(params.text_document.uri))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        await session.configuration_changed(params)
+        await guarded_async("reading settings", lambda: session.configuration_changed(params))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
-        session.files_changed(params)
+        guarded("after files changed", lambda: session.files_changed(params))
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
     )
     async def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
-        return await session.code_actions(params)
+        try:
+            return await session.code_actions(params)
+        except Exception as exc:
+            session.internal_error("making code actions", exc)
+            return []
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: None) -> None:

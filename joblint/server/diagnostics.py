@@ -22,9 +22,15 @@ SOURCE = "joblint"
 UNUSED_SUPPRESSION = "JL002"
 
 
-def uri_of(path: str) -> str:
-    """The file URI of a path as a run shows it (relative to the root)."""
-    return Path(path).absolute().as_uri()
+def uris_below(root: Path) -> Callable[[str], str]:
+    """The file URI of a path as a run shows it (relative to the workspace's
+    root), in the root's name for it the editor gave (a link's included)."""
+
+    def uri_of(path: str) -> str:
+        shown = Path(path)
+        return (shown if shown.is_absolute() else root / shown).as_uri()
+
+    return uri_of
 
 
 def message_of(finding: Finding) -> str:
@@ -34,10 +40,14 @@ def message_of(finding: Finding) -> str:
 
 
 def diagnostic(
-    finding: Finding, lines: Lines, lines_of: Callable[[str], Lines | None]
+    finding: Finding,
+    lines: Lines,
+    lines_of: Callable[[str], Lines | None],
+    uri_of: Callable[[str], str],
 ) -> types.Diagnostic:
     """`lines`: the buffer's; `lines_of(path)`: another file's (None when it
-    can't be read: its columns are then taken as they are)."""
+    can't be read: its columns are then taken as they are); `uri_of(path)`:
+    a file's URI (`uris_below`)."""
     fix = finding.fix
     return types.Diagnostic(
         range=lines.range(finding.span),
