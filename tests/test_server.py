@@ -425,10 +425,10 @@ FAILING_SERVER = [
         from joblint.server import linting
         lint = linting.lint_buffer
 
-        def failing(config, index, buffer):
+        def failing(relinters, config, index, buffer):
             if "boom" in buffer.text:
                 raise RuntimeError("a rule fell over")
-            return lint(config, index, buffer)
+            return lint(relinters, config, index, buffer)
 
         linting.lint_buffer = failing
         from joblint.cli import main
@@ -577,7 +577,8 @@ async def test_a_chain_of_calls_is_related_information(workspace: Path) -> None:
     try:
         # VS Code's capabilities: the index's progress is reported.
         (reports,) = session.client.progress_reports.values()
-        assert [type(r).__name__ for r in reports] == ["WorkDoneProgressBegin", "WorkDoneProgressEnd"]
+        kinds = [type(r) for r in reports]
+        assert kinds == [types.WorkDoneProgressBegin, types.WorkDoneProgressEnd]
         uri = session.open("shop/views.py", CHAIN_VIEW)
         (found,) = await session.diagnostics(uri, until=lambda d: len(d) == 1)
         assert found.code == "JL101"
@@ -704,7 +705,9 @@ async def test_excluded_files_get_no_diagnostics(session: Editor) -> None:
 
 
 def test_without_the_server_extra_the_command_says_what_to_install() -> None:
-    hidden = "import sys; sys.modules['pygls'] = None; from joblint.cli import main; main(['server'])"
+    hidden = (
+        "import sys; sys.modules['pygls'] = None\nfrom joblint.cli import main\nmain(['server'])\n"
+    )
     done = subprocess.run(
         [sys.executable, "-c", hidden],
         capture_output=True,
@@ -753,3 +756,61 @@ async def test_a_workspace_named_through_a_symbolic_link(workspace: Path) -> Non
         assert hop.location.uri.startswith(link.as_uri())
     finally:
         await session.client.shutdown_session()
+
+
+# --- where a suppression comment goes (joblint.server.edits, no server) ---
+
+SUPPRESSIBLE = """\
+def refresh(order):
+    send.delay(order.id)
+    send.delay(order.id)  # noqa: E501
+    send.delay(order.id)  # joblint: ignore[JL201]
+    # joblint: ignore[JL201]
+    send.delay(order.id)
+    query = \"\"\"SELECT id FROM jobs
+        FOR UPDATE\"\"\"
+    total = 1 + \\
+        send.delay(order.id)
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "changed", "reported"),
+    [
+        # A trailing comment on the reported line.
+        (2, "JL101", "    send.delay(order.id)  # joblint: ignore[JL101]\n", 2),
+        # After another tool's comment on it.
+        (3, "JL101", "    send.delay(order.id)  # noqa: E501  # joblint: ignore[JL101]\n", 3),
+        # The line's joblint comment, extended.
+        (4, "JL101", "    send.delay(order.id)  # joblint: ignore[JL201, JL101]\n", 4),
+        # The joblint comment alone on the line above, extended.
+        (6, "JL101", "    # joblint: ignore[JL201, JL101]\n", 6),
+        # A string that goes on past the line: the comment alone above it.
+        (7, "JL201", "    # joblint: ignore[JL201]\n", 8),
+        # A line a backslash continues: alone above it too.
+        (9, "JL101", "    # joblint: ignore[JL101]\n", 10),
+    ],
+    ids=["trailing", "after-noqa", "extends", "extends-above", "string", "continued"],
+)
+def test_the_suppression_comment_goes_where_joblint_honours_it(
+    line: int, code: str, changed: str, reported: int
+) -> None:
+    from joblint.server.edits import suppressed
+    from joblint.suppressions import parse
+
+    text = suppressed(SUPPRESSIBLE, code, line)
+    assert text is not None
+    assert changed in text.splitlines(keepends=True)
+    compile(text, "refresh.py", "exec")  # still Python
+    # The finding, on the line it is on now, is suppressed by the comment.
+    assert parse(text, 1).suppresses(code, (reported,), (reported - 1,))
+    assert not parse(SUPPRESSIBLE, 1).suppresses(code, (line,), (line - 1,))
+
+
+def test_no_suppression_where_a_comment_cannot_go() -> None:
+    from joblint.server.edits import suppressed
+
+    # Inside a string that started on an earlier line and goes on after it.
+    text = 'x = """\nsend.delay(1)\n"""\n'
+    assert suppressed(text, "JL101", 2) is None
+    assert suppressed(text, "JL101", 9) is None  # no such line

@@ -27,6 +27,7 @@ processes of its own.
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import multiprocessing
 import os
@@ -70,8 +71,9 @@ WATCHED = ("**/*.py", "**/*.pyi", "**/pyproject.toml", *(f"**/{name}" for name i
 CONFIG_FILES = frozenset({"pyproject.toml", *CONFIG_NAMES})
 # Files saved together (a branch checked out, a formatter run) are indexed once.
 INDEX_DELAY = 0.5  # seconds
-# How long start-up waits for the client's answer to `workspace/configuration`.
-CONFIGURATION_TIMEOUT = 5.0  # seconds
+# How long the server waits for the client's answer to a request of its own
+# (`workspace/configuration`, a progress token) before going on without.
+CLIENT_TIMEOUT = 5.0  # seconds
 
 T = TypeVar("T")
 
@@ -109,9 +111,11 @@ class Session:
         self.configured = 0  # bumped whenever the configuration changes
         self.documents: dict[str, _Document] = {}
         self.lint_pool = ThreadPoolExecutor(1, thread_name_prefix="joblint-lint")
+        self.relinters = linting.Relinters()  # used on the lint thread only
         self.index_pool = ThreadPoolExecutor(1, thread_name_prefix="joblint-index")
         self.index_task: asyncio.Task[None] | None = None
         self.index_wanted = False
+        self.index_problems: frozenset[str] = frozenset()
         self.progress_tokens = itertools.count(1)
         self.shut_down = False
 
@@ -168,7 +172,7 @@ class Session:
         item = types.ConfigurationItem(section=SECTION, scope_uri=self.root.as_uri())
         request = self.server.workspace_configuration_async(types.ConfigurationParams(items=[item]))
         try:
-            answer = await asyncio.wait_for(request, CONFIGURATION_TIMEOUT)
+            answer = await asyncio.wait_for(request, CLIENT_TIMEOUT)
         except Exception as exc:  # a client that can't answer keeps the settings it sent
             self.log(f"joblint: no settings from workspace/configuration ({exc})")
             return None
@@ -275,7 +279,7 @@ class Session:
             configured = self.configured
             token = await self._begin_progress()
             started = time.perf_counter()
-            build = partial(linting.build_index, self.config, self.root)
+            build = partial(_build_index, self.config, self.root)
             try:
                 index = await self.in_thread(self.index_pool, build)
             except Exception as exc:
@@ -293,15 +297,21 @@ class Session:
             self.relint_all()
 
     def _log_index_problems(self, index: RunResult) -> None:
-        for problem in [*index.errors, *index.internal_errors]:
+        """Its errors (an unreadable file, a rule that failed on one) the
+        previous index didn't have: each is said once, not after every save."""
+        problems = frozenset([*index.errors, *index.internal_errors])
+        for problem in sorted(problems - self.index_problems):
             self.log(f"joblint: {problem}", types.MessageType.Warning)
+        self.index_problems = problems
 
     async def _begin_progress(self) -> str | None:
         if not get_capability(self.capabilities, "window.work_done_progress", False):
             return None
         token = f"joblint-index-{next(self.progress_tokens)}"
         try:
-            await self.server.work_done_progress.create_async(token)
+            await asyncio.wait_for(
+                self.server.work_done_progress.create_async(token), CLIENT_TIMEOUT
+            )
         except Exception:
             return None  # the client shows no progress: indexing goes on
         self.server.work_done_progress.begin(
@@ -365,7 +375,7 @@ class Session:
         uri_of = uris_below(self.client_root)
 
         def work() -> tuple[Linted, list[types.Diagnostic]]:
-            return _diagnose(config, index, buffer, encoding, uri_of)
+            return _diagnose(self.relinters, config, index, buffer, encoding, uri_of)
 
         try:
             linted, diagnostics = await self.in_thread(self.lint_pool, work)
@@ -440,7 +450,8 @@ class Session:
             if wanted(types.CodeActionKind.QuickFix):
                 actions.extend(_quick_fixes(request))
             if wanted(FIX_ALL):
-                fixed = _fix_all(request, config, index, unsafe)
+                relint = self.relinters(config, index, request.buffer)
+                fixed = _fix_all(request, relint, unsafe)
                 if fixed is not None:
                     actions.append(fixed)
             return actions
@@ -501,7 +512,21 @@ def _below(path: Path, root: Path) -> Path:
     return resolved if resolved.is_relative_to(root) else path
 
 
+def _build_index(config: Config, root: Path) -> RunResult:
+    """The workspace's index, kept out of the cyclic garbage collector's
+    walks: it lives until the next one, and walking its objects made a pause
+    of a few hundred milliseconds every few changes (`gc.freeze`; frozen
+    objects are still freed once nothing refers to them, and what the last
+    index left in cycles is collected here, once per index)."""
+    index = linting.build_index(config, root)
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    return index
+
+
 def _diagnose(
+    relinters: linting.Relinters,
     config: Config,
     index: RunResult | None,
     buffer: Buffer,
@@ -510,7 +535,7 @@ def _diagnose(
 ) -> tuple[Linted, list[types.Diagnostic]]:
     if linting.is_excluded(config, buffer.path):
         return Linted(), []
-    linted = linting.lint_buffer(config, index, buffer)
+    linted = linting.lint_buffer(relinters, config, index, buffer)
     lines = Lines.of(buffer.text, encoding)
     others: dict[str, Lines | None] = {}
 
@@ -599,14 +624,14 @@ def _fixed(buffer: Buffer, finding: Finding) -> str | None:
 
 
 def _fix_all(
-    request: _ActionRequest, config: Config, index: RunResult | None, unsafe: bool
+    request: _ActionRequest, relint: linting.Relint, unsafe: bool
 ) -> types.CodeAction | None:
     if not any(f.fixable(unsafe) for f in request.findings):
         return None
     try:
-        fixed = linting.fix_all(config, index, request.buffer, request.findings, unsafe)
-    except (FixError, SourceError):
-        return None
+        fixed = linting.fix_all(relint, request.buffer, request.findings, unsafe)
+    except (FixError, SourceError, ConfigError):
+        return None  # nothing offered; the buffer's diagnostics say why
     if fixed is None:
         return None
     return types.CodeAction(
