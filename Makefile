@@ -24,3 +24,4 @@ docs:
 bench:
 	$(PYTHON) benchmarks/compare.py --write-docs
 	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/compare.py --write-docs --application "$$JOBLINT_BENCH_APP"; fi
+	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/lsp_latency.py --write-docs --workspace "$$JOBLINT_BENCH_APP"; fi

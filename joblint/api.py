@@ -4,7 +4,8 @@
   does (discovery, screening, workers, cache, the project step).
 - `lint_text(data, filename, config)`: lint one source text (standard input).
 - `relinter(config, run, path)`: re-lint new bytes of one of a run's files with
-  the rest of the run's project around it (the fix loop).
+  the rest of the run's project around it (the fix loop); `outcome_relinter`
+  gives the file's internal errors and warnings too (the editor server).
 - `describe_project_model(path, config, options)`: what the project model
   inferred for one file, as lines to print.
 
@@ -20,5 +21,6 @@ from joblint.pipeline.schedule.run import describe_project_model as describe_pro
 from joblint.pipeline.schedule.run import display_path as display_path
 from joblint.pipeline.schedule.run import lint_paths as lint_paths
 from joblint.pipeline.schedule.run import lint_text as lint_text
+from joblint.pipeline.schedule.run import outcome_relinter as outcome_relinter
 from joblint.pipeline.schedule.run import project_root as project_root
 from joblint.pipeline.schedule.run import relinter as relinter

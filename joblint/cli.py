@@ -1,4 +1,5 @@
-"""Command line (click): `joblint [check] PATHS`, `joblint rules`, `joblint explain`.
+"""Command line (click): `joblint [check] PATHS`, `joblint rules`, `joblint explain`,
+`joblint server` (the language server, `joblint.server`).
 
 Only argument handling and output plumbing live here; linting is `joblint.api`.
 """
@@ -576,6 +577,25 @@ def clean(config_file: Path | None, isolated: bool) -> None:
         return
     removed = clear(directory) if directory.is_dir() else 0
     click.echo(f"Removed {removed} cache entries from {directory}.", err=True)
+
+
+@main.command()
+def server() -> None:
+    """Run the language server for editors, over standard input and output.
+
+    Needs the `server` extra: pip install 'joblint[server]'. See docs/editors.md.
+    """
+    from joblint.server import missing
+
+    absent = missing()
+    if absent:
+        _fail(
+            f"`joblint server` needs {' and '.join(absent)}: "
+            "install the server extra with pip install 'joblint[server]'"
+        )
+    from joblint.server.app import serve
+
+    serve()
 
 
 @main.command()

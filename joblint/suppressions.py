@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # `[^\]#]`: the codes end at the next `#`, so an unclosed `[` costs one scan, not one per `#`.
@@ -116,7 +117,25 @@ def _covers(sup: Suppression, code: str) -> bool:
     return not sup.codes or any(code.startswith(prefix) for prefix in sup.codes)
 
 
-def _comments(source: str) -> list[tuple[int, int, str, bool]]:
+def ignore_comment(codes: Iterable[str]) -> str:
+    """The comment suppressing `codes` on its line (alone on a line: on the next)."""
+    return f"# joblint: ignore[{', '.join(codes)}]"
+
+
+def ignored_codes(comment: str) -> tuple[int, frozenset[str]] | None:
+    """The codes of the comment's first `# joblint: ignore[...]` that names
+    any, and the offset in `comment` just after the last of them (where
+    another code joins them); None when it has none."""
+    for match in _JOBLINT.finditer(comment):
+        raw = match.group(2)
+        if match.group(1).lower() != "ignore" or not _CODES.search(raw):
+            continue
+        codes = frozenset(c.group().upper() for c in _CODES.finditer(raw))
+        return match.start(2) + len(raw.rstrip(" \t,")), codes
+    return None
+
+
+def comments(source: str) -> list[tuple[int, int, str, bool]]:
     """(line, column, comment text, alone on its line) for every comment."""
     found: list[tuple[int, int, str, bool]] = []
     lines = source.splitlines()
@@ -150,7 +169,7 @@ def parse(source: str, first_statement_line: int) -> Suppressions:
     result = Suppressions()
     if not has_markers(source):
         return result
-    for line, column, text, standalone in _comments(source):
+    for line, column, text, standalone in comments(source):
         _parse_comment(result, line, column, text, standalone, first_statement_line)
     return result
 

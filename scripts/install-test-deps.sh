@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The test extra includes the server extra (pygls, lsprotocol) and pytest-lsp:
+# tests/test_server.py drives the real language server.
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
 need_apt=()

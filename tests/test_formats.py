@@ -67,10 +67,9 @@ def test_sarif_validates_and_describes_every_rule(
         assert descriptor["name"] and descriptor["shortDescription"]["text"]
         assert descriptor["fullDescription"]["text"]
         assert descriptor["helpUri"].startswith("https://")
-        if descriptor["id"] != "JL001":
-            assert descriptor["helpUri"].endswith(f"/docs/rules/{descriptor['id']}.md")
-            page = Path(__file__).resolve().parents[1] / "docs" / "rules" / f"{descriptor['id']}.md"
-            assert page.is_file()
+        assert descriptor["helpUri"].endswith(f"/docs/rules/{descriptor['id']}.md")
+        page = Path(__file__).resolve().parents[1] / "docs" / "rules" / f"{descriptor['id']}.md"
+        assert page.is_file()
     results = sarif_run["results"]
     assert [r["ruleId"] for r in results] == ["JL001", "JL101"]
     for item in results:

@@ -25,6 +25,11 @@ BUILTIN_DESCRIPTIONS = {
 }
 
 
+def help_uri(code: str) -> str:
+    """The page documenting the rule `code` (the built-in codes have theirs too)."""
+    return f"{DOCS_URL}/rules/{code}.md"
+
+
 def rule_descriptors() -> list[dict[str, Any]]:
     from joblint.registry import BUILTIN_CODES, all_rules
 
@@ -35,7 +40,7 @@ def rule_descriptors() -> list[dict[str, Any]]:
             name.replace("-", " ").capitalize(),
             BUILTIN_DESCRIPTIONS.get(code, name.replace("-", " ").capitalize()),
             "",
-            f"{DOCS_URL}/rules/index.md",
+            help_uri(code),
             False,
         )
         for code, name in BUILTIN_CODES.items()
@@ -48,7 +53,7 @@ def rule_descriptors() -> list[dict[str, Any]]:
                 rule.SUMMARY,
                 _what_it_does(rule.docs()) or rule.SUMMARY,
                 rule.docs(),
-                f"{DOCS_URL}/rules/{rule.CODE}.md",
+                help_uri(rule.CODE),
                 rule.PREVIEW,
             )
         )

@@ -682,6 +682,14 @@ def _finish(
 def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], list[Finding]]:
     """Lint new bytes of the run's file `shown` (a path as reported),
     settled with the rest of the run's project; its findings only."""
+    relint = outcome_relinter(config, run, shown)
+    return lambda data: relint(data).findings
+
+
+def outcome_relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], RunResult]:
+    """`relinter`, with the whole outcome for the file: its findings, and the
+    internal errors and warnings linting it gave (an editor shows the buffer's
+    findings and logs the rest)."""
     path = Path(shown)
     selector = Selector(config)
     settings = selector.settings_for(path)
@@ -690,9 +698,13 @@ def relinter(config: Config, run: RunResult, shown: str) -> Callable[[bytes], li
     tests = selector.test_code()
     from joblint.pipeline.lint import lint_source
 
-    def relint(data: bytes) -> list[Finding]:
+    def relint(data: bytes) -> RunResult:
         result = lint_source(shown, data, settings, ModuleInfo(name, is_package))
         scoped = settle_scoped([result], run.settings, others, tests)
-        return [f for f in scoped.findings if f.path == shown]
+        outcome = RunResult(files_checked=1, results=[result], settings=run.settings)
+        outcome.findings = [f for f in scoped.findings if f.path == shown]
+        outcome.internal_errors.extend(result.errors)
+        outcome.warnings.extend(result.warnings)
+        return outcome
 
     return relint
