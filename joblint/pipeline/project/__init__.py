@@ -457,7 +457,11 @@ def wanted(
     `asked_of` the merged index, merging the results once for both."""
     index = ProjectIndex.build(results)
     asked = asked_of(index) if asked_of is not None else set()
-    return _wanted_names(index, results, asked), _wanted_functions(index, results, asked)
+    missing, receivers = index.graph.lookups(_asked_of_model(index, results, asked))
+    return (
+        _wanted_names(index, results, receivers),
+        _wanted_functions(index, results, missing),
+    )
 
 
 def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[str]:
@@ -465,12 +469,15 @@ def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[st
     classes (and their bases), queue objects, functions, Celery constants;
     and the receivers of possible enqueues on the way from the calls `asked`
     (and the calls pending findings ask the project model about)."""
-    return _wanted_names(ProjectIndex.build(results), results, asked)
+    index = ProjectIndex.build(results)
+    receivers = index.graph.unknown_receivers(_asked_of_model(index, results, asked))
+    return _wanted_names(index, results, receivers)
 
 
-def _wanted_names(index: ProjectIndex, results: list[FileResult], asked: Iterable[str]) -> set[str]:
+def _wanted_names(index: ProjectIndex, results: list[FileResult], receivers: set[str]) -> set[str]:
+    """`receivers`: the unknown receivers on the way from the calls asked."""
     constants = {name for r in results for name, _ in r.facts.constants}
-    wanted = index.graph.unknown_receivers(_asked_of_model(index, results, asked))
+    wanted = set(receivers)
     for name in _returns_lookups(index, results)[1]:
         wanted |= index.unknown(name)
     for result in results:
@@ -495,13 +502,16 @@ def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> se
     """Qualified names the calls `asked` and the project model's pending
     requirements lead to that no loaded module's index summarises: their
     modules' index is read."""
-    return _wanted_functions(ProjectIndex.build(results), results, asked)
+    index = ProjectIndex.build(results)
+    missing = index.graph.unresolved(_asked_of_model(index, results, asked))
+    return _wanted_functions(index, results, missing)
 
 
 def _wanted_functions(
-    index: ProjectIndex, results: list[FileResult], asked: Iterable[str]
+    index: ProjectIndex, results: list[FileResult], missing: set[str]
 ) -> set[str]:
-    missing = index.graph.unresolved(_asked_of_model(index, results, asked))
+    """`missing`: the unresolved names on the way from the calls asked."""
+    missing = set(missing)
     missing |= _returns_lookups(index, results)[0]
     return missing | index.graph.unresolved_decorators(_asked_decorators(index, results))
 

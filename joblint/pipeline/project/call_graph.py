@@ -106,6 +106,9 @@ class CallGraph:
     _chains: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
     _uncommitted: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
     _opens: dict[str, bool] = field(default_factory=dict)
+    # What each name resolves to, and every name it was looked up as (the
+    # graph doesn't change once built; a project step resolves each call many times).
+    _resolved: dict[str, tuple[str | None, frozenset[str]]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -133,7 +136,15 @@ class CallGraph:
     def resolve(self, qualname: str, tried: set[str] | None = None) -> str | None:
         """The summarised function a call's qualified name means, if any
         (`tried`: gets every name it was looked up as)."""
-        seen: set[str] = set() if tried is None else tried
+        known = self._resolved.get(qualname)
+        if known is None:
+            seen: set[str] = set()
+            known = self._resolved[qualname] = (self._resolve(qualname, seen), frozenset(seen))
+        if tried is not None:
+            tried |= known[1]
+        return known[0]
+
+    def _resolve(self, qualname: str, seen: set[str]) -> str | None:
         todo = [qualname]
         while todo and len(seen) < _MAX_RESOLVE_STEPS:
             name = todo.pop(0)
@@ -543,6 +554,18 @@ class CallGraph:
             for call in self.functions[name][0].calls:
                 wanted |= self._unknown_receiver(call.callee)
         return wanted
+
+    def lookups(self, qualnames: Iterable[str]) -> tuple[set[str], set[str]]:
+        """`unresolved` and `unknown_receivers` of the calls `qualnames`, in one walk."""
+        starts = set(qualnames)
+        missing: set[str] = set()
+        receivers: set[str] = set()
+        for qualname in starts:
+            receivers |= self._unknown_receiver(qualname)
+        for name in self._reachable(starts, missing):
+            for call in self.functions[name][0].calls:
+                receivers |= self._unknown_receiver(call.callee)
+        return missing, receivers
 
     def _unknown_receiver(self, callee: str) -> set[str]:
         owner, _, method = callee.rpartition(".")
