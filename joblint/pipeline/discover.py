@@ -370,7 +370,9 @@ def module_name(path: Path) -> tuple[str, bool]:
     # `path.absolute()` as a str: str joins cost a fraction of a Path's parsing.
     shown = str(path)
     absolute = shown if os.path.isabs(shown) else os.path.join(os.getcwd(), shown)
-    stem = path.stem if path.name else Path(absolute).stem
+    # `Path.stem`, from the string (a file's path always has a name).
+    name = os.path.basename(shown)
+    stem = os.path.splitext(name)[0] if name and name != "." else Path(absolute).stem
     is_package = stem == "__init__"
     package = _package(os.path.dirname(absolute))
     parts = [p for p in (package, "" if is_package else stem) if p]

@@ -20,6 +20,7 @@ from joblint.config import Config, Configs
 from joblint.models import FileResult, Finding
 from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
 from joblint.pipeline.discover import Discovery, discover, module_name
+from joblint.pipeline.manifest import Manifest
 from joblint.pipeline.project import (
     ProjectIndex,
     ProjectSettings,
@@ -113,10 +114,20 @@ class RunOptions:
 class _Source:
     path: Path
     shown: str
-    data: bytes
+    # None: not read yet (its digest came from the manifest); read when asked.
+    _data: bytes | None
     _module: ModuleInfo | None = None
     _key: str = ""
     screening: Screening | None = None
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            read = _read(self.path)
+            self._data = read if isinstance(read, bytes) else b""  # gone since: nothing
+            if digest(self._data) != self._key:  # changed within a timestamp tick
+                self._key, self.screening = "", None
+        return self._data
 
     @property
     def key(self) -> str:
@@ -156,6 +167,7 @@ class _Run:
             cache_directory(config) if options.cache else None,
             code_fingerprint(),
         )
+        self.manifest = Manifest(cache_directory(config) if options.cache else None)
 
     def start_pool(self, files: int) -> None:
         """Fork the workers now, before the files are read, unless earlier
@@ -312,6 +324,29 @@ def _load_sources(paths: list[Path]) -> tuple[list[_Source], list[tuple[Path, st
     return sources, unreadable
 
 
+def _project_sources(paths: list[Path], manifest: Manifest) -> list[_Source]:
+    """The files of the project besides those named: those the manifest
+    knows unchanged are read only when their bytes are needed (unreadable
+    files are left out, as they give the named files nothing)."""
+    sources = []
+    shown = _DisplayPaths()
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        known = manifest.digest(path, stat)
+        if known is not None:
+            sources.append(_Source(path, shown(path), None, _key=known))
+            continue
+        data = _read(path)
+        if isinstance(data, bytes):
+            source = _Source(path, shown(path), data)
+            manifest.remember(path, stat, source.key)
+            sources.append(source)
+    return sources
+
+
 class _DisplayPaths:
     """`display_path` for many paths: the current directory looked up once."""
 
@@ -359,7 +394,7 @@ def _lint_discovered(
         project = discover([project_root(config)], config, run.selector.configs).files
         is_named = _named_files(sources)
         rest = [p for p in project if not is_named(p)]
-        others = _load_sources(rest)[0]
+        others = _project_sources(rest, run.manifest)
     if run.options.use_prefilter:
         run.screen_all(sources)
         run.screen_all(others, FACTS)
@@ -390,6 +425,7 @@ def _lint_discovered(
         model = _Model(everything, pool, partly, linted, named_files)
         context.extend(_project_model(run, model, results, context))
     run.screener.save()
+    run.manifest.save()
     if run.cache is not None:  # a bounded cache: old entries and records go
         run.cache.prune_if_full()
         if run.screener.saved:
