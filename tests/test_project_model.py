@@ -195,6 +195,24 @@ def test_a_wrapper_edited_to_open_no_transaction_drops_its_findings(project: Pat
     assert after < before
 
 
+def test_a_wrapper_edited_on_disk_changes_a_named_files_findings(project: Path) -> None:
+    """Naming one file on a warm cache: the project's other files come by
+    their digests from the manifest, and the edited wrapper is read again."""
+    views = project / "bakery" / "views.py"
+    shown = views.relative_to(project.parent).as_posix()
+    before = {f for f in _findings([views], cache=True) if f[0] == shown}
+    assert before == {f for f in _findings([views], cache=True) if f[0] == shown}  # warm
+    db = project / "bakery" / "db.py"
+    db.write_text(
+        db.read_text(encoding="utf-8").replace(
+            "        with transaction.atomic():\n            yield\n", "        yield\n"
+        ),
+        encoding="utf-8",
+    )
+    after = {f for f in _findings([views], cache=True) if f[0] == shown}
+    assert {f[1] for f in before - after} == {45, 56, 78}
+
+
 def test_show_project_model(run: Run, project: Path) -> None:
     result = run(
         "check",
