@@ -6,6 +6,7 @@ Only argument handling and output plumbing live here; linting is `joblint.api`.
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import sys
@@ -62,6 +63,11 @@ def _codes(value: str | None) -> tuple[str, ...] | None:
         for c in value.split(",")
         if c.strip()
     )
+
+
+# The cyclic collector's thresholds for a run (generation 0 allocations, then
+# collections of the younger generation before an older one is collected).
+GC_THRESHOLDS = (100_000, 50, 100)
 
 
 def _fail(message: str) -> None:
@@ -190,6 +196,10 @@ def check(
     show_fixes: bool,
 ) -> None:
     """Lint PATHS (default: the current directory); '-' reads standard input."""
+    # A run allocates millions of short-lived objects and makes almost no
+    # cycles; collecting every 700 allocations cost a warm run of a
+    # 4,300-file app ~0.1 s (mypy's CLI does the same). Workers inherit it.
+    gc.set_threshold(*GC_THRESHOLDS)
     changes = None  # --diff-from's changed files
     try:
         config = load(config_file, isolated).with_overrides(
