@@ -139,18 +139,10 @@ class ResultCache:
 
     def put(self, key: str, result: models.FileResult) -> None:
         target = self._entry(key)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            ensure_marker_files(self.directory)
-            handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(encode(result), stream, separators=(",", ":"))
-            os.replace(temporary, target)
+        payload = json.dumps(encode(result), separators=(",", ":"))
+        if write_record(target, payload, self.directory):
             self.writes += 1
             self._written_to = target.parent
-        except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(temporary)
 
     def prune_if_full(self, keep: int = MAX_ENTRIES) -> int:
         """After a run that wrote entries, `prune` if the cache may hold more
@@ -185,6 +177,33 @@ def _keep_newest(paths: Iterable[Path], keep: int) -> int:
             path.unlink()
             removed += 1
     return removed
+
+
+def write_record(path: Path, payload: str, cache: Path) -> bool:
+    """Write `payload` to `path` below the cache directory `cache` atomically
+    (a temporary file renamed over it: a reader never sees half of it).
+    False when it couldn't be written (the run goes on without it)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_marker_files(cache)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(payload)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(temporary)
+        return False
+    return True
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """A JSON object `write_record` wrote; {} when it is missing or damaged."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return raw if isinstance(raw, dict) else {}
 
 
 def ensure_marker_files(directory: Path) -> None:

@@ -15,14 +15,12 @@ atomically at the end of the run; a lost or damaged one only means reading.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
-from joblint.pipeline.cache import ensure_marker_files
+from joblint.pipeline.cache import read_record, write_record
 
 MANIFEST_NAME = "manifest.json"
 # Files modified this recently may change again within one timestamp tick.
@@ -44,14 +42,8 @@ class Manifest:
     def _load(self) -> dict[str, tuple[Signature, str]]:
         if self.path is None:
             return {}
-        try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(raw, dict):
-            return {}
         known = {}
-        for path, entry in raw.items():
+        for path, entry in read_record(self.path).items():
             if (
                 isinstance(entry, list)
                 and len(entry) == 5
@@ -81,13 +73,4 @@ class Manifest:
             {path: [*sig, digest] for path, (sig, digest) in self._seen.items()},
             separators=(",", ":"),
         )
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            ensure_marker_files(self.path.parent)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(payload)
-            os.replace(temporary, self.path)
-        except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(temporary)
+        write_record(self.path, payload, self.path.parent)

@@ -13,17 +13,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from joblint import __version__
 from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
-from joblint.pipeline.cache import ensure_marker_files
+from joblint.pipeline.cache import read_record, write_record
 from joblint.pipeline.screen.ast_checks import confirmed
 from joblint.pipeline.screen.prefilter import (
     Prefilter,
@@ -185,14 +183,8 @@ class Screener:
     def _load(self) -> dict[str, Screening]:
         if self.path is None:
             return {}
-        try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(raw, dict):
-            return {}
         known = {}
-        for key, value in raw.items():
+        for key, value in read_record(self.path).items():
             found = Screening.from_json(value)
             if found is not None:
                 found.facts_only = key.startswith(FACTS_KEY)
@@ -227,13 +219,4 @@ class Screener:
         if len(known) > MAX_REMEMBERED:
             known = {k: v for k, v in known.items() if k in self._seen}
         payload = json.dumps({k: v.to_json() for k, v in known.items()}, separators=(",", ":"))
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            ensure_marker_files(self.path.parent)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(payload)
-            os.replace(temporary, self.path)
-        except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(temporary)
+        write_record(self.path, payload, self.path.parent)
