@@ -18,6 +18,7 @@ from joblint.analysis.names import (
     Resolver,
     dotted_text,
     module_name_from_import,
+    name_assignments,
     resolve_relative,
 )
 from joblint.knowledge import brokers as kb
@@ -349,16 +350,7 @@ def _class_attributes(node: cst.ClassDef) -> Iterator[tuple[str, cst.BaseExpress
         if not isinstance(line, cst.SimpleStatementLine):
             continue
         for small in line.body:
-            if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        yield target.target.value, small.value
-            elif (
-                isinstance(small, cst.AnnAssign)
-                and small.value is not None
-                and isinstance(small.target, cst.Name)
-            ):
-                yield small.target.value, small.value
+            yield from name_assignments(small)
 
 
 def _visibility_place(

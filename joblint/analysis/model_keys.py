@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from joblint.analysis.names import last_name
+from joblint.analysis.names import last_name, name_assignments
 from joblint.knowledge import locks
 
 UniqueKey = tuple[str, ...]
@@ -31,7 +31,7 @@ def unique_keys(node: cst.ClassDef) -> tuple[UniqueKey, ...]:
         if isinstance(stmt, cst.ClassDef) and stmt.name.value in locks.OPTIONS_CLASSES:
             found.extend(_options_keys(stmt))
             continue
-        for name, value in _assignments(stmt):
+        for name, value in name_assignments(stmt):
             if name in locks.TABLE_ARGS_ATTRIBUTES:
                 found.extend(_constraint_keys(value))
             elif isinstance(value, cst.Call):
@@ -50,20 +50,6 @@ def _body(node: cst.ClassDef) -> Iterator[cst.CSTNode]:
             yield from stmt.body
         else:
             yield stmt
-
-
-def _assignments(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression]]:
-    """`name = value` and `name: T = value` with a plain name target."""
-    if isinstance(stmt, cst.Assign):
-        for target in stmt.targets:
-            if isinstance(target.target, cst.Name):
-                yield target.target.value, stmt.value
-    elif (
-        isinstance(stmt, cst.AnnAssign)
-        and stmt.value is not None
-        and isinstance(stmt.target, cst.Name)
-    ):
-        yield stmt.target.value, stmt.value
 
 
 def _is_true(node: cst.BaseExpression) -> bool:
@@ -143,7 +129,7 @@ def _constraint_keys(node: cst.BaseExpression) -> Iterator[UniqueKey]:
 
 def _options_keys(options: cst.ClassDef) -> Iterator[UniqueKey]:
     for stmt in _body(options):
-        for name, value in _assignments(stmt):
+        for name, value in name_assignments(stmt):
             if name in locks.OPTIONS_CONSTRAINTS:
                 yield from _constraint_keys(value)
             elif name in locks.OPTIONS_UNIQUE_TOGETHER:

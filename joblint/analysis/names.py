@@ -8,7 +8,7 @@ are not searched from inside methods (Python doesn't either).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -209,3 +209,17 @@ class Resolver:
 
     def local_qualname(self, name: str) -> str:
         return f"{self.module}.{name}" if self.module else name
+
+
+def name_assignments(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """`name = value` and `name: T = value` with a plain name target: (name, value)."""
+    if isinstance(stmt, cst.Assign):
+        for target in stmt.targets:
+            if isinstance(target.target, cst.Name):
+                yield target.target.value, stmt.value
+    elif (
+        isinstance(stmt, cst.AnnAssign)
+        and stmt.value is not None
+        and isinstance(stmt.target, cst.Name)
+    ):
+        yield stmt.target.value, stmt.value
