@@ -447,12 +447,7 @@ def _project_fact_files(run: _Run, named: list[_Source], pool: list[_Source]) ->
     with (`ProjectFacts.needed_by`)."""
     held = ProjectFacts()
     for source in named:
-        found = run.screen(source).project_facts
-        held = ProjectFacts(
-            held.settings or found.settings,
-            held.limits or found.limits,
-            held.delays or found.delays,
-        )
+        held |= run.screen(source).project_facts
     return [s for s in pool if run.screen(s).project_facts.needed_by(held)]
 
 

@@ -144,6 +144,13 @@ class ProjectFacts:
     def __bool__(self) -> bool:
         return self.settings or self.limits or self.delays
 
+    def __or__(self, other: ProjectFacts) -> ProjectFacts:
+        return ProjectFacts(
+            self.settings or other.settings,
+            self.limits or other.limits,
+            self.delays or other.delays,
+        )
+
     def needed_by(self, named: ProjectFacts) -> bool:
         """Whether a run naming files that hold `named` needs this file's facts."""
         return (
