@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from joblint import __version__, integrations
+from joblint import __version__
 from joblint.api import (
     RunOptions,
     RunResult,
@@ -33,11 +33,14 @@ from joblint.api import (
 )
 from joblint.config import Config, ConfigError, Configs, describe, load
 from joblint.models import Finding
-from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderers, rich_console
+from joblint.pipeline.report import FORMATS, Output, console_for, progress, renderer, rich_console
 from joblint.pipeline.report import pager as _pager
 from joblint.pipeline.report.identity import SourceLines
 from joblint.pipeline.report.safe import displayable, terminal
 from joblint.registry import listed, lookup
+
+if TYPE_CHECKING:
+    from joblint import integrations
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # LibCST's traversal is recursive; deeply nested generated code needs headroom.
@@ -225,7 +228,9 @@ def check(
             options = RunOptions(jobs=jobs, cache=not no_cache, on_file=bar.advance)
             options.on_total = bar.set_total
             if diff_from is not None and stdin_source is None:
-                run, changes = integrations.lint_changed(diff_from, paths, config, options)
+                from joblint.integrations import lint_changed  # CI only: not on every run
+
+                run, changes = lint_changed(diff_from, paths, config, options)
             else:
                 run = _run(config, paths, stdin_source, stdin_filename, options)
     except ConfigError as exc:
@@ -245,9 +250,11 @@ def check(
     if write_baseline is not None:
         _write_baseline(write_baseline, run, sources.lines, changes)
     stdin_name = (stdin_filename or "-") if stdin_source is not None else None
-    path = integrations.baseline_path(baseline_file, config)
+    path = config.baseline_path(baseline_file)
     if path is not None or baseline_prune:
-        checked = integrations.checked_by(config, paths, changes, stdin_name)
+        from joblint.integrations import checked_by
+
+        checked = checked_by(config, paths, changes, stdin_name)
         _apply_baseline(path, baseline_prune, run, sources.lines, checked)
     shown, originals = displayable([] if fix_only else run.findings)
     # As in Ruff: fixing standard input writes the fixed source to
@@ -263,7 +270,7 @@ def check(
         if statistics:
             _print_statistics(shown, out, output_format)
         else:
-            renderers()[output_format](shown, out)
+            renderer(output_format)(shown, out)
     if not fix_only:
         # After fixing, the fix summary says what is left to fix.
         _print_summary(run, output_format, None if fixing is not None else unsafe)
@@ -362,8 +369,10 @@ def _apply_baseline(
         if prune:
             _fail("--baseline-prune needs a baseline (--baseline FILE or the baseline key)")
         return
+    from joblint.integrations import apply_baseline
+
     try:
-        report = integrations.apply_baseline(path, run, lines, checked, prune)
+        report = apply_baseline(path, run, lines, checked, prune)
     except ConfigError as exc:
         _fail(str(exc))
         return

@@ -27,9 +27,8 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from joblint.globs import GlobPatterns
-from joblint.knowledge import locks
 from joblint.registry import extend_selection, find, is_known_selector, select_codes
-from joblint.settings import Options, RuleOptionValue
+from joblint.settings import LOCK_TIMEOUT_OPTION, Options, RuleOptionValue
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git",
@@ -49,6 +48,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".mypy_cache",
     ".ruff_cache",
     ".pytest_cache",
+    ".joblint_cache",
 )
 CONFIG_NAMES = (".joblint.toml", "joblint.toml")
 # What counts as test code (`test-paths`): gitignore patterns relative to the
@@ -139,6 +139,12 @@ class Config:
     # for what `load` finds, false for `--config`, `--isolated` and a Config
     # made in code.
     hierarchical: bool = False
+
+    def baseline_path(self, option: Path | None) -> Path | None:
+        """The baseline a run applies: `--baseline`'s, else the configured one."""
+        if option is not None:
+            return option
+        return self.root / self.baseline if self.baseline else None
 
     @property
     def all_test_paths(self) -> tuple[str, ...]:
@@ -246,7 +252,7 @@ def _positive_integer(where: str, key: str, value: Any) -> int:
 # Per-rule options (`[tool.joblint.rules.JL402]`, kebab-case keys as in Ruff's
 # per-linter tables): rule code -> key -> converter. Each rule's docs describe them.
 RULE_OPTIONS: dict[str, dict[str, Callable[[str, str, Any], RuleOptionValue]]] = {
-    "JL402": {locks.DEFAULT_TIMEOUT_OPTION: _positive_integer},
+    "JL402": {LOCK_TIMEOUT_OPTION: _positive_integer},
 }
 
 

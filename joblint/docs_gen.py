@@ -143,7 +143,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 '''
 
 

@@ -18,7 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from joblint import rules as rules_package
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 
 if TYPE_CHECKING:
     from joblint.rule import Invalid, Rule, Valid

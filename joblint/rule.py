@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 from joblint.models import UNSAFE, Finding, Place, Requirement
 
 if TYPE_CHECKING:  # annotations only: whole-project rules load without LibCST

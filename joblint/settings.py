@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 
 RuleOptionValue = bool | int | float | str
 
+# JL402's option (`[tool.joblint.rules.JL402]`): the expiry its fix adds, in seconds.
+LOCK_TIMEOUT_OPTION = "default-lock-timeout"
+
 
 @dataclass(frozen=True, slots=True)
 class Options:

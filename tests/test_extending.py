@@ -105,7 +105,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 from joblint.rule import Rule, Valid, invalid
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 # Whether this run checks findings of a code in a file (absolute path).
 Checked = Callable[[str, Path], bool]
-__all__ = ["Changes", "Checked", "apply_baseline", "baseline_path", "checked_by", "lint_changed"]
+__all__ = ["Changes", "Checked", "apply_baseline", "checked_by", "lint_changed"]
 
 
 def lint_changed(
@@ -39,14 +39,6 @@ def lint_changed(
         return RunResult(), changes
     named = [relative(p) for p in changes.files]
     return lint_paths(named, config.with_overrides(force_exclude=True), options), changes
-
-
-def baseline_path(option: Path | None, config: Config) -> Path | None:
-    if option is not None:
-        return option
-    if config.baseline:
-        return config.root / config.baseline
-    return None
 
 
 @dataclass(slots=True)

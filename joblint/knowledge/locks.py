@@ -29,6 +29,7 @@ from joblint.libraries.queries import ModelKeyApi as ModelKeyApi
 from joblint.libraries.queries import QueryApi as QueryApi
 from joblint.libraries.queries import RowLockApi as RowLockApi
 from joblint.libraries.queries import SqlApi as SqlApi
+from joblint.settings import LOCK_TIMEOUT_OPTION
 
 
 def _names(groups: Iterable[Iterable[str]]) -> frozenset[str]:
@@ -336,8 +337,7 @@ ERROR_TEST_METHODS: frozenset[str] = frozenset(collect("ERROR_TEST_METHODS"))
 
 SQL_FIX = "FOR UPDATE SKIP LOCKED (or joblint.runtime.queue.JobQueue.claim)"
 QUEUE_FIX = "joblint.runtime.queue.JobQueue.claim"
-# JL402's option (`[tool.joblint.rules.JL402]`): the expiry its fix adds, in seconds.
-DEFAULT_TIMEOUT_OPTION = "default-lock-timeout"
+DEFAULT_TIMEOUT_OPTION = LOCK_TIMEOUT_OPTION
 RUNTIME_LOCK = "joblint.runtime.lock.RedisLock"
 ADVISORY_LOCK_FIX = "joblint.runtime.lock.PostgresAdvisoryLock"
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from joblint.knowledge import brokers, jobs, locks, payloads, retries
+from joblint.knowledge.trigger import Trigger as Trigger
 from joblint.libraries import django
 from joblint.libraries.retry_api import (
     Bound,
@@ -41,18 +42,6 @@ from joblint.libraries.retry_api import (
     Value,
     WaitStrategies,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Trigger:
-    anchors: tuple[str, ...]
-    patterns: tuple[str, ...] = ()
-    # The method is an ordinary word: also needs a job library or task name.
-    gated: bool = False
-    # A check on Python's AST that must confirm the trigger (`joblint.pipeline.screen.ast_checks`).
-    confirm: str = ""
-    # Further groups of anchors, one of each must occur too (before any pattern).
-    also: tuple[tuple[str, ...], ...] = ()
 
 
 def alternatives(words: list[str] | set[str] | frozenset[str]) -> str:

@@ -53,14 +53,21 @@ def encode(value: Any) -> Any:
     return value
 
 
+_CONTAINERS = frozenset({list, dict})
+
+
 def decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(decode(v) for v in value)
-    if isinstance(value, dict):
-        if "fs" in value:
-            return frozenset(decode(v) for v in value["fs"])
+    # Most values are strings and numbers: they are taken as they are, without
+    # a call (a warm run decodes tens of thousands of them).
+    kind = type(value)
+    if kind is list:
+        return tuple([v if type(v) not in _CONTAINERS else decode(v) for v in value])
+    if kind is dict:
+        members = value.get("fs")
+        if members is not None:
+            return frozenset([v if type(v) not in _CONTAINERS else decode(v) for v in members])
         cls = _MODELS[value["t"]]  # KeyError on anything else: a bad entry, a miss
-        return cls(*(decode(v) for v in value["f"]))
+        return cls(*[v if type(v) not in _CONTAINERS else decode(v) for v in value["f"]])
     return value
 
 

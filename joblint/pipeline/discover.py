@@ -17,8 +17,10 @@ from typing import NamedTuple
 
 from joblint.config import Config, Configs
 from joblint.globs import GlobPatterns, valid_patterns
+from joblint.pipeline.listing import STRUCTURAL_NAMES, Directory, Listing
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+_UNKNOWN = (0, 0)  # a scanned directory's signature, taken when it is recorded
 
 
 @dataclass(slots=True)
@@ -78,6 +80,10 @@ class _Excludes:
 
     def key(self, directory: str, name: str, is_link: bool) -> str:
         return self.groups[0].key(directory, name, is_link)
+
+    def real(self, directory: str) -> str:
+        """The directory's resolved path ("" if it cannot be resolved)."""
+        return self.groups[0].place(directory).real or ""
 
 
 class _RootedExcludes:
@@ -241,6 +247,10 @@ def _entry(entry: os.DirEntry[str]) -> _Entry:
     return _Entry(entry.name, is_dir, is_link)
 
 
+class _ListingStale(Exception):
+    """The remembered listing no longer holds below a directory: walk again without it."""
+
+
 class _Discoverer:
     """One discover() call: what it found, and what it has resolved and read so far.
 
@@ -248,7 +258,12 @@ class _Discoverer:
     configuration (the closest configuration file, `Configs`), built once
     per configuration; `.gitignore` and `--force-exclude` are the run's."""
 
-    def __init__(self, config: Config, configs: Configs | None = None) -> None:
+    def __init__(
+        self, config: Config, configs: Configs | None = None, cache: Path | None = None
+    ) -> None:
+        self.config = config
+        self.cache = cache
+        self._seen_since: set[str] = set()
         self.result = Discovery()
         self.excludes = _Excludes(config, self.result.errors)
         self.configs = configs if configs is not None and config.hierarchical else None
@@ -294,36 +309,134 @@ class _Discoverer:
         except OSError as exc:  # a symlink loop or an unresolvable directory
             self.result.errors.append(f"{path}: cannot read: {_reason(exc)}")
             return
+        self._keep(key, path)
+
+    def _keep(self, key: str, path: Path) -> None:
         if key not in self._seen:
             self._seen.add(key)
+            self._seen_since.add(key)
             self.result.files.append(path)
 
     def walk(self, top: Path) -> None:
         """os.walk(top, followlinks=True) order: a directory's files, then its
-        subdirectories depth-first, by name; a directory seen before is a loop."""
+        subdirectories depth-first, by name; a directory seen before is a loop.
+        With a cache, directories unchanged since the last walk give what they
+        gave then (`joblint.pipeline.listing`)."""
+        if self.cache is None:
+            self._walk(top, None)
+            return
+        listing = Listing(self.cache, os.fspath(top), self.config)
+        files, errors = len(self.result.files), len(self.result.errors)
+        if not self._walk(top, listing):  # a structural file changed: walk it all again
+            del self.result.files[files:], self.result.errors[errors:]
+            self._seen.difference_update(self._seen_since)
+            listing.known = {}
+            self._walk(top, listing)
+        if len(self.result.errors) > errors or self.configs_read():
+            listing.remember = False
+        listing.save()
+
+    def _walk(self, top: Path, listing: Listing | None) -> bool:
+        """False when the listing met a directory whose structural files
+        changed, or a symlink: what is below them may differ."""
         visited: set[tuple[int, int]] = set()
-        stack = [(os.fspath(top), str(top.absolute()))]
+        self._seen_since = set()
+        stack = [(os.fspath(top), str(top.absolute()), "")]
         while stack:
-            directory, absolute = stack.pop()
-            entries = self._scan(directory)
-            if entries is None or not _first_visit(directory, visited):
-                continue
-            subdirectories = [
-                (_join(directory, e.name), _join(absolute, e.name))
-                for e in entries
-                if e.is_dir and not self.skip(directory, absolute, e.name, True, e.is_link)
-            ]
-            stack.extend(reversed(subdirectories))
-            # One Path per directory: `folder / name` parses only the name.
-            folder: Path | None = None
-            for e in entries:
-                if (
-                    not e.is_dir
-                    and e.name.endswith(PYTHON_SUFFIXES)
-                    and not self.skip(directory, absolute, e.name, False, e.is_link)
-                ):
-                    folder = folder or Path(directory)
-                    self.add(directory, e.name, e.is_link, folder / e.name)
+            directory, absolute, real = stack.pop()
+            links: frozenset[str] = frozenset()
+            found = self._known(directory, listing, visited)
+            if found is None:
+                try:
+                    scanned = self._visit(directory, absolute, listing, visited)
+                except _ListingStale:
+                    return False
+                if scanned is None:
+                    continue
+                (found, links), real = scanned, ""
+            elif not real:
+                real = self.excludes.real(directory)
+            stack.extend(
+                (_join(directory, name), _join(absolute, name), real and _join(real, name))
+                for name in reversed(found.subdirectories)
+            )
+            self._add_all(directory, found.files, links, real)
+        return True
+
+    def _add_all(
+        self, directory: str, names: tuple[str, ...], links: frozenset[str], real: str
+    ) -> None:
+        if not names:
+            return
+        folder = Path(directory)  # one Path per directory: a child parses only its name
+        child = getattr(folder, "_make_child_relpath", folder.joinpath)
+        for name in names:
+            if real:  # a remembered directory has no symlink: its resolved path is known
+                self._keep(_join(real, name), child(name))
+            else:
+                self.add(directory, name, name in links, child(name))
+
+    def _known(
+        self, directory: str, listing: Listing | None, visited: set[tuple[int, int]]
+    ) -> Directory | None:
+        if listing is None or not listing.known:
+            return None
+        try:
+            stat = os.stat(directory)
+        except OSError:
+            return None  # scanned, to say why
+        found = listing.lookup(directory, stat)
+        if found is not None:
+            visited.add((stat.st_dev, stat.st_ino))
+        return found
+
+    def _visit(
+        self,
+        directory: str,
+        absolute: str,
+        listing: Listing | None,
+        visited: set[tuple[int, int]],
+    ) -> tuple[Directory, frozenset[str]] | None:
+        """Scan a directory: what it gives the walk and which of its files are
+        links; None if it can't be read or was seen before."""
+        entries = self._scan(directory)
+        if entries is None or not _first_visit(directory, visited):
+            return None
+        subdirectories = tuple(
+            e.name
+            for e in entries
+            if e.is_dir and not self.skip(directory, absolute, e.name, True, e.is_link)
+        )
+        files = tuple(
+            e.name
+            for e in entries
+            if not e.is_dir
+            and e.name.endswith(PYTHON_SUFFIXES)
+            and not self.skip(directory, absolute, e.name, False, e.is_link)
+        )
+        structural = tuple(e.name for e in entries if e.name in STRUCTURAL_NAMES)
+        links = frozenset(e.name for e in entries if e.is_link)
+        # A link to a directory or a Python file is walked by where it points.
+        walked = any(e.is_dir or e.name.endswith(PYTHON_SUFFIXES) for e in entries if e.is_link)
+        found = Directory(_UNKNOWN, files, subdirectories, structural, tuple(sorted(links)))
+        if listing is not None:
+            self._record(directory, found, walked, listing)
+        return found, links
+
+    @staticmethod
+    def _record(directory: str, found: Directory, walked: bool, listing: Listing) -> None:
+        if walked:
+            listing.remember = False
+        if listing.known and (walked or listing.structure_changed(directory, found.structural)):
+            raise _ListingStale
+        try:
+            listing.record(directory, os.stat(directory), found)
+        except OSError:
+            listing.remember = False
+
+    def configs_read(self) -> bool:
+        """Whether the walk read a configuration file besides the run's own."""
+        return self.configs is not None and len(self.configs.loaded()) > 1
 
     def _scan(self, directory: str) -> list[_Entry] | None:
         try:
@@ -348,15 +461,29 @@ def _first_visit(directory: str, visited: set[tuple[int, int]]) -> bool:
     return True
 
 
-def discover(paths: Iterable[Path], config: Config, configs: Configs | None = None) -> Discovery:
+def discover(
+    paths: Iterable[Path],
+    config: Config,
+    configs: Configs | None = None,
+    cache: Path | None = None,
+) -> Discovery:
     """The files below `paths`; with `configs`, each directory's excludes are
-    those of its closest configuration file."""
+    those of its closest configuration file; with a cache directory, the
+    directories unchanged since the last walk are not scanned again."""
     _packages.clear()  # packages may have changed since the last run in this process
-    discoverer = _Discoverer(config, configs)
+    discoverer = _Discoverer(config, configs, cache)
     for path in paths:
         discoverer.argument(path)
-    discoverer.result.files.sort()
+    discoverer.result.files.sort(key=_sort_key if os.sep == "/" else None)
     return discoverer.result
+
+
+def _sort_key(path: Path) -> list[str]:
+    """The parts `PurePosixPath` compares, from its string (faster than its own)."""
+    parts = str(path).split("/")
+    if parts[0] == "":
+        parts[0] = "/"
+    return parts
 
 
 def _reason(exc: OSError) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 
 MODULES: tuple[str, ...] = (
     'countdown_beyond_visibility_timeout',

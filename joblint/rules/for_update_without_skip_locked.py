@@ -23,7 +23,7 @@ from joblint.analysis.sql import (
     static_sql,
 )
 from joblint.knowledge import locks
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 

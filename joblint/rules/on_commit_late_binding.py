@@ -6,7 +6,7 @@ from joblint.analysis.names import BindingKind
 from joblint.analysis.scopes import bound_names, parameter_names, read_names
 from joblint.analysis.transactions import on_commit_callback
 from joblint.analysis.walk import contains
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 

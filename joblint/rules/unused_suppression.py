@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from joblint.knowledge.tokens import Trigger
+from joblint.knowledge.trigger import Trigger
 from joblint.models import Finding, Span
 from joblint.rule import Codes, Rule, Valid, invalid
 from joblint.suppressions import CodeMention, Suppressions

@@ -5,6 +5,7 @@ Each format is a module with a `render(findings, out: Output) -> None` function.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from joblint.models import Finding
@@ -16,18 +17,17 @@ from joblint.pipeline.report.output import styled as styled
 Renderer = Callable[[list[Finding], Output], None]
 
 
-def renderers() -> dict[str, Renderer]:
-    from joblint.pipeline.report import concise, full, github, gitlab, json, junit, sarif
+def renderer(name: str) -> Renderer:
+    """The `render` of the format `name` (one of FORMATS): only its module is imported."""
+    if name not in FORMATS:
+        raise KeyError(name)
+    module = importlib.import_module(f"joblint.pipeline.report.{name}")
+    render: Renderer = module.render
+    return render
 
-    return {
-        "full": full.render,
-        "concise": concise.render,
-        "json": json.render,
-        "sarif": sarif.render,
-        "github": github.render,
-        "gitlab": gitlab.render,
-        "junit": junit.render,
-    }
+
+def renderers() -> dict[str, Renderer]:
+    return {name: renderer(name) for name in FORMATS}
 
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "junit")

@@ -366,7 +366,8 @@ class _DisplayPaths:
 def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = None) -> RunResult:
     options = options or RunOptions()
     configs = Configs(config)
-    discovery = discover(paths, config, configs)
+    listing = cache_directory(config) if options.cache else None
+    discovery = discover(paths, config, configs, listing)
     run = _Run(config, options, Selector(config, configs, discovery.files))
     if options.on_total:
         options.on_total(len(discovery.files))
@@ -391,7 +392,8 @@ def _lint_discovered(
     if named_files:
         # Pre-commit style: only some files are named. Facts of the rest of the
         # project still count (settings live elsewhere); findings are only theirs.
-        project = discover([project_root(config)], config, run.selector.configs).files
+        listing = cache_directory(config) if run.options.cache else None
+        project = discover([project_root(config)], config, run.selector.configs, listing).files
         is_named = _named_files(sources)
         rest = [p for p in project if not is_named(p)]
         others = _project_sources(rest, run.manifest)
@@ -546,21 +548,40 @@ def _on_demand(
     project model's calls lead to. `asked`: further calls (qualified names)
     the project model is to follow, given the index of every result so far."""
     loaded: list[FileResult] = []
-    remaining = list(pool)
+    remaining = _ByModule(pool)
+    modules = _ByModule(everything)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
         names, called = wanted([*results, *context, *loaded], asked)
-        facts, functions = candidate_modules(names), candidate_modules(called)
-        batch = [s for s in remaining if s.module.name in facts]
-        taken = {id(s) for s in batch}
-        remaining = [s for s in remaining if id(s) not in taken]
-        to_index = [s for s in everything if s.module.name in functions and s.shown not in indexed]
+        batch = remaining.take(candidate_modules(names))
+        to_index = [s for s in modules.of(candidate_modules(called)) if s.shown not in indexed]
         if not batch and not to_index:
             break
         loaded.extend(run.facts(batch))
         loaded.extend(run.index(to_index))
         indexed.update(s.shown for s in to_index)
     return loaded
+
+
+class _ByModule:
+    """Sources looked up by module name, in their order; a project's few
+    thousand files are grouped once instead of scanned every round."""
+
+    def __init__(self, sources: list[_Source]) -> None:
+        self._by_name: dict[str, list[tuple[int, _Source]]] = {}
+        for position, source in enumerate(sources):
+            self._by_name.setdefault(source.module.name, []).append((position, source))
+
+    def of(self, names: set[str]) -> list[_Source]:
+        found = [entry for name in names for entry in self._by_name.get(name, ())]
+        return [source for _, source in sorted(found, key=lambda entry: entry[0])]
+
+    def take(self, names: set[str]) -> list[_Source]:
+        """`of(names)`, no longer found afterwards."""
+        taken = self.of(names)
+        for name in names:
+            self._by_name.pop(name, None)
+        return taken
 
 
 def _helper_callers(

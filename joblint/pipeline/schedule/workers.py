@@ -7,14 +7,13 @@ same whatever the number of workers.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import functools
 import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from joblint.models import FileResult
 from joblint.pipeline.cache import ResultCache, entry_key
@@ -24,6 +23,10 @@ from joblint.pipeline.screen.prefilter import Prefilter
 from joblint.pipeline.screen.verdicts import Screening, digest, screen_for_facts, screen_source
 from joblint.pipeline.source import syntax_check
 from joblint.settings import LintSettings, ModuleInfo
+
+if TYPE_CHECKING:
+    import ctypes
+    from concurrent.futures import ProcessPoolExecutor
 
 # Below this many files to parse, a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 24
@@ -99,6 +102,9 @@ class WorkerPool:
     def start(self) -> None:
         if self.workers <= 1 or self._executor is not None:
             return
+        # Imported here: a warm run that computes nothing never starts a pool.
+        from concurrent.futures import ProcessPoolExecutor
+
         self._executor = ProcessPoolExecutor(
             max_workers=self.workers, initializer=_init_worker, initargs=(self.prefilter,)
         )
@@ -232,19 +238,23 @@ def _give_memory_back() -> None:
     """A large file's syntax tree is garbage now; hand its pages back to the
     system so a worker's memory is that of its current file, not its largest."""
     gc.collect()
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
+    """glibc, looked up on the first large file (`find_library` runs ldconfig)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
     except OSError:
         return None
     return libc if hasattr(libc, "malloc_trim") else None  # glibc only
-
-
-_LIBC = _libc() if sys.platform.startswith("linux") else None
 
 
 def _chunks(jobs: list[Job]) -> list[list[int]]:
