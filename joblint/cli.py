@@ -133,7 +133,7 @@ def main() -> None:
     "--show-project-model",
     is_flag=True,
     help="Print what the project model inferred for the file PATH (transactions its "
-    "functions open, enqueues they lead to), then exit.",
+    "functions open, enqueues they lead to, what they return, task decorators), then exit.",
 )
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")

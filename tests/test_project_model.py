@@ -250,6 +250,29 @@ def test_show_project_model(run: Run, project: Path) -> None:
     assert missing.code == 2 and "nope.py: not a file" in missing.stderr
 
 
+def test_show_project_model_says_what_helpers_return_and_which_decorators_make_tasks(
+    run: Run, project: Path
+) -> None:
+    def shown(path: str) -> list[str]:
+        result = run("check", "--isolated", "--show-project-model", path, cwd=project.parent)
+        assert result.code == 0, result.stderr
+        return result.stdout.splitlines()
+
+    assert (
+        "    - returns a Django model instance (Prescription, through pharmacy.store.fetch())"
+        in (shown("project_model/pharmacy/services.py"))
+    )
+    worker = shown("project_model/ledger/worker.py")
+    assert (
+        "    - task decorator built on celery.shared_task: celery's task, with "
+        "autoretry_for=..., max_retries=None, retry_backoff=True, retry_jitter=False"
+    ) in worker
+    accounts = shown("project_model/ledger/accounts.py")
+    assert (
+        "    - a celery task by the project's @ledger.worker.task, with bind=True, max_retries=None"
+    ) in accounts
+
+
 def test_json_carries_the_chain(run: Run, project: Path) -> None:
     result = run("check", "--isolated", "--format", "json", ".", cwd=project.parent)
     found = json.loads(result.stdout)

@@ -1,12 +1,14 @@
-"""What the project model inferred for one module, in words: which of its
-functions open a transaction, which enqueue (and through which calls), and
-what its calls inside transactions lead to. `joblint check
+"""What the project model inferred for one module, in words: the task
+decorators it builds, which of its functions open a transaction, which
+enqueue (and through which calls), which are tasks by a project decorator,
+what they return, and what their calls inside transactions lead to. `joblint check
 --show-project-model PATH` prints it, so a user can see why a finding was or
 was not reported."""
 
 from __future__ import annotations
 
-from joblint.models import FunctionSummary, ProjectCall
+from joblint.knowledge import jobs, payloads
+from joblint.models import DecoratorUse, FunctionSummary, ProjectCall, TaskDecorator
 from joblint.pipeline.project.call_graph import MAX_HOPS, CallGraph
 
 _HOW = {
@@ -22,13 +24,31 @@ def describe(graph: CallGraph, path: str) -> list[str]:
     if module is None:
         return [f"{path}: not in the project model (no function of it could be read)"]
     lines = [f"{path}: module {module.module}"]
+    built = [_built_decorator(graph, d) for d in module.task_decorators]
     described = [_function(graph, summary, path, module.module) for summary in module.functions]
     found = [block for block in described if block]
-    if not found:
+    if not found and not built:
         lines.append("  nothing inferred: no function opens a transaction or leads to an enqueue")
-    for block in found:
+    for block in [*built, *found]:
         lines.extend(block)
     return lines
+
+
+def _built_decorator(graph: CallGraph, built: TaskDecorator) -> list[str]:
+    name = built.qualname.rpartition(".")[2]
+    decorating = graph.task_decorator(built.qualname)
+    what = f"{decorating.library or 'an app'}'s task" if decorating else "no known task"
+    options = _options(decorating.options if decorating else dict(built.options))
+    return [
+        f"  {name} (line {built.line})",
+        f"    - task decorator built on {built.via}: {what}{options}",
+    ]
+
+
+def _options(options: dict[str, str]) -> str:
+    if not options:
+        return ""
+    return ", with " + ", ".join(f"{k}={v or '...'}" for k, v in sorted(options.items()))
 
 
 def _function(graph: CallGraph, summary: FunctionSummary, path: str, module: str) -> list[str]:
@@ -42,6 +62,8 @@ def _function(graph: CallGraph, summary: FunctionSummary, path: str, module: str
     chain = graph.chain(summary.qualname, path)
     if chain is not None:
         facts.append(f"enqueues {chain.enqueued.subject}: {chain.text()}")
+    facts.extend(_task(graph, use) for use in summary.decorators if _is_project_task(graph, use))
+    facts.extend(_returns(graph, summary.qualname))
     facts.extend(
         _in_transaction(graph, call, path) for call in summary.calls if call.transaction is not None
     )
@@ -49,6 +71,33 @@ def _function(graph: CallGraph, summary: FunctionSummary, path: str, module: str
         return []
     name = summary.qualname.removeprefix(module + ".")
     return [f"  {name} (line {summary.line})", *(f"    - {fact}" for fact in facts)]
+
+
+def _is_project_task(graph: CallGraph, use: DecoratorUse) -> bool:
+    """A task by a decorator the project builds (a library's own is no news)."""
+    return use.qualname not in jobs.TASK_DECORATORS and (
+        graph.task_decorator(use.qualname, use.called) is not None
+    )
+
+
+def _task(graph: CallGraph, use: DecoratorUse) -> str:
+    decorating = graph.task_decorator(use.qualname, use.called)
+    assert decorating is not None
+    options = {**decorating.options, **dict(use.options)}
+    library = decorating.library or "an app"
+    return f"a {library} task by the project's @{use.qualname}{_options(options)}"
+
+
+def _returns(graph: CallGraph, qualname: str) -> list[str]:
+    returned = graph.index.returns.returned(qualname, False, MAX_HOPS, frozenset())
+    if not returned:
+        return []
+    value = returned[0]
+    kind = payloads.OBJECT_KINDS.get(value.kind)
+    what = kind.what if kind is not None else value.kind
+    through = [hop.function for hop in value.hops[1:]]
+    via = f", through {' → '.join(f'{f}()' for f in through)}" if through else ""
+    return [f"returns {what} ({value.class_name}{via})"]
 
 
 def _in_transaction(graph: CallGraph, call: ProjectCall, path: str) -> str:

@@ -32,7 +32,8 @@ from joblint.pipeline.project import (
 from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
-from joblint.pipeline.report.progress import SKIPPED
+from joblint.pipeline.report.progress import CACHED, SKIPPED
+from joblint.pipeline.schedule.memo import Input, Memo, Outcome, run_key
 from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.workers import (
     FACTS,
@@ -168,6 +169,8 @@ class _Run:
             code_fingerprint(),
         )
         self.manifest = Manifest(cache_directory(config) if options.cache else None)
+        # The cache entry of each result (by id), for the memo of the run.
+        self.entries: dict[int, tuple[str, FileResult]] = {}
 
     def start_pool(self, files: int) -> None:
         """Fork the workers now, before the files are read, unless earlier
@@ -256,7 +259,7 @@ class _Run:
                 replace(j, settings=self._with(j.settings, s.path, also))
                 for j, s in zip(jobs, sources, strict=True)
             ]
-        return run_jobs(jobs, self._pool(), self.cache, on_file)
+        return run_jobs(jobs, self._pool(), self.cache, on_file, self.entries)
 
     def _with(self, settings: LintSettings, path: Path, also: frozenset[str]) -> LintSettings:
         selected = self.selector.settings_for(path).codes
@@ -265,7 +268,9 @@ class _Run:
     def check_syntax(self, sources: list[_Source]) -> list[FileResult]:
         """JL001 for skipped files Python can't parse (or not known to)."""
         unknown = [s for s in sources if self.screen(s).parses is not True]
-        found = run_jobs(self._jobs(unknown, syntax_only=True), self._pool(), self.cache)
+        found = run_jobs(
+            self._jobs(unknown, syntax_only=True), self._pool(), self.cache, entries=self.entries
+        )
         for source, result in zip(unknown, found, strict=True):
             self.screener.parses(source.key, result.parsed)
         return [r for r in found if r.findings]
@@ -281,14 +286,14 @@ class _Run:
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
         jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
-        return run_jobs(jobs, self._pool(), self.cache)
+        return run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
 
     def index(self, sources: list[_Source]) -> list[FileResult]:
         """Their part of the project model, read with Python's `ast`."""
         jobs = [
             Job(s.shown, s.data, self.facts_only, s.module, s.key, index_only=True) for s in sources
         ]
-        return run_jobs(jobs, self._pool(), self.cache)
+        return run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
 
     def lacks_call_following(self, source: _Source) -> bool:
         """Whether the first pass linted `source` without a selected rule that
@@ -397,6 +402,11 @@ def _lint_discovered(
         is_named = _named_files(sources)
         rest = [p for p in project if not is_named(p)]
         others = _project_sources(rest, run.manifest)
+    memo = _memo(run, sources, others, named_files) if not unreadable else None
+    if memo is not None:
+        remembered = memo[0].load(memo[1])
+        if remembered is not None:
+            return _replayed(run, remembered, discovery, sources)
     if run.options.use_prefilter:
         run.screen_all(sources)
         run.screen_all(others, FACTS)
@@ -428,6 +438,8 @@ def _lint_discovered(
         context.extend(_project_model(run, model, results, context))
     run.screener.save()
     run.manifest.save()
+    if memo is not None:
+        memo[0].save(memo[1], Outcome(results, context, named), run.entries)
     if run.cache is not None:  # a bounded cache: old entries and records go
         run.cache.prune_if_full()
         if run.screener.saved:
@@ -437,6 +449,43 @@ def _lint_discovered(
         discovery.errors,
         run.selector.project_settings(named),
         context,
+        files_checked=len(discovery.files),
+        tests=run.selector.test_code(),
+    )
+
+
+def _memo(
+    run: _Run, sources: list[_Source], others: list[_Source], named_files: bool
+) -> tuple[Memo, str] | None:
+    """The memo of the run and the run's key in it (with a cache)."""
+    if run.cache is None:
+        return None
+
+    def inputs(group: list[_Source]) -> list[Input]:
+        settings = run.selector.settings_for
+        return [Input(s.shown, s.module, s.key, settings(s.path)) for s in group]
+
+    how = [run.prefilter.signature, run.options.use_prefilter, run.options.follow_every_call]
+    how.append(named_files)
+    return Memo(run.cache), run_key(inputs(sources), inputs(others), how)
+
+
+def _replayed(
+    run: _Run, outcome: Outcome, discovery: Discovery, sources: list[_Source]
+) -> RunResult:
+    """A run ended as the remembered run with the same inputs ended (the
+    progress bar told what the prefilter skipped, the rest from the cache)."""
+    if run.options.on_file:
+        if run.options.use_prefilter:
+            run.screen_all(sources)
+        for _ in _prefilter(run, sources)[0]:
+            run.options.on_file(CACHED)
+    run.manifest.save()
+    return _finish(
+        outcome.results,
+        discovery.errors,
+        run.selector.project_settings(outcome.named),
+        outcome.context,
         files_checked=len(discovery.files),
         tests=run.selector.test_code(),
     )

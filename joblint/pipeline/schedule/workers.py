@@ -168,9 +168,12 @@ def run_jobs(
     pool: WorkerPool,
     cache: ResultCache | None,
     on_done: Callable[[str], None] | None = None,
+    entries: dict[int, tuple[str, FileResult]] | None = None,
 ) -> list[FileResult]:
     """Results in input order. `on_done` hears of every file linted (syntax
-    checks are of files already counted as skipped)."""
+    checks are of files already counted as skipped). `entries` learns the
+    cache entry of each result that has one (by the result's id; holding the
+    result keeps its id from being reused)."""
     results: list[FileResult | None] = [None] * len(jobs)
     keys: list[str] = []
     todo: list[int] = []
@@ -186,13 +189,23 @@ def run_jobs(
         else:
             todo.append(index)
     computed = _compute([jobs[i] for i in todo], pool, on_done)
+    uncached: set[int] = set()
     for index, result in zip(todo, computed, strict=True):
         results[index] = result
         # A clean syntax check is remembered by the screening record instead.
         trivial = jobs[index].syntax_only and not result.findings and result.parsed
         if cache is not None and not trivial:
             cache.put(keys[index], result)
-    return [r for r in results if r is not None]
+        else:
+            uncached.add(index)
+    found = [r for r in results if r is not None]
+    if entries is not None and cache is not None:
+        entries.update(
+            (id(r), (keys[i], r))
+            for i, r in enumerate(results)
+            if r is not None and i not in uncached
+        )
+    return found
 
 
 def _compute(

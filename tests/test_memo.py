@@ -1,0 +1,108 @@
+"""The run memo: a run whose every input (files, module names, digests,
+settings, joblint's code) is a remembered run's ends as that run ended,
+without the rounds; any change to an input runs them again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import joblint.pipeline.schedule.run as schedule
+from joblint.api import RunOptions, lint_paths
+from joblint.config import Config
+from joblint.pipeline.cache import CACHE_DIR_NAME
+from joblint.pipeline.schedule.memo import MEMO_NAME
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "project_model"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "project_model")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+class Rounds:
+    """Counts the project model's rounds (none when a run is replayed)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = schedule.wanted
+
+        def counting(*args: object, **kwargs: object) -> object:
+            self.count += 1
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(schedule, "wanted", counting)
+
+
+def _findings(root: Path, paths: list[str], config: Config | None = None) -> list[str]:
+    run = lint_paths(
+        [Path(p) for p in paths], config or Config(root=root), RunOptions(cache=True, jobs=1)
+    )
+    assert run.errors == [] and run.internal_errors == []
+    return [f"{f.path}:{f.span.line}:{f.code}:{f.message}" for f in run.findings]
+
+
+def _cold(root: Path, paths: list[str]) -> list[str]:
+    run = lint_paths([Path(p) for p in paths], Config(root=root), RunOptions(cache=False))
+    return [f"{f.path}:{f.span.line}:{f.code}:{f.message}" for f in run.findings]
+
+
+@pytest.mark.parametrize(
+    "paths", [["project_model"], ["project_model/bakery/views.py", "project_model/ledger"]]
+)
+def test_a_run_with_the_same_inputs_ends_as_the_remembered_one(
+    project: Path, monkeypatch: pytest.MonkeyPatch, paths: list[str]
+) -> None:
+    first = _findings(project, paths)
+    assert first == _cold(project, paths) and any("JL101" in f for f in first)
+    assert (project / CACHE_DIR_NAME / MEMO_NAME).exists()
+    rounds = Rounds(monkeypatch)
+    assert _findings(project, paths) == first
+    assert rounds.count == 0  # replayed
+
+
+def test_an_edited_helper_runs_the_rounds_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = _findings(project, ["project_model"])
+    db = project / "project_model" / "bakery" / "db.py"
+    opened = "        with transaction.atomic():\n            yield\n"
+    db.write_text(db.read_text(encoding="utf-8").replace(opened, "        yield\n"))
+    rounds = Rounds(monkeypatch)
+    after = _findings(project, ["project_model"])
+    assert rounds.count > 0 and after == _cold(project, ["project_model"])
+    assert len(after) < len(before)
+
+
+def test_other_settings_run_the_rounds_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Per-file ignores change no trigger: the files' settings are in the key."""
+    everything = _findings(project, ["project_model"])
+    rounds = Rounds(monkeypatch)
+    quieter = Config(root=project, per_file_ignores=(("views.py", ("JL101",)),))
+    found = _findings(project, ["project_model"], quieter)
+    assert rounds.count > 0
+    assert found == [f for f in everything if not ("/views.py:" in f and ":JL101:" in f)]
+    assert found != everything
+
+
+def test_a_pruned_entry_or_a_damaged_memo_runs_the_rounds(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _findings(project, ["project_model"])
+    memo = project / CACHE_DIR_NAME / MEMO_NAME
+    (remembered,) = json.loads(memo.read_text()).values()
+    entry = remembered["context"][0]
+    (project / CACHE_DIR_NAME / entry[:2] / f"{entry}.json").unlink()
+    rounds = Rounds(monkeypatch)
+    assert _findings(project, ["project_model"]) == first
+    assert rounds.count > 0
+    memo.write_text("{not json")
+    assert _findings(project, ["project_model"]) == first
