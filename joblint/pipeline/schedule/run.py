@@ -162,7 +162,7 @@ class _Run:
         )
         self.facts_only = LintSettings(frozenset(), self.selector.options)
         # The names of the project's tasks that enqueue when called (Huey's).
-        self.calls: re.Pattern[bytes] | None = None
+        self.calls: _Words | None = None
         self.screener = Screener(
             self.prefilter,
             cache_directory(config) if options.cache else None,
@@ -566,8 +566,8 @@ def _second_pass(
             if id(s) not in taken
             and s.shown in linted
             and (
-                (calls is not None and calls.search(s.data) is not None)
-                or (run.screen(s).gated and names.search(s.data) is not None)
+                (calls is not None and calls.search(s.data))
+                or (run.screen(s).gated and names.search(s.data))
             )
         ]
     taken.update(id(s) for s in callers)
@@ -576,11 +576,31 @@ def _second_pass(
     return context
 
 
-def _words(names: set[str]) -> re.Pattern[bytes] | None:
-    if not names:
-        return None
-    words = b"|".join(re.escape(n.encode()) for n in sorted(names))
-    return re.compile(rb"\b(?:" + words + rb")\b")
+def _words(names: set[str], after: bytes = b"\\b") -> _Words | None:
+    return _Words(names, after) if names else None
+
+
+# Up to this many words, each is looked for as bytes first (a scan in C per
+# word); the regular expression, whose alternation is tried at every
+# position, runs only on files holding one.
+_LITERAL_WORDS = 32
+
+
+class _Words:
+    """Whether bytes name one of some words (whole words, followed by `after`)."""
+
+    def __init__(self, names: set[str], after: bytes) -> None:
+        self._words = sorted(n.encode() for n in names)
+        self._after = after
+        self._pattern: re.Pattern[bytes] | None = None  # compiled when first needed
+
+    def search(self, data: bytes) -> bool:
+        if len(self._words) <= _LITERAL_WORDS and not any(w in data for w in self._words):
+            return False
+        if self._pattern is None:
+            words = b"|".join(re.escape(w) for w in self._words)
+            self._pattern = re.compile(rb"\b(?:" + words + rb")" + self._after)
+        return self._pattern.search(data) is not None
 
 
 def _on_demand(
@@ -641,8 +661,7 @@ def _helper_callers(
     helpers = task_helpers(results)
     if not helpers:
         return []
-    words = b"|".join(re.escape(n.encode()) for n in sorted(helpers))
-    names = re.compile(rb"\b(?:" + words + rb")\s*\(")  # a call of one
+    names = _Words(helpers, rb"\s*\(")  # a call of one
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     wanted = [s for s in everything if s.shown not in indexed and names.search(s.data)]
     return run.index(wanted)
