@@ -1,6 +1,7 @@
 """The run memo: a run whose every input (files, module names, digests,
 settings, joblint's code) is a remembered run's ends as that run ended,
-without the rounds; any change to an input runs them again."""
+without the rounds; any change to an input runs them again. And a file's
+facts taken from an earlier run's lint of it."""
 
 from __future__ import annotations
 
@@ -14,9 +15,16 @@ import joblint.pipeline.schedule.run as schedule
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.pipeline.cache import CACHE_DIR_NAME
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.schedule import workers
 from joblint.pipeline.schedule.memo import MEMO_NAME
+from joblint.registry import all_codes, all_rules, examples
+from joblint.rule import Invalid
+from joblint.settings import LintSettings, ModuleInfo
+from joblint.testing import EXAMPLE_PATH
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "project_model"
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "fixtures" / "project_model"
 
 
 @pytest.fixture
@@ -106,3 +114,58 @@ def test_a_pruned_entry_or_a_damaged_memo_runs_the_rounds(
     assert rounds.count > 0
     memo.write_text("{not json")
     assert _findings(project, ["project_model"]) == first
+
+
+def _sources() -> list[tuple[str, str]]:
+    """Every rule example's files and every file of the examples and fixtures."""
+    found = [
+        (f"{code}-{index}-{name}", text)
+        for rule in all_rules()
+        for index, example in enumerate(examples(rule).all)
+        for code in [rule.CODE]
+        for name, text in [
+            (EXAMPLE_PATH, example.code),
+            *(
+                (f"{m}.py", c)
+                for m, c in (example.project.items() if isinstance(example, Invalid) else ())
+            ),
+        ]
+    ]
+    for tree in ("examples", "fixtures"):
+        found += [
+            (str(p), p.read_text(encoding="utf-8")) for p in sorted((ROOT / tree).rglob("*.py"))
+        ]
+    return found
+
+
+def test_a_lints_facts_do_not_depend_on_the_rules_that_ran() -> None:
+    """What lets a run take a file's facts from an earlier run's lint of it."""
+    every = LintSettings(frozenset(all_codes()))
+    none = LintSettings(frozenset())
+    differing = [
+        name
+        for name, text in _sources()
+        if lint_source(name, text.encode(), every, ModuleInfo("app.m")).facts
+        != lint_source(name, text.encode(), none, ModuleInfo("app.m")).facts
+    ]
+    assert differing == []
+
+
+def test_a_named_run_after_a_whole_run_parses_no_file_it_linted_for_facts(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    named = ["project_model/bakery/views.py"]
+    cold = _cold(project, named)
+    whole = lint_paths([Path("project_model")], Config(root=project), RunOptions(cache=True))
+    linted = {r.path for r in whole.results}
+    parsed: list[str] = []
+    real = workers._run
+
+    def counting(job: workers.Job) -> object:
+        if not job.index_only and not job.syntax_only and not job.settings.codes:
+            parsed.append(job.path)
+        return real(job)
+
+    monkeypatch.setattr(workers, "_run", counting)
+    assert _findings(project, named) == cold
+    assert parsed and not linted & set(parsed)  # facts of files the whole run skipped only

@@ -133,6 +133,9 @@ class ResultCache:
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    def has(self, key: str) -> bool:
+        return self._entry(key).is_file()
+
     def get(self, key: str) -> models.FileResult | None:
         try:
             raw = self._entry(key).read_text(encoding="utf-8")

@@ -18,7 +18,13 @@ from pathlib import Path
 
 from joblint.config import Config, Configs
 from joblint.models import FileResult, Finding
-from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, code_fingerprint, prune_screenings
+from joblint.pipeline.cache import (
+    CACHE_DIR_NAME,
+    ResultCache,
+    code_fingerprint,
+    entry_key,
+    prune_screenings,
+)
 from joblint.pipeline.discover import Discovery, discover, module_name
 from joblint.pipeline.manifest import Manifest
 from joblint.pipeline.project import (
@@ -285,8 +291,41 @@ class _Run:
         self.calls = _words(on_call)
 
     def facts(self, sources: list[_Source]) -> list[FileResult]:
+        if self.cache is not None:
+            for source in sources:
+                self._facts_from_lint(self.cache, source)
         jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
         return run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
+
+    def _facts_from_lint(self, cache: ResultCache, source: _Source) -> None:
+        """A file an earlier run linted gave its facts then: a lint's facts
+        don't depend on the rules that ran (tests/test_memo.py checks it on
+        every example), so its facts job is that result's facts, remembered
+        under the job's own entry, and the file isn't parsed again. (The
+        warnings of a malformed suppression comment are left out: facts are
+        context, whose warnings are never shown.)"""
+        facts_key = entry_key(source.shown, source.key, self.facts_only, source.module)
+        if cache.has(facts_key):
+            return
+        for settings in self._lint_settings_of(source):
+            found = cache.get(entry_key(source.shown, source.key, settings, source.module))
+            if found is not None and found.parsed:
+                cache.put(facts_key, FileResult(found.path, facts=found.facts))
+                return
+
+    def _lint_settings_of(self, source: _Source) -> list[LintSettings]:
+        """The settings a run may have linted the file with (`lint`): the
+        rules its screening found triggers of, those and the rules that
+        follow calls, every selected rule."""
+        every = self.selector.settings_for(source.path)
+        screening = self.screener.lookup(source.key)  # its full screening, if a run made one
+        if screening is None or screening.facts_only or not screening.wanted:
+            return [every]
+        if screening.codes is None:
+            return [every]
+        triggered = replace(every, codes=every.codes & (screening.codes | {UNPARSEABLE}))
+        following = replace(triggered, codes=triggered.codes | (every.codes & self.follows_calls))
+        return [triggered, following, every]
 
     def index(self, sources: list[_Source]) -> list[FileResult]:
         """Their part of the project model, read with Python's `ast`."""
