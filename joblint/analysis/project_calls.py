@@ -14,9 +14,17 @@ _INSTANCE_NAMES = frozenset({"self", "cls"})
 def project_call_text(context: FileContext, node: cst.Call) -> str | None:
     """The call as written, when it may call the project's own code (a name
     imported from a project module or defined here, `self.`, a local): the
-    text the project model's index records the call under."""
-    parts = dotted_parts(node.func)
+    text the project model's index records the call under, a method of what
+    another call returns included (`Mailer().send`)."""
+    return _callee_text(context, node.func)
+
+
+def _callee_text(context: FileContext, func: cst.BaseExpression) -> str | None:
+    parts = dotted_parts(func)
     if parts is None:
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            inner = _callee_text(context, func.value.func)
+            return f"{inner}().{func.attr.value}" if inner is not None else None
         return None
     binding = context.resolver.lookup(parts[0])
     if binding is None:

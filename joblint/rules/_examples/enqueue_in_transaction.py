@@ -5,7 +5,32 @@ from __future__ import annotations
 
 from joblint.rule import Valid, invalid
 
+_CELERY_TASKS = "from celery import shared_task\n\n@shared_task\ndef send_receipt(pk): ...\n"
+
 VALID = (
+    Valid(
+        """
+from django.db import transaction
+from .mail import Receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        Receipt().render(order)
+""",
+        id="a-method-of-a-new-object-that-enqueues-nothing",
+        project={
+            "app_mail": (
+                "from app.tasks import send_receipt\n\n"
+                "class Receipt:\n"
+                "    def render(self, order):\n"
+                "        return f'receipt {order.pk}'\n\n"
+                "    def send(self, order):\n"
+                "        send_receipt.delay(order.pk)\n"
+            ),
+            "app_tasks": _CELERY_TASKS,
+        },
+    ),
     Valid(
         """
 from django.db import transaction
@@ -175,6 +200,26 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.db import transaction
+from .mail import Mailer
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        Mailer().send(order)
+""",
+        (8, 9, "Mailer().send() is called inside transaction.atomic() (line 6) and enqueues"),
+        id="a-method-of-a-new-object-enqueues",
+        app_mail=(
+            "from app.tasks import send_receipt\n\n"
+            "class Mailer:\n"
+            "    def send(self, order):\n"
+            "        send_receipt.delay(order.pk)\n"
+        ),
+        app_tasks=_CELERY_TASKS,
+    ),
     invalid(
         """
 from django.db import transaction
