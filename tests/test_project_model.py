@@ -60,6 +60,27 @@ def test_index_summarises_transaction_openers() -> None:
     assert _function(index, "app.m.plain").opens is None
 
 
+def test_index_types_rows_a_loop_or_a_pair_gives() -> None:
+    index = _index(
+        "from .models import Oven\n"
+        "def bulk(names):\n"
+        "    for oven in Oven.objects.filter(name__in=names).order_by('name'):\n"
+        "        oven.start()\n"
+        "    for timer in Oven.objects.values_list('timer', flat=True):\n"
+        "        timer.start()\n"
+        "    for item in names:\n"
+        "        item.start()\n"
+        "    made, created = Oven.objects.get_or_create(name='x')\n"
+        "    made.start()\n"
+        "    created.start()\n"
+    )
+    callees = {c.text: c.callee for c in _function(index, "app.m.bulk").calls}
+    assert callees["oven.start"] == "app.models.Oven.start"
+    assert callees["made.start"] == "app.models.Oven.start"
+    # Plain values, a parameter's items and the pair's flag are nothing the index can tell.
+    assert {"timer.start", "item.start", "created.start"}.isdisjoint(callees)
+
+
 def test_index_tells_each_with_block_its_own_transaction() -> None:
     """Many `with` blocks in one function, transactional or not, one after
     another and nested: each call is inside exactly the blocks around it."""
@@ -166,7 +187,7 @@ def test_chain_is_named_with_each_hop(project: Path) -> None:
 
 def test_results_do_not_depend_on_how_the_run_is_made(project: Path) -> None:
     whole = _findings([project])
-    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 10
+    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 12
     assert _findings([project], jobs=2) == whole
     assert _findings([project], cache=True) == whole  # fills the cache
     assert _findings([project], cache=True, jobs=2) == whole  # reads it

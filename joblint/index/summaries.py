@@ -45,6 +45,9 @@ _RECEIVERS = frozenset({"self", "cls"})
 _ROW_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.row_methods)
 _MANAGERS = frozenset(fetch.manager_attribute for fetch in MANAGER_FETCHES)
 _ROW_FUNCTIONS = frozenset(f for fetch in MANAGER_FETCHES for f in fetch.row_functions)
+_ROWS_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.rows_methods)
+_PLAIN_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.plain_methods)
+_PAIR_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.pair_methods)
 _COMMIT_RECEIVER = re.compile(jobs.COMMIT_RECEIVER_PATTERN)
 
 
@@ -356,6 +359,11 @@ class ModuleReader:
                 assigned.setdefault(inner.name, set()).add(self.local(nested))
             elif isinstance(inner, ast.Assign | ast.AnnAssign | ast.AugAssign):
                 targets.update(self._bind_assignment(inner, frame, outer, assigned))
+            elif isinstance(inner, ast.For | ast.AsyncFor) and isinstance(inner.target, ast.Name):
+                row = self._rows_model(inner.iter, [*outer, frame])
+                if row is not None:  # `for order in Order.objects.filter(...)`: one row each time
+                    assigned.setdefault(inner.target.id, set()).add(row)
+                    targets.add(id(inner.target))
             elif (
                 isinstance(inner, ast.Name)
                 and isinstance(inner.ctx, ast.Store)
@@ -392,8 +400,45 @@ class ModuleReader:
             if isinstance(target, ast.Name):
                 assigned.setdefault(target.id, set()).add(value_type)
                 bound.add(id(target))
+            elif (
+                isinstance(target, ast.Tuple)
+                and target.elts
+                and isinstance(target.elts[0], ast.Name)
+                and node.value is not None
+                and self._pair_method(node.value)
+            ):  # `order, created = Order.objects.get_or_create(...)`: the row first
+                assigned.setdefault(target.elts[0].id, set()).add(value_type)
+                bound.add(id(target.elts[0]))
         # Other targets' names (tuples, starred) are Store names own_nodes yields.
         return bound
+
+    @staticmethod
+    def _pair_method(value: ast.expr) -> bool:
+        """A manager's fetch returning the row in a pair (`get_or_create`)."""
+        if isinstance(value, ast.Await):
+            value = value.value
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _PAIR_METHODS
+        )
+
+    def _rows_model(self, value: ast.expr, stack: list[_Frame]) -> str | None:
+        """The model whose rows iterating `value` gives: a manager's chain of
+        queryset methods (`Order.objects.filter(...).order_by(...)`), not
+        of plain values (`values_list`)."""
+        node = value
+        while (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _ROWS_METHODS
+            and node.func.attr not in _PLAIN_METHODS
+        ):
+            parts = dotted(node.func.value)
+            if parts is not None and len(parts) >= 2 and parts[-1] in _MANAGERS:
+                return self._qualify_parts(parts[:-1], stack)
+            node = node.func.value
+        return None
 
     def _annotation(self, annotation: ast.expr | None, stack: list[_Frame]) -> str | None:
         expression = None if annotation is None else annotation_expr(annotation)

@@ -133,9 +133,12 @@ class EnqueueInTransaction(Rule):
       a `@contextmanager` yielding inside one (used with `with` or as a
       decorator), a decorator whose wrapper calls the function inside one,
       and wrappers of those. Receivers are known through imports, `self.`
-      and `cls.`, module-level instances, annotations, constructors and
-      manager fetches (`Order.objects.get(...)`); a call on an unannotated
-      parameter is not followed. An enqueue in a lambda a function returns
+      and `cls.`, module-level instances, annotations, constructors (also
+      a method called on a new object, `Mailer().send(...)`) and manager
+      fetches (`Order.objects.get(...)`, the row of `get_or_create`'s pair,
+      each row a loop over `Order.objects.filter(...)` gives, not the plain
+      values of `values_list`); a call on an unannotated parameter is not
+      followed. An enqueue in a lambda a function returns
       (a callback factory's) runs when the result is called, not at the
       factory's call: `transaction.on_commit(make_callback())` is no finding.
       `joblint check --show-project-model FILE` shows what was inferred.
