@@ -81,6 +81,30 @@ def test_index_types_rows_a_loop_or_a_pair_gives() -> None:
     assert {"timer.start", "item.start", "created.start"}.isdisjoint(callees)
 
 
+def test_index_types_an_instances_attributes_every_assignment_agrees_on() -> None:
+    index = _index(
+        "from dataclasses import dataclass\n"
+        "from .models import Order\n"
+        "from .mail import Mailer\n"
+        "class Checkout:\n"
+        "    def __init__(self, order: Order, note):\n"
+        "        self.order = order\n"
+        "        self.mailer = Mailer()\n"
+        "        self.note = note\n"
+        "        self.maybe = order\n"
+        "    def reset(self):\n"
+        "        self.maybe = None\n"
+        "@dataclass\n"
+        "class Refund:\n"
+        "    order: Order\n"
+    )
+    assert set(index.instances) == {
+        ("app.m.Checkout.order", "app.models.Order"),
+        ("app.m.Checkout.mailer", "app.mail.Mailer"),
+        ("app.m.Refund.order", "app.models.Order"),
+    }
+
+
 def test_index_tells_each_with_block_its_own_transaction() -> None:
     """Many `with` blocks in one function, transactional or not, one after
     another and nested: each call is inside exactly the blocks around it."""
@@ -187,7 +211,7 @@ def test_chain_is_named_with_each_hop(project: Path) -> None:
 
 def test_results_do_not_depend_on_how_the_run_is_made(project: Path) -> None:
     whole = _findings([project])
-    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 12
+    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 13
     assert _findings([project], jobs=2) == whole
     assert _findings([project], cache=True) == whole  # fills the cache
     assert _findings([project], cache=True, jobs=2) == whole  # reads it

@@ -648,7 +648,11 @@ async def test_the_workspace_configuration_file_applies_and_is_followed(
         )
         message = await session.wait_for_log("the previous configuration stays in use")
         assert "invalid TOML" in message
-        assert any("invalid TOML" in m.message for m in session.client.messages)
+        # The message to show the user is a notification of its own: it may come after the log.
+        await eventually(
+            lambda: any("invalid TOML" in m.message for m in session.client.messages),
+            "a message saying the TOML is invalid",
+        )
         version = session.change(uri, JL101_SNIPPET + "\n")
         (found,) = await session.diagnostics(uri, version, until=lambda d: len(d) == 1)
         assert found.code == "JL101"

@@ -146,6 +146,8 @@ class ModuleReader:
         self.aliases: list[tuple[str, str]] = []
         self.classes: list[tuple[str, tuple[str, ...]]] = []
         self.instances: list[tuple[str, str]] = []
+        # A class's attributes (`self.order = order`): what each assignment holds (None: unknown).
+        self._attributes: dict[str, dict[str, set[str | None]]] = {}
         self.summaries: dict[str, _Summary] = {}
         self.task_decorators: list[TaskDecorator] = []
         # Each function's own nodes, walked once for every question asked of them.
@@ -318,9 +320,19 @@ class ModuleReader:
         qualname = self.local(node.name)
         bases = tuple(b for b in (self._module_name(base) for base in node.bases) if b)
         self.classes.append((qualname, bases))
+        attributes = self._attributes.setdefault(qualname, {})
         for statement in node.body:
             if isinstance(statement, _Function):
                 self._function(statement, f"{node.name}.{statement.name}", qualname, [])
+            elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                declared = self._annotation(statement.annotation, [])  # `order: Order`
+                attributes.setdefault(statement.target.id, set()).add(declared)
+        # An attribute every assignment gives one type is an instance of it, as
+        # a module-level `mailer = Mailer()` is: `self.order.cancel()` calls `Order.cancel`.
+        for name, types in sorted(attributes.items()):
+            (only, *others) = types
+            if only is not None and not others:
+                self.instances.append((f"{qualname}.{name}", only))
 
     # --- functions ---------------------------------------------------------------
 
@@ -332,6 +344,8 @@ class ModuleReader:
         summary = self.summaries.setdefault(key, _Summary(node.lineno))
         self._bind_locals(frame, outer)
         stack = [*outer, frame]
+        if class_qualname and not outer:
+            self._note_attributes(frame, stack, self._attributes.setdefault(class_qualname, {}))
         summary.decorators = self._decorator_uses(node, outer)
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
@@ -339,6 +353,38 @@ class ModuleReader:
         for inner in self.own(node):
             if isinstance(inner, _Function):
                 self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+
+    def _note_attributes(
+        self, frame: _Frame, stack: list[_Frame], attributes: dict[str, set[str | None]]
+    ) -> None:
+        """What a method assigns to its instance's attributes (`self.order = order`
+        with `order: Order`, `self.mailer = Mailer()`, a manager's row)."""
+        node = frame.node
+        receiver = node.args.posonlyargs[:1] or node.args.args[:1]
+        if not receiver:
+            return
+        own = receiver[0].arg
+        for inner in self.own(node):
+            if not isinstance(inner, ast.Assign | ast.AnnAssign) or inner.value is None:
+                continue
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == own
+                ):
+                    attributes.setdefault(target.attr, set()).add(self._held(inner, stack))
+
+    def _held(self, node: ast.Assign | ast.AnnAssign, stack: list[_Frame]) -> str | None:
+        if isinstance(node, ast.AnnAssign):
+            annotated = self._annotation(node.annotation, stack)
+            if annotated is not None:
+                return annotated
+        value = node.value
+        if isinstance(value, ast.Name):  # a typed parameter or local
+            return self._qualify(value, stack)
+        return self._value_type(value, stack) if value is not None else None
 
     def _bind_locals(self, frame: _Frame, outer: list[_Frame]) -> None:
         node = frame.node

@@ -133,7 +133,9 @@ class EnqueueInTransaction(Rule):
       a `@contextmanager` yielding inside one (used with `with` or as a
       decorator), a decorator whose wrapper calls the function inside one,
       and wrappers of those. Receivers are known through imports, `self.`
-      and `cls.`, module-level instances, annotations, constructors (also
+      and `cls.`, module-level instances, an instance's attributes that every
+      assignment gives one type (`self.order = order` with `order: Order`),
+      annotations, constructors (also
       a method called on a new object, `Mailer().send(...)`) and manager
       fetches (`Order.objects.get(...)`, the row of `get_or_create`'s pair,
       each row a loop over `Order.objects.filter(...)` gives, not the plain
