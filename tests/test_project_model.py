@@ -211,7 +211,7 @@ def test_chain_is_named_with_each_hop(project: Path) -> None:
 
 def test_results_do_not_depend_on_how_the_run_is_made(project: Path) -> None:
     whole = _findings([project])
-    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 13
+    assert len({f for f in whole if f[0].startswith("project_model/bakery/")}) == 14
     assert _findings([project], jobs=2) == whole
     assert _findings([project], cache=True) == whole  # fills the cache
     assert _findings([project], cache=True, jobs=2) == whole  # reads it

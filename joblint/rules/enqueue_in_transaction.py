@@ -139,8 +139,9 @@ class EnqueueInTransaction(Rule):
       a method called on a new object, `Mailer().send(...)`) and manager
       fetches (`Order.objects.get(...)`, the row of `get_or_create`'s pair,
       each row a loop over `Order.objects.filter(...)` gives, not the plain
-      values of `values_list`); a call on an unannotated parameter is not
-      followed. An enqueue in a lambda a function returns
+      values of `values_list`), and what a project helper returns when every
+      return gives one class's instance (`order = load_order(pk)`); a call on
+      an unannotated parameter is not followed. An enqueue in a lambda a function returns
       (a callback factory's) runs when the result is called, not at the
       factory's call: `transaction.on_commit(make_callback())` is no finding.
       `joblint check --show-project-model FILE` shows what was inferred.

@@ -44,6 +44,8 @@ MAX_HOPS = 6
 # How many names a call's qualified name may be followed through (re-exports,
 # instances, bases) before it is taken to mean no summarised function.
 _MAX_RESOLVE_STEPS = 24
+# Helpers returning another helper's result, followed to the class of what they return.
+_RETURN_HOPS = MAX_HOPS
 _TASK_RECEIVERS = frozenset({jobs.Receiver.TASK, jobs.Receiver.TASK_LIKE, jobs.Receiver.ANY})
 _QUEUE_RECEIVERS = frozenset({jobs.Receiver.QUEUE, jobs.Receiver.ANY})
 # The task classes whose methods run as a bound task, and each library's
@@ -164,10 +166,34 @@ class CallGraph:
             made_by = self.instances.get(owner)  # `mailer.send()` on `mailer = Mailer()`
             if made_by is not None:
                 todo.append(f"{made_by}.{attribute}")
+            returned = self._returned_class(owner, _RETURN_HOPS)  # `load(pk).cancel()`
+            if returned is not None:
+                todo.append(f"{returned}.{attribute}")
             todo.extend(f"{base}.{attribute}" for base in self.classes.get(owner, ()))
             if owner != name.rpartition(".")[0]:
                 todo.append(f"{owner}.{attribute}")
         return None
+
+    def _returned_class(self, function: str, depth: int) -> str | None:
+        """The class every return of a summarised function gives an instance
+        of (a manager's row, a constructor, another such function's result);
+        None when they disagree or any is something else."""
+        summary = self.functions.get(function)
+        if summary is None or depth == 0:
+            return None
+        found: set[str | None] = set()
+        for fact in summary[0].returns:
+            if fact.key:
+                continue
+            if fact.how == returns.ROW or (fact.how == returns.CALL and fact.name in self.classes):
+                found.add(fact.name)  # a manager's row, or a project class's new instance
+            elif fact.how == returns.CALL:
+                target = self.resolve(fact.name)
+                found.add(self._returned_class(target, depth - 1) if target else None)
+            else:
+                found.add(None)
+        only = next(iter(found)) if len(found) == 1 else None
+        return only
 
     # --- transactions ------------------------------------------------------------
 
