@@ -73,10 +73,14 @@ def test_index_types_rows_a_loop_or_a_pair_gives() -> None:
         "    made, created = Oven.objects.get_or_create(name='x')\n"
         "    made.start()\n"
         "    created.start()\n"
+        "    locked = Oven.objects.select_for_update().get(pk=1)\n"
+        "    locked.start()\n"
     )
     callees = {c.text: c.callee for c in _function(index, "app.m.bulk").calls}
     assert callees["oven.start"] == "app.models.Oven.start"
     assert callees["made.start"] == "app.models.Oven.start"
+    # A row at the end of a chain, read as what a function returns is read.
+    assert callees["locked.start"] == "app.models.Oven.start"
     # Plain values, a parameter's items and the pair's flag are nothing the index can tell.
     assert {"timer.start", "item.start", "created.start"}.isdisjoint(callees)
 

@@ -26,6 +26,8 @@ ROWS = "rows"
 CALL = "call"
 MEMBER = "member"
 PLAIN = "plain"
+# `get_or_create(...)`'s (instance, created): a row as the pair's first item.
+PAIR = "pair"
 # A dict value that is one of the function's parameters (`kind`: its position).
 PARAM = "param"
 
@@ -133,15 +135,15 @@ class _Reader:
 
     def fact(self, value: ast.expr, line: int) -> ReturnFact:
         value = self._through_local(value)
-        for fetches in MANAGER_FETCHES:
-            found = _fetched(value, fetches, self.names)
-            if found is not None:
-                how, model, kind = found
-                return (
-                    ReturnFact(how, model, line, kind)
-                    if how != PLAIN
-                    else ReturnFact(how, line=line)
-                )
+        found = fetched(value, self.names)
+        if found is not None:
+            how, model, kind = found
+            # A pair returned is not the instance (a caller unpacks it).
+            return (
+                ReturnFact(how, model, line, kind)
+                if how in (ROW, ROWS)
+                else ReturnFact(PLAIN, line=line)
+            )
         if isinstance(value, ast.Call):
             callee = self.names.callee(value.func)
             if callee is not None and jobs.may_be_project_code(callee):
@@ -157,10 +159,21 @@ class _Reader:
         return ReturnFact(PLAIN, line=line)
 
 
+def fetched(value: ast.expr, names: Qualifiers) -> tuple[str, str, str] | None:
+    """(ROW, ROWS, PAIR or PLAIN; the model's qualified name; the kind) when
+    `value` is a library's fetch (`Order.objects.filter(...)`,
+    `get_object_or_404(Order, ...)`); None for anything else."""
+    for fetches in MANAGER_FETCHES:
+        found = _fetched(value, fetches, names)
+        if found is not None:
+            return found
+    return None
+
+
 def _fetched(
     value: ast.expr, fetches: ManagerFetches, names: Qualifiers
 ) -> tuple[str, str, str] | None:
-    """(ROW or ROWS, the model's qualified name, the kind) for a fetch."""
+    """(ROW, ROWS, PAIR or PLAIN, the model's qualified name, the kind) for a fetch."""
     indexed = False
     if isinstance(value, ast.Subscript):
         indexed = not isinstance(value.slice, ast.Slice)
@@ -183,13 +196,12 @@ def _fetched(
         return None
     model = names.qualify(node.value)
     last = methods[0] if methods else ""
-    # A manager's other chains give plain values: counts, `values_list(...)`,
-    # the (instance, created) pair of `get_or_create(...)`.
+    # A manager's other chains give plain values: counts, `values_list(...)`.
     plain = PLAIN, "", ""
     if model is None or any(m in fetches.plain_methods for m in methods):
         return plain
     if last in fetches.pair_methods:
-        return plain
+        return PAIR, model, fetches.row_kind
     if last in fetches.row_methods or (indexed and last in fetches.rows_methods):
         return ROW, model, fetches.row_kind
     if last in fetches.rows_methods and not indexed:

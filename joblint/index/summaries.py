@@ -21,9 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from joblint.index.returns import Qualifiers, annotation_expr, function_returns
+from joblint.index.returns import (
+    PAIR,
+    ROW,
+    ROWS,
+    Qualifiers,
+    annotation_expr,
+    fetched,
+    function_returns,
+)
 from joblint.knowledge import jobs
-from joblint.knowledge.payloads import MANAGER_FETCHES
 from joblint.models import (
     DecoratorUse,
     FunctionSummary,
@@ -42,12 +49,6 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 # The parameters a method's first argument is conventionally named.
 _RECEIVERS = frozenset({"self", "cls"})
 # Manager methods that return one instance of the model (`Order.objects.get(...)`).
-_ROW_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.row_methods)
-_MANAGERS = frozenset(fetch.manager_attribute for fetch in MANAGER_FETCHES)
-_ROW_FUNCTIONS = frozenset(f for fetch in MANAGER_FETCHES for f in fetch.row_functions)
-_ROWS_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.rows_methods)
-_PLAIN_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.plain_methods)
-_PAIR_METHODS = frozenset(m for fetch in MANAGER_FETCHES for m in fetch.pair_methods)
 _COMMIT_RECEIVER = re.compile(jobs.COMMIT_RECEIVER_PATTERN)
 
 
@@ -406,7 +407,7 @@ class ModuleReader:
             elif isinstance(inner, ast.Assign | ast.AnnAssign | ast.AugAssign):
                 targets.update(self._bind_assignment(inner, frame, outer, assigned))
             elif isinstance(inner, ast.For | ast.AsyncFor) and isinstance(inner.target, ast.Name):
-                row = self._rows_model(inner.iter, [*outer, frame])
+                row = self._fetched(inner.iter, [*outer, frame], ROWS)
                 if row is not None:  # `for order in Order.objects.filter(...)`: one row each time
                     assigned.setdefault(inner.target.id, set()).add(row)
                     targets.add(id(inner.target))
@@ -451,40 +452,22 @@ class ModuleReader:
                 and target.elts
                 and isinstance(target.elts[0], ast.Name)
                 and node.value is not None
-                and self._pair_method(node.value)
             ):  # `order, created = Order.objects.get_or_create(...)`: the row first
-                assigned.setdefault(target.elts[0].id, set()).add(value_type)
-                bound.add(id(target.elts[0]))
+                row = self._fetched(node.value, stack, PAIR)
+                if row is not None:
+                    assigned.setdefault(target.elts[0].id, set()).add(row)
+                    bound.add(id(target.elts[0]))
         # Other targets' names (tuples, starred) are Store names own_nodes yields.
         return bound
 
-    @staticmethod
-    def _pair_method(value: ast.expr) -> bool:
-        """A manager's fetch returning the row in a pair (`get_or_create`)."""
+    def _fetched(self, value: ast.expr, stack: list[_Frame], how: str) -> str | None:
+        """The model when `value` is a library's fetch of that shape (`ROW`:
+        one row; `ROWS`: rows a loop gives one at a time; `PAIR`: a row and
+        a flag), as what a function returns is read (`joblint.index.returns`)."""
         if isinstance(value, ast.Await):
             value = value.value
-        return (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Attribute)
-            and value.func.attr in _PAIR_METHODS
-        )
-
-    def _rows_model(self, value: ast.expr, stack: list[_Frame]) -> str | None:
-        """The model whose rows iterating `value` gives: a manager's chain of
-        queryset methods (`Order.objects.filter(...).order_by(...)`), not
-        of plain values (`values_list`)."""
-        node = value
-        while (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _ROWS_METHODS
-            and node.func.attr not in _PLAIN_METHODS
-        ):
-            parts = dotted(node.func.value)
-            if parts is not None and len(parts) >= 2 and parts[-1] in _MANAGERS:
-                return self._qualify_parts(parts[:-1], stack)
-            node = node.func.value
-        return None
+        found = fetched(value, self._qualifiers(stack))
+        return found[1] if found is not None and found[0] == how else None
 
     def _annotation(self, annotation: ast.expr | None, stack: list[_Frame]) -> str | None:
         expression = None if annotation is None else annotation_expr(annotation)
@@ -497,15 +480,7 @@ class ModuleReader:
             value = value.value
         if not isinstance(value, ast.Call):
             return None
-        func = value.func
-        if isinstance(func, ast.Attribute) and func.attr in _ROW_METHODS:
-            parts = dotted(func.value)
-            if parts is not None and len(parts) >= 2 and parts[-1] in _MANAGERS:
-                return self._qualify_parts(parts[:-1], stack)
-        callee = self._qualify(func, stack)
-        if callee in _ROW_FUNCTIONS and value.args:
-            return self._qualify(value.args[0], stack)
-        return callee
+        return self._fetched(value, stack, ROW) or self._qualify(value.func, stack)
 
     def _qualifiers(self, stack: list[_Frame]) -> Qualifiers:
         def callee(func: ast.expr) -> str | None:
