@@ -81,13 +81,16 @@ def run_key(own: list[Input], others: list[Input], how: list[object]) -> str:
 
 
 class Memo:
-    def __init__(self, cache: ResultCache) -> None:
+    """The memo, for the run whose key is `key` (`run_key`)."""
+
+    def __init__(self, cache: ResultCache, key: str) -> None:
         self.cache = cache
+        self.key = key
         self.path = cache.directory / MEMO_NAME
 
-    def load(self, key: str) -> Outcome | None:
-        """The remembered outcome of the run `key`, if every entry is still cached."""
-        entry = read_record(self.path).get(key)
+    def load(self) -> Outcome | None:
+        """The run's remembered outcome, if every entry is still cached."""
+        entry = read_record(self.path).get(self.key)
         if not isinstance(entry, dict):
             return None
         try:
@@ -113,7 +116,7 @@ class Memo:
             found.append(result)
         return found
 
-    def save(self, key: str, outcome: Outcome, entries: dict[int, tuple[str, FileResult]]) -> None:
+    def save(self, outcome: Outcome, entries: dict[int, tuple[str, FileResult]]) -> None:
         """Remember the outcome, if every result in it came from a cache entry
         (`entries`: each such result's entry, by the result's id)."""
         results = _entry_keys(outcome.results, entries)
@@ -122,9 +125,9 @@ class Memo:
             return  # a result no entry holds: nothing to replay it from
         named = None if outcome.named is None else sorted(outcome.named)
         record = read_record(self.path)
-        record.pop(key, None)
+        record.pop(self.key, None)
         kept = dict(list(record.items())[-(MAX_MEMOS - 1) :])
-        kept[key] = {"results": results, "context": context, "named": named}
+        kept[self.key] = {"results": results, "context": context, "named": named}
         payload = json.dumps(kept, separators=(",", ":"))
         write_record(self.path, payload, self.cache.directory)
 

@@ -160,7 +160,8 @@ class _Run:
         self.selector = selector
         self.workers = worker_count(options.jobs)
         self.pool: WorkerPool | None = None
-        self.cache = ResultCache(cache_directory(config)) if options.cache else None
+        self.cache_dir = _cache_dir(config, options)
+        self.cache = ResultCache(self.cache_dir) if self.cache_dir is not None else None
         self.prefilter = Prefilter(
             self.selector.base,
             self.selector.user_functions,
@@ -169,12 +170,8 @@ class _Run:
         self.facts_only = LintSettings(frozenset(), self.selector.options)
         # The names of the project's tasks that enqueue when called (Huey's).
         self.calls: _Words | None = None
-        self.screener = Screener(
-            self.prefilter,
-            cache_directory(config) if options.cache else None,
-            code_fingerprint(),
-        )
-        self.manifest = Manifest(cache_directory(config) if options.cache else None)
+        self.screener = Screener(self.prefilter, self.cache_dir, code_fingerprint())
+        self.manifest = Manifest(self.cache_dir)
         # The cache entry of each result (by id), for the memo of the run.
         self.entries: dict[int, tuple[str, FileResult]] = {}
 
@@ -243,10 +240,10 @@ class _Run:
         rule can't fire where it has none), and JL001."""
         settings = self.selector.settings_for(source.path)
         screening = source.screening if triggered and self.options.use_prefilter else None
-        rules = screening.codes if screening is not None and screening.wanted else None
-        if rules is None or (self.calls is not None and self.calls.search(source.data)):
+        narrowed = _triggered(settings, screening)
+        if narrowed is settings or (self.calls is not None and self.calls.search(source.data)):
             return settings  # every rule (a Huey task call has no trigger of its own)
-        return replace(settings, codes=settings.codes & (rules | {UNPARSEABLE}))
+        return narrowed
 
     def lint(
         self,
@@ -319,13 +316,12 @@ class _Run:
         follow calls, every selected rule."""
         every = self.selector.settings_for(source.path)
         screening = self.screener.lookup(source.key)  # its full screening, if a run made one
-        if screening is None or screening.facts_only or not screening.wanted:
+        if screening is None or screening.facts_only:
             return [every]
-        if screening.codes is None:
+        triggered = _triggered(every, screening)
+        if triggered == every:
             return [every]
-        triggered = replace(every, codes=every.codes & (screening.codes | {UNPARSEABLE}))
-        following = replace(triggered, codes=triggered.codes | (every.codes & self.follows_calls))
-        return [triggered, following, every]
+        return [triggered, self._with(triggered, source.path, self.follows_calls), every]
 
     def index(self, sources: list[_Source]) -> list[FileResult]:
         """Their part of the project model, read with Python's `ast`."""
@@ -348,6 +344,19 @@ class _Run:
     def follows_calls(self) -> frozenset[str]:
         """The selected rules whose findings follow calls across modules."""
         return frozenset(code for code in self.selector.base if follows_calls(code))
+
+
+def _triggered(settings: LintSettings, screening: Screening | None) -> LintSettings:
+    """Only the rules whose triggers the screening found (and JL001); every
+    rule without a screening that names them."""
+    rules = screening.codes if screening is not None and screening.wanted else None
+    if rules is None:
+        return settings
+    return replace(settings, codes=settings.codes & (rules | {UNPARSEABLE}))
+
+
+def _cache_dir(config: Config, options: RunOptions) -> Path | None:
+    return cache_directory(config) if options.cache else None
 
 
 def cache_directory(config: Config) -> Path:
@@ -410,8 +419,7 @@ class _DisplayPaths:
 def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = None) -> RunResult:
     options = options or RunOptions()
     configs = Configs(config)
-    listing = cache_directory(config) if options.cache else None
-    discovery = discover(paths, config, configs, listing)
+    discovery = discover(paths, config, configs, _cache_dir(config, options))
     run = _Run(config, options, Selector(config, configs, discovery.files))
     if options.on_total:
         options.on_total(len(discovery.files))
@@ -436,14 +444,14 @@ def _lint_discovered(
     if named_files:
         # Pre-commit style: only some files are named. Facts of the rest of the
         # project still count (settings live elsewhere); findings are only theirs.
-        listing = cache_directory(config) if run.options.cache else None
-        project = discover([project_root(config)], config, run.selector.configs, listing).files
+        root = [project_root(config)]
+        project = discover(root, config, run.selector.configs, run.cache_dir).files
         is_named = _named_files(sources)
         rest = [p for p in project if not is_named(p)]
         others = _project_sources(rest, run.manifest)
     memo = _memo(run, sources, others, named_files) if not unreadable else None
     if memo is not None:
-        remembered = memo[0].load(memo[1])
+        remembered = memo.load()
         if remembered is not None:
             return _replayed(run, remembered, discovery, sources)
     if run.options.use_prefilter:
@@ -478,7 +486,7 @@ def _lint_discovered(
     run.screener.save()
     run.manifest.save()
     if memo is not None:
-        memo[0].save(memo[1], Outcome(results, context, named), run.entries)
+        memo.save(Outcome(results, context, named), run.entries)
     if run.cache is not None:  # a bounded cache: old entries and records go
         run.cache.prune_if_full()
         if run.screener.saved:
@@ -495,18 +503,17 @@ def _lint_discovered(
 
 def _memo(
     run: _Run, sources: list[_Source], others: list[_Source], named_files: bool
-) -> tuple[Memo, str] | None:
-    """The memo of the run and the run's key in it (with a cache)."""
+) -> Memo | None:
+    """The memo of the run, by everything its decisions depend on (with a cache)."""
     if run.cache is None:
         return None
 
     def inputs(group: list[_Source]) -> list[Input]:
-        settings = run.selector.settings_for
-        return [Input(s.shown, s.module, s.key, settings(s.path)) for s in group]
+        return [Input(s.shown, s.module, s.key, run.selector.settings_for(s.path)) for s in group]
 
-    how = [run.prefilter.signature, run.options.use_prefilter, run.options.follow_every_call]
-    how.append(named_files)
-    return Memo(run.cache), run_key(inputs(sources), inputs(others), how)
+    options = run.options
+    how = [run.prefilter.signature, options.use_prefilter, options.follow_every_call, named_files]
+    return Memo(run.cache, run_key(inputs(sources), inputs(others), how))
 
 
 def _replayed(
