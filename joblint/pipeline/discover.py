@@ -344,11 +344,13 @@ class _Discoverer:
         stack = [(os.fspath(top), str(top.absolute()), "")]
         while stack:
             directory, absolute, real = stack.pop()
+            # Taken before the scan: a change made during it shows the next time.
+            stat = _stat(directory)
             links: frozenset[str] = frozenset()
-            found = self._known(directory, listing, visited)
+            found = self._known(directory, stat, listing, visited)
             if found is None:
                 try:
-                    scanned = self._visit(directory, absolute, listing, visited)
+                    scanned = self._visit(directory, absolute, stat, listing, visited)
                 except _ListingStale:
                     return False
                 if scanned is None:
@@ -376,15 +378,15 @@ class _Discoverer:
             else:
                 self.add(directory, name, name in links, child(name))
 
+    @staticmethod
     def _known(
-        self, directory: str, listing: Listing | None, visited: set[tuple[int, int]]
+        directory: str,
+        stat: os.stat_result | None,
+        listing: Listing | None,
+        visited: set[tuple[int, int]],
     ) -> Directory | None:
-        if listing is None or not listing.known:
-            return None
-        try:
-            stat = os.stat(directory)
-        except OSError:
-            return None  # scanned, to say why
+        if listing is None or not listing.known or stat is None:
+            return None  # (a directory that can't be stat'ed is scanned, to say why)
         found = listing.lookup(directory, stat)
         if found is not None:
             visited.add((stat.st_dev, stat.st_ino))
@@ -394,13 +396,14 @@ class _Discoverer:
         self,
         directory: str,
         absolute: str,
+        stat: os.stat_result | None,
         listing: Listing | None,
         visited: set[tuple[int, int]],
     ) -> tuple[Directory, frozenset[str]] | None:
         """Scan a directory: what it gives the walk and which of its files are
         links; None if it can't be read or was seen before."""
         entries = self._scan(directory)
-        if entries is None or not _first_visit(directory, visited):
+        if entries is None or stat is None or not _first_visit(stat, visited):
             return None
         subdirectories = tuple(
             e.name
@@ -420,19 +423,18 @@ class _Discoverer:
         walked = any(e.is_dir or e.name.endswith(PYTHON_SUFFIXES) for e in entries if e.is_link)
         found = Directory(_UNKNOWN, files, subdirectories, structural, tuple(sorted(links)))
         if listing is not None:
-            self._record(directory, found, walked, listing)
+            self._record(directory, stat, found, walked, listing)
         return found, links
 
     @staticmethod
-    def _record(directory: str, found: Directory, walked: bool, listing: Listing) -> None:
+    def _record(
+        directory: str, stat: os.stat_result, found: Directory, walked: bool, listing: Listing
+    ) -> None:
         if walked:
             listing.remember = False
         if listing.known and (walked or listing.structure_changed(directory, found.structural)):
             raise _ListingStale
-        try:
-            listing.record(directory, os.stat(directory), found)
-        except OSError:
-            listing.remember = False
+        listing.record(directory, stat, found)
 
     def configs_read(self) -> bool:
         """Whether the walk read a configuration file besides the run's own."""
@@ -449,11 +451,14 @@ class _Discoverer:
         return entries
 
 
-def _first_visit(directory: str, visited: set[tuple[int, int]]) -> bool:
+def _stat(directory: str) -> os.stat_result | None:
     try:
-        stat = os.stat(directory)
+        return os.stat(directory)
     except OSError:
-        return False
+        return None
+
+
+def _first_visit(stat: os.stat_result, visited: set[tuple[int, int]]) -> bool:
     identity = (stat.st_dev, stat.st_ino)
     if identity in visited:  # a symlink loop, or a second link to one directory
         return False

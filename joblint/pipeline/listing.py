@@ -105,8 +105,8 @@ def listing_key(top: str, config: Config) -> str:
 class Listing:
     """One walk's remembered directories: read at the start, written at the end."""
 
-    def __init__(self, cache: Path | None, top: str, config: Config) -> None:
-        self.path = cache / LISTING_NAME if cache is not None else None
+    def __init__(self, cache: Path, top: str, config: Config) -> None:
+        self.path = cache / LISTING_NAME
         self.cache = cache
         self.key = listing_key(top, config)
         self.top = top
@@ -114,9 +114,8 @@ class Listing:
         self.known: dict[str, Directory] = {}
         self._loaded_watch: Watch = {}
         self.seen: dict[str, Directory] = {}
-        self.remember = self.path is not None  # false once the walk met what it can't keep
-        if self.path is not None:
-            self._load(self.path)
+        self.remember = True  # false once the walk met what it can't keep
+        self._load(self.path)
 
     def _load(self, path: Path) -> None:
         record = read_record(path)
@@ -154,7 +153,7 @@ class Listing:
         self.seen[directory] = replace(found, signature=signature)
 
     def save(self) -> None:
-        if self.path is None or self.cache is None or not self.remember:
+        if not self.remember:
             return
         watch = self._watch()
         if watch is None:
