@@ -62,7 +62,7 @@ def _function(graph: CallGraph, summary: FunctionSummary, path: str, module: str
     chain = graph.chain(summary.qualname, path)
     if chain is not None:
         facts.append(f"enqueues {chain.enqueued.subject}: {chain.text()}")
-    facts.extend(_task(graph, use) for use in summary.decorators if _is_project_task(graph, use))
+    facts.extend(task for task in (_task(graph, use) for use in summary.decorators) if task)
     facts.extend(_returns(graph, summary.qualname))
     facts.extend(
         _in_transaction(graph, call, path) for call in summary.calls if call.transaction is not None
@@ -73,16 +73,14 @@ def _function(graph: CallGraph, summary: FunctionSummary, path: str, module: str
     return [f"  {name} (line {summary.line})", *(f"    - {fact}" for fact in facts)]
 
 
-def _is_project_task(graph: CallGraph, use: DecoratorUse) -> bool:
-    """A task by a decorator the project builds (a library's own is no news)."""
-    return use.qualname not in jobs.TASK_DECORATORS and (
-        graph.task_decorator(use.qualname, use.called) is not None
-    )
-
-
-def _task(graph: CallGraph, use: DecoratorUse) -> str:
+def _task(graph: CallGraph, use: DecoratorUse) -> str | None:
+    """What a decorator the project builds registers the function as (a
+    library's own decorator is no news); None for no task."""
+    if use.qualname in jobs.TASK_DECORATORS:
+        return None
     decorating = graph.task_decorator(use.qualname, use.called)
-    assert decorating is not None
+    if decorating is None:
+        return None
     options = {**decorating.options, **dict(use.options)}
     library = decorating.library or "an app"
     return f"a {library} task by the project's @{use.qualname}{_options(options)}"
