@@ -23,7 +23,9 @@ from joblint.analysis.tasks import (
     definition_binding,
 )
 from joblint.analysis.transactions import (
+    ClassHooks,
     TxScope,
+    class_hooks,
     class_method_transactions,
     database_alias,
     decorator_transaction,
@@ -75,6 +77,8 @@ class FileContext:
         self.resolver = Resolver(module_name, is_package)
         self.frames: list[Frame] = [Frame(module, "")]
         self.classes: list[tuple[str, dict[str, tuple[TxFamily, str]]]] = []
+        # Per enclosing class, the framework hooks its methods may be.
+        self.class_hooks: list[tuple[ClassHooks, ...]] = []
         # The methods each enclosing class defines (innermost last).
         self.class_methods: list[frozenset[str]] = []
         self.blocks: list[int] = [id(module)]
@@ -311,6 +315,10 @@ class FileContext:
             if node.name.value in by_name:
                 family, description = by_name[node.name.value]
                 yield TxScope(node, f"{description} via method_decorator on {class_name}", family)
+            framework = (hooks.scope(node, class_name) for hooks in self.class_hooks[-1])
+            scope = next((found for found in framework if found is not None), None)
+            if scope is not None:
+                yield scope
 
     def _scope(
         self, node: cst.CSTNode, opener: cst.CSTNode, found: tuple[TxFamily, str]
@@ -335,11 +343,13 @@ class FileContext:
                 collector.task_class(node, binding.task_library)
         methods = class_method_transactions(node, self.resolver, self.options.transaction_functions)
         self.classes.append((node.name.value, methods))
+        self.class_hooks.append(class_hooks(node, self.resolver))
         self.class_methods.append(_method_names(node))
         self.resolver.scopes.append(Scope(is_class=True))
 
     def _leave_class(self, node: cst.ClassDef) -> None:
         self.classes.pop()
+        self.class_hooks.pop()
         self.class_methods.pop()
         self.resolver.scopes.pop()
 

@@ -9,7 +9,8 @@ import libcst as cst
 from joblint.analysis.names import Resolver, dotted_text, unwrap
 from joblint.analysis.values import value_of
 from joblint.knowledge import jobs
-from joblint.knowledge.jobs import TxFamily
+from joblint.knowledge.jobs import AtomicHooks, TxFamily, may_be_project_code
+from joblint.models import Requirement
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +22,56 @@ class TxScope:
     family: TxFamily
     # The Django database alias it is on, when named by a string ("" otherwise).
     database: str = ""
+    # What must hold of the project for it to be a transaction (a framework's
+    # hook in a class whose framework base is a project class).
+    requires: tuple[Requirement, ...] = ()
+    # Whether the database it is on can be read where it opens (a framework's
+    # own transaction is on whatever database its router gives).
+    alias_known: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ClassHooks:
+    """A class whose methods a framework may call inside its own transaction:
+    certainly (a framework base), or if `requires` holds (a project base)."""
+
+    hooks: AtomicHooks
+    requires: tuple[Requirement, ...] = ()
+
+    def scope(self, node: cst.FunctionDef, class_name: str) -> TxScope | None:
+        """The transaction the framework runs the method `node` in, if any."""
+        method = node.name.value
+        if method not in self.hooks.methods:
+            return None
+        description = f"{class_name}.{method}(), which {self.hooks.runner} runs inside "
+        description += self.hooks.opener
+        return TxScope(
+            node, description, self.hooks.family, requires=self.requires, alias_known=False
+        )
+
+
+def class_hooks(node: cst.ClassDef, resolver: Resolver) -> tuple[ClassHooks, ...]:
+    """The framework hooks a class may have: those of a base that is a
+    framework class, or, for the first base that may be the project's, each
+    framework's if the class index follows that base to one of its classes."""
+    project_base = ""
+    for arg in node.bases:
+        if arg.keyword is not None:
+            continue
+        qualname = resolver.qualified_name(arg.value)
+        if qualname is None:
+            continue
+        hooks = jobs.ATOMIC_HOOKS.get(qualname)
+        if hooks is not None:
+            return (ClassHooks(hooks),)
+        if not project_base and may_be_project_code(qualname):
+            project_base = qualname
+    if not project_base:
+        return ()
+    return tuple(
+        ClassHooks(hooks, (Requirement("class", project_base, frozenset({kind})),))
+        for kind, hooks in jobs.ATOMIC_HOOKS_BY_KIND.items()
+    )
 
 
 def _call_description(call: cst.Call) -> str:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable
 
 from joblint.libraries import all_libraries, collect
+from joblint.libraries.base import AtomicHooks as AtomicHooks
 from joblint.libraries.base import EnqueueMethod as EnqueueMethod
 from joblint.libraries.base import Library as Library
 from joblint.libraries.base import Receiver as Receiver
@@ -154,6 +155,14 @@ CONNECT_FUNCTIONS: dict[str, TxFamily] = {
 METHOD_DECORATOR_ADAPTERS: frozenset[str] = frozenset(
     q for lib in _ALL for q in lib.method_decorator_adapters
 )
+# Framework classes whose methods run inside a transaction the framework opens
+# (Django's admin), by base class.
+ATOMIC_HOOKS: dict[str, AtomicHooks] = {
+    base: hooks for hooks in collect("ATOMIC_HOOKS") for base in hooks.bases
+}
+ATOMIC_HOOKS_BY_KIND: dict[str, AtomicHooks] = {
+    hooks.kind: hooks for hooks in collect("ATOMIC_HOOKS")
+}
 ON_COMMIT_FUNCTIONS: frozenset[str] = frozenset(q for lib in _ALL for q in lib.on_commit_functions)
 ON_COMMIT_METHODS: frozenset[str] = frozenset(m for lib in _ALL for m in lib.on_commit_methods)
 

@@ -142,8 +142,20 @@ ENQUEUE_TRIGGERS: tuple[Trigger, ...] = (
 # A transaction scope: `atomic` (with, decorator, method_decorator), `.begin(`,
 # `.transaction(`, Tortoise's `in_transaction`, psycopg's `with conn:`.
 _TRANSACTION_METHODS = sorted(set(jobs.TRANSACTION_METHODS) - {"atomic"})
-TRANSACTION_ANCHORS = ("atomic", "in_transaction", "psycopg", *calls(_TRANSACTION_METHODS))
-TRANSACTION = rf"\batomic\b|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
+# A framework's methods it runs inside its own transaction (`def save_model(` of
+# Django's admin): their definitions open one.
+_HOOK_METHODS = sorted({m for hooks in jobs.ATOMIC_HOOKS.values() for m in hooks.methods})
+TRANSACTION_ANCHORS = (
+    "atomic",
+    "in_transaction",
+    "psycopg",
+    *calls(_TRANSACTION_METHODS),
+    *(f"def {method}(" for method in _HOOK_METHODS),
+)
+TRANSACTION = (
+    rf"\batomic\b|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
+    rf"|\bdef (?:{alternatives(_HOOK_METHODS)})\("
+)
 # A file that opens a transaction somewhere.
 TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))
 # A file that commits explicitly somewhere (`session.commit()`).

@@ -62,6 +62,21 @@ class TxFamily(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class AtomicHooks:
+    """Methods a framework calls inside a transaction it opens itself: a
+    class deriving from one of `bases` (the class index knows such classes
+    as `kind`) has its methods named in `methods` run inside `opener`."""
+
+    bases: tuple[str, ...]
+    kind: str
+    methods: frozenset[str]
+    # How a finding names the transaction: "Django's admin".
+    runner: str
+    opener: str  # "transaction.atomic()"
+    family: TxFamily
+
+
+@dataclass(frozen=True, slots=True)
 class PayloadShape:
     """Which arguments of an enqueue call end up in the job's payload."""
 

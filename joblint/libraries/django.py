@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import Library, TxFamily
+from joblint.libraries.base import AtomicHooks, Library, TxFamily
 from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
 from joblint.libraries.python import ENUM
@@ -192,6 +192,52 @@ MODEL_KEY_APIS = (
     ),
 )
 
+# --- the admin ----------------------------------------------------------------------
+#
+# Django's admin writes inside `transaction.atomic(using=router.db_for_write(model))`:
+# `ModelAdmin.changeform_view` (the add and change forms) and `delete_view` wrap
+# all of their work in it, and `changelist_view` its list-editable saves (read in
+# django/contrib/admin/options.py, Django 5.1; the same since Django 1.x). So the
+# hooks those views call run inside it. Admin actions (`response_action`, the
+# action functions, `delete_queryset` of the delete-selected action) and
+# `get_queryset` are called outside any transaction. Inlines save through the
+# parent's `save_formset`/`save_related`.
+ADMIN = "django_admin"
+ADMIN_CLASSES = (
+    "django.contrib.admin.ModelAdmin",
+    "django.contrib.admin.options.ModelAdmin",
+    "django.contrib.gis.admin.GISModelAdmin",
+    "django.contrib.gis.admin.options.GISModelAdmin",
+    "django.contrib.auth.admin.UserAdmin",
+    "django.contrib.auth.admin.GroupAdmin",
+)
+ATOMIC_HOOKS = (
+    AtomicHooks(
+        bases=ADMIN_CLASSES,
+        kind=ADMIN,
+        methods=frozenset(
+            {
+                "save_model",
+                "save_related",
+                "save_formset",
+                "save_form",
+                "delete_model",
+                "response_add",
+                "response_change",
+                "response_delete",
+                "construct_change_message",
+                "log_addition",
+                "log_change",
+                "log_deletion",
+                "log_deletions",
+            }
+        ),
+        runner="Django's admin",
+        opener="transaction.atomic()",
+        family=TxFamily.DJANGO,
+    ),
+)
+
 # --- model classes and the manager's fetches ----------------------------------------
 
 MODEL = "django_model"
@@ -227,6 +273,7 @@ BASE_CLASS_KINDS = (
     ("django.db.models.enums.TextChoices", ENUM),
     ("django.db.models.enums.IntegerChoices", ENUM),
     ("django.db.models.enums.Choices", ENUM),
+    *((base, ADMIN) for base in ADMIN_CLASSES),
 )
 
 # When a class can't be resolved in the project, one narrow heuristic: a class

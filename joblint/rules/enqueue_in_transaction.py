@@ -95,6 +95,33 @@ class EnqueueInTransaction(Rule):
     `joblint.runtime.outbox` inside the transaction and let its relay publish
     it after COMMIT.
 
+    ## Transactions Django opens
+    Django's admin saves and deletes inside
+    `transaction.atomic(using=router.db_for_write(model))`: its add, change
+    and delete views, and the list-editable saves of the change list. So a
+    `ModelAdmin`'s `save_model`, `save_related`, `save_formset`, `save_form`,
+    `delete_model`, `response_add`, `response_change`, `response_delete`,
+    `construct_change_message` and `log_addition`/`log_change`/`log_deletion(s)`
+    run inside a transaction (as read in Django 5.1's
+    `django/contrib/admin/options.py`; the same since Django 1.x), and a job
+    they enqueue, directly or through the project's helpers, is reported:
+
+    ```python
+    @admin.register(Dress)
+    class DressAdmin(admin.ModelAdmin):
+        def save_model(self, request, obj, form, change):
+            super().save_model(request, obj, form, change)
+            photograph.delay(obj.pk)  # JL101: use photograph.delay_on_commit(obj.pk)
+    ```
+
+    The class must derive from `ModelAdmin` (or Django's `UserAdmin`,
+    `GroupAdmin`, `GISModelAdmin`), directly or through the project's own
+    admin classes in any module. Admin actions (`delete_queryset` of the
+    delete-selected action, an action function) and `get_queryset` run
+    outside the admin's transaction: not findings. These findings carry no
+    fix: the database is the one the router gives, not known where the hook
+    is written.
+
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`) in a Django transaction, for an enqueue
     that is a statement of its own (not `r = task.delay(...)`): it becomes
@@ -532,8 +559,10 @@ def checkout(order):
 
 def _writable(tx: TxScope) -> tuple[Requirement, ...]:
     """A transaction on a named database races a job only if the project's
-    settings and routers don't make that database read-only."""
-    return (Requirement("writable-database", tx.database),) if tx.database else ()
+    settings and routers don't make that database read-only; a framework's
+    hook is in one only if its class is the framework's."""
+    writable = (Requirement("writable-database", tx.database),) if tx.database else ()
+    return (*writable, *tx.requires)
 
 
 _CLASS_DECIDED = frozenset(m for methods in TASK_CLASS_OPTIONS.values() for m in methods)
@@ -583,6 +612,8 @@ def _database(tx: TxScope, resolver: Resolver) -> cst.BaseExpression | None:
     """The database alias the transaction is on: `_DEFAULT_DATABASE`, a string
     literal, or None when it can't be read (then there is no fix: a hook on
     another database would run at once)."""
+    if not tx.alias_known:
+        return None
     call = _atomic_call(tx, resolver)
     if call is None:
         return _DEFAULT_DATABASE  # bare `@transaction.atomic`, method_decorator(atomic)

@@ -10,6 +10,34 @@ _CELERY_TASKS = "from celery import shared_task\n\n@shared_task\ndef send_receip
 VALID = (
     Valid(
         """
+from django.contrib import admin
+from .tasks import send_receipt
+
+class OrderAdmin(admin.ModelAdmin):
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        send_receipt.delay(None)
+
+    def get_queryset(self, request):
+        send_receipt.delay(None)
+        return super().get_queryset(request)
+""",
+        id="admin-actions-and-queries-run-outside-the-admins-transaction",
+    ),
+    Valid(
+        """
+from .forms import FormMixin
+from .tasks import send_receipt
+
+class OrderForm(FormMixin):
+    def save_model(self, request, obj, form, change):
+        send_receipt.delay(obj.pk)
+""",
+        id="a-method-named-like-an-admin-hook-of-a-class-that-is-no-admin",
+        project={"app_forms": "class FormMixin:\n    pass\n"},
+    ),
+    Valid(
+        """
 from django.db import transaction
 from .mail import Receipt
 
@@ -200,6 +228,51 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.contrib import admin
+from .tasks import send_receipt
+
+class OrderAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        send_receipt.delay(obj.pk)
+""",
+        (
+            8,
+            9,
+            "task 'send_receipt' is enqueued inside OrderAdmin.save_model(), which Django's "
+            "admin runs inside transaction.atomic() (line 6)",
+        ),
+        id="django-admin-save-model",
+    ),
+    invalid(
+        """
+from .admins import ShopAdmin
+from .mail import Mailer
+
+class OrderAdmin(ShopAdmin):
+    def response_change(self, request, obj):
+        Mailer().send(obj)
+        return super().response_change(request, obj)
+""",
+        (
+            7,
+            9,
+            "Mailer().send() is called inside OrderAdmin.response_change(), which Django's "
+            "admin runs inside transaction.atomic() (line 6) and enqueues",
+        ),
+        id="django-admin-hook-of-a-project-admin-class-through-a-helper",
+        app_admins="from django.contrib import admin\n\nclass ShopAdmin(admin.ModelAdmin):\n"
+        "    list_per_page = 20\n",
+        app_mail=(
+            "from app.tasks import send_receipt\n\n"
+            "class Mailer:\n"
+            "    def send(self, order):\n"
+            "        send_receipt.delay(order.pk)\n"
+        ),
+        app_tasks=_CELERY_TASKS,
+    ),
     invalid(
         """
 from django.db import transaction
