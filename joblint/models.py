@@ -84,7 +84,14 @@ class Requirement:
       returns; with `reach[1]` == `RETURNED_PARAMETER`, a function returning
       a dict that holds its parameter at `reach[2]` (a position, or "") or
       named `reach[3]`. The message names the helper and where it returns
-      the value where it says `RETURNED`.
+      the value where it says `RETURNED`;
+    - "written-in-transaction" (`WRITTEN_IN_TRANSACTION`): the project must
+      write the model class `qualname` inside a transaction somewhere, in one
+      of the ways `libraries` names (`SAVE`, `DELETE`, `M2M` with the
+      many-to-many field `reach[0]`): a call inside a library's transaction
+      (or a framework hook the framework runs in one), or a registration with
+      a framework that writes it inside its own transaction (Django's
+      admin). The message names one such write where it says `WRITTEN`.
     """
 
     kind: str
@@ -186,6 +193,14 @@ RETURNED_ITEM = "item"
 RETURNED_PARAMETER = "parameter"
 # Where a pending finding's message names the helper returning the value.
 RETURNED = "\u27e8returned\u27e9"
+WRITTEN_IN_TRANSACTION = "written-in-transaction"
+# How a model is written (`WRITTEN_IN_TRANSACTION`'s `libraries`), as Django's
+# model signals tell them apart: saved, deleted, a many-to-many field changed.
+SAVE = "save"
+DELETE = "delete"
+M2M = "m2m"
+# Where a pending finding's message names the transactional write found.
+WRITTEN = "\u27e8written\u27e9"
 # The requirements the project model settles (`joblint.pipeline.project.call_graph`).
 MODEL_REQUIREMENTS = frozenset(
     {
@@ -403,6 +418,10 @@ class ModuleIndex:
     instances: tuple[tuple[str, str], ...] = ()
     functions: tuple[FunctionSummary, ...] = ()
     task_decorators: tuple[TaskDecorator, ...] = ()
+    # Models registered with a framework that writes them inside a transaction
+    # of its own (Django's `admin.site.register(Order)`): (model, line, the
+    # registering call's qualified name).
+    registered: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import libcst as cst
 from joblint.analysis.broker_facts import SpanOf
 from joblint.analysis.file_facts import COLLECTORS, SettingsCollector
 from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
+from joblint.analysis.receivers import Receiving, connected_receivers, decorated_receiving
 from joblint.analysis.tasks import (
     Enqueue,
     classify_enqueue,
@@ -70,10 +71,15 @@ class FileContext:
         is_package: bool,
         options: Options,
         may_hold_walrus: bool = True,
+        may_connect: bool = True,
     ):
         self.options = options
         # False when the source has no `:=`: no statement needs searching for one.
         self.may_hold_walrus = may_hold_walrus
+        # False when the source has no `.connect(`: no signal receiver is connected by a call.
+        self.may_connect = may_connect
+        # The module's functions a call connects to a model signal, by key.
+        self.receivers: dict[str, Receiving] = {}
         self.resolver = Resolver(module_name, is_package)
         self.frames: list[Frame] = [Frame(module, "")]
         self.classes: list[tuple[str, dict[str, tuple[TxFamily, str]]]] = []
@@ -193,6 +199,8 @@ class FileContext:
         for stmt in statements:
             for collector in self.collectors:
                 collector.module_statement(stmt)
+        if self.may_connect:
+            self.receivers = connected_receivers(module, self.resolver)
 
     def _bind_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> None:
         binding, receiver = definition_binding(node, self.resolver)
@@ -290,6 +298,9 @@ class FileContext:
         elif outer.key:
             key = f"{outer.key}.<locals>.{key}"
         frame = Frame(node, key, class_name=class_name)
+        receiving = decorated_receiving(node, self.resolver) or self.receivers.get(key)
+        if receiving is not None:  # outside its own decorators' transactions
+            frame.transactions.append(receiving.scope(node))
         frame.transactions.extend(self._decorator_transactions(node, class_name))
         self.frames.append(frame)
         self.resolver.scopes.append(Scope())

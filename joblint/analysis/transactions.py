@@ -28,6 +28,9 @@ class TxScope:
     # Whether the database it is on can be read where it opens (a framework's
     # own transaction is on whatever database its router gives).
     alias_known: bool = True
+    # What a message says after naming it and its line (a receiver's: whose
+    # transaction it runs in).
+    after: str = ""
 
 
 @dataclass(frozen=True, slots=True)

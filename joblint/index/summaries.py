@@ -151,6 +151,10 @@ class ModuleReader:
         self._attributes: dict[str, dict[str, set[str | None]]] = {}
         self.summaries: dict[str, _Summary] = {}
         self.task_decorators: list[TaskDecorator] = []
+        self.registered: list[tuple[str, int, str]] = []
+        # Methods a framework runs inside its own transaction (`key` -> the
+        # transaction: () for certain, a project base class if the base is the framework's).
+        self._hooks: dict[str, tuple[str, ...]] = {}
         # Each function's own nodes, walked once for every question asked of them.
         self._own: dict[int, list[ast.AST]] = {}
 
@@ -189,6 +193,7 @@ class ModuleReader:
                 for key, found in self.summaries.items()
             ),
             tuple(self.task_decorators),
+            tuple(self.registered),
         )
 
     # --- module level ------------------------------------------------------------
@@ -226,6 +231,16 @@ class ModuleReader:
             self._note_forwarding(statement)
         elif isinstance(statement, ast.ClassDef):
             self._class(statement)
+            for decorator in statement.decorator_list:
+                if isinstance(decorator, ast.Call):
+                    self._note_registration(decorator, decorator.args)
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            first = call.args[:1]
+            models = (
+                first[0].elts if first and isinstance(first[0], ast.List | ast.Tuple) else first
+            )
+            self._note_registration(call, models)
         elif isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             value = statement.value
             self._note_task_decorator(statement, value)
@@ -234,6 +249,37 @@ class ModuleReader:
                 if callee is not None:
                     for name in _assigned_names(statement):
                         self.instances.append((self.local(name), callee))
+
+    def _note_registration(self, call: ast.Call, models: list[ast.expr]) -> None:
+        """`admin.site.register(Order, OrderAdmin)`, `admin.site.register([A, B])`,
+        `@admin.register(Order)`: models a framework writes in its own transaction."""
+        registration = self._module_name(call.func)
+        if registration not in jobs.FRAMEWORK_REGISTRATIONS:
+            return
+        for model in models:
+            qualname = self._module_name(model)
+            if qualname is not None:
+                self.registered.append((qualname, call.lineno, registration))
+
+    def _class_hooks(self, node: ast.ClassDef) -> None:
+        """Which methods of the class a framework runs in its own transaction:
+        with a framework base, certainly; with a project base, if the class
+        index follows it to a framework class (the call graph asks)."""
+        project_base = ""
+        for base in node.bases:
+            qualname = self._module_name(base)
+            if qualname is None:
+                continue
+            hooks = jobs.ATOMIC_HOOKS.get(qualname)
+            if hooks is not None:
+                for method in hooks.methods:
+                    self._hooks[f"{node.name}.{method}"] = ()
+                return
+            if not project_base and jobs.may_be_project_code(qualname):
+                project_base = qualname
+        if project_base:
+            for method in jobs.HOOK_METHODS:
+                self._hooks[f"{node.name}.{method}"] = (project_base,)
 
     def _module_name(self, node: ast.expr) -> str | None:
         parts = dotted(node)
@@ -321,6 +367,7 @@ class ModuleReader:
         qualname = self.local(node.name)
         bases = tuple(b for b in (self._module_name(base) for base in node.bases) if b)
         self.classes.append((qualname, bases))
+        self._class_hooks(node)
         attributes = self._attributes.setdefault(qualname, {})
         for statement in node.body:
             if isinstance(statement, _Function):
@@ -509,6 +556,8 @@ class ModuleReader:
     def _read_body(self, frame: _Frame, stack: list[_Frame], summary: _Summary) -> None:
         deferred = self._deferred_lambdas(self.own(frame.node), stack, summary)
         decorated = self._decorators_transaction(frame.node, stack)
+        if len(stack) == 1:  # a method the framework calls in its transaction
+            decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
         for node, opened in _with_context(frame.node, deferred):
             if not isinstance(node, ast.Call):

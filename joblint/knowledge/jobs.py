@@ -15,6 +15,7 @@ from joblint.libraries import all_libraries, collect
 from joblint.libraries.base import AtomicHooks as AtomicHooks
 from joblint.libraries.base import EnqueueMethod as EnqueueMethod
 from joblint.libraries.base import Library as Library
+from joblint.libraries.base import ModelSignals as ModelSignals
 from joblint.libraries.base import Receiver as Receiver
 from joblint.libraries.base import SettingsFlag as SettingsFlag
 from joblint.libraries.base import TxFamily as TxFamily
@@ -162,6 +163,23 @@ ATOMIC_HOOKS: dict[str, AtomicHooks] = {
 }
 ATOMIC_HOOKS_BY_KIND: dict[str, AtomicHooks] = {
     hooks.kind: hooks for hooks in collect("ATOMIC_HOOKS")
+}
+HOOK_KINDS: frozenset[str] = frozenset(ATOMIC_HOOKS_BY_KIND)
+HOOK_METHODS: frozenset[str] = frozenset(
+    method for hooks in collect("ATOMIC_HOOKS") for method in hooks.methods
+)
+# Calls registering a model with a framework that writes it in its own transaction.
+FRAMEWORK_REGISTRATIONS: dict[str, AtomicHooks] = {
+    call: hooks for hooks in collect("ATOMIC_HOOKS") for call in hooks.registrations
+}
+# Signals sent inside the transaction that writes a model (Django's `post_save`).
+MODEL_SIGNALS: tuple[ModelSignals, ...] = collect("MODEL_SIGNALS")
+# signal -> (its library's signals, the write it reports).
+SIGNAL_WRITES: dict[str, tuple[ModelSignals, str]] = {
+    signal: (signals, write) for signals in MODEL_SIGNALS for signal, write in signals.signals
+}
+RECEIVER_DECORATORS: dict[str, ModelSignals] = {
+    decorator: signals for signals in MODEL_SIGNALS for decorator in signals.receiver_decorators
 }
 ON_COMMIT_FUNCTIONS: frozenset[str] = frozenset(q for lib in _ALL for q in lib.on_commit_functions)
 ON_COMMIT_METHODS: frozenset[str] = frozenset(m for lib in _ALL for m in lib.on_commit_methods)

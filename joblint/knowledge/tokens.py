@@ -145,16 +145,24 @@ _TRANSACTION_METHODS = sorted(set(jobs.TRANSACTION_METHODS) - {"atomic"})
 # A framework's methods it runs inside its own transaction (`def save_model(` of
 # Django's admin): their definitions open one.
 _HOOK_METHODS = sorted({m for hooks in jobs.ATOMIC_HOOKS.values() for m in hooks.methods})
+# A model signal's receiver runs inside the transaction of whoever writes the model.
+_MODEL_SIGNALS = sorted({signal.rsplit(".", 1)[-1] for signal in jobs.SIGNAL_WRITES})
+# A model registered with a framework that writes it in its own transaction
+# (`admin.site.register(Order)`, `@admin.register(Order)`).
+_REGISTRATIONS = sorted({".".join(c.split(".")[-2:]) + "(" for c in jobs.FRAMEWORK_REGISTRATIONS})
 TRANSACTION_ANCHORS = (
     "atomic",
     "in_transaction",
     "psycopg",
     *calls(_TRANSACTION_METHODS),
     *(f"def {method}(" for method in _HOOK_METHODS),
+    *_MODEL_SIGNALS,
+    *_REGISTRATIONS,
 )
 TRANSACTION = (
     rf"\batomic\b|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
-    rf"|\bdef (?:{alternatives(_HOOK_METHODS)})\("
+    rf"|\bdef (?:{alternatives(_HOOK_METHODS)})\(|\b(?:{alternatives(_MODEL_SIGNALS)})\b"
+    rf"|{alternatives(_REGISTRATIONS)}"
 )
 # A file that opens a transaction somewhere.
 TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))

@@ -74,6 +74,34 @@ class AtomicHooks:
     runner: str
     opener: str  # "transaction.atomic()"
     family: TxFamily
+    # Calls registering a model with the framework, which then writes it in
+    # its transaction (`admin.site.register(Order)`, `@admin.register(Order)`).
+    registrations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSignals:
+    """A framework's signals sent while a model is written, inside the
+    writer's transaction: each signal with the write it reports (`SAVE`,
+    `DELETE`, `M2M` of `joblint.models`), the decorators and the method that
+    connect receivers, the keyword naming the model, and the ways the model
+    is written (methods of an instance, of its manager, of a queryset)."""
+
+    signals: tuple[tuple[str, str], ...]
+    receiver_decorators: tuple[str, ...]
+    connect_method: str
+    sender_keyword: str
+    receiver_keyword: str
+    # The `Model.<field>.through` attribute naming a many-to-many field's table.
+    through_attribute: str
+    # Per write: the instance methods, and the manager's methods, that do it.
+    instance_writes: tuple[tuple[str, tuple[str, ...]], ...]
+    manager_writes: tuple[tuple[str, tuple[str, ...]], ...]
+    managers: tuple[str, ...]
+    # A queryset's methods that write each row (`Order.objects.filter(...).delete()`).
+    queryset_writes: tuple[tuple[str, tuple[str, ...]], ...]
+    # A many-to-many field's methods that change it (`order.tags.add(tag)`).
+    m2m_methods: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

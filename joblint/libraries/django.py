@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import AtomicHooks, Library, TxFamily
+from joblint.libraries.base import AtomicHooks, Library, ModelSignals, TxFamily
 from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
 from joblint.libraries.python import ENUM
 from joblint.libraries.queries import ModelKeyApi, QueryApi, RowLockApi, SqlApi
 from joblint.libraries.retry_api import RetryVocabulary
+from joblint.models import DELETE, M2M, SAVE
 
 ATOMIC = "django.db.transaction.atomic"
 
@@ -235,6 +236,41 @@ ATOMIC_HOOKS = (
         runner="Django's admin",
         opener="transaction.atomic()",
         family=TxFamily.DJANGO,
+        registrations=(
+            "django.contrib.admin.site.register",
+            "django.contrib.admin.sites.site.register",
+            "django.contrib.admin.register",
+            "django.contrib.admin.decorators.register",
+        ),
+    ),
+)
+
+# --- model signals ------------------------------------------------------------------
+#
+# Django sends these from `Model.save()`/`delete()` (also through a manager's
+# `create`, `get_or_create`, `update_or_create` and a queryset's `delete`) and
+# from a many-to-many field's `add`/`remove`/`set`/`clear`/`create`: in the
+# writer's thread, inside its transaction. `bulk_create`, `update` and raw SQL
+# send none.
+MODEL_SIGNALS = (
+    ModelSignals(
+        signals=(
+            ("django.db.models.signals.pre_save", SAVE),
+            ("django.db.models.signals.post_save", SAVE),
+            ("django.db.models.signals.pre_delete", DELETE),
+            ("django.db.models.signals.post_delete", DELETE),
+            ("django.db.models.signals.m2m_changed", M2M),
+        ),
+        receiver_decorators=("django.dispatch.receiver", "django.dispatch.dispatcher.receiver"),
+        connect_method="connect",
+        sender_keyword="sender",
+        receiver_keyword="receiver",
+        through_attribute="through",
+        instance_writes=((SAVE, ("save",)), (DELETE, ("delete",))),
+        manager_writes=((SAVE, ("create", "get_or_create", "update_or_create")),),
+        managers=("objects", "_default_manager"),
+        queryset_writes=((DELETE, ("delete",)),),
+        m2m_methods=("add", "remove", "set", "clear", "create"),
     ),
 )
 

@@ -76,7 +76,12 @@ def _lint_tree(
 ) -> FileResult:
     rules_by_code = rule_by_code()
     context = FileContext(
-        tree, module.name, module.is_package, settings.options, may_hold_walrus=":=" in text
+        tree,
+        module.name,
+        module.is_package,
+        settings.options,
+        may_hold_walrus=":=" in text,
+        may_connect=".connect(" in text,
     )
     rules = [
         rules_by_code[c](context)

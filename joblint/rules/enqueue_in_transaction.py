@@ -118,9 +118,34 @@ class EnqueueInTransaction(Rule):
     `GroupAdmin`, `GISModelAdmin`), directly or through the project's own
     admin classes in any module. Admin actions (`delete_queryset` of the
     delete-selected action, an action function) and `get_queryset` run
-    outside the admin's transaction: not findings. These findings carry no
-    fix: the database is the one the router gives, not known where the hook
-    is written.
+    outside the admin's transaction: not findings.
+
+    A receiver of a model signal (`pre_save`/`post_save`,
+    `pre_delete`/`post_delete`, `m2m_changed`) runs inside the transaction of
+    whoever writes the model. It is reported when it enqueues (directly or
+    through the project's helpers) and the project writes its sender inside
+    a transaction somewhere: `Receipt.objects.create()`, `receipt.save()` or
+    `receipt.delete()` on a value of known type, a queryset's `delete()`, a
+    many-to-many field's `add`/`remove`/`set`/`clear` (for `m2m_changed` with
+    `sender=Dress.fabrics.through`), inside `transaction.atomic()` (a `with`
+    or a decorator) or an admin hook, or the model's registration in the
+    admin (`admin.site.register(Receipt)`, `@admin.register(Receipt)`). The
+    message names the first such write (file:line):
+
+    ```python
+    @receiver(post_save, sender=Receipt)
+    def on_receipt_saved(sender, instance, created, **kwargs):
+        if created:
+            print_receipt.delay(instance.pk)  # JL101 if a view saves a Receipt in atomic()
+    ```
+
+    Receivers are connected with `@receiver(signal, sender=Model)` (also a
+    list of signals) or `signal.connect(handler, sender=Model)` at module
+    level or in a method (`AppConfig.ready`), naming a function of the
+    module or a method of that class. These findings carry no fix: the
+    database is whatever the writer's is, not known where the receiver is
+    written; `transaction.on_commit(...)` or `delay_on_commit` in the
+    receiver is the fix.
 
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`) in a Django transaction, for an enqueue
@@ -173,7 +198,17 @@ class EnqueueInTransaction(Rule):
       factory's call: `transaction.on_commit(make_callback())` is no finding.
       `joblint check --show-project-model FILE` shows what was inferred.
     - A transaction opened by a caller in another function (a caller of the
-      function the enqueue is in), or by `ATOMIC_REQUESTS`, is not seen.
+      function the enqueue is in), or by `ATOMIC_REQUESTS`, is not seen;
+      Django's own (the admin's hooks, model signals' receivers) are, as
+      above. For receivers, only writes the project makes certainly inside
+      a transaction count: not those through project helpers or inside a
+      project callable that opens one, nor writes in test code or migrations.
+      Receivers for every sender (no `sender=`), senders that aren't a class
+      (`"shop.Receipt"`, `get_user_model()`) and handlers defined in another
+      module than the `connect` call are not followed; a receiver connected
+      to several models is judged by its first `@receiver` decorator. A
+      receiver file with no enqueue of its own, calling a helper that
+      enqueues, is linted only if the run lints it for another reason.
     - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and
       `<x>.transaction()` count as transactions whatever `<x>` is (a documented
       heuristic: the receiver's type can't be known statically).
@@ -433,18 +468,19 @@ def checkout(order):
         if text is None:
             return
         requires = [Requirement(LEADS_TO_ENQUEUE, text)]
-        if tx is not None:
-            inside, family, requires = tx.description, tx.family, [*requires, *_writable(tx)]
-            where: cst.CSTNode = tx.node
-        else:
+        if tx is None:
             assert opener is not None
-            inside, family, where = f"{opener.description}", TxFamily.GENERIC, opener.node
+            tx = TxScope(opener.node, opener.description, TxFamily.GENERIC)
+            opens = ", which opens a transaction,"
             requires.append(Requirement(OPENS_TRANSACTION, opener.qualname))
-        opens = "" if tx is not None else ", which opens a transaction,"
+        else:
+            opens = ""
+            requires.extend(_writable(tx))
+        inside, family = tx, tx.family
 
         def message(line_of: LineOf) -> str:
             return (
-                f"{text}() is called inside {inside} (line {line_of(where)}){opens} and "
+                f"{text}() is called inside {_inside(inside, line_of)}{opens} and "
                 f"enqueues {CHAIN}: a worker may run the job before COMMIT. {FIX_HINTS[family]}"
             )
 
@@ -460,8 +496,8 @@ def checkout(order):
     def _report_reading(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
         def message(line_of: LineOf) -> str:
             return (
-                f"{enqueue.subject} {enqueue.verb} inside {tx.description} "
-                f"(line {line_of(tx.node)}): a worker may run it before COMMIT. "
+                f"{enqueue.subject} {enqueue.verb} inside {_inside(tx, line_of)}: "
+                "a worker may run it before COMMIT. "
                 f"{_fix_hint(enqueue, tx)}"
             )
 
@@ -549,12 +585,17 @@ def checkout(order):
         def message(line_of: LineOf) -> str:
             return (
                 f"{name}() enqueues {enqueue.subject} (line {line_of(found.node)}) and is "
-                f"called inside {tx.description} (line {line_of(tx.node)}){which}: a worker "
+                f"called inside {_inside(tx, line_of)}{which}: a worker "
                 f"may run the job before COMMIT. {_fix_hint(enqueue, tx)}"
             )
 
         requires = enqueue.requires + _writable(tx) + opens + _enqueues_now(enqueue)
         self.report(call.node, message, requires=requires, statement=call.statement)
+
+
+def _inside(tx: TxScope, line_of: LineOf) -> str:
+    """The transaction as a message names it: what opens it, and where."""
+    return f"{tx.description} (line {line_of(tx.node)}){tx.after}"
 
 
 def _writable(tx: TxScope) -> tuple[Requirement, ...]:

@@ -28,6 +28,8 @@ from joblint.models import (
     TASK_DECORATOR,
     TASK_DECORATOR_SETS,
     UNCOMMITTED,
+    WRITTEN,
+    WRITTEN_IN_TRANSACTION,
     BrokerFacts,
     ClassFacts,
     FileResult,
@@ -40,6 +42,7 @@ from joblint.models import (
 )
 from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsView
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
+from joblint.pipeline.project.writes import TransactionalWrites, Written
 from joblint.registry import is_project_rule
 
 _MAX_ALIAS_HOPS = 8
@@ -49,7 +52,13 @@ _MAX_REACH_HOPS = 3
 _NO_BROKER_FACTS = BrokerFacts()
 # Requirement kinds whose `qualname` names no definition to load on demand.
 _NOT_A_NAME = frozenset(
-    {"flag-off", "reaches", "writable-database", locks.CACHE_LOCK_API_REQUIREMENT}
+    {
+        "flag-off",
+        "reaches",
+        "writable-database",
+        locks.CACHE_LOCK_API_REQUIREMENT,
+        WRITTEN_IN_TRANSACTION,  # a model, written anywhere: the writers' indexes are read
+    }
 )
 # Requirements the project model (`CallGraph`) settles: their names are
 # functions, whose modules' index is read on demand.
@@ -80,6 +89,7 @@ class ProjectIndex:
     read_only: dict[str, list[Setter]] = field(default_factory=dict)
     graph: CallGraph = field(init=False)
     returns: ReturnsView = field(init=False)
+    writes: TransactionalWrites = field(init=False)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
@@ -91,6 +101,7 @@ class ProjectIndex:
         results = list(results)
         index.graph = CallGraph.build(results, index, enqueue_functions)
         index.returns = ReturnsView(index.graph, _VALUE_KINDS)
+        index.writes = TransactionalWrites(index.graph, index)
         index.scopes = SettingsScopes.build(results)
         for result in results:
             facts = result.facts
@@ -348,12 +359,14 @@ class ProjectIndex:
             return self._passing_task(requirement) is not None
         if requirement.kind == RETURNS_OBJECT:
             return self.returned(requirement) is not None
+        if requirement.kind == WRITTEN_IN_TRANSACTION:
+            return self._written(requirement) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:
         """A pending finding that holds, its message naming the chain of calls
         (with the places of its hops) where it says `CHAIN`."""
-        finding = pending.finding
+        finding = self._naming_write(pending)
         returning = next((r for r in pending.requires if r.kind == RETURNS_OBJECT), None)
         if returning is not None and RETURNED in finding.message:
             return self._naming_helper(finding, returning)
@@ -371,7 +384,26 @@ class ProjectIndex:
             Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), hop.step())
             for hop in chain.hops
         )
-        return replace(finding, message=finding.message.replace(CHAIN, text), related=related)
+        message = finding.message.replace(CHAIN, text)
+        return replace(finding, message=message, related=(*related, *finding.related))
+
+    def _written(self, requirement: Requirement) -> Written | None:
+        m2m_field = requirement.reach[0] if requirement.reach else ""
+        return self.writes.first(requirement.qualname, requirement.libraries, m2m_field)
+
+    def _naming_write(self, pending: PendingFinding) -> Finding:
+        """The message names the transactional write that makes a receiver's
+        enqueue one inside a transaction, where it says `WRITTEN`."""
+        finding = pending.finding
+        requirement = next((r for r in pending.requires if r.kind == WRITTEN_IN_TRANSACTION), None)
+        if requirement is None or WRITTEN not in finding.message:
+            return finding
+        written = self._written(requirement)
+        if written is None:
+            return finding
+        message = finding.message.replace(WRITTEN, written.describe(requirement.qualname))
+        related = Related(written.path, _line(written.line), written.step(requirement.qualname))
+        return replace(finding, message=message, related=(*finding.related, related))
 
     def returned(self, requirement: Requirement) -> tuple[str, Related] | None:
         """How a `RETURNS_OBJECT` requirement holds: the words naming the

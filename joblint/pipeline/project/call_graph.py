@@ -421,7 +421,18 @@ class CallGraph:
 
     def _inside_opened(self, call: ProjectCall) -> bool:
         via = call.transaction
-        return via is not None and (not via or any(self.opens_transaction(q) for q in via))
+        return via is not None and (
+            not via or any(self.opens_transaction(q) or self._runs_hooks(q) for q in via)
+        )
+
+    def _runs_hooks(self, qualname: str, depth: int = MAX_HOPS) -> bool:
+        """Whether `qualname` is a class whose hooks a framework runs in its
+        own transaction (a project's admin base): through the bases the
+        loaded indexes give, or the class index."""
+        if qualname in jobs.ATOMIC_HOOKS or self.index.class_kinds(qualname) & jobs.HOOK_KINDS:
+            return True
+        bases = self.classes.get(self.aliases.get(qualname, qualname), ())
+        return depth > 0 and any(self._runs_hooks(base, depth - 1) for base in bases)
 
     # --- task decorators the project builds, and the tasks they bind ------------
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.config import Config, Configs
-from joblint.models import FileResult, Finding
+from joblint.models import WRITTEN_IN_TRANSACTION, FileResult, Finding
 from joblint.pipeline.cache import (
     CACHE_DIR_NAME,
     ResultCache,
@@ -483,6 +483,7 @@ def _lint_discovered(
         partly = [s for s in wanted if run.lacks_call_following(s)]
         model = _Model(everything, pool, partly, linted, named_files)
         context.extend(_project_model(run, model, results, context))
+    context.extend(_writers(run, everything, results, context))
     run.screener.save()
     run.manifest.save()
     if memo is not None:
@@ -784,6 +785,27 @@ def _project_model(
     results.extend(run.lint(chosen, counted=True, triggered=True, also=run.follows_calls))
     loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded]))
     return loaded
+
+
+def _writers(
+    run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Where a finding depends on the project writing a model inside a
+    transaction (a model signal's receiver): the index of every project file
+    that opens a transaction or registers a model with a framework that writes
+    it in one, named or not. Returns those read now."""
+    asks = any(
+        requirement.kind == WRITTEN_IN_TRANSACTION
+        for result in results
+        for pending in result.pending
+        for requirement in pending.requires
+    )
+    if not asks:
+        return []
+    indexed = {r.path for r in [*results, *context] if r.index is not None}
+    unread = [s for s in everything if s.shown not in indexed]
+    run.screen_all(unread, FULL)  # files screened only for their facts, in full
+    return run.index([s for s in unread if run.screen(s).transactional])
 
 
 def describe_project_model(path: Path, config: Config, options: RunOptions) -> list[str]:

@@ -6,8 +6,76 @@ from __future__ import annotations
 from joblint.rule import Valid, invalid
 
 _CELERY_TASKS = "from celery import shared_task\n\n@shared_task\ndef send_receipt(pk): ...\n"
+_RECEIPT_MODEL = (
+    "from django.db import models\n\n"
+    "class Receipt(models.Model):\n"
+    "    total = models.IntegerField()\n"
+)
+_SAVES_RECEIPT_IN_ATOMIC = (
+    "from django.db import transaction\n"
+    "from app.models import Receipt\n\n"
+    "@transaction.atomic\n"
+    "def sell(total):\n"
+    "    return Receipt.objects.create(total=total)\n"
+)
 
 VALID = (
+    Valid(
+        """
+from django.db import transaction
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+from .models import Receipt
+from .tasks import send_receipt
+
+@receiver(post_save, sender=Receipt)
+def on_receipt_saved(sender, instance, **kwargs):
+    transaction.on_commit(lambda: send_receipt.delay(instance.pk))
+""",
+        id="a-receiver-enqueueing-on-commit",
+        project={
+            "app_models": _RECEIPT_MODEL,
+            "app_views": _SAVES_RECEIPT_IN_ATOMIC,
+        },
+    ),
+    Valid(
+        """
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+from .models import Receipt
+from .tasks import send_receipt
+
+@receiver(post_save, sender=Receipt)
+def on_receipt_saved(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+""",
+        id="a-receiver-of-a-model-never-written-inside-a-transaction",
+        project={
+            "app_models": _RECEIPT_MODEL,
+            "app_views": (
+                "from app.models import Receipt\n\n"
+                "def sell(total):\n"
+                "    return Receipt.objects.create(total=total)\n"
+            ),
+        },
+    ),
+    Valid(
+        """
+from django.db.models.signals import post_delete
+from .models import Receipt
+from .tasks import send_receipt
+
+def on_receipt_deleted(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+
+post_delete.connect(on_receipt_deleted, sender=Receipt)
+""",
+        id="a-delete-receiver-of-a-model-only-saved-inside-a-transaction",
+        project={
+            "app_models": _RECEIPT_MODEL,
+            "app_views": _SAVES_RECEIPT_IN_ATOMIC,
+        },
+    ),
     Valid(
         """
 from django.contrib import admin
@@ -228,6 +296,60 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+from .models import Receipt
+from .tasks import send_receipt
+
+@receiver(post_save, sender=Receipt)
+def on_receipt_saved(sender, instance, created, **kwargs):
+    if created:
+        send_receipt.delay(instance.pk)
+""",
+        (
+            10,
+            9,
+            "task 'send_receipt' is enqueued inside on_receipt_saved(), receiving Receipt's "
+            "post_save (line 8), sent inside the transaction that saves the Receipt (Receipt "
+            "is saved by Receipt.objects.create() inside a transaction at app/views.py:6)",
+        ),
+        id="a-post-save-receiver-of-a-model-saved-inside-a-transaction",
+        app_models=_RECEIPT_MODEL,
+        app_views=_SAVES_RECEIPT_IN_ATOMIC,
+    ),
+    invalid(
+        """
+from django.apps import AppConfig
+from django.db.models.signals import post_save
+from .models import Receipt
+from .tasks import send_receipt
+
+class ShopConfig(AppConfig):
+    name = "app"
+
+    def ready(self):
+        post_save.connect(self.on_receipt_saved, sender=Receipt)
+
+    def on_receipt_saved(self, sender, instance, **kwargs):
+        send_receipt.delay(instance.pk)
+""",
+        (
+            14,
+            9,
+            "inside on_receipt_saved(), receiving Receipt's post_save (line 13), sent inside the "
+            "transaction that saves the Receipt (Receipt is registered in Django's admin at "
+            "app/admin.py:4, which writes it inside transaction.atomic())",
+        ),
+        id="a-receiver-connected-in-ready-of-a-model-the-admin-saves",
+        app_models=_RECEIPT_MODEL,
+        app_admin=(
+            "from django.contrib import admin\n"
+            "from app.models import Receipt\n\n"
+            "admin.site.register(Receipt)\n"
+        ),
+    ),
     invalid(
         """
 from django.contrib import admin

@@ -1,0 +1,131 @@
+"""Where the project writes a model inside a transaction: what makes a model
+signal's receiver run inside one (Django's `post_save`, sent by whoever
+saves the model, in its transaction).
+
+A write counts where it is certain: a call, in a loaded module's index, made
+inside a library's transaction (`with transaction.atomic():`,
+`@transaction.atomic`, a hook of a class deriving from Django's `ModelAdmin`)
+that writes the model the way the signal reports (`Order.objects.create()`,
+`order.save()` with `order` of a known type, `Order.objects.filter().delete()`,
+`order.tags.add()`), or the model's registration with a framework that
+writes it in its own transaction (`admin.site.register(Order)`). Writes
+through project helpers, and inside project callables that may open a
+transaction, are not followed: which of those a run has loaded depends on
+what it was asked, and the write named must not. The one named is the first
+by path and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from joblint.knowledge import jobs
+from joblint.knowledge.jobs import ModelSignals
+from joblint.models import DELETE, M2M, SAVE, ProjectCall
+
+if TYPE_CHECKING:
+    from joblint.pipeline.project import ProjectIndex
+    from joblint.pipeline.project.call_graph import CallGraph
+
+_VERBS = {SAVE: "saved", DELETE: "deleted", M2M: "changed"}
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """One transactional write of a model: where, and how it reads."""
+
+    path: str
+    line: int
+    how: str  # "saved by Dress.objects.create() inside a transaction", "registered in ..."
+    tail: str = ""  # after the place: ", which writes it inside transaction.atomic()"
+
+    def describe(self, model: str) -> str:
+        return f"{_short(model)} is {self.how} at {self.path}:{self.line}{self.tail}"
+
+    def step(self, model: str) -> str:
+        return f"{_short(model)} is {self.how}{self.tail}"
+
+
+@dataclass(slots=True)
+class TransactionalWrites:
+    graph: CallGraph
+    index: ProjectIndex
+    _found: dict[tuple[str, frozenset[str], str], Written | None] = field(default_factory=dict)
+
+    def first(self, model: str, writes: frozenset[str], m2m_field: str = "") -> Written | None:
+        """The first transactional write of `model` of one of the kinds
+        `writes` (a many-to-many change only of `m2m_field`)."""
+        key = (model, writes, m2m_field)
+        if key not in self._found:
+            self._found[key] = self._first(self.index.canonical(model), writes, m2m_field)
+        return self._found[key]
+
+    def _first(self, model: str, writes: frozenset[str], m2m_field: str) -> Written | None:
+        for path in sorted(self.graph.by_path):
+            module = self.graph.by_path[path]
+            found = [
+                *self._registrations(model, path, module.registered),
+                *(
+                    written
+                    for summary in module.functions
+                    for call in summary.calls
+                    if call.transaction == ()
+                    for written in self._calls(model, writes, m2m_field, path, call)
+                ),
+            ]
+            if found:
+                return min(found, key=lambda w: w.line)
+        return None
+
+    def _registrations(
+        self, model: str, path: str, registered: tuple[tuple[str, int, str], ...]
+    ) -> list[Written]:
+        found = []
+        for name, line, registration in registered:
+            hooks = jobs.FRAMEWORK_REGISTRATIONS.get(registration)
+            if hooks is not None and self.index.canonical(name) == model:
+                tail = f", which writes it inside {hooks.opener}"
+                found.append(Written(path, line, f"registered in {hooks.runner}", tail))
+        return found
+
+    def _calls(
+        self, model: str, writes: frozenset[str], m2m_field: str, path: str, call: ProjectCall
+    ) -> list[Written]:
+        found = []
+        for signals in jobs.MODEL_SIGNALS:
+            for owner, write, changed in _writes(call.callee, signals):
+                if write not in writes or (write == M2M and changed != m2m_field):
+                    continue
+                if self.index.canonical(owner) == model:
+                    text = f"{_VERBS[write]} by {call.text}() inside a transaction"
+                    found.append(Written(path, call.line, text))
+        return found
+
+
+def _short(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
+
+
+def _writes(callee: str, signals: ModelSignals) -> list[tuple[str, str, str]]:
+    """The model writes a call's qualified name may be: (the model, the
+    write, the many-to-many field changed)."""
+    parts = callee.split(".")
+    method = parts[-1]
+    found: list[tuple[str, str, str]] = []
+    for write, methods in signals.instance_writes:
+        if method in methods and len(parts) > 1:  # `order.save()`
+            found.append((".".join(parts[:-1]), write, ""))
+    managers = [i for i, part in enumerate(parts) if part in signals.managers and i > 0]
+    if managers:
+        owner = ".".join(parts[: managers[0]])
+        at_manager = managers[0] == len(parts) - 2
+        for write, methods in signals.manager_writes:
+            if at_manager and method in methods:  # `Order.objects.create()`
+                found.append((owner, write, ""))
+        for write, methods in signals.queryset_writes:
+            if not at_manager and method in methods:  # `Order.objects.filter().delete()`
+                found.append((owner, write, ""))
+    elif len(parts) > 2 and method in signals.m2m_methods:  # `order.tags.add(tag)`
+        found.append((".".join(parts[:-2]), M2M, parts[-2]))
+    return found
