@@ -40,6 +40,8 @@ class Requirement:
       read-only (a transaction on a replica races no write);
     - "flag-off": the project-wide flag `qualname` must not be set (e.g. the
       django-q ORM broker, which makes `async_task` transactional);
+    - "flag-on": the project-wide flag `qualname` must be set, by settings
+      that apply to the finding's file (Django's `ATOMIC_REQUESTS`);
     - "queue": `qualname` must be a module-level queue object of one of `libraries`;
     - "class": the class `qualname` must have one of the kinds in `libraries`
       (`django_model`, `enum`, ... from the project's class index);

@@ -34,6 +34,7 @@ from joblint.analysis.transactions import (
     with_transaction,
 )
 from joblint.analysis.values import value_of
+from joblint.analysis.views import is_view_class, non_atomic_class, view_scope
 from joblint.analysis.walk import subclasses
 from joblint.knowledge.jobs import TxFamily
 from joblint.models import FileFacts
@@ -85,6 +86,10 @@ class FileContext:
         self.classes: list[tuple[str, dict[str, tuple[TxFamily, str]]]] = []
         # Per enclosing class, the framework hooks its methods may be.
         self.class_hooks: list[tuple[ClassHooks, ...]] = []
+        # Per enclosing class, whether it derives from Django's or DRF's views.
+        self.view_classes: list[bool] = []
+        # Per enclosing class, whether `method_decorator` makes its views non-atomic.
+        self.non_atomic_classes: list[bool] = []
         # The methods each enclosing class defines (innermost last).
         self.class_methods: list[frozenset[str]] = []
         self.blocks: list[int] = [id(module)]
@@ -298,6 +303,16 @@ class FileContext:
         elif outer.key:
             key = f"{outer.key}.<locals>.{key}"
         frame = Frame(node, key, class_name=class_name)
+        in_atomic_class = not class_name or not self.non_atomic_classes[-1]
+        if not outer.key and (class_name or len(self.resolver.scopes) == 1) and in_atomic_class:
+            view = view_scope(
+                node,
+                self.resolver,
+                class_name=class_name,
+                view_class=bool(class_name) and self.view_classes[-1],
+            )
+            if view is not None:  # outside everything the function opens itself
+                frame.transactions.append(view)
         receiving = decorated_receiving(node, self.resolver) or self.receivers.get(key)
         if receiving is not None:  # outside its own decorators' transactions
             frame.transactions.append(receiving.scope(node))
@@ -355,12 +370,16 @@ class FileContext:
         methods = class_method_transactions(node, self.resolver, self.options.transaction_functions)
         self.classes.append((node.name.value, methods))
         self.class_hooks.append(class_hooks(node, self.resolver))
+        self.view_classes.append(is_view_class(node, self.resolver))
+        self.non_atomic_classes.append(non_atomic_class(node, self.resolver))
         self.class_methods.append(_method_names(node))
         self.resolver.scopes.append(Scope(is_class=True))
 
     def _leave_class(self, node: cst.ClassDef) -> None:
         self.classes.pop()
         self.class_hooks.pop()
+        self.view_classes.pop()
+        self.non_atomic_classes.pop()
         self.class_methods.pop()
         self.resolver.scopes.pop()
 

@@ -23,6 +23,43 @@ def mirror_aliases(databases: cst.BaseExpression) -> list[str]:
     return found
 
 
+def atomic_request_aliases(databases: cst.BaseExpression) -> list[str]:
+    """`DATABASES = {"default": {..., "ATOMIC_REQUESTS": True}}`: the aliases
+    whose requests Django runs inside a transaction."""
+    return [
+        alias
+        for alias, config in _string_items(databases)
+        if _is_true(dict(_string_items(config)).get(django.ATOMIC_REQUESTS_KEY))
+    ]
+
+
+def sets_atomic_requests(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """`DATABASES["default"]["ATOMIC_REQUESTS"] = True`."""
+    if not _is_true(value) or not isinstance(target, cst.Subscript):
+        return False
+    key, owner = _subscript_key(target), target.value
+    return (
+        key == django.ATOMIC_REQUESTS_KEY
+        and isinstance(owner, cst.Subscript)
+        and _subscript_key(owner) is not None
+        and isinstance(owner.value, cst.Name)
+        and owner.value.value == django.DATABASES_SETTING
+    )
+
+
+def _subscript_key(node: cst.Subscript) -> str | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+        return key.evaluated_value
+    return None
+
+
+def _is_true(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
 def read_only_router_aliases(node: cst.ClassDef) -> list[str]:
     """A database router's aliases for reads that it never gives for writes."""
     methods = {

@@ -20,13 +20,18 @@ from joblint.analysis.broker_facts import BrokerCollector, SpanOf
 from joblint.analysis.cache_settings import cache_backends
 from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
 from joblint.analysis.constants import Expr, to_expr
-from joblint.analysis.databases import mirror_aliases, read_only_router_aliases
+from joblint.analysis.databases import (
+    atomic_request_aliases,
+    mirror_aliases,
+    read_only_router_aliases,
+    sets_atomic_requests,
+)
 from joblint.analysis.names import Binding, BindingKind, Resolver
 from joblint.analysis.values import value_of
 from joblint.knowledge import locks
 from joblint.knowledge.brokers import LOADER_METHODS, TIME_LIMIT_LIBRARIES
 from joblint.knowledge.jobs import SETTINGS_FLAGS
-from joblint.libraries.django import DATABASES_SETTING, RUN_PYTHON_OPERATIONS
+from joblint.libraries.django import ATOMIC_REQUESTS_FLAG, DATABASES_SETTING, RUN_PYTHON_OPERATIONS
 from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
 from joblint.models import ClassFacts, TaskDef
@@ -180,6 +185,8 @@ class SettingsCollector(Collector):
         names = set(_assigned_names(statement))
         if DATABASES_SETTING in names:
             self.read_only_databases.extend(mirror_aliases(value))
+            if atomic_request_aliases(value):
+                self.flags.add(ATOMIC_REQUESTS_FLAG)
         if locks.CACHES_SETTING in names:
             self.cache_backends.extend(cache_backends(value))
         for flag in SETTINGS_FLAGS:
@@ -193,9 +200,12 @@ class SettingsCollector(Collector):
         self._settings_module(node)
 
     def assignment(self, node: cst.Assign) -> None:
-        """`os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"`."""
+        """`os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"`,
+        `DATABASES["default"]["ATOMIC_REQUESTS"] = True`."""
         named = _string(node.value)
         for target in node.targets:
+            if sets_atomic_requests(target.target, node.value):
+                self.flags.add(ATOMIC_REQUESTS_FLAG)
             subscript = target.target
             if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
                 continue

@@ -147,6 +147,7 @@ _TRANSACTION_METHODS = sorted(set(jobs.TRANSACTION_METHODS) - {"atomic"})
 _HOOK_METHODS = sorted({m for hooks in jobs.ATOMIC_HOOKS.values() for m in hooks.methods})
 # A model signal's receiver runs inside the transaction of whoever writes the model.
 _MODEL_SIGNALS = sorted({signal.rsplit(".", 1)[-1] for signal in jobs.SIGNAL_WRITES})
+_VIEW_HOOKS = sorted(django.VIEW_HOOK_METHODS)
 # A model registered with a framework that writes it in its own transaction
 # (`admin.site.register(Order)`, `@admin.register(Order)`).
 _REGISTRATIONS = sorted({".".join(c.split(".")[-2:]) + "(" for c in jobs.FRAMEWORK_REGISTRATIONS})
@@ -158,11 +159,17 @@ TRANSACTION_ANCHORS = (
     *(f"def {method}(" for method in _HOOK_METHODS),
     *_MODEL_SIGNALS,
     *_REGISTRATIONS,
+    # A view, inside the request's transaction with ATOMIC_REQUESTS.
+    "(request",
+    "(self, request",
+    *(f"def {method}(" for method in _VIEW_HOOKS),
 )
 TRANSACTION = (
     rf"\batomic\b|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
     rf"|\bdef (?:{alternatives(_HOOK_METHODS)})\(|\b(?:{alternatives(_MODEL_SIGNALS)})\b"
     rf"|{alternatives(_REGISTRATIONS)}"
+    r"|\bdef \w+\(\s*(?:self,\s*)?request\b"
+    rf"|\bdef (?:{alternatives(_VIEW_HOOKS)})\("
 )
 # A file that opens a transaction somewhere.
 TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))
@@ -225,6 +232,8 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     # A setting set by its name: assigned, passed as a keyword, a dict's key.
     Trigger(tuple(_SETTING_NAMES), (rf"\b(?:{alternatives(_SETTING_NAMES)})['\"]?\s*[:=]",)),
     Trigger(("q_cluster",)),
+    # Django running every view inside a transaction.
+    Trigger(("atomic_requests",)),
     # A settings module or class setting Celery's namespaced settings
     # (`CELERY_TASK_ACKS_LATE = True`).
     Trigger(("celery_",), (r"(?m)^[ \t]*celery_\w+\s*[:=]",)),

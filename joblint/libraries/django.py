@@ -245,6 +245,24 @@ ATOMIC_HOOKS = (
     ),
 )
 
+# --- ATOMIC_REQUESTS ------------------------------------------------------------------
+#
+# With `DATABASES[alias]["ATOMIC_REQUESTS"] = True`, Django's request handler
+# (django/core/handlers/base.py, `make_view_atomic`) runs each sync view inside
+# `transaction.atomic(using=alias)`, unless the view is marked with
+# `transaction.non_atomic_requests` (for that alias); an async view with it is
+# an error. A top-level `ATOMIC_REQUESTS` setting means nothing to Django.
+ATOMIC_REQUESTS_KEY = "ATOMIC_REQUESTS"
+ATOMIC_REQUESTS_FLAG = "django.atomic_requests"
+NON_ATOMIC_REQUESTS = frozenset({"django.db.transaction.non_atomic_requests"})
+# What a view is: a function of a views module taking the request first, a
+# method taking it after `self` in a views module or in a class deriving from
+# Django's or DRF's views, and DRF's hooks the request's view calls.
+VIEW_MODULE_NAMES = frozenset({"views", "viewsets"})
+VIEW_REQUEST_PARAMETER = "request"
+VIEW_BASE_MODULES = ("django.views.", "rest_framework.")
+VIEW_HOOK_METHODS = frozenset({"perform_create", "perform_update", "perform_destroy"})
+
 # --- model signals ------------------------------------------------------------------
 #
 # Django sends these from `Model.save()`/`delete()` (also through a manager's

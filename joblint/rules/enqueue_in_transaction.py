@@ -139,6 +139,22 @@ class EnqueueInTransaction(Rule):
             print_receipt.delay(instance.pk)  # JL101 if a view saves a Receipt in atomic()
     ```
 
+    With `ATOMIC_REQUESTS` on a database (`DATABASES = {"default": {...,
+    "ATOMIC_REQUESTS": True}}`, or `DATABASES["default"]["ATOMIC_REQUESTS"] =
+    True`, in the settings module the file's project loads), Django runs every
+    sync view inside `transaction.atomic()`: a function of a `views` (or
+    `viewsets`) module taking `request` first, a method taking it after
+    `self` in such a module or in a class deriving from Django's or DRF's
+    views, and DRF's `perform_create`/`perform_update`/`perform_destroy`.
+    Views marked `@transaction.non_atomic_requests` and async views are not
+    (a top-level `ATOMIC_REQUESTS = True` means nothing to Django, nor here):
+
+    ```python
+    class Checkout(View):
+        def post(self, request, pk):
+            send_receipt.delay(pk)  # JL101 with ATOMIC_REQUESTS
+    ```
+
     Receivers are connected with `@receiver(signal, sender=Model)` (also a
     list of signals) or `signal.connect(handler, sender=Model)` at module
     level or in a method (`AppConfig.ready`), naming a function of the
@@ -198,9 +214,15 @@ class EnqueueInTransaction(Rule):
       factory's call: `transaction.on_commit(make_callback())` is no finding.
       `joblint check --show-project-model FILE` shows what was inferred.
     - A transaction opened by a caller in another function (a caller of the
-      function the enqueue is in), or by `ATOMIC_REQUESTS`, is not seen;
-      Django's own (the admin's hooks, model signals' receivers) are, as
-      above. For receivers, only writes the project makes certainly inside
+      function the enqueue is in) is not seen; Django's own (the admin's
+      hooks, model signals' receivers, `ATOMIC_REQUESTS` views) are, as
+      above. Views registered in `urls.py` from modules of other names are
+      not known as views; `non_atomic_requests` for any database exempts a
+      view (also where only another database's requests are atomic), and
+      `@method_decorator(transaction.non_atomic_requests, name=...)` every
+      view of its class; settings classes (django-configurations) and an
+      `ATOMIC_REQUESTS` taken from the environment aren't read (no
+      findings). For receivers, only writes the project makes certainly inside
       a transaction count: not those through project helpers or inside a
       project callable that opens one, nor writes in test code or migrations.
       Receivers for every sender (no `sender=`), senders that aren't a class

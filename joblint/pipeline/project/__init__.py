@@ -54,6 +54,7 @@ _NO_BROKER_FACTS = BrokerFacts()
 _NOT_A_NAME = frozenset(
     {
         "flag-off",
+        "flag-on",
         "reaches",
         "writable-database",
         locks.CACHE_LOCK_API_REQUIREMENT,
@@ -321,6 +322,8 @@ class ProjectIndex:
             return self.reaches(requirement.module, requirement.reach)
         if requirement.kind == "flag-off":
             return not self.flag_set(requirement.qualname, path)
+        if requirement.kind == "flag-on":
+            return self.flag_set(requirement.qualname, path)
         if requirement.kind == "writable-database":
             setters = self.read_only.get(requirement.qualname, ())
             return not any(self.scopes.applies(setter, path) for setter in setters)

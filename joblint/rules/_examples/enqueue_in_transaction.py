@@ -11,6 +11,7 @@ _RECEIPT_MODEL = (
     "class Receipt(models.Model):\n"
     "    total = models.IntegerField()\n"
 )
+_ATOMIC_REQUESTS_SETTINGS = "DATABASES = {'default': {'NAME': 'shop', 'ATOMIC_REQUESTS': True}}\n"
 _SAVES_RECEIPT_IN_ATOMIC = (
     "from django.db import transaction\n"
     "from app.models import Receipt\n\n"
@@ -20,6 +21,30 @@ _SAVES_RECEIPT_IN_ATOMIC = (
 )
 
 VALID = (
+    Valid(
+        """
+from django.views import View
+from .tasks import send_receipt
+
+class Checkout(View):
+    def post(self, request, pk):
+        send_receipt.delay(pk)
+""",
+        id="a-view-where-only-a-top-level-atomic-requests-is-set",
+        project={"app_settings": "ATOMIC_REQUESTS = True\nDATABASES = {'default': {}}\n"},
+    ),
+    Valid(
+        """
+from django.views import View
+from .tasks import send_receipt
+
+class Checkout(View):
+    async def post(self, request, pk):
+        send_receipt.delay(pk)
+""",
+        id="an-async-view-with-atomic-requests",
+        project={"app_settings": _ATOMIC_REQUESTS_SETTINGS},
+    ),
     Valid(
         """
 from django.db import transaction
@@ -296,6 +321,24 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.views import View
+from .tasks import send_receipt
+
+class Checkout(View):
+    def post(self, request, pk):
+        send_receipt.delay(pk)
+""",
+        (
+            7,
+            9,
+            "task 'send_receipt' is enqueued inside Checkout.post(), a view Django runs inside "
+            "a transaction (ATOMIC_REQUESTS) (line 6)",
+        ),
+        id="a-class-based-view-with-atomic-requests",
+        app_settings=_ATOMIC_REQUESTS_SETTINGS,
+    ),
     invalid(
         """
 from django.db.models.signals import post_save

@@ -1,0 +1,75 @@
+"""Views Django runs inside the request's transaction: with `ATOMIC_REQUESTS`
+on a database, every sync view is wrapped in `transaction.atomic()`
+(`joblint.libraries.django`). A view is a function of a views module taking
+the request first, or a method taking it after `self` in a views module or
+in a class deriving from Django's or DRF's views (with DRF's `perform_*`
+hooks); not one marked `transaction.non_atomic_requests`, nor an async one.
+The scope holds only where the settings that apply to the file set the flag.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from joblint.analysis.names import Resolver
+from joblint.analysis.transactions import TxScope
+from joblint.knowledge import jobs
+from joblint.knowledge.jobs import TxFamily
+from joblint.libraries import django
+from joblint.models import Requirement
+
+
+def is_view_class(node: cst.ClassDef, resolver: Resolver) -> bool:
+    """A class deriving from Django's or DRF's views (`View`, `APIView`, a viewset)."""
+    for arg in node.bases:
+        qualname = resolver.qualified_name(arg.value) if arg.keyword is None else None
+        if qualname is not None and qualname.startswith(django.VIEW_BASE_MODULES):
+            return True
+    return False
+
+
+def non_atomic_class(node: cst.ClassDef, resolver: Resolver) -> bool:
+    """`@method_decorator(transaction.non_atomic_requests, name="dispatch")`:
+    none of the class's views is atomic (whichever method it names, as
+    `dispatch` runs them all)."""
+    for decorator in node.decorators:
+        call = decorator.decorator
+        if (
+            isinstance(call, cst.Call)
+            and call.args
+            and resolver.qualified_name(call.func) in jobs.METHOD_DECORATOR_ADAPTERS
+            and _marks_non_atomic(call.args[0].value, resolver)
+        ):
+            return True
+    return False
+
+
+def view_scope(
+    node: cst.FunctionDef, resolver: Resolver, *, class_name: str, view_class: bool
+) -> TxScope | None:
+    """The request's transaction `node` (a method of `class_name`, or a
+    module-level function for "") runs in with `ATOMIC_REQUESTS`, if it is a view."""
+    if node.asynchronous is not None or _non_atomic(node, resolver):
+        return None
+    params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    views_module = not set(resolver.module.split(".")).isdisjoint(django.VIEW_MODULE_NAMES)
+    request = django.VIEW_REQUEST_PARAMETER
+    if class_name:
+        takes_request = params[1:2] == [request] and (views_module or view_class)
+        if not takes_request and not (view_class and node.name.value in django.VIEW_HOOK_METHODS):
+            return None
+    elif not (views_module and params[:1] == [request]):
+        return None
+    requires = (Requirement("flag-on", django.ATOMIC_REQUESTS_FLAG),)
+    name = f"{class_name}.{node.name.value}" if class_name else node.name.value
+    description = f"{name}(), a view Django runs inside a transaction (ATOMIC_REQUESTS)"
+    return TxScope(node, description, TxFamily.DJANGO, requires=requires, alias_known=False)
+
+
+def _non_atomic(node: cst.FunctionDef, resolver: Resolver) -> bool:
+    return any(_marks_non_atomic(d.decorator, resolver) for d in node.decorators)
+
+
+def _marks_non_atomic(expr: cst.BaseExpression, resolver: Resolver) -> bool:
+    func = expr.func if isinstance(expr, cst.Call) else expr
+    return resolver.qualified_name(func) in django.NON_ATOMIC_REQUESTS
