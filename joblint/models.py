@@ -467,6 +467,9 @@ class FileFacts:
     # Django `CACHES = {...}` set at module level: (alias, BACKEND), the backend
     # "" when it isn't a plain string and the alias "" when CACHES isn't a dict.
     cache_backends: tuple[tuple[str, str], ...] = ()
+    # The task class an app builds its tasks on when they name none
+    # (`Celery(task_cls=OnCommitTask)`, `app.Task = OnCommitTask`): (app, class).
+    app_task_classes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

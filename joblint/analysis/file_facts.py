@@ -29,8 +29,8 @@ from joblint.analysis.databases import (
 from joblint.analysis.names import Binding, BindingKind, Resolver
 from joblint.analysis.values import value_of
 from joblint.knowledge import locks
-from joblint.knowledge.brokers import LOADER_METHODS, TIME_LIMIT_LIBRARIES
-from joblint.knowledge.jobs import SETTINGS_FLAGS
+from joblint.knowledge.brokers import APP_CLASSES, LOADER_METHODS, TIME_LIMIT_LIBRARIES
+from joblint.knowledge.jobs import APP_TASK_CLASS_OPTIONS, SETTINGS_FLAGS
 from joblint.libraries.django import ATOMIC_REQUESTS_FLAG, DATABASES_SETTING, RUN_PYTHON_OPERATIONS
 from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
@@ -89,6 +89,7 @@ class DefinitionCollector(Collector):
         self.function_params: list[tuple[str, tuple[str, ...]]] = []
         self.constants: list[tuple[str, Expr]] = []
         self.instances: list[tuple[str, str]] = []
+        self.app_task_classes: list[tuple[str, str]] = []
 
     def definition(self, binding: Binding, receiver: str, params: tuple[str, ...]) -> None:
         if binding.task_library is not None:
@@ -122,9 +123,30 @@ class DefinitionCollector(Collector):
         callee = _callee(value, self.resolver)
         if callee is not None:
             self.instances.append((qualname, callee))
+        if isinstance(value, cst.Call) and self.resolver.qualified_name(value.func) in APP_CLASSES:
+            for option in APP_TASK_CLASS_OPTIONS:
+                for arg in value.args:
+                    if arg.keyword is not None and arg.keyword.value == option.app_keyword:
+                        self._app_task_class(qualname, arg.value)
         expr = to_expr(value, self.resolver)
         if expr is not None:
             self.constants.append((qualname, expr))
+
+    def assignment(self, node: cst.Assign) -> None:
+        """`app.Task = OnCommitTask`: the app's tasks are built on it."""
+        target = node.targets[0].target
+        if not isinstance(target, cst.Attribute):
+            return
+        if any(target.attr.value == option.app_attribute for option in APP_TASK_CLASS_OPTIONS):
+            app = self.resolver.qualified_name(target.value)
+            if app is not None:
+                self._app_task_class(app, node.value)
+
+    def _app_task_class(self, app: str, value: cst.BaseExpression) -> None:
+        named = _string(value)  # "proj.tasks:OnCommitTask" or "proj.tasks.OnCommitTask"
+        cls = named.replace(":", ".") if named else self.resolver.qualified_name(value)
+        if cls:
+            self.app_task_classes.append((app, cls))
 
     def contribute(self, path: str, span_of: SpanOf | None) -> dict[str, Any]:
         scope = self.resolver.module_scope
@@ -136,6 +158,7 @@ class DefinitionCollector(Collector):
             "function_params": tuple(self.function_params),
             "constants": tuple(self.constants),
             "instances": tuple(self.instances),
+            "app_task_classes": tuple(self.app_task_classes),
             "queue_objects": tuple(
                 sorted(
                     (b.qualname, b.value.library)

@@ -18,6 +18,7 @@ from joblint.libraries.base import Library as Library
 from joblint.libraries.base import ModelSignals as ModelSignals
 from joblint.libraries.base import Receiver as Receiver
 from joblint.libraries.base import SettingsFlag as SettingsFlag
+from joblint.libraries.base import TaskClassOption as TaskClassOption
 from joblint.libraries.base import TxFamily as TxFamily
 
 _ALL = all_libraries()
@@ -257,4 +258,8 @@ TASK_CLASS_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     option.keyword: {method: (method, *calls) for method, calls in option.methods}
     for option in collect("TASK_CLASS_OPTIONS")
 }
+# The options whose app-wide default an app sets (`Celery(task_cls=...)`).
+APP_TASK_CLASS_OPTIONS: tuple[TaskClassOption, ...] = tuple(
+    option for option in collect("TASK_CLASS_OPTIONS") if option.app_keyword
+)
 

@@ -305,3 +305,9 @@ class TaskClassOption:
     # (enqueue method, the methods it calls on the same task): an enqueue is
     # deferred when the class defers it or one of those.
     methods: tuple[tuple[str, tuple[str, ...]], ...]
+    # The app-wide default for tasks that don't name one: the app's keyword
+    # (`Celery(task_cls=...)`) and attribute (`app.Task = ...`) setting it, and
+    # the decorators binding a task to every app (`shared_task`).
+    app_keyword: str = ""
+    app_attribute: str = ""
+    shared_decorators: tuple[str, ...] = ()

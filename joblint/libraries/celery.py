@@ -293,5 +293,11 @@ TASK_CLASS_OPTIONS = (
     TaskClassOption(
         keyword="base",
         methods=(("apply_async", ()), ("delay", ("apply_async",))),
+        # `Celery(task_cls=...)` (a class or "module:Class") or `app.Task = ...`:
+        # `app.task` and `shared_task` build every task without a `base=` on it
+        # (celery/app/base.py: `_task_from_fun` takes `base or self.Task`).
+        app_keyword="task_cls",
+        app_attribute="Task",
+        shared_decorators=("celery.shared_task", "celery.app.shared_task"),
     ),
 )

@@ -257,9 +257,15 @@ class EnqueueInTransaction(Rule):
       that settings module, or every file when none names it.
     - A task built on a project class (`@app.task(base=OnCommitTask)`) whose
       `apply_async` (or `delay`) registers the enqueue on commit is enqueued
-      at COMMIT: not a finding, directly or through helpers. The Celery app's
-      `task_cls=` is not read; `celery-django-task` is taken on trust for
-      every task's `.delay()` and `.apply_async()`.
+      at COMMIT: not a finding, directly or through helpers. So are the
+      tasks of an app whose default task class does
+      (`Celery("shop", task_cls="shop.base:OnCommitTask")`, `app.Task =
+      OnCommitTask`), for `@app.task` without a `base=` of its own, and for
+      `@shared_task` where the apps of the task's project (those whose
+      top-level package sits in a directory holding the task's file) name one
+      such class. A `Celery` subclass's `task_cls` class attribute is not
+      read; `celery-django-task` is taken on trust for every task's
+      `.delay()` and `.apply_async()`.
     """
 
     CODE = "JL101"

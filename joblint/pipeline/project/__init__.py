@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads
@@ -78,6 +79,9 @@ class ProjectIndex:
     aliases: dict[str, str] = field(default_factory=dict)
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     model_factories: dict[str, str] = field(default_factory=dict)
+    # Each Celery app's default task class (`Celery(task_cls=...)`), with the
+    # directory of its project (the one holding the app's top-level package).
+    app_task_classes: dict[str, tuple[str, str]] = field(default_factory=dict)
     function_params: dict[str, tuple[str, ...]] = field(default_factory=dict)
     instances: dict[str, str] = field(default_factory=dict)
     # Module -> the qualified names its module-level imports bind.
@@ -120,6 +124,9 @@ class ProjectIndex:
             index.model_factories.update(facts.model_factories)
             index.function_params.update(facts.function_params)
             index.instances.update(facts.instances)
+            for app, task_class in facts.app_task_classes:
+                root = _project_directory(result.path, facts.module)
+                index.app_task_classes[app] = (task_class, root)
             if facts.module:
                 index.imports[facts.module] = frozenset(t for _, t in facts.aliases)
             index.constants.update(facts.constants)
@@ -645,6 +652,14 @@ class ProjectSettings:
     # whole-project finding stands where its file's configuration selects its
     # code, judged with that configuration's margin. None: `codes` and `margin`.
     for_path: Callable[[str], tuple[frozenset[str], float]] | None = None
+
+
+def _project_directory(path: str, module: str) -> str:
+    """The directory holding the top-level package of the module at `path`
+    ("" for the current one): where its project's `manage.py` is."""
+    parents = Path(path).parents
+    depth = module.count(".") + 1
+    return parents[depth - 1].as_posix() if module and depth <= len(parents) else ""
 
 
 def settle(

@@ -338,14 +338,43 @@ class CallGraph:
         return found
 
     def _task_classes(self, task: str, method: str) -> Iterable[tuple[str, tuple[str, ...]]]:
+        """The classes the task is built on, each with its methods that decide
+        the enqueue `method`: its decorator's `base=`, else its app's default."""
         found = self.resolve(task)
         if found is None:
             return
-        for decorator in self.functions[found][0].decorators:
+        decorators = self.functions[found][0].decorators
+        for decorator in decorators:
             for keyword, value in decorator.names:
                 names = jobs.TASK_CLASS_OPTIONS.get(keyword, {}).get(method)
                 if names:
                     yield value, names
+        path = self.functions[found][1]
+        for option in jobs.APP_TASK_CLASS_OPTIONS:
+            names = jobs.TASK_CLASS_OPTIONS[option.keyword].get(method)
+            for decorator in decorators:
+                named = {k for k, _ in (*decorator.names, *decorator.options)}
+                default = self._app_task_class(decorator.qualname, option, path)
+                if names and default is not None and option.keyword not in named:
+                    yield default, names
+
+    def _app_task_class(
+        self, decorator: str, option: jobs.TaskClassOption, path: str
+    ) -> str | None:
+        """The class the app whose decorator `decorator` is (`app.task`)
+        builds tasks on by default; for a decorator of every app
+        (`shared_task`, in the file at `path`), the one class the apps of the
+        task's project name (the apps whose top-level package sits in a
+        directory holding the task's file)."""
+        defaults = self.index.app_task_classes
+        if decorator in option.shared_decorators:
+            classes = {
+                cls for cls, root in defaults.values() if not root or path.startswith(f"{root}/")
+            }
+            return next(iter(classes)) if len(classes) == 1 else None
+        app = decorator.rpartition(".")[0]
+        found = defaults.get(self.index.canonical(app)) if app else None
+        return found[0] if found is not None else None
 
     def _registers_on_commit(self, qualname: str) -> bool:
         found = self.resolve(qualname)

@@ -23,6 +23,33 @@ _SAVES_RECEIPT_IN_ATOMIC = (
 VALID = (
     Valid(
         """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.delay(order.pk)
+""",
+        id="tasks-of-an-app-whose-task-class-defers-to-commit",
+        project={
+            "app_worker": (
+                "from celery import Celery, Task\n"
+                "from django.db import transaction\n\n"
+                "class OnCommitTask(Task):\n"
+                "    def apply_async(self, *args, **kwargs):\n"
+                "        parent = super()\n"
+                "        transaction.on_commit(lambda: parent.apply_async(*args, **kwargs))\n\n"
+                "celery = Celery('app')\n"
+                "celery.Task = OnCommitTask\n"
+            ),
+            "app_tasks": (
+                "from app.worker import celery\n\n@celery.task\ndef send_receipt(pk): ...\n"
+            ),
+        },
+    ),
+    Valid(
+        """
 from django.views import View
 from .tasks import send_receipt
 
