@@ -97,14 +97,22 @@ class EnqueueInTransaction(Rule):
 
     ## Transactions Django opens
     Django's admin saves and deletes inside
-    `transaction.atomic(using=router.db_for_write(model))`: its add, change
-    and delete views, and the list-editable saves of the change list. So a
-    `ModelAdmin`'s `save_model`, `save_related`, `save_formset`, `save_form`,
-    `delete_model`, `response_add`, `response_change`, `response_delete`,
-    `construct_change_message` and `log_addition`/`log_change`/`log_deletion(s)`
-    run inside a transaction (as read in Django 5.1's
-    `django/contrib/admin/options.py`; the same since Django 1.x), and a job
-    they enqueue, directly or through the project's helpers, is reported:
+    `transaction.atomic(using=router.db_for_write(model))`. Read in Django
+    5.1's `django/contrib/admin/options.py` (the same since Django 1.x):
+
+    | `ModelAdmin` method | Inside the admin's transaction? |
+    | --- | --- |
+    | `save_model`, `save_related` | yes: `changeform_view`, list-editable saves |
+    | `save_formset`, `save_form` | yes: `changeform_view` |
+    | `response_add`, `response_change` | yes: `changeform_view` |
+    | `construct_change_message`, `log_addition`, `log_change` | yes: `changeform_view` |
+    | `delete_model`, `response_delete`, `log_deletion(s)` | yes: `delete_view` |
+    | `delete_queryset`, actions, `response_action` | no: actions run outside one |
+    | `get_queryset`, `get_form`, permissions | no: they only read |
+    | `InlineModelAdmin` methods | no hooks: the parent's `save_formset` saves inlines |
+
+    So a job those hooks enqueue, directly or through the project's helpers,
+    is reported:
 
     ```python
     @admin.register(Dress)
