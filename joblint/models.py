@@ -93,7 +93,12 @@ class Requirement:
       many-to-many field `reach[0]`): a call inside a library's transaction
       (or a framework hook the framework runs in one), or a registration with
       a framework that writes it inside its own transaction (Django's
-      admin). The message names one such write where it says `WRITTEN`.
+      admin). The message names one such write where it says `WRITTEN`;
+    - "receives" (`RECEIVES`): the function `qualname` must be connected, by
+      a module other than its own, to a model signal the framework sends
+      inside a transaction (always, or because the project writes the model
+      in one: as `WRITTEN_IN_TRANSACTION`); the message says which where it
+      says `RECEIVED`.
     """
 
     kind: str
@@ -196,11 +201,17 @@ RETURNED_PARAMETER = "parameter"
 # Where a pending finding's message names the helper returning the value.
 RETURNED = "\u27e8returned\u27e9"
 WRITTEN_IN_TRANSACTION = "written-in-transaction"
+RECEIVES = "receives"
+# Where a pending finding's message names what a receiver receives (the
+# signal, the model, where it is connected and why it is transactional).
+RECEIVED = "\u27e8received\u27e9"
 # How a model is written (`WRITTEN_IN_TRANSACTION`'s `libraries`), as Django's
 # model signals tell them apart: saved, deleted, a many-to-many field changed.
 SAVE = "save"
 DELETE = "delete"
 M2M = "m2m"
+# How a message says what each write does to a model.
+WRITE_VERBS = {SAVE: "saves", DELETE: "deletes", M2M: "changes"}
 # Where a pending finding's message names the transactional write found.
 WRITTEN = "\u27e8written\u27e9"
 # The requirements the project model settles (`joblint.pipeline.project.call_graph`).
@@ -427,6 +438,22 @@ class ModuleIndex:
 
 
 @dataclass(frozen=True, slots=True)
+class ReceiverFact:
+    """A function of another module connected here to a model signal
+    (`post_delete.connect(handlers.on_deleted, sender=Order)`)."""
+
+    handler: str  # the function's qualified name
+    signal: str  # "post_delete"
+    writes: tuple[str, ...]  # SAVE, DELETE, M2M
+    model: str
+    line: int = 0  # of the `connect` call
+    m2m_field: str = ""
+    # How a message names the write the framework wraps in a transaction of
+    # its own ("" when the writer's transaction decides).
+    own_transaction: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class FileFacts:
     """Per-file facts whole-project steps need. Pure data, cacheable."""
 
@@ -470,6 +497,8 @@ class FileFacts:
     # The task class an app builds its tasks on when they name none
     # (`Celery(task_cls=OnCommitTask)`, `app.Task = OnCommitTask`): (app, class).
     app_task_classes: tuple[tuple[str, str], ...] = ()
+    # Functions of other modules this file connects to model signals.
+    receivers: tuple[ReceiverFact, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,13 @@ import libcst as cst
 from joblint.analysis.broker_facts import SpanOf
 from joblint.analysis.file_facts import COLLECTORS, SettingsCollector
 from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
-from joblint.analysis.receivers import Receiving, connected_receivers, decorated_receiving
+from joblint.analysis.receivers import (
+    Receiving,
+    connected_elsewhere,
+    connected_receivers,
+    decorated_receiving,
+    looks_like_receiver,
+)
 from joblint.analysis.tasks import (
     Enqueue,
     classify_enqueue,
@@ -79,8 +85,10 @@ class FileContext:
         self.may_hold_walrus = may_hold_walrus
         # False when the source has no `.connect(`: no signal receiver is connected by a call.
         self.may_connect = may_connect
-        # The module's functions a call connects to a model signal, by key.
+        # The module's functions a call connects to a model signal, by key,
+        # and other modules' functions it connects (for the project step).
         self.receivers: dict[str, Receiving] = {}
+        self.connected: list[tuple[str, Receiving, cst.Call]] = []
         self.resolver = Resolver(module_name, is_package)
         self.frames: list[Frame] = [Frame(module, "")]
         self.classes: list[tuple[str, dict[str, tuple[TxFamily, str]]]] = []
@@ -181,13 +189,17 @@ class FileContext:
     @property
     def needs_positions(self) -> bool:
         """Whether the facts hold places that need positions."""
-        return any(c.needs_positions for c in self.collectors)
+        return bool(self.connected) or any(c.needs_positions for c in self.collectors)
 
     def facts(self, path: str = "", span_of: SpanOf | None = None) -> FileFacts:
         fields: dict[str, Any] = {}
         for collector in self.collectors:
             fields.update(collector.contribute(path, span_of))
-        return FileFacts(module=self.resolver.module, **fields)
+        receivers = tuple(
+            receiving.fact(handler, span_of(call).line if span_of is not None else 0)
+            for handler, receiving, call in self.connected
+        )
+        return FileFacts(module=self.resolver.module, receivers=receivers, **fields)
 
     # --- module pre-pass: module-level names are visible before their line ---
 
@@ -205,7 +217,8 @@ class FileContext:
             for collector in self.collectors:
                 collector.module_statement(stmt)
         if self.may_connect:
-            self.receivers = connected_receivers(module, self.resolver)
+            connections = connected_receivers(module, self.resolver)
+            self.receivers, self.connected = connections.local, connections.external
 
     def _bind_definition(self, node: cst.FunctionDef | cst.ClassDef, scope: Scope) -> None:
         binding, receiver = definition_binding(node, self.resolver)
@@ -316,6 +329,9 @@ class FileContext:
         receiving = decorated_receiving(node, self.resolver) or self.receivers.get(key)
         if receiving is not None:  # outside its own decorators' transactions
             frame.transactions.append(receiving.scope(node))
+        elif not outer.key and looks_like_receiver(node):
+            qualname = self.resolver.local_qualname(key)
+            frame.transactions.append(connected_elsewhere(node, qualname))
         frame.transactions.extend(self._decorator_transactions(node, class_name))
         self.frames.append(frame)
         self.resolver.scopes.append(Scope())

@@ -15,18 +15,28 @@ defined in another module are not followed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
-from joblint.analysis.names import Resolver
+from joblint.analysis.names import BindingKind, Resolver, dotted_parts, import_bindings
 from joblint.analysis.transactions import TxScope
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import ModelSignals, TxFamily
-from joblint.models import M2M, WRITTEN, WRITTEN_IN_TRANSACTION, Requirement
+from joblint.models import (
+    M2M,
+    RECEIVED,
+    RECEIVES,
+    WRITE_VERBS,
+    WRITTEN,
+    WRITTEN_IN_TRANSACTION,
+    ReceiverFact,
+    Requirement,
+)
 
-_VERBS = {"save": "saves", "delete": "deletes", M2M: "changes"}
+# The parameters every receiver of a model signal is passed (as keywords).
+_RECEIVER_PARAMETERS = frozenset({"sender", "instance"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +47,32 @@ class Receiving:
     writes: frozenset[str]
     model: str
     m2m_field: str = ""
+    # The framework's own transaction the signal is always sent in ("": none,
+    # it depends on the writer): how a message names the write it wraps.
+    own_transaction: str = ""
+
+    def fact(self, handler: str, line: int) -> ReceiverFact:
+        """As the project step learns it: `handler` connected at `line`."""
+        return ReceiverFact(
+            handler,
+            self.signal,
+            tuple(sorted(self.writes)),
+            self.model,
+            line,
+            self.m2m_field,
+            self.own_transaction,
+        )
 
     def scope(self, node: cst.FunctionDef) -> TxScope:
-        """The receiver's body as the transaction of whoever writes the model."""
+        """The receiver's body as the transaction of whoever writes the model
+        (or the one the framework opens for the write)."""
         model = self.model.rsplit(".", 1)[-1]
-        verb = " or ".join(sorted(_VERBS[w] for w in self.writes))
+        described = f"{node.name.value}(), receiving {model}'s {self.signal}"
+        if self.own_transaction:
+            opens = f"the transaction it opens for {self.own_transaction}"
+            after = f", which Django sends inside {opens}"
+            return TxScope(node, described, TxFamily.DJANGO, alias_known=False, after=after)
+        verb = " or ".join(sorted(WRITE_VERBS[w] for w in self.writes))
         requirement = Requirement(
             WRITTEN_IN_TRANSACTION,
             self.model,
@@ -50,12 +81,34 @@ class Receiving:
         )
         return TxScope(
             node,
-            f"{node.name.value}(), receiving {model}'s {self.signal}",
+            described,
             TxFamily.DJANGO,
             requires=(requirement,),
             alias_known=False,
             after=f", sent inside the transaction that {verb} the {model} ({WRITTEN})",
         )
+
+
+def looks_like_receiver(node: cst.FunctionDef) -> bool:
+    """A function a signal may call: it takes `sender` (or `instance`) and
+    `**kwargs`, as every receiver must."""
+    params = node.params
+    named = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    takes_all = isinstance(params.star_kwarg, cst.Param)
+    return takes_all and not named.isdisjoint(_RECEIVER_PARAMETERS) and node.asynchronous is None
+
+
+def connected_elsewhere(node: cst.FunctionDef, qualname: str) -> TxScope:
+    """The body of a function another module may connect to a model signal:
+    a transaction if the project step finds such a connection (`RECEIVES`)."""
+    return TxScope(
+        node,
+        f"{node.name.value}()",
+        TxFamily.DJANGO,
+        requires=(Requirement(RECEIVES, qualname),),
+        alias_known=False,
+        after=f", receiving {RECEIVED}",
+    )
 
 
 def decorated_receiving(node: cst.FunctionDef, resolver: Resolver) -> Receiving | None:
@@ -66,40 +119,67 @@ def decorated_receiving(node: cst.FunctionDef, resolver: Resolver) -> Receiving 
             continue
         signals = jobs.RECEIVER_DECORATORS.get(resolver.qualified_name(call.func) or "")
         if signals is not None:
-            found = _receiving(call.args, signals, resolver, signal_at=0, sender_at=None)
+            found = _receiving(
+                call.args, signals, resolver.qualified_name, signal_at=0, sender_at=None
+            )
             if found is not None:
                 return found
     return None
 
 
-def connected_receivers(module: cst.Module, resolver: Resolver) -> dict[str, Receiving]:
-    """The module's functions and methods connected by `signal.connect(...)`,
-    by key ("on_saved", "ShopConfig.on_saved"), the first connection of each."""
-    found: dict[str, Receiving] = {}
-    for call, class_name in _calls(module.body, ""):
+@dataclass(frozen=True, slots=True)
+class Connections:
+    """What a module's `signal.connect(...)` calls connect: its own functions
+    and methods by key, and other modules' functions (with the call)."""
+
+    local: dict[str, Receiving]
+    external: list[tuple[str, Receiving, cst.Call]]
+
+
+def connected_receivers(module: cst.Module, resolver: Resolver) -> Connections:
+    """The functions `signal.connect(...)` calls connect, the first
+    connection of each: the module's own ("on_saved", "ShopConfig.on_saved")
+    and other modules' (`handlers.on_saved`, also imported in the function
+    making the call, as `AppConfig.ready` often does)."""
+    local: dict[str, Receiving] = {}
+    external: dict[str, tuple[Receiving, cst.Call]] = {}
+    for call, class_name, imports in _calls(module.body, "", {}, resolver):
         func = call.func
         if not isinstance(func, cst.Attribute):
             continue
-        written = jobs.SIGNAL_WRITES.get(resolver.qualified_name(func.value) or "")
+
+        def qualify(node: cst.BaseExpression, imports: dict[str, str] = imports) -> str | None:
+            parts = dotted_parts(node)
+            if parts is not None and parts[0] in imports:
+                return ".".join([imports[parts[0]], *parts[1:]])
+            return resolver.qualified_name(node)
+
+        written = jobs.SIGNAL_WRITES.get(qualify(func.value) or "")
         if written is None or func.attr.value != written[0].connect_method:
             continue
         signals, _ = written
         handler = _argument(call.args, 0, signals.receiver_keyword)
-        key = _handler_key(handler, class_name) if handler is not None else None
-        if key is None or key in found:
+        if handler is None:
             continue
         receiving = _receiving(
-            [cst.Arg(func.value), *call.args], signals, resolver, signal_at=0, sender_at=2
+            [cst.Arg(func.value), *call.args], signals, qualify, signal_at=0, sender_at=2
         )
-        if receiving is not None:
-            found[key] = receiving
-    return found
+        if receiving is None:
+            continue
+        key = _handler_key(handler, class_name, resolver, imports)
+        if key is not None:
+            local.setdefault(key, receiving)
+            continue
+        target = qualify(handler)
+        if target is not None and jobs.may_be_project_code(target):
+            external.setdefault(target, (receiving, call))
+    return Connections(local, [(name, *found) for name, found in external.items()])
 
 
 def _receiving(
     args: Sequence[cst.Arg],
     signals: ModelSignals,
-    resolver: Resolver,
+    qualify: Callable[[cst.BaseExpression], str | None],
     signal_at: int,
     sender_at: int | None,
 ) -> Receiving | None:
@@ -111,12 +191,12 @@ def _receiving(
     kinds: dict[str, str] = {}
     for element in named:
         value = element.value if isinstance(element, cst.BaseElement) else element
-        qualname = resolver.qualified_name(value) or ""
+        qualname = qualify(value) or ""
         if qualname in jobs.SIGNAL_WRITES:
             kinds[qualname.rsplit(".", 1)[-1]] = jobs.SIGNAL_WRITES[qualname][1]
     if not kinds:
         return None
-    model = resolver.qualified_name(sender) or ""
+    model = qualify(sender) or ""
     m2m_field = ""
     owner, _, last = model.rpartition(".")
     if last == signals.through_attribute:  # `Order.tags.through`: the m2m field's table
@@ -126,7 +206,9 @@ def _receiving(
         kinds = {s: w for s, w in kinds.items() if w != M2M}
     if not model or not kinds:
         return None
-    return Receiving(" or ".join(sorted(kinds)), frozenset(kinds.values()), model, m2m_field)
+    writes = frozenset(kinds.values())
+    own = next((text for write, text in signals.own_transactions if write in writes), "")
+    return Receiving(" or ".join(sorted(kinds)), writes, model, m2m_field, own)
 
 
 def _argument(
@@ -141,9 +223,14 @@ def _argument(
     return None
 
 
-def _handler_key(handler: cst.BaseExpression, class_name: str) -> str | None:
+def _handler_key(
+    handler: cst.BaseExpression, class_name: str, resolver: Resolver, imports: dict[str, str]
+) -> str | None:
+    """The key of the module's own function or method `handler` names."""
     if isinstance(handler, cst.Name):
-        return handler.value
+        binding = resolver.module_scope.names.get(handler.value)
+        own = binding is not None and binding.kind is BindingKind.DEF
+        return handler.value if own and handler.value not in imports else None
     if (
         class_name
         and isinstance(handler, cst.Attribute)
@@ -154,23 +241,40 @@ def _handler_key(handler: cst.BaseExpression, class_name: str) -> str | None:
     return None
 
 
-def _calls(body: Sequence[cst.CSTNode], class_name: str) -> Iterator[tuple[cst.Call, str]]:
+def _calls(
+    body: Sequence[cst.CSTNode], class_name: str, imports: dict[str, str], resolver: Resolver
+) -> Iterator[tuple[cst.Call, str, dict[str, str]]]:
     """Calls that are statements of their own, at module level and in the
-    bodies of classes and functions (with the class they are in)."""
+    bodies of classes and functions, with the class they are in and the
+    names the enclosing function imports."""
     for statement in body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-                    yield small.value, class_name
+                    yield small.value, class_name, imports
         elif isinstance(statement, cst.ClassDef):
-            yield from _calls(_block(statement.body), statement.name.value)
+            yield from _calls(_block(statement.body), statement.name.value, imports, resolver)
         elif isinstance(statement, cst.FunctionDef):
-            yield from _calls(_block(statement.body), class_name)
+            inner = _block(statement.body)
+            local = {**imports, **_imports(inner, resolver)}
+            yield from _calls(inner, class_name, local, resolver)
         elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For):
-            yield from _calls(_block(statement.body), class_name)
+            yield from _calls(_block(statement.body), class_name, imports, resolver)
             orelse = getattr(statement, "orelse", None)
             if orelse is not None and not isinstance(orelse, cst.If):
-                yield from _calls(_block(orelse.body), class_name)
+                yield from _calls(_block(orelse.body), class_name, imports, resolver)
+
+
+def _imports(body: Sequence[cst.CSTNode], resolver: Resolver) -> dict[str, str]:
+    """What a function body's own import statements bind (`from .models import Order`)."""
+    found: dict[str, str] = {}
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import | cst.ImportFrom):
+                found.update(import_bindings(small, resolver.module, resolver.is_package))
+    return found
 
 
 def _block(body: cst.BaseSuite) -> Sequence[cst.CSTNode]:

@@ -242,12 +242,27 @@ def _job_name(args: Sequence[cst.Arg]) -> str:
 
 
 def _enqueue_method(call: cst.Call, func: cst.Attribute, resolver: Resolver) -> Enqueue | None:
+    """The first library's reading of the call; where that is a queue object
+    defined in another module (`jobs.enqueue(...)` on an imported name: RQ's
+    queue, or a Django task), the later libraries' readings too, as variants
+    only the project step can tell apart."""
     method = func.attr.value
+    readings: list[Enqueue] = []
     for shape in jobs.ENQUEUE_METHODS.get(method, ()):
         found = _match_receiver(call, func, shape, resolver)
-        if found is not None:
-            return replace(found, method=shape.payload_shape or method)
-    return None
+        if found is None:
+            continue
+        found = replace(found, method=shape.payload_shape or method)
+        if not readings and not _imported_queue(found):
+            return found
+        readings.extend(found.alternatives())
+    if len(readings) > 1:
+        return replace(readings[0], variants=tuple(readings))
+    return readings[0] if readings else None
+
+
+def _imported_queue(found: Enqueue) -> bool:
+    return not found.variants and any(r.kind == "queue" for r in found.requires)
 
 
 def _match_receiver(

@@ -163,6 +163,9 @@ TRANSACTION_ANCHORS = (
     "(request",
     "(self, request",
     *(f"def {method}(" for method in _VIEW_HOOKS),
+    # A function another module may connect to a model signal (`sender`, `**kwargs`).
+    "sender",
+    "instance",
 )
 TRANSACTION = (
     rf"\batomic\b|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
@@ -170,6 +173,7 @@ TRANSACTION = (
     rf"|{alternatives(_REGISTRATIONS)}"
     r"|\bdef \w+\(\s*(?:self,\s*)?request\b"
     rf"|\bdef (?:{alternatives(_VIEW_HOOKS)})\("
+    r"|\bdef \w+\([^)]*\b(?:sender|instance)\b[^)]*\*\*"
 )
 # A file that opens a transaction somewhere.
 TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))
@@ -234,6 +238,8 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     Trigger(("q_cluster",)),
     # Django running every view inside a transaction.
     Trigger(("atomic_requests",)),
+    # A model signal connected to a function (of another module, perhaps).
+    Trigger(tuple(_MODEL_SIGNALS), (r"\.connect\(",)),
     # A settings module or class setting Celery's namespaced settings
     # (`CELERY_TASK_ACKS_LATE = True`).
     Trigger(("celery_",), (r"(?m)^[ \t]*celery_\w+\s*[:=]",)),

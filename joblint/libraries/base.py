@@ -102,6 +102,9 @@ class ModelSignals:
     queryset_writes: tuple[tuple[str, tuple[str, ...]], ...]
     # A many-to-many field's methods that change it (`order.tags.add(tag)`).
     m2m_methods: tuple[str, ...]
+    # The writes whose signals the framework sends inside a transaction it
+    # opens itself, whoever writes (with how a message names it).
+    own_transactions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -289,6 +289,16 @@ MODEL_SIGNALS = (
         managers=("objects", "_default_manager"),
         queryset_writes=((DELETE, ("delete",)),),
         m2m_methods=("add", "remove", "set", "clear", "create"),
+        # `Collector.delete()` sends pre/post_delete inside
+        # `transaction.atomic(using=..., savepoint=False)` (its fast path, which
+        # doesn't, is never taken for a model with receivers), and a
+        # many-to-many manager's add/remove/set/clear send m2m_changed inside
+        # one too (django/db/models/deletion.py, fields/related_descriptors.py,
+        # Django 5.1). `save()` sends post_save after its own atomic block.
+        own_transactions=(
+            (DELETE, "the delete (Collector.delete())"),
+            (M2M, "the many-to-many change"),
+        ),
     ),
 )
 

@@ -100,16 +100,17 @@ class EnqueueInTransaction(Rule):
     `transaction.atomic(using=router.db_for_write(model))`. Read in Django
     5.1's `django/contrib/admin/options.py` (the same since Django 1.x):
 
-    | `ModelAdmin` method | Inside the admin's transaction? |
-    | --- | --- |
-    | `save_model`, `save_related` | yes: `changeform_view`, list-editable saves |
-    | `save_formset`, `save_form` | yes: `changeform_view` |
-    | `response_add`, `response_change` | yes: `changeform_view` |
-    | `construct_change_message`, `log_addition`, `log_change` | yes: `changeform_view` |
-    | `delete_model`, `response_delete`, `log_deletion(s)` | yes: `delete_view` |
-    | `delete_queryset`, actions, `response_action` | no: actions run outside one |
-    | `get_queryset`, `get_form`, permissions | no: they only read |
-    | `InlineModelAdmin` methods | no hooks: the parent's `save_formset` saves inlines |
+    - Inside the admin's transaction: `save_model` and `save_related` (the
+      add/change form, `changeform_view`, and the list-editable saves of
+      `changelist_view`); `save_formset`, `save_form`, `response_add`,
+      `response_change`, `construct_change_message`, `log_addition` and
+      `log_change` (`changeform_view`); `delete_model`, `response_delete` and
+      `log_deletion(s)` (`delete_view`).
+    - Not inside it: `delete_queryset`, admin actions and `response_action`
+      (the change list runs actions outside any transaction); `get_queryset`,
+      `get_form` and the permission checks (they only read); the methods of
+      an `InlineModelAdmin` (no hooks: the parent's `save_formset` saves
+      the inlines).
 
     So a job those hooks enqueue, directly or through the project's helpers,
     is reported:
@@ -128,17 +129,21 @@ class EnqueueInTransaction(Rule):
     delete-selected action, an action function) and `get_queryset` run
     outside the admin's transaction: not findings.
 
-    A receiver of a model signal (`pre_save`/`post_save`,
-    `pre_delete`/`post_delete`, `m2m_changed`) runs inside the transaction of
-    whoever writes the model. It is reported when it enqueues (directly or
-    through the project's helpers) and the project writes its sender inside
-    a transaction somewhere: `Receipt.objects.create()`, `receipt.save()` or
-    `receipt.delete()` on a value of known type, a queryset's `delete()`, a
-    many-to-many field's `add`/`remove`/`set`/`clear` (for `m2m_changed` with
-    `sender=Dress.fabrics.through`), inside `transaction.atomic()` (a `with`
-    or a decorator) or an admin hook, or the model's registration in the
-    admin (`admin.site.register(Receipt)`, `@admin.register(Receipt)`). The
-    message names the first such write (file:line):
+    A receiver of `pre_delete`/`post_delete` or `m2m_changed` always runs
+    inside a transaction: Django sends them inside the
+    `transaction.atomic()` it opens for the delete (`Collector.delete()`)
+    and for a many-to-many change (Django 5.1's
+    `django/db/models/deletion.py`, `fields/related_descriptors.py`). A
+    receiver of `pre_save`/`post_save` runs inside the transaction of whoever
+    saves the model. It is reported when it enqueues (directly or through
+    the project's helpers) and the project writes its sender inside a
+    transaction somewhere: `Receipt.objects.create()`, `receipt.save()` or
+    `get_or_create()`/`update_or_create()` (also after `select_for_update()`
+    or a filter), `receipt.save()` on a value of known type, inside
+    `transaction.atomic()` (a `with` or a decorator) or an admin hook, or
+    the model's registration in the admin (`admin.site.register(Receipt)`,
+    `@admin.register(Receipt)`). The message names the first such write
+    (file:line):
 
     ```python
     @receiver(post_save, sender=Receipt)
@@ -165,8 +170,11 @@ class EnqueueInTransaction(Rule):
 
     Receivers are connected with `@receiver(signal, sender=Model)` (also a
     list of signals) or `signal.connect(handler, sender=Model)` at module
-    level or in a method (`AppConfig.ready`), naming a function of the
-    module or a method of that class. These findings carry no fix: the
+    level or in a method (`AppConfig.ready`, with the names it imports
+    itself), naming a function of the module, a method of that class, or a
+    function of another module: there, a function taking `sender` (or
+    `instance`) and `**kwargs` is a receiver where some module connects it,
+    and the message says where. These findings carry no fix: the
     database is whatever the writer's is, not known where the receiver is
     written; `transaction.on_commit(...)` or `delay_on_commit` in the
     receiver is the fix.
@@ -233,12 +241,13 @@ class EnqueueInTransaction(Rule):
       findings). For receivers, only writes the project makes certainly inside
       a transaction count: not those through project helpers or inside a
       project callable that opens one, nor writes in test code or migrations.
-      Receivers for every sender (no `sender=`), senders that aren't a class
-      (`"shop.Receipt"`, `get_user_model()`) and handlers defined in another
-      module than the `connect` call are not followed; a receiver connected
-      to several models is judged by its first `@receiver` decorator. A
-      receiver file with no enqueue of its own, calling a helper that
-      enqueues, is linted only if the run lints it for another reason.
+      Receivers for every sender (no `sender=`) and senders that aren't a
+      class (`"shop.Receipt"`, `get_user_model()`, `apps.get_model(...)`)
+      are not followed; a receiver connected to several models is judged by
+      its first `@receiver` decorator (or, connected elsewhere, by the first
+      connection that makes it transactional). A receiver file with no
+      enqueue of its own, calling a helper that enqueues, is linted only if
+      the run lints it for another reason.
     - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and
       `<x>.transaction()` count as transactions whatever `<x>` is (a documented
       heuristic: the receiver's type can't be known statically).

@@ -22,6 +22,8 @@ from joblint.models import (
     MODEL_REQUIREMENTS,
     OPENS_TRANSACTION,
     PASSED_A_TASK,
+    RECEIVED,
+    RECEIVES,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
@@ -29,6 +31,7 @@ from joblint.models import (
     TASK_DECORATOR,
     TASK_DECORATOR_SETS,
     UNCOMMITTED,
+    WRITE_VERBS,
     WRITTEN,
     WRITTEN_IN_TRANSACTION,
     BrokerFacts,
@@ -36,6 +39,7 @@ from joblint.models import (
     FileResult,
     Finding,
     PendingFinding,
+    ReceiverFact,
     Related,
     Requirement,
     Span,
@@ -59,7 +63,6 @@ _NOT_A_NAME = frozenset(
         "reaches",
         "writable-database",
         locks.CACHE_LOCK_API_REQUIREMENT,
-        WRITTEN_IN_TRANSACTION,  # a model, written anywhere: the writers' indexes are read
     }
 )
 # Requirements the project model (`CallGraph`) settles: their names are
@@ -79,6 +82,8 @@ class ProjectIndex:
     aliases: dict[str, str] = field(default_factory=dict)
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     model_factories: dict[str, str] = field(default_factory=dict)
+    # Functions connected to model signals by other modules: handler -> (fact, path).
+    receivers: dict[str, list[tuple[ReceiverFact, str]]] = field(default_factory=dict)
     # Each Celery app's default task class (`Celery(task_cls=...)`), with the
     # directory of its project (the one holding the app's top-level package).
     app_task_classes: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -124,6 +129,8 @@ class ProjectIndex:
             index.model_factories.update(facts.model_factories)
             index.function_params.update(facts.function_params)
             index.instances.update(facts.instances)
+            for receiver in facts.receivers:
+                index.receivers.setdefault(receiver.handler, []).append((receiver, result.path))
             for app, task_class in facts.app_task_classes:
                 root = _project_directory(result.path, facts.module)
                 index.app_task_classes[app] = (task_class, root)
@@ -371,6 +378,8 @@ class ProjectIndex:
             return self.returned(requirement) is not None
         if requirement.kind == WRITTEN_IN_TRANSACTION:
             return self._written(requirement) is not None
+        if requirement.kind == RECEIVES:
+            return self._received(requirement.qualname) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:
@@ -401,10 +410,40 @@ class ProjectIndex:
         m2m_field = requirement.reach[0] if requirement.reach else ""
         return self.writes.first(requirement.qualname, requirement.libraries, m2m_field)
 
+    def _received(self, handler: str) -> tuple[str, tuple[Related, ...]] | None:
+        """How the function `handler`, connected to a model signal by another
+        module, runs inside a transaction: the words saying so, and where
+        it is connected (and the write that makes it transactional)."""
+        connections = self.receivers.get(self.canonical(handler), [])
+        for fact, path in sorted(connections, key=lambda c: (c[1], c[0].line)):
+            model = fact.model.rsplit(".", 1)[-1]
+            where = Related(path, _line(fact.line), f"{fact.signal} of {model} connected here")
+            connected = f"{model}'s {fact.signal} (connected at {path}:{fact.line})"
+            if fact.own_transaction:
+                opens = f"the transaction it opens for {fact.own_transaction}"
+                sent = f"which Django sends inside {opens}"
+                return f"{connected}, {sent}", (where,)
+            field_name = (fact.m2m_field,) if fact.m2m_field else ()
+            written = self.writes.first(fact.model, frozenset(fact.writes), *field_name)
+            if written is not None:
+                verb = " or ".join(sorted(WRITE_VERBS[w] for w in fact.writes))
+                sent = f"sent inside the transaction that {verb} the {model}"
+                text = f"{connected}, {sent} ({written.describe(fact.model)})"
+                step = written.step(fact.model)
+                return text, (where, Related(written.path, _line(written.line), step))
+        return None
+
     def _naming_write(self, pending: PendingFinding) -> Finding:
         """The message names the transactional write that makes a receiver's
         enqueue one inside a transaction, where it says `WRITTEN`."""
         finding = pending.finding
+        receives = next((r for r in pending.requires if r.kind == RECEIVES), None)
+        if receives is not None and RECEIVED in finding.message:
+            received = self._received(receives.qualname)
+            if received is not None:
+                text, places = received
+                message = finding.message.replace(RECEIVED, text)
+                return replace(finding, message=message, related=(*finding.related, *places))
         requirement = next((r for r in pending.requires if r.kind == WRITTEN_IN_TRANSACTION), None)
         if requirement is None or WRITTEN not in finding.message:
             return finding

@@ -121,7 +121,7 @@ def _writes(callee: str, signals: ModelSignals) -> list[tuple[str, str, str]]:
         owner = ".".join(parts[: managers[0]])
         at_manager = managers[0] == len(parts) - 2
         for write, methods in signals.manager_writes:
-            if at_manager and method in methods:  # `Order.objects.create()`
+            if method in methods:  # `Order.objects.create()`, `...select_for_update().create()`
                 found.append((owner, write, ""))
         for write, methods in signals.queryset_writes:
             if not at_manager and method in methods:  # `Order.objects.filter().delete()`

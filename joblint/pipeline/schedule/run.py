@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.config import Config, Configs
-from joblint.models import WRITTEN_IN_TRANSACTION, FileResult, Finding
+from joblint.models import RECEIVES, WRITTEN_IN_TRANSACTION, FileResult, Finding
 from joblint.pipeline.cache import (
     CACHE_DIR_NAME,
     ResultCache,
@@ -795,7 +795,7 @@ def _writers(
     that opens a transaction or registers a model with a framework that writes
     it in one, named or not. Returns those read now."""
     asks = any(
-        requirement.kind == WRITTEN_IN_TRANSACTION
+        requirement.kind in (WRITTEN_IN_TRANSACTION, RECEIVES)
         for result in results
         for pending in result.pending
         for requirement in pending.requires

@@ -23,6 +23,16 @@ _SAVES_RECEIPT_IN_ATOMIC = (
 VALID = (
     Valid(
         """
+from .tasks import send_receipt
+
+def on_receipt_deleted(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+""",
+        id="a-function-shaped-like-a-receiver-that-nothing-connects",
+        project={"app_models": _RECEIPT_MODEL},
+    ),
+    Valid(
+        """
 from django.db import transaction
 from .tasks import send_receipt
 
@@ -109,23 +119,6 @@ def on_receipt_saved(sender, instance, **kwargs):
                 "def sell(total):\n"
                 "    return Receipt.objects.create(total=total)\n"
             ),
-        },
-    ),
-    Valid(
-        """
-from django.db.models.signals import post_delete
-from .models import Receipt
-from .tasks import send_receipt
-
-def on_receipt_deleted(sender, instance, **kwargs):
-    send_receipt.delay(instance.pk)
-
-post_delete.connect(on_receipt_deleted, sender=Receipt)
-""",
-        id="a-delete-receiver-of-a-model-only-saved-inside-a-transaction",
-        project={
-            "app_models": _RECEIPT_MODEL,
-            "app_views": _SAVES_RECEIPT_IN_ATOMIC,
         },
     ),
     Valid(
@@ -348,6 +341,74 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+from .tasks import send_receipt
+
+def on_receipt_deleted(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+""",
+        (
+            5,
+            5,
+            "inside on_receipt_deleted() (line 4), receiving Receipt's post_delete (connected at "
+            "app/apps.py:9), which Django sends inside the transaction it opens for the delete",
+        ),
+        id="a-receiver-connected-by-another-module",
+        app_models=_RECEIPT_MODEL,
+        app_apps=(
+            "from django.apps import AppConfig\n"
+            "from django.db.models.signals import post_delete\n\n"
+            "class ShopConfig(AppConfig):\n"
+            "    def ready(self):\n"
+            "        from .example import on_receipt_deleted\n"
+            "        from .models import Receipt\n\n"
+            "        post_delete.connect(on_receipt_deleted, sender=Receipt)\n"
+        ),
+    ),
+    invalid(
+        """
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        send_receipt.enqueue(order.pk)
+""",
+        (8, 9, "task 'send_receipt' is enqueued inside transaction.atomic() (line 6)"),
+        fixed="""
+from django.db import transaction
+from .tasks import send_receipt
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        transaction.on_commit(lambda: send_receipt.enqueue(order.pk))
+""",
+        id="a-django-task-imported-from-another-module",
+        app_tasks="from django.tasks import task\n\n@task\ndef send_receipt(pk): ...\n",
+    ),
+    invalid(
+        """
+from django.db.models.signals import post_delete
+from .models import Receipt
+from .tasks import send_receipt
+
+def on_receipt_deleted(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+
+post_delete.connect(on_receipt_deleted, sender=Receipt)
+""",
+        (
+            7,
+            5,
+            "inside on_receipt_deleted(), receiving Receipt's post_delete (line 6), which Django "
+            "sends inside the transaction it opens for the delete (Collector.delete())",
+        ),
+        id="a-delete-receiver-runs-inside-djangos-own-transaction",
+        app_models=_RECEIPT_MODEL,
+    ),
     invalid(
         """
 from django.views import View
