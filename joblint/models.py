@@ -42,6 +42,9 @@ class Requirement:
       django-q ORM broker, which makes `async_task` transactional);
     - "flag-on": the project-wide flag `qualname` must be set, by settings
       that apply to the finding's file (Django's `ATOMIC_REQUESTS`);
+    - "url-view" (`URL_VIEW`): the function or class `qualname` must be a
+      view some URLconf of the project registers (`path("x/", checkout)`,
+      `path("y/", Checkout.as_view())`);
     - "queue": `qualname` must be a module-level queue object of one of `libraries`;
     - "class": the class `qualname` must have one of the kinds in `libraries`
       (`django_model`, `enum`, ... from the project's class index);
@@ -202,6 +205,7 @@ RETURNED_PARAMETER = "parameter"
 RETURNED = "\u27e8returned\u27e9"
 WRITTEN_IN_TRANSACTION = "written-in-transaction"
 RECEIVES = "receives"
+URL_VIEW = "url-view"
 # Where a pending finding's message names what a receiver receives (the
 # signal, the model, where it is connected and why it is transactional).
 RECEIVED = "\u27e8received\u27e9"
@@ -499,6 +503,8 @@ class FileFacts:
     app_task_classes: tuple[tuple[str, str], ...] = ()
     # Functions of other modules this file connects to model signals.
     receivers: tuple[ReceiverFact, ...] = ()
+    # Views this file's URLconf registers (functions, and classes by `as_view()`).
+    url_views: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,14 @@ from joblint.analysis.values import value_of
 from joblint.knowledge import locks
 from joblint.knowledge.brokers import APP_CLASSES, LOADER_METHODS, TIME_LIMIT_LIBRARIES
 from joblint.knowledge.jobs import APP_TASK_CLASS_OPTIONS, SETTINGS_FLAGS
-from joblint.libraries.django import ATOMIC_REQUESTS_FLAG, DATABASES_SETTING, RUN_PYTHON_OPERATIONS
+from joblint.libraries.django import (
+    AS_VIEW_METHOD,
+    ATOMIC_REQUESTS_FLAG,
+    DATABASES_SETTING,
+    RUN_PYTHON_OPERATIONS,
+    URL_FUNCTIONS,
+    URL_VIEW_KEYWORD,
+)
 from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
 from joblint.models import ClassFacts, TaskDef
@@ -197,6 +204,7 @@ class SettingsCollector(Collector):
         self.read_only_databases: list[str] = []
         self.loads_settings: list[str] = []
         self.run_python: list[str] = []
+        self.url_views: list[str] = []
 
     def module_statement(self, statement: cst.CSTNode) -> None:
         if isinstance(statement, cst.ClassDef):
@@ -221,6 +229,28 @@ class SettingsCollector(Collector):
     def call(self, node: cst.Call) -> None:
         self._run_python(node)
         self._settings_module(node)
+        self._url_view(node)
+
+    def _url_view(self, call: cst.Call) -> None:
+        """`path("x/", views.checkout)`, `re_path(r"^y/$", Checkout.as_view())`."""
+        func = call.func
+        last = func.attr if isinstance(func, cst.Attribute) else func
+        if not isinstance(last, cst.Name) or last.value not in _URL_NAMES:
+            return  # the cheap test first: this runs for every call
+        if self.resolver.qualified_name(func) not in URL_FUNCTIONS:
+            return
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        keyword = [a.value for a in call.args if a.keyword and a.keyword.value == URL_VIEW_KEYWORD]
+        views = positional[1:2] or keyword
+        if not views:
+            return
+        view = views[0]
+        called = view.func if isinstance(view, cst.Call) else None
+        if isinstance(called, cst.Attribute) and called.attr.value == AS_VIEW_METHOD:
+            view = called.value  # `Checkout.as_view()`: the class's methods are views
+        qualname = self.resolver.qualified_name(view)
+        if qualname is not None:
+            self.url_views.append(qualname)
 
     def assignment(self, node: cst.Assign) -> None:
         """`os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"`,
@@ -276,6 +306,7 @@ class SettingsCollector(Collector):
             "cache_backends": tuple(self.cache_backends),
             "read_only_databases": tuple(sorted(set(self.read_only_databases))),
             "loads_settings": tuple(sorted(set(self.loads_settings))),
+            "url_views": tuple(sorted(set(self.url_views))),
         }
 
 
@@ -322,6 +353,9 @@ COLLECTORS: tuple[Callable[[Resolver], Collector], ...] = (
     SettingsCollector,
     BrokerSettingsCollector,
 )
+
+
+_URL_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in URL_FUNCTIONS)
 
 
 def _assigned_value(statement: cst.CSTNode) -> cst.BaseExpression | None:

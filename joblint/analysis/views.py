@@ -16,7 +16,7 @@ from joblint.analysis.transactions import TxScope
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import TxFamily
 from joblint.libraries import django
-from joblint.models import Requirement
+from joblint.models import URL_VIEW, Requirement
 
 
 def is_view_class(node: cst.ClassDef, resolver: Resolver) -> bool:
@@ -54,13 +54,17 @@ def view_scope(
     params = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
     views_module = not set(resolver.module.split(".")).isdisjoint(django.VIEW_MODULE_NAMES)
     request = django.VIEW_REQUEST_PARAMETER
+    known = views_module or view_class  # else a view only where a URLconf registers it
     if class_name:
-        takes_request = params[1:2] == [request] and (views_module or view_class)
-        if not takes_request and not (view_class and node.name.value in django.VIEW_HOOK_METHODS):
+        hook = view_class and node.name.value in django.VIEW_HOOK_METHODS
+        if params[1:2] != [request] and not hook:
             return None
-    elif not (views_module and params[:1] == [request]):
+    elif params[:1] != [request]:
         return None
-    requires = (Requirement("flag-on", django.ATOMIC_REQUESTS_FLAG),)
+    requires: tuple[Requirement, ...] = (Requirement("flag-on", django.ATOMIC_REQUESTS_FLAG),)
+    if not known:
+        registered = resolver.local_qualname(class_name or node.name.value)
+        requires = (*requires, Requirement(URL_VIEW, registered))
     name = f"{class_name}.{node.name.value}" if class_name else node.name.value
     description = f"{name}(), a view Django runs inside a transaction (ATOMIC_REQUESTS)"
     return TxScope(node, description, TxFamily.DJANGO, requires=requires, alias_known=False)

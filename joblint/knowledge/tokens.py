@@ -238,6 +238,8 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     Trigger(("q_cluster",)),
     # Django running every view inside a transaction.
     Trigger(("atomic_requests",)),
+    # A URLconf: the views it registers are views wherever they are defined.
+    Trigger(("urlpatterns",)),
     # A model signal connected to a function (of another module, perhaps).
     Trigger(tuple(_MODEL_SIGNALS), (r"\.connect\(",)),
     # A settings module or class setting Celery's namespaced settings

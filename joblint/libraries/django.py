@@ -262,6 +262,19 @@ VIEW_MODULE_NAMES = frozenset({"views", "viewsets"})
 VIEW_REQUEST_PARAMETER = "request"
 VIEW_BASE_MODULES = ("django.views.", "rest_framework.")
 VIEW_HOOK_METHODS = frozenset({"perform_create", "perform_update", "perform_destroy"})
+# Views registered in a URLconf (`path("x/", views.checkout)`,
+# `path("y/", Checkout.as_view())`), wherever they are defined.
+URL_FUNCTIONS = frozenset(
+    {
+        "django.urls.path",
+        "django.urls.re_path",
+        "django.urls.conf.path",
+        "django.urls.conf.re_path",
+        "django.conf.urls.url",
+    }
+)
+URL_VIEW_KEYWORD = "view"
+AS_VIEW_METHOD = "as_view"
 
 # --- model signals ------------------------------------------------------------------
 #

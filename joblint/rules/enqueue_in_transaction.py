@@ -158,7 +158,9 @@ class EnqueueInTransaction(Rule):
     sync view inside `transaction.atomic()`: a function of a `views` (or
     `viewsets`) module taking `request` first, a method taking it after
     `self` in such a module or in a class deriving from Django's or DRF's
-    views, and DRF's `perform_create`/`perform_update`/`perform_destroy`.
+    views, DRF's `perform_create`/`perform_update`/`perform_destroy`, and
+    in any module a function (or a class's methods) a URLconf registers
+    (`path("pay/", handlers.pay)`, `path("refund/", Refund.as_view())`).
     Views marked `@transaction.non_atomic_requests` and async views are not
     (a top-level `ATOMIC_REQUESTS = True` means nothing to Django, nor here):
 
@@ -232,8 +234,8 @@ class EnqueueInTransaction(Rule):
     - A transaction opened by a caller in another function (a caller of the
       function the enqueue is in) is not seen; Django's own (the admin's
       hooks, model signals' receivers, `ATOMIC_REQUESTS` views) are, as
-      above. Views registered in `urls.py` from modules of other names are
-      not known as views; `non_atomic_requests` for any database exempts a
+      above. Views a router registers (DRF's `router.register(...)`) are
+      known only as DRF classes; `non_atomic_requests` for any database exempts a
       view (also where only another database's requests are atomic), and
       `@method_decorator(transaction.non_atomic_requests, name=...)` every
       view of its class; settings classes (django-configurations) and an

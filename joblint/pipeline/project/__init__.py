@@ -31,6 +31,7 @@ from joblint.models import (
     TASK_DECORATOR,
     TASK_DECORATOR_SETS,
     UNCOMMITTED,
+    URL_VIEW,
     WRITE_VERBS,
     WRITTEN,
     WRITTEN_IN_TRANSACTION,
@@ -82,6 +83,8 @@ class ProjectIndex:
     aliases: dict[str, str] = field(default_factory=dict)
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     model_factories: dict[str, str] = field(default_factory=dict)
+    # Views the project's URLconfs register.
+    url_views: set[str] = field(default_factory=set)
     # Functions connected to model signals by other modules: handler -> (fact, path).
     receivers: dict[str, list[tuple[ReceiverFact, str]]] = field(default_factory=dict)
     # Each Celery app's default task class (`Celery(task_cls=...)`), with the
@@ -129,6 +132,7 @@ class ProjectIndex:
             index.model_factories.update(facts.model_factories)
             index.function_params.update(facts.function_params)
             index.instances.update(facts.instances)
+            index.url_views.update(facts.url_views)
             for receiver in facts.receivers:
                 index.receivers.setdefault(receiver.handler, []).append((receiver, result.path))
             for app, task_class in facts.app_task_classes:
@@ -378,6 +382,9 @@ class ProjectIndex:
             return self.returned(requirement) is not None
         if requirement.kind == WRITTEN_IN_TRANSACTION:
             return self._written(requirement) is not None
+        if requirement.kind == URL_VIEW:
+            view = self.canonical(requirement.qualname)
+            return any(self.canonical(registered) == view for registered in self.url_views)
         if requirement.kind == RECEIVES:
             return self._received(requirement.qualname) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
