@@ -67,7 +67,7 @@ class Receiving:
         """The receiver's body as the transaction of whoever writes the model
         (or the one the framework opens for the write)."""
         model = self.model.rsplit(".", 1)[-1]
-        described = f"{node.name.value}(), receiving {model}'s {self.signal}"
+        described = f"{node.name.value}(), receiving {_whose(model)}{self.signal}"
         if self.own_transaction:
             opens = f"the transaction it opens for {self.own_transaction}"
             after = f", which Django sends inside {opens}"
@@ -87,6 +87,11 @@ class Receiving:
             alias_known=False,
             after=f", sent inside the transaction that {verb} the {model} ({WRITTEN})",
         )
+
+
+def _whose(model: str) -> str:
+    """ "Order's " (nothing when the sender isn't known: any model's)."""
+    return f"{model}'s " if model else ""
 
 
 def looks_like_receiver(node: cst.FunctionDef) -> bool:
@@ -183,9 +188,12 @@ def _receiving(
     signal_at: int,
     sender_at: int | None,
 ) -> Receiving | None:
+    """What a connection receives. The sender matters only for signals sent
+    inside the writer's transaction (`post_save`); for those Django sends
+    inside its own (`post_delete`, `m2m_changed`), any sender will do: none
+    (every model), a name bound at run time, `apps.get_model(...)`."""
     signal = _argument(args, signal_at, "signal")
-    sender = _argument(args, sender_at, signals.sender_keyword)
-    if signal is None or sender is None:
+    if signal is None:
         return None
     named = signal.elements if isinstance(signal, cst.List | cst.Tuple) else [signal]
     kinds: dict[str, str] = {}
@@ -194,17 +202,19 @@ def _receiving(
         qualname = qualify(value) or ""
         if qualname in jobs.SIGNAL_WRITES:
             kinds[qualname.rsplit(".", 1)[-1]] = jobs.SIGNAL_WRITES[qualname][1]
-    if not kinds:
-        return None
-    model = qualify(sender) or ""
+    sender = _argument(args, sender_at, signals.sender_keyword)
+    model = (qualify(sender) if sender is not None else None) or ""
     m2m_field = ""
     owner, _, last = model.rpartition(".")
     if last == signals.through_attribute:  # `Order.tags.through`: the m2m field's table
         model, _, m2m_field = owner.rpartition(".")
         kinds = {s: w for s, w in kinds.items() if w == M2M}
-    elif M2M in kinds.values():
+    elif model and M2M in kinds.values():  # a model's own class sends no m2m_changed
         kinds = {s: w for s, w in kinds.items() if w != M2M}
-    if not model or not kinds:
+    own_kinds = {write for write, _ in signals.own_transactions}
+    if not model:
+        kinds = {s: w for s, w in kinds.items() if w in own_kinds}
+    if not kinds:
         return None
     writes = frozenset(kinds.values())
     own = next((text for write, text in signals.own_transactions if write in writes), "")

@@ -243,13 +243,15 @@ class EnqueueInTransaction(Rule):
       findings). For receivers, only writes the project makes certainly inside
       a transaction count: not those through project helpers or inside a
       project callable that opens one, nor writes in test code or migrations.
-      Receivers for every sender (no `sender=`) and senders that aren't a
-      class (`"shop.Receipt"`, `get_user_model()`, `apps.get_model(...)`)
-      are not followed; a receiver connected to several models is judged by
-      its first `@receiver` decorator (or, connected elsewhere, by the first
-      connection that makes it transactional). A receiver file with no
-      enqueue of its own, calling a helper that enqueues, is linted only if
-      the run lints it for another reason.
+      Save receivers for every sender (no `sender=`) or for a sender that
+      isn't a class (`"shop.Receipt"`, `get_user_model()`,
+      `apps.get_model(...)`, a loop's variable) are not followed (delete and
+      many-to-many receivers are, whatever the sender); a receiver connected
+      to several models is judged by its first `@receiver` decorator (or,
+      connected elsewhere, by the first connection that makes it
+      transactional). A receiver file with no enqueue of its own, calling a
+      helper that enqueues, is linted only if the run lints it for another
+      reason.
     - `with <x>.begin()`, `<x>.begin_nested()`, `<x>.atomic()` and
       `<x>.transaction()` count as transactions whatever `<x>` is (a documented
       heuristic: the receiver's type can't be known statically).

@@ -424,15 +424,16 @@ class ProjectIndex:
         connections = self.receivers.get(self.canonical(handler), [])
         for fact, path in sorted(connections, key=lambda c: (c[1], c[0].line)):
             model = fact.model.rsplit(".", 1)[-1]
-            where = Related(path, _line(fact.line), f"{fact.signal} of {model} connected here")
-            connected = f"{model}'s {fact.signal} (connected at {path}:{fact.line})"
+            whose = f"{model}'s " if model else ""
+            where = Related(path, _line(fact.line), f"{whose}{fact.signal} connected here")
+            connected = f"{whose}{fact.signal} (connected at {path}:{fact.line})"
             if fact.own_transaction:
                 opens = f"the transaction it opens for {fact.own_transaction}"
                 sent = f"which Django sends inside {opens}"
                 return f"{connected}, {sent}", (where,)
             field_name = (fact.m2m_field,) if fact.m2m_field else ()
             written = self.writes.first(fact.model, frozenset(fact.writes), *field_name)
-            if written is not None:
+            if written is not None and fact.model:
                 verb = " or ".join(sorted(WRITE_VERBS[w] for w in fact.writes))
                 sent = f"sent inside the transaction that {verb} the {model}"
                 text = f"{connected}, {sent} ({written.describe(fact.model)})"

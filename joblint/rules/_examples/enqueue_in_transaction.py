@@ -23,6 +23,23 @@ _SAVES_RECEIPT_IN_ATOMIC = (
 VALID = (
     Valid(
         """
+from django.apps import AppConfig, apps
+from django.db.models.signals import post_save
+from .tasks import send_receipt
+
+def on_receipt_saved(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+
+class ShopConfig(AppConfig):
+    def ready(self):
+        Receipt = apps.get_model("shop", "Receipt")
+        post_save.connect(on_receipt_saved, sender=Receipt)
+""",
+        id="a-save-receiver-of-a-model-looked-up-at-run-time",
+        project={"app_views": _SAVES_RECEIPT_IN_ATOMIC, "app_models": _RECEIPT_MODEL},
+    ),
+    Valid(
+        """
 from .tasks import send_receipt
 
 def on_receipt_deleted(sender, instance, **kwargs):
@@ -341,6 +358,24 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
+from .tasks import send_receipt
+
+@receiver(post_delete)
+def on_anything_deleted(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+""",
+        (
+            8,
+            5,
+            "inside on_anything_deleted(), receiving post_delete (line 7), which Django sends "
+            "inside the transaction it opens for the delete",
+        ),
+        id="a-delete-receiver-for-every-model",
+    ),
     invalid(
         """
 from .tasks import send_receipt
