@@ -792,20 +792,43 @@ def _writers(
 ) -> list[FileResult]:
     """Where a finding depends on the project writing a model inside a
     transaction (a model signal's receiver): the index of every project file
-    that opens a transaction or registers a model with a framework that writes
-    it in one, named or not. Returns those read now."""
-    asks = any(
-        requirement.kind in (WRITTEN_IN_TRANSACTION, RECEIVES)
-        for result in results
-        for pending in result.pending
-        for requirement in pending.requires
-    )
-    if not asks:
+    naming such a model that opens a transaction or registers a model with a
+    framework that writes it in one, named or not (a write the project step
+    counts names its model). Returns those read now."""
+    models = _written_models(results, context)
+    if not models:
         return []
+    named = _words(models)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     unread = [s for s in everything if s.shown not in indexed]
-    run.screen_all(unread, FULL)  # files screened only for their facts, in full
-    return run.index([s for s in unread if run.screen(s).transactional])
+    if named is not None:
+        unread = [s for s in unread if named.search(s.data)]
+    # The screening's own test, on the bytes: files screened only for their
+    # facts were never asked whether they open a transaction.
+    opening = [s for s in unread if run.prefilter.transactional(s.data.lower())]
+    return run.index(opening)
+
+
+def _written_models(results: list[FileResult], context: list[FileResult]) -> set[str]:
+    """The names of the models whose transactional writes pending findings
+    ask for: a receiver's sender, or the sender another module connects a
+    receiver-shaped function to (not for signals sent in the framework's
+    own transaction, which need no write)."""
+    asked: set[str] = set()
+    handlers: set[str] = set()
+    for result in results:
+        for pending in result.pending:
+            for requirement in pending.requires:
+                if requirement.kind == WRITTEN_IN_TRANSACTION:
+                    asked.add(requirement.qualname.rsplit(".", 1)[-1])
+                elif requirement.kind == RECEIVES:
+                    handlers.add(requirement.qualname)
+    if handlers:
+        for result in [*results, *context]:
+            for fact in result.facts.receivers:
+                if fact.handler in handlers and fact.model and not fact.own_transaction:
+                    asked.add(fact.model.rsplit(".", 1)[-1])
+    return asked
 
 
 def describe_project_model(path: Path, config: Config, options: RunOptions) -> list[str]:
