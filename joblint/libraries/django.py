@@ -211,6 +211,19 @@ ADMIN_CLASSES = (
     "django.contrib.gis.admin.options.GISModelAdmin",
     "django.contrib.auth.admin.UserAdmin",
     "django.contrib.auth.admin.GroupAdmin",
+    # Packages' ModelAdmin subclasses that keep Django's views (and their
+    # transactions): they add templates, permissions, history or import/export.
+    "guardian.admin.GuardedModelAdmin",
+    "reversion.admin.VersionAdmin",
+    "simple_history.admin.SimpleHistoryAdmin",
+    "import_export.admin.ImportExportModelAdmin",
+    "import_export.admin.ImportModelAdmin",
+    "import_export.admin.ExportActionModelAdmin",
+    "mptt.admin.MPTTModelAdmin",
+    "mptt.admin.DraggableMPTTAdmin",
+    "treenode.admin.TreeNodeModelAdmin",
+    "unfold.admin.ModelAdmin",
+    "modeltranslation.admin.TranslationAdmin",
 )
 ATOMIC_HOOKS = (
     AtomicHooks(

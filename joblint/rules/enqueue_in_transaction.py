@@ -124,8 +124,13 @@ class EnqueueInTransaction(Rule):
     ```
 
     The class must derive from `ModelAdmin` (or Django's `UserAdmin`,
-    `GroupAdmin`, `GISModelAdmin`), directly or through the project's own
-    admin classes in any module. Admin actions (`delete_queryset` of the
+    `GroupAdmin`, `GISModelAdmin`, or a package's subclass that keeps
+    Django's views: django-guardian's `GuardedModelAdmin`, django-reversion's
+    `VersionAdmin`, django-simple-history's `SimpleHistoryAdmin`,
+    django-import-export's admins, django-mptt's, django-treenode's,
+    django-unfold's `ModelAdmin`, django-modeltranslation's
+    `TranslationAdmin`), directly or through the project's own admin classes
+    in any module. Admin actions (`delete_queryset` of the
     delete-selected action, an action function) and `get_queryset` run
     outside the admin's transaction: not findings.
 
