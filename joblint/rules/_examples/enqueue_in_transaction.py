@@ -360,6 +360,24 @@ def schedule_export(client, export):
 INVALID = (
     invalid(
         """
+from guardian.admin import GuardedModelAdmin
+from .tasks import send_receipt
+
+class OrderAdmin(GuardedModelAdmin):
+    def delete_model(self, request, obj):
+        send_receipt.delay(obj.pk)
+        super().delete_model(request, obj)
+""",
+        (
+            7,
+            9,
+            "inside OrderAdmin.delete_model(), which Django's admin runs inside "
+            "transaction.atomic() (line 6)",
+        ),
+        id="django-admin-hook-of-a-packages-model-admin",
+    ),
+    invalid(
+        """
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from .tasks import send_receipt
