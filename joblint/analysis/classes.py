@@ -32,12 +32,7 @@ def _flag_set(node: cst.ClassDef, name: str) -> bool:
 def class_facts(node: cst.ClassDef, qualname: str, resolver: Resolver) -> ClassFacts:
     bases: list[str] = []
     kinds: set[str] = set()
-    for arg in node.bases:
-        if arg.keyword is not None:
-            continue
-        base = resolver.qualified_name(arg.value)
-        if base is None:
-            continue
+    for base in resolver.base_qualnames(node):
         flagged = payloads.TABLE_FLAG_BASES.get(base)
         if flagged is not None:
             on = _flag_set(node, flagged.keyword)

@@ -210,6 +210,11 @@ class Resolver:
     def local_qualname(self, name: str) -> str:
         return f"{self.module}.{name}" if self.module else name
 
+    def base_qualnames(self, node: cst.ClassDef) -> list[str]:
+        """The class's positional bases that resolve, in order (not `metaclass=`)."""
+        named = (self.qualified_name(arg.value) for arg in node.bases if arg.keyword is None)
+        return [qualname for qualname in named if qualname is not None]
+
 
 def name_assignments(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression]]:
     """`name = value` and `name: T = value` with a plain name target: (name, value)."""

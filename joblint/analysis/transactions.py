@@ -58,12 +58,7 @@ def class_hooks(node: cst.ClassDef, resolver: Resolver) -> tuple[ClassHooks, ...
     framework class, or, for the first base that may be the project's, each
     framework's if the class index follows that base to one of its classes."""
     project_base = ""
-    for arg in node.bases:
-        if arg.keyword is not None:
-            continue
-        qualname = resolver.qualified_name(arg.value)
-        if qualname is None:
-            continue
+    for qualname in resolver.base_qualnames(node):
         hooks = jobs.ATOMIC_HOOKS.get(qualname)
         if hooks is not None:
             return (ClassHooks(hooks),)

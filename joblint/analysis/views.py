@@ -21,11 +21,7 @@ from joblint.models import URL_VIEW, Requirement
 
 def is_view_class(node: cst.ClassDef, resolver: Resolver) -> bool:
     """A class deriving from Django's or DRF's views (`View`, `APIView`, a viewset)."""
-    for arg in node.bases:
-        qualname = resolver.qualified_name(arg.value) if arg.keyword is None else None
-        if qualname is not None and qualname.startswith(django.VIEW_BASE_MODULES):
-            return True
-    return False
+    return any(q.startswith(django.VIEW_BASE_MODULES) for q in resolver.base_qualnames(node))
 
 
 def non_atomic_class(node: cst.ClassDef, resolver: Resolver) -> bool:
