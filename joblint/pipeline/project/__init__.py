@@ -421,7 +421,14 @@ class ProjectIndex:
         """How the function `handler`, connected to a model signal by another
         module, runs inside a transaction: the words saying so, and where
         it is connected (and the write that makes it transactional)."""
-        connections = self.receivers.get(self.canonical(handler), [])
+        # Connected under any name that is the handler's (a re-export, too).
+        defined = self.canonical(handler)
+        connections = [
+            connection
+            for name, named in self.receivers.items()
+            if self.canonical(name) == defined
+            for connection in named
+        ]
         for fact, path in sorted(connections, key=lambda c: (c[1], c[0].line)):
             model = fact.model.rsplit(".", 1)[-1]
             whose = f"{model}'s " if model else ""
@@ -566,7 +573,7 @@ def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[st
 def _wanted_names(index: ProjectIndex, results: list[FileResult], receivers: set[str]) -> set[str]:
     """`receivers`: the unknown receivers on the way from the calls asked."""
     constants = {name for r in results for name, _ in r.facts.constants}
-    wanted = set(receivers)
+    wanted = set(receivers) | _connected_handlers(index, results)
     for name in _returns_lookups(index, results)[1]:
         wanted |= index.unknown(name)
     for result in results:
@@ -585,6 +592,28 @@ def _wanted_names(index: ProjectIndex, results: list[FileResult], receivers: set
         for expr in exprs:
             wanted.update(ref for ref in _expr_refs(expr) if ref not in constants)
     return wanted
+
+
+def _connected_handlers(index: ProjectIndex, results: list[FileResult]) -> set[str]:
+    """The names other modules connect receiver-shaped functions under, where
+    no loaded file tells what they are (a re-export): telling whether one is
+    a function a pending finding is in needs its module's facts."""
+    asked = {
+        requirement.qualname.rsplit(".", 1)[-1]
+        for result in results
+        for pending in result.pending
+        for requirement in pending.requires
+        if requirement.kind == RECEIVES
+    }
+    if not asked:
+        return set()
+    return {
+        unknown
+        for result in results
+        for fact in result.facts.receivers
+        if fact.handler.rsplit(".", 1)[-1] in asked
+        for unknown in index.unknown(fact.handler)
+    }
 
 
 def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> set[str]:

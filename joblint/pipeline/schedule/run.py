@@ -821,12 +821,13 @@ def _written_models(results: list[FileResult], context: list[FileResult]) -> set
             for requirement in pending.requires:
                 if requirement.kind == WRITTEN_IN_TRANSACTION:
                     asked.add(requirement.qualname.rsplit(".", 1)[-1])
-                elif requirement.kind == RECEIVES:
-                    handlers.add(requirement.qualname)
+                elif requirement.kind == RECEIVES:  # by name: connected through a re-export too
+                    handlers.add(requirement.qualname.rsplit(".", 1)[-1])
     if handlers:
         for result in [*results, *context]:
             for fact in result.facts.receivers:
-                if fact.handler in handlers and fact.model and not fact.own_transaction:
+                connects = fact.handler.rsplit(".", 1)[-1] in handlers
+                if connects and fact.model and not fact.own_transaction:
                     asked.add(fact.model.rsplit(".", 1)[-1])
     return asked
 

@@ -360,6 +360,26 @@ def schedule_export(client, export):
 INVALID = (
     invalid(
         """
+from .tasks import send_receipt
+
+def on_receipt_deleted(sender, instance, **kwargs):
+    send_receipt.delay(instance.pk)
+""",
+        (5, 5, "receiving Receipt's post_delete (connected at app/apps.py:7)"),
+        id="a-receiver-connected-through-a-re-export",
+        app_models=_RECEIPT_MODEL,
+        app_signals="from app.example import on_receipt_deleted\n",
+        app_apps=(
+            "from django.db.models.signals import post_delete\n"
+            "from app.models import Receipt\n"
+            "from app.signals import on_receipt_deleted\n\n"
+            "class ShopConfig:\n"
+            "    def ready(self):\n"
+            "        post_delete.connect(on_receipt_deleted, sender=Receipt)\n"
+        ),
+    ),
+    invalid(
+        """
 from guardian.admin import GuardedModelAdmin
 from .tasks import send_receipt
 
