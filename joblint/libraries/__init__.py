@@ -21,7 +21,7 @@ from typing import Any
 from joblint.libraries.base import Library
 
 # Modules of this package that are not libraries: the kinds of declarations.
-_NOT_LIBRARIES = frozenset({"base", "locking", "objects", "queries", "retry_api"})
+_NOT_LIBRARIES = frozenset({"base", "job_work", "locking", "objects", "queries", "retry_api"})
 
 
 def library_modules() -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from joblint.libraries.base import (
     Receiver,
     TaskClassOption,
 )
+from joblint.libraries.job_work import RerunOption, Reruns
 from joblint.libraries.retry_api import (
     AttemptBound,
     Bound,
@@ -299,5 +300,22 @@ TASK_CLASS_OPTIONS = (
         app_keyword="task_cls",
         app_attribute="Task",
         shared_decorators=("celery.shared_task", "celery.app.shared_task"),
+    ),
+)
+
+
+# --- running a task more than once (JL601) -----------------------------------------
+
+# A task runs again when an exception it lists is raised (`autoretry_for`),
+# when it asks to (`self.retry()` in a bound task), and, with late
+# acknowledgement, when its worker dies mid-task (the broker redelivers it).
+RERUNS = (
+    Reruns(
+        _CELERY.key,
+        options=(RerunOption("autoretry_for"), RerunOption("acks_late")),
+        retry_method="retry",
+        bind_keyword="bind",
+        settings=("task_acks_late", "CELERY_TASK_ACKS_LATE", "CELERY_ACKS_LATE"),
+        settings_flag="celery-task-acks-late",
     ),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import AtomicHooks, Library, ModelSignals, TxFamily
+from joblint.libraries.job_work import Claims, SideEffect
 from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
 from joblint.libraries.python import ENUM
@@ -427,5 +428,35 @@ MANAGER_FETCHES = (
             "aget_or_create",
             "aupdate_or_create",
         ),
+    ),
+)
+
+# --- what a job does twice when it runs twice (JL601) --------------------------------
+
+_MAIL = ("django.core.mail", "django.core.mail.message")
+_MESSAGES = ("EmailMessage", "EmailMultiAlternatives")
+SIDE_EFFECTS = (
+    SideEffect(
+        "sends an email",
+        calls=(
+            *(
+                f"django.core.mail.{name}"
+                for name in ("send_mail", "send_mass_mail", "mail_admins", "mail_managers")
+            ),
+            *(f"{module}.{message}.send" for module in _MAIL for message in _MESSAGES),
+            # `get_connection().send_messages(...)`: the backend sends them.
+            "django.core.mail.get_connection.send_messages",
+        ),
+        entered=("django.core.mail.get_connection",),
+        remedy="email has no idempotency key: record the send and check it first",
+    ),
+)
+
+# `obj, created = Model.objects.get_or_create(...)` claims a unique row:
+# a repeat delivery finds it created; `cache.add(key, ...)` sets only if absent.
+CLAIMS = (
+    Claims(
+        unique_creates=("get_or_create", "aget_or_create"),
+        set_if_absent=(("add", ""), ("aadd", "")),
     ),
 )

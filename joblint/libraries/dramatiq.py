@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import EnqueueMethod, ForwardedOptions, Library, PayloadShape, Receiver
+from joblint.libraries.job_work import RerunOption, Reruns
 
 LIBRARIES = (
     Library(
@@ -31,5 +32,16 @@ LIBRARIES = (
                 ),
             ),
         ),
+    ),
+)
+
+# Dramatiq's Retries middleware retries every failed actor (20 times by
+# default) unless it says `max_retries=0`.
+RERUNS = (
+    Reruns(
+        "dramatiq",
+        options=(RerunOption("retry_when"),),
+        by_default="Dramatiq retries every failed actor (max_retries=20 by default)",
+        default_off=(RerunOption("max_retries", off=frozenset({"0"})),),
     ),
 )

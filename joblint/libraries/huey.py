@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
+from joblint.libraries.job_work import RerunOption, Reruns
 from joblint.libraries.locking import LockApi
 
 # Keywords calling a Huey task takes itself (`send_email(to, delay=60)`).
@@ -88,4 +89,12 @@ LOCK_APIS = (
     ),
     # The method name is Huey's alone.
     LockApi(".lock_task(...)", method="lock_task", no_expiry_advice=_LOCK_WITHOUT_EXPIRY),
+)
+
+
+# --- running a task more than once (JL601) -----------------------------------------
+
+# Huey retries a failed task only as many times as its `retries=` says (0 by default).
+RERUNS = tuple(
+    Reruns(key, options=(RerunOption("retries", counts=True),)) for key in ("huey", "huey_on_commit")
 )

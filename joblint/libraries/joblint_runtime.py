@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import Library, TxFamily
+from joblint.libraries.job_work import Claims
 from joblint.libraries.retry_api import RetryVocabulary
 
 LIBRARIES = (
@@ -29,3 +30,8 @@ RETRY_VOCABULARY = (
         ),
     ),
 )
+
+
+# --- idempotency: the guard and its decorator -------------------------------------
+
+CLAIMS = (Claims(guard_modules=("joblint.runtime.idempotency",)),)

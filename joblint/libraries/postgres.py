@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from joblint.libraries.job_work import Claims
+
 # The try-forms of the advisory locks: their boolean result says who won.
 TRY_LOCK_SQL_FUNCTIONS = (
     "pg_try_advisory_lock",
@@ -9,3 +11,7 @@ TRY_LOCK_SQL_FUNCTIONS = (
     "pg_try_advisory_xact_lock",
     "pg_try_advisory_xact_lock_shared",
 )
+
+# `INSERT ... ON CONFLICT DO NOTHING` claims a key once (SQLite spells it the
+# same): the words a string literal holds together to be such a claim.
+CLAIMS = (Claims(sql_claims=(("on conflict", "do nothing"),)),)

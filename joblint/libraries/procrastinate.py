@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import Library
+from joblint.libraries.job_work import RerunOption, Reruns
 from joblint.libraries.retry_api import (
     REFERENCE_ATTEMPTS,
     AttemptBound,
@@ -79,3 +80,9 @@ TASK_RETRIES = (
         ),
     ),
 )
+
+
+# --- running a task more than once (JL601) -----------------------------------------
+
+# `@app.task(retry=...)`: a number of retries, True (forever) or a RetryStrategy.
+RERUNS = (Reruns(_PROCRASTINATE.key, options=(RerunOption("retry"),)),)

@@ -7,6 +7,7 @@ loops and exception types."""
 from __future__ import annotations
 
 from joblint.libraries.locking import NonBlockingAcquire
+from joblint.libraries.job_work import SideEffect
 from joblint.libraries.objects import Family, ObjectKind
 from joblint.libraries.queries import SqlApi
 from joblint.libraries.retry_api import RetryVocabulary
@@ -116,5 +117,18 @@ RETRY_VOCABULARY = (
         ),
         exception_filters=("isinstance", "issubclass", "type"),
         fresh_value_modules=("uuid",),
+    ),
+)
+
+
+# --- what a job does twice when it runs twice (JL601) --------------------------------
+
+_SMTP = ("smtplib.SMTP", "smtplib.SMTP_SSL", "smtplib.LMTP")
+SIDE_EFFECTS = (
+    SideEffect(
+        "sends an email over SMTP",
+        calls=tuple(f"{smtp}.{method}" for smtp in _SMTP for method in ("sendmail", "send_message")),
+        entered=_SMTP,
+        remedy="email has no idempotency key: record the send and check it first",
     ),
 )

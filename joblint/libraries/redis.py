@@ -8,6 +8,7 @@ on it; fakeredis, its test double) put the same commands in reach.
 
 from __future__ import annotations
 
+from joblint.libraries.job_work import Claims
 from joblint.libraries.locking import (
     KeyCommands,
     KeyLockCommand,
@@ -108,3 +109,8 @@ LOCK_APIS = (
 # Lock.acquire(sleep=None, blocking=None, blocking_timeout=None, token=None):
 # only the keyword says non-blocking (the first positional is `sleep`).
 NON_BLOCKING_ACQUIRES = (NonBlockingAcquire("acquire", "blocking"),)
+
+# --- idempotency: claiming a key before the work (JL601) ------------------------------
+
+# `if not r.set(key, 1, nx=True, ex=...): return`: only the first claim wins.
+CLAIMS = (Claims(set_if_absent=(("set", "nx"), ("setnx", ""))),)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import EnqueueMethod, ForwardedOptions, Library, PayloadShape, Receiver
+from joblint.libraries.job_work import RerunOption, Reruns
 from joblint.libraries.retry_api import DelayParams, GrowthParam, Param, Reads, RetryCall, Says
 
 _MODULES = ("rq", "django_rq", "rq_scheduler")
@@ -113,3 +114,9 @@ RETRY_CALLS = (
         ),
     ),
 )
+
+
+# --- running a job more than once (JL601) ------------------------------------------
+
+# `@job(..., retry=Retry(max=3))`: RQ retries the failed job.
+RERUNS = (Reruns(_RQ.key, options=(RerunOption("retry"),)),)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import EnqueueMethod, Library, PayloadShape, Receiver
+from joblint.libraries.job_work import RerunOption, Reruns
 from joblint.libraries.retry_api import (
     DelayParams,
     GrowthParam,
@@ -58,3 +59,9 @@ RETRY_CALLS = (
         ),
     ),
 )
+
+
+# --- running a task more than once (JL601) -----------------------------------------
+
+# `@broker.task(retry_on_error=True)`: the retry middleware sends it again.
+RERUNS = (Reruns(_TASKIQ.key, options=(RerunOption("retry_on_error"),)),)

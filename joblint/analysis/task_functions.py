@@ -1,0 +1,121 @@
+"""The task a function definition is, for rules about what a task's body
+does (JL6): its library, the options its decorator gives it, and what the
+project must confirm for it to be one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from joblint.analysis.names import Resolver
+from joblint.analysis.retry_options import decorator_options
+from joblint.analysis.tasks import decorator_task_library
+from joblint.knowledge import jobs, retries
+from joblint.models import TASK_DECORATOR, Requirement
+
+# The libraries whose decorators register jobs.
+_TASK_LIBRARIES = frozenset(
+    lib.key for lib in jobs.LIBRARIES.values() if lib.task_decorators or lib.task_decorator_methods
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDefinition:
+    """A function registered as a task."""
+
+    node: cst.FunctionDef
+    decorator: cst.Decorator
+    # The job library; "" when only the project step can tell (an app
+    # imported from the project, a project's own task decorator).
+    library: str
+    # The decorator call's keywords (with those a task decorator built in
+    # this module fixes), by name.
+    options: dict[str, cst.Arg] = field(default_factory=dict)
+    requires: tuple[Requirement, ...] = ()
+    # A task decorator another module of the project builds: its qualified
+    # name (the options it fixes are known to the project step only).
+    project_decorator: str = ""
+    # `@decorator(...)` was called.
+    called: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value
+
+    def literal(self, keyword: str) -> str | None:
+        """An option's value as written when it is a literal (`True`, `3`,
+        `()`), else None; "" when the option isn't given."""
+        arg = self.options.get(keyword)
+        if arg is None:
+            return ""
+        return literal_text(arg.value)
+
+
+def literal_text(value: cst.BaseExpression) -> str | None:
+    """`True`, `None`, `3`, `"x"`, `()`, `[]` as written; None for anything else."""
+    if isinstance(value, cst.Name) and value.value in {"True", "False", "None"}:
+        return value.value
+    if isinstance(value, cst.Integer):
+        return value.value
+    if isinstance(value, cst.SimpleString):
+        return value.value
+    if isinstance(value, cst.Tuple | cst.List) and not value.elements:
+        return "()" if isinstance(value, cst.Tuple) else "[]"
+    return None
+
+
+def task_definition(node: cst.FunctionDef, resolver: Resolver) -> TaskDefinition | None:
+    """The task `node` is: by the first of its decorators that is a job
+    library's, else by one the project may build into a task decorator."""
+    qualname = resolver.local_qualname(node.name.value)
+    for decorator in node.decorators:
+        found = _library_task(node, decorator, resolver, qualname)
+        if found is not None:
+            return found
+    return _by_project_decorator(node, resolver)
+
+
+def _library_task(
+    node: cst.FunctionDef, decorator: cst.Decorator, resolver: Resolver, qualname: str
+) -> TaskDefinition | None:
+    expr = decorator.decorator
+    call = expr if isinstance(expr, cst.Call) else None
+    for task_retries in retries.TASK_RETRIES:
+        found = decorator_options(decorator, node, task_retries, resolver)
+        if found is None or found.decorator:
+            continue  # a project's decorator: only when no library's is there
+        options = {key: setting.node for key, setting in found.options.items()}
+        return TaskDefinition(
+            node,
+            decorator,
+            task_retries.library,
+            {k: v for k, v in options.items() if isinstance(v, cst.Arg)},
+            found.requires,
+            "",
+            call is not None,
+        )
+    library_and_receiver = decorator_task_library(decorator, resolver)
+    if library_and_receiver is None:
+        return None
+    library = library_and_receiver[0]
+    keywords = {a.keyword.value: a for a in call.args if a.keyword} if call else {}
+    requires = () if library else (Requirement("task", qualname, _TASK_LIBRARIES),)
+    return TaskDefinition(node, decorator, library, keywords, requires, "", call is not None)
+
+
+def _by_project_decorator(node: cst.FunctionDef, resolver: Resolver) -> TaskDefinition | None:
+    """A function decorated with a name a project module may build into a
+    task decorator (`@retrying_task`): the project step tells."""
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        call = expr if isinstance(expr, cst.Call) else None
+        name = resolver.qualified_name(call.func if call is not None else expr)
+        if name is None or not jobs.may_be_project_code(name):
+            continue
+        called = ("called",) if call is not None else ()
+        libraries = frozenset({*_TASK_LIBRARIES, ""})
+        requirement = Requirement(TASK_DECORATOR, name, libraries, reach=called)
+        keywords = {a.keyword.value: a for a in call.args if a.keyword} if call else {}
+        return TaskDefinition(node, decorator, "", keywords, (requirement,), name, bool(called))
+    return None

@@ -1,0 +1,114 @@
+"""What a job does that matters when it runs more than once or for hours,
+as data the library modules declare (JL6):
+
+- `Reruns` (`RERUNS`): when a job library runs a task again, by its options,
+  its defaults, a retry its body asks for, or a project-wide setting;
+- `SideEffect` (`SIDE_EFFECTS`): calls whose effect outside the database a
+  ROLLBACK or a retry doesn't undo (an email, an HTTP write, a charge), and
+  the arguments that make the provider drop a repeat;
+- `Claims` (`CLAIMS`): what claims the work before doing it, so a repeat
+  delivery does nothing (an idempotency guard);
+- `TableReads` (`TABLE_READS`): an ORM's reads of every row of a table, and
+  what bounds them.
+
+Qualified names have the meaning `joblint.libraries.base` gives them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class RerunOption:
+    """A task option that makes the library run the task again: set to
+    anything but one of `off` (literal values as written: "False", "0")."""
+
+    keyword: str
+    off: frozenset[str] = frozenset({"None", "False", "0", "()", "[]"})
+    # The value must be a positive literal number (Huey `retries=2`): a name
+    # or an expression says nothing.
+    counts: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Reruns:
+    """When a job library runs one of its tasks more than once."""
+
+    library: str
+    options: tuple[RerunOption, ...] = ()
+    # It retries every task unless `default_off` turns it off (Dramatiq
+    # retries a failed actor 20 times by default; `max_retries=0` stops it).
+    by_default: str = ""  # how a message says so; "" = it doesn't
+    default_off: tuple[RerunOption, ...] = ()
+    # A bound task asking to run again (`self.retry(...)`): the method, and
+    # the option binding the task to its first parameter (`bind=True`).
+    retry_method: str = ""
+    bind_keyword: str = ""
+    # Project settings that, set to True, redeliver every task of the project
+    # (Celery `task_acks_late`: a task whose worker dies is delivered again),
+    # and the flag the project step knows them by.
+    settings: tuple[str, ...] = ()
+    settings_flag: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SideEffect:
+    """Calls with an effect outside the database that a repeat does again.
+
+    `calls` are qualified names of what is called: functions
+    (`django.core.mail.send_mail`), or `<maker>.<method>` where `<maker>`
+    makes the receiver (a class, or a factory like `boto3.client`):
+    `django.core.mail.EmailMessage.send`, `boto3.client.send_email`."""
+
+    what: str  # "sends an email"
+    calls: tuple[str, ...]
+    # Keywords with which the provider drops a repeated call (Stripe's
+    # `idempotency_key`, SNS FIFO `MessageDeduplicationId`).
+    idempotency_keywords: tuple[str, ...] = ()
+    # The makers whose `with maker(...) as x:` binds `x` to the receiver
+    # (their `__enter__` returns the object itself).
+    entered: tuple[str, ...] = ()
+    # Where the fix points: the provider's own parameter, said in a message.
+    remedy: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Claims:
+    """What claims a job's work before it is done (an idempotency guard)."""
+
+    # Any use of these modules' names (`joblint.runtime.idempotency`).
+    guard_modules: tuple[str, ...] = ()
+    # Methods whose `(row, created)` result, unpacked, claims a unique row
+    # (`Order.objects.get_or_create(...)`).
+    unique_creates: tuple[str, ...] = ()
+    # Set-if-absent calls of a cache or store: (method, the keyword that makes
+    # it one, or "" when the method is one itself: Django cache `add`).
+    set_if_absent: tuple[tuple[str, str], ...] = ()
+    # Lower-cased words a string literal holds together to claim in SQL
+    # (`INSERT ... ON CONFLICT DO NOTHING`) or to carry a key (a header).
+    sql_claims: tuple[tuple[str, ...], ...] = ()
+    headers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableReads:
+    """An ORM's reads of every row of a table, for JL602."""
+
+    library: str
+    # `Model.<manager>`: the attributes holding a model's default manager.
+    managers: tuple[str, ...] = ()
+    # Queryset methods that keep every row (`all`, `order_by`, `iterator`).
+    keep_rows: tuple[str, ...] = ()
+    # Session methods starting a query of a model (`session.query(User)`).
+    query_methods: tuple[str, ...] = ()
+    # Functions building a statement over a model (`select(User)`).
+    statement_functions: tuple[str, ...] = ()
+    # Session methods running a statement (`session.scalars(stmt)`).
+    execute_methods: tuple[str, ...] = ()
+    # Result methods fetching every row (`all`, `scalars`, `fetchall`).
+    fetch_all: tuple[str, ...] = ()
+    # The class kind a model's class has in the project's class index.
+    model_kind: str = ""
+    # Import prefixes: the shapes are the library's only where it is in reach.
+    modules: tuple[str, ...] = ()

@@ -1,0 +1,29 @@
+"""requests: HTTP calls that change something on the other side (POST, PUT, PATCH)."""
+
+from __future__ import annotations
+
+from joblint.libraries.base import Library
+from joblint.libraries.job_work import Claims, SideEffect
+
+LIBRARIES = (Library("requests", "requests", modules=("requests",)),)
+
+# DELETE and GET are idempotent by HTTP's definition: a repeat changes nothing more.
+_WRITES = ("post", "put", "patch")
+_SESSIONS = ("requests.Session", "requests.session", "requests.sessions.Session")
+
+SIDE_EFFECTS = (
+    SideEffect(
+        "sends an HTTP write request",
+        calls=(
+            *(f"requests.{verb}" for verb in _WRITES),
+            *(f"requests.api.{verb}" for verb in _WRITES),
+            *(f"{session}.{verb}" for session in _SESSIONS for verb in _WRITES),
+        ),
+        entered=_SESSIONS,
+        remedy="send an Idempotency-Key header the service honours",
+    ),
+)
+
+# The header that asks the service to drop a repeat (the IETF draft
+# "The Idempotency-Key HTTP Header Field"; Stripe and Adyen send it too).
+CLAIMS = (Claims(headers=("idempotency-key",)),)
