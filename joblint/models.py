@@ -97,6 +97,15 @@ class Requirement:
       (or a framework hook the framework runs in one), or a registration with
       a framework that writes it inside its own transaction (Django's
       admin). The message names one such write where it says `WRITTEN`;
+    - "leads-to-effect" (`LEADS_TO_EFFECT`): the call the finding is at,
+      written `qualname`, must be a side effect outside the database (an
+      email, an HTTP write, a charge: `joblint.knowledge.work`) or lead to one
+      through the project's functions, none of which claims its work first
+      (`FunctionSummary.claims`); the message names the effect and the chain
+      where it says `CHAIN`;
+    - "task-decorator-reruns" (`TASK_DECORATOR_RERUNS`): the project's task
+      decorator `qualname` must fix options that make its library run a task
+      again (`autoretry_for=`, `acks_late=True`; Dramatiq's default retries);
     - "receives" (`RECEIVES`): the function `qualname` must be connected, by
       a module other than its own, to a model signal the framework sends
       inside a transaction (always, or because the project writes the model
@@ -206,6 +215,8 @@ RETURNED = "\u27e8returned\u27e9"
 WRITTEN_IN_TRANSACTION = "written-in-transaction"
 RECEIVES = "receives"
 URL_VIEW = "url-view"
+LEADS_TO_EFFECT = "leads-to-effect"
+TASK_DECORATOR_RERUNS = "task-decorator-reruns"
 # Where a pending finding's message names what a receiver receives (the
 # signal, the model, where it is connected and why it is transactional).
 RECEIVED = "\u27e8received\u27e9"
@@ -228,6 +239,8 @@ MODEL_REQUIREMENTS = frozenset(
         PASSED_A_TASK,
         ENQUEUES_NOW,
         RETURNS_OBJECT,
+        LEADS_TO_EFFECT,
+        TASK_DECORATOR_RERUNS,
     }
 )
 
@@ -336,6 +349,9 @@ class ProjectCall:
     # Where the call passes the caller's first parameter (a bound task's
     # `self`): its position ("0") or keyword; "" when it doesn't.
     receiver_at: str = ""
+    # It passes a keyword some provider drops a repeated call by
+    # (`idempotency_key=`): as a side effect, it is done once.
+    idempotent: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,6 +435,10 @@ class FunctionSummary:
     # The lines of its explicit argument-less commits (`session.commit()`):
     # what it enqueues after one races no write made before.
     commits: tuple[int, ...] = ()
+    # It claims its work before doing it (an idempotency guard, an `INSERT
+    # ... ON CONFLICT DO NOTHING`, a unique get-or-create, a set-if-absent
+    # key, an Idempotency-Key header): a repeat of it does nothing twice.
+    claims: bool = False
 
 
 @dataclass(frozen=True, slots=True)

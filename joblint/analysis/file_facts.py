@@ -11,7 +11,7 @@ fact is a new collector in `COLLECTORS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import libcst as cst
@@ -28,8 +28,13 @@ from joblint.analysis.databases import (
 )
 from joblint.analysis.names import Binding, BindingKind, Resolver
 from joblint.analysis.values import value_of
-from joblint.knowledge import locks
-from joblint.knowledge.brokers import APP_CLASSES, LOADER_METHODS, TIME_LIMIT_LIBRARIES
+from joblint.knowledge import locks, work
+from joblint.knowledge.brokers import (
+    APP_CLASSES,
+    LOADER_METHODS,
+    TIME_LIMIT_LIBRARIES,
+    UPDATE_METHODS,
+)
 from joblint.knowledge.jobs import APP_TASK_CLASS_OPTIONS, SETTINGS_FLAGS
 from joblint.libraries.django import (
     AS_VIEW_METHOD,
@@ -220,14 +225,26 @@ class SettingsCollector(Collector):
                 self.flags.add(ATOMIC_REQUESTS_FLAG)
         if locks.CACHES_SETTING in names:
             self.cache_backends.extend(cache_backends(value))
+        self._rerun_settings(names, value)
         for flag in SETTINGS_FLAGS:
             if flag.setting in names and isinstance(value, cst.Dict):
                 keys = (getattr(element, "key", None) for element in value.elements)
                 if any(_string(key) == flag.key for key in keys if key is not None):
                     self.flags.add(flag.flag)
 
+    def _rerun_settings(self, names: Iterable[str], value: cst.BaseExpression) -> None:
+        """`CELERY_TASK_ACKS_LATE = True`, `app.conf.task_acks_late = True`:
+        a setting that redelivers every task of the project."""
+        if not (isinstance(value, cst.Name) and value.value == "True"):
+            return
+        for name in names:
+            flag = work.RERUN_SETTINGS.get(name)
+            if flag:
+                self.flags.add(flag)
+
     def call(self, node: cst.Call) -> None:
         self._run_python(node)
+        self._conf_update(node)
         self._settings_module(node)
         self._url_view(node)
 
@@ -252,11 +269,22 @@ class SettingsCollector(Collector):
         if qualname is not None:
             self.url_views.append(qualname)
 
+    def _conf_update(self, call: cst.Call) -> None:
+        """`app.conf.update(task_acks_late=True)`."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in UPDATE_METHODS:
+            return
+        for arg in call.args:
+            if arg.keyword is not None:
+                self._rerun_settings((arg.keyword.value,), arg.value)
+
     def assignment(self, node: cst.Assign) -> None:
         """`os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"`,
-        `DATABASES["default"]["ATOMIC_REQUESTS"] = True`."""
+        `DATABASES["default"]["ATOMIC_REQUESTS"] = True`, `app.conf.task_acks_late = True`."""
         named = _string(node.value)
         for target in node.targets:
+            if isinstance(target.target, cst.Attribute):
+                self._rerun_settings((target.target.attr.value,), node.value)
             if sets_atomic_requests(target.target, node.value):
                 self.flags.add(ATOMIC_REQUESTS_FLAG)
             subscript = target.target

@@ -30,7 +30,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
-from joblint.knowledge import jobs
+from joblint.knowledge import jobs, work
 from joblint.models import (
     DecoratorUse,
     FunctionSummary,
@@ -135,6 +135,7 @@ class _Summary:
     on_commit: bool = False
     returns: tuple[ReturnFact, ...] = ()
     commits: list[int] = field(default_factory=list)
+    claims: bool = False
 
 
 class ModuleReader:
@@ -189,6 +190,7 @@ class ModuleReader:
                     on_commit=found.on_commit,
                     returns=found.returns,
                     commits=tuple(found.commits),
+                    claims=found.claims,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -398,9 +400,33 @@ class ModuleReader:
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
         summary.returns = function_returns(node, self.own(node), self._qualifiers(stack))
+        summary.claims = self._claims(node, stack)
         for inner in self.own(node):
             if isinstance(inner, _Function):
                 self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+
+    def _claims(self, node: _Function, stack: list[_Frame]) -> bool:
+        """Whether the function claims its work before doing it (see
+        `FunctionSummary.claims`): its decorators or its own body name the
+        runtime's guard, a string holds an SQL claim or an idempotency
+        header, a unique get-or-create is unpacked, or an `if` tests a
+        set-if-absent call."""
+        decorators = (found for decorator in node.decorator_list for found in ast.walk(decorator))
+        return any(self._claiming(found, stack) for found in [*decorators, *self.own(node)])
+
+    def _claiming(self, node: ast.AST, stack: list[_Frame]) -> bool:
+        if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+            qualname = self._qualify(node, stack)
+            return qualname is not None and work.is_guard_name(qualname)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return work.claims_in_text(node.value)
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple):
+            value = node.value.value if isinstance(node.value, ast.Await) else node.value
+            func = value.func if isinstance(value, ast.Call) else None
+            return isinstance(func, ast.Attribute) and func.attr in work.UNIQUE_CREATES
+        if isinstance(node, ast.If | ast.While):
+            return any(_sets_if_absent(call) for call in ast.walk(node.test))
+        return False
 
     def _note_attributes(
         self, frame: _Frame, stack: list[_Frame], attributes: dict[str, set[str | None]]
@@ -453,6 +479,11 @@ class ModuleReader:
                 assigned.setdefault(inner.name, set()).add(self.local(nested))
             elif isinstance(inner, ast.Assign | ast.AnnAssign | ast.AugAssign):
                 targets.update(self._bind_assignment(inner, frame, outer, assigned))
+            elif isinstance(inner, ast.withitem) and isinstance(inner.optional_vars, ast.Name):
+                entered = self._entered(inner.context_expr, [*outer, frame])
+                if entered is not None:  # `with smtplib.SMTP(host) as smtp:` is the SMTP
+                    assigned.setdefault(inner.optional_vars.id, set()).add(entered)
+                    targets.add(id(inner.optional_vars))
             elif isinstance(inner, ast.For | ast.AsyncFor) and isinstance(inner.target, ast.Name):
                 row = self._fetched(inner.iter, [*outer, frame], ROWS)
                 if row is not None:  # `for order in Order.objects.filter(...)`: one row each time
@@ -473,6 +504,14 @@ class ModuleReader:
             else:
                 frame.resolved.pop(name, None)
                 frame.opaque.add(name)
+
+    def _entered(self, value: ast.expr, stack: list[_Frame]) -> str | None:
+        """What `with value as x:` binds `x` to, when it is the object the
+        call makes (a maker whose `__enter__` returns the object itself)."""
+        if not isinstance(value, ast.Call):
+            return None
+        maker = self._qualify(value.func, stack)
+        return maker if maker in work.ENTERED_MAKERS else None
 
     def _bind_assignment(
         self,
@@ -635,10 +674,15 @@ class ModuleReader:
             jobs.may_be_project_code(qualname)
             or qualname in jobs.ENQUEUE_FUNCTIONS
             or qualname in self.enqueue_functions
+            or qualname in work.EFFECTS
         ):
             return None
         receiver_at = _receiver_at(node, stack[-1].node)
-        return ProjectCall(qualname, node.lineno, text, transaction, receiver_at)
+        idempotent = any(k.arg in work.IDEMPOTENCY_KEYWORDS for k in node.keywords)
+        effect = work.effect_of(qualname)
+        if effect is not None and not idempotent:
+            idempotent = work.reads_only(effect, _url_words(node), _dict_keys(node))
+        return ProjectCall(qualname, node.lineno, text, transaction, receiver_at, idempotent)
 
     def _callee(self, func: ast.expr, stack: list[_Frame]) -> tuple[str, str] | None:
         """The qualified name and text of what a call calls: a dotted name, or
@@ -871,3 +915,47 @@ def _assigned_names(statement: ast.stmt) -> Iterator[str]:
     for target in targets:
         if isinstance(target, ast.Name):
             yield target.id
+
+
+def _sets_if_absent(node: ast.AST) -> bool:
+    """`cache.add(key, 1)`, `redis.set(key, 1, nx=True)`: a set-if-absent call."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    keyword = work.SET_IF_ABSENT.get(node.func.attr)
+    if keyword is None:
+        return False
+    return not keyword or any(k.arg == keyword for k in node.keywords)
+
+
+def _url_words(call: ast.Call) -> list[str]:
+    """The names and strings a call's first argument (its URL) is built
+    from, lower-cased: `edx_url(ACCESS_TOKEN_PATH)` gives both names."""
+    url = (
+        call.args[0]
+        if call.args
+        else next((k.value for k in call.keywords if k.arg == "url"), None)
+    )
+    if url is None:
+        return []
+    found = []
+    for node in ast.walk(url):
+        if isinstance(node, ast.Name):
+            found.append(node.id.lower())
+        elif isinstance(node, ast.Attribute):
+            found.append(node.attr.lower())
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node.value.lower())
+    return found
+
+
+def _dict_keys(call: ast.Call) -> list[str]:
+    """The string keys of the dict literals a call passes."""
+    found: list[str] = []
+    for value in [*call.args, *(k.value for k in call.keywords)]:
+        if isinstance(value, ast.Dict):
+            found.extend(
+                k.value
+                for k in value.keys
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            )
+    return found

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from joblint.knowledge import brokers, jobs, locks, payloads, retries
+from joblint.knowledge import brokers, jobs, locks, payloads, retries, work
 from joblint.knowledge.trigger import Trigger as Trigger
 from joblint.libraries import django
 from joblint.libraries.retry_api import (
@@ -236,6 +236,8 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     # A setting set by its name: assigned, passed as a keyword, a dict's key.
     Trigger(tuple(_SETTING_NAMES), (rf"\b(?:{alternatives(_SETTING_NAMES)})['\"]?\s*[:=]",)),
     Trigger(("q_cluster",)),
+    # A setting redelivering every task (`CELERY_TASK_ACKS_LATE = True`).
+    Trigger(tuple(sorted({name.lower() for name in work.RERUN_SETTINGS}))),
     # Django running every view inside a transaction.
     Trigger(("atomic_requests",)),
     # A URLconf: the views it registers are views wherever they are defined.

@@ -6,7 +6,7 @@ analysis and the rules read these lookups; none spells a library's names.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from joblint.libraries import collect
 from joblint.libraries.job_work import Claims, RerunOption, Reruns, SideEffect, TableReads
@@ -84,8 +84,23 @@ def retries_by_default(library: str, options: Mapping[str, str | None]) -> str:
     reruns = RERUNS.get(library)
     if reruns is None or not reruns.by_default:
         return ""
-    for option in reruns.default_off:
-        value = options.get(option.keyword, "")
-        if option.keyword in options and (value is None or value in option.off):
-            return ""  # turned off, or set to something we can't read
+    if any(option.keyword in options for option in reruns.default_off):
+        return ""  # set: turned off, or said by the option itself
     return reruns.by_default
+
+
+def reruns_by_options(library: str, options: Mapping[str, str]) -> str:
+    """How a message says a task decorator's fixed options (literal text, ""
+    for an expression: `DecoratorUse.options`) make its library run a task
+    again; "" when they don't."""
+    readable = {key: (value or None) for key, value in options.items()}
+    found = rerun_options(library, readable)
+    return ", ".join(found) or retries_by_default(library, readable)
+
+
+def reads_only(effect: SideEffect, url_words: Iterable[str], keys: Iterable[str]) -> bool:
+    """Whether a call with the effect only reads, by the words its URL is
+    built from (lower case) and the keys of the dicts it passes."""
+    if any(word in found for found in url_words for word in effect.read_words):
+        return True
+    return bool(set(keys) & set(effect.read_keys))

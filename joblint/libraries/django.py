@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import AtomicHooks, Library, ModelSignals, TxFamily
-from joblint.libraries.job_work import Claims, SideEffect
+from joblint.libraries.job_work import Claims, SideEffect, TableReads
 from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
 from joblint.libraries.python import ENUM
@@ -458,5 +458,45 @@ CLAIMS = (
     Claims(
         unique_creates=("get_or_create", "aget_or_create"),
         set_if_absent=(("add", ""), ("aadd", "")),
+    ),
+)
+
+# --- a whole table in one job (JL602) ------------------------------------------------
+
+# `Model.objects.all()`, `.iterator(chunk_size=...)` (fewer rows in memory at
+# once, every row still read by the one job), `.order_by(...)`, `.only(...)`:
+# every row. `.filter()`, `.exclude()`, a slice, `.get()`, `.first()` (any
+# method not named here) bound the read. `get_user_model()` and
+# `apps.get_model(...)` give a model class. `connection.cursor()` is a DB-API
+# cursor: `cursor.execute("SELECT ...")`, then `fetchall()` or iteration.
+TABLE_READS = (
+    TableReads(
+        "django",
+        managers=("objects", "_default_manager", "_base_manager"),
+        keep_rows=(
+            "all",
+            "order_by",
+            "reverse",
+            "select_related",
+            "prefetch_related",
+            "only",
+            "defer",
+            "using",
+            "iterator",
+            "aiterator",
+            "values",
+            "values_list",
+            "annotate",
+            "alias",
+        ),
+        groupings=(("values", "annotate"), ("values_list", "annotate")),
+        model_kind=MODEL,
+        model_functions=(
+            "django.contrib.auth.get_user_model",
+            "django.apps.apps.get_model",
+        ),
+        sql_methods=("execute",),
+        fetch_all=("fetchall",),
+        system_tables=("pg_", "information_schema", "sqlite_", "django_migrations"),
     ),
 )

@@ -40,7 +40,7 @@ LIBRARIES = (
 RERUNS = (
     Reruns(
         "dramatiq",
-        options=(RerunOption("retry_when"),),
+        options=(RerunOption("retry_when"), RerunOption("max_retries", counts=True)),
         by_default="Dramatiq retries every failed actor (max_retries=20 by default)",
         default_off=(RerunOption("max_retries", off=frozenset({"0"})),),
     ),

@@ -8,6 +8,9 @@ from joblint.libraries.job_work import Claims, SideEffect
 LIBRARIES = (Library("httpx", "httpx", modules=("httpx",)),)
 
 # DELETE and GET are idempotent by HTTP's definition: a repeat changes nothing more.
+# POSTs that only read: an OAuth token request (its URL, or a `grant_type`
+# in its body), a login, a search.
+_READS = ("token", "oauth", "login", "search")
 _WRITES = ("post", "put", "patch")
 _CLIENTS = ("httpx.Client", "httpx.AsyncClient")
 
@@ -20,6 +23,8 @@ SIDE_EFFECTS = (
         ),
         entered=_CLIENTS,
         remedy="send an Idempotency-Key header the service honours",
+        read_words=_READS,
+        read_keys=("grant_type",),
     ),
 )
 

@@ -96,5 +96,6 @@ LOCK_APIS = (
 
 # Huey retries a failed task only as many times as its `retries=` says (0 by default).
 RERUNS = tuple(
-    Reruns(key, options=(RerunOption("retries", counts=True),)) for key in ("huey", "huey_on_commit")
+    Reruns(key, options=(RerunOption("retries", counts=True),))
+    for key in ("huey", "huey_on_commit")
 )

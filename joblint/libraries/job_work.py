@@ -71,6 +71,11 @@ class SideEffect:
     entered: tuple[str, ...] = ()
     # Where the fix points: the provider's own parameter, said in a message.
     remedy: str = ""
+    # Words (lower case) in the call's first argument (its URL: the names
+    # and strings it is built from) or in the keys of a dict argument that
+    # make the call a read: an OAuth token request, a search endpoint.
+    read_words: tuple[str, ...] = ()
+    read_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,16 +98,21 @@ class Claims:
 
 @dataclass(frozen=True, slots=True)
 class TableReads:
-    """An ORM's reads of every row of a table, for JL602."""
+    """An ORM's (or a database API's) reads of every row of a table, for JL602.
+
+    A read keeps every row when it starts at a model's default manager or a
+    query of a model and goes on only through `keep_rows` methods (a filter,
+    a slice, a `limit`, a `get`, any method not named here bounds it)."""
 
     library: str
-    # `Model.<manager>`: the attributes holding a model's default manager.
+    # `Model.<manager>`: the attributes holding a model's default manager
+    # (Django `objects`) or query (Flask-SQLAlchemy `query`).
     managers: tuple[str, ...] = ()
-    # Queryset methods that keep every row (`all`, `order_by`, `iterator`).
+    # Queryset or query methods that keep every row (`all`, `order_by`, `iterator`).
     keep_rows: tuple[str, ...] = ()
     # Session methods starting a query of a model (`session.query(User)`).
     query_methods: tuple[str, ...] = ()
-    # Functions building a statement over a model (`select(User)`).
+    # Functions building a statement over a model (qualified: `sqlalchemy.select`).
     statement_functions: tuple[str, ...] = ()
     # Session methods running a statement (`session.scalars(stmt)`).
     execute_methods: tuple[str, ...] = ()
@@ -110,5 +120,16 @@ class TableReads:
     fetch_all: tuple[str, ...] = ()
     # The class kind a model's class has in the project's class index.
     model_kind: str = ""
-    # Import prefixes: the shapes are the library's only where it is in reach.
+    # Import prefixes: the session shapes are the library's only where it is in reach.
     modules: tuple[str, ...] = ()
+    # Functions returning a model class (qualified: `get_user_model`).
+    model_functions: tuple[str, ...] = ()
+    # (earlier, later): `later` after `earlier` in one chain groups the rows
+    # (`values("country").annotate(n=Count("id"))`: a row per country).
+    groupings: tuple[tuple[str, str], ...] = ()
+    # Methods running SQL text whose rows are read afterwards from the
+    # receiver (`cursor.execute("SELECT ...")`, then `fetch_all` or iteration).
+    sql_methods: tuple[str, ...] = ()
+    # Lower-cased prefixes of the tables a database keeps about itself
+    # (`pg_`, `information_schema`): small catalogues, not a table of the project.
+    system_tables: tuple[str, ...] = ()

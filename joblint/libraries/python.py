@@ -6,8 +6,8 @@ loops and exception types."""
 
 from __future__ import annotations
 
-from joblint.libraries.locking import NonBlockingAcquire
 from joblint.libraries.job_work import SideEffect
+from joblint.libraries.locking import NonBlockingAcquire
 from joblint.libraries.objects import Family, ObjectKind
 from joblint.libraries.queries import SqlApi
 from joblint.libraries.retry_api import RetryVocabulary
@@ -127,7 +127,9 @@ _SMTP = ("smtplib.SMTP", "smtplib.SMTP_SSL", "smtplib.LMTP")
 SIDE_EFFECTS = (
     SideEffect(
         "sends an email over SMTP",
-        calls=tuple(f"{smtp}.{method}" for smtp in _SMTP for method in ("sendmail", "send_message")),
+        calls=tuple(
+            f"{smtp}.{method}" for smtp in _SMTP for method in ("sendmail", "send_message")
+        ),
         entered=_SMTP,
         remedy="email has no idempotency key: record the send and check it first",
     ),

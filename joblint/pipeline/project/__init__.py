@@ -12,12 +12,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.analysis.evaluation import Expr, evaluate
-from joblint.knowledge import locks, payloads
+from joblint.knowledge import locks, payloads, work
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import (
     CALLER,
     CHAIN,
     ENQUEUES_NOW,
+    LEADS_TO_EFFECT,
     LEADS_TO_ENQUEUE,
     MODEL_REQUIREMENTS,
     OPENS_TRANSACTION,
@@ -29,6 +30,7 @@ from joblint.models import (
     RETURNED_PARAMETER,
     RETURNS_OBJECT,
     TASK_DECORATOR,
+    TASK_DECORATOR_RERUNS,
     TASK_DECORATOR_SETS,
     UNCOMMITTED,
     URL_VIEW,
@@ -378,6 +380,12 @@ class ProjectIndex:
             )
         if requirement.kind == PASSED_A_TASK:
             return self._passing_task(requirement) is not None
+        if requirement.kind == LEADS_TO_EFFECT:
+            return self.graph.effect_chain_at(path, line, requirement.qualname) is not None
+        if requirement.kind == TASK_DECORATOR_RERUNS:
+            called = "called" in requirement.reach
+            built = self.graph.task_decorator(requirement.qualname, called)
+            return built is not None and bool(work.reruns_by_options(built.library, built.options))
         if requirement.kind == RETURNS_OBJECT:
             return self.returned(requirement) is not None
         if requirement.kind == WRITTEN_IN_TRANSACTION:
@@ -399,6 +407,9 @@ class ProjectIndex:
         helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
         if helper is not None and CALLER in finding.message:
             return self._naming_caller(finding, helper)
+        effect = next((r for r in pending.requires if r.kind == LEADS_TO_EFFECT), None)
+        if effect is not None and CHAIN in finding.message:
+            return self._naming_effect(finding, effect, path)
         site = next((r for r in pending.requires if r.kind == LEADS_TO_ENQUEUE), None)
         if site is None or CHAIN not in finding.message:
             return finding
@@ -406,6 +417,19 @@ class ProjectIndex:
         if chain is None:
             return finding
         text = f"{chain.enqueued.subject} ({chain.text()})"
+        related = tuple(
+            Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), hop.step())
+            for hop in chain.hops
+        )
+        message = finding.message.replace(CHAIN, text)
+        return replace(finding, message=message, related=(*related, *finding.related))
+
+    def _naming_effect(self, finding: Finding, requirement: Requirement, path: str) -> Finding:
+        """The message names the side effect a call leads to, and the chain."""
+        chain = self.graph.effect_chain_at(path, finding.span.line, requirement.qualname)
+        if chain is None:
+            return finding
+        text = f"{chain.text()}, which {chain.effect.what}"
         related = tuple(
             Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), hop.step())
             for hop in chain.hops
@@ -686,7 +710,7 @@ def _asked_of_model(
             for requirement in pending.requires:
                 if requirement.kind == OPENS_TRANSACTION:
                     found.add(requirement.qualname)
-                elif requirement.kind == LEADS_TO_ENQUEUE:
+                elif requirement.kind in (LEADS_TO_ENQUEUE, LEADS_TO_EFFECT):
                     found.update(index.graph.callees_at(result.path, line, requirement.qualname))
                 elif requirement.kind == ENQUEUES_NOW:
                     found.update(index.graph.deferral_methods(requirement.qualname))

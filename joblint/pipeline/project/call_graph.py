@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from joblint.index import returns
-from joblint.knowledge import jobs, retries
+from joblint.knowledge import jobs, retries, work
 from joblint.knowledge.payloads import ENUM
 from joblint.models import (
     FileResult,
@@ -37,6 +37,7 @@ from joblint.models import (
 )
 
 if TYPE_CHECKING:
+    from joblint.libraries.job_work import SideEffect
     from joblint.pipeline.project import ProjectIndex
 
 # How many calls deep a chain may go (a view -> a service -> a mailer -> ...).
@@ -91,6 +92,21 @@ class Chain:
         steps = [f"{first}()"]
         steps.extend(f"{hop.call.text}() at {hop.path}:{hop.call.line}" for hop in self.hops)
         return " → ".join(steps)
+
+
+@dataclass(frozen=True, slots=True)
+class EffectChain:
+    """The calls from a job's call to a side effect (none: the call is one)."""
+
+    hops: tuple[Hop, ...]
+    effect: SideEffect
+    call: ProjectCall  # the side effect's own call
+
+    def text(self) -> str:
+        """`notify() → mail.send_mail() at shop/notify.py:12`."""
+        if not self.hops:
+            return f"{self.call.text}()"
+        return Chain(self.hops, Enqueued("", "")).text()
 
 
 @dataclass(slots=True)
@@ -231,6 +247,19 @@ class CallGraph:
         }
         return sorted(found)
 
+    def _calls_at(self, path: str, line: int, text: str) -> list[ProjectCall]:
+        """The calls written `text` at `line` of the file at `path`, as its index records them."""
+        module = self.by_path.get(path)
+        if module is None:
+            return []
+        found = {
+            call
+            for summary in module.functions
+            for call in summary.calls
+            if call.line == line and call.text == text
+        }
+        return sorted(found, key=lambda call: call.callee)
+
     def chain_at(self, path: str, line: int, text: str, uncommitted: bool = False) -> Chain | None:
         """The chain from the call written `text` at `line` of `path` to an
         enqueue (`uncommitted`: see `chain`)."""
@@ -274,6 +303,56 @@ class CallGraph:
                         following.append((callee, (*hops, Hop(name, where, call))))
             frontier = following
         return None
+
+    # --- side effects ------------------------------------------------------------
+
+    def effect_chain_at(self, path: str, line: int, text: str) -> EffectChain | None:
+        """The chain from the call written `text` at `line` of `path` to a
+        side effect no function on the way claims first (`FunctionSummary.claims`)."""
+        for call in self._calls_at(path, line, text):
+            effect = self.effect_of(call)
+            if effect is not None:
+                return EffectChain((), effect, call)
+            start = self.resolve(call.callee)
+            found = self._effect_search(start) if start is not None else None
+            if found is not None:
+                return found
+        return None
+
+    def _effect_search(self, start: str) -> EffectChain | None:
+        frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
+        seen = {start}
+        for _ in range(MAX_HOPS):
+            following: list[tuple[str, tuple[Hop, ...]]] = []
+            for name, hops in frontier:
+                summary, where = self.functions[name]
+                if summary.claims:
+                    continue  # what it does, it does once
+                for call in summary.calls:
+                    effect = self.effect_of(call)
+                    if effect is not None:
+                        return EffectChain((*hops, Hop(name, where, call)), effect, call)
+                for call in summary.calls:
+                    callee = self.resolve(call.callee)
+                    if callee is not None and callee not in seen:
+                        seen.add(callee)
+                        following.append((callee, (*hops, Hop(name, where, call))))
+            frontier = following
+        return None
+
+    def effect_of(self, call: ProjectCall) -> SideEffect | None:
+        """The side effect `call` has, unless it passes an idempotency key:
+        a library's call, or a method of a module-level object one of its
+        makers made (`ses = boto3.client("ses")` ... `ses.send_email()`)."""
+        if call.idempotent:
+            return None
+        qualname = self.index.canonical(call.callee)
+        found = work.effect_of(qualname)
+        if found is not None:
+            return found
+        owner, _, method = qualname.rpartition(".")
+        maker = self.instances.get(owner) or self.index.instances.get(owner)
+        return work.effect_of(f"{maker}.{method}") if maker else None
 
     def enqueued_by(self, call: ProjectCall, path: str) -> Enqueued | None:
         """The job `call` enqueues, when the project says it is an enqueue."""

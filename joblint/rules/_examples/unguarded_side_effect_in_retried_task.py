@@ -1,0 +1,445 @@
+"""The full example suite of `joblint.rules.unguarded_side_effect_in_retried_task`
+(its class keeps the teaching examples the docs open with)."""
+
+from __future__ import annotations
+
+from joblint.rule import Valid, invalid
+
+_NOTIFY = """
+from django.core.mail import send_mail
+
+
+def send_receipt(order):
+    send_mail("Your receipt", order.summary(), "shop@example.com", [order.email])
+
+
+def log_receipt(order):
+    order.log("receipt")
+"""
+
+_CLAIMING_NOTIFY = """
+from django.core.cache import cache
+from django.core.mail import send_mail
+
+
+def send_receipt(order):
+    if not cache.add(f"receipt:{order.pk}", 1, timeout=86400):
+        return
+    send_mail("Your receipt", order.summary(), "shop@example.com", [order.email])
+"""
+
+_JOBS = """
+from celery import shared_task
+
+retrying = shared_task(autoretry_for=(IOError,), retry_backoff=True)
+plain = shared_task(ignore_result=True)
+"""
+
+_AWS = """
+import boto3
+
+sns = boto3.client("sns")
+"""
+
+_ACKS_LATE_SETTINGS = """
+CELERY_BROKER_URL = "redis://queue:6379/0"
+CELERY_TASK_ACKS_LATE = True
+"""
+
+_ACKS_LATE_CELERY = """
+from celery import Celery
+
+app = Celery("shop")
+app.conf.task_acks_late = True
+"""
+
+VALID = (
+    Valid(
+        """
+import requests
+from celery import shared_task
+from django.core.mail import send_mail
+
+@shared_task
+def welcome(user_id, email):
+    send_mail("Welcome", "Hello", "shop@example.com", [email])
+
+@shared_task(max_retries=3, retry_backoff=True)
+def ping(url):
+    requests.post(url)
+""",
+        id="task-nothing-retries",
+    ),
+    Valid(
+        """
+import dramatiq
+import requests
+
+@dramatiq.actor(max_retries=0)
+def notify(url, payload):
+    requests.post(url, json=payload)
+""",
+        id="dramatiq-actor-without-retries",
+    ),
+    Valid(
+        """
+import smtplib
+from huey.contrib.djhuey import task
+
+@task()
+def mail(to):
+    with smtplib.SMTP("mail") as smtp:
+        smtp.sendmail("shop@example.com", [to], "hi")
+
+@task(retries=0)
+def mail_again(to):
+    with smtplib.SMTP("mail") as smtp:
+        smtp.sendmail("shop@example.com", [to], "hi")
+""",
+        id="huey-task-without-retries",
+    ),
+    Valid(
+        """
+import boto3
+import stripe
+from celery import shared_task
+
+sns = boto3.client("sns")
+
+@shared_task(autoretry_for=(stripe.error.APIConnectionError,))
+def charge(order_id, amount):
+    stripe.PaymentIntent.create(amount=amount, idempotency_key=f"charge:{order_id}")
+    sns.publish(TopicArn="arn:orders.fifo", Message="paid", MessageDeduplicationId=order_id)
+""",
+        id="provider-idempotency-keys",
+    ),
+    Valid(
+        """
+import requests
+from celery import shared_task
+from django.core.cache import cache
+from django.core.mail import send_mail
+from joblint.runtime.idempotency import idempotent
+from redis import Redis
+
+redis = Redis()
+
+@shared_task(autoretry_for=(IOError,))
+@idempotent(key=lambda order_id: f"receipt:{order_id}", connect=None)
+def receipt(conn, order_id):
+    send_mail("Receipt", "...", "shop@example.com", ["a@example.com"])
+
+@shared_task(acks_late=True)
+def invoice(order_id):
+    if not cache.add(f"invoice:{order_id}", 1, timeout=86400):
+        return
+    send_mail("Invoice", "...", "shop@example.com", ["a@example.com"])
+
+@shared_task(acks_late=True)
+def hook(order_id):
+    if redis.set(f"hook:{order_id}", 1, nx=True, ex=3600):
+        requests.post("https://hooks.example.com", json={"order": order_id})
+
+@shared_task(acks_late=True)
+def sync(order_id):
+    requests.post(
+        "https://erp.example.com/orders",
+        headers={"Idempotency-Key": f"order:{order_id}"},
+    )
+""",
+        id="claimed-by-guard-set-if-absent-or-header",
+    ),
+    Valid(
+        """
+from celery import shared_task
+from django.core.mail import send_mail
+
+@shared_task(bind=True, acks_late=True)
+def reminder(self, booking_id):
+    booking, created = Reminder.objects.get_or_create(booking_id=booking_id)
+    if not created:
+        return
+    send_mail("Reminder", "...", "shop@example.com", [booking.email])
+
+@shared_task(acks_late=True)
+def claim(conn, booking_id):
+    claimed = conn.execute(
+        "INSERT INTO sent (key) VALUES (%s) ON CONFLICT (key) DO NOTHING", [booking_id]
+    ).rowcount
+    if claimed:
+        send_mail("Booked", "...", "shop@example.com", ["a@example.com"])
+""",
+        id="claimed-by-unique-row-or-sql",
+    ),
+    Valid(
+        """
+import requests
+from celery import shared_task
+
+@shared_task(autoretry_for=(IOError,))
+def fetch(url):
+    requests.get(url)
+    requests.delete(url)
+
+def not_a_task(url):
+    requests.post(url)
+
+@shared_task(autoretry_for=(IOError,))
+def later(url):
+    def callback():
+        requests.post(url)
+    return callback
+""",
+        id="reads-deletes-plain-functions-and-nested-callbacks",
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+def send_mail(*args):
+    print(*args)
+
+class EmailMessage:
+    def send(self):
+        print("sent")
+
+@shared_task(autoretry_for=(IOError,))
+def local(order_id):
+    send_mail("Receipt")
+    EmailMessage().send()
+""",
+        id="own-functions-named-like-the-library",
+    ),
+    Valid(
+        """
+from celery import shared_task
+from app.notify import log_receipt, send_receipt
+
+@shared_task(autoretry_for=(IOError,))
+def audit(order):
+    log_receipt(order)
+
+@shared_task
+def plain(order):
+    send_receipt(order)
+""",
+        id="helper-without-an-effect-or-task-without-retries",
+        project={"app_notify": _NOTIFY},
+    ),
+    Valid(
+        """
+from celery import shared_task
+from app.notify import send_receipt
+
+@shared_task(autoretry_for=(IOError,))
+def receipt(order):
+    send_receipt(order)
+""",
+        id="helper-claims-first",
+        project={"app_notify": _CLAIMING_NOTIFY},
+    ),
+    Valid(
+        """
+from celery import shared_task
+from django.core.mail import send_mail
+
+@shared_task(acks_late=False)
+def receipt(order_id):
+    send_mail("Receipt", "...", "shop@example.com", ["a@example.com"])
+""",
+        id="acks-late-off-for-the-task",
+        project={"app_settings": _ACKS_LATE_SETTINGS},
+    ),
+    Valid(
+        """
+import requests
+from app.jobs import plain
+
+@plain
+def report(url):
+    requests.post(url)
+""",
+        id="project-decorator-without-retries",
+        project={"app_jobs": _JOBS},
+    ),
+)
+
+INVALID = (
+    invalid(
+        """
+import requests
+from celery import shared_task
+
+@shared_task(autoretry_for=(requests.ConnectionError,), retry_backoff=True)
+def push(order_id, payload):
+    requests.post("https://erp.example.com/orders", json=payload)
+""",
+        (
+            7,
+            5,
+            "request, in Celery task 'push', which can run more than once "
+            "(autoretry_for=(requests.ConnectionError,))",
+        ),
+        id="autoretry-http-post",
+    ),
+    invalid(
+        """
+from celery import shared_task
+from django.core.mail import EmailMessage, send_mail
+
+@shared_task(bind=True)
+def receipt(self, order_id):
+    try:
+        send_mail("Receipt", "...", "shop@example.com", ["a@example.com"])
+    except OSError as exc:
+        raise self.retry(exc=exc)
+
+@shared_task(acks_late=True)
+def digest(user_id):
+    message = EmailMessage("Digest", "...", to=["a@example.com"])
+    message.send()
+    EmailMessage("Copy", "...", to=["b@example.com"]).send()
+""",
+        (8, 9, "it calls self.retry()"),
+        (
+            15,
+            5,
+            "message.send() sends an email, in Celery task 'digest', which can run more than "
+            "once (acks_late=True)",
+        ),
+        (16, 5, "sends an email"),
+        id="self-retry-and-acks-late-email",
+    ),
+    invalid(
+        """
+import boto3
+import dramatiq
+import httpx
+import smtplib
+from huey import RedisHuey
+
+huey = RedisHuey()
+ses = boto3.client("ses")
+
+@dramatiq.actor
+def welcome(email):
+    ses.send_email(Source="shop@example.com", Destination={"ToAddresses": [email]})
+
+@dramatiq.actor(max_retries=3)
+async def call(url):
+    async with httpx.AsyncClient() as client:
+        await client.post(url)
+
+@huey.task(retries=2)
+def mail(to):
+    with smtplib.SMTP("mail") as smtp:
+        smtp.sendmail("shop@example.com", [to], "hi")
+""",
+        (
+            13,
+            5,
+            "sends an email through SES, in Dramatiq actor 'welcome', which can run more than "
+            "once (Dramatiq retries every failed actor",
+        ),
+        (
+            18,
+            15,
+            "client.post() sends an HTTP write request, in Dramatiq actor 'call', which can run "
+            "more than once (max_retries=3)",
+        ),
+        (
+            23,
+            9,
+            "sends an email over SMTP, in Huey task 'mail', which can run more than once "
+            "(retries=2)",
+        ),
+        id="dramatiq-httpx-ses-huey-smtp",
+    ),
+    invalid(
+        """
+import requests
+import stripe
+from rq import Retry
+from rq.decorators import job
+
+@job("default", retry=Retry(max=3))
+def refund(order_id, amount):
+    stripe.Refund.create(payment_intent=order_id, amount=amount)
+    with requests.Session() as http:
+        http.patch("https://erp.example.com/orders", json={"refunded": amount})
+""",
+        (9, 5, "Pass idempotency_key= derived from the job's arguments"),
+        (11, 9, "http.patch() sends an HTTP write request"),
+        id="rq-retry-stripe-and-session",
+    ),
+    invalid(
+        """
+import stripe
+from celery import shared_task
+
+@shared_task
+def charge(order_id, amount):
+    stripe.Charge.create(amount=amount, currency="eur")
+""",
+        (7, 5, "task_acks_late is set in the project's settings"),
+        id="acks-late-in-settings",
+        app_settings=_ACKS_LATE_SETTINGS,
+    ),
+    invalid(
+        """
+from celery import shared_task
+from django.core.mail import mail_admins
+
+@shared_task
+def alert(message):
+    mail_admins("Alert", message)
+""",
+        (7, 5, "task_acks_late is set"),
+        id="acks-late-on-the-app",
+        app_celery=_ACKS_LATE_CELERY,
+    ),
+    invalid(
+        """
+from celery import shared_task
+from app.notify import send_receipt
+
+@shared_task(autoretry_for=(IOError,))
+def receipt(order):
+    send_receipt(order)
+""",
+        (
+            7,
+            5,
+            "send_receipt() → send_mail() at app/notify.py:6, which sends an email, "
+            "in Celery task 'receipt'",
+        ),
+        id="helper-in-another-module-sends-mail",
+        app_notify=_NOTIFY,
+    ),
+    invalid(
+        """
+import requests
+from app.jobs import retrying
+
+@retrying
+def sync(order_id):
+    requests.put(f"https://erp.example.com/orders/{order_id}")
+""",
+        (7, 5, "the options its decorator 'retrying' fixes"),
+        id="project-task-decorator-retries",
+        app_jobs=_JOBS,
+    ),
+    invalid(
+        """
+from celery import shared_task
+from app.aws import sns
+
+@shared_task(autoretry_for=(IOError,))
+def announce(order_id):
+    sns.publish(TopicArn="arn:orders", Message=str(order_id))
+""",
+        (7, 5, "sns.publish(), which publishes an SNS notification"),
+        id="module-client-of-another-module",
+        app_aws=_AWS,
+    ),
+)
