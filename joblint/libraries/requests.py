@@ -7,11 +7,12 @@ from joblint.libraries.job_work import Claims, SideEffect
 
 LIBRARIES = (Library("requests", "requests", modules=("requests",)),)
 
-# DELETE and GET are idempotent by HTTP's definition: a repeat changes nothing more.
+# PUT, DELETE and GET are idempotent by HTTP's definition (RFC 9110, 9.2.2): a
+# repeat changes nothing more.
 # POSTs that only read: an OAuth token request (its URL, or a `grant_type`
 # in its body), a login, a search.
 _READS = ("token", "oauth", "login", "search")
-_WRITES = ("post", "put", "patch")
+_WRITES = ("post", "patch")
 _SESSIONS = ("requests.Session", "requests.session", "requests.sessions.Session")
 
 SIDE_EFFECTS = (

@@ -65,7 +65,7 @@ class UnguardedSideEffectInRetriedTask(Rule):
     The effects: Django's `send_mail`, `send_mass_mail`, `mail_admins`,
     `mail_managers`, `EmailMessage.send`, a mail connection's
     `send_messages`; `smtplib` `sendmail`/`send_message`; requests and httpx
-    `post`, `put`, `patch` (module functions, sessions and clients); boto3 SES
+    `post` and `patch` (module functions, sessions and clients); boto3 SES
     `send_email`/`send_raw_email`/`send_templated_email`/`send_bulk_*` and SNS
     `publish`/`publish_batch`; Stripe's `create` calls (`Charge`,
     `PaymentIntent`, `Refund`, `Transfer`, `Payout`, `Customer`, `Invoice`,
@@ -140,9 +140,16 @@ class UnguardedSideEffectInRetriedTask(Rule):
       attribute (`self.client.post`) or an untyped parameter is not; a
       module-level client of another module is known through the project
       model.
-    - HTTP writes count whatever the URL: a POST that only reads (a search
-      API, a token endpoint) is reported too; suppress it with
-      `# noqa: JL601`.
+    - HTTP: PUT, DELETE and GET are idempotent by HTTP's definition (RFC
+      9110): a repeat changes nothing more, so they are not reported. A POST
+      or PATCH counts unless it reads: its URL is built from a name or string
+      holding `token`, `oauth`, `login` or `search`, or it passes a dict with
+      a `grant_type` key (an OAuth token request). Other POSTs that only read
+      are reported; suppress them with `# noqa: JL601`.
+    - A guard by checking a flag the task sets after the effect
+      (`if order.receipt_sent: return`) is not recognised: it narrows the
+      window but a redelivery before the flag is saved still repeats the
+      effect.
     - Settings: a setting applies to the files of the project that loads it,
       as JL5's do; only literal `True` values are read.
     """

@@ -28,6 +28,24 @@ def send_receipt(order):
     send_mail("Your receipt", order.summary(), "shop@example.com", [order.email])
 """
 
+_AUTH = """
+import requests
+from django.conf import settings
+
+
+def api_token():
+    response = requests.post(settings.ERP_TOKEN_URL, data={"grant_type": "client_credentials"})
+    return response.json()["access_token"]
+
+
+def refresh(client):
+    requests.post(f"{client.base}/oauth/token", data=client.credentials)
+
+
+def upsert(order):
+    requests.put(f"https://erp.example.com/orders/{order.pk}", json=order.as_dict())
+"""
+
 _JOBS = """
 from celery import shared_task
 
@@ -177,9 +195,13 @@ import requests
 from celery import shared_task
 
 @shared_task(autoretry_for=(IOError,))
-def fetch(url):
+def fetch(url, token_url):
     requests.get(url)
+    requests.put(url, json={"state": "paid"})
     requests.delete(url)
+    requests.post(token_url, data={"grant_type": "client_credentials"})
+    requests.post(f"{url}/oauth2/access_token")
+    requests.post(search_url(SEARCH_PATH), json={"q": "x"})
 
 def not_a_task(url):
     requests.post(url)
@@ -225,6 +247,20 @@ def plain(order):
 """,
         id="helper-without-an-effect-or-task-without-retries",
         project={"app_notify": _NOTIFY},
+    ),
+    Valid(
+        """
+from celery import shared_task
+from app.auth import api_token, refresh, upsert
+
+@shared_task(autoretry_for=(IOError,))
+def sync(order, client):
+    api_token()
+    refresh(client)
+    upsert(order)
+""",
+        id="helpers-that-only-read-or-put",
+        project={"app_auth": _AUTH},
     ),
     Valid(
         """
@@ -423,7 +459,7 @@ from app.jobs import retrying
 
 @retrying
 def sync(order_id):
-    requests.put(f"https://erp.example.com/orders/{order_id}")
+    requests.patch(f"https://erp.example.com/orders/{order_id}", json={"state": "paid"})
 """,
         (7, 5, "the options its decorator 'retrying' fixes"),
         id="project-task-decorator-retries",
