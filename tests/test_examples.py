@@ -30,7 +30,9 @@ def test_marked_lines_are_exactly_the_findings(
     directory: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(ROOT)
-    run = lint_paths([Path(directory)], Config(root=ROOT))
+    # As the CLI reads them: a fixture project's own configuration selects
+    # the preview rules it shows.
+    run = lint_paths([Path(directory)], Config(root=ROOT, hierarchical=True))
     found = {(f.path, f.span.line, f.code) for f in run.findings}
     assert run.internal_errors == []
     assert found == _expected(ROOT / directory)

@@ -200,8 +200,8 @@ def _ref_module_name(path: Path) -> tuple[str, bool]:
 def _ref_package(directory: Path) -> str:
     if not ((directory / "__init__.py").is_file() or (directory / "__init__.pyi").is_file()):
         return ""
-    if not directory.name.isidentifier() or (directory / "manage.py").is_file():
-        return ""  # no import names it / the project runs from there
+    if not directory.name.isidentifier():
+        return ""  # no import can name it
     if directory.parent == directory:
         return directory.name
     parent = _ref_package(directory.parent)
@@ -543,19 +543,15 @@ def test_module_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert module_name(Path("loose/x.py")) == ("loose.x", False)
 
 
-def test_a_root_that_runs_the_project_or_no_import_names_is_no_package(
+def test_a_directory_no_import_can_name_is_no_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A repository root with an `__init__.py` of its own: `manage.py` runs
-    from it (it is on `sys.path`), and a name like `shop-v2` can't be imported:
-    its packages are top-level, as the project's imports name them."""
+    """A repository root with an `__init__.py` of its own, named so that no
+    import can name it (`shop-v2`): its packages are top-level, as the
+    project's imports name them."""
     _tree(
         tmp_path,
         [
-            "site/__init__.py",
-            "site/manage.py",
-            "site/orders/__init__.py",
-            "site/orders/tasks.py",
             "shop-v2/__init__.py",
             "shop-v2/billing/__init__.py",
             "shop-v2/billing/api.py",
@@ -565,7 +561,5 @@ def test_a_root_that_runs_the_project_or_no_import_names_is_no_package(
     )
     monkeypatch.chdir(tmp_path)
     discover([tmp_path], Config(root=tmp_path))
-    assert module_name(Path("site/orders/tasks.py")) == ("orders.tasks", False)
-    assert module_name(Path("site/manage.py")) == ("manage", False)
     assert module_name(Path("shop-v2/billing/api.py")) == ("billing.api", False)
     assert module_name(Path("plain/orders.py")) == ("plain.orders", False)

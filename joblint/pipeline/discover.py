@@ -511,8 +511,6 @@ def module_name(path: Path) -> tuple[str, bool]:
     return ".".join(parts), is_package
 
 
-# A Django project's entry point: the directory holding it is on `sys.path`.
-_RUNS_FROM = "manage.py"
 # directory -> the dotted package it is; a file's siblings share one entry.
 _packages: dict[str, str] = {}
 _MAX_PACKAGES = 4096  # a long-lived process that never calls discover() stays bounded
@@ -530,16 +528,15 @@ def _package(directory: str) -> str:
 
 def _find_package(directory: str) -> str:
     """A directory with an `__init__.py` is a package, unless no import can
-    name it (`Mayan-EDMS`, `shop+v2`) or it is where the project runs from:
-    `manage.py` there puts it on `sys.path`, so its packages are top-level
-    (a repository root holding an `__init__.py` of its own)."""
+    name it (`Mayan-EDMS`, `shop+v2`: a repository root holding an
+    `__init__.py` of its own): its packages are then top-level."""
     parent, name = os.path.dirname(directory), os.path.basename(directory)
     if not (
         os.path.isfile(_join(directory, "__init__.py"))
         or os.path.isfile(_join(directory, "__init__.pyi"))
     ):
         return ""
-    if (name and not name.isidentifier()) or os.path.isfile(_join(directory, _RUNS_FROM)):
+    if name and not name.isidentifier():
         return ""
     if parent == directory:
         return name

@@ -34,6 +34,8 @@ class _Rerun:
 
     why: str
     requires: tuple[Requirement, ...] = ()
+    # The task's library when only the project step tells it ("" otherwise).
+    library: str = ""
 
 
 @dataclass(slots=True)
@@ -42,9 +44,9 @@ class _Task:
     reruns: tuple[_Rerun, ...]
     reported: set[int] = field(default_factory=set)
 
-    @property
-    def subject(self) -> str:
-        return jobs.job_subject(self.definition.library, self.definition.name)
+    def subject(self, rerun: _Rerun) -> str:
+        library = self.definition.library or rerun.library
+        return jobs.job_subject(library, self.definition.name)
 
 
 class UnguardedSideEffectInRetriedTask(Rule):
@@ -245,7 +247,7 @@ def charge(order_id, amount):
         advice = f"{advice[0].upper()}{advice[1:]}"
         for rerun in task.reruns:
             message = (
-                f"{said}, in {task.subject}, which can run more than once ({rerun.why}): "
+                f"{said}, in {task.subject(rerun)}, which can run more than once ({rerun.why}): "
                 f"a retry or a redelivery does it again. {advice}"
             )
             needs = (*task.definition.requires, *rerun.requires, *requires)
@@ -260,41 +262,56 @@ def _written(call: cst.Call) -> str:
 
 def _reruns(definition: TaskDefinition) -> tuple[_Rerun, ...]:
     """Each way the task can run more than once (any one suffices)."""
-    library = definition.library
     if definition.project_decorator:
         return _project_reruns(definition)
+    if definition.library:
+        return _library_reruns(definition, definition.library, ())
+    # `@app.task` on an app another module makes: the project tells its library.
+    task = next((r.qualname for r in definition.requires if r.kind == "task"), "")
+    return tuple(
+        rerun
+        for library in sorted(work.RERUNS)
+        for rerun in _library_reruns(
+            definition, library, (Requirement("task", task, frozenset({library})),)
+        )
+    )
+
+
+def _library_reruns(
+    definition: TaskDefinition, library: str, requires: tuple[Requirement, ...]
+) -> list[_Rerun]:
+    """The ways a task of `library` with the definition's options runs again."""
     literals = {key: definition.literal(key) for key in definition.options}
-    found = [_Rerun(_quoted(definition, option)) for option in _set_options(library, literals)]
+    told = library if requires else ""
+    found = [
+        _Rerun(_quoted(definition, option), requires, told)
+        for option in _set_options(library, literals)
+    ]
     default = work.retries_by_default(library, literals)
     if default:
-        found.append(_Rerun(default))
-    retried = _retries_itself(definition)
+        found.append(_Rerun(default, requires, told))
+    retried = _retries_itself(definition, library)
     if retried:
-        found.append(_Rerun(retried))
+        found.append(_Rerun(retried, requires, told))
     reruns = work.RERUNS.get(library)
-    if reruns is not None and reruns.settings_flag and not _turned_off(definition):
+    if reruns is not None and reruns.settings_flag and not _turned_off(definition, library):
         flag = Requirement("flag-on", reruns.settings_flag)
-        found.append(_Rerun(_settings_said(reruns.settings), (flag,)))
-    return tuple(found)
+        found.append(_Rerun(_settings_said(reruns.settings), (*requires, flag), told))
+    return found
 
 
 def _project_reruns(definition: TaskDefinition) -> tuple[_Rerun, ...]:
     """A task decorator another module builds: the options it fixes there
-    (the project step tells), those its call here gives, or the settings."""
+    (the project step tells), or, by the library it turns out to be, those
+    its call here gives and the settings."""
     decorator = definition.project_decorator
     called = ("called",) if definition.called else ()
     fixed = Requirement(TASK_DECORATOR_RERUNS, decorator, reach=called)
-    found = [_Rerun(f"the options its decorator '{decorator.rsplit('.', 1)[-1]}' fixes", (fixed,))]
-    literals = {key: definition.literal(key) for key in definition.options}
-    for library, reruns in sorted(work.RERUNS.items()):
+    name = decorator.rsplit(".", 1)[-1]
+    found = [_Rerun(f"the options its decorator '{name}' fixes", (fixed,))]
+    for library in sorted(work.RERUNS):
         is_library = Requirement(TASK_DECORATOR, decorator, frozenset({library}), reach=called)
-        found.extend(
-            _Rerun(_quoted(definition, option), (is_library,))
-            for option in _set_options(library, literals)
-        )
-        if reruns.settings_flag and not _turned_off(definition):
-            flag = Requirement("flag-on", reruns.settings_flag)
-            found.append(_Rerun(_settings_said(reruns.settings), (is_library, flag)))
+        found.extend(_library_reruns(definition, library, (is_library,)))
     return tuple(found)
 
 
@@ -310,13 +327,13 @@ def _quoted(definition: TaskDefinition, keyword: str) -> str:
     return f"{keyword}={value}"
 
 
-def _turned_off(definition: TaskDefinition) -> bool:
+def _turned_off(definition: TaskDefinition, library: str) -> bool:
     """`acks_late=False` on the task itself overrides the settings."""
-    return any(definition.literal(o.keyword) == "False" for o in _options_of(definition))
+    return any(definition.literal(o.keyword) == "False" for o in _options_of(library))
 
 
-def _options_of(definition: TaskDefinition) -> tuple[RerunOption, ...]:
-    reruns = work.RERUNS.get(definition.library)
+def _options_of(library: str) -> tuple[RerunOption, ...]:
+    reruns = work.RERUNS.get(library)
     return reruns.options if reruns is not None else ()
 
 
@@ -327,9 +344,9 @@ def _settings_said(settings: tuple[str, ...]) -> str:
     )
 
 
-def _retries_itself(definition: TaskDefinition) -> str:
+def _retries_itself(definition: TaskDefinition, library: str) -> str:
     """`self.retry(...)` in a bound task's own body: how a message says it."""
-    reruns = work.RERUNS.get(definition.library)
+    reruns = work.RERUNS.get(library)
     node = definition.node
     if reruns is None or not reruns.retry_method or not node.params.params:
         return ""

@@ -423,6 +423,19 @@ def charge(order_id, amount):
     ),
     invalid(
         """
+from app.celery import app
+from django.core.mail import send_mail
+
+@app.task
+def alert(message):
+    send_mail("Alert", message, "shop@example.com", ["ops@example.com"])
+""",
+        (7, 5, "send_mail() sends an email, in Celery task 'alert'"),
+        id="bare-task-of-an-imported-app-with-acks-late-on-the-app",
+        app_celery=_ACKS_LATE_CELERY,
+    ),
+    invalid(
+        """
 from celery import shared_task
 from django.core.mail import mail_admins
 
