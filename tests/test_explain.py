@@ -182,3 +182,40 @@ def test_no_pager_and_short_pages_print_directly(tmp_path: Path) -> None:
 def test_a_pager_that_cannot_start_prints_the_page(tmp_path: Path) -> None:
     env = {"PAGER": str(tmp_path / "no-such-pager"), "LINES": "20"}
     assert "Why is this bad?" in _on_terminal(["explain", "JL101"], env, tmp_path)
+
+
+def _runtime_sections() -> list[tuple[str, str]]:
+    text = (ROOT / "docs" / "runtime.md").read_text(encoding="utf-8")
+    return re.findall(r"^## (JL\d{3}) ([a-z-]+)", text, re.M)
+
+
+def test_runtime_docs_name_the_rules_as_explain_does() -> None:
+    """docs/runtime.md's sections are headed by each rule's code and name,
+    as `joblint explain` gives them (preview rules too)."""
+    sections = _runtime_sections()
+    assert ("JL601", "unguarded-side-effect-in-retried-task") in sections
+    for code, name in sections:
+        rule = lookup(code)
+        assert rule is not None, code
+        assert rule.name() == name
+
+
+@pytest.mark.parametrize(
+    ("code", "helpers"),
+    [
+        ("JL601", ("joblint.runtime.idempotency", "@idempotent", "IdempotencyGuard")),
+        ("JL602", ("joblint.runtime.chunked", "run_chunk")),
+    ],
+)
+def test_idempotency_and_chunking_rules_point_to_their_runtime_helpers(
+    code: str, helpers: tuple[str, ...]
+) -> None:
+    """`joblint explain` names the runtime helpers docs/runtime.md gives for the rule."""
+    result = CliRunner().invoke(main, ["explain", code])
+    assert result.exit_code == 0, result.output
+    runtime = (ROOT / "docs" / "runtime.md").read_text(encoding="utf-8")
+    section = runtime.split(f"## {code} ", 1)[1].split("\n## ", 1)[0]
+    for helper in helpers:
+        assert helper in result.output, helper
+        assert helper.split(".")[-1] in runtime, helper
+    assert "import" in section
