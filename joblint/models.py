@@ -99,7 +99,7 @@ class Requirement:
       admin). The message names one such write where it says `WRITTEN`;
     - "leads-to-effect" (`LEADS_TO_EFFECT`): the call the finding is at,
       written `qualname`, must be a side effect outside the database (an
-      email, an HTTP write, a charge: `joblint.knowledge.work`) or lead to one
+      email, an HTTP POST, a charge: `joblint.knowledge.work`) or lead to one
       through the project's functions, none of which claims its work first
       (`FunctionSummary.claims`); the message names the effect and the chain
       where it says `CHAIN`;

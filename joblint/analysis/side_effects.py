@@ -103,9 +103,18 @@ def claims_work(function: cst.FunctionDef, resolver: Resolver) -> bool:
     """Whether the function claims its work before doing it: its decorators
     or its body name the runtime's guard (`@idempotent`, `IdempotencyGuard`),
     a string holds an SQL claim (`INSERT ... ON CONFLICT DO NOTHING`) or an
-    idempotency header, a unique get-or-create's `(row, created)` is
-    unpacked, or an `if` tests a set-if-absent call (`cache.add`, `SET NX`)."""
-    return any(_claiming(node, resolver) for node in _nodes(function))
+    idempotency header, an `if` tests the `created` flag of a unique
+    get-or-create, or a set-if-absent call (`cache.add`, `SET NX`)."""
+    flags: set[str] = set()  # a unique create's `created`
+    tested: set[str] = set()  # the names `if`/`while` tests read
+    for node in _nodes(function):
+        if _claiming(node, resolver):
+            return True
+        if isinstance(node, cst.Assign):
+            flags.update(_created_flags(node))
+        elif isinstance(node, cst.If | cst.While | cst.IfExp):
+            tested.update(_names_in(node.test))
+    return bool(flags & tested)
 
 
 def own_nodes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
@@ -143,8 +152,6 @@ def _claiming(node: cst.CSTNode, resolver: Resolver) -> bool:
         return work.claims_in_text(text)
     if isinstance(node, cst.ConcatenatedString):
         return work.claims_in_text(_concatenated(node))
-    if isinstance(node, cst.Assign):
-        return _unpacks_unique_create(node)
     if isinstance(node, cst.If | cst.While):
         return _tests_set_if_absent(node.test)
     return False
@@ -165,13 +172,32 @@ def _concatenated(node: cst.ConcatenatedString) -> str:
     return "".join(texts)
 
 
-def _unpacks_unique_create(node: cst.Assign) -> bool:
-    """`order, created = Order.objects.get_or_create(...)`."""
-    if not any(isinstance(t.target, cst.Tuple | cst.List) for t in node.targets):
-        return False
+def _created_flags(node: cst.Assign) -> list[str]:
+    """`created` of `order, created = Order.objects.get_or_create(...)`: the
+    flag saying this delivery made the row (not `_`, thrown away)."""
     value = node.value.expression if isinstance(node.value, cst.Await) else node.value
     func = value.func if isinstance(value, cst.Call) else None
-    return isinstance(func, cst.Attribute) and func.attr.value in work.UNIQUE_CREATES
+    if not (isinstance(func, cst.Attribute) and func.attr.value in work.UNIQUE_CREATES):
+        return []
+    found = []
+    for target in node.targets:
+        pair = target.target
+        if isinstance(pair, cst.Tuple | cst.List) and len(pair.elements) == 2:
+            flag = pair.elements[1].value
+            if isinstance(flag, cst.Name) and flag.value != "_":
+                found.append(flag.value)
+    return found
+
+
+def _names_in(test: cst.BaseExpression) -> set[str]:
+    found = set()
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.add(node.value)
+        stack.extend(children(node))
+    return found
 
 
 def _tests_set_if_absent(test: cst.BaseExpression) -> bool:

@@ -409,10 +409,19 @@ class ModuleReader:
         """Whether the function claims its work before doing it (see
         `FunctionSummary.claims`): its decorators or its own body name the
         runtime's guard, a string holds an SQL claim or an idempotency
-        header, a unique get-or-create is unpacked, or an `if` tests a
-        set-if-absent call."""
+        header, or an `if` tests a set-if-absent call or the `created` flag
+        of a unique get-or-create."""
         decorators = (found for decorator in node.decorator_list for found in ast.walk(decorator))
-        return any(self._claiming(found, stack) for found in [*decorators, *self.own(node)])
+        flags: set[str] = set()  # a unique create's `created`
+        tested: set[str] = set()  # the names `if`/`while` tests read
+        for found in [*decorators, *self.own(node)]:
+            if self._claiming(found, stack):
+                return True
+            if isinstance(found, ast.Assign):
+                flags.update(_created_flags(found))
+            elif isinstance(found, ast.If | ast.While | ast.IfExp):
+                tested.update(n.id for n in ast.walk(found.test) if isinstance(n, ast.Name))
+        return bool(flags & tested)
 
     def _claiming(self, node: ast.AST, stack: list[_Frame]) -> bool:
         if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -420,10 +429,6 @@ class ModuleReader:
             return qualname is not None and work.is_guard_name(qualname)
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return work.claims_in_text(node.value)
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple):
-            value = node.value.value if isinstance(node.value, ast.Await) else node.value
-            func = value.func if isinstance(value, ast.Call) else None
-            return isinstance(func, ast.Attribute) and func.attr in work.UNIQUE_CREATES
         if isinstance(node, ast.If | ast.While):
             return any(_sets_if_absent(call) for call in ast.walk(node.test))
         return False
@@ -959,3 +964,19 @@ def _dict_keys(call: ast.Call) -> list[str]:
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)
             )
     return found
+
+
+def _created_flags(node: ast.Assign) -> list[str]:
+    """`created` of `order, created = Order.objects.get_or_create(...)` (not `_`)."""
+    value = node.value.value if isinstance(node.value, ast.Await) else node.value
+    func = value.func if isinstance(value, ast.Call) else None
+    if not (isinstance(func, ast.Attribute) and func.attr in work.UNIQUE_CREATES):
+        return []
+    return [
+        target.elts[1].id
+        for target in node.targets
+        if isinstance(target, ast.Tuple | ast.List)
+        and len(target.elts) == 2
+        and isinstance(target.elts[1], ast.Name)
+        and target.elts[1].id != "_"
+    ]

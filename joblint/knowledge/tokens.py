@@ -86,6 +86,11 @@ DEFINES_JOBS: tuple[Trigger, ...] = (
 )
 
 
+# A file that may define a task by a decorator the project builds
+# (`@retrying` imported from the project), for the rules about task bodies.
+DEFINES_PROJECT_TASKS = Trigger(("@",), confirm="project-decorated-function")
+
+
 # A file that may define a task whose call enqueues it: it names the library
 # (on the lower-cased bytes, like every trigger).
 DEFINES_ON_CALL_TASKS = alternatives({name.lower() for name in jobs.ENQUEUE_ON_CALL_LIBRARIES})

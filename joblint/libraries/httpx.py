@@ -1,4 +1,4 @@
-"""httpx: HTTP calls that change something on the other side (POST, PUT, PATCH)."""
+"""httpx: HTTP calls that create something on the other side (POST)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ from joblint.libraries.job_work import Claims, SideEffect
 LIBRARIES = (Library("httpx", "httpx", modules=("httpx",)),)
 
 # PUT, DELETE and GET are idempotent by HTTP's definition (RFC 9110, 9.2.2): a
-# repeat changes nothing more.
+# repeat changes nothing more; so is a PATCH that sets fields (a JSON merge
+# patch, RFC 7396), what nearly every API's PATCH is. A POST creates.
 # POSTs that only read: an OAuth token request (its URL, or a `grant_type`
 # in its body), a login, a search.
 _READS = ("token", "oauth", "login", "search")
-_WRITES = ("post", "patch")
+_WRITES = ("post",)
 _CLIENTS = ("httpx.Client", "httpx.AsyncClient")
 
 SIDE_EFFECTS = (
     SideEffect(
-        "sends an HTTP write request",
+        "sends an HTTP POST",
         calls=(
             *(f"httpx.{verb}" for verb in _WRITES),
             *(f"{client}.{verb}" for client in _CLIENTS for verb in _WRITES),

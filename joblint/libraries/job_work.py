@@ -4,7 +4,7 @@ as data the library modules declare (JL6):
 - `Reruns` (`RERUNS`): when a job library runs a task again, by its options,
   its defaults, a retry its body asks for, or a project-wide setting;
 - `SideEffect` (`SIDE_EFFECTS`): calls whose effect outside the database a
-  ROLLBACK or a retry doesn't undo (an email, an HTTP write, a charge), and
+  ROLLBACK or a retry doesn't undo (an email, an HTTP POST, a charge), and
   the arguments that make the provider drop a repeat;
 - `Claims` (`CLAIMS`): what claims the work before doing it, so a repeat
   delivery does nothing (an idempotency guard);

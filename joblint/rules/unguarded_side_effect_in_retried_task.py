@@ -9,7 +9,7 @@ from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.side_effects import claims_work, effect_call, own_nodes
 from joblint.analysis.task_functions import TaskDefinition, task_definition
 from joblint.knowledge import jobs, work
-from joblint.knowledge.tokens import DEFINES_JOBS
+from joblint.knowledge.tokens import DEFINES_JOBS, DEFINES_PROJECT_TASKS
 from joblint.libraries.job_work import RerunOption
 from joblint.models import (
     CHAIN,
@@ -67,7 +67,7 @@ class UnguardedSideEffectInRetriedTask(Rule):
     The effects: Django's `send_mail`, `send_mass_mail`, `mail_admins`,
     `mail_managers`, `EmailMessage.send`, a mail connection's
     `send_messages`; `smtplib` `sendmail`/`send_message`; requests and httpx
-    `post` and `patch` (module functions, sessions and clients); boto3 SES
+    `post` (module functions, sessions and clients); boto3 SES
     `send_email`/`send_raw_email`/`send_templated_email`/`send_bulk_*` and SNS
     `publish`/`publish_batch`; Stripe's `create` calls (`Charge`,
     `PaymentIntent`, `Refund`, `Transfer`, `Payout`, `Customer`, `Invoice`,
@@ -143,11 +143,18 @@ class UnguardedSideEffectInRetriedTask(Rule):
       module-level client of another module is known through the project
       model.
     - HTTP: PUT, DELETE and GET are idempotent by HTTP's definition (RFC
-      9110): a repeat changes nothing more, so they are not reported. A POST
-      or PATCH counts unless it reads: its URL is built from a name or string
-      holding `token`, `oauth`, `login` or `search`, or it passes a dict with
-      a `grant_type` key (an OAuth token request). Other POSTs that only read
-      are reported; suppress them with `# noqa: JL601`.
+      9110), and a PATCH nearly always sets fields (a JSON merge patch, RFC
+      7396): a repeat changes nothing more, so they are not reported. A POST
+      counts unless it reads: its URL is built from a name or string holding
+      `token`, `oauth`, `login` or `search`, or it passes a dict with a
+      `grant_type` key (an OAuth token request). Other POSTs that only read
+      are reported; suppress them with `# noqa: JL601`. `request("POST",
+      ...)` with the method as an argument is not read.
+    - A get-or-create claims only when an `if` tests its `created` flag
+      (`row, created = ...get_or_create(...)`); one whose flag is thrown away
+      (`row, _ = ...`) claims nothing.
+    - A task's retry asked for by a helper it hands itself to
+      (`retry_later(self, exc)`) is not read (JL302 reads it).
     - A guard by checking a flag the task sets after the effect
       (`if order.receipt_sent: return`) is not recognised: it narrows the
       window but a redelivery before the flag is saved still repeats the
@@ -159,7 +166,7 @@ class UnguardedSideEffectInRetriedTask(Rule):
     CODE = "JL601"
     PREVIEW = True
     READS_SETTINGS = True
-    TRIGGERS = DEFINES_JOBS
+    TRIGGERS = (*DEFINES_JOBS, DEFINES_PROJECT_TASKS)
     SUMMARY = "Side effect in a task that can run more than once, with no idempotency guard"
     HELP = (
         "Make a repeat harmless: pass the provider's idempotency key, or claim the job "

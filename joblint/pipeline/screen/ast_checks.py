@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from joblint.knowledge import locks, retries
+from joblint.knowledge import jobs, locks, retries
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -185,6 +185,38 @@ def row_lock_picking_rows(tree: ast.Module) -> bool:
     )
 
 
+def project_decorated_function(tree: ast.Module) -> bool:
+    """A function decorated by a name the file imports from what may be the
+    project's own code (a relative import, or a module of no library joblint
+    knows): a task decorator the project builds, perhaps (`@retrying`)."""
+    imported: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = "." if node.level else (node.module or "")
+            imported.update((a.asname or a.name, module) for a in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update((a.asname or a.name.split(".")[0], a.name) for a in node.names)
+    project = {name for name, module in imported.items() if _may_be_project(module)}
+    if not project:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if any(_root_name(d) in project for d in node.decorator_list):
+                return True
+    return False
+
+
+def _may_be_project(module: str) -> bool:
+    return module == "." or jobs.may_be_project_code(module)
+
+
+def _root_name(decorator: ast.expr) -> str:
+    node = decorator.func if isinstance(decorator, ast.Call) else decorator
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
     "sleep-in-retry-loop": sleep_in_retry_loop,
     "while-true-retry": while_true_retry,
@@ -192,6 +224,7 @@ CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
 # Checks that read the tree itself rather than the sleep scan.
 TREE_CONFIRMERS: dict[str, Callable[[ast.Module], bool]] = {
     "row-lock-picking-rows": row_lock_picking_rows,
+    "project-decorated-function": project_decorated_function,
 }
 
 

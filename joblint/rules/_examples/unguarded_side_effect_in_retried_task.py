@@ -198,6 +198,7 @@ from celery import shared_task
 def fetch(url, token_url):
     requests.get(url)
     requests.put(url, json={"state": "paid"})
+    requests.patch(url, json={"state": "paid"})
     requests.delete(url)
     requests.post(token_url, data={"grant_type": "client_credentials"})
     requests.post(f"{url}/oauth2/access_token")
@@ -313,7 +314,7 @@ def push(order_id, payload):
         (
             7,
             5,
-            "request, in Celery task 'push', which can run more than once "
+            "POST, in Celery task 'push', which can run more than once "
             "(autoretry_for=(requests.ConnectionError,))",
         ),
         id="autoretry-http-post",
@@ -380,7 +381,7 @@ def mail(to):
         (
             18,
             15,
-            "client.post() sends an HTTP write request, in Dramatiq actor 'call', which can run "
+            "client.post() sends an HTTP POST, in Dramatiq actor 'call', which can run "
             "more than once (max_retries=3)",
         ),
         (
@@ -402,10 +403,10 @@ from rq.decorators import job
 def refund(order_id, amount):
     stripe.Refund.create(payment_intent=order_id, amount=amount)
     with requests.Session() as http:
-        http.patch("https://erp.example.com/orders", json={"refunded": amount})
+        http.post("https://erp.example.com/refunds", json={"order": order_id, "amount": amount})
 """,
         (9, 5, "Pass idempotency_key= derived from the job's arguments"),
-        (11, 9, "http.patch() sends an HTTP write request"),
+        (11, 9, "http.post() sends an HTTP POST"),
         id="rq-retry-stripe-and-session",
     ),
     invalid(
@@ -450,6 +451,26 @@ def alert(message):
     invalid(
         """
 from celery import shared_task
+from django.core.mail import send_mail
+
+@shared_task(acks_late=True)
+def reminder(booking_id):
+    booking, _ = Reminder.objects.get_or_create(booking_id=booking_id)
+    send_mail("Reminder", "...", "shop@example.com", [booking.email])
+
+@shared_task(acks_late=True)
+def second(booking_id):
+    booking, created = Reminder.objects.get_or_create(booking_id=booking_id)
+    send_mail("Reminder", "...", "shop@example.com", [booking.email])
+    return created
+""",
+        (8, 5, "send_mail() sends an email, in Celery task 'reminder'"),
+        (13, 5, "send_mail() sends an email, in Celery task 'second'"),
+        id="get-or-create-whose-flag-nothing-tests",
+    ),
+    invalid(
+        """
+from celery import shared_task
 from app.notify import send_receipt
 
 @shared_task(autoretry_for=(IOError,))
@@ -472,7 +493,7 @@ from app.jobs import retrying
 
 @retrying
 def sync(order_id):
-    requests.patch(f"https://erp.example.com/orders/{order_id}", json={"state": "paid"})
+    requests.post(f"https://erp.example.com/orders/{order_id}/payments", json={"paid": True})
 """,
         (7, 5, "the options its decorator 'retrying' fixes"),
         id="project-task-decorator-retries",
