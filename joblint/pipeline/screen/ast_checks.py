@@ -199,11 +199,11 @@ def project_decorated_function(tree: ast.Module) -> bool:
     project = {name for name, module in imported.items() if _may_be_project(module)}
     if not project:
         return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if any(_root_name(d) in project for d in node.decorator_list):
-                return True
-    return False
+    return any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(_root_name(d) in project for d in node.decorator_list)
+        for node in ast.walk(tree)
+    )
 
 
 def _may_be_project(module: str) -> bool:
