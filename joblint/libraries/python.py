@@ -6,7 +6,7 @@ loops and exception types."""
 
 from __future__ import annotations
 
-from joblint.libraries.job_work import SideEffect
+from joblint.libraries.job_work import Claims, SideEffect
 from joblint.libraries.locking import NonBlockingAcquire
 from joblint.libraries.objects import Family, ObjectKind
 from joblint.libraries.queries import SqlApi
@@ -134,3 +134,8 @@ SIDE_EFFECTS = (
         remedy="email has no idempotency key: record the send and check it first",
     ),
 )
+
+# A lock whose acquisition is tested (`if not lock.acquire(timeout=5): return`):
+# one delivery at a time goes on, into the section the author guards (Redis,
+# cache and thread locks share the method).
+CLAIMS = (Claims(set_if_absent=(("acquire", ""),)),)

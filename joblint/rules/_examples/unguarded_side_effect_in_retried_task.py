@@ -46,6 +46,23 @@ def upsert(order):
     requests.put(f"https://erp.example.com/orders/{order.pk}", json=order.as_dict())
 """
 
+_LOCKED = """
+import requests
+from redis import Redis
+
+redis = Redis()
+
+
+def create_remote_user(user):
+    lock = redis.lock(f"remote-user:{user.pk}", timeout=120)
+    if not lock.acquire(blocking_timeout=5):
+        return
+    user.refresh_from_db()
+    if user.remote_id:
+        return
+    requests.post("https://lms.example.com/users", json={"email": user.email})
+"""
+
 _JOBS = """
 from celery import shared_task
 
@@ -262,6 +279,18 @@ def sync(order, client):
 """,
         id="helpers-that-only-read-or-put",
         project={"app_auth": _AUTH},
+    ),
+    Valid(
+        """
+from celery import shared_task
+from app.accounts import create_remote_user
+
+@shared_task(acks_late=True)
+def provision(user):
+    create_remote_user(user)
+""",
+        id="helper-takes-a-lock-before-the-post",
+        project={"app_accounts": _LOCKED},
     ),
     Valid(
         """
