@@ -80,11 +80,11 @@ class UnguardedSideEffectInRetriedTask(Rule):
 
     Not findings (the guards): a task or a function on the way that claims
     its work first: the runtime's `@idempotent` / `IdempotencyGuard`, an
-    `INSERT ... ON CONFLICT DO NOTHING` in a string it runs, a unique
-    get-or-create whose `(row, created)` it unpacks, an `if` testing a
-    set-if-absent call (`cache.add(...)`, Redis `set(..., nx=True)`) or a
-    lock's `acquire(...)`, or an `Idempotency-Key` header it sends; an effect call passing the provider's
-    idempotency parameter (Stripe `idempotency_key=`, SNS FIFO
+    `INSERT ... ON CONFLICT DO NOTHING` in a string it runs, an `if` testing
+    the `created` flag of a unique get-or-create, a set-if-absent call
+    (`cache.add(...)`, Redis `set(..., nx=True)`) or a lock's `acquire(...)`,
+    or an `Idempotency-Key` header it sends; an effect call passing the
+    provider's idempotency parameter (Stripe `idempotency_key=`, SNS FIFO
     `MessageDeduplicationId=`); a task nothing retries or redelivers.
 
     ## Why is this bad?
