@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from joblint.libraries.base import Library, TxFamily
+from joblint.libraries.job_work import TableReads
 from joblint.libraries.objects import Family, ObjectKind, SessionFetches
 from joblint.libraries.queries import ModelKeyApi, QueryApi, RowLockApi, SqlApi
 
@@ -159,5 +160,40 @@ SESSION_FETCHES = (
         select_functions=("select",),
         row_methods=("first", "one", "one_or_none", "scalar_one", "scalar_one_or_none"),
         rows_methods=("all",),
+    ),
+)
+
+# --- a whole table in one job (JL602) ------------------------------------------------
+
+# `session.query(User).all()` or the query iterated, `session.scalars(select(User)).all()`,
+# `session.execute(select(User)).scalars()`, `.yield_per(n)` (fewer rows in
+# memory, every row still read by the one job). `.filter()`, `.filter_by()`,
+# `.where()`, `.limit()`, `.get()`, `.first()`, a join (any method not named
+# here) bound the read. SQL text run by `conn.execute(text("SELECT ..."))` or
+# `exec_driver_sql(...)` is read as SQL.
+TABLE_READS = (
+    TableReads(
+        "sqlalchemy",
+        keep_rows=(
+            "order_by",
+            "options",
+            "execution_options",
+            "yield_per",
+            "enable_eagerloads",
+            "populate_existing",
+        ),
+        query_methods=("query",),
+        statement_functions=(
+            "sqlalchemy.select",
+            "sqlalchemy.future.select",
+            "sqlalchemy.sql.select",
+            "sqlalchemy.sql.expression.select",
+        ),
+        execute_methods=("scalars", "execute", "stream", "stream_scalars"),
+        fetch_all=("all", "fetchall", "scalars", "unique", "yield_per", "tuples", "mappings"),
+        model_kind=MODEL,
+        modules=("sqlalchemy", "flask_sqlalchemy", "sqlmodel"),
+        sql_methods=("execute", "exec_driver_sql"),
+        system_tables=("pg_", "information_schema", "sqlite_"),
     ),
 )
