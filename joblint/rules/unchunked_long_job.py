@@ -1,31 +1,37 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.task_functions import TaskDefinition, task_definition
 from joblint.analysis.whole_table import Cursors, per_row_work, whole_table_read, work_text
 from joblint.knowledge import jobs
-from joblint.knowledge.tokens import tails
-from joblint.knowledge.trigger import Trigger
+from joblint.knowledge.tokens import DEFINES_JOBS, DEFINES_PROJECT_TASKS, tails
 from joblint.knowledge.work import TABLE_READS
 from joblint.rule import Rule, Valid, invalid
 
 _CHUNKED = "joblint.runtime.chunked.run_chunk"
 
-# A loop (`for`) in a decorated function, in a file naming a whole-table read:
-# a model's manager (`.objects`), a session's query (`.query(`), a statement
-# (`select(`), SQL run by a cursor (`.execute(`). Not gated on a job library:
-# a project's own task decorator (`@retrying`) names none.
-_READS = sorted(
-    {
-        *(f".{m}".lower() for r in TABLE_READS for m in r.managers),
-        *(f".{m}(".lower() for r in TABLE_READS for m in r.query_methods),
-        *(f"{t}(" for r in TABLE_READS for t in tails(r.statement_functions)),
-        *(f".{m}(".lower() for r in TABLE_READS for m in r.sql_methods),
-    }
+# A file that may define a task (a job library's name or task decorator, or a
+# decorator imported from the project), with a loop (`for`) and a whole-table
+# read: a model's manager (`.objects`), a session's query (`.query(`), a
+# statement (`select(`), SQL run by a cursor (`.execute(`).
+_READS = tuple(
+    sorted(
+        {
+            *(f".{m}".lower() for r in TABLE_READS for m in r.managers),
+            *(f".{m}(".lower() for r in TABLE_READS for m in r.query_methods),
+            *(f"{t}(" for r in TABLE_READS for t in tails(r.statement_functions)),
+            *(f".{m}(".lower() for r in TABLE_READS for m in r.sql_methods),
+        }
+    )
 )
-_WHOLE_TABLE_LOOP = Trigger(tuple(_READS), (r"\bfor\b",), also=(("@",),))
+_WHOLE_TABLE_LOOPS = tuple(
+    replace(t, patterns=(*t.patterns, r"\bfor\b"), also=(*t.also, _READS))
+    for t in (*DEFINES_JOBS, DEFINES_PROJECT_TASKS)
+)
 
 
 class UnchunkedLongJob(Rule):
@@ -50,8 +56,10 @@ class UnchunkedLongJob(Rule):
 
     The read may be written in the loop, wrapped in `list(...)`,
     `sorted(...)` or `enumerate(...)`, or bound once to a name the loop
-    iterates (`users = User.objects.all()`). The work: a call that is not a
-    pure builtin, a container or string method or a log line (`send(user)`,
+    iterates or continues (`users = User.objects.all()`, then `for user in
+    users.iterator():`). The work: a call that is not a pure builtin, a
+    container or string method, a standard-library computation
+    (`Decimal(...)`, `json.dumps(...)`) or a log line (`send(user)`,
     `user.save()`, `sync.delay(user.pk)`), an `await`, or an attribute set on
     the row (a SQLAlchemy session writes it).
 
@@ -67,8 +75,11 @@ class UnchunkedLongJob(Rule):
       `.first()`, a join, a `WHERE` in SQL (keyset pages, one per job, that
       enqueue the next cursor are such reads);
     - a loop that only aggregates what it reads (`total += row.amount`,
-      `ids.append(row.pk)`, `sum(...)`, a log line), or that may stop early
-      (`break`, `return`: a search, or a job that stops at a deadline);
+      `ids.append(row.pk)`, `seen.update(...)` on a set the task built,
+      `by_name.setdefault(name_of(row), [])`, `q |= filter_for(row)`,
+      `sum(...)`, a log line): what a call computes there only goes into the
+      job's memory; or that may stop early (`break`, `return`: a search, or a
+      job that stops at a deadline);
     - loops outside tasks, and in functions or lambdas defined inside a task
       (they run later, when something calls them);
     - `X.objects.all()` where `X` isn't a model class (the project's class
@@ -143,13 +154,18 @@ class UnchunkedLongJob(Rule):
     - What counts as per-row work is a heuristic: a call of the project's own
       function or method is work even when it only computes, and a method on
       a client the task holds (`self.client.get(...)`) named like a dict's is
-      not.
+      not. A call whose value is only collected is no work, even when it does
+      some (`results.append(sync(row))`, `signatures.append(job.s(row.pk))`,
+      the latter rightly: the fan-out happens after the loop).
+    - A model mapped imperatively (SQLAlchemy's `registry.map_imperatively`,
+      classical `mapper(...)`) isn't known as a model: its queries are not
+      reported.
     - Class-based tasks (`class Sync(Task): def run(self)`) are not looked at.
     """
 
     CODE = "JL602"
     PREVIEW = True
-    TRIGGERS = (_WHOLE_TABLE_LOOP,)
+    TRIGGERS = _WHOLE_TABLE_LOOPS
     SUMMARY = "A task loops over a whole table in one job: it runs as long as the table grows"
     HELP = (
         "Walk the table in keyset pages, one job per page that enqueues the next cursor "
