@@ -272,7 +272,7 @@ def _reruns(definition: TaskDefinition) -> tuple[_Rerun, ...]:
     if definition.project_decorator:
         return _project_reruns(definition)
     if definition.library:
-        return _library_reruns(definition, definition.library, ())
+        return tuple(_library_reruns(definition, definition.library, ()))
     # `@app.task` on an app another module makes: the project tells its library.
     task = next((r.qualname for r in definition.requires if r.kind == "task"), "")
     return tuple(
