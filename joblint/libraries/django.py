@@ -495,8 +495,6 @@ TABLE_READS = (
             "django.contrib.auth.get_user_model",
             "django.apps.apps.get_model",
         ),
-        sql_methods=("execute",),
-        fetch_all=("fetchall",),
-        system_tables=("pg_", "information_schema", "sqlite_", "django_migrations"),
+        system_tables=("django_migrations",),
     ),
 )

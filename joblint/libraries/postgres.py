@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.job_work import Claims
+from joblint.libraries.job_work import Claims, TableReads
 
 # The try-forms of the advisory locks: their boolean result says who won.
 TRY_LOCK_SQL_FUNCTIONS = (
@@ -15,3 +15,7 @@ TRY_LOCK_SQL_FUNCTIONS = (
 # `INSERT ... ON CONFLICT DO NOTHING` claims a key once (SQLite spells it the
 # same): the words a string literal holds together to be such a claim.
 CLAIMS = (Claims(sql_claims=(("on conflict", "do nothing"),)),)
+
+# PostgreSQL's catalogue (`pg_class`, `information_schema.tables`): reading it
+# whole is no job walking the project's table (JL602).
+TABLE_READS = (TableReads("postgres", system_tables=("pg_", "information_schema")),)

@@ -6,7 +6,7 @@ loops and exception types."""
 
 from __future__ import annotations
 
-from joblint.libraries.job_work import Claims, SideEffect
+from joblint.libraries.job_work import Claims, SideEffect, TableReads
 from joblint.libraries.locking import NonBlockingAcquire
 from joblint.libraries.objects import Family, ObjectKind
 from joblint.libraries.queries import SqlApi
@@ -139,3 +139,14 @@ SIDE_EFFECTS = (
 # one delivery at a time goes on, into the section the author guards (Redis,
 # cache and thread locks share the method).
 CLAIMS = (Claims(set_if_absent=(("acquire", ""),)),)
+
+# --- JL602: SQL run by a DB-API 2.0 cursor (sqlite3, psycopg, Django's) ----------------
+
+# `cursor.execute("SELECT ... FROM t")` then `cursor.fetchall()` (or the cursor
+# iterated) reads every row the statement selects; SQLite's own tables aren't
+# the project's.
+TABLE_READS = (
+    TableReads(
+        "dbapi", sql_methods=("execute",), fetch_all=("fetchall",), system_tables=("sqlite_",)
+    ),
+)

@@ -193,7 +193,6 @@ TABLE_READS = (
         fetch_all=("all", "fetchall", "scalars", "unique", "yield_per", "tuples", "mappings"),
         model_kind=MODEL,
         modules=("sqlalchemy", "flask_sqlalchemy", "sqlmodel"),
-        sql_methods=("execute", "exec_driver_sql"),
-        system_tables=("pg_", "information_schema", "sqlite_"),
+        sql_methods=("exec_driver_sql",),
     ),
 )
