@@ -186,9 +186,12 @@ def row_lock_picking_rows(tree: ast.Module) -> bool:
 
 
 def project_decorated_function(tree: ast.Module) -> bool:
-    """A function decorated by a name the file imports from what may be the
-    project's own code (a relative import, or a module of no library joblint
-    knows): a task decorator the project builds, perhaps (`@retrying`)."""
+    """A module-level function (tasks are) decorated by a name the file
+    imports from what may be the project's own code (a relative import, or a
+    module of no library joblint knows): a task decorator the project
+    builds, perhaps (`@retrying`). Not in a module of tests (a task defined
+    there by a project's decorator goes unseen; its findings would be test
+    code's, shown only with `--include-tests`)."""
     imported: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -197,13 +200,31 @@ def project_decorated_function(tree: ast.Module) -> bool:
         elif isinstance(node, ast.Import):
             imported.update((a.asname or a.name.split(".")[0], a.name) for a in node.names)
     project = {name for name, module in imported.items() if _may_be_project(module)}
-    if not project:
+    if not project or _is_test_module(tree):
         return False
     return any(
         isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and any(_root_name(d) in project for d in node.decorator_list)
-        for node in ast.walk(tree)
+        for node in _module_level(tree.body)
     )
+
+
+def _is_test_module(tree: ast.Module) -> bool:
+    """A module of tests (`def test_...`, `class Test...`): its decorated
+    functions are tests (`@freeze_time`, a project's fixtures), not tasks."""
+    return any(
+        (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test_"))
+        or (isinstance(node, ast.ClassDef) and node.name.startswith("Test"))
+        for node in tree.body
+    )
+
+
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements, inside top-level `if`/`try` blocks too."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.If | ast.Try):
+            yield from _module_level([*statement.body, *statement.orelse])
 
 
 def _may_be_project(module: str) -> bool:
