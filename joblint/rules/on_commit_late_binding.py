@@ -63,7 +63,8 @@ class OnCommitLateBinding(Rule):
     """
 
     CODE = "JL104"
-    TRIGGERS = (Trigger(("on_commit",)),)
+    # Confirmed on the AST: a registration inside a loop (the rule reads no other).
+    TRIGGERS = (Trigger(("on_commit",), confirm="on-commit-in-loop"),)
     SUMMARY = "On-commit callback in a loop reads the loop variable: all see its last value"
     HELP = "Bind the value now: functools.partial(task.delay, obj.pk) or lambda pk=obj.pk: ..."
 

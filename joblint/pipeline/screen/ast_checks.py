@@ -185,6 +185,36 @@ def row_lock_picking_rows(tree: ast.Module) -> bool:
     )
 
 
+_ON_COMMIT = "on_commit"
+_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def on_commit_in_loop(tree: ast.Module) -> bool:
+    """JL104: an on-commit registration (a call of a name holding
+    `on_commit`, or of a name the file imports one as) inside a `for` or
+    `while` loop, at any depth (also across the functions defined in it)."""
+    names = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if _ON_COMMIT in alias.name
+    }
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, looped = stack.pop()
+        if looped and isinstance(node, ast.Call) and _registers(node.func, names):
+            return True
+        inside = looped or isinstance(node, _STATEMENT_LOOPS)
+        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _registers(func: ast.expr, names: set[str]) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return _ON_COMMIT in name or name in names
+
+
 def project_decorated_function(tree: ast.Module) -> bool:
     """A module-level function (tasks are) decorated by a name the file
     imports from what may be the project's own code (a relative import, or a
@@ -246,6 +276,7 @@ CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
 TREE_CONFIRMERS: dict[str, Callable[[ast.Module], bool]] = {
     "row-lock-picking-rows": row_lock_picking_rows,
     "project-decorated-function": project_decorated_function,
+    "on-commit-in-loop": on_commit_in_loop,
 }
 
 
