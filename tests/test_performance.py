@@ -529,4 +529,4 @@ def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
     from joblint.pipeline.screen.ast_checks import row_lock_picking_rows
     from joblint.pipeline.source import quiet_ast_parse
 
-    assert row_lock_picking_rows(quiet_ast_parse(source)) is expected
+    assert row_lock_picking_rows(quiet_ast_parse(source), source.lower().encode()) is expected

@@ -19,6 +19,7 @@ import ast
 import warnings
 
 from joblint.index.summaries import ModuleReader
+from joblint.knowledge import work
 from joblint.models import ModuleIndex
 from joblint.settings import ModuleInfo, Options
 
@@ -32,7 +33,8 @@ def index_source(text: str | bytes, module: ModuleInfo, options: Options) -> Mod
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    lowered = (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).lower()
     try:
-        return ModuleReader(module, options).read(tree)
+        return ModuleReader(module, options, may_claim=work.may_claim(lowered)).read(tree)
     except RecursionError:
         return None

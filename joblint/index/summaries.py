@@ -139,8 +139,10 @@ class _Summary:
 
 
 class ModuleReader:
-    def __init__(self, module: ModuleInfo, options: Options) -> None:
+    def __init__(self, module: ModuleInfo, options: Options, may_claim: bool = True) -> None:
         self.module = module
+        # The module's text names something that claims work (`work.may_claim`).
+        self.may_claim = may_claim
         self.transaction_functions = options.transaction_functions
         self.enqueue_functions = options.enqueue_functions
         self.on_commit_functions = options.on_commit_functions
@@ -411,6 +413,8 @@ class ModuleReader:
         runtime's guard, a string holds an SQL claim or an idempotency
         header, or an `if` tests a set-if-absent call or the `created` flag
         of a unique get-or-create."""
+        if not self.may_claim:
+            return False
         decorators = (found for decorator in node.decorator_list for found in ast.walk(decorator))
         flags: set[str] = set()  # a unique create's `created`
         tested: set[str] = set()  # the names `if`/`while` tests read

@@ -39,6 +39,27 @@ SQL_CLAIMS: tuple[tuple[str, ...], ...] = tuple(w for c in _CLAIMS for w in c.sq
 KEY_HEADERS: frozenset[str] = frozenset(h for c in _CLAIMS for h in c.headers)
 
 
+# Words (lower case) a module's text holds wherever one of its functions may
+# claim its work: reading claims is skipped in the modules holding none.
+CLAIM_WORDS: tuple[str, ...] = tuple(
+    sorted(
+        {
+            *(m.split(".")[0] for m in GUARD_MODULES),
+            *UNIQUE_CREATES,
+            # `.add(`, or the keyword making a call one (`nx`).
+            *(keyword or f".{method}(" for method, keyword in SET_IF_ABSENT.items()),
+            # Whatever the whitespace: "on\n conflict".
+            *(words[0].split()[-1] for words in SQL_CLAIMS),
+            *KEY_HEADERS,
+        }
+    )
+)
+
+
+def may_claim(lowered: str) -> bool:
+    return any(word in lowered for word in CLAIM_WORDS)
+
+
 def effect_of(qualname: str) -> SideEffect | None:
     return EFFECTS.get(qualname)
 

@@ -66,14 +66,14 @@ def _scan(tree: ast.Module, lines: _Lines) -> _Scan:
 
 
 class _Lines:
-    """The lines that may hold a sleep call: those naming `sleep` or a name
-    it is imported as. Every check looks at sleep calls and the loops around
-    them, so the walk enters only nodes spanning one of these lines."""
+    """The lines that may hold a call of `word` (`sleep`): those naming it or
+    a name it is imported as. A check looking at such calls and the loops
+    around them enters only nodes spanning one of these lines."""
 
-    _ALIAS = re.compile(rb"\bsleep\s+as\s+(\w+)")
-
-    def __init__(self, lowered: bytes) -> None:
-        words = {_SLEEP.encode(), *self._ALIAS.findall(lowered)}
+    def __init__(self, lowered: bytes, word: bytes = _SLEEP.encode()) -> None:
+        alias = re.compile(rb"\b" + re.escape(word) + rb"\s+as\s+(\w+)")
+        words = {word, *alias.findall(lowered)}
+        self.words = frozenset(w.decode() for w in words)
         self.numbers = [
             number
             for number, line in enumerate(lowered.splitlines(), start=1)
@@ -155,7 +155,7 @@ _ORM_ROW_LOCK = "for_update"
 _PICKS = locks.PICK_NEXT_METHODS
 
 
-def row_lock_picking_rows(tree: ast.Module) -> bool:
+def row_lock_picking_rows(tree: ast.Module, lowered: bytes) -> bool:
     """JL401: SQL text in the file's strings that locks rows, or an ORM row
     lock (any name, attribute or keyword holding `for_update`) in a file that
     picks rows somewhere: a pick-next method (`.first`, `.limit`), a
@@ -189,33 +189,30 @@ _ON_COMMIT = "on_commit"
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def on_commit_in_loop(tree: ast.Module) -> bool:
+def on_commit_in_loop(tree: ast.Module, lowered: bytes) -> bool:
     """JL104: an on-commit registration (a call of a name holding
     `on_commit`, or of a name the file imports one as) inside a `for` or
-    `while` loop, at any depth (also across the functions defined in it)."""
-    names = {
-        alias.asname or alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if _ON_COMMIT in alias.name
-    }
+    `while` loop, at any depth (also across the functions defined in it).
+    The walk enters only the nodes spanning a line that names one."""
+    lines = _Lines(lowered, _ON_COMMIT.encode())
     stack: list[tuple[ast.AST, bool]] = [(tree, False)]
     while stack:
         node, looped = stack.pop()
-        if looped and isinstance(node, ast.Call) and _registers(node.func, names):
+        if looped and isinstance(node, ast.Call) and _registers(node.func, lines.words):
             return True
         inside = looped or isinstance(node, _STATEMENT_LOOPS)
-        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+        stack.extend(
+            (child, inside) for child in ast.iter_child_nodes(node) if lines.may_hold(child)
+        )
     return False
 
 
-def _registers(func: ast.expr, names: set[str]) -> bool:
+def _registers(func: ast.expr, names: frozenset[str]) -> bool:
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     return _ON_COMMIT in name or name in names
 
 
-def project_decorated_function(tree: ast.Module) -> bool:
+def project_decorated_function(tree: ast.Module, lowered: bytes) -> bool:
     """A module-level function (tasks are) decorated by a name the file
     imports from what may be the project's own code (a relative import, or a
     module of no library joblint knows): a task decorator the project
@@ -273,7 +270,7 @@ CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
     "while-true-retry": while_true_retry,
 }
 # Checks that read the tree itself rather than the sleep scan.
-TREE_CONFIRMERS: dict[str, Callable[[ast.Module], bool]] = {
+TREE_CONFIRMERS: dict[str, Callable[[ast.Module, bytes], bool]] = {
     "row-lock-picking-rows": row_lock_picking_rows,
     "project-decorated-function": project_decorated_function,
     "on-commit-in-loop": on_commit_in_loop,
@@ -287,7 +284,7 @@ def confirmed(tree: ast.Module, checks: Iterable[str], lowered: bytes) -> set[st
     for check in checks:
         on_tree = TREE_CONFIRMERS.get(check)
         if on_tree is not None:
-            holds = on_tree(tree)
+            holds = on_tree(tree, lowered)
         else:
             scan = scan or _scan(tree, _Lines(lowered))
             holds = CONFIRMERS[check](scan)
