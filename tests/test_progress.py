@@ -37,6 +37,32 @@ def test_every_file_is_counted_once_with_what_happened_to_it(
     assert again.details == "3 skipped by the prefilter, 1 from the cache"
 
 
+def test_the_bar_measures_the_bytes_left_to_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Skipped files take their share of screening only: the work left is
+    the bytes of the files to parse, and a finished run has done it all."""
+    big = "from django.db import transaction\nfrom t import t\n" + (
+        "def f():\n    with transaction.atomic():\n        t.delay()\n" * 200
+    )
+    write(tmp_path, {"jobs.py": big, **{f"plain{n}.py": "x = 1\n" * 50 for n in range(20)}})
+    monkeypatch.chdir(tmp_path)
+    bar = progress.FileProgress(enabled=False)
+    options = RunOptions(on_file=bar.advance, on_total=bar.set_total)
+    lint_paths([Path(".")], Config(root=tmp_path), options)
+    plain = 20 * len("x = 1\n" * 50)
+    assert (bar.done, bar.skipped) == (21, 20)
+    assert bar.work_total == pytest.approx(len(big) + plain * progress.SCREEN_SHARE)
+    assert bar.work_done == pytest.approx(bar.work_total)
+    # After the screening, the big file is nearly all of the work left.
+    screened = progress.FileProgress(enabled=False)
+    screened.set_total(21, len(big) + plain)
+    for _ in range(20):
+        screened.advance(progress.SKIPPED, plain // 20)
+    assert screened.work_done / screened.work_total < 0.02
+    assert screened.files == "20/21 files"
+
+
 @pytest.mark.parametrize(
     "tty,ci,output_format,to_file,expected",
     [

@@ -23,30 +23,61 @@ CACHED = "cached"  # its result came from the cache
 CHECKED = "checked"
 
 
+# What screening a file costs beside parsing it with LibCST and running the
+# rules, per byte (saleor, 4,300 files: ~1 ms to screen a file, ~30-60 ms to
+# lint one of ~17 KB). A skipped or cached file's work is this share of its bytes.
+SCREEN_SHARE = 0.03
+
+
 class FileProgress:
+    """Files counted by what happened to them; the bar shows the work done
+    and left, in bytes to parse, so its rate is honest where most files are
+    skipped in the first second and a few big ones take the rest."""
+
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.total = 0
         self.done = 0
         self.skipped = 0
         self.cached = 0
+        # The work: every file's bytes until it is known not to be parsed.
+        self.work_total = 0.0
+        self.work_done = 0.0
         self.started = time.monotonic()
         self._progress: Progress | None = None
         self._task: TaskID | None = None
 
-    def set_total(self, total: int) -> None:
+    def set_total(self, total: int, size: int = 0) -> None:
+        """`total` files of `size` bytes in all."""
         self.total = total
+        self.work_total = float(size)
 
-    def advance(self, kind: str = CHECKED) -> None:
+    def advance(self, kind: str = CHECKED, size: int = 0) -> None:
+        """A file of `size` bytes was skipped, came from the cache or was checked."""
         self.done += 1
         self.skipped += kind == SKIPPED
         self.cached += kind == CACHED
+        if kind == CHECKED:
+            self.work_done += size
+        else:  # screened only: the rest of its work never comes
+            self.work_done += size * SCREEN_SHARE
+            self.work_total -= size * (1 - SCREEN_SHARE)
         if not self.enabled:
             return
         if self._progress is None and time.monotonic() - self.started > SHOW_AFTER_SECONDS:
             self._start()
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, completed=self.done, details=self.details)
+            self._progress.update(
+                self._task,
+                completed=self.work_done,
+                total=self.work_total or None,
+                files=self.files,
+                details=self.details,
+            )
+
+    @property
+    def files(self) -> str:
+        return f"{self.done}/{self.total} files"
 
     @property
     def details(self) -> str:
@@ -55,20 +86,13 @@ class FileProgress:
     def _start(self) -> None:
         # Imported here: most runs never show a bar, and rich is slow to import.
         from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         console = Console(file=sys.stderr)
         self._progress = Progress(
             TextColumn("checking"),
             BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("files"),
+            TextColumn("{task.fields[files]}"),
             TimeElapsedColumn(),
             TextColumn("({task.fields[details]})"),
             console=console,
@@ -76,7 +100,11 @@ class FileProgress:
         )
         self._progress.start()
         self._task = self._progress.add_task(
-            "files", total=self.total or None, details=self.details
+            "files",
+            total=self.work_total or None,
+            completed=int(self.work_done),
+            files=self.files,
+            details=self.details,
         )
 
     def stop(self) -> None:

@@ -109,9 +109,11 @@ class RunOptions:
     jobs: int = 1  # worker processes; 0 = one per CPU
     cache: bool = False
     use_prefilter: bool = True
-    # Progress callback, once per file: joblint.pipeline.report.progress.SKIPPED, CACHED or CHECKED.
-    on_file: Callable[[str], None] | None = None
-    on_total: Callable[[int], None] | None = None  # the number of files, once known
+    # Progress callback, once per file: joblint.pipeline.report.progress.SKIPPED,
+    # CACHED or CHECKED, and the file's size in bytes.
+    on_file: Callable[[str, int], None] | None = None
+    # The number of files and their bytes in all, once read.
+    on_total: Callable[[int, int], None] | None = None
     # The project model follows every call the named files make, not only
     # those inside a transaction (to describe what it infers for them).
     follow_every_call: bool = False
@@ -421,8 +423,6 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     configs = Configs(config)
     discovery = discover(paths, config, configs, _cache_dir(config, options))
     run = _Run(config, options, Selector(config, configs, discovery.files))
-    if options.on_total:
-        options.on_total(len(discovery.files))
     run.start_pool(len(discovery.files))
     try:
         return _lint_discovered(paths, config, run, discovery)
@@ -435,6 +435,8 @@ def _lint_discovered(
     paths: list[Path], config: Config, run: _Run, discovery: Discovery
 ) -> RunResult:
     sources, unreadable = _load_sources(discovery.files)
+    if run.options.on_total:
+        run.options.on_total(len(discovery.files), sum(len(s.data) for s in sources))
     results = [
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
         for p, reason in unreadable
@@ -525,8 +527,8 @@ def _replayed(
     if run.options.on_file:
         if run.options.use_prefilter:
             run.screen_all(sources)
-        for _ in _prefilter(run, sources)[0]:
-            run.options.on_file(CACHED)
+        for source in _prefilter(run, sources)[0]:
+            run.options.on_file(CACHED, len(source.data))
     run.manifest.save()
     return _finish(
         outcome.results,
@@ -576,7 +578,7 @@ def _prefilter(run: _Run, sources: list[_Source]) -> tuple[list[_Source], list[_
         else:
             skipped.append(source)
             if run.options.on_file:
-                run.options.on_file(SKIPPED)
+                run.options.on_file(SKIPPED, len(source.data))
     return wanted, skipped
 
 

@@ -167,11 +167,11 @@ def run_jobs(
     jobs: Sequence[Job],
     pool: WorkerPool,
     cache: ResultCache | None,
-    on_done: Callable[[str], None] | None = None,
+    on_done: Callable[[str, int], None] | None = None,
     entries: dict[int, tuple[str, FileResult]] | None = None,
 ) -> list[FileResult]:
-    """Results in input order. `on_done` hears of every file linted (syntax
-    checks are of files already counted as skipped). `entries` learns the
+    """Results in input order. `on_done` hears of every file linted, with its
+    size in bytes (syntax checks are of files already counted as skipped). `entries` learns the
     cache entry of each result that has one (by the result's id; holding the
     result keeps its id from being reused)."""
     results: list[FileResult | None] = [None] * len(jobs)
@@ -185,7 +185,7 @@ def run_jobs(
         if cached is not None:
             results[index] = cached
             if on_done and not job.light:
-                on_done(CACHED)
+                on_done(CACHED, len(job.data))
         else:
             todo.append(index)
     computed = _compute([jobs[i] for i in todo], pool, on_done)
@@ -209,7 +209,7 @@ def run_jobs(
 
 
 def _compute(
-    jobs: list[Job], pool: WorkerPool, on_done: Callable[[str], None] | None
+    jobs: list[Job], pool: WorkerPool, on_done: Callable[[str, int], None] | None
 ) -> list[FileResult]:
     """In the pool once it runs or when there are enough jobs to start it;
     else here, one by one."""
@@ -221,12 +221,12 @@ def _compute(
     for job in jobs:
         found.append(_run(job))
         if on_done and not job.light:
-            on_done(CHECKED)
+            on_done(CHECKED, len(job.data))
     return found
 
 
 def _in_pool(
-    executor: ProcessPoolExecutor, jobs: list[Job], on_done: Callable[[str], None] | None
+    executor: ProcessPoolExecutor, jobs: list[Job], on_done: Callable[[str, int], None] | None
 ) -> list[FileResult]:
     results: list[FileResult | None] = [None] * len(jobs)
     submitted = [
@@ -236,7 +236,7 @@ def _in_pool(
         for index, result in zip(chunk, future.result(), strict=True):
             results[index] = result
             if on_done and not jobs[index].light:
-                on_done(CHECKED)
+                on_done(CHECKED, len(jobs[index].data))
     return [r for r in results if r is not None]
 
 
