@@ -169,3 +169,38 @@ def test_a_named_run_after_a_whole_run_parses_no_file_it_linted_for_facts(
     monkeypatch.setattr(workers, "_run", counting)
     assert _findings(project, named) == cold
     assert parsed and not linted & set(parsed)  # facts of files the whole run skipped only
+
+
+def test_a_cache_restored_into_another_checkout_path_gives_hits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI restores the cache into a checkout at another path (`actions/cache`):
+    entries are keyed by content, shown paths and settings, never by absolute
+    paths, so an unchanged project is replayed whole (no file linted), and
+    one edited file is the only one linted again."""
+    first = tmp_path / "runner-1" / "shop"
+    shutil.copytree(FIXTURE, first / "project_model")
+    monkeypatch.chdir(first)
+    cold = _findings(first, ["project_model"])
+    assert cold
+    second = tmp_path / "runner-2" / "work" / "shop"
+    shutil.copytree(first, second)  # the checkout and its restored `.joblint_cache`
+    assert (second / CACHE_DIR_NAME).is_dir()
+    monkeypatch.chdir(second)
+    kinds: list[str] = []
+    run = lint_paths(
+        [Path("project_model")],
+        Config(root=second),
+        RunOptions(cache=True, jobs=1, on_file=lambda kind, size: kinds.append(kind)),
+    )
+    assert [f"{f.path}:{f.span.line}:{f.code}:{f.message}" for f in run.findings] == cold
+    assert "checked" not in kinds and "cached" in kinds
+    edited = next(second.rglob("*.py"))
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    kinds.clear()
+    lint_paths(
+        [Path("project_model")],
+        Config(root=second),
+        RunOptions(cache=True, jobs=1, on_file=lambda kind, size: kinds.append(kind)),
+    )
+    assert kinds.count("checked") <= 1
