@@ -23,5 +23,5 @@ docs:
 
 bench:
 	$(PYTHON) benchmarks/compare.py --write-docs
-	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/compare.py --write-docs --application "$$JOBLINT_BENCH_APP"; fi
+	$(PYTHON) benchmarks/compare.py --write-docs --application "$${JOBLINT_BENCH_APP:-saleor}"
 	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/lsp_latency.py --write-docs --workspace "$$JOBLINT_BENCH_APP"; fi

@@ -242,28 +242,70 @@ def pre_commit_file(corpus: Path) -> Path:
     raise SystemExit(f"no file of {corpus} enqueues inside a transaction")
 
 
+# The application `make bench` measures: a 4,300-file Django/Celery
+# e-commerce application at a fixed commit, fetched into the bench directory
+# (never into this repository).
+APPLICATION_REPOSITORY = "https://github.com/saleor/saleor"
+APPLICATION_COMMIT = "723cd4eba87dfc72822ade45dc08a3caa548428d"
+
+
+def pinned_application() -> Path:
+    """The pinned application's checkout, fetched the first time (git, shallow)."""
+    checkout = WORK / f"saleor-{APPLICATION_COMMIT[:12]}"
+    if (checkout / "saleor").is_dir():
+        return checkout
+    shutil.rmtree(checkout, ignore_errors=True)
+    checkout.mkdir(parents=True)
+    git = ["git", "-C", str(checkout)]
+    steps = [
+        [*git, "init", "--quiet"],
+        [*git, "fetch", "--quiet", "--depth", "1", APPLICATION_REPOSITORY, APPLICATION_COMMIT],
+        [*git, "checkout", "--quiet", "FETCH_HEAD"],
+    ]
+    for step in steps:
+        if subprocess.run(step, check=False).returncode != 0:
+            shutil.rmtree(checkout, ignore_errors=True)
+            raise SystemExit(
+                f"could not fetch {APPLICATION_REPOSITORY} at {APPLICATION_COMMIT}: "
+                "set JOBLINT_BENCH_APP to a checkout of it"
+            )
+    return checkout
+
+
+COLD = "joblint whole, cold"
+WARM = "joblint whole, warm"
+RUFF = "ruff (whole repository)"
+FLAKE8 = "flake8 (whole repository)"
+
+
+def worker_counts(jobs: int) -> list[int]:
+    """The `-j` curve: 1, 2, 4, ... up to the machine's CPUs (and `jobs`)."""
+    most = max(jobs, os.cpu_count() or 1)
+    counts = [1]
+    while counts[-1] * 2 <= most:
+        counts.append(counts[-1] * 2)
+    return counts
+
+
 def measure_application(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
     base = [sys.executable, "-m", "joblint", "check", "--isolated", "-j", str(jobs)]
     named = str(pre_commit_file(corpus).relative_to(corpus))
     cache = corpus / ".joblint_cache"
     commands = {
-        "ruff (whole repository)": [
-            "ruff",
-            "check",
-            "--no-cache",
-            "--isolated",
-            "--exit-zero",
-            ".",
-        ],
+        RUFF: ["ruff", "check", "--no-cache", "--isolated", "--exit-zero", "."],
+        FLAKE8: [flake8_executable(), "-j", str(jobs), "--isolated", "--exit-zero", "."],
         "joblint one file, no cache": [*base, "--no-cache", named],
     }
+    for workers in worker_counts(jobs):
+        if workers != jobs:
+            commands[f"{COLD}, -j {workers}"] = [*base[:-1], str(workers), "--no-cache", "."]
     results: dict[str, Measure] = {}
     record = recorder(results, corpus)
 
     for _ in range(runs):
         shutil.rmtree(cache, ignore_errors=True)
-        record("joblint whole, cold", [*base, "."])
-        record("joblint whole, warm", [*base, "."])
+        record(COLD, [*base, "."])
+        record(WARM, [*base, "."])
         record("joblint one file, after a whole run", [*base, named])
         record("joblint one file, warm", [*base, named])
         for name, command in commands.items():
@@ -272,12 +314,44 @@ def measure_application(corpus: Path, runs: int, jobs: int) -> dict[str, Measure
     return results
 
 
-def application_table(corpus: Path, results: dict[str, Measure]) -> list[str]:
+def application_identical(corpus: Path, jobs: int) -> bool:
+    """Findings byte-identical: cold and warm, `-j 1` and `-j N`."""
+    base = [
+        sys.executable,
+        "-m",
+        "joblint",
+        "check",
+        "--isolated",
+        "--format",
+        "json",
+        "--exit-zero",
+    ]
+    cache = corpus / ".joblint_cache"
+    shutil.rmtree(cache, ignore_errors=True)
+
+    def output(*extra: str) -> bytes:
+        done = subprocess.run([*base, *extra, "."], cwd=corpus, capture_output=True, check=True)
+        return done.stdout
+
+    outputs = [
+        output("-j", "1", "--no-cache"),
+        output("-j", str(jobs)),  # cold, filling the cache
+        output("-j", str(jobs)),  # warm
+        output("-j", "1"),  # warm, one worker
+    ]
+    shutil.rmtree(cache, ignore_errors=True)
+    return len(set(outputs)) == 1
+
+
+def application_table(
+    corpus: Path, results: dict[str, Measure], identical: bool | None = None
+) -> list[str]:
     files = sum(1 for _ in corpus.rglob("*.py"))
     named = pre_commit_file(corpus).relative_to(corpus)
-    ruff = results["ruff (whole repository)"].median
+    ruff = results[RUFF].median
     one_cold = results["joblint one file, no cache"].median
     after_whole = results["joblint one file, after a whole run"].median
+    cold = results[COLD].median
     lines = [
         f"### application {corpus.name}: {files} files; the file named: {named}",
         "",
@@ -285,12 +359,22 @@ def application_table(corpus: Path, results: dict[str, Measure]) -> list[str]:
         "| --- | ---: | ---: |",
         *(f"| {n} | {m.median:.2f} | {m.peak_mb:.0f} |" for n, m in results.items()),
         "",
+        f"- whole, cold / Ruff = {cold / ruff:.1f} (target <= 10)",
+    ]
+    if FLAKE8 in results:
+        lines.append(
+            f"- whole, cold / flake8 = {cold / results[FLAKE8].median:.2f} (target <= 0.15)"
+        )
+    lines += [
+        f"- whole, warm / Ruff = {results[WARM].median / ruff:.2f} (target <= 1.0)",
         f"- one file, no cache / Ruff whole repository = {one_cold / ruff:.1f} (target <= 4)",
         f"- one file, warm = {results['joblint one file, warm'].median:.2f} s (target <= 0.5); "
         f"the first after a whole run = {after_whole:.2f} s",
-        f"- whole, cold / Ruff = {results['joblint whole, cold'].median / ruff:.1f}",
-        "",
     ]
+    if identical is not None:
+        said = "identical" if identical else "DIFFERENT"
+        lines.append(f"- findings cold/warm, -j 1/-j N: {said}")
+    lines.append("")
     return lines
 
 
@@ -329,10 +413,14 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--corpus", choices=["stdlib", "site-packages", "both"], default="both")
     parser.add_argument("--write-docs", action="store_true")
-    parser.add_argument("--application", type=Path, help="A job-heavy application's checkout.")
+    parser.add_argument(
+        "--application",
+        help="A job-heavy application's checkout, or 'saleor': the pinned one, fetched once.",
+    )
     args = parser.parse_args()
     if args.application is not None:
-        return bench_application(args.application.resolve(), args.runs, args.jobs, args.write_docs)
+        checkout = pinned_application() if args.application == "saleor" else Path(args.application)
+        return bench_application(checkout.resolve(), args.runs, args.jobs, args.write_docs)
     WORK.mkdir(parents=True, exist_ok=True)
     (WORK / ".gitignore").write_text("*\n")
     corpora = {
@@ -366,7 +454,9 @@ def bench_application(corpus: Path, runs: int, jobs: int, write_docs: bool) -> i
         f"Machine: {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
         f"{runs} alternating runs, -j {jobs}.",
         "",
-        *application_table(corpus, measure_application(corpus, runs, jobs)),
+        *application_table(
+            corpus, measure_application(corpus, runs, jobs), application_identical(corpus, jobs)
+        ),
     ]
     print("\n".join(report))
     if write_docs:
