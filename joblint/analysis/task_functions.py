@@ -4,7 +4,7 @@ project must confirm for it to be one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -38,6 +38,7 @@ class TaskDefinition:
     project_decorator: str = ""
     # `@decorator(...)` was called.
     called: bool = False
+    qualname: str = ""  # the task's, in its module
 
     @property
     def name(self) -> str:
@@ -69,11 +70,14 @@ def task_definition(node: cst.FunctionDef, resolver: Resolver) -> TaskDefinition
     """The task `node` is: by the first of its decorators that is a job
     library's, else by one the project may build into a task decorator."""
     qualname = resolver.local_qualname(node.name.value)
+    found: TaskDefinition | None = None
     for decorator in node.decorators:
         found = _library_task(node, decorator, resolver, qualname)
         if found is not None:
-            return found
-    return _by_project_decorator(node, resolver)
+            break
+    else:
+        found = _by_project_decorator(node, resolver)
+    return replace(found, qualname=qualname) if found is not None else None
 
 
 def _library_task(

@@ -3,33 +3,9 @@
 from __future__ import annotations
 
 from joblint.libraries.base import Library
-from joblint.libraries.job_work import Claims, SideEffect
+from joblint.libraries.job_work import HTTP_CLAIMS, http_posts
 
 LIBRARIES = (Library("httpx", "httpx", modules=("httpx",)),)
 
-# PUT, DELETE and GET are idempotent by HTTP's definition (RFC 9110, 9.2.2): a
-# repeat changes nothing more; so is a PATCH that sets fields (a JSON merge
-# patch, RFC 7396), what nearly every API's PATCH is. A POST creates.
-# POSTs that only read: an OAuth token request (its URL, or a `grant_type`
-# in its body), a login, a search.
-_READS = ("token", "oauth", "login", "search")
-_WRITES = ("post",)
-_CLIENTS = ("httpx.Client", "httpx.AsyncClient")
-
-SIDE_EFFECTS = (
-    SideEffect(
-        "sends an HTTP POST",
-        calls=(
-            *(f"httpx.{verb}" for verb in _WRITES),
-            *(f"{client}.{verb}" for client in _CLIENTS for verb in _WRITES),
-        ),
-        entered=_CLIENTS,
-        remedy="send an Idempotency-Key header the service honours",
-        read_words=_READS,
-        read_keys=("grant_type",),
-    ),
-)
-
-# The header that asks the service to drop a repeat (the IETF draft
-# "The Idempotency-Key HTTP Header Field"; Stripe and Adyen send it too).
-CLAIMS = (Claims(headers=("idempotency-key",)),)
+SIDE_EFFECTS = (http_posts(("httpx",), ("httpx.Client", "httpx.AsyncClient")),)
+CLAIMS = (HTTP_CLAIMS,)

@@ -133,3 +133,34 @@ class TableReads:
     # Lower-cased prefixes of the tables a database keeps about itself
     # (`pg_`, `information_schema`): small catalogues, not a table of the project.
     system_tables: tuple[str, ...] = ()
+
+
+# --- HTTP, whatever the client library ----------------------------------------------
+
+# PUT, DELETE and GET are idempotent by HTTP's definition (RFC 9110, 9.2.2): a
+# repeat changes nothing more; so is a PATCH that sets fields (a JSON merge
+# patch, RFC 7396), what nearly every API's PATCH is. A POST creates.
+HTTP_WRITES = ("post",)
+
+
+def http_posts(modules: tuple[str, ...], clients: tuple[str, ...]) -> SideEffect:
+    """An HTTP client library's POSTs: its module functions (`requests.post`)
+    and its clients' methods (`requests.Session().post`, also `with ... as`)."""
+    return SideEffect(
+        "sends an HTTP POST",
+        calls=(
+            *(f"{module}.{verb}" for module in modules for verb in HTTP_WRITES),
+            *(f"{client}.{verb}" for client in clients for verb in HTTP_WRITES),
+        ),
+        entered=clients,
+        remedy="send an Idempotency-Key header the service honours",
+        # POSTs that only read: an OAuth token request (its URL, or a
+        # `grant_type` in its body), a login, a search.
+        read_words=("token", "oauth", "login", "search"),
+        read_keys=("grant_type",),
+    )
+
+
+# The header that asks the service to drop a repeat (the IETF draft "The
+# Idempotency-Key HTTP Header Field"; Stripe and Adyen send it too).
+HTTP_CLAIMS = Claims(headers=("idempotency-key",))

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -42,7 +42,6 @@ class _Rerun:
 class _Task:
     definition: TaskDefinition
     reruns: tuple[_Rerun, ...]
-    reported: set[int] = field(default_factory=set)
 
     def subject(self, rerun: _Rerun) -> str:
         library = self.definition.library or rerun.library
@@ -274,12 +273,11 @@ def _reruns(definition: TaskDefinition) -> tuple[_Rerun, ...]:
     if definition.library:
         return tuple(_library_reruns(definition, definition.library, ()))
     # `@app.task` on an app another module makes: the project tells its library.
-    task = next((r.qualname for r in definition.requires if r.kind == "task"), "")
     return tuple(
         rerun
         for library in sorted(work.RERUNS)
         for rerun in _library_reruns(
-            definition, library, (Requirement("task", task, frozenset({library})),)
+            definition, library, (Requirement("task", definition.qualname, frozenset({library})),)
         )
     )
 

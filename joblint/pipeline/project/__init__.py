@@ -416,26 +416,14 @@ class ProjectIndex:
         chain = self._chain(site, path, finding.span.line)
         if chain is None:
             return finding
-        text = f"{chain.enqueued.subject} ({chain.text()})"
-        related = tuple(
-            Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), hop.step())
-            for hop in chain.hops
-        )
-        message = finding.message.replace(CHAIN, text)
-        return replace(finding, message=message, related=(*related, *finding.related))
+        return _naming_chain(finding, f"{chain.enqueued.subject} ({chain.text()})", chain.hops)
 
     def _naming_effect(self, finding: Finding, requirement: Requirement, path: str) -> Finding:
         """The message names the side effect a call leads to, and the chain."""
         chain = self.graph.effect_chain_at(path, finding.span.line, requirement.qualname)
         if chain is None:
             return finding
-        text = f"{chain.text()}, which {chain.effect.what}"
-        related = tuple(
-            Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), hop.step())
-            for hop in chain.hops
-        )
-        message = finding.message.replace(CHAIN, text)
-        return replace(finding, message=message, related=(*related, *finding.related))
+        return _naming_chain(finding, f"{chain.text()}, which {chain.effect.what}", chain.hops)
 
     def _written(self, requirement: Requirement) -> Written | None:
         m2m_field = requirement.reach[0] if requirement.reach else ""
@@ -824,6 +812,15 @@ def _project_findings(results: list[FileResult], settings: ProjectSettings) -> l
                 if sups is None or not sups.suppresses(finding.code, (line,), (line - 1,)):
                     found.append(finding)
     return found
+
+
+def _naming_chain(finding: Finding, text: str, hops: tuple[Hop, ...]) -> Finding:
+    """The message says `text` where it says `CHAIN`; each hop is a related location."""
+    related = tuple(
+        Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), hop.step()) for hop in hops
+    )
+    message = finding.message.replace(CHAIN, text)
+    return replace(finding, message=message, related=(*related, *finding.related))
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

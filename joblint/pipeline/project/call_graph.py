@@ -20,9 +20,9 @@ does, to the same depth.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from joblint.index import returns
 from joblint.knowledge import jobs, retries, work
@@ -59,6 +59,10 @@ _BIND_KEYWORDS = {
 }
 
 
+# What ends a chain: the enqueue, or the side effect.
+_End = TypeVar("_End")
+
+
 @dataclass(frozen=True, slots=True)
 class Hop:
     """A function on the way to the enqueue, and the call it makes next."""
@@ -81,17 +85,21 @@ class Enqueued:
     subject: str  # "Celery task 'send_receipt'"
 
 
+def hops_text(hops: tuple[Hop, ...]) -> str:
+    """`notify() → mail.send() at shop/notify.py:12 → send.delay() at shop/mail.py:30`."""
+    first = hops[0].function.rsplit(".", 1)[-1]
+    steps = [f"{first}()"]
+    steps.extend(f"{hop.call.text}() at {hop.path}:{hop.call.line}" for hop in hops)
+    return " → ".join(steps)
+
+
 @dataclass(frozen=True, slots=True)
 class Chain:
     hops: tuple[Hop, ...]
     enqueued: Enqueued
 
     def text(self) -> str:
-        """`notify() → mail.send() at shop/notify.py:12 → send.delay() at shop/mail.py:30`."""
-        first = self.hops[0].function.rsplit(".", 1)[-1]
-        steps = [f"{first}()"]
-        steps.extend(f"{hop.call.text}() at {hop.path}:{hop.call.line}" for hop in self.hops)
-        return " → ".join(steps)
+        return hops_text(self.hops)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +112,7 @@ class EffectChain:
 
     def text(self) -> str:
         """`notify() → mail.send_mail() at shop/notify.py:12`."""
-        if not self.hops:
-            return f"{self.call.text}()"
-        return Chain(self.hops, Enqueued("", "")).text()
+        return hops_text(self.hops) if self.hops else f"{self.call.text}()"
 
 
 @dataclass(slots=True)
@@ -236,16 +242,7 @@ class CallGraph:
     def callees_at(self, path: str, line: int, text: str) -> list[str]:
         """What the call written `text` at `line` of the file at `path` calls,
         as the file's index qualifies it (through imports, locals' types, `self.`)."""
-        module = self.by_path.get(path)
-        if module is None:
-            return []
-        found = {
-            call.callee
-            for summary in module.functions
-            for call in summary.calls
-            if call.line == line and call.text == text
-        }
-        return sorted(found)
+        return sorted({call.callee for call in self._calls_at(path, line, text)})
 
     def _calls_at(self, path: str, line: int, text: str) -> list[ProjectCall]:
         """The calls written `text` at `line` of the file at `path`, as its index records them."""
@@ -285,17 +282,33 @@ class CallGraph:
         return chains[key]
 
     def _search(self, start: str, path: str, uncommitted: bool = False) -> Chain | None:
+        def calls_of(summary: FunctionSummary) -> tuple[ProjectCall, ...]:
+            return _before_commit(summary) if uncommitted else summary.calls
+
+        found = self._breadth_first(start, calls_of, lambda call: self.enqueued_by(call, path))
+        return Chain(*found) if found is not None else None
+
+    def _breadth_first(
+        self,
+        start: str,
+        calls_of: Callable[[FunctionSummary], tuple[ProjectCall, ...]],
+        ends: Callable[[ProjectCall], _End | None],
+    ) -> tuple[tuple[Hop, ...], _End] | None:
+        """The shortest chain of calls from the function `start` to a call
+        `ends` says ends it (with what it says), through the calls
+        `calls_of` gives of each function on the way, at most `MAX_HOPS`
+        deep and never round a cycle."""
         frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
         seen = {start}
         for _ in range(MAX_HOPS):
             following: list[tuple[str, tuple[Hop, ...]]] = []
             for name, hops in frontier:
                 summary, where = self.functions[name]
-                calls = _before_commit(summary) if uncommitted else summary.calls
+                calls = calls_of(summary)
                 for call in calls:
-                    enqueued = self.enqueued_by(call, path)
-                    if enqueued is not None:
-                        return Chain((*hops, Hop(name, where, call)), enqueued)
+                    end = ends(call)
+                    if end is not None:
+                        return (*hops, Hop(name, where, call)), end
                 for call in calls:
                     callee = self.resolve(call.callee)
                     if callee is not None and callee not in seen:
@@ -320,25 +333,14 @@ class CallGraph:
         return None
 
     def _effect_search(self, start: str) -> EffectChain | None:
-        frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
-        seen = {start}
-        for _ in range(MAX_HOPS):
-            following: list[tuple[str, tuple[Hop, ...]]] = []
-            for name, hops in frontier:
-                summary, where = self.functions[name]
-                if summary.claims:
-                    continue  # what it does, it does once
-                for call in summary.calls:
-                    effect = self.effect_of(call)
-                    if effect is not None:
-                        return EffectChain((*hops, Hop(name, where, call)), effect, call)
-                for call in summary.calls:
-                    callee = self.resolve(call.callee)
-                    if callee is not None and callee not in seen:
-                        seen.add(callee)
-                        following.append((callee, (*hops, Hop(name, where, call))))
-            frontier = following
-        return None
+        def calls_of(summary: FunctionSummary) -> tuple[ProjectCall, ...]:
+            return () if summary.claims else summary.calls  # what it does, it does once
+
+        found = self._breadth_first(start, calls_of, self.effect_of)
+        if found is None:
+            return None
+        hops, effect = found
+        return EffectChain(hops, effect, hops[-1].call)
 
     def effect_of(self, call: ProjectCall) -> SideEffect | None:
         """The side effect `call` has, unless it passes an idempotency key:
