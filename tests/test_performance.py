@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ from typing import Any
 import libcst as cst
 import pytest
 from conftest import Run, write
+from hypothesis import given
+from hypothesis import strategies as st
 
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
@@ -61,6 +64,31 @@ def test_prefilter_is_conservative_on_rule_examples(
         with_prefilter = _findings(Path("."), config, RunOptions(use_prefilter=True))
         without = _findings(Path("."), config, RunOptions(use_prefilter=False))
         assert with_prefilter == without
+
+
+def _multi_module_examples() -> list[tuple[str, str, dict[str, str]]]:
+    return [p for p in _example_projects() if len(p[2]) > 1]
+
+
+@pytest.mark.parametrize(
+    "code,files",
+    [(c, f) for c, _, f in _multi_module_examples()],
+    ids=[i for _, i, _ in _multi_module_examples()],
+)
+def test_a_run_naming_the_example_finds_what_a_whole_run_finds(
+    code: str, files: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pre-commit names only the changed file: what its findings depend on in
+    the example's other modules (the app a task's decorator belongs to, a
+    model, a helper) is read on demand, and gives the whole run's findings."""
+    write(tmp_path, {"app/__init__.py": "", **files})
+    monkeypatch.chdir(tmp_path)
+    config = Config(root=tmp_path, select=(code,))
+    whole = _findings(Path("."), config, RunOptions())
+    named = _findings(Path(EXAMPLE_PATH), config, RunOptions())
+    # Whole-project findings placed in another file show where they involve it.
+    assert set(named) <= set(whole)
+    assert [f for f in named if f[0] == EXAMPLE_PATH] == [f for f in whole if f[0] == EXAMPLE_PATH]
 
 
 @pytest.mark.parametrize("preview", [False, True])
@@ -145,7 +173,7 @@ def test_worker_processes_give_identical_output(run: Run, monkeypatch: pytest.Mo
 
 
 def test_clean_removes_the_cache(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"a.py": "import celery\n"})
+    write(tmp_path, {"a.py": "from tasks import send\n\nsend.delay(1)\n"})
     run(".")
     assert list((tmp_path / ".joblint_cache").glob("*/*.json"))
     result = run("clean")
@@ -512,8 +540,18 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
         ('SQL = "SELECT id FROM jobs ORDER BY id FOR" + " NO KEY UPDATE"\n', True),
         ('LOCK = "for"\nSQL = "select id from jobs " + LOCK + " share"\n', True),
         ("job = Job.objects.select_for_update().filter(state='new').first()\n", True),
-        ("jobs = Job.objects.select_for_update()\nwhile True:\n    work(jobs)\n", True),
-        ("rows = session.scalars(select(Job).with_for_update())\nrows[0]\n", True),
+        (
+            "jobs = Job.objects.select_for_update()\nwhile True:\n"
+            "    for job in jobs:\n        claim(job)\n",
+            True,
+        ),
+        ("rows = session.query(Job).with_for_update()\nrows[0]\n", True),
+        ("self.rows = Job.objects.select_for_update()\nfirst = self.rows.first()\n", True),
+        # The pick on a chain of its own, the lock inside an argument: not the
+        # lock's chain (the rule reads chains link by link).
+        ("jobs = Job.objects.select_for_update()\nwhile True:\n    work(jobs)\n", False),
+        ("rows = session.scalars(select(Job).with_for_update())\nrows[0]\n", False),
+        ("Job.objects.select_for_update().filter(a=1)\nx = other[0]\n", False),
         # A lock with nothing picked anywhere: every matching row, or one pinned.
         ("jobs = list(Job.objects.select_for_update().filter(owner=o))\n", False),
         ("job = Job.objects.select_for_update().get(pk=pk)\n", False),
@@ -524,9 +562,56 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
 def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
     source: str, expected: bool
 ) -> None:
-    """JL401's AST check: SQL text that locks rows, or an ORM row lock in a
-    file that picks rows somewhere (over-approximating the rule's chains)."""
+    """JL401's AST check: SQL text that locks rows, or an ORM chain that locks
+    and picks (through the names it starts from, over-approximating the
+    rule's chains), or is iterated in a `while` loop."""
     from joblint.pipeline.screen.ast_checks import row_lock_picking_rows
     from joblint.pipeline.source import quiet_ast_parse
 
     assert row_lock_picking_rows(quiet_ast_parse(source), source.lower().encode()) is expected
+
+
+_TRANSACTION_FRAGMENTS = (
+    "with transaction.atomic():\n",
+    "@atomic\n",
+    "non_atomic_requests\n",
+    "xatomic = 1\n",
+    "async with in_transaction():\n",
+    "import psycopg\n",
+    "session.begin()\n",
+    "conn.begin_nested()\n",
+    "db.transaction()\n",
+    "def save_model(self, request, obj, form, change):\n",
+    "undef save_model(x)\n",
+    "post_save.connect(f)\n",
+    "pre_delete_x = 1\n",
+    "admin.site.register(Order)\n",
+    "@admin.register(Order)\n",
+    "def pay(request):\n",
+    "def pay(self,request):\n",
+    "def pay( request ):\n",
+    "def perform_create(self, serializer):\n",
+    "def handler(sender, instance, **kwargs):\n",
+    "def handler(sender, *, created):\n",
+    "sender = 1\n",
+    "x = 1\n",
+)
+
+
+@given(st.lists(st.sampled_from(_TRANSACTION_FRAGMENTS), max_size=6))
+def test_the_transaction_triggers_one_at_a_time_match_as_the_whole(fragments: list[str]) -> None:
+    """Screening asks every file whether it may open a transaction one
+    alternative at a time (`TRANSACTION_TRIGGERS`); that must be exactly the
+    one trigger JL101 reads (`TRANSACTIONS`), whose alternatives start with a
+    literal and check the word boundary behind it (`\\b` written first)."""
+    from joblint.knowledge import tokens
+    from joblint.pipeline.screen import prefilter
+
+    lowered = "".join(fragments).lower().encode()
+    whole = prefilter._check(tokens.TRANSACTIONS).matches(lowered)
+    textbook = tokens.TRANSACTION.replace(tokens._DEF, r"\bdef ").replace(
+        tokens._ATOMIC, r"\batomic\b"
+    )
+    anchors = any(a.lower().encode() in lowered for a in tokens.TRANSACTION_ANCHORS)
+    assert whole == (anchors and re.search(textbook.encode(), lowered) is not None)
+    assert prefilter.Prefilter([], [], False).transactional(lowered) == whole

@@ -228,6 +228,12 @@ class ProjectIndex:
             if depth > _MAX_ALIAS_HOPS:
                 return set()
             return {b for base in facts.bases for b in self.unknown(base, depth + 1)}
+        task = self.tasks.get(name)
+        if task is not None and not task.library and not task.decorator[0] and task.receiver:
+            # `@app.task` of an app another module makes: that module tells the library.
+            if depth > _MAX_ALIAS_HOPS:
+                return set()
+            return self.unknown(task.receiver, depth + 1)
         known = (
             name in self.tasks
             or name in self.plain

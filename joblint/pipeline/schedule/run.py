@@ -590,16 +590,26 @@ def _second_pass(
     enqueue only on a task or queue object. Files that may define tasks or
     queue objects are analysed first; then the skipped files that name one of
     them. Only the run's own files are linted (the others never report, and
-    the facts findings depend on are read on demand). Returns the results
-    that are not the run's own (context)."""
+    the facts findings depend on are read on demand); where no other skipped
+    file may name a task (no gated trigger, no call of a Huey task), the
+    task-defining files are not linted for their names either. Returns the
+    results that are not the run's own (context)."""
     if not pool:
         return []
     mine = [s for s in pool if s.shown in linted]
-    own = [s for s in mine if run.screen(s).defines_jobs]
-    results.extend(run.lint(own, counted=True))
-    if len(own) == len(mine):  # no skipped file of the run's own may call a task
-        pool[:] = [s for s in pool if s.shown not in linted]
+    defines = {id(s) for s in mine if run.screen(s).defines_jobs}
+    if not any(id(s) not in defines and _may_call_task(run, s) for s in mine):
+        # No other skipped file may enqueue by naming a task: the task-defining
+        # files are linted only where they call a task themselves; the others
+        # stay in the pool, read on demand like any file (a skipped file has
+        # no trigger of any rule).
+        calling = [s for s in mine if id(s) in defines and _calls_task(run, s)]
+        results.extend(run.lint(calling, counted=True))
+        taken = {id(s) for s in calling}
+        pool[:] = [s for s in pool if id(s) not in taken]
         return []
+    own = [s for s in mine if id(s) in defines]
+    results.extend(run.lint(own, counted=True))
     run.screen_all(pool, FULL)  # the others' tasks count: their full screening
     defining = [s for s in pool if run.screen(s).defines_jobs]
     context = run.facts([s for s in defining if s.shown not in linted])
@@ -623,6 +633,17 @@ def _second_pass(
     pool[:] = [s for s in pool if id(s) not in taken]
     results.extend(run.lint(callers, counted=True))
     return context
+
+
+def _calls_task(run: _Run, source: _Source) -> bool:
+    """It names one of the project's tasks whose call enqueues them (Huey's)."""
+    return run.calls is not None and run.calls.search(source.data)
+
+
+def _may_call_task(run: _Run, source: _Source) -> bool:
+    """It may enqueue through a task or queue object the project defines: a
+    call of a Huey task, or a gated trigger (`x.send(...)`)."""
+    return run.screen(source).gated or _calls_task(run, source)
 
 
 def _words(names: set[str], after: bytes = b"\\b") -> _Words | None:

@@ -151,38 +151,120 @@ def while_true_retry(scan: _Scan) -> bool:
 _SQL_ROW_LOCK = re.compile(
     r"\bfor\s+(?:no\s+key\s+)?update\b|\bfor\s+(?:key\s+)?share\b|\bfor\s*$", re.IGNORECASE
 )
-_ORM_ROW_LOCK = "for_update"
+_ROW_LOCKS = frozenset(locks.ROW_LOCK_METHODS)
 _PICKS = locks.PICK_NEXT_METHODS
 
 
 def row_lock_picking_rows(tree: ast.Module, lowered: bytes) -> bool:
-    """JL401: SQL text in the file's strings that locks rows, or an ORM row
-    lock (any name, attribute or keyword holding `for_update`) in a file that
-    picks rows somewhere: a pick-next method (`.first`, `.limit`), a
-    subscript, a `while` loop (the rule asks for them on the lock's chain)."""
-    texts: list[str] = []
-    orm_lock = picks = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant):
-            value = node.value
-            if isinstance(value, bytes):
-                value = value.decode("latin-1")
-            if isinstance(value, str):
-                texts.append(value)
-        elif isinstance(node, ast.Attribute):
-            orm_lock = orm_lock or _ORM_ROW_LOCK in node.attr
-            picks = picks or node.attr in _PICKS
-        elif isinstance(node, ast.Name):
-            orm_lock = orm_lock or _ORM_ROW_LOCK in node.id
-        elif isinstance(node, ast.keyword):
-            orm_lock = orm_lock or (node.arg is not None and _ORM_ROW_LOCK in node.arg)
-        elif isinstance(node, ast.Subscript | ast.While):
-            picks = True
-        if orm_lock and picks:
-            return True
-    return any(_SQL_ROW_LOCK.search(text) for text in texts) or bool(
-        _SQL_ROW_LOCK.search("\n".join(texts))
-    )
+    """JL401: SQL text in the file's strings that locks rows, or an ORM
+    chain that locks rows and picks among them (`_OrmLocks`)."""
+    texts = [
+        value.decode("latin-1") if isinstance(value, bytes) else value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(value := node.value, str | bytes)
+    ]
+    if any(_SQL_ROW_LOCK.search(text) for text in texts) or _SQL_ROW_LOCK.search("\n".join(texts)):
+        return True
+    return b"for_update" in lowered and _OrmLocks(tree).pick_next()
+
+
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    """What a method chain (`Job.objects.select_for_update().first()`) is
+    made of, read link by link as the rule reads it (`joblint.analysis.chains`)."""
+
+    locks: bool  # a row-locking method is one of its links
+    picks: bool  # a pick-next method or a subscript is one of its links
+    root: str  # the name (or `self.<name>`) it starts from, followed by the rule
+
+
+def _chain(node: ast.expr) -> _Chain:
+    locked = picked = False
+    while True:
+        if isinstance(node, ast.Await):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            locked = locked or node.func.attr in _ROW_LOCKS
+            picked = picked or node.func.attr in _PICKS
+            node = node.func.value
+        elif isinstance(node, ast.Subscript):
+            picked = True
+            node = node.value
+        elif isinstance(node, ast.Attribute) and not _names_self(node.value):
+            node = node.value
+        else:
+            break
+    return _Chain(locked, picked, _root(node))
+
+
+def _names_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def _root(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
+
+
+class _OrmLocks:
+    """Whether an ORM chain may lock rows and pick among them as JL401 reads
+    it: the lock and the pick on the chain itself or on what a name it starts
+    from was assigned (the rule follows a name assigned once in its scope, or
+    `self.<name>`; here any assignment of the name anywhere counts), or a
+    locking chain a `for` iterates inside a `while` loop (at any depth)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        # name -> (a value it is assigned locks rows, one picks), over every assignment.
+        self.holders: dict[str, tuple[bool, bool]] = {}
+        assigned = [
+            (target, node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        ]
+        values = [(name, value) for target, value in assigned if (name := _target_name(target))]
+        changed = True
+        while changed:  # names assigned from names: to a fixed point
+            changed = False
+            for name, value in values:
+                old = self.holders.get(name, (False, False))
+                chain = self._read(value)
+                merged = (old[0] or chain.locks, old[1] or chain.picks)
+                if merged != old:
+                    self.holders[name] = merged
+                    changed = True
+
+    def _read(self, node: ast.expr) -> _Chain:
+        """The chain with what its root name holds."""
+        chain = _chain(node)
+        held = self.holders.get(chain.root, (False, False))
+        return _Chain(chain.locks or held[0], chain.picks or held[1], chain.root)
+
+    def pick_next(self) -> bool:
+        stack: list[tuple[ast.AST, bool]] = [(self.tree, False)]
+        while stack:
+            node, in_while = stack.pop()
+            if isinstance(node, ast.Call | ast.Subscript):
+                chain = self._read(node)
+                if chain.locks and chain.picks:
+                    return True
+            elif isinstance(node, ast.For | ast.AsyncFor) and in_while:
+                found = self._read(node.iter)
+                if found.locks:
+                    return True
+            inside = in_while or isinstance(node, ast.While)
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+        return False
+
+
+def _target_name(target: ast.expr) -> str:
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute) and _names_self(target.value):
+        return target.attr
+    return ""
 
 
 _ON_COMMIT = "on_commit"

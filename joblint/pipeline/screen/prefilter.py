@@ -25,6 +25,7 @@ from joblint.knowledge.tokens import (
     PROJECT_FACTS,
     PROJECT_LIMITS,
     PROJECT_SETTINGS,
+    TRANSACTION_TRIGGERS,
     TRANSACTIONS,
     Trigger,
 )
@@ -109,7 +110,7 @@ _PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
 _PROJECT_SETTINGS = tuple(_check(t) for t in PROJECT_SETTINGS)
 _PROJECT_LIMITS = tuple(_check(t) for t in PROJECT_LIMITS)
 _PROJECT_DELAYS = tuple(_check(t) for t in PROJECT_DELAYS)
-_TRANSACTIONS = _check(TRANSACTIONS)
+_TRANSACTIONS = tuple(_check(t) for t in TRANSACTION_TRIGGERS)
 _COMMITS = _check(COMMITS)
 # Contexts a project callable of any name may stand for (`with traced_atomic():`).
 _HIDDEN_CONTEXT = _encoded(TRANSACTIONS.anchors)
@@ -196,7 +197,7 @@ class Prefilter:
             for trigger in PROJECT_FACTS:
                 self._add(trigger, set())
         # The flags screening records.
-        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, _TRANSACTIONS, _COMMITS):
+        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, *_TRANSACTIONS, _COMMITS):
             self._anchors.update(check.anchors, *check.also)
         self._search = _AnchorSearch(self._anchors)
 
@@ -237,7 +238,7 @@ class Prefilter:
     def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may open a transaction."""
         names = self._transaction_names
-        return _TRANSACTIONS.matches(lowered, present) or (
+        return any(check.matches(lowered, present) for check in _TRANSACTIONS) or (
             names is not None and names.matches(lowered, present)
         )
 
