@@ -158,14 +158,11 @@ _PICKS = locks.PICK_NEXT_METHODS
 def row_lock_picking_rows(tree: ast.Module, lowered: bytes) -> bool:
     """JL401: SQL text in the file's strings that locks rows, or an ORM
     chain that locks rows and picks among them (`_OrmLocks`)."""
-    texts = [
-        value.decode("latin-1") if isinstance(value, bytes) else value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(value := node.value, str | bytes)
-    ]
+    scan = _OrmLocks(tree)
+    texts = scan.texts
     if any(_SQL_ROW_LOCK.search(text) for text in texts) or _SQL_ROW_LOCK.search("\n".join(texts)):
         return True
-    return b"for_update" in lowered and _OrmLocks(tree).pick_next()
+    return b"for_update" in lowered and scan.pick_next()
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,51 +209,56 @@ class _OrmLocks:
     it: the lock and the pick on the chain itself or on what a name it starts
     from was assigned (the rule follows a name assigned once in its scope, or
     `self.<name>`; here any assignment of the name anywhere counts), or a
-    locking chain a `for` iterates inside a `while` loop (at any depth)."""
+    locking chain a `for` iterates inside a `while` loop (at any depth).
+    One walk over the tree gathers the chains and the file's strings."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
+        self.texts: list[str] = []
+        self.chains: list[_Chain] = []  # of every call and subscript
+        self.iterated: list[_Chain] = []  # what a `for` inside a `while` iterates
+        values: list[tuple[str, _Chain]] = []
+        stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+        while stack:
+            node, in_while = stack.pop()
+            if isinstance(node, ast.Constant):
+                value = node.value
+                if isinstance(value, bytes):
+                    value = value.decode("latin-1")
+                if isinstance(value, str):
+                    self.texts.append(value)
+                continue
+            if isinstance(node, ast.Call | ast.Subscript):
+                self.chains.append(_chain(node))
+            elif isinstance(node, ast.For | ast.AsyncFor) and in_while:
+                self.iterated.append(_chain(node.iter))
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                chain = _chain(node.value)
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                values.extend((name, chain) for t in targets if (name := _target_name(t)))
+            inside = in_while or isinstance(node, ast.While)
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
         # name -> (a value it is assigned locks rows, one picks), over every assignment.
         self.holders: dict[str, tuple[bool, bool]] = {}
-        assigned = [
-            (target, node.value)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        ]
-        values = [(name, value) for target, value in assigned if (name := _target_name(target))]
         changed = True
         while changed:  # names assigned from names: to a fixed point
             changed = False
-            for name, value in values:
+            for name, chain in values:
                 old = self.holders.get(name, (False, False))
-                chain = self._read(value)
-                merged = (old[0] or chain.locks, old[1] or chain.picks)
+                held = self._with_holder(chain)
+                merged = (old[0] or held.locks, old[1] or held.picks)
                 if merged != old:
                     self.holders[name] = merged
                     changed = True
 
-    def _read(self, node: ast.expr) -> _Chain:
+    def _with_holder(self, chain: _Chain) -> _Chain:
         """The chain with what its root name holds."""
-        chain = _chain(node)
         held = self.holders.get(chain.root, (False, False))
         return _Chain(chain.locks or held[0], chain.picks or held[1], chain.root)
 
     def pick_next(self) -> bool:
-        stack: list[tuple[ast.AST, bool]] = [(self.tree, False)]
-        while stack:
-            node, in_while = stack.pop()
-            if isinstance(node, ast.Call | ast.Subscript):
-                chain = self._read(node)
-                if chain.locks and chain.picks:
-                    return True
-            elif isinstance(node, ast.For | ast.AsyncFor) and in_while:
-                found = self._read(node.iter)
-                if found.locks:
-                    return True
-            inside = in_while or isinstance(node, ast.While)
-            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
-        return False
+        if any((found := self._with_holder(c)).locks and found.picks for c in self.chains):
+            return True
+        return any(self._with_holder(chain).locks for chain in self.iterated)
 
 
 def _target_name(target: ast.expr) -> str:

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from joblint import registry
 from joblint.knowledge.tokens import (
@@ -65,28 +66,41 @@ def _encoded(anchors: Iterable[str]) -> frozenset[bytes]:
 
 
 class _AnchorSearch:
-    """Which of many literal anchors occur in a text, looking for few of them:
-    an anchor is looked for only once a shorter anchor (or a common stem)
-    inside it has been found (`.send_task(` only where `send` is)."""
+    """Which of many literal anchors occur in a text, in one pass over it:
+    an Aho-Corasick automaton (pyahocorasick, in C), built in the process
+    that first searches (the prefilter is handed to the workers as data).
+    One `in` test per anchor scanned each file once per anchor: four times
+    the time on a job-heavy application's 4,000 files."""
 
     def __init__(self, anchors: Iterable[bytes]) -> None:
-        anchors = set(anchors)
-        words = [w for a in anchors for w in re.findall(rb"[a-z_]{4,}", a)]
-        stems = {w for w in set(words) if sum(w in a for a in anchors) >= 3}
-        self.order = sorted(anchors | stems, key=lambda a: (len(a), a))
-        self.parent = {node: self._longest_inside(node) for node in self.order}
+        self.anchors = frozenset(anchors)
+        self._automaton: Any = None
 
-    def _longest_inside(self, node: bytes) -> bytes | None:
-        inside = [m for m in self.order if len(m) < len(node) and m in node]
-        return max(inside, key=len, default=None)
+    def __getstate__(self) -> frozenset[bytes]:
+        return self.anchors
+
+    def __setstate__(self, anchors: frozenset[bytes]) -> None:
+        self.anchors = anchors
+        self._automaton = None
 
     def present(self, lowered: bytes) -> frozenset[bytes]:
-        found: set[bytes] = set()
-        for node in self.order:
-            parent = self.parent[node]
-            if (parent is None or parent in found) and node in lowered:
-                found.add(node)
-        return frozenset(found)
+        if not self.anchors:
+            return frozenset()
+        automaton = self._automaton
+        if automaton is None:
+            automaton = self._automaton = _automaton(self.anchors)
+        # Latin-1 maps each byte to one character: offsets and matches are the bytes'.
+        return frozenset(anchor for _, anchor in automaton.iter(lowered.decode("latin-1")))
+
+
+def _automaton(anchors: Iterable[bytes]) -> Any:
+    import ahocorasick  # here: a warm run never screens
+
+    automaton = ahocorasick.Automaton()
+    for anchor in anchors:
+        automaton.add_word(anchor.decode("latin-1"), anchor)
+    automaton.make_automaton()
+    return automaton
 
 
 @dataclass(frozen=True, slots=True)
