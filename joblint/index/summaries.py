@@ -46,6 +46,24 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 # `try` and, from Python 3.11, `try/except*`.
 _TRY = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if isinstance(t, type))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# The nodes that may bind a name in a function (`_bind_locals`).
+_BINDERS = frozenset(
+    {
+        ast.Import,
+        ast.ImportFrom,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.withitem,
+        ast.For,
+        ast.AsyncFor,
+        ast.Name,
+        ast.ExceptHandler,
+    }
+)
 # The parameters a method's first argument is conventionally named.
 _RECEIVERS = frozenset({"self", "cls"})
 # Manager methods that return one instance of the model (`Order.objects.get(...)`).
@@ -84,16 +102,50 @@ def own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """`ast.iter_child_nodes`, as a list and without the expression contexts
     (`Load`, `Store`: read from their owners, never visited)."""
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = _child_fields(kind)
     found: list[ast.AST] = []
-    for name in node._fields:
-        if name == "ctx":
-            continue
+    for name in fields:
         value = getattr(node, name, None)
         if isinstance(value, ast.AST):
             found.append(value)
         elif isinstance(value, list):
             found.extend(item for item in value if isinstance(item, ast.AST))
     return found
+
+
+# Fields that never hold a node, by Python's grammar of its AST (names,
+# strings, numbers, flags): looked at by no walk. `ctx` holds one that
+# walks leave out.
+_SCALAR_FIELDS = frozenset(
+    {
+        "ctx",
+        "id",
+        "attr",
+        "name",
+        "asname",
+        "module",
+        "level",
+        "arg",
+        "kind",
+        "type_comment",
+        "conversion",
+        "is_async",
+        "simple",
+        "rest",
+        "kwd_attrs",
+        "tag",
+    }
+)
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of an AST class that may hold nodes (a constant's value never does)."""
+    scalar = {"value"} if kind in (ast.Constant, ast.MatchSingleton) else set()
+    return tuple(f for f in kind._fields if f not in _SCALAR_FIELDS and f not in scalar)
 
 
 def _evaluated_here(node: ast.AST) -> list[ast.AST]:
@@ -480,6 +532,8 @@ class ModuleReader:
         assigned: dict[str, set[str | None]] = {}
         targets: set[int] = set()  # the names assignments bind, read with their values
         for inner in self.own(node):
+            if type(inner) not in _BINDERS:
+                continue  # most nodes (calls, attributes, constants) bind nothing
             if isinstance(inner, ast.Import | ast.ImportFrom):
                 for local, target in self._imports(inner):
                     assigned.setdefault(local, set()).add(target)

@@ -113,7 +113,7 @@ def _lint_tree(
     pending: list[PendingFinding] = []
     for rule, report in reports:
         try:
-            finding = _finding(path, rule, report, positions, sups, tree)
+            finding = _finding(path, rule, report, positions, sups, tree, text)
         except RecursionError:
             raise  # too deeply nested to place: the whole file is (see lint_source)
         except Exception as exc:  # e.g. a node that isn't in this tree
@@ -200,6 +200,7 @@ def _finding(
     positions: Mapping[cst.CSTNode, CodeRange],
     sups: suppressions.Suppressions,
     tree: cst.Module,
+    text: str,
 ) -> Finding | None:
     where = positions[report.node]
     span = Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
@@ -217,7 +218,7 @@ def _finding(
         return _line(positions, node)
 
     message = report.message if isinstance(report.message, str) else report.message(line_of)
-    fix = fix_edits(report.fix, positions, tree) if report.fix is not None else None
+    fix = fix_edits(report.fix, positions, tree, text) if report.fix is not None else None
     return Finding(rule.CODE, rule.name(), message, path, span, rule.HELP, fix)
 
 

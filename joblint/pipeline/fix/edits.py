@@ -17,7 +17,16 @@ from joblint.models import Edit, Fix, Span
 from joblint.rule import FixSpec
 
 
-def fix_edits(spec: FixSpec, positions: Mapping[cst.CSTNode, CodeRange], tree: cst.Module) -> Fix:
+def fix_edits(
+    spec: FixSpec,
+    positions: Mapping[cst.CSTNode, CodeRange],
+    tree: cst.Module,
+    code: str | None = None,
+) -> Fix:
+    """`code`: the text the module was parsed from, when the caller has it
+    (LibCST renders a parsed module as its source, character for character)."""
+    if code is not None and (not _MODULE_CODE or _MODULE_CODE[0][0] is not tree):
+        _MODULE_CODE[:] = [(tree, code, _line_starts(code))]
     edits = [
         Edit(_span(positions[node]), new)
         if isinstance(new, str)
@@ -39,10 +48,13 @@ _MODULE_CODE: list[tuple[cst.Module, str, list[int]]] = []
 def _module_code(tree: cst.Module) -> tuple[str, list[int]]:
     if not _MODULE_CODE or _MODULE_CODE[0][0] is not tree:
         code = tree.code
-        starts = [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
-        _MODULE_CODE[:] = [(tree, code, starts)]
+        _MODULE_CODE[:] = [(tree, code, _line_starts(code))]
     _, code, starts = _MODULE_CODE[0]
     return code, starts
+
+
+def _line_starts(code: str) -> list[int]:
+    return [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
 
 
 def _node_edit(
