@@ -42,15 +42,39 @@ _MODELS: dict[str, type[Any]] = {
 }
 
 
+# Each model's field names, in order: what an entry holds of it.
+_FIELDS: dict[type[Any], tuple[str, ...]] = {
+    cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in _MODELS.values()
+}
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def encode(value: Any) -> Any:
+    # As `decode`, plain values (most of an entry) go through without a call.
+    kind = type(value)
+    names = _FIELDS.get(kind)
+    if names is not None:
+        fields = [
+            v if type(v) in _PLAIN else encode(v) for v in (getattr(value, n) for n in names)
+        ]
+        return {"t": kind.__name__, "f": fields}
+    if kind is frozenset:
+        return {"fs": sorted(encode(v) for v in value)}
+    if kind is tuple or kind is list:
+        return [v if type(v) in _PLAIN else encode(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]
-        return {"t": type(value).__name__, "f": fields}
+        return _encode_other(value)
     if isinstance(value, frozenset):
         return {"fs": sorted(encode(v) for v in value)}
     if isinstance(value, tuple | list):
         return [encode(v) for v in value]
     return value
+
+
+def _encode_other(value: Any) -> Any:
+    """A dataclass that is no model (decoding it fails: the entry is a miss)."""
+    fields = [encode(getattr(value, f.name)) for f in dataclasses.fields(value)]
+    return {"t": type(value).__name__, "f": fields}
 
 
 _CONTAINERS = frozenset({list, dict})
@@ -189,22 +213,36 @@ def _keep_newest(paths: Iterable[Path], keep: int) -> int:
     return removed
 
 
+# The directories this process has made (with the cache's marker files): a
+# cold run writes hundreds of entries into the same 256, and checking each
+# time cost as much as writing. One that went away since (`joblint clean`)
+# fails the write, which is tried again after making it anew.
+_READY: set[Path] = set()
+
+
 def write_record(path: Path, payload: str, cache: Path) -> bool:
     """Write `payload` to `path` below the cache directory `cache` atomically
     (a temporary file renamed over it: a reader never sees half of it).
     False when it couldn't be written (the run goes on without it)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ensure_marker_files(cache)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(payload)
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(temporary)
-        return False
-    return True
+    directory = path.parent
+    for known in (directory in _READY, False):
+        temporary = ""
+        try:
+            if not known:
+                directory.mkdir(parents=True, exist_ok=True)
+                ensure_marker_files(cache)
+                _READY.add(directory)
+            handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(payload)
+            os.replace(temporary, path)
+            return True
+        except OSError:
+            _READY.discard(directory)
+            if temporary:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+    return False
 
 
 def read_record(path: Path) -> dict[str, Any]:
