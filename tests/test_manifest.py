@@ -117,3 +117,31 @@ def test_a_damaged_manifest_only_means_reading(project: Path) -> None:
         )
         is not None
     )
+
+
+def test_a_whole_warm_run_reads_no_unchanged_file_and_reads_a_changed_one(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole run takes its own files' digests from the manifest too: a run
+    replayed from the memo reads none of them, and a file changed since
+    (a new `stat`) is read again, with what it now says (the others only
+    where the rounds the changed file brings need their bytes)."""
+    whole = lint_paths([Path(".")], Config(root=project), RunOptions(cache=True))
+    assert _manifest(project) and any(f.code == "JL101" for f in whole.findings)
+    read: list[str] = []
+    real = Path.read_bytes
+
+    def reading(path: Path) -> bytes:
+        read.append(path.as_posix())
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", reading)
+    warm = lint_paths([Path(".")], Config(root=project), RunOptions(cache=True))
+    assert warm.findings == whole.findings and not [p for p in read if p.endswith(".py")]
+    changed = project / "proj/mail.py"
+    changed.write_text("def notify(pk):\n    return pk\n")
+    past = time.time() - 60  # dated back, as `_settle` does, this file only
+    os.utime(changed, (past, past))
+    again = lint_paths([Path(".")], Config(root=project), RunOptions(cache=True))
+    assert "proj/mail.py" in read  # the others only where a job needed their bytes
+    assert not any(f.code == "JL101" for f in again.findings)

@@ -128,6 +128,8 @@ class _Source:
     _module: ModuleInfo | None = None
     _key: str = ""
     screening: Screening | None = None
+    # Its size in bytes, from `stat` when it isn't read yet (the progress bar's weight).
+    _size: int = -1
 
     @property
     def data(self) -> bytes:
@@ -137,6 +139,10 @@ class _Source:
             if digest(self._data) != self._key:  # changed within a timestamp tick
                 self._key, self.screening = "", None
         return self._data
+
+    @property
+    def size(self) -> int:
+        return len(self.data) if self._size < 0 or self._data is not None else self._size
 
     @property
     def key(self) -> str:
@@ -367,39 +373,49 @@ def cache_directory(config: Config) -> Path:
     return project_root(config) / CACHE_DIR_NAME
 
 
-def _load_sources(paths: list[Path]) -> tuple[list[_Source], list[tuple[Path, str]]]:
+def _load_sources(
+    paths: list[Path], manifest: Manifest
+) -> tuple[list[_Source], list[tuple[Path, str]]]:
+    """The run's files, and those that can't be read (with why)."""
     sources, unreadable = [], []
     shown = _DisplayPaths()
     for path in paths:
-        data = _read(path)
-        if isinstance(data, str):
-            unreadable.append((path, data))
+        found = _source(path, shown(path), manifest)
+        if isinstance(found, str):
+            unreadable.append((path, found))
         else:
-            sources.append(_Source(path, shown(path), data))
+            sources.append(found)
     return sources, unreadable
 
 
 def _project_sources(paths: list[Path], manifest: Manifest) -> list[_Source]:
-    """The files of the project besides those named: those the manifest
-    knows unchanged are read only when their bytes are needed (unreadable
-    files are left out, as they give the named files nothing)."""
-    sources = []
+    """The files of the project besides those named (unreadable files are
+    left out, as they give the named files nothing)."""
     shown = _DisplayPaths()
-    for path in paths:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
+    found = (_source(path, shown(path), manifest) for path in paths)
+    return [source for source in found if not isinstance(source, str)]
+
+
+def _source(path: Path, shown: str, manifest: Manifest) -> _Source | str:
+    """The file, or a one-line reason it can't be read. One the manifest
+    knows unchanged is read only when its bytes are needed: a run replayed
+    from the memo reads none (a file made unreadable since has a new change
+    time, so it is read, and reported)."""
+    try:
+        stat: os.stat_result | None = os.stat(path)
+    except OSError:
+        stat = None
+    if stat is not None:
         known = manifest.digest(path, stat)
         if known is not None:
-            sources.append(_Source(path, shown(path), None, _key=known))
-            continue
-        data = _read(path)
-        if isinstance(data, bytes):
-            source = _Source(path, shown(path), data)
-            manifest.remember(path, stat, source.key)
-            sources.append(source)
-    return sources
+            return _Source(path, shown, None, _key=known, _size=stat.st_size)
+    data = _read(path)
+    if isinstance(data, str):
+        return data
+    source = _Source(path, shown, data)
+    if stat is not None:
+        manifest.remember(path, stat, source.key)
+    return source
 
 
 class _DisplayPaths:
@@ -434,9 +450,9 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
 def _lint_discovered(
     paths: list[Path], config: Config, run: _Run, discovery: Discovery
 ) -> RunResult:
-    sources, unreadable = _load_sources(discovery.files)
+    sources, unreadable = _load_sources(discovery.files, run.manifest)
     if run.options.on_total:
-        run.options.on_total(len(discovery.files), sum(len(s.data) for s in sources))
+        run.options.on_total(len(discovery.files), sum(s.size for s in sources))
     results = [
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
         for p, reason in unreadable
@@ -528,7 +544,7 @@ def _replayed(
         if run.options.use_prefilter:
             run.screen_all(sources)
         for source in _prefilter(run, sources)[0]:
-            run.options.on_file(CACHED, len(source.data))
+            run.options.on_file(CACHED, source.size)
     run.manifest.save()
     return _finish(
         outcome.results,
@@ -578,7 +594,7 @@ def _prefilter(run: _Run, sources: list[_Source]) -> tuple[list[_Source], list[_
         else:
             skipped.append(source)
             if run.options.on_file:
-                run.options.on_file(SKIPPED, len(source.data))
+                run.options.on_file(SKIPPED, source.size)
     return wanted, skipped
 
 
