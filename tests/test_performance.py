@@ -552,6 +552,31 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
         ("jobs = Job.objects.select_for_update()\nwhile True:\n    work(jobs)\n", False),
         ("rows = session.scalars(select(Job).with_for_update())\nrows[0]\n", False),
         ("Job.objects.select_for_update().filter(a=1)\nx = other[0]\n", False),
+        # A function's parameter holds nothing the rule follows, whatever a
+        # name of that name holds elsewhere; one it assigns itself does.
+        (
+            "rows = Job.objects.all()[:10]\n"
+            "def claim(rows):\n    rows.select_for_update().update(state='taken')\n",
+            False,
+        ),
+        (
+            "def claim():\n    rows = Job.objects.all()[:10]\n"
+            "    rows.select_for_update().update(state='taken')\n",
+            True,
+        ),
+        # Not a global the function declares: the module's name, followed.
+        (
+            "rows = Job.objects.all()[:10]\n"
+            "def claim():\n    global rows\n    rows.select_for_update().update(state='x')\n",
+            True,
+        ),
+        # A lock that picks, in a function that writes nothing: no claim.
+        (
+            "def peek():\n    return Job.objects.select_for_update().first()\n",
+            False,
+        ),
+        ("def take():\n    job = Job.objects.select_for_update().first()\n    job.save()\n", True),
+        ("def take(s):\n    job = s.query(Job).with_for_update().first()\n    job.a = 1\n", True),
         # A lock with nothing picked anywhere: every matching row, or one pinned.
         ("jobs = list(Job.objects.select_for_update().filter(owner=o))\n", False),
         ("job = Job.objects.select_for_update().get(pk=pk)\n", False),
@@ -563,8 +588,9 @@ def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
     source: str, expected: bool
 ) -> None:
     """JL401's AST check: SQL text that locks rows, or an ORM chain that locks
-    and picks (through the names it starts from, over-approximating the
-    rule's chains), or is iterated in a `while` loop."""
+    and picks (through the names it starts from, read where the rule reads
+    them, over-approximating its chains), or is iterated in a `while` loop,
+    in a function that may write the rows."""
     from joblint.pipeline.screen.ast_checks import row_lock_picking_rows
     from joblint.pipeline.source import quiet_ast_parse
 

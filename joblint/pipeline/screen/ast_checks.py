@@ -199,9 +199,10 @@ def _names_self(node: ast.expr) -> bool:
 
 
 def _root(node: ast.expr) -> str:
+    """A name, `self.<name>` (for `cls.` too), or "" (nothing the rule follows)."""
     if isinstance(node, ast.Name):
         return node.id
-    return node.attr if isinstance(node, ast.Attribute) else ""
+    return f"self.{node.attr}" if isinstance(node, ast.Attribute) else ""
 
 
 class _OrmLocks:
@@ -209,17 +210,23 @@ class _OrmLocks:
     it: the lock and the pick on the chain itself or on what a name it starts
     from was assigned (the rule follows a name assigned once in its scope, or
     `self.<name>`; here any assignment of the name anywhere counts), or a
-    locking chain a `for` iterates inside a `while` loop (at any depth).
-    One walk over the tree gathers the chains and the file's strings."""
+    locking chain a `for` iterates inside a `while` loop (at any depth); and
+    the function it is in may claim the rows (the rule asks that it write or
+    delete them): here, any save, update or delete call or attribute
+    assignment anywhere in the outermost function around it (a chain outside
+    functions always counts). One walk gathers the chains and the strings."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.texts: list[str] = []
-        self.chains: list[_Chain] = []  # of every call and subscript
-        self.iterated: list[_Chain] = []  # what a `for` inside a `while` iterates
-        values: list[tuple[str, _Chain]] = []
-        stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+        # Of every call and subscript, with the outermost function around it.
+        self.chains: list[tuple[_Chain, ast.AST | None]] = []
+        # What a `for` inside a `while` iterates, with the function around it.
+        self.iterated: list[tuple[_Chain, ast.AST | None]] = []
+        self._writes: dict[int, bool] = {}  # by the function's id
+        values: list[tuple[str, _Chain, ast.AST | None]] = []
+        stack: list[tuple[ast.AST, bool, ast.AST | None]] = [(tree, False, None)]
         while stack:
-            node, in_while = stack.pop()
+            node, in_while, function = stack.pop()
             if isinstance(node, ast.Constant):
                 value = node.value
                 if isinstance(value, bytes):
@@ -228,45 +235,139 @@ class _OrmLocks:
                     self.texts.append(value)
                 continue
             if isinstance(node, ast.Call | ast.Subscript):
-                self.chains.append(_chain(node))
+                self.chains.append((_chain(node), function))
             elif isinstance(node, ast.For | ast.AsyncFor) and in_while:
-                self.iterated.append(_chain(node.iter))
+                self.iterated.append((_chain(node.iter), function))
             elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 chain = _chain(node.value)
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                values.extend((name, chain) for t in targets if (name := _target_name(t)))
+                found = [(n, chain, function) for t in targets if (n := _target_name(t))]
+                values.extend(found)
             inside = in_while or isinstance(node, ast.While)
-            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
-        # name -> (a value it is assigned locks rows, one picks), over every assignment.
-        self.holders: dict[str, tuple[bool, bool]] = {}
+            if function is None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                # Its decorators and defaults run where it is defined; its body in it.
+                body = {id(statement) for statement in node.body}
+                stack.extend(
+                    (child, inside, node if id(child) in body else None)
+                    for child in ast.iter_child_nodes(node)
+                )
+                continue
+            stack.extend((child, inside, function) for child in ast.iter_child_nodes(node))
+        # (name, None) -> (a value it is assigned anywhere locks rows, one picks);
+        # (name, id of a function binding it) -> the same over the function's
+        # assignments of it (nested functions' included): where the rule reads it.
+        self.holders: dict[tuple[str, int | None], tuple[bool, bool]] = {}
+        self._bound: dict[int, frozenset[str]] = {}
         changed = True
         while changed:  # names assigned from names: to a fixed point
             changed = False
-            for name, chain in values:
-                old = self.holders.get(name, (False, False))
-                held = self._with_holder(chain)
-                merged = (old[0] or held.locks, old[1] or held.picks)
-                if merged != old:
-                    self.holders[name] = merged
-                    changed = True
+            for name, chain, function in values:
+                keys: list[tuple[str, int | None]] = [(name, None)]
+                if function is not None and name in self._own(function):
+                    keys.append((name, id(function)))
+                held = self._with_holder(chain, function)
+                for key in keys:
+                    old = self.holders.get(key, (False, False))
+                    merged = (old[0] or held.locks, old[1] or held.picks)
+                    if merged != old:
+                        self.holders[key] = merged
+                        changed = True
 
-    def _with_holder(self, chain: _Chain) -> _Chain:
-        """The chain with what its root name holds."""
-        held = self.holders.get(chain.root, (False, False))
-        return _Chain(chain.locks or held[0], chain.picks or held[1], chain.root)
+    def _own(self, function: ast.AST) -> frozenset[str]:
+        found = self._bound.get(id(function))
+        if found is None:
+            assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+            found = self._bound[id(function)] = _own_bindings(function)
+        return found
+
+    def _with_holder(self, chain: _Chain, function: ast.AST | None) -> _Chain:
+        """The chain with what its root name holds, read in the outermost
+        function around it where that function binds the name (a parameter
+        holds nothing the rule can follow), else anywhere."""
+        root = chain.root
+        scope = None
+        if function is not None and root in self._own(function):
+            scope = id(function)
+        held = self.holders.get((root, scope), (False, False))
+        return _Chain(chain.locks or held[0], chain.picks or held[1], root)
 
     def pick_next(self) -> bool:
-        if any((found := self._with_holder(c)).locks and found.picks for c in self.chains):
+        for chain, function in self.chains:
+            found = self._with_holder(chain, function)
+            if found.locks and found.picks and self._may_claim(function):
+                return True
+        return any(
+            self._with_holder(chain, function).locks and self._may_claim(function)
+            for chain, function in self.iterated
+        )
+
+    def _may_claim(self, function: ast.AST | None) -> bool:
+        if function is None:
             return True
-        return any(self._with_holder(chain).locks for chain in self.iterated)
+        found = self._writes.get(id(function))
+        if found is None:
+            found = self._writes[id(function)] = any(_may_write(n) for n in ast.walk(function))
+        return found
+
+
+# What may write or delete a locked row (the rule's claims,
+# `joblint.analysis.row_claims`): `row.save()`, `qs.update(...)`,
+# `row.delete()`, `bulk_update(...)`, `update(Job)`, `session.delete(row)`,
+# `row.status = ...` (SQLAlchemy flushes changed objects).
+_WRITE_METHODS = locks.ROW_SAVE_METHODS | locks.ROW_WRITE_CALLS
+_WRITE_FUNCTIONS = locks.ROW_WRITE_CALLS
+
+
+def _may_write(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr in _WRITE_METHODS
+        return isinstance(func, ast.Name) and func.id in _WRITE_FUNCTIONS
+    return isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
 
 
 def _target_name(target: ast.expr) -> str:
     if isinstance(target, ast.Name):
         return target.id
     if isinstance(target, ast.Attribute) and _names_self(target.value):
-        return target.attr
+        return f"self.{target.attr}"
     return ""
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _own_scope_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """`_body_nodes`, not entering comprehensions either (their targets are theirs)."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        child = stack.pop()
+        yield child
+        if not isinstance(child, (*_SCOPES, *_COMPREHENSIONS)):
+            stack.extend(ast.iter_child_nodes(child))
+
+
+def _own_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Names the function certainly binds in its own scope (parameters,
+    assignment and loop targets, `with ... as`, imports, nested definitions),
+    but not those it declares global or nonlocal: the rule looks such a name
+    up in the function, never in the module. (A binding missed here only
+    means looking wider.)"""
+    args = function.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    bound = {a.arg for a in params if a is not None}
+    declared: set[str] = set()
+    for node in _own_scope_nodes(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+    return frozenset(bound - declared)
 
 
 _ON_COMMIT = "on_commit"
