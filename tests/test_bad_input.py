@@ -366,3 +366,43 @@ def test_deep_thread_reraises_nests_and_restores_the_limit() -> None:
     with pytest.raises(ZeroDivisionError):
         deep.call(lambda: 1 // 0)
     assert sys.getrecursionlimit() == limit
+
+
+def test_a_skipped_file_over_the_size_limit_is_refused_though_the_index_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project model reads a skipped file that opens a transaction with
+    Python's `ast`, which takes a file of any size; its JL001 syntax check
+    comes after, and still refuses it for its size. A file the index parsed
+    is known to parse: no syntax check of its own."""
+    from joblint.api import RunOptions, lint_paths
+    from joblint.config import Config
+    from joblint.pipeline.schedule import workers
+
+    head = "from django.db import transaction\nfrom app.helpers import tidy\n\n"
+    body = "def place():\n    with transaction.atomic():\n        tidy()\n"
+    write(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/helpers.py": "def tidy():\n    return 1\n",
+            "app/views.py": head + body,
+            "app/big.py": head + "# padding\n" * 60 + body,
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(budget, "MAX_FILE_BYTES", 500)
+    checked: list[str] = []
+    real = workers._run
+
+    def recording(job: workers.Job) -> FileResult:
+        if job.syntax_only:
+            checked.append(job.path)
+        return real(job)
+
+    monkeypatch.setattr(workers, "_run", recording)
+    run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
+    refused = [f.message for f in run.findings if f.code == "JL001"]
+    assert [f.path for f in run.findings] == ["app/big.py"]
+    assert refused and refused[0].startswith("not analysed: the file is")
+    assert "app/views.py" not in checked and "app/big.py" in checked

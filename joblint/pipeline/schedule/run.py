@@ -54,7 +54,7 @@ from joblint.pipeline.schedule.workers import (
 )
 from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
-from joblint.pipeline.source import UNPARSEABLE, SourceError, unparseable_result
+from joblint.pipeline.source import UNPARSEABLE, SourceError, budget, unparseable_result
 from joblint.registry import follows_calls
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -336,7 +336,13 @@ class _Run:
         jobs = [
             Job(s.shown, s.data, self.facts_only, s.module, s.key, index_only=True) for s in sources
         ]
-        return run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
+        found = run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
+        for source, result in zip(sources, found, strict=True):
+            # Python parsed it: its syntax check is done (unless it is over
+            # the size JL001 refuses, which `ast` doesn't mind).
+            if result.parsed and budget.check_size(len(source.data)) is None:
+                self.screener.parses(source.key, True)
+        return found
 
     def lacks_call_following(self, source: _Source) -> bool:
         """Whether the first pass linted `source` without a selected rule that
@@ -473,12 +479,12 @@ def _lint_discovered(
         if remembered is not None:
             return _replayed(run, remembered, discovery, sources)
     if run.options.use_prefilter:
-        run.screen_all(sources)
+        # JL001's syntax check of skipped files comes last (`_syntax_errors`).
+        run.screen_all(sources, FULL)
         run.screen_all(others, FACTS)
     run.learn_call_enqueues([*sources, *others])
     wanted, skipped = _prefilter(run, sources)
     results.extend(run.lint(wanted, triggered=True))
-    syntax = run.check_syntax(skipped) if UNPARSEABLE in run.selector.base else []
     named: frozenset[str] | None = None
     pool = list(skipped)
     context: list[FileResult] = []
@@ -491,9 +497,6 @@ def _lint_discovered(
     # report findings of their own.
     linted = {s.shown for s in sources}
     context.extend(_second_pass(run, pool, linted, results))
-    # Files the second pass linted have their JL001 from that.
-    left = {s.shown for s in pool}
-    results.extend(r for r in syntax if r.path in left)
     everything = [*sources, *others]
     context.extend(_helper_callers(run, everything, results, context))
     context.extend(_on_demand(run, everything, pool, results, context))
@@ -502,6 +505,7 @@ def _lint_discovered(
         model = _Model(everything, pool, partly, linted, named_files)
         context.extend(_project_model(run, model, results, context))
     context.extend(_writers(run, everything, results, context))
+    results.extend(_syntax_errors(run, skipped, pool))
     run.screener.save()
     run.manifest.save()
     if memo is not None:
@@ -554,6 +558,16 @@ def _replayed(
         files_checked=len(discovery.files),
         tests=run.selector.test_code(),
     )
+
+
+def _syntax_errors(run: _Run, skipped: list[_Source], pool: list[_Source]) -> list[FileResult]:
+    """JL001 for the run's skipped files Python can't parse, checked last:
+    those a later pass linted have theirs from the lint, and those the index
+    or an AST check parsed are known to parse."""
+    if UNPARSEABLE not in run.selector.base:
+        return []
+    left = {s.shown for s in pool}
+    return run.check_syntax([s for s in skipped if s.shown in left])
 
 
 def _project_fact_files(run: _Run, named: list[_Source], pool: list[_Source]) -> list[_Source]:
