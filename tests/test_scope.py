@@ -224,3 +224,23 @@ def test_directories_above_the_project_do_not_count(tmp_path: Path) -> None:
     tests = TestCode(root, DEFAULT_TEST_PATHS)
     assert str(root / "views.py") not in tests
     assert str(root / "tests" / "test_views.py") in tests
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["app/tests/test_x.py", "x.py", "../elsewhere/tests/a.py", "/abs/tests/b.py", "."],
+)
+def test_a_path_below_the_root_is_read_as_pathlib_reads_it(
+    path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Test code is matched below the project root; the string arithmetic
+    that finds the part below it gives what `Path.relative_to` gives."""
+    from joblint.pipeline.project.scope import _relative
+
+    monkeypatch.chdir(tmp_path)
+    for root in (tmp_path, tmp_path.parent, tmp_path / "app"):
+        try:
+            expected = Path(path).absolute().relative_to(root).as_posix()
+        except ValueError:
+            expected = Path(path).as_posix()
+        assert _relative(path, root) == expected
