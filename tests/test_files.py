@@ -216,7 +216,9 @@ def _ref_package(directory: Path) -> str:
 # them specially), dots, non-ASCII and an undecodable-name surrogate.
 _CHARS = st.sampled_from([*"ab.-*?[]!#\\ \n\té", "\udcff"])
 _COMPONENT = st.one_of(
-    st.sampled_from(["a", "b", "build", "venv", ".git", ".", "..", "a b", "x\n", "\udcff"]),
+    st.sampled_from(
+        ["a", "b", "build", "venv", ".git", ".", "..", "a b", "x\n", "\udcff", "ab", "a.b", "ba"]
+    ),
     st.text(_CHARS, min_size=1, max_size=3),
 )
 _PATTERN = st.one_of(
@@ -227,7 +229,10 @@ _PATTERN = st.one_of(
         st.sampled_from(["", "", "/"]),
     ),
     st.sampled_from(
-        ["*", "**", "*/", "*.py", "/a", "a/b", "**/b", "a/**", "# c", "", "  ", "\\#a", " a", "a "]
+        [
+            *["*", "**", "*/", "*.py", "/a", "a/b", "**/b", "a/**", "# c", "", "  ", "\\#a"],
+            *[" a", "a ", "a*", "*b", "a?", "?", "a*/", "*.b/", "a*b?", "*a*", "a**b", "é*"],
+        ]
     ),
     st.text(_CHARS, max_size=4),
 )
@@ -274,7 +279,9 @@ def test_default_excludes_are_plain_names() -> None:
 
 
 def test_no_pathspec_import_for_plain_names(tmp_path: Path) -> None:
-    """Default excludes and the cache's own `*` .gitignore need no pathspec (~40 ms)."""
+    """Default excludes, the cache's own `*` .gitignore and names with
+    wildcards (`*.pyi`, the default test paths' `test_*.py`) need no
+    pathspec (~45 ms); a path with a slash does."""
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("# comment\n\nbuild/\n.env\n")
     (tmp_path / ".joblint_cache").mkdir()
@@ -287,13 +294,15 @@ def test_no_pathspec_import_for_plain_names(tmp_path: Path) -> None:
         "found = discover([Path('.')], Config(root=Path.cwd())); "
         "print([str(p) for p in found.files], 'pathspec' in sys.modules); "
         "discover([Path('.')], Config(root=Path.cwd(), extend_exclude=('*.pyi',))); "
+        "print('pathspec' in sys.modules); "
+        "discover([Path('.')], Config(root=Path.cwd(), extend_exclude=('docs/*.py',))); "
         "print('pathspec' in sys.modules)"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
     )
-    assert out.stdout.splitlines() == ["['a.py'] False", "True"], out.stderr
+    assert out.stdout.splitlines() == ["['a.py'] False", "False", "True"], out.stderr
 
 
 # --------------------------------------------------------------------------
