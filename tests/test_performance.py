@@ -577,6 +577,12 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
         ),
         ("def take():\n    job = Job.objects.select_for_update().first()\n    job.save()\n", True),
         ("def take(s):\n    job = s.query(Job).with_for_update().first()\n    job.a = 1\n", True),
+        # `self.jobs` may be the class's own attribute.
+        (
+            "class Worker:\n    jobs = Job.objects.select_for_update()\n"
+            "    def take(self):\n        job = self.jobs.first()\n        job.save()\n",
+            True,
+        ),
         # A lock with nothing picked anywhere: every matching row, or one pinned.
         ("jobs = list(Job.objects.select_for_update().filter(owner=o))\n", False),
         ("job = Job.objects.select_for_update().get(pk=pk)\n", False),

@@ -289,6 +289,9 @@ class _OrmLocks:
         if function is not None and root in self._own(function):
             scope = id(function)
         held = self.holders.get((root, scope), (False, False))
+        if root.startswith("self."):  # `self.x` is also a class attribute `x = ...`
+            plain = self.holders.get((root.removeprefix("self."), None), (False, False))
+            held = (held[0] or plain[0], held[1] or plain[1])
         return _Chain(chain.locks or held[0], chain.picks or held[1], root)
 
     def pick_next(self) -> bool:
