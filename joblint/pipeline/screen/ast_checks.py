@@ -93,13 +93,14 @@ def _may_sleep(func: ast.expr) -> bool:
     return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and func.attr == _SLEEP)
 
 
-def _body_nodes(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes under `node`, not entering nested functions, classes or lambdas."""
+def _body_nodes(node: ast.AST, scopes: tuple[type[ast.AST], ...] = _SCOPES) -> Iterator[ast.AST]:
+    """The nodes under `node`, not entering nested functions, classes or
+    lambdas (or whatever else `scopes` names)."""
     stack = list(ast.iter_child_nodes(node))
     while stack:
         child = stack.pop()
         yield child
-        if not isinstance(child, _SCOPES):
+        if not isinstance(child, scopes):
             stack.extend(ast.iter_child_nodes(child))
 
 
@@ -253,15 +254,19 @@ class _OrmLocks:
                 )
                 continue
             stack.extend((child, inside, function) for child in ast.iter_child_nodes(node))
+        self._values = values
         # (name, None) -> (a value it is assigned anywhere locks rows, one picks);
         # (name, id of a function binding it) -> the same over the function's
         # assignments of it (nested functions' included): where the rule reads it.
         self.holders: dict[tuple[str, int | None], tuple[bool, bool]] = {}
         self._bound: dict[int, frozenset[str]] = {}
+
+    def _hold(self) -> None:
+        """What each name holds, to a fixed point (names assigned from names)."""
         changed = True
-        while changed:  # names assigned from names: to a fixed point
+        while changed:
             changed = False
-            for name, chain, function in values:
+            for name, chain, function in self._values:
                 keys: list[tuple[str, int | None]] = [(name, None)]
                 if function is not None and name in self._own(function):
                     keys.append((name, id(function)))
@@ -295,6 +300,7 @@ class _OrmLocks:
         return _Chain(chain.locks or held[0], chain.picks or held[1], root)
 
     def pick_next(self) -> bool:
+        self._hold()
         for chain, function in self.chains:
             found = self._with_holder(chain, function)
             if found.locks and found.picks and self._may_claim(function):
@@ -338,17 +344,8 @@ def _target_name(target: ast.expr) -> str:
     return ""
 
 
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _own_scope_nodes(function: ast.AST) -> Iterator[ast.AST]:
-    """`_body_nodes`, not entering comprehensions either (their targets are theirs)."""
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        child = stack.pop()
-        yield child
-        if not isinstance(child, (*_SCOPES, *_COMPREHENSIONS)):
-            stack.extend(ast.iter_child_nodes(child))
+# Comprehensions bind their targets in a scope of their own.
+_OWN_SCOPE_ENDS = (*_SCOPES, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _own_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
@@ -361,7 +358,7 @@ def _own_bindings(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset
     params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
     bound = {a.arg for a in params if a is not None}
     declared: set[str] = set()
-    for node in _own_scope_nodes(function):
+    for node in _body_nodes(function, _OWN_SCOPE_ENDS):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
         elif isinstance(node, ast.alias):
