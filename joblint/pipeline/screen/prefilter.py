@@ -69,7 +69,7 @@ class _AnchorSearch:
     """Which of many literal anchors occur in a text, in one pass over it:
     an Aho-Corasick automaton (pyahocorasick, in C), built in the process
     that first searches (the prefilter is handed to the workers as data).
-    One `in` test per anchor scanned each file once per anchor: four times
+    An `in` test per anchor would scan each file once per anchor: four times
     the time on a job-heavy application's 4,000 files."""
 
     def __init__(self, anchors: Iterable[bytes]) -> None:
