@@ -331,3 +331,37 @@ def test_json_carries_the_chain(run: Run, project: Path) -> None:
         ("project_model/bakery/mail.py", 14),
         ("project_model/bakery/mail.py", 10),
     ]
+
+
+def test_helpers_returning_calls_of_themselves_end(tmp_path: Path) -> None:
+    """What a helper returns is followed to its class a bounded number of
+    hops: a task returning a call of itself, or two helpers returning each
+    other's results, resolve to nothing instead of recursing without end."""
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    (shop / "__init__.py").write_text("")
+    (shop / "tasks.py").write_text(
+        "from celery import shared_task\n"
+        "from django.db import transaction\n"
+        "\n"
+        "@shared_task(bind=True)\n"
+        "def countdown(self, n):\n"
+        "    if n:\n"
+        "        return countdown.apply(args=(n - 1,))\n"
+        "    return n\n"
+        "\n"
+        "def first():\n"
+        "    return second().start()\n"
+        "\n"
+        "def second():\n"
+        "    return first().start()\n"
+        "\n"
+        "def close_till():\n"
+        "    with transaction.atomic():\n"
+        "        countdown.apply(args=(2,)).get()\n"
+        "        first().start()\n"
+        "        countdown.delay(3)\n"
+    )
+    run = lint_paths([tmp_path], Config(root=tmp_path), RunOptions())
+    assert run.internal_errors == [] and run.errors == []
+    assert [(f.code, f.span.line) for f in run.findings] == [("JL101", 20)]

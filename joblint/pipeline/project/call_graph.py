@@ -132,7 +132,10 @@ class CallGraph:
     _opens: dict[str, bool] = field(default_factory=dict)
     # What each name resolves to, and every name it was looked up as (the
     # graph doesn't change once built; a project step resolves each call many times).
-    _resolved: dict[str, tuple[str | None, frozenset[str]]] = field(default_factory=dict)
+    # By qualified name and the return hops left (`_resolve_within`).
+    _resolved: dict[tuple[str, int], tuple[str | None, frozenset[str]]] = field(
+        default_factory=dict
+    )
 
     @classmethod
     def build(
@@ -160,15 +163,23 @@ class CallGraph:
     def resolve(self, qualname: str, tried: set[str] | None = None) -> str | None:
         """The summarised function a call's qualified name means, if any
         (`tried`: gets every name it was looked up as)."""
-        known = self._resolved.get(qualname)
+        found, seen = self._resolve_within(qualname, _RETURN_HOPS)
+        if tried is not None:
+            tried |= seen
+        return found
+
+    def _resolve_within(self, qualname: str, hops: int) -> tuple[str | None, frozenset[str]]:
+        """`resolve` following helpers' returns at most `hops` deep. Every
+        nested look-up has fewer hops left, so a helper that returns a call
+        of itself (`return f.apply(...)` in `f`) or a cycle of them ends."""
+        key = (qualname, hops)
+        known = self._resolved.get(key)
         if known is None:
             seen: set[str] = set()
-            known = self._resolved[qualname] = (self._resolve(qualname, seen), frozenset(seen))
-        if tried is not None:
-            tried |= known[1]
-        return known[0]
+            known = self._resolved[key] = (self._resolve(qualname, seen, hops), frozenset(seen))
+        return known
 
-    def _resolve(self, qualname: str, seen: set[str]) -> str | None:
+    def _resolve(self, qualname: str, seen: set[str], hops: int) -> str | None:
         todo = [qualname]
         while todo and len(seen) < _MAX_RESOLVE_STEPS:
             name = todo.pop(0)
@@ -188,7 +199,7 @@ class CallGraph:
             made_by = self.instances.get(owner)  # `mailer.send()` on `mailer = Mailer()`
             if made_by is not None:
                 todo.append(f"{made_by}.{attribute}")
-            returned = self._returned_class(owner, _RETURN_HOPS)  # `load(pk).cancel()`
+            returned = self._returned_class(owner, hops)  # `load(pk).cancel()`
             if returned is not None:
                 todo.append(f"{returned}.{attribute}")
             todo.extend(f"{base}.{attribute}" for base in self.classes.get(owner, ()))
@@ -196,12 +207,12 @@ class CallGraph:
                 todo.append(f"{owner}.{attribute}")
         return None
 
-    def _returned_class(self, function: str, depth: int) -> str | None:
+    def _returned_class(self, function: str, hops: int) -> str | None:
         """The class every return of a summarised function gives an instance
-        of (a manager's row, a constructor, another such function's result);
-        None when they disagree or any is something else."""
+        of (a manager's row, a constructor, another such function's result,
+        followed `hops` deep); None when they disagree or any is something else."""
         summary = self.functions.get(function)
-        if summary is None or depth == 0:
+        if summary is None or hops == 0:
             return None
         found: set[str | None] = set()
         for fact in summary[0].returns:
@@ -210,8 +221,8 @@ class CallGraph:
             if fact.how == returns.ROW or (fact.how == returns.CALL and fact.name in self.classes):
                 found.add(fact.name)  # a manager's row, or a project class's new instance
             elif fact.how == returns.CALL:
-                target = self.resolve(fact.name)
-                found.add(self._returned_class(target, depth - 1) if target else None)
+                target = self._resolve_within(fact.name, hops - 1)[0]
+                found.add(self._returned_class(target, hops - 1) if target else None)
             else:
                 found.add(None)
         only = next(iter(found)) if len(found) == 1 else None
