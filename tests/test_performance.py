@@ -588,6 +588,45 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
         ("job = Job.objects.select_for_update().get(pk=pk)\n", False),
         # Only a comment names the lock.
         ("# take the rows for update\nx = Job.objects.filter(a=1)[0]\n", False),
+        # The chain names its row (a key, a filter the rule can't read, a
+        # one-row fetch): the rule never reports it, whatever its start holds.
+        ("job = Job.objects.select_for_update().filter(pk=pk).first()\njob.save()\n", False),
+        ("job = Job.objects.select_for_update().filter(id__in=ids)[0]\njob.save()\n", False),
+        ("job = Job.objects.filter(**where).select_for_update().first()\njob.save()\n", False),
+        ("job = Job.objects.filter(cond).select_for_update().first()\njob.save()\n", False),
+        ("qs = Job.objects.select_for_update()\nqs.filter(pk=1)[0].save()\n", False),
+        ("qs = Job.objects.select_for_update()\nqs.get(state='new').save()\n", False),
+        (
+            "rows = Job.objects.select_for_update().filter(pk=pk)\n"
+            "def take():\n    job = rows.first()\n    job.save()\n",
+            False,
+        ),
+        # Equalities with values the code passes, at most one row: a natural
+        # key, unless the chain's start may hold more (a name it was assigned).
+        ("e = Ev.objects.filter(ref=e.ref, kind=k).select_for_update().first()\ne.save()\n", False),
+        ("e = Event.objects.filter(ref=ref).select_for_update()[:1]\ne.save()\n", False),
+        ("e = Ev.objects.filter(ref=r).select_for_update().first()\ne.save()\nEv = x[:5]\n", True),
+        ("e = Event.objects.filter(ref='a').select_for_update().first()\ne.save()\n", True),
+        ("e = E.objects.filter(ref=r).order_by('a').select_for_update().first()\ne.save()\n", True),
+        ("e = Event.objects.filter(ref=ref).select_for_update()[:2]\ne.save()\n", True),
+        ("e = Event.objects.filter(ref=F('x')).select_for_update().first()\ne.save()\n", True),
+        # A condition that is no key (`user__gt`), or a comparison it reads.
+        ("job = Job.objects.select_for_update().filter(user__gt=u).first()\njob.save()\n", True),
+        ("job = s.query(Job).filter(Job.a > 1).with_for_update().first()\njob.a = 1\n", True),
+        # A lock that doesn't wait for a locked row, or may not (the rule
+        # leaves it alone); a literal False waits.
+        ("job = Job.objects.select_for_update(skip_locked=True).first()\njob.save()\n", False),
+        ("job = Job.objects.select_for_update(nowait=flag).first()\njob.save()\n", False),
+        ("job = Job.objects.select_for_update(**opts).first()\njob.save()\n", False),
+        ("job = Job.objects.select_for_update(skip_locked=False).first()\njob.save()\n", True),
+        ("job = Job.objects.select_for_update(of=('self',)).first()\njob.save()\n", True),
+        # The rule reads the first lock of the chain a name leads to: one that
+        # may wait, held by the name, counts.
+        (
+            "qs = Job.objects.select_for_update()\n"
+            "job = qs.select_for_update(skip_locked=True).first()\njob.save()\n",
+            True,
+        ),
     ],
 )
 def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(

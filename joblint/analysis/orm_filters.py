@@ -132,12 +132,9 @@ def _arguments(
 def _keyword(key: str, value: cst.BaseExpression, model: str | None) -> Condition:
     """A keyword lookup (`name=`, `name__lt=`, `user__pk=`) or a plain keyword
     (`filter_by(name=)`): a column of the queried model."""
-    parts = key.split(locks.LOOKUP_SEPARATOR) if locks.LOOKUP_SEPARATOR else [key]
-    lookup = locks.DEFAULT_LOOKUP
-    if len(parts) > 1 and parts[-1] in locks.LOOKUPS:
-        lookup = parts.pop()
-    if len(parts) == 1 and parts[0] in locks.KEY_COLUMNS and lookup in locks.KEY_PIN_LOOKUPS:
+    if locks.keyword_pins_key(key):
         return _KEY
+    parts, lookup = locks.keyword_lookup(key)
     if lookup not in locks.EQUALITY_LOOKUPS or _is_column_reference(value):
         return _OTHER
     if len(parts) == 2 and parts[1] in locks.RELATED_KEY_LOOKUPS:

@@ -131,6 +131,23 @@ EQUALITY_LOOKUPS: frozenset[str] = _names(q.equality_lookups for q in _QUERIES)
 RELATED_KEY_LOOKUPS: frozenset[str] = _names(q.related_key_lookups for q in _QUERIES)
 # The suffix of a foreign key's column (`user_id` for `user`).
 FOREIGN_KEY_SUFFIX = _single("the foreign key suffix", (q.foreign_key_suffix for q in _QUERIES))
+
+
+def keyword_lookup(key: str) -> tuple[list[str], str]:
+    """A filter keyword's field path and lookup: `user__pk__in` -> (["user",
+    "pk"], "in"); a keyword naming no lookup has the default one."""
+    parts = key.split(LOOKUP_SEPARATOR) if LOOKUP_SEPARATOR else [key]
+    if len(parts) > 1 and parts[-1] in LOOKUPS:
+        return parts[:-1], parts[-1]
+    return parts, DEFAULT_LOOKUP
+
+
+def keyword_pins_key(key: str) -> bool:
+    """A filter keyword that pins rows by key (`pk=`, `id__in=`)."""
+    parts, lookup = keyword_lookup(key)
+    return len(parts) == 1 and parts[0] in KEY_COLUMNS and lookup in KEY_PIN_LOOKUPS
+
+
 # Calls that stand for a column, not a value (`F("other")`): a comparison with
 # one compares two columns.
 COLUMN_REFERENCE_CALLS: frozenset[str] = _names(q.column_reference_calls for q in _QUERIES)

@@ -152,7 +152,7 @@ def while_true_retry(scan: _Scan) -> bool:
 _SQL_ROW_LOCK = re.compile(
     r"\bfor\s+(?:no\s+key\s+)?update\b|\bfor\s+(?:key\s+)?share\b|\bfor\s*$", re.IGNORECASE
 )
-_ROW_LOCKS = frozenset(locks.ROW_LOCK_METHODS)
+_ROW_LOCKS = locks.ROW_LOCK_METHODS
 _PICKS = locks.PICK_NEXT_METHODS
 
 
@@ -171,28 +171,137 @@ class _Chain:
     """What a method chain (`Job.objects.select_for_update().first()`) is
     made of, read link by link as the rule reads it (`joblint.analysis.chains`)."""
 
-    locks: bool  # a row-locking method is one of its links
+    locks: bool  # one of its links is a row lock that may wait for a locked row
     picks: bool  # a pick-next method or a subscript is one of its links
     root: str  # the name (or `self.<name>`) it starts from, followed by the rule
+    # One of its links names the row(s) it reads, so the rule never reports
+    # the chain, whatever its start holds: a filter pinning the key, a filter
+    # the rule can't read, a one-row fetch (`.get()`).
+    pinned: bool = False
+    # Its filters are equalities with values the code passes, and it neither
+    # orders nor takes more than a row: a natural key, unless the name it
+    # starts from holds more links (`_OrmLocks._with_holder`).
+    natural: bool = False
 
 
 def _chain(node: ast.expr) -> _Chain:
-    locked = picked = False
+    locked = picked = pinned = False
+    links = _Links()
     while True:
         if isinstance(node, ast.Await):
             node = node.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            locked = locked or node.func.attr in _ROW_LOCKS
-            picked = picked or node.func.attr in _PICKS
+            method = node.func.attr
+            locked = locked or (method in _ROW_LOCKS and _may_wait(node, _ROW_LOCKS[method]))
+            picked = picked or method in _PICKS
+            pinned = pinned or _names_rows(node, method)
+            links.read(node, method)
             node = node.func.value
         elif isinstance(node, ast.Subscript):
             picked = True
+            links.read_subscript(node)
             node = node.value
         elif isinstance(node, ast.Attribute) and not _names_self(node.value):
             node = node.value
         else:
             break
-    return _Chain(locked, picked, _root(node))
+    return _Chain(locked, picked, _root(node), pinned, links.natural_key)
+
+
+class _Links:
+    """Whether a chain's links make a natural key as the rule reads one
+    (`_natural_key` of `joblint.rules.for_update_without_skip_locked`): at
+    least one condition, every one a keyword equality (`ip_address=ip`) with
+    a value that isn't fixed in the code, no exclusion, no ordering, and at
+    most the first row taken. (A positional condition is taken for none.)"""
+
+    def __init__(self) -> None:
+        self.conditions = 0
+        self.other = False  # something that is no natural key
+
+    @property
+    def natural_key(self) -> bool:
+        return self.conditions > 0 and not self.other
+
+    def read(self, call: ast.Call, method: str) -> None:
+        if method in locks.FILTER_METHODS:
+            self.other = self.other or bool(call.args) or not all(map(_natural, call.keywords))
+            self.conditions += len(call.keywords)
+        elif method in locks.EXCLUDE_METHODS or method in locks.ORDERING_METHODS:
+            self.other = True
+        elif method in locks.LIMIT_METHODS:
+            self.other = self.other or not (
+                len(call.args) == 1 and not call.keywords and _is_integer(call.args[0], 1)
+            )
+
+    def read_subscript(self, node: ast.Subscript) -> None:
+        """`[0]` and `[:1]` take the first row; any other subscript more."""
+        index = node.slice
+        if isinstance(index, ast.Slice):
+            first = index.lower is None or _is_integer(index.lower, 0)
+            takes_first = first and index.step is None and _is_integer(index.upper, 1)
+        else:
+            takes_first = _is_integer(index, 0)
+        self.other = self.other or not takes_first
+
+
+def _natural(keyword: ast.keyword) -> bool:
+    if keyword.arg is None:
+        return False
+    _, lookup = locks.keyword_lookup(keyword.arg)
+    return lookup in locks.EQUALITY_LOOKUPS and _passed_value(keyword.value)
+
+
+def _passed_value(node: ast.expr) -> bool:
+    """A value the code passes, certainly not one fixed in it (`is_constant`
+    of `joblint.analysis.orm_filters`) nor another column (`F("x")`): a
+    lower-case name (`ip`), an attribute of one (`event.kind`), an item."""
+    if isinstance(node, ast.Name):
+        return not node.id.isupper() and node.id not in ("True", "False", "None")
+    if isinstance(node, ast.Attribute):
+        root: ast.expr = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        named = isinstance(root, ast.Name) and not root.id[:1].isupper()
+        return named and not node.attr.isupper()
+    return isinstance(node, ast.Subscript)
+
+
+def _is_integer(node: ast.expr | None, value: int) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
+
+
+def _may_wait(call: ast.Call, api: locks.RowLockApi) -> bool:
+    """The rule's test of a lock call: only keywords, none of those that make
+    it skip or refuse locked rows (`skip_locked=`, `nowait=`) set to anything
+    but a literal `False`/`None` (any other value, a positional argument or
+    `**options` may not wait, and the rule leaves the lock alone)."""
+    if call.args:
+        return False
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return False
+        if keyword.arg in api.non_waiting:
+            value = keyword.value
+            if not (isinstance(value, ast.Constant) and value.value in (False, None)):
+                return False
+    return True
+
+
+# Positional filter conditions the rule reads (a comparison, a call, `a & b`,
+# `~a`): any other expression is a condition it can't read.
+_READ_CONDITIONS = (ast.Compare, ast.Call, ast.BinOp, ast.UnaryOp)
+
+
+def _names_rows(call: ast.Call, method: str) -> bool:
+    """A link the rule takes for naming the rows (`_Chain.pinned`)."""
+    if method in locks.SINGLE_ROW_METHODS:
+        return True
+    if method not in locks.FILTER_METHODS:
+        return False
+    if any(not isinstance(arg, _READ_CONDITIONS) for arg in call.args):
+        return True  # `*conditions` (a Starred) or a condition built elsewhere
+    return any(k.arg is None or locks.keyword_pins_key(k.arg) for k in call.keywords)
 
 
 def _names_self(node: ast.expr) -> bool:
@@ -260,6 +369,7 @@ class _OrmLocks:
         # assignments of it (nested functions' included): where the rule reads it.
         self.holders: dict[tuple[str, int | None], tuple[bool, bool]] = {}
         self._bound: dict[int, frozenset[str]] = {}
+        self._assigned: frozenset[str] | None = None
 
     def _hold(self) -> None:
         """What each name holds, to a fixed point (names assigned from names)."""
@@ -290,6 +400,8 @@ class _OrmLocks:
         function around it where that function binds the name (a parameter
         holds nothing the rule can follow), else anywhere."""
         root = chain.root
+        if chain.pinned or (chain.natural and not self._may_hold(root)):
+            return _Chain(False, False, root, chain.pinned, chain.natural)
         scope = None
         if function is not None and root in self._own(function):
             scope = id(function)
@@ -298,6 +410,14 @@ class _OrmLocks:
             plain = self.holders.get((root.removeprefix("self."), None), (False, False))
             held = (held[0] or plain[0], held[1] or plain[1])
         return _Chain(chain.locks or held[0], chain.picks or held[1], root)
+
+    def _may_hold(self, root: str) -> bool:
+        """Whether the rule may follow the name a chain starts from to the
+        chain it was assigned (it follows plain assignments only)."""
+        if self._assigned is None:
+            self._assigned = frozenset(name for name, _, _ in self._values)
+        plain = root.removeprefix("self.")
+        return root in self._assigned or plain in self._assigned
 
     def pick_next(self) -> bool:
         self._hold()

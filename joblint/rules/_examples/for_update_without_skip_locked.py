@@ -175,6 +175,29 @@ def claim(options, filters):
     ),
     Valid(
         """
+from django.db import transaction
+from .models import Job
+
+def take(job_id, ids, condition, wait):
+    # Each lock names its row, skips or may not wait: the writes claim nothing picked.
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(pk=job_id).first()
+        job.state = "taken"
+        job.save()
+        Job.objects.select_for_update().filter(id__in=ids)[0].delete()
+        picked = Job.objects.filter(condition).select_for_update().order_by("id").first()
+        picked.save()
+        queued = Job.objects.select_for_update(skip_locked=True).order_by("id").first()
+        queued.save()
+        maybe = Job.objects.select_for_update(nowait=wait).order_by("id").first()
+        maybe.save()
+        pending = Job.objects.select_for_update()
+        pending.get(state="new").save()
+""",
+        id="claimed-rows-named-by-key-or-not-waited-for",
+    ),
+    Valid(
+        """
 from sqlalchemy import select
 from .models import Job
 
