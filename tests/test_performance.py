@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from concurrent import futures
 from pathlib import Path
 from typing import Any
 
@@ -686,3 +687,110 @@ def test_the_transaction_triggers_one_at_a_time_match_as_the_whole(fragments: li
     anchors = any(a.lower().encode() in lowered for a in tokens.TRANSACTION_ANCHORS)
     assert whole == (anchors and re.search(textbook.encode(), lowered) is not None)
     assert prefilter.Prefilter([], [], False).transactional(lowered) == whole
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"x = 1\n",
+                b"# -*- coding: latin-1 -*-\n",
+                b"# coding: utf-8\n",
+                b"\xef\xbb\xbf",
+                b"# caf\xc3\xa9\n",
+                b"# \xff\n",
+                b"s = '\xe9'\n",
+                b"def f(:\n",
+                b"y = '\x00'\n",
+                b"\n",
+            ]
+        ),
+        max_size=4,
+    )
+)
+def test_the_syntax_check_reads_bytes_as_decoding_them_first_would(parts: list[bytes]) -> None:
+    """ASCII goes to Python's parser as bytes; anything else is decoded first:
+    the verdict is that of decoding everything first (a comment that isn't
+    UTF-8 fails the decoding, though the parser would let it through)."""
+    data = b"".join(parts)
+
+    def decoded_first() -> bool:
+        try:
+            text = source.decode(data)
+        except source.SourceError:
+            return False
+        try:
+            source.symtable.symtable(text, "<test>", "exec")
+        except (SyntaxError, ValueError):
+            return False
+        return True
+
+    assert source._python_parses(data) is decoded_first()
+
+
+def _many_files() -> dict[str, str]:
+    """A project of more files than the pool needs: plain modules, files
+    Python can't parse, one indexed for the project model, enqueues."""
+    files = {f"pkg/plain_{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(60)}
+    files.update({f"pkg/broken_{i}.py": f"def f{i}(:\n" for i in range(5)})
+    files["pkg/__init__.py"] = ""
+    files["pkg/tasks.py"] = (
+        "from celery import shared_task\n\n@shared_task\ndef send(x):\n    pass\n"
+    )
+    files["pkg/helpers.py"] = "from .tasks import send\n\ndef notify(x):\n    send.delay(x)\n"
+    files["pkg/views.py"] = (
+        "from django.db import transaction\nfrom .helpers import notify\nfrom .tasks import send\n"
+        "def view(x):\n    with transaction.atomic():\n        notify(x)\n        send.delay(x)\n"
+    )
+    return files
+
+
+def test_background_syntax_checks_and_early_screening_change_no_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Skipped files' syntax checks run behind the pool's batches, and files
+    are screened while the rest are read: a pooled run, in chunks of one
+    file, gives the serial run's findings, JL001 included, with and without
+    a cache."""
+    write(tmp_path, _many_files())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "BACKGROUND_CHUNK_BYTES", 1)
+    monkeypatch.setattr(runner, "CHUNK_BYTES", 1)
+    config = Config(root=tmp_path)
+    serial = _findings(Path("."), config, RunOptions(jobs=1))
+    assert sum(f[0].startswith("pkg/broken_") for f in serial) == 5
+    assert any(f[0] == "pkg/views.py" for f in serial)
+    assert _findings(Path("."), config, RunOptions(jobs=2)) == serial
+    assert _findings(Path("."), config, RunOptions(jobs=2, cache=True)) == serial  # cold
+    assert _findings(Path("."), config, RunOptions(jobs=2, cache=True)) == serial  # warm
+
+
+def test_background_work_yields_to_a_batch_and_skips_what_is_no_longer_needed() -> None:
+    """Background chunks not handed to a worker are taken back when a batch
+    is submitted, and sent again behind it; a job no longer needed when its
+    turn comes is not run."""
+    settings = LintSettings(frozenset({"JL001"}))
+    jobs = [
+        runner.Job(
+            f"f{i}.py", f"x = {i}\n".encode(), settings, ModuleInfo(f"f{i}"), syntax_only=True
+        )
+        for i in range(200)
+    ]
+    jobs.append(runner.Job("bad.py", b"def f(:\n", settings, ModuleInfo("bad"), syntax_only=True))
+    skipped = {"f7.py", "f150.py"}
+    pool = runner.WorkerPool(2)
+    try:
+        pool.meanwhile(jobs, lambda job: job.path not in skipped)
+        batch = [runner.Job("g.py", b"y = 1\n", settings, ModuleInfo("g"), syntax_only=True)]
+        with pool.batch():
+            background = pool._background
+            assert background is not None
+            assert all(future.running() or future.done() for _, future in background._sent)
+        assert runner.run_jobs(batch * 30, pool, None)[0].parsed
+        futures.wait([future for _, future in background._sent])  # sent again behind it
+        done = pool.done_meanwhile()
+    finally:
+        pool.close()
+    assert set(done) == {job.path for job in jobs} - skipped
+    assert [f.code for f in done["bad.py"].findings] == ["JL001"]
+    assert all(result.parsed for path, result in done.items() if path != "bad.py")

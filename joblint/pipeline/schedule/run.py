@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from joblint.config import Config, Configs
 from joblint.models import RECEIVES, WRITTEN_IN_TRANSACTION, FileResult, Finding
@@ -42,6 +43,7 @@ from joblint.pipeline.report.progress import CACHED, SKIPPED
 from joblint.pipeline.schedule.memo import Input, Memo, Outcome, run_key
 from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.workers import (
+    CHUNK_BYTES,
     FACTS,
     FULL,
     MIN_FILES_FOR_POOL,
@@ -49,6 +51,7 @@ from joblint.pipeline.schedule.workers import (
     Job,
     WorkerPool,
     run_jobs,
+    screen_soon,
     screen_sources,
     worker_count,
 )
@@ -57,6 +60,9 @@ from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, dig
 from joblint.pipeline.source import UNPARSEABLE, SourceError, budget, unparseable_result
 from joblint.registry import follows_calls
 from joblint.settings import LintSettings, ModuleInfo
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 # Rounds of loading facts on demand (a class's base may live in yet another module).
 MAX_FACT_ROUNDS = 6
@@ -141,6 +147,11 @@ class _Source:
         return self._data
 
     @property
+    def read_lazily(self) -> bool:
+        """Not read yet: the manifest gave its digest."""
+        return self._data is None
+
+    @property
     def size(self) -> int:
         return len(self.data) if self._size < 0 or self._data is not None else self._size
 
@@ -182,6 +193,12 @@ class _Run:
         self.manifest = Manifest(self.cache_dir)
         # The cache entry of each result (by id), for the memo of the run.
         self.entries: dict[int, tuple[str, FileResult]] = {}
+        # Screenings started while the files were read (`screen_early`): the
+        # content digests of each chunk, and its future.
+        self._early: list[tuple[list[str], Future[list[Screening]]]] = []
+        self._reading: dict[str, bytes] = {}
+        self._reading_bytes = 0
+        self._sent_early: set[str] = set()
 
     def start_pool(self, files: int) -> None:
         """Fork the workers now, before the files are read, unless earlier
@@ -202,11 +219,40 @@ class _Run:
         assert source.screening is not None
         return source.screening
 
+    def screen_early(self, source: _Source) -> None:
+        """Screen a file just read (in full, as `screen_all(..., FULL)`) in
+        a pool forked for a cold run, while the main process reads the next:
+        the workers would otherwise wait for the last file to be read."""
+        if not self._pool().started or source.read_lazily or source.key in self._sent_early:
+            return
+        if self.screener.lookup(source.key) is not None:
+            return
+        self._reading[source.key] = source.data
+        self._sent_early.add(source.key)
+        self._reading_bytes += len(source.data)
+        if self._reading_bytes >= CHUNK_BYTES:
+            self.flush_early()
+
+    def flush_early(self) -> None:
+        """Send the files read since the last chunk."""
+        if self._reading:
+            keys, items = list(self._reading), [(d, FULL) for d in self._reading.values()]
+            self._early.append((keys, screen_soon(items, self._pool())))
+            self._reading, self._reading_bytes = {}, 0
+
+    def _take_early(self) -> None:
+        self.flush_early()
+        for keys, future in self._early:
+            for key, screening in zip(keys, future.result(), strict=True):
+                self.screener.record(key, screening)
+        self._early = []
+
     def screen_all(self, sources: list[_Source], depth: str = SYNTAX) -> None:
         """Each source's screening: remembered, or computed (in the pool) to
         `depth`. Files that never report need no syntax check for JL001
         (`FULL`), and files that are never linted only their facts' part
         (`FACTS`, remembered apart: a later run may lint them)."""
+        self._take_early()
         prefix = FACTS_KEY if depth == FACTS else ""
         todo: dict[str, _Source] = {}
         for source in sources:
@@ -276,11 +322,32 @@ class _Run:
         selected = self.selector.settings_for(path).codes
         return replace(settings, codes=settings.codes | (also & selected))
 
+    def check_syntax_meanwhile(self, skipped: list[_Source]) -> None:
+        """Start the syntax checks JL001 will ask of the skipped files in the
+        moments the pool would idle (`WorkerPool.meanwhile`), first those a
+        later step is least likely to parse anyway: files that name no job
+        library, neither open nor commit a transaction and hold no gated
+        trigger are linted or indexed only where a call leads to them."""
+        if UNPARSEABLE not in self.selector.base:
+            return
+        unknown = [s for s in skipped if self.screen(s).parses is None]
+        unknown.sort(key=lambda s: _may_be_parsed_later(self.screen(s)))
+        screenings = {s.shown: self.screen(s) for s in unknown}
+
+        def not_parsed_yet(job: Job) -> bool:  # the index parses files too
+            return screenings[job.path].parses is None
+
+        self._pool().meanwhile(self._jobs(unknown, syntax_only=True), not_parsed_yet)
+
     def check_syntax(self, sources: list[_Source]) -> list[FileResult]:
         """JL001 for skipped files Python can't parse (or not known to)."""
         unknown = [s for s in sources if self.screen(s).parses is not True]
         found = run_jobs(
-            self._jobs(unknown, syntax_only=True), self._pool(), self.cache, entries=self.entries
+            self._jobs(unknown, syntax_only=True),
+            self._pool(),
+            self.cache,
+            entries=self.entries,
+            ready=self._pool().done_meanwhile(),
         )
         for source, result in zip(unknown, found, strict=True):
             self.screener.parses(source.key, result.parsed)
@@ -360,6 +427,17 @@ class _Run:
         return frozenset(code for code in self.selector.base if follows_calls(code))
 
 
+def _may_be_parsed_later(screening: Screening) -> bool:
+    """Whether a later step of the run may lint or index a skipped file."""
+    return (
+        screening.defines_jobs
+        or screening.gated
+        or screening.on_call
+        or screening.transactional
+        or screening.commits
+    )
+
+
 def _triggered(settings: LintSettings, screening: Screening | None) -> LintSettings:
     """Only the rules whose triggers the screening found (and JL001); every
     rule without a screening that names them."""
@@ -380,9 +458,10 @@ def cache_directory(config: Config) -> Path:
 
 
 def _load_sources(
-    paths: list[Path], manifest: Manifest
+    paths: list[Path], manifest: Manifest, on_read: Callable[[_Source], None] | None = None
 ) -> tuple[list[_Source], list[tuple[Path, str]]]:
-    """The run's files, and those that can't be read (with why)."""
+    """The run's files, and those that can't be read (with why). `on_read`
+    hears of each file as it is read."""
     sources, unreadable = [], []
     shown = _DisplayPaths()
     for path in paths:
@@ -391,6 +470,8 @@ def _load_sources(
             unreadable.append((path, found))
         else:
             sources.append(found)
+            if on_read is not None:
+                on_read(found)
     return sources, unreadable
 
 
@@ -456,7 +537,9 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
 def _lint_discovered(
     paths: list[Path], config: Config, run: _Run, discovery: Discovery
 ) -> RunResult:
-    sources, unreadable = _load_sources(discovery.files, run.manifest)
+    early = run.screen_early if run.options.use_prefilter else None
+    sources, unreadable = _load_sources(discovery.files, run.manifest, early)
+    run.flush_early()
     if run.options.on_total:
         run.options.on_total(len(discovery.files), sum(s.size for s in sources))
     results = [
@@ -484,6 +567,7 @@ def _lint_discovered(
         run.screen_all(others, FACTS)
     run.learn_call_enqueues([*sources, *others])
     wanted, skipped = _prefilter(run, sources)
+    run.check_syntax_meanwhile(skipped)
     results.extend(run.lint(wanted, triggered=True))
     named: frozenset[str] | None = None
     pool = list(skipped)

@@ -11,7 +11,9 @@ import functools
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,13 +28,19 @@ from joblint.settings import LintSettings, ModuleInfo
 
 if TYPE_CHECKING:
     import ctypes
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # Below this many files to parse, a pool costs more than it saves.
 MIN_FILES_FOR_POOL = 24
 CHUNK_SIZE = 8
 # Syntax checks sent to a worker at a time, in bytes of source.
 CHUNK_BYTES = 256 * 1024
+# Background work (`_Background`): bytes of source a chunk holds (a few
+# milliseconds of work, what a batch may wait behind), and how much is sent
+# behind a batch (about what the workers get through while the main process
+# works out the next batch).
+BACKGROUND_CHUNK_BYTES = 64 * 1024
+BACKGROUND_WINDOW_BYTES = 4 * 1024 * 1024
 # Files whose LibCST tree is worth returning the memory of afterwards.
 BIG_FILE = 64 * 1024
 RECURSION_LIMIT = 10_000
@@ -96,6 +104,7 @@ class WorkerPool:
         self.workers = workers
         self.prefilter = prefilter
         self._executor: ProcessPoolExecutor | None = None
+        self._background: _Background | None = None
         if eager:
             self.start()
 
@@ -124,9 +133,98 @@ class WorkerPool:
         return self._executor
 
     def close(self) -> None:
+        self._background = None
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
             self._executor = None
+
+    def meanwhile(self, jobs: list[Job], needed: Callable[[Job], bool]) -> None:
+        """Run `jobs` in the moments the pool would idle (`_Background`),
+        each only if still `needed` when its turn comes; a serial run, or one
+        whose pool didn't start, leaves them to `done_meanwhile`'s caller."""
+        if self._executor is not None and jobs:
+            self._background = _Background(self._executor, jobs, needed)
+            self._background.send()
+
+    def done_meanwhile(self) -> dict[str, FileResult]:
+        """The results of the background jobs that ran, by shown path (those
+        not started are dropped)."""
+        background, self._background = self._background, None
+        return background.finish() if background is not None else {}
+
+    @contextmanager
+    def batch(self) -> Iterator[ProcessPoolExecutor | None]:
+        """Submit a batch of work: ahead of the background jobs not started
+        yet, which go behind it again once it is submitted."""
+        background = self._background
+        if background is not None:
+            background.withdraw()
+        try:
+            yield self.executor
+        finally:
+            if background is not None:
+                background.send()
+
+
+class _Background:
+    """Cheap jobs (syntax checks) for the moments the pool would otherwise
+    idle: the tail of a batch, and the main process working out the next
+    one. Chunks are sent behind every batch; when the next batch comes,
+    those not handed to a worker yet are taken back, so it waits behind only
+    the few chunks the workers already hold."""
+
+    def __init__(
+        self, executor: ProcessPoolExecutor, jobs: list[Job], needed: Callable[[Job], bool]
+    ) -> None:
+        self._executor = executor
+        self._todo: deque[Job] = deque(jobs)
+        self._needed = needed
+        self._sent: list[tuple[list[Job], Future[list[FileResult]]]] = []
+        self._done: dict[str, FileResult] = {}
+
+    def send(self) -> None:
+        window = sum(_bytes(chunk) for chunk, _ in self._sent)
+        while self._todo and window < BACKGROUND_WINDOW_BYTES:
+            chunk = self._next_chunk()
+            if chunk:
+                self._sent.append((chunk, self._executor.submit(_run_chunk, chunk)))
+                window += _bytes(chunk)
+
+    def _next_chunk(self) -> list[Job]:
+        chunk: list[Job] = []
+        size = 0
+        while self._todo and size < BACKGROUND_CHUNK_BYTES and len(chunk) < CHUNK_SIZE * 4:
+            job = self._todo.popleft()
+            if self._needed(job):
+                chunk.append(job)
+                size += len(job.data)
+        return chunk
+
+    def withdraw(self) -> None:
+        """Take back the chunks no worker has started; keep what is done."""
+        running = []
+        for chunk, future in reversed(self._sent):
+            if future.done():
+                self._keep(future)
+            elif future.cancel():
+                self._todo.extendleft(reversed(chunk))
+            else:
+                running.append((chunk, future))
+        self._sent = running[::-1]
+
+    def finish(self) -> dict[str, FileResult]:
+        self.withdraw()
+        for _, future in self._sent:
+            self._keep(future)
+        self._sent = []
+        return self._done
+
+    def _keep(self, future: Future[list[FileResult]]) -> None:
+        self._done.update((result.path, result) for result in future.result())
+
+
+def _bytes(chunk: list[Job]) -> int:
+    return sum(len(job.data) for job in chunk)
 
 
 # How much of a file to screen (`screen_sources`).
@@ -140,16 +238,25 @@ def screen_sources(
 ) -> list[Screening]:
     """Each (bytes, depth) screened (`joblint.pipeline.screen.verdicts`), in
     input order, in the pool when there are enough files to pay for one."""
-    executor = pool.executor if len(items) >= MIN_FILES_FOR_POOL else None
-    if executor is None:
+    if len(items) < MIN_FILES_FOR_POOL or pool.executor is None:
         return [_screen(prefilter, data, depth) for data, depth in items]
     results: list[Screening | None] = [None] * len(items)
     chunks = _byte_batches(range(len(items)), lambda i: len(items[i][0]))
-    futures = [(c, executor.submit(_screen_chunk, [items[i] for i in c])) for c in chunks]
+    with pool.batch() as executor:
+        assert executor is not None
+        futures = [(c, executor.submit(_screen_chunk, [items[i] for i in c])) for c in chunks]
     for chunk, future in futures:
         for index, screening in zip(chunk, future.result(), strict=True):
             results[index] = screening
     return [r for r in results if r is not None]
+
+
+def screen_soon(items: list[tuple[bytes, str]], pool: WorkerPool) -> Future[list[Screening]]:
+    """Each (bytes, depth) screened in a started pool, while the caller goes
+    on (reading the next files)."""
+    with pool.batch() as executor:
+        assert executor is not None, "screen_soon needs a started pool"
+        return executor.submit(_screen_chunk, items)
 
 
 def _screen(prefilter: Prefilter, data: bytes, depth: str) -> Screening:
@@ -169,11 +276,13 @@ def run_jobs(
     cache: ResultCache | None,
     on_done: Callable[[str, int], None] | None = None,
     entries: dict[int, tuple[str, FileResult]] | None = None,
+    ready: dict[str, FileResult] | None = None,
 ) -> list[FileResult]:
     """Results in input order. `on_done` hears of every file linted, with its
     size in bytes (syntax checks are of files already counted as skipped). `entries` learns the
     cache entry of each result that has one (by the result's id; holding the
-    result keeps its id from being reused)."""
+    result keeps its id from being reused). `ready`: results the background
+    computed (`WorkerPool.meanwhile`), by shown path, taken instead of computing."""
     results: list[FileResult | None] = [None] * len(jobs)
     keys: list[str] = []
     todo: list[int] = []
@@ -188,7 +297,9 @@ def run_jobs(
                 on_done(CACHED, len(job.data))
         else:
             todo.append(index)
-    computed = _compute([jobs[i] for i in todo], pool, on_done)
+    done = ready or {}
+    fresh = iter(_compute([jobs[i] for i in todo if jobs[i].path not in done], pool, on_done))
+    computed = [done[jobs[i].path] if jobs[i].path in done else next(fresh) for i in todo]
     uncached: set[int] = set()
     for index, result in zip(todo, computed, strict=True):
         results[index] = result
@@ -213,10 +324,9 @@ def _compute(
 ) -> list[FileResult]:
     """In the pool once it runs or when there are enough jobs to start it;
     else here, one by one."""
-    if jobs and (pool.started or len(jobs) >= MIN_FILES_FOR_POOL):
-        executor = pool.executor
-        if executor is not None:
-            return _in_pool(executor, jobs, on_done)
+    wanted = jobs and (pool.started or len(jobs) >= MIN_FILES_FOR_POOL)
+    if wanted and pool.executor is not None:
+        return _in_pool(pool, jobs, on_done)
     found = []
     for job in jobs:
         found.append(_run(job))
@@ -226,12 +336,15 @@ def _compute(
 
 
 def _in_pool(
-    executor: ProcessPoolExecutor, jobs: list[Job], on_done: Callable[[str, int], None] | None
+    pool: WorkerPool, jobs: list[Job], on_done: Callable[[str, int], None] | None
 ) -> list[FileResult]:
     results: list[FileResult | None] = [None] * len(jobs)
-    submitted = [
-        (chunk, executor.submit(_run_chunk, [jobs[i] for i in chunk])) for chunk in _chunks(jobs)
-    ]
+    with pool.batch() as executor:
+        assert executor is not None
+        submitted = [
+            (chunk, executor.submit(_run_chunk, [jobs[i] for i in chunk]))
+            for chunk in _chunks(jobs)
+        ]
     for chunk, future in submitted:
         for index, result in zip(chunk, future.result(), strict=True):
             results[index] = result
