@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from joblint.index.summaries import child_nodes
 from joblint.knowledge import jobs, locks, retries
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -46,7 +47,7 @@ def _scan(tree: ast.Module, lines: _Lines) -> _Scan:
     stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(tree, ())]
     while stack:
         node, loops = stack.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if not lines.may_hold(child):
                 continue
             if isinstance(child, _LOOPS):
@@ -96,12 +97,22 @@ def _may_sleep(func: ast.expr) -> bool:
 def _body_nodes(node: ast.AST, scopes: tuple[type[ast.AST], ...] = _SCOPES) -> Iterator[ast.AST]:
     """The nodes under `node`, not entering nested functions, classes or
     lambdas (or whatever else `scopes` names)."""
-    stack = list(ast.iter_child_nodes(node))
+    stack = child_nodes(node)
     while stack:
         child = stack.pop()
         yield child
         if not isinstance(child, scopes):
-            stack.extend(ast.iter_child_nodes(child))
+            stack.extend(child_nodes(child))
+
+
+def _every_node(node: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk` without the expression contexts (`Load`, `Store`), in
+    another order: depth first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(child_nodes(current))
 
 
 def _catches(node: ast.AST) -> bool:
@@ -359,10 +370,10 @@ class _OrmLocks:
                 body = {id(statement) for statement in node.body}
                 stack.extend(
                     (child, inside, node if id(child) in body else None)
-                    for child in ast.iter_child_nodes(node)
+                    for child in child_nodes(node)
                 )
                 continue
-            stack.extend((child, inside, function) for child in ast.iter_child_nodes(node))
+            stack.extend((child, inside, function) for child in child_nodes(node))
         self._values = values
         # (name, None) -> (a value it is assigned anywhere locks rows, one picks);
         # (name, id of a function binding it) -> the same over the function's
@@ -420,6 +431,10 @@ class _OrmLocks:
         return root in self._assigned or plain in self._assigned
 
     def pick_next(self) -> bool:
+        if not any(chain.locks for chain, _ in (*self.chains, *self.iterated)) and not any(
+            chain.locks for _, chain, _ in self._values
+        ):
+            return False  # no chain locks, nor anything a name holds
         self._hold()
         for chain, function in self.chains:
             found = self._with_holder(chain, function)
@@ -435,7 +450,7 @@ class _OrmLocks:
             return True
         found = self._writes.get(id(function))
         if found is None:
-            found = self._writes[id(function)] = any(_may_write(n) for n in ast.walk(function))
+            found = self._writes[id(function)] = any(map(_may_write, _every_node(function)))
         return found
 
 
@@ -507,7 +522,7 @@ def on_commit_in_loop(tree: ast.Module, lowered: bytes) -> bool:
             return True
         inside = looped or isinstance(node, _STATEMENT_LOOPS)
         stack.extend(
-            (child, inside) for child in ast.iter_child_nodes(node) if lines.may_hold(child)
+            (child, inside) for child in child_nodes(node) if lines.may_hold(child)
         )
     return False
 
@@ -525,7 +540,7 @@ def project_decorated_function(tree: ast.Module, lowered: bytes) -> bool:
     there by a project's decorator goes unseen; its findings would be test
     code's, shown only with `--include-tests`)."""
     imported: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in _every_node(tree):
         if isinstance(node, ast.ImportFrom):
             module = "." if node.level else (node.module or "")
             imported.update((a.asname or a.name, module) for a in node.names)
