@@ -101,7 +101,8 @@ def test_cache_round_trip_is_light(tmp_path: Path) -> None:
     key = entry_key("a.py", "0" * 32, LintSettings(frozenset({"JL101"})), ModuleInfo("a"))
     finding = Finding("JL101", "enqueue-in-transaction", "m", "a.py", Span(1, 1, 1, 2))
     cache.put(key, FileResult("a.py", (finding,)))
-    assert cache.get(key).findings == (finding,)
+    assert cache.flush()
+    assert ResultCache(Path("cache")).get(key).findings == (finding,)
     """
     assert heavy_imports(snippet, tmp_path) == []
 

@@ -108,7 +108,10 @@ def test_a_pruned_entry_or_a_damaged_memo_runs_the_rounds(
     memo = project / CACHE_DIR_NAME / MEMO_NAME
     (remembered,) = json.loads(memo.read_text()).values()
     entry = remembered["context"][0]
-    (project / CACHE_DIR_NAME / entry[:2] / f"{entry}.json").unlink()
+    (pack,) = (project / CACHE_DIR_NAME / "packs").glob("*.json")
+    keys, entries = (json.loads(line) for line in pack.read_text().splitlines())
+    kept = [(k, e) for k, e in zip(keys, entries, strict=True) if k != entry]
+    pack.write_text("\n".join(json.dumps([x[i] for x in kept]) for i in (0, 1)) + "\n")
     rounds = Rounds(monkeypatch)
     assert _findings(project, ["project_model"]) == first
     assert rounds.count > 0

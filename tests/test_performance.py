@@ -146,14 +146,14 @@ def test_cache_hits_and_invalidation(tmp_path: Path, monkeypatch: pytest.MonkeyP
     first = _findings(Path("."), config, RunOptions(cache=True))
     cache_dir = tmp_path / ".joblint_cache"
     assert (cache_dir / ".gitignore").read_text().strip().endswith("*")
-    entries = sorted(cache_dir.glob("*/*.json"))
+    (pack,) = cache_dir.glob("packs/*.json")  # the run's entries, in one file
     # a.py's result and b.py's index (it opens a transaction: the project model
     # reads it); that b.py parses is remembered by the screening record.
-    assert len(entries) == 2
+    assert len(json.loads(pack.read_text().splitlines()[0])) == 2
     assert list(cache_dir.glob("screen-*.json"))
     assert _findings(Path("."), config, RunOptions(cache=True)) == first
-    # A damaged entry is recomputed, never trusted.
-    entries[0].write_text("{not json")
+    # A damaged pack is recomputed, never trusted.
+    pack.write_text("{not json")
     assert _findings(Path("."), config, RunOptions(cache=True)) == first
     # Changing a file changes its key.
     (tmp_path / "a.py").write_text((tmp_path / "a.py").read_text().replace("t.delay()", "pass"))
@@ -465,25 +465,42 @@ def test_the_ast_checks_walk_only_lines_naming_sleep_without_changing_verdicts(
 
 
 def test_the_cache_is_bounded(tmp_path: Path) -> None:
-    """A run that wrote entries prunes the oldest beyond the limit; a run that
-    wrote none (a warm run) lists nothing."""
+    """A run writes its entries as one pack; after a run that wrote one, the
+    packs are merged into one when they hold more entries than the limit
+    (the newest packs' first) or are more than MAX_PACKS. A run that wrote
+    nothing (a warm run) looks at nothing."""
     import hashlib
     import os
 
     from joblint.models import FileResult
-    from joblint.pipeline.cache import ResultCache
+    from joblint.pipeline.cache import MAX_PACKS, ResultCache
 
-    cache = ResultCache(tmp_path / "cache")
-    assert cache.prune_if_full(keep=1) == 0  # nothing written: nothing looked at
+    directory = tmp_path / "cache"
+    assert ResultCache(directory).prune_if_full(keep=1) == 0  # nothing written
     keys = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(600)]
-    for age, key in enumerate(keys):
-        cache.put(key, FileResult(f"m{age}.py"))
-        entry = cache._entry(key)
-        os.utime(entry, (1_000_000 + age, 1_000_000 + age))  # later keys are newer
-    assert cache.prune_if_full(keep=10_000) == 0  # the estimate stays under the limit
-    assert cache.prune_if_full(keep=100) == 500
-    left = {p.stem for p in (tmp_path / "cache").glob("*/*.json")}
-    assert left == set(keys[-100:])
+    writer = ResultCache(directory)
+    for run in range(6):  # six runs of 100 entries, later ones newer
+        writer = ResultCache(directory)
+        for key in keys[run * 100 : (run + 1) * 100]:
+            writer.put(key, FileResult(f"{key}.py"))
+        assert writer.flush()
+        newest = max(directory.glob("packs/*.json"), key=lambda p: p.stat().st_mtime_ns)
+        os.utime(newest, (1_000_000 + run, 1_000_000 + run))
+    assert writer.prune_if_full(keep=10_000) == 0
+    assert writer.prune_if_full(keep=250) == 350
+    (pack,) = directory.glob("packs/*.json")
+    left = set(json.loads(pack.read_text().splitlines()[0]))
+    assert len(left) == 250 and set(keys[-200:]) <= left <= set(keys[-300:])
+    reader = ResultCache(directory)
+    assert all(reader.get(key) == FileResult(f"{key}.py") for key in keys[-200:])
+    assert reader.get(keys[0]) is None
+    for run in range(MAX_PACKS):  # many small runs: merged, nothing dropped
+        writer = ResultCache(directory)
+        writer.put(f"{run:064x}", FileResult(f"run{run}.py"))
+        assert writer.flush()
+    assert writer.prune_if_full() == 0
+    assert len(list(directory.glob("packs/*.json"))) == 1
+    assert ResultCache(directory).get(f"{0:064x}") == FileResult("run0.py")
 
 
 def test_old_screening_records_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -527,8 +544,9 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
     outputs = [run.communicate(timeout=120)[0] for run in runs]
     assert all(run.returncode == 1 for run in runs)
     assert len(json.loads(outputs[0])) == 6 and len(set(outputs)) == 1
-    entries = list((tmp_path / ".joblint_cache").glob("*/*.json"))
-    assert entries and all(decode_entry(json.loads(p.read_text())) for p in entries)
+    packs = list((tmp_path / ".joblint_cache").glob("packs/*.json"))
+    entries = [e for p in packs for e in json.loads(p.read_text().splitlines()[1])]
+    assert entries and all(decode_entry(entry) for entry in entries)
     assert not list((tmp_path / ".joblint_cache").rglob("*.tmp"))  # no half-written files
     warm = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert warm.stdout == outputs[0]

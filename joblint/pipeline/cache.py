@@ -1,11 +1,16 @@
 """A content-hash cache of per-file results (findings and facts).
 
-Entries live in `.joblint_cache/` at the project root, one JSON file per key,
-keyed by the file's bytes, its shown path and module name, the settings that
-affect it and joblint's version. JSON, not pickle: a cache directory is data
-that may come from anywhere, and loading it must never run code. Writes are
-atomic (temporary file + rename), so concurrent runs never see half an entry;
-the directory is pruned to a bounded number of entries.
+Entries live in `.joblint_cache/` at the project root, keyed by the file's
+bytes, its shown path and module name, the settings that affect it and
+joblint's version. A run writes the entries it computed together, in one
+pack (`packs/pack-*.json`: a line of keys, then a line of entries), not a
+file each: creating a file is the costly part of writing one (about a
+millisecond each on some virtual disks, hundreds in a cold run), and a CI
+cache restores a few packs much faster than thousands of small files.
+JSON, not pickle: a cache directory is data that may come from anywhere,
+and loading it must never run code. Packs are written atomically (temporary
+file + rename), so concurrent runs never see half of one; their entries are
+bounded, the oldest packs merged away first.
 """
 
 from __future__ import annotations
@@ -28,11 +33,14 @@ CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version.
 # Entries are decoded positionally: an entry written before a dataclass gained
 # a field would load with that field's default, silently wrong.
-ENTRY_FORMAT = "9"
+ENTRY_FORMAT = "10"
 # The joblint package: every module of it (rules, index, knowledge) shapes entries.
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 MAX_ENTRIES = 50_000
-SUBDIRECTORIES = 256  # an entry lives under the first two hex digits of its key
+# Packs kept before they are merged into one (each run that computed
+# something writes one: a pre-commit run a small one).
+MAX_PACKS = 32
+PACKS_DIR = "packs"
 # Screening records kept (one per joblint version, code and rule selection).
 MAX_SCREENINGS = 4
 _MODELS: dict[str, type[Any]] = {
@@ -148,53 +156,138 @@ def entry_key(
 
 
 class ResultCache:
+    """The entries of the cache directory's packs, and this run's (written
+    in a pack of their own by `flush`)."""
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self.packs = directory / PACKS_DIR
         self.hits = 0
         self.writes = 0
-        self._written_to: Path | None = None  # one subdirectory this run wrote to
-
-    def _entry(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
+        # This run's entries, encoded when put (while the workers run, not at the end).
+        self._pending: dict[str, tuple[models.FileResult, Any]] = {}
+        # key -> (pack, position), read from the packs' first lines when first asked.
+        self._index: dict[str, tuple[Path, int]] | None = None
+        self._counts: dict[Path, int] = {}  # entries per pack
+        self._loaded: dict[Path, list[Any]] = {}  # packs whose entries were read
 
     def has(self, key: str) -> bool:
-        return self._entry(key).is_file()
+        return key in self._pending or key in self._keys()
 
     def get(self, key: str) -> models.FileResult | None:
-        try:
-            raw = self._entry(key).read_text(encoding="utf-8")
-            result = decode(json.loads(raw))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # missing or damaged: recompute
-        if not isinstance(result, models.FileResult):
-            return None
-        self.hits += 1
+        pending = self._pending.get(key)
+        result = pending[0] if pending is not None else self._from_pack(key)
+        if result is not None:
+            self.hits += 1
         return result
 
     def put(self, key: str, result: models.FileResult) -> None:
-        target = self._entry(key)
-        payload = json.dumps(encode(result), separators=(",", ":"))
-        if write_record(target, payload, self.directory):
-            self.writes += 1
-            self._written_to = target.parent
+        """Kept for this run's pack (`flush`)."""
+        self._pending[key] = (result, encode(result))
+        self.writes += 1
+
+    def flush(self) -> bool:
+        """Write the entries `put` since the last flush as one pack."""
+        if not self._pending:
+            return True
+        keys = list(self._pending)
+        entries = [encoded for _, encoded in self._pending.values()]
+        head = json.dumps(keys, separators=(",", ":"))
+        name = hashlib.sha256(head.encode()).hexdigest()[:24]
+        target = self.packs / f"pack-{name}.json"
+        payload = head + "\n" + json.dumps(entries, separators=(",", ":")) + "\n"
+        written = write_record(target, payload, self.directory)
+        if written and self._index is not None:
+            self._counts[target] = len(keys)
+            self._index.update((key, (target, i)) for i, key in enumerate(keys))
+        self._pending = {}
+        return written
+
+    def _keys(self) -> dict[str, tuple[Path, int]]:
+        if self._index is None:
+            self._index = {}
+            for pack in sorted(self._pack_files(), key=_mtime):  # the newest wins
+                keys = _pack_keys(pack)
+                self._counts[pack] = len(keys)
+                self._index.update((key, (pack, i)) for i, key in enumerate(keys))
+        return self._index
+
+    def _pack_files(self) -> list[Path]:
+        try:
+            return [p for p in self.packs.iterdir() if p.suffix == ".json"]
+        except OSError:
+            return []
+
+    def _from_pack(self, key: str) -> models.FileResult | None:
+        found = self._keys().get(key)
+        if found is None:
+            return None
+        pack, position = found
+        entries = self._loaded.get(pack)
+        try:
+            if entries is None:
+                entries = self._loaded[pack] = _pack_entries(pack)
+            result = decode(entries[position])
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return None  # missing or damaged: recompute
+        return result if isinstance(result, models.FileResult) else None
 
     def prune_if_full(self, keep: int = MAX_ENTRIES) -> int:
-        """After a run that wrote entries, `prune` if the cache may hold more
-        than `keep`. Keys are hex digests spread evenly over 256 subdirectories,
-        so one subdirectory's size estimates the whole without listing it."""
-        if self._written_to is None:
+        """After a run that wrote a pack, merge the packs into one when there
+        are more than MAX_PACKS or they hold more than `keep` entries (the
+        newest packs' first); how many entries went."""
+        if not self.writes:
             return 0
-        try:
-            sample = sum(1 for name in os.listdir(self._written_to) if name.endswith(".json"))
-        except OSError:
-            return 0
-        if sample * SUBDIRECTORIES <= keep:
+        self._keys()
+        if len(self._counts) <= MAX_PACKS and sum(self._counts.values()) <= keep:
             return 0
         return self.prune(keep)
 
     def prune(self, keep: int = MAX_ENTRIES) -> int:
-        """Drop the least recently written entries beyond `keep`; how many went."""
-        return _keep_newest(self.directory.glob("*/*.json"), keep)
+        """Merge every pack into one of at most `keep` entries, the newest
+        packs' first; how many entries went."""
+        packs = sorted(self._pack_files(), key=_mtime, reverse=True)
+        kept: dict[str, Any] = {}
+        total = 0
+        for pack in packs:
+            try:
+                keys, entries = _pack_keys(pack), _pack_entries(pack)
+            except (OSError, ValueError):
+                continue
+            total += len(keys)
+            for key, entry in zip(keys, entries, strict=False):
+                if len(kept) < keep:
+                    kept.setdefault(key, entry)
+        head = json.dumps(list(kept), separators=(",", ":"))
+        name = hashlib.sha256(head.encode()).hexdigest()[:24]
+        target = self.packs / f"pack-{name}.json"
+        payload = head + "\n" + json.dumps(list(kept.values()), separators=(",", ":")) + "\n"
+        if not write_record(target, payload, self.directory):
+            return 0
+        for pack in packs:
+            if pack != target:
+                with contextlib.suppress(OSError):
+                    pack.unlink()
+        self._index, self._counts, self._loaded = None, {}, {}
+        return total - len(kept)
+
+
+def _pack_keys(pack: Path) -> list[str]:
+    """A pack's keys: its first line (the entries, on the second, aren't read)."""
+    with pack.open("rb") as stream:
+        keys = json.loads(stream.readline())
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise ValueError("not a pack")
+    return keys
+
+
+def _pack_entries(pack: Path) -> list[Any]:
+    with pack.open("rb") as stream:
+        stream.readline()
+        entries = json.loads(stream.readline())
+    if not isinstance(entries, list):
+        raise ValueError("not a pack")
+    return entries
 
 
 def prune_screenings(directory: Path, keep: int = MAX_SCREENINGS) -> int:
@@ -276,7 +369,12 @@ def clear(directory: Path) -> int:
     removed = 0
     if not (directory / "CACHEDIR.TAG").exists():
         return 0  # never delete a directory joblint didn't create
-    for path in directory.glob("*/*.json"):
+    for pack in directory.glob(f"{PACKS_DIR}/*.json"):
+        with contextlib.suppress(OSError, ValueError):
+            removed += len(_pack_keys(pack))
+        with contextlib.suppress(OSError):
+            pack.unlink()
+    for path in directory.glob("*/*.json"):  # one file per entry, as earlier versions wrote
         with contextlib.suppress(OSError):
             path.unlink()
             removed += 1

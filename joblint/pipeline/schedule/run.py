@@ -592,6 +592,8 @@ def _lint_discovered(
     results.extend(_syntax_errors(run, skipped, pool))
     run.screener.save()
     run.manifest.save()
+    if run.cache is not None:
+        run.cache.flush()
     if memo is not None:
         memo.save(Outcome(results, context, named), run.entries)
     if run.cache is not None:  # a bounded cache: old entries and records go
