@@ -812,3 +812,27 @@ def test_background_work_yields_to_a_batch_and_skips_what_is_no_longer_needed() 
     assert set(done) == {job.path for job in jobs} - skipped
     assert [f.code for f in done["bad.py"].findings] == ["JL001"]
     assert all(result.parsed for path, result in done.items() if path != "bad.py")
+
+
+@pytest.mark.parametrize(
+    ("source", "wanted"),
+    [
+        ("@shared_task(max_retries=None)\ndef f():\n    pass\n", True),
+        ("class Sync(Task):\n    max_retries = None\n", True),
+        ("class Sync(Task):\n    max_retries: int | None = None\n", True),
+        ("@app.task(retry_kwargs={'max_retries': None})\ndef f():\n    pass\n", True),
+        ("def run(self):\n    self.retry(max_retries=NEVER)\n", True),
+        # The word in another name, or compared: no attempt bound is set.
+        ("def test_send_when_max_retries_exceeded():\n    pass\n", False),
+        ("if task.request.retries == task.max_retries:\n    pass\n", False),
+        ("backend = Backend(result_backend_max_retries=2)\n", False),
+    ],
+)
+def test_the_attempt_bound_trigger_wants_the_option_given_a_value(
+    source: str, wanted: bool
+) -> None:
+    from joblint.pipeline.screen.prefilter import Prefilter
+
+    lowered = source.encode().lower()
+    prefilter = Prefilter(["JL302"], [], project_facts=False)
+    assert prefilter.decide_lowered(lowered, prefilter.present(lowered)).wanted is wanted

@@ -328,6 +328,15 @@ def _keyword_set(keyword: str, values: Iterable[Value]) -> str:
     return rf"\b{re.escape(keyword.lower())}\s*=\s*(?:{alternatives(spelled)})\b"
 
 
+def _keyword_given(*keywords: str) -> str:
+    """One of the options given a value, whatever the value: a keyword
+    argument, a class attribute (annotated or not) or a dict entry
+    (`max_retries=`, `max_retries: int = `, `"max_retries": `); not the word
+    in another name or a comparison (`test_max_retries_exceeded`, `max_retries == 3`)."""
+    spelled = alternatives({keyword.lower() for keyword in keywords})
+    return rf"\b(?:{spelled})(?:\s*=(?!=)|['\"]\s*:|\s*:[^\n=]*=(?!=))"
+
+
 def _keywords(bound: BoundParams) -> tuple[str, ...]:
     return tuple(sorted({param.keyword.lower() for param, _ in bound.params}))
 
@@ -375,8 +384,10 @@ RETRY_DELAYS: tuple[Trigger, ...] = _distinct(
 def _bound_triggers(bound: BoundParams, callees: tuple[str, ...]) -> Iterator[Trigger]:
     if bound.default is Bound.NONE:  # leaving it out is the finding
         yield Trigger(tuple(sorted(tails(callees))), (_module_word(callees),))
-    else:
+    elif any(param.position is not None for param, _ in bound.params):
         yield Trigger(_keywords(bound))
+    else:  # only ever a keyword: given a value
+        yield Trigger(_keywords(bound), (_keyword_given(*_keywords(bound)),))
 
 
 def _option_bound_triggers(r: TaskRetries) -> Iterator[Trigger]:
@@ -386,7 +397,12 @@ def _option_bound_triggers(r: TaskRetries) -> Iterator[Trigger]:
     for bound in r.bounds:
         for param, _ in bound.params:
             literal = keywords_only and not param.within and bound.unbounded
-            pattern = (_keyword_set(param.keyword, bound.unbounded),) if literal else ()
+            if literal:
+                pattern: tuple[str, ...] = (_keyword_set(param.keyword, bound.unbounded),)
+            elif param.position is None:
+                pattern = (_keyword_given(param.keyword),)
+            else:
+                pattern = ()
             yield Trigger((param.keyword.lower(),), pattern)
     if r.method is not None and r.method.bound is not None:
         yield from _bound_triggers(r.method.bound, ())
