@@ -558,6 +558,10 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
         ('cur.execute("SELECT id FROM jobs LIMIT 1 FOR UPDATE")\n', True),
         ('SQL = "SELECT id FROM jobs ORDER BY id FOR" + " NO KEY UPDATE"\n', True),
         ('LOCK = "for"\nSQL = "select id from jobs " + LOCK + " share"\n', True),
+        ('MODE = "FOR UPDATE"\nSQL = f"{BASE} {MODE}"\nBASE = "SELECT id FROM jobs"\n', True),
+        # Prose naming no SELECT: no lock the rule reads.
+        ('HELP = "Represents an input for update of attribute."\n', False),
+        ('raise ValueError(f"Unable to deduce the amount for {event}")\n', False),
         ("job = Job.objects.select_for_update().filter(state='new').first()\n", True),
         (
             "jobs = Job.objects.select_for_update()\nwhile True:\n"
