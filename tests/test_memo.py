@@ -5,6 +5,7 @@ facts taken from an earlier run's lint of it."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 import joblint.pipeline.schedule.run as schedule
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
-from joblint.pipeline.cache import CACHE_DIR_NAME
+from joblint.pipeline.cache import CACHE_DIR_NAME, read_pack
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.schedule import workers
 from joblint.pipeline.schedule.memo import MEMO_NAME
@@ -109,9 +110,10 @@ def test_a_pruned_entry_or_a_damaged_memo_runs_the_rounds(
     (remembered,) = json.loads(memo.read_text()).values()
     entry = remembered["context"][0]
     (pack,) = (project / CACHE_DIR_NAME / "packs").glob("*.json")
-    keys, entries = (json.loads(line) for line in pack.read_text().splitlines())
-    kept = [(k, e) for k, e in zip(keys, entries, strict=True) if k != entry]
-    pack.write_text("\n".join(json.dumps([x[i] for x in kept]) for i in (0, 1)) + "\n")
+    kept = [(key, text) for key, text in read_pack(pack) if key != entry]
+    ends = list(itertools.accumulate(len(text) for _, text in kept))
+    head = json.dumps({"keys": [key for key, _ in kept], "ends": ends})
+    pack.write_text(head + "\n" + "".join(text for _, text in kept))
     rounds = Rounds(monkeypatch)
     assert _findings(project, ["project_model"]) == first
     assert rounds.count > 0

@@ -20,6 +20,7 @@ from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.pipeline import lint as engine
 from joblint.pipeline import source
+from joblint.pipeline.cache import read_pack
 from joblint.pipeline.schedule import workers as runner
 from joblint.registry import all_rules, examples
 from joblint.rule import Invalid
@@ -149,7 +150,7 @@ def test_cache_hits_and_invalidation(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (pack,) = cache_dir.glob("packs/*.json")  # the run's entries, in one file
     # a.py's result and b.py's index (it opens a transaction: the project model
     # reads it); that b.py parses is remembered by the screening record.
-    assert len(json.loads(pack.read_text().splitlines()[0])) == 2
+    assert len(read_pack(pack)) == 2
     assert list(cache_dir.glob("screen-*.json"))
     assert _findings(Path("."), config, RunOptions(cache=True)) == first
     # A damaged pack is recomputed, never trusted.
@@ -489,7 +490,7 @@ def test_the_cache_is_bounded(tmp_path: Path) -> None:
     assert writer.prune_if_full(keep=10_000) == 0
     assert writer.prune_if_full(keep=250) == 350
     (pack,) = directory.glob("packs/*.json")
-    left = set(json.loads(pack.read_text().splitlines()[0]))
+    left = {key for key, _ in read_pack(pack)}
     assert len(left) == 250 and set(keys[-200:]) <= left <= set(keys[-300:])
     reader = ResultCache(directory)
     assert all(reader.get(key) == FileResult(f"{key}.py") for key in keys[-200:])
@@ -545,8 +546,8 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
     assert all(run.returncode == 1 for run in runs)
     assert len(json.loads(outputs[0])) == 6 and len(set(outputs)) == 1
     packs = list((tmp_path / ".joblint_cache").glob("packs/*.json"))
-    entries = [e for p in packs for e in json.loads(p.read_text().splitlines()[1])]
-    assert entries and all(decode_entry(entry) for entry in entries)
+    entries = [entry for pack in packs for _, entry in read_pack(pack)]
+    assert entries and all(decode_entry(json.loads(entry)) for entry in entries)
     assert not list((tmp_path / ".joblint_cache").rglob("*.tmp"))  # no half-written files
     warm = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
     assert warm.stdout == outputs[0]

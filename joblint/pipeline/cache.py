@@ -3,7 +3,8 @@
 Entries live in `.joblint_cache/` at the project root, keyed by the file's
 bytes, its shown path and module name, the settings that affect it and
 joblint's version. A run writes the entries it computed together, in one
-pack (`packs/pack-*.json`: a line of keys, then a line of entries), not a
+pack (`packs/pack-*.json`: a line of keys and where each entry ends, then
+the entries), not a
 file each: creating a file is the costly part of writing one (about a
 millisecond each on some virtual disks, hundreds in a cold run), and a CI
 cache restores a few packs much faster than thousands of small files.
@@ -19,10 +20,12 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import itertools
 import json
 import os
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,11 +168,11 @@ class ResultCache:
         self.hits = 0
         self.writes = 0
         # This run's entries, encoded when put (while the workers run, not at the end).
-        self._pending: dict[str, tuple[models.FileResult, Any]] = {}
+        self._pending: dict[str, tuple[models.FileResult, str]] = {}
         # key -> (pack, position), read from the packs' first lines when first asked.
         self._index: dict[str, tuple[Path, int]] | None = None
-        self._counts: dict[Path, int] = {}  # entries per pack
-        self._loaded: dict[Path, list[Any]] = {}  # packs whose entries were read
+        self._heads: dict[Path, _PackHead] = {}
+        self._bodies: dict[Path, bytes] = {}  # packs whose entries were read
 
     def has(self, key: str) -> bool:
         return key in self._pending or key in self._keys()
@@ -183,33 +186,37 @@ class ResultCache:
 
     def put(self, key: str, result: models.FileResult) -> None:
         """Kept for this run's pack (`flush`)."""
-        self._pending[key] = (result, encode(result))
+        self._pending[key] = (result, json.dumps(encode(result), separators=(",", ":")))
         self.writes += 1
 
     def flush(self) -> bool:
         """Write the entries `put` since the last flush as one pack."""
         if not self._pending:
             return True
-        keys = list(self._pending)
-        entries = [encoded for _, encoded in self._pending.values()]
-        head = json.dumps(keys, separators=(",", ":"))
-        name = hashlib.sha256(head.encode()).hexdigest()[:24]
-        target = self.packs / f"pack-{name}.json"
-        payload = head + "\n" + json.dumps(entries, separators=(",", ":")) + "\n"
-        written = write_record(target, payload, self.directory)
-        if written and self._index is not None:
-            self._counts[target] = len(keys)
-            self._index.update((key, (target, i)) for i, key in enumerate(keys))
+        entries = {key: text for key, (_, text) in self._pending.items()}
         self._pending = {}
-        return written
+        return self._write_pack(entries) is not None
+
+    def _write_pack(self, entries: dict[str, str]) -> Path | None:
+        """The pack written, or None when it couldn't be."""
+        head = _PackHead(list(entries), list(itertools.accumulate(map(len, entries.values()))))
+        line = head.line()
+        target = self.packs / f"pack-{hashlib.sha256(line.encode()).hexdigest()[:24]}.json"
+        if not write_record(target, line + "".join(entries.values()), self.directory):
+            return None
+        if self._index is not None:
+            head.start = len(line)
+            self._heads[target] = head
+            self._index.update((key, (target, i)) for i, key in enumerate(head.keys))
+        return target
 
     def _keys(self) -> dict[str, tuple[Path, int]]:
         if self._index is None:
             self._index = {}
             for pack in sorted(self._pack_files(), key=_mtime):  # the newest wins
-                keys = _pack_keys(pack)
-                self._counts[pack] = len(keys)
-                self._index.update((key, (pack, i)) for i, key in enumerate(keys))
+                with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                    head = self._heads[pack] = _PackHead.read(pack)
+                    self._index.update((key, (pack, i)) for i, key in enumerate(head.keys))
         return self._index
 
     def _pack_files(self) -> list[Path]:
@@ -223,11 +230,12 @@ class ResultCache:
         if found is None:
             return None
         pack, position = found
-        entries = self._loaded.get(pack)
+        head = self._heads[pack]
         try:
-            if entries is None:
-                entries = self._loaded[pack] = _pack_entries(pack)
-            result = decode(entries[position])
+            body = self._bodies.get(pack)
+            if body is None:
+                body = self._bodies[pack] = head.body(pack)
+            result = decode(json.loads(head.entry(body, position)))
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             return None  # missing or damaged: recompute
         return result if isinstance(result, models.FileResult) else None
@@ -239,7 +247,8 @@ class ResultCache:
         if not self.writes:
             return 0
         self._keys()
-        if len(self._counts) <= MAX_PACKS and sum(self._counts.values()) <= keep:
+        entries = sum(len(head.keys) for head in self._heads.values())
+        if len(self._heads) <= MAX_PACKS and entries <= keep:
             return 0
         return self.prune(keep)
 
@@ -247,47 +256,66 @@ class ResultCache:
         """Merge every pack into one of at most `keep` entries, the newest
         packs' first; how many entries went."""
         packs = sorted(self._pack_files(), key=_mtime, reverse=True)
-        kept: dict[str, Any] = {}
+        kept: dict[str, str] = {}
         total = 0
         for pack in packs:
             try:
-                keys, entries = _pack_keys(pack), _pack_entries(pack)
-            except (OSError, ValueError):
+                entries = read_pack(pack)
+            except (OSError, ValueError, KeyError, TypeError):
                 continue
-            total += len(keys)
-            for key, entry in zip(keys, entries, strict=False):
+            total += len(entries)
+            for key, text in entries:
                 if len(kept) < keep:
-                    kept.setdefault(key, entry)
-        head = json.dumps(list(kept), separators=(",", ":"))
-        name = hashlib.sha256(head.encode()).hexdigest()[:24]
-        target = self.packs / f"pack-{name}.json"
-        payload = head + "\n" + json.dumps(list(kept.values()), separators=(",", ":")) + "\n"
-        if not write_record(target, payload, self.directory):
+                    kept.setdefault(key, text)
+        self._index, self._heads, self._bodies = None, {}, {}
+        target = self._write_pack(kept)
+        if target is None:
             return 0
         for pack in packs:
             if pack != target:
                 with contextlib.suppress(OSError):
                     pack.unlink()
-        self._index, self._counts, self._loaded = None, {}, {}
         return total - len(kept)
 
 
-def _pack_keys(pack: Path) -> list[str]:
-    """A pack's keys: its first line (the entries, on the second, aren't read)."""
-    with pack.open("rb") as stream:
-        keys = json.loads(stream.readline())
-    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
-        raise ValueError("not a pack")
-    return keys
+@dataclass(slots=True)
+class _PackHead:
+    """A pack's first line: its keys, and where each entry ends in the body
+    after it (entries are ASCII JSON: characters are bytes), so one entry is
+    read without parsing the others."""
+
+    keys: list[str]
+    ends: list[int]
+    start: int = 0  # where the body starts in the file
+
+    def line(self) -> str:
+        return json.dumps({"keys": self.keys, "ends": self.ends}, separators=(",", ":")) + "\n"
+
+    @classmethod
+    def read(cls, pack: Path) -> _PackHead:
+        with pack.open("rb") as stream:
+            line = stream.readline()
+        raw = json.loads(line)
+        keys, ends = raw["keys"], raw["ends"]
+        if not (isinstance(keys, list) and isinstance(ends, list) and len(keys) == len(ends)):
+            raise ValueError("not a pack")
+        return cls(keys, ends, len(line))
+
+    def body(self, pack: Path) -> bytes:
+        with pack.open("rb") as stream:
+            stream.seek(self.start)
+            return stream.read()
+
+    def entry(self, body: bytes, position: int) -> bytes:
+        begin = self.ends[position - 1] if position else 0
+        return body[begin : self.ends[position]]
 
 
-def _pack_entries(pack: Path) -> list[Any]:
-    with pack.open("rb") as stream:
-        stream.readline()
-        entries = json.loads(stream.readline())
-    if not isinstance(entries, list):
-        raise ValueError("not a pack")
-    return entries
+def read_pack(pack: Path) -> list[tuple[str, str]]:
+    """Every (key, entry JSON) of a pack."""
+    head = _PackHead.read(pack)
+    body = head.body(pack)
+    return [(key, head.entry(body, i).decode()) for i, key in enumerate(head.keys)]
 
 
 def prune_screenings(directory: Path, keep: int = MAX_SCREENINGS) -> int:
@@ -370,8 +398,8 @@ def clear(directory: Path) -> int:
     if not (directory / "CACHEDIR.TAG").exists():
         return 0  # never delete a directory joblint didn't create
     for pack in directory.glob(f"{PACKS_DIR}/*.json"):
-        with contextlib.suppress(OSError, ValueError):
-            removed += len(_pack_keys(pack))
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            removed += len(_PackHead.read(pack).keys)
         with contextlib.suppress(OSError):
             pack.unlink()
     for path in directory.glob("*/*.json"):  # one file per entry, as earlier versions wrote
