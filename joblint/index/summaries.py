@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -219,6 +219,19 @@ class ModuleReader:
         if found is None:
             found = self._own[id(function)] = own_nodes(function.body)
         return found
+
+    def _with_context(
+        self,
+        function: _Function,
+        deferred: set[int] = frozenset(),  # type: ignore[assignment]
+    ) -> Iterable[tuple[ast.AST, list[ast.withitem]]]:
+        """`_with_context` of the function: its own nodes, in their order,
+        when no `with` or lambda is among them (most functions), for the
+        walk differs from `own_nodes` only there."""
+        own = self.own(function)
+        if _CONTEXT_TYPES.isdisjoint(map(type, own)):
+            return ((node, _NOTHING_OPENED) for node in own)
+        return _with_context(function, deferred)
 
     def local(self, name: str) -> str:
         return f"{self.module.name}.{name}" if self.module.name else name
@@ -661,7 +674,7 @@ class ModuleReader:
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
-        for node, opened in _with_context(frame.node, deferred):
+        for node, opened in self._with_context(frame.node, deferred):
             if not isinstance(node, ast.Call):
                 continue
             # Keyed by the `with` items (nodes of the tree, alive while it is
@@ -819,7 +832,7 @@ class ModuleReader:
         decorators = (self._qualify(_decorated(d), stack) for d in frame.node.decorator_list)
         if not any(d in jobs.CONTEXT_MANAGER_DECORATORS for d in decorators):
             return
-        for node, opened in _with_context(frame.node):
+        for node, opened in self._with_context(frame.node):
             if isinstance(node, ast.Yield | ast.YieldFrom):
                 via = self._openings([item.context_expr for item in opened], stack)
                 if via is not None:
@@ -928,6 +941,11 @@ def _without_signature(func: ast.expr) -> ast.expr:
     ):
         return ast.Attribute(func.value.func.value, func.attr, ast.Load())
     return func
+
+
+# The nodes around which `_with_context` walks otherwise than `own_nodes`.
+_CONTEXT_TYPES = frozenset({ast.With, ast.AsyncWith, ast.Lambda})
+_NOTHING_OPENED: list[ast.withitem] = []
 
 
 def _with_context(
