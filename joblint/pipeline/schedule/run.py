@@ -330,11 +330,13 @@ class _Run:
         moments the pool would idle (`WorkerPool.meanwhile`), first those a
         later step is least likely to parse anyway: files that name no job
         library, neither open nor commit a transaction and hold no gated
-        trigger are linted or indexed only where a call leads to them."""
+        trigger are linted or indexed only where a call leads to them, and
+        test code first among them."""
         if UNPARSEABLE not in self.selector.base:
             return
         unknown = [s for s in skipped if self.screen(s).parses is None]
-        unknown.sort(key=lambda s: _may_be_parsed_later(self.screen(s)))
+        tests = self.selector.test_code()  # rarely indexed: a production file calls none
+        unknown.sort(key=lambda s: (_may_be_parsed_later(self.screen(s)), s.shown not in tests))
         screenings = {s.shown: self.screen(s) for s in unknown}
 
         def not_parsed_yet(job: Job) -> bool:  # the index parses files too
