@@ -495,13 +495,15 @@ def test_the_cache_is_bounded(tmp_path: Path) -> None:
     reader = ResultCache(directory)
     assert all(reader.get(key) == FileResult(f"{key}.py") for key in keys[-200:])
     assert reader.get(keys[0]) is None
-    for run in range(MAX_PACKS):  # many small runs: merged, nothing dropped
+    for run in range(MAX_PACKS):  # many small runs: merged, the large pack kept as it is
         writer = ResultCache(directory)
         writer.put(f"{run:064x}", FileResult(f"run{run}.py"))
         assert writer.flush()
     assert writer.prune_if_full() == 0
-    assert len(list(directory.glob("packs/*.json"))) == 1
-    assert ResultCache(directory).get(f"{0:064x}") == FileResult("run0.py")
+    assert sorted(len(read_pack(p)) for p in directory.glob("packs/*.json")) == [MAX_PACKS, 250]
+    assert pack.exists()
+    reader = ResultCache(directory)
+    assert reader.get(f"{0:064x}") == FileResult("run0.py") and reader.get(keys[-1])
 
 
 def test_old_screening_records_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

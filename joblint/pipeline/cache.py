@@ -241,24 +241,34 @@ class ResultCache:
         return result if isinstance(result, models.FileResult) else None
 
     def prune_if_full(self, keep: int = MAX_ENTRIES) -> int:
-        """After a run that wrote a pack, merge the packs into one when there
-        are more than MAX_PACKS or they hold more than `keep` entries (the
-        newest packs' first); how many entries went."""
+        """After a run that wrote a pack: past `keep` entries, merge every
+        pack into one of the newest packs' entries (`prune`); past MAX_PACKS
+        packs, merge all but the largest (a whole run's, usually: the small
+        packs of runs that changed a few files are what piles up, and
+        rewriting the large one each time would cost as much as the run).
+        How many entries went."""
         if not self.writes:
             return 0
         self._keys()
-        entries = sum(len(head.keys) for head in self._heads.values())
-        if len(self._heads) <= MAX_PACKS and entries <= keep:
-            return 0
-        return self.prune(keep)
+        sizes = {pack: len(head.keys) for pack, head in self._heads.items()}
+        if sum(sizes.values()) > keep:
+            return self.prune(keep)
+        if len(sizes) > MAX_PACKS:
+            largest = max(sizes, key=lambda pack: sizes[pack])
+            self._merge([pack for pack in self._pack_files() if pack != largest], keep)
+        return 0
 
     def prune(self, keep: int = MAX_ENTRIES) -> int:
         """Merge every pack into one of at most `keep` entries, the newest
         packs' first; how many entries went."""
-        packs = sorted(self._pack_files(), key=_mtime, reverse=True)
+        return self._merge(self._pack_files(), keep)
+
+    def _merge(self, packs: list[Path], keep: int) -> int:
+        """`packs` merged into one of at most `keep` entries, the newest
+        packs' first; how many entries went."""
         kept: dict[str, str] = {}
         total = 0
-        for pack in packs:
+        for pack in sorted(packs, key=_mtime, reverse=True):
             try:
                 entries = read_pack(pack)
             except (OSError, ValueError, KeyError, TypeError):
