@@ -153,14 +153,17 @@ class WorkerPool:
         return background.finish() if background is not None else {}
 
     @contextmanager
-    def batch(self) -> Iterator[ProcessPoolExecutor | None]:
-        """Submit a batch of work: ahead of the background jobs not started
-        yet, which go behind it again once it is submitted."""
+    def batch(self) -> Iterator[ProcessPoolExecutor]:
+        """Submit a batch of work to the started pool: ahead of the
+        background jobs not started yet, which go behind it again once it is
+        submitted."""
+        executor = self.executor
+        assert executor is not None, "a batch goes to a pool of workers"
         background = self._background
         if background is not None:
             background.withdraw()
         try:
-            yield self.executor
+            yield executor
         finally:
             if background is not None:
                 background.send()
@@ -243,7 +246,6 @@ def screen_sources(
     results: list[Screening | None] = [None] * len(items)
     chunks = _byte_batches(range(len(items)), lambda i: len(items[i][0]))
     with pool.batch() as executor:
-        assert executor is not None
         futures = [(c, executor.submit(_screen_chunk, [items[i] for i in c])) for c in chunks]
     for chunk, future in futures:
         for index, screening in zip(chunk, future.result(), strict=True):
@@ -255,7 +257,6 @@ def screen_soon(items: list[tuple[bytes, str]], pool: WorkerPool) -> Future[list
     """Each (bytes, depth) screened in a started pool, while the caller goes
     on (reading the next files)."""
     with pool.batch() as executor:
-        assert executor is not None, "screen_soon needs a started pool"
         return executor.submit(_screen_chunk, items)
 
 
@@ -340,7 +341,6 @@ def _in_pool(
 ) -> list[FileResult]:
     results: list[FileResult | None] = [None] * len(jobs)
     with pool.batch() as executor:
-        assert executor is not None
         submitted = [
             (chunk, executor.submit(_run_chunk, [jobs[i] for i in chunk]))
             for chunk in _chunks(jobs)
