@@ -4,14 +4,14 @@ Entries live in `.joblint_cache/` at the project root, keyed by the file's
 bytes, its shown path and module name, the settings that affect it and
 joblint's version. A run writes the entries it computed together, in one
 pack (`packs/pack-*.json`: a line of keys and where each entry ends, then
-the entries), not a
-file each: creating a file is the costly part of writing one (about a
-millisecond each on some virtual disks, hundreds in a cold run), and a CI
-cache restores a few packs much faster than thousands of small files.
-JSON, not pickle: a cache directory is data that may come from anywhere,
-and loading it must never run code. Packs are written atomically (temporary
-file + rename), so concurrent runs never see half of one; their entries are
-bounded, the oldest packs merged away first.
+the entries), not a file each: creating a file is the costly part of
+writing one (about a millisecond each on some virtual disks, hundreds in a
+cold run), and a CI cache restores a few packs much faster than thousands
+of small files. JSON, not pickle: a cache directory is data that may come
+from anywhere, and loading it must never run code. Packs are written
+atomically (temporary file + rename), so concurrent runs never see half of
+one; small packs are merged as they pile up, and the entries are bounded
+(`ResultCache.prune_if_full`).
 """
 
 from __future__ import annotations
