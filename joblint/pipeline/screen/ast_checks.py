@@ -105,16 +105,6 @@ def _body_nodes(node: ast.AST, scopes: tuple[type[ast.AST], ...] = _SCOPES) -> I
             stack.extend(child_nodes(child))
 
 
-def _every_node(node: ast.AST) -> Iterator[ast.AST]:
-    """`ast.walk` without the expression contexts (`Load`, `Store`), in
-    another order: depth first."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(child_nodes(current))
-
-
 def _catches(node: ast.AST) -> bool:
     return isinstance(node, ast.Try | ast.TryStar) and bool(node.handlers)
 
@@ -457,7 +447,7 @@ class _OrmLocks:
             return True
         found = self._writes.get(id(function))
         if found is None:
-            found = self._writes[id(function)] = any(map(_may_write, _every_node(function)))
+            found = self._writes[id(function)] = any(map(_may_write, _body_nodes(function, ())))
         return found
 
 
@@ -547,7 +537,7 @@ def project_decorated_function(tree: ast.Module, lowered: bytes) -> bool:
     there by a project's decorator goes unseen; its findings would be test
     code's, shown only with `--include-tests`)."""
     imported: dict[str, str] = {}
-    for node in _every_node(tree):
+    for node in _body_nodes(tree, ()):
         if isinstance(node, ast.ImportFrom):
             module = "." if node.level else (node.module or "")
             imported.update((a.asname or a.name, module) for a in node.names)
