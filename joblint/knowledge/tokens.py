@@ -387,7 +387,8 @@ def _bound_triggers(bound: BoundParams, callees: tuple[str, ...]) -> Iterator[Tr
     elif any(param.position is not None for param, _ in bound.params):
         yield Trigger(_keywords(bound))
     else:  # only ever a keyword: given a value
-        yield Trigger(_keywords(bound), (_keyword_given(*_keywords(bound)),))
+        keywords = _keywords(bound)
+        yield Trigger(keywords, (_keyword_given(*keywords),))
 
 
 def _option_bound_triggers(r: TaskRetries) -> Iterator[Trigger]:
