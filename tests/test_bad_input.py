@@ -20,7 +20,7 @@ from conftest import ENQUEUE_IN_ATOMIC, Run, write
 from joblint.models import FileResult
 from joblint.pipeline import lint as engine
 from joblint.pipeline.lint import lint_source
-from joblint.pipeline.source import budget
+from joblint.pipeline.source import SourceError, budget, parse
 from joblint.registry import rule_by_code
 from joblint.settings import LintSettings
 
@@ -92,6 +92,19 @@ def test_code_only_libcst_rejects_says_so() -> None:
     message = jl001(b"x = (" + parts + b")\n")
     assert message.startswith("LibCST cannot parse this file (Python ")
 
+
+
+def test_parse_leaves_node_validation_as_it_found_it() -> None:
+    # The parse skips LibCST's check of the nodes it builds; nodes built
+    # afterwards (a fix's) are checked again, and a failed parse restores it too.
+    source = "x = not y\nasync def f():\n    await g(1, *a, **k)\n"
+    assert parse(source).code == source
+    with pytest.raises(SourceError):
+        parse("def broken(:\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.UnaryOperation(
+            cst.Not(whitespace_after=cst.SimpleWhitespace("")), cst.Name("y")
+        )
 
 # --- encodings, line endings, odd bytes --------------------------------------------------
 

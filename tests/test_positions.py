@@ -29,6 +29,13 @@ EDGE_CASES = {
     "strings-spanning-lines": 'x = """one\ntwo\nthree"""\ny = f"{x}\\n"\nz = 3\n',
     "empty": "",
     "comments-only": "# nothing\n",
+    # Statements whose code occurs twice are placed from the code before them.
+    "repeated-statements": (
+        "import os\nx = 1\n\nx = 1\ndef f():\n    pass\n\ndef f():\n    pass\nx = 1\n"
+    ),
+    "repeated-then-unique": "x = 1\nx = 1\n# lead\ny = 2\nx = 1\nz = 3\n",
+    "old-mac-and-mixed-newlines": "a = 1\rb = 2\r\n\rc = (1,\r\n 2)\nd = 4\r",
+    "statement-inside-a-string": 'x = """\ny = 2\n"""\ny = 2\n',
 }
 
 
@@ -46,11 +53,11 @@ def _nodes(tree: cst.Module) -> list[cst.CSTNode]:
 def _check(text: str) -> None:
     tree = cst.parse_module(text)
     expected = dict(MetadataWrapper(tree, unsafe_skip_copy=True).resolve(PositionProvider))
-    lazy = LazyPositions(tree)
-    for node in _nodes(tree):
-        assert lazy[node] == expected[node], tree.code_for_node(node)[:60]
-    # Nodes no statement owns (the header's lines, commas) are there too.
-    assert dict(lazy) == expected
+    for lazy in (LazyPositions(tree), LazyPositions(tree, text)):
+        for node in _nodes(tree):
+            assert lazy[node] == expected[node], tree.code_for_node(node)[:60]
+        # Nodes no statement owns (the header's lines, commas) are there too.
+        assert dict(lazy) == expected
 
 
 @pytest.mark.parametrize("name", sorted(EDGE_CASES))
@@ -69,3 +76,24 @@ def test_only_the_statements_asked_about_are_recorded() -> None:
     assert lazy[tree.body[2]].start.line == 3
     assert lazy.computed and all(r.start.line == 3 for r in lazy.computed.values())
     assert tree.body[0] not in lazy.computed
+
+
+def test_a_statement_found_in_the_text_needs_no_code_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "import os\n\n\ndef f():\n    return os.sep\n\n# last\ny = f()\n"
+    tree = cst.parse_module(text)
+    generated: list[cst.CSTNode] = []
+    code_for_node = cst.Module.code_for_node
+
+    def watched(module: cst.Module, node: cst.CSTNode) -> str:
+        generated.append(node)
+        return code_for_node(module, node)
+
+    monkeypatch.setattr(cst.Module, "code_for_node", watched)
+    lazy = LazyPositions(tree, text)
+    assert lazy[tree.body[2]].start.line == 8
+    assert not {id(node) for node in generated} & {id(tree.body[0]), id(tree.body[1])}
+    # Without the text, the code before it tells where it starts.
+    assert LazyPositions(tree)[tree.body[2]].start.line == 8
+    assert {id(tree.body[0]), id(tree.body[1])} <= {id(node) for node in generated}

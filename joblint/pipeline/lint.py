@@ -100,7 +100,7 @@ def _lint_tree(
     judged = bool(judges) and suppressions.has_markers(text)
     if not reports and not dispatcher.errors and not context.needs_positions and not judged:
         return FileResult(path, facts=context.facts())
-    positions = _positions(tree)
+    positions = _positions(tree, text)
     if positions is None:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
 
@@ -172,9 +172,9 @@ def _one_off_spans(
     return tuple(spans)
 
 
-def _positions(tree: cst.Module) -> LazyPositions | None:
+def _positions(tree: cst.Module, text: str) -> LazyPositions | None:
     try:
-        positions = LazyPositions(tree)
+        positions = LazyPositions(tree, text)
         if tree.body:
             positions[tree.body[0]]  # the first statement's line places file-level comments
         return positions

@@ -4,11 +4,13 @@ LibCST's `PositionProvider` records a range for every node of the module in
 one code generation pass; recording costs about ten times the generation
 itself, and a file with something to report needs the places of a few nodes.
 `LazyPositions` is the same mapping, filled one top-level statement at a time:
-the statements before the one asked about are only generated, to learn the
-line it starts on, and its own nodes are recorded as `PositionProvider` does
-(the same code generation, started where the statement starts), so every
-range is the one the provider gives. Recording keeps plain (line, column)
-pairs, made into `CodeRange`s only for the nodes asked about: the provider's
+a statement's nodes are recorded as `PositionProvider` does (the same code
+generation) from the first line, then moved to where the statement starts,
+so every range is the one the provider gives. Where it starts: where its code
+is in the module's text, when it occurs there once (the module's code is its
+statements' one after another), else after the code of the statements before
+it, which are only generated. Recording keeps plain (line, column) pairs,
+made into `CodeRange`s only for the nodes asked about: the provider's
 objects and context managers per node cost three times the generation.
 """
 
@@ -99,22 +101,33 @@ class _Syntactic:
         computed[self.node] = (start, end)
 
 
-def _range(raw: _Raw) -> CodeRange:
+def _range(raw: _Raw, start: _Point) -> CodeRange:
+    """The range of `raw`, recorded from the first line, had it been recorded from `start`."""
     (start_line, start_column), (end_line, end_column) = raw
-    return CodeRange(CodePosition(start_line, start_column), CodePosition(end_line, end_column))
+    return CodeRange(
+        _position(start_line, start_column, start), _position(end_line, end_column, start)
+    )
+
+
+def _position(line: int, column: int, start: _Point) -> CodePosition:
+    return CodePosition(line + start[0] - 1, column + start[1] if line == 1 else column)
 
 
 class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
     """`dict(MetadataWrapper(tree).resolve(PositionProvider))`, computed on demand."""
 
-    def __init__(self, tree: cst.Module) -> None:
+    def __init__(self, tree: cst.Module, text: str | None = None) -> None:
+        """`text`: the source `tree` was parsed from (its code), if at hand."""
         self.tree = tree
+        # A text with a byte-order mark may not be the tree's code to the character.
+        self._text = text if text is not None and not text.startswith("\ufeff") else None
         # The ranges asked for so far (every node's once `_compute_all` ran).
         self.computed: dict[cst.CSTNode, CodeRange] = {}
-        self._raw: dict[cst.CSTNode, _Raw] = {}  # recorded, not asked for yet
+        # Ranges recorded, not asked for yet: per statement recorded, as
+        # generated from the first line, with where the statement starts.
+        self._parts: list[tuple[dict[cst.CSTNode, _Raw], _Point]] = []
         self._owner: dict[int, int] | None = None  # id(node) -> its top-level statement
-        self._starts: list[tuple[int, int]] = []  # (line, column) of each statement read so far
-        self._cursor = (1, 0)  # where the next statement starts
+        self._starts: dict[int, _Point] = {}  # where each statement met so far starts
         self._recorded: set[int] = set()
         self._complete = False
 
@@ -138,9 +151,11 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
     def _known(self, node: cst.CSTNode) -> CodeRange | None:
         found = self.computed.get(node)
         if found is None:
-            raw = self._raw.get(node)
-            if raw is not None:
-                found = self.computed[node] = _range(raw)
+            for recorded, start in self._parts:  # the first statement recorded holding it
+                raw = recorded.get(node)
+                if raw is not None:
+                    found = self.computed[node] = _range(raw, start)
+                    break
         return found
 
     def __iter__(self) -> Iterator[cst.CSTNode]:
@@ -169,27 +184,61 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
                     stack.extend(children(current))
         return self._owner
 
-    def _start(self, index: int) -> tuple[int, int]:
-        if not self._starts:
-            self._cursor = _advance(
-                (1, 0), "".join(self.tree.code_for_node(h) for h in self.tree.header)
-            )
-        while len(self._starts) <= index:
-            statement = self.tree.body[len(self._starts)]
-            self._starts.append(self._cursor)
-            self._cursor = _advance(self._cursor, self.tree.code_for_node(statement))
-        return self._starts[index]
+    def _start(self, index: int) -> _Point:
+        """Where the statement's code (its leading lines first) starts."""
+        found = self._starts.get(index)
+        if found is None:
+            found = self._generated_up_to(index)
+            self._starts[index] = found
+        return found
+
+    def _generated_up_to(self, index: int) -> _Point:
+        """The start of a statement, from the code of those before it, from
+        the nearest whose start is known (or from the module's header)."""
+        before = max((i for i in self._starts if i < index), default=None)
+        if before is None:
+            first = 0
+            cursor = _advance((1, 0), "".join(self.tree.code_for_node(h) for h in self.tree.header))
+        else:
+            first = before + 1
+            cursor = _advance(self._starts[before], self.tree.code_for_node(self.tree.body[before]))
+        for earlier in range(first, index):
+            self._starts[earlier] = cursor
+            cursor = _advance(cursor, self.tree.code_for_node(self.tree.body[earlier]))
+        return cursor
 
     def _record(self, index: int) -> None:
-        line, column = self._start(index)
+        """The statement's ranges, generated from the first line and moved to
+        where it starts (a generation started elsewhere moves every point by
+        the start's lines, and those on its first line by its column too):
+        where its code is in the text, or after the code of those before it."""
+        recorded: dict[cst.CSTNode, _Raw] = {}
+        code = self._generate(index, recorded)
+        start = self._starts.get(index) or self._located(code) or self._start(index)
+        self._starts[index] = start
+        self._parts.append((recorded, start))
+        self._recorded.add(index)
+
+    def _generate(self, index: int, into: dict[cst.CSTNode, _Raw]) -> str:
+        """The statement's code, its ranges recorded `into` from line 1, column 0."""
         state = _RecordingState(
             default_indent=self.tree.default_indent,
             default_newline=self.tree.default_newline,
-            provider=cast(Any, _Recorder(self._raw)),
+            provider=cast(Any, _Recorder(into)),
         )
-        state.line, state.column = line, column
         self.tree.body[index]._codegen(state)
-        self._recorded.add(index)
+        return "".join(state.tokens)
+
+    def _located(self, code: str) -> _Point | None:
+        """Where a statement's code starts, if it occurs once in the text: the
+        module's code is its statements' one after another, so it is there."""
+        text = self._text
+        if text is None:
+            return None
+        offset = text.find(code)
+        if offset < 0 or text.find(code, offset + 1) >= 0:
+            return None
+        return _point_at(text, offset)
 
     def _compute_all(self) -> None:
         if not self._complete:
@@ -199,7 +248,15 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
             self._complete = True
 
 
-def _advance(where: tuple[int, int], code: str) -> tuple[int, int]:
+def _point_at(text: str, offset: int) -> _Point:
+    """(line, column) of `offset`, lines counted as `_NEWLINE` counts them."""
+    newlines = text.count("\n", 0, offset) + text.count("\r", 0, offset)
+    newlines -= text.count("\r\n", 0, offset)
+    line_start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    return newlines + 1, offset - line_start
+
+
+def _advance(where: _Point, code: str) -> _Point:
     """Where `code` ends when it starts at `where` (line, column)."""
     segments = _NEWLINE.split(code)
     if len(segments) == 1:

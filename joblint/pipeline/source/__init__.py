@@ -12,8 +12,11 @@ import io
 import re
 import symtable
 import sys
+import threading
 import tokenize
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from joblint.models import FileResult, Finding, Span
@@ -147,13 +150,39 @@ def parse(text: str) -> cst.Module:
     import libcst as cst  # here: screening and warm runs never parse with LibCST
 
     try:
-        return cst.parse_module(text)
+        with _unvalidated_nodes():
+            return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise _syntax_error(text, exc) from None
     except RecursionError:
         raise SourceError("too deeply nested to parse") from None
     except Exception as exc:  # the parser's own failures: one line, never a traceback
         raise SourceError(f"cannot parse: {type(exc).__name__}: {exc}") from None
+
+
+# One parse at a time skips validation: the switch is the class's, not the thread's.
+_UNVALIDATED = threading.Lock()
+
+
+@contextmanager
+def _unvalidated_nodes() -> Iterator[None]:
+    """LibCST checks every node it builds (`CSTNode.__post_init__` calls
+    `_validate`), those its parser builds from source too, which are valid by
+    construction (LibCST's own comment there says so): an eighth of a parse.
+    Nodes built elsewhere meanwhile (a fix's) go unchecked, never changed."""
+    from libcst._nodes.base import CSTNode
+
+    with _UNVALIDATED:
+        validating = CSTNode.__dict__["__post_init__"]
+        CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign,assignment]
+        try:
+            yield
+        finally:
+            CSTNode.__post_init__ = validating  # type: ignore[method-assign]
+
+
+def _unchecked(node: object) -> None:
+    return None
 
 
 def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> SourceError:
