@@ -843,3 +843,63 @@ def test_the_attempt_bound_trigger_wants_the_option_given_a_value(
     lowered = source.encode().lower()
     prefilter = Prefilter(["JL302"], [], project_facts=False)
     assert prefilter.decide_lowered(lowered, prefilter.present(lowered)).wanted is wanted
+
+
+# A manager method's result handed to a task: what it returns is asked of the
+# models module's facts by every round of reading on demand, the project
+# model's rounds after the first pass's included.
+ON_DEMAND_PROJECT = {
+    "app/__init__.py": "",
+    "app/models.py": """
+from django.db import models
+
+
+class PayloadManager(models.Manager):
+    def create_with_file(self, data):
+        return self.create(data=data)
+
+
+class Payload(models.Model):
+    data = models.TextField()
+    objects = PayloadManager()
+""",
+    "app/tasks.py": """
+from celery import shared_task
+
+
+@shared_task
+def deliver(payload):
+    return payload
+""",
+    "app/views.py": """
+from app.models import Payload
+from app.tasks import deliver
+
+
+def publish(data):
+    payload = Payload.objects.create_with_file(data)
+    deliver.delay(payload)
+""",
+    "app/orders.py": """
+from django.db import transaction
+
+from app.views import publish
+
+
+def save(data):
+    with transaction.atomic():
+        publish(data)
+""",
+}
+
+
+def test_a_run_reads_the_facts_of_a_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, ON_DEMAND_PROJECT)
+    parsed = _parsed_files(monkeypatch)
+    found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
+    assert parsed.count(ON_DEMAND_PROJECT["app/models.py"]) == 1
+    assert [(Path(path).name, line, message[:4]) for path, line, _, message in found] == [
+        ("orders.py", 9, "publ")
+    ]

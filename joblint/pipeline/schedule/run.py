@@ -190,6 +190,8 @@ class _Run:
             project_facts=self.selector.reads_settings,
         )
         self.facts_only = LintSettings(frozenset(), self.selector.options)
+        # What `facts` read, by shown path.
+        self.facts_read: dict[str, FileResult] = {}
         # The names of the project's tasks that enqueue when called (Huey's).
         self.calls: _Words | None = None
         self.screener = Screener(self.prefilter, self.cache_dir, code_fingerprint())
@@ -372,7 +374,9 @@ class _Run:
             for source in sources:
                 self._facts_from_lint(self.cache, source)
         jobs = [Job(s.shown, s.data, self.facts_only, s.module, s.key) for s in sources]
-        return run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
+        found = run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
+        self.facts_read.update((r.path, r) for r in found)
+        return found
 
     def _facts_from_lint(self, cache: ResultCache, source: _Source) -> None:
         """A file an earlier run linted gave its facts then: a lint's facts
@@ -808,7 +812,9 @@ def _on_demand(
     project model's calls lead to. `asked`: further calls (qualified names)
     the project model is to follow, given the index of every result so far."""
     loaded: list[FileResult] = []
-    remaining = _ByModule(pool)
+    # The files whose facts an earlier call read are in `context` already.
+    read = {r.path for r in context if run.facts_read.get(r.path) is r}
+    remaining = _ByModule([s for s in pool if s.shown not in read])
     modules = _ByModule(everything)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
