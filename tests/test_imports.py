@@ -172,6 +172,12 @@ sys.stdout.flush()
 """
 
 
+CELERY_APP = (
+    'from celery import Celery\n\napp = Celery("proj", broker="redis://localhost:6379/0")\n'
+    "app.conf.task_time_limit = 2 * 3600\n"
+)
+
+
 @pytest.mark.parametrize(
     ("source", "shown", "imported"),
     [
@@ -183,17 +189,9 @@ sys.stdout.flush()
             "6 |         t.delay()",
             [],
         ),
-        # Whole-project rules run on cached facts every run: only their own
-        # modules are imported, and none of them imports LibCST.
-        (
-            'from celery import Celery\n\napp = Celery("proj", broker="redis://localhost:6379/0")\n'
-            "app.conf.task_time_limit = 2 * 3600\n",
-            "JL501",
-            [
-                "joblint.rules.countdown_beyond_visibility_timeout",
-                "joblint.rules.visibility_timeout_below_time_limit",
-            ],
-        ),
+        # A whole-project rule's finding, replayed from the run memo: not even
+        # the rule's module is imported.
+        (CELERY_APP, "JL501", []),
     ],
     ids=["finding-with-code-frame", "celery-project-rules"],
 )
@@ -203,3 +201,22 @@ def test_a_warm_run_is_light(source: str, shown: str, imported: list[str], tmp_p
     warm = run_snippet(WARM_RUN, tmp_path)
     assert warm[1] == cold[1] and shown in warm[1]
     assert warm[0] == imported
+
+
+def test_whole_project_rules_run_on_cached_facts_importing_only_their_modules(
+    tmp_path: Path,
+) -> None:
+    """Another file changed: the memo can't replay the run, and the
+    whole-project rules run on the cached facts; only their own modules are
+    imported, and none of them imports LibCST."""
+    (tmp_path / "app.py").write_text(CELERY_APP)
+    other = tmp_path / "other.py"
+    other.write_text("x = 1\n")
+    cold = run_snippet(WARM_RUN, tmp_path)
+    other.write_text("x = 2\n")
+    warm = run_snippet(WARM_RUN, tmp_path)
+    assert warm[1] == cold[1] and "JL501" in warm[1]
+    assert warm[0] == [
+        "joblint.rules.countdown_beyond_visibility_timeout",
+        "joblint.rules.visibility_timeout_below_time_limit",
+    ]

@@ -15,7 +15,7 @@ import pytest
 import joblint.pipeline.schedule.run as schedule
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
-from joblint.pipeline.cache import CACHE_DIR_NAME, read_pack
+from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, read_pack
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.schedule import workers
 from joblint.pipeline.schedule.memo import MEMO_NAME
@@ -211,3 +211,65 @@ def test_a_cache_restored_into_another_checkout_path_gives_hits(
         RunOptions(cache=True, jobs=1, on_file=lambda kind, size: kinds.append(kind)),
     )
     assert kinds.count("checked") <= 1
+
+
+def _run(root: Path, config: Config | None = None) -> schedule.RunResult:
+    return lint_paths(
+        [Path("project_model")], config or Config(root=root), RunOptions(cache=True, jobs=1)
+    )
+
+
+def _shown(run: schedule.RunResult) -> list[str]:
+    return [f"{f.path}:{f.span.line}:{f.code}:{f.message}" for f in run.findings]
+
+
+def test_a_replayed_run_reports_what_was_reported_reading_no_entry_until_asked(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _run(project)
+    hidden, paths = first.hidden_in_tests, sorted(r.path for r in first.results)
+    read: list[str] = []
+    real = ResultCache.get
+    monkeypatch.setattr(ResultCache, "get", lambda cache, key: read.append(key) or real(cache, key))
+
+    def unexpected(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a replayed run settled its results again")
+
+    monkeypatch.setattr(schedule, "settle_scoped", unexpected)
+    again = _run(project)
+    assert _shown(again) == _shown(first) and again.hidden_in_tests == hidden
+    assert read == []
+    # Re-linting a file with its project (fixes, the language server) reads them.
+    assert sorted(r.path for r in again.results) == paths and read
+
+
+def test_a_setting_only_settling_reads_settles_the_remembered_results_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Test paths decide which findings are shown, not what a file's lint
+    finds: the remembered results are settled again with them."""
+    first = _shown(_run(project))
+    assert any("/views.py:" in f for f in first)
+    views_are_tests = Config(root=project, extend_test_paths=("views.py",))
+    rounds = Rounds(monkeypatch)
+    found = _shown(_run(project, views_are_tests))
+    assert rounds.count == 0  # the outcome was replayed, and settled again
+    assert found == [f for f in first if "/views.py:" not in f]
+
+
+def test_a_damaged_record_of_what_was_reported_settles_the_results_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _shown(_run(project))
+    memo = project / CACHE_DIR_NAME / MEMO_NAME
+    record = json.loads(memo.read_text())
+    (key,) = record
+    record[key]["settled"]["findings"] = [{"t": "Finding", "f": ["not", "a finding"]}]
+    memo.write_text(json.dumps(record))
+    settled: list[int] = []
+    real = schedule.settle_scoped
+    monkeypatch.setattr(
+        schedule, "settle_scoped", lambda *a, **k: settled.append(1) or real(*a, **k)
+    )
+    assert _shown(_run(project)) == first
+    assert settled

@@ -15,6 +15,14 @@ key, the cache entries of the run's final results and context, and a run
 that finds its key loads those and skips the rounds. Nothing is assumed
 beyond the key: a missing entry means running the rounds.
 
+The memo also keeps what the run reported (its findings, the count of those
+hidden in test code, its warnings and internal errors), with a fingerprint
+of what settling the results depends on besides them (the configurations in
+use: project settings, test code). A run with both the same reports that
+without settling anything or decoding an entry; its results and context,
+which only re-linting a file with the project around it needs (fixes, the
+language server), are decoded when first asked for.
+
 One JSON file in the cache directory (a few recent keys), written
 atomically; a lost or damaged one only means running the rounds.
 """
@@ -25,13 +33,16 @@ import hashlib
 import json
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from joblint import __version__
-from joblint.models import FileResult
+from joblint.models import FileResult, Finding
 from joblint.pipeline.cache import (
     ENTRY_FORMAT,
     ResultCache,
     code_fingerprint,
+    decode,
+    encode,
     read_record,
     settings_fingerprint,
     write_record,
@@ -57,6 +68,55 @@ class Outcome:
     results: list[FileResult]
     context: list[FileResult]
     named: frozenset[str] | None  # the named files linted, in a run naming files
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """What a run reported, settled from its outcome; `by`: the fingerprint
+    of what settling depended on besides the outcome."""
+
+    findings: list[Finding]
+    hidden_in_tests: int
+    internal_errors: list[str]
+    warnings: list[str]
+    by: str
+
+
+class Remembered:
+    """A remembered run: what it reported, when recorded, and its outcome,
+    whose entries are decoded when first asked for."""
+
+    def __init__(
+        self,
+        cache: ResultCache,
+        keys: tuple[list[str], list[str]],
+        named: frozenset[str] | None,
+        settled: Settled | None,
+    ) -> None:
+        self._cache = cache
+        self._keys = keys
+        self.named = named
+        self.settled = settled
+        self._outcome: Outcome | None = None
+
+    def outcome(self) -> Outcome | None:
+        """The run's results and context; None if an entry is gone since."""
+        if self._outcome is None:
+            results = self._entries(self._keys[0])
+            context = self._entries(self._keys[1])
+            if results is None or context is None:
+                return None
+            self._outcome = Outcome(results, context, self.named)
+        return self._outcome
+
+    def _entries(self, keys: list[str]) -> list[FileResult] | None:
+        found = []
+        for key in keys:
+            result = self._cache.get(key)
+            if result is None:
+                return None  # pruned since, or damaged
+            found.append(result)
+        return found
 
 
 def run_key(own: list[Input], others: list[Input], how: list[object]) -> str:
@@ -88,37 +148,34 @@ class Memo:
         self.key = key
         self.path = cache.directory / MEMO_NAME
 
-    def load(self) -> Outcome | None:
-        """The run's remembered outcome, if every entry is still cached."""
+    def load(self, settling: str) -> Remembered | None:
+        """The run remembered under the key, if every entry it needs is still
+        cached; what it reported with it when settled with `settling` too."""
         entry = read_record(self.path).get(self.key)
         if not isinstance(entry, dict):
             return None
-        try:
-            results = self._entries(entry["results"])
-            context = self._entries(entry["context"])
-            named = entry["named"]
-        except (KeyError, TypeError, ValueError):
+        results, context, named = entry.get("results"), entry.get("context"), entry.get("named")
+        if not (_strings(results) and _strings(context)):
             return None
-        if named is not None and not (
-            isinstance(named, list) and all(isinstance(n, str) for n in named)
-        ):
+        if named is not None and not _strings(named):
             return None
-        return Outcome(results, context, None if named is None else frozenset(named))
+        assert isinstance(results, list) and isinstance(context, list)
+        if not all(self.cache.has(key) for key in (*results, *context)):
+            return None
+        settled = _settled(entry.get("settled"), settling)
+        return Remembered(
+            self.cache, (results, context), None if named is None else frozenset(named), settled
+        )
 
-    def _entries(self, keys: object) -> list[FileResult]:
-        if not isinstance(keys, list):
-            raise ValueError(keys)
-        found = []
-        for key in keys:
-            result = self.cache.get(key) if isinstance(key, str) else None
-            if result is None:
-                raise ValueError(key)  # pruned since, or damaged: run the rounds
-            found.append(result)
-        return found
-
-    def save(self, outcome: Outcome, entries: dict[int, tuple[str, FileResult]]) -> None:
+    def save(
+        self,
+        outcome: Outcome,
+        entries: dict[int, tuple[str, FileResult]],
+        settled: Settled | None = None,
+    ) -> None:
         """Remember the outcome, if every result in it came from a cache entry
-        (`entries`: each such result's entry, by the result's id)."""
+        (`entries`: each such result's entry, by the result's id), and what
+        the run reported (`settled`)."""
         results = _entry_keys(outcome.results, entries)
         context = _entry_keys(outcome.context, entries)
         if results is None or context is None:
@@ -128,6 +185,14 @@ class Memo:
         record.pop(self.key, None)
         kept = dict(list(record.items())[-(MAX_MEMOS - 1) :])
         kept[self.key] = {"results": results, "context": context, "named": named}
+        if settled is not None:
+            kept[self.key]["settled"] = {
+                "by": settled.by,
+                "findings": encode(settled.findings),
+                "hidden": settled.hidden_in_tests,
+                "internal_errors": settled.internal_errors,
+                "warnings": settled.warnings,
+            }
         payload = json.dumps(kept, separators=(",", ":"))
         write_record(self.path, payload, self.cache.directory)
 
@@ -142,3 +207,29 @@ def _entry_keys(
             return None
         keys.append(found[0])
     return keys
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _settled(value: Any, settling: str) -> Settled | None:
+    """What the run reported, if recorded, settled as `settling` says, and well formed."""
+    if not isinstance(value, dict) or value.get("by") != settling:
+        return None
+    try:
+        findings = decode(value["findings"])
+        hidden = value["hidden"]
+        errors, warnings = value["internal_errors"], value["warnings"]
+    except (KeyError, TypeError, ValueError):
+        return None
+    well_formed = (
+        isinstance(findings, tuple)
+        and all(isinstance(f, Finding) for f in findings)
+        and isinstance(hidden, int)
+        and _strings(errors)
+        and _strings(warnings)
+    )
+    if not well_formed:
+        return None
+    return Settled(list(findings), hidden, errors, warnings, settling)

@@ -10,6 +10,8 @@ every result to the project step. `joblint.api` is its public face.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from collections.abc import Callable
@@ -40,7 +42,7 @@ from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import CACHED, SKIPPED
-from joblint.pipeline.schedule.memo import Input, Memo, Outcome, run_key
+from joblint.pipeline.schedule.memo import Input, Memo, Outcome, Remembered, Settled, run_key
 from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.workers import (
     CHUNK_BYTES,
@@ -67,6 +69,9 @@ if TYPE_CHECKING:
 # Rounds of loading facts on demand (a class's base may live in yet another module).
 MAX_FACT_ROUNDS = 6
 
+# A run's results and context.
+_Project = tuple[list[FileResult], list[FileResult]]
+
 
 @dataclass(slots=True)
 class RunResult:
@@ -78,12 +83,26 @@ class RunResult:
     internal_errors: list[str] = field(default_factory=list)
     # One-line warnings (a malformed suppression comment): the exit status stays.
     warnings: list[str] = field(default_factory=list)
-    # What re-linting one file with the project around it needs.
-    results: list[FileResult] = field(default_factory=list)
-    context: list[FileResult] = field(default_factory=list)
     settings: ProjectSettings | None = None
     # Findings in test code and migrations that were not reported (joblint.pipeline.project.scope).
     hidden_in_tests: int = 0
+    # What re-linting one file with the project around it needs: the run's
+    # results and context (`results`, `context`), or how to read them (a run
+    # replayed from the memo reads them when first asked).
+    project: _Project | Callable[[], _Project] = field(default_factory=lambda: ([], []))
+
+    @property
+    def results(self) -> list[FileResult]:
+        return self._read_project()[0]
+
+    @property
+    def context(self) -> list[FileResult]:
+        return self._read_project()[1]
+
+    def _read_project(self) -> _Project:
+        if callable(self.project):
+            self.project = self.project()
+        return self.project
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -566,10 +585,10 @@ def _lint_discovered(
         rest = [p for p in project if not is_named(p)]
         others = _project_sources(rest, run.manifest)
     memo = _memo(run, sources, others, named_files) if not unreadable else None
-    if memo is not None:
-        remembered = memo.load()
-        if remembered is not None:
-            return _replayed(run, remembered, discovery, sources)
+    remembered = memo.load(_settling(run)) if memo is not None else None
+    replayed = _replayed(run, remembered, discovery, sources) if remembered is not None else None
+    if replayed is not None:
+        return replayed
     if run.options.use_prefilter:
         # JL001's syntax check of skipped files comes last (`_syntax_errors`).
         run.screen_all(sources, FULL)
@@ -603,13 +622,7 @@ def _lint_discovered(
     run.manifest.save()
     if run.cache is not None:
         run.cache.flush()
-    if memo is not None:
-        memo.save(Outcome(results, context, named), run.entries)
-    if run.cache is not None:  # a bounded cache: old entries and records go
-        run.cache.prune_if_full()
-        if run.screener.saved:
-            prune_screenings(run.cache.directory)
-    return _finish(
+    finished = _finish(
         results,
         discovery.errors,
         run.selector.project_settings(named),
@@ -617,6 +630,13 @@ def _lint_discovered(
         files_checked=len(discovery.files),
         tests=run.selector.test_code(),
     )
+    if memo is not None:
+        memo.save(Outcome(results, context, named), run.entries, _reported(run, finished))
+    if run.cache is not None:  # a bounded cache: old entries and records go
+        run.cache.prune_if_full()
+        if run.screener.saved:
+            prune_screenings(run.cache.directory)
+    return finished
 
 
 def _memo(
@@ -635,23 +655,68 @@ def _memo(
 
 
 def _replayed(
-    run: _Run, outcome: Outcome, discovery: Discovery, sources: list[_Source]
-) -> RunResult:
+    run: _Run, remembered: Remembered, discovery: Discovery, sources: list[_Source]
+) -> RunResult | None:
     """A run ended as the remembered run with the same inputs ended (the
-    progress bar told what the prefilter skipped, the rest from the cache)."""
+    progress bar told what the prefilter skipped, the rest from the cache):
+    what it reported, when settled as this run would settle it, else settled
+    again from its outcome. None: an entry of the outcome is gone."""
+    settled = remembered.settled
+    outcome = remembered.outcome() if settled is None else None
+    if settled is None and outcome is None:
+        return None
     if run.options.on_file:
         if run.options.use_prefilter:
             run.screen_all(sources)
         for source in _prefilter(run, sources)[0]:
             run.options.on_file(CACHED, source.size)
     run.manifest.save()
-    return _finish(
-        outcome.results,
-        discovery.errors,
-        run.selector.project_settings(outcome.named),
-        outcome.context,
+    settings = run.selector.project_settings(remembered.named)
+    if settled is None:
+        assert outcome is not None
+        return _finish(
+            outcome.results,
+            discovery.errors,
+            settings,
+            outcome.context,
+            files_checked=len(discovery.files),
+            tests=run.selector.test_code(),
+        )
+    return RunResult(
+        findings=list(settled.findings),
         files_checked=len(discovery.files),
-        tests=run.selector.test_code(),
+        errors=list(discovery.errors),
+        internal_errors=list(settled.internal_errors),
+        warnings=list(settled.warnings),
+        settings=settings,
+        hidden_in_tests=settled.hidden_in_tests,
+        project=lambda: _remembered_project(remembered),
+    )
+
+
+def _remembered_project(remembered: Remembered) -> _Project:
+    """The replayed run's results and context (none, if an entry went since
+    the run began: only re-linting a file with its project needs them)."""
+    outcome = remembered.outcome()
+    return ([], []) if outcome is None else (outcome.results, outcome.context)
+
+
+def _settling(run: _Run) -> str:
+    """What settling a run's results depends on besides them, as a
+    fingerprint: every configuration in use (the project settings, what
+    counts as test code) and the rules selected."""
+    configs = [repr(config) for config in run.selector.configs.loaded()]
+    parts = json.dumps([configs, sorted(run.selector.base)])
+    return hashlib.sha256(parts.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _reported(run: _Run, finished: RunResult) -> Settled:
+    return Settled(
+        finished.findings,
+        finished.hidden_in_tests,
+        finished.internal_errors,
+        finished.warnings,
+        _settling(run),
     )
 
 
@@ -1034,7 +1099,7 @@ def _finish(
     run = RunResult(files_checked=checked, errors=list(errors))
     shown = settle_scoped(results, settings, context or (), tests, include_tests)
     run.findings, run.hidden_in_tests = shown.findings, shown.hidden
-    run.results, run.context, run.settings = results, list(context or ()), settings
+    run.project, run.settings = (results, list(context or ())), settings
     for result in results:
         run.internal_errors.extend(result.errors)
         run.warnings.extend(result.warnings)
@@ -1063,7 +1128,7 @@ def outcome_relinter(config: Config, run: RunResult, shown: str) -> Callable[[by
     def relint(data: bytes) -> RunResult:
         result = lint_source(shown, data, settings, ModuleInfo(name, is_package))
         scoped = settle_scoped([result], run.settings, others, tests)
-        outcome = RunResult(files_checked=1, results=[result], settings=run.settings)
+        outcome = RunResult(files_checked=1, settings=run.settings, project=([result], []))
         outcome.findings = [f for f in scoped.findings if f.path == shown]
         outcome.internal_errors.extend(result.errors)
         outcome.warnings.extend(result.warnings)
