@@ -287,6 +287,10 @@ def worker_counts(jobs: int) -> list[int]:
     return counts
 
 
+def _curve_name(workers: int) -> str:
+    return f"{COLD}, no cache, -j {workers}"
+
+
 def measure_application(corpus: Path, runs: int, jobs: int) -> dict[str, Measure]:
     base = [sys.executable, "-m", "joblint", "check", "--isolated", "-j", str(jobs)]
     named = str(pre_commit_file(corpus).relative_to(corpus))
@@ -297,8 +301,7 @@ def measure_application(corpus: Path, runs: int, jobs: int) -> dict[str, Measure
         "joblint one file, no cache": [*base, "--no-cache", named],
     }
     for workers in worker_counts(jobs):
-        if workers != jobs:
-            commands[f"{COLD}, -j {workers}"] = [*base[:-1], str(workers), "--no-cache", "."]
+        commands[_curve_name(workers)] = [*base[:-1], str(workers), "--no-cache", "."]
     results: dict[str, Measure] = {}
     record = recorder(results, corpus)
 
@@ -371,11 +374,21 @@ def application_table(
         f"- one file, warm = {results['joblint one file, warm'].median:.2f} s (target <= 0.5); "
         f"the first after a whole run = {after_whole:.2f} s",
     ]
+    curve = [(w, results[_curve_name(w)].median) for w in _measured_counts(results)]
+    if len(curve) > 1:
+        one = curve[0][1]
+        points = ", ".join(f"-j {w} {t:.2f} s ({one / t:.2f}x)" for w, t in curve)
+        lines.append(f"- the -j curve, cold with no cache (speed-up over -j 1): {points}")
     if identical is not None:
         said = "identical" if identical else "DIFFERENT"
         lines.append(f"- findings cold/warm, -j 1/-j N: {said}")
     lines.append("")
     return lines
+
+
+def _measured_counts(results: dict[str, Measure]) -> list[int]:
+    prefix = _curve_name(0)[:-1]
+    return sorted(int(name[len(prefix) :]) for name in results if name.startswith(prefix))
 
 
 def table(name: str, corpus: Path, results: dict[str, Measure], identical: bool) -> list[str]:
