@@ -16,6 +16,7 @@ objects and context managers per node cost three times the generation.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Mapping
 from types import TracebackType
@@ -128,6 +129,10 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         self._parts: list[tuple[dict[cst.CSTNode, _Raw], _Point]] = []
         self._owner: dict[int, int] | None = None  # id(node) -> its top-level statement
         self._starts: dict[int, _Point] = {}  # where each statement met so far starts
+        # Statements found in the text: their indexes, in order, and their
+        # code's (start, end) offsets there.
+        self._found: list[int] = []
+        self._spans: dict[int, tuple[int, int]] = {}
         self._recorded: set[int] = set()
         self._complete = False
 
@@ -214,7 +219,7 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         where its code is in the text, or after the code of those before it."""
         recorded: dict[cst.CSTNode, _Raw] = {}
         code = self._generate(index, recorded)
-        start = self._starts.get(index) or self._located(code) or self._start(index)
+        start = self._starts.get(index) or self._located(index, code) or self._start(index)
         self._starts[index] = start
         self._parts.append((recorded, start))
         self._recorded.add(index)
@@ -229,15 +234,22 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         self.tree.body[index]._codegen(state)
         return "".join(state.tokens)
 
-    def _located(self, code: str) -> _Point | None:
-        """Where a statement's code starts, if it occurs once in the text: the
-        module's code is its statements' one after another, so it is there."""
+    def _located(self, index: int, code: str) -> _Point | None:
+        """Where a statement's code starts, if it occurs once in the text
+        between the statements around it found there before (the module's
+        code is its statements' one after another, so it is there): each
+        search covers only the text no statement found yet holds."""
         text = self._text
         if text is None:
             return None
-        offset = text.find(code)
-        if offset < 0 or text.find(code, offset + 1) >= 0:
+        place = bisect.bisect(self._found, index)
+        low = self._spans[self._found[place - 1]][1] if place else 0
+        high = self._spans[self._found[place]][0] if place < len(self._found) else len(text)
+        offset = text.find(code, low, high)
+        if offset < 0 or text.find(code, offset + 1, high) >= 0:
             return None
+        self._found.insert(place, index)
+        self._spans[index] = (offset, offset + len(code))
         return _point_at(text, offset)
 
     def _compute_all(self) -> None:

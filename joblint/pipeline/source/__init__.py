@@ -173,7 +173,10 @@ def _unvalidated_nodes() -> Iterator[None]:
     from libcst._nodes.base import CSTNode
 
     with _UNVALIDATED:
-        validating = CSTNode.__dict__["__post_init__"]
+        validating = CSTNode.__dict__.get("__post_init__")
+        if validating is None:  # a LibCST that validates elsewhere: nothing to switch
+            yield
+            return
         CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign,assignment]
         try:
             yield
