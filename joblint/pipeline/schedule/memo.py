@@ -33,7 +33,7 @@ import hashlib
 import json
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from joblint import __version__
 from joblint.models import FileResult, Finding
@@ -159,7 +159,6 @@ class Memo:
             return None
         if named is not None and not _strings(named):
             return None
-        assert isinstance(results, list) and isinstance(context, list)
         if not all(self.cache.has(key) for key in (*results, *context)):
             return None
         settled = _settled(entry.get("settled"), settling)
@@ -209,7 +208,7 @@ def _entry_keys(
     return keys
 
 
-def _strings(value: object) -> bool:
+def _strings(value: object) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
