@@ -9,8 +9,10 @@ path-level cases run the CLI. Every file given to the CLI carries a job token
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import libcst as cst
@@ -19,6 +21,7 @@ from conftest import ENQUEUE_IN_ATOMIC, Run, write
 
 from joblint.models import FileResult
 from joblint.pipeline import lint as engine
+from joblint.pipeline import source
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.source import SourceError, budget, parse
 from joblint.registry import rule_by_code
@@ -105,6 +108,33 @@ def test_parse_leaves_node_validation_as_it_found_it() -> None:
         cst.UnaryOperation(
             cst.Not(whitespace_after=cst.SimpleWhitespace("")), cst.Name("y")
         )
+
+
+def test_a_child_forked_during_a_parse_validates_and_parses() -> None:
+    # A long-lived process (the language server) may start a worker pool
+    # while one of its threads parses: the child must not inherit the
+    # validation switched off, nor the switch's lock held.
+    with source._unvalidated_nodes():
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child's result is its exit status
+            try:
+                parse("x = 1\n")
+                cst.UnaryOperation(
+                    cst.Not(whitespace_after=cst.SimpleWhitespace("")), cst.Name("y")
+                )
+            except cst.CSTValidationError:
+                os._exit(0)
+            except BaseException:
+                os._exit(2)
+            os._exit(1)
+    deadline = time.monotonic() + 60  # a child stuck on an inherited lock never ends
+    while (done := os.waitpid(child, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        pytest.fail("the forked child hung on its first parse")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
 
 # --- encodings, line endings, odd bytes --------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import symtable
 import sys
@@ -17,7 +18,7 @@ import tokenize
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from joblint.models import FileResult, Finding, Span
 from joblint.pipeline.source import budget
@@ -162,6 +163,8 @@ def parse(text: str) -> cst.Module:
 
 # One parse at a time skips validation: the switch is the class's, not the thread's.
 _UNVALIDATED = threading.Lock()
+# While a parse has it switched off: LibCST's node class and its own `__post_init__`.
+_switched_off: tuple[Any, Any] | None = None
 
 
 @contextmanager
@@ -170,6 +173,7 @@ def _unvalidated_nodes() -> Iterator[None]:
     `_validate`), those its parser builds from source too, which are valid by
     construction (LibCST's own comment there says so): an eighth of a parse.
     Nodes built elsewhere meanwhile (a fix's) go unchecked, never changed."""
+    global _switched_off
     from libcst._nodes.base import CSTNode
 
     with _UNVALIDATED:
@@ -177,15 +181,36 @@ def _unvalidated_nodes() -> Iterator[None]:
         if validating is None:  # a LibCST that validates elsewhere: nothing to switch
             yield
             return
+        _switched_off = (CSTNode, validating)
         CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign,assignment]
         try:
             yield
         finally:
-            CSTNode.__post_init__ = validating  # type: ignore[method-assign]
+            _switch_on()
+
+
+def _switch_on() -> None:
+    global _switched_off
+    if _switched_off is not None:
+        node_class, validating = _switched_off
+        node_class.__post_init__ = validating
+        _switched_off = None
 
 
 def _unchecked(node: object) -> None:
     return None
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while a parse had validation off (a worker pool started
+    by a long-lived process) gets it back on, and the switch's lock free."""
+    global _UNVALIDATED
+    _UNVALIDATED = threading.Lock()
+    _switch_on()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> SourceError:
