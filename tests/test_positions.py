@@ -53,8 +53,15 @@ def _nodes(tree: cst.Module) -> list[cst.CSTNode]:
 def _check(text: str) -> None:
     tree = cst.parse_module(text)
     expected = dict(MetadataWrapper(tree, unsafe_skip_copy=True).resolve(PositionProvider))
-    for lazy in (LazyPositions(tree), LazyPositions(tree, text)):
-        for node in _nodes(tree):
+    nodes = _nodes(tree)
+    # Without the text; with it, later statements first and earlier ones first
+    # (a statement is found in the text after those before it, or before them).
+    for lazy, order in (
+        (LazyPositions(tree), nodes),
+        (LazyPositions(tree, text), nodes),
+        (LazyPositions(tree, text), nodes[::-1]),
+    ):
+        for node in order:
             assert lazy[node] == expected[node], tree.code_for_node(node)[:60]
         # Nodes no statement owns (the header's lines, commas) are there too.
         assert dict(lazy) == expected

@@ -189,14 +189,6 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
                     stack.extend(children(current))
         return self._owner
 
-    def _start(self, index: int) -> _Point:
-        """Where the statement's code (its leading lines first) starts."""
-        found = self._starts.get(index)
-        if found is None:
-            found = self._generated_up_to(index)
-            self._starts[index] = found
-        return found
-
     def _generated_up_to(self, index: int) -> _Point:
         """The start of a statement, from the code of those before it, from
         the nearest whose start is known (or from the module's header)."""
@@ -219,7 +211,9 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         where its code is in the text, or after the code of those before it."""
         recorded: dict[cst.CSTNode, _Raw] = {}
         code = self._generate(index, recorded)
-        start = self._starts.get(index) or self._located(index, code) or self._start(index)
+        start = (
+            self._starts.get(index) or self._located(index, code) or self._generated_up_to(index)
+        )
         self._starts[index] = start
         self._parts.append((recorded, start))
         self._recorded.add(index)
@@ -250,7 +244,10 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
             return None
         self._found.insert(place, index)
         self._spans[index] = (offset, offset + len(code))
-        return _point_at(text, offset)
+        if not place:
+            return _point_at(text, offset, 0, (1, 0))
+        before = self._found[place - 1]  # lines are counted from there, not from the top
+        return _point_at(text, offset, self._spans[before][0], self._starts[before])
 
     def _compute_all(self) -> None:
         if not self._complete:
@@ -260,12 +257,15 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
             self._complete = True
 
 
-def _point_at(text: str, offset: int) -> _Point:
-    """(line, column) of `offset`, lines counted as `_NEWLINE` counts them."""
-    newlines = text.count("\n", 0, offset) + text.count("\r", 0, offset)
-    newlines -= text.count("\r\n", 0, offset)
-    line_start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
-    return newlines + 1, offset - line_start
+def _point_at(text: str, offset: int, base_offset: int, base: _Point) -> _Point:
+    """(line, column) of `offset`, from those of `base_offset`, before it;
+    lines counted as `_NEWLINE` counts them."""
+    newlines = text.count("\n", base_offset, offset) + text.count("\r", base_offset, offset)
+    newlines -= text.count("\r\n", base_offset, offset)
+    if not newlines:
+        return base[0], base[1] + offset - base_offset
+    line_start = max(text.rfind("\n", base_offset, offset), text.rfind("\r", base_offset, offset))
+    return base[0] + newlines, offset - line_start - 1
 
 
 def _advance(where: _Point, code: str) -> _Point:
