@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import joblint
 from joblint.analysis import sql
@@ -160,3 +162,99 @@ def test_the_shape_scan_reads_each_character_once() -> None:
         text = "x = [" + ", ".join(["(a + b) * f(c)[0]"] * size) + "]\n"
         counts.append(sum(1 for _ in budget._TOKEN.finditer(text)) / len(text))
     assert max(counts) - min(counts) < 0.01
+
+
+# Pieces of code the shape checks read differently: brackets, operators that
+# count or reset, keywords, strings and comments holding any of them, line ends
+# of every kind and continuations.
+_PIECES = [
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "a",
+    "f",
+    "1",
+    "1if",
+    ".",
+    "+",
+    "-",
+    "**",
+    "==",
+    "<=",
+    "->",
+    "...",
+    ":",
+    ":=",
+    "=",
+    "+=",
+    ",",
+    ";",
+    " ",
+    "\n",
+    "\r",
+    "\r\n",
+    "\\\n",
+    "not",
+    "lambda",
+    "if",
+    "else",
+    "and",
+    "is",
+    "'s(",
+    "')'",
+    '"[+"',
+    "'''(\n]'''",
+    'b"x"',
+    "# (+\n",
+    "'",
+    '"',
+    "\\",
+    "x'",
+    "\x0c",
+]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=80))
+@settings(max_examples=600, deadline=None)
+def test_the_quick_bound_passes_only_what_the_scan_passes(pieces: list[str]) -> None:
+    # Small limits, so that short texts reach every one of them.
+    text = "".join(pieces)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in (("MAX_CHAIN", 5), ("DEEP_FROM", 3), ("MAX_DEEP_WORK", 4)):
+            patch.setattr(budget, name, value)
+        patch.setattr(budget, "MAX_NESTING", 6)
+        if budget._clearly_within(text):
+            assert budget._scan_shape(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = (\n" + "a +\n" * 1_500 + "a)\n",  # one chain over many lines, inside brackets
+        "x = " + " + ".join(["f(a, b)"] * 600) + "\n",  # commas inside calls don't end it
+        "x = " + " not" * 1_100 + " a\n",
+        ")(\n" + "a +\n" * 1_100 + "a)\n",  # the scan's depth stops at zero: the chain is inside
+        "x = " + "(" * 17 + "a" + ")" * 17 + "\n",
+    ],
+)
+def test_the_quick_bound_leaves_near_misses_to_the_scan(text: str) -> None:
+    assert not budget._clearly_within(text)
+
+
+def test_the_quick_bound_settles_real_code_as_the_scan_does() -> None:
+    import email
+    import json as json_module
+
+    settled = 0
+    paths = sorted(Path(email.__file__).parent.rglob("*.py")) + sorted(
+        Path(json_module.__file__).parent.rglob("*.py")
+    )
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        if budget._clearly_within(text):
+            settled += 1
+            assert budget._scan_shape(text) is None, path
+    assert settled == len(paths)

@@ -18,7 +18,12 @@ reason, a file that is:
   at one bracket level (commas, `=` and statement ends start a new count).
 
 The scan is an estimate (it doesn't fully tokenize f-strings with nested
-quotes, Python 3.12+), so the limits sit far above hand-written code. Every
+quotes, Python 3.12+), so the limits sit far above hand-written code. It
+runs token by token in Python, about as long as parsing the file with
+`ast`; so a bound computed in a few passes of C first (`_clearly_within`)
+settles almost every file: with strings and comments blanked as the scan
+reads them, no bracket deeper than `DEEP_FROM`, and no logical line holding
+more than `MAX_CHAIN` characters that could count toward a chain. Every
 regular expression here is linear-time: alternatives inside a repetition
 start with different characters, and unterminated strings match to the end
 of their line or of the file instead of failing and being retried.
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate, compress, pairwise
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_NESTING = 200
@@ -61,6 +67,35 @@ _NEUTRAL_OPS = frozenset({"==", "!=", "<=", ">=", "->", "...", ":"})
 _RESETS = frozenset({",", ";"})
 _NEWLINES = frozenset({"\n", "\r", "\r\n"})
 _OPERAND_KINDS = frozenset({"name", "string", "number", "close"})
+
+# What `_TOKEN` reads as a string, a comment or a line continuation: a quote
+# or `#` outside them always starts one, so the leftmost matches are the
+# scan's, whatever comes before them.
+_BLANKED = re.compile(
+    r"""
+    '''(?:[^'\\]|\\.|'(?!''))*(?:'''|\\?\Z)
+    |\"\"\"(?:[^"\\]|\\.|"(?!""))*(?:\"\"\"|\\?\Z)
+    |'(?:[^'\\\r\n]|\\.)*(?:'|(?=[\r\n])|\\?\Z)
+    |"(?:[^"\\\r\n]|\\.)*(?:"|(?=[\r\n])|\\?\Z)
+    |\#[^\r\n]*
+    |\\(?:\r\n?|\n)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+# Whole words only, as the scan's names: a keyword glued to a number is part of it.
+_KEYWORD = re.compile(r"\b(?:" + "|".join(sorted(_NESTING_KEYWORDS)) + r")\b")
+# Every character of an operator the scan may count is one of these; the
+# keywords are replaced by `~` first.
+_NOT_COUNTED = re.compile(r"[^()\[\]{}\n+\-*/%@|^&~<>!=:.]+")
+_TO_STEPS = str.maketrans(
+    {
+        **dict.fromkeys("([{", "("),
+        **dict.fromkeys(")]}", ")"),
+        **dict.fromkeys("+-*/%@|^&~<>!=:.", "+"),
+    }
+)
+_DEPTH_CHANGE = {"(": 1, ")": -1, "+": 0, "\n": 0}
+_COUNTED = {"(": 1, ")": 0, "+": 1, "\n": 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +163,12 @@ class _Scan:
 
 
 def check_shape(text: str) -> OverBudget | None:
-    """One linear pass: None when LibCST can be given the text."""
+    """None when LibCST can be given the text."""
+    return None if _clearly_within(text) else _scan_shape(text)
+
+
+def _scan_shape(text: str) -> OverBudget | None:
+    """One linear pass, token by token: the reason and line, if any."""
     scan = _Scan()
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup or "other"
@@ -137,3 +177,24 @@ def check_shape(text: str) -> OverBudget | None:
             line = text.count("\n", 0, match.start()) + 1
             return OverBudget(f"not analysed: {reason}", line)
     return None
+
+
+def _clearly_within(text: str) -> bool:
+    """True only where the scan finds nothing: no bracket deeper than
+    `DEEP_FROM` (so no deep work and no nesting over the limit), and no
+    logical line with more than `MAX_CHAIN` characters that could count
+    toward a chain (every counted operator has one, every bracket opened,
+    every keyword; a count never outlives its logical line). False says
+    nothing: the scan decides, as it does where a bracket closes more than
+    were opened (the scan's depth stops at zero there)."""
+    code = _BLANKED.sub(" ", text).replace("\r\n", "\n").replace("\r", "\n")
+    steps = _NOT_COUNTED.sub("", _KEYWORD.sub("~", code)).translate(_TO_STEPS)
+    if not steps:
+        return True
+    depths = list(accumulate(map(_DEPTH_CHANGE.__getitem__, steps)))
+    if min(depths) < 0 or max(depths) > DEEP_FROM:
+        return False
+    counted = list(accumulate(map(_COUNTED.__getitem__, steps)))
+    at_line_ends = [s == "\n" and d == 0 for s, d in zip(steps, depths, strict=True)]
+    ends = [0, *compress(counted, at_line_ends), counted[-1]]
+    return max(end - start for start, end in pairwise(ends)) <= MAX_CHAIN
