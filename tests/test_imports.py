@@ -118,7 +118,7 @@ def test_settling_without_pending_findings_or_facts_is_light(tmp_path: Path) -> 
     results = [FileResult("a.py", (finding,)), FileResult("b.py")]
     codes = select_codes(["ALL"], [], [], preview=False)
     assert settle(results, ProjectSettings(codes)) == [finding]
-    assert wanted_names(results) == set() and candidate_modules({"a.b.C"}) == {"a", "a.b"}
+    assert wanted_names(results) == set() and candidate_modules({"a.b.C"}, {"a", "a.b"}) == {"a.b"}
     assert job_names(results) == (set(), set())
     """
     assert heavy_imports(snippet, tmp_path) == []

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
+from joblint.models import FileResult
 from joblint.pipeline import lint as engine
 from joblint.pipeline import source
 from joblint.pipeline.cache import read_pack
@@ -903,3 +904,73 @@ def test_a_run_reads_the_facts_of_a_file_once(
     assert [(Path(path).name, line, message[:4]) for path, line, _, message in found] == [
         ("orders.py", 9, "publ")
     ]
+
+
+# A chain through a package's re-export, and one straight to a module: the
+# packages above a module a call names are never read for its names.
+PACKAGES_PROJECT = {
+    "shop/__init__.py": "SHOP_MARKER = 'the top package'\n",
+    "shop/billing/__init__.py": "from shop.billing.mailer import receipt_later\n",
+    "shop/billing/mailer.py": """
+from shop.tasks import send_receipt
+
+
+def receipt_later(order_id):
+    send_receipt.delay(order_id)
+
+
+def refund_later(order_id):
+    send_receipt.delay(order_id)
+""",
+    "shop/tasks.py": """
+from celery import shared_task
+
+
+@shared_task
+def send_receipt(order_id):
+    return order_id
+""",
+    "shop/orders.py": """
+from django.db import transaction
+
+from shop.billing import receipt_later
+
+
+def place(order_id):
+    with transaction.atomic():
+        receipt_later(order_id)
+""",
+    "shop/refunds.py": """
+from django.db import transaction
+
+from shop.billing.mailer import refund_later
+
+
+def refund(order_id):
+    with transaction.atomic():
+        refund_later(order_id)
+""",
+}
+
+
+def test_the_packages_above_a_module_are_not_read_for_its_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, PACKAGES_PROJECT)
+    parsed = _parsed_files(monkeypatch)
+    indexed: list[str] = []
+    real = runner.index_file
+
+    def counting(path: str, *args: Any) -> FileResult:
+        indexed.append(Path(path).as_posix())
+        return real(path, *args)
+
+    monkeypatch.setattr(runner, "index_file", counting)
+    found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
+    assert [(Path(path).name, line) for path, line, _, _ in found] == [
+        ("orders.py", 9),
+        ("refunds.py", 9),
+    ]
+    top = PACKAGES_PROJECT["shop/__init__.py"]
+    assert top not in parsed and not any(p.endswith("shop/__init__.py") for p in indexed)
+    assert any(p.endswith("shop/billing/__init__.py") for p in indexed)  # the re-export

@@ -7,7 +7,7 @@ a cache or a worker process.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -711,12 +711,19 @@ def _asked_of_model(
     return found
 
 
-def candidate_modules(names: set[str]) -> set[str]:
-    """Modules that may define `pkg.mod.Name` (or re-export it): every prefix."""
+def candidate_modules(names: set[str], known: Container[str]) -> set[str]:
+    """The modules that define `pkg.mod.Name` (or re-export it): of its
+    prefixes, the longest that is a module of the project (`known`). Python
+    imports `pkg.mod` from its own file whatever `pkg/__init__.py` holds, so
+    the packages above it are not read for its names."""
     modules: set[str] = set()
     for name in names:
-        parts = name.split(".")
-        modules.update(".".join(parts[:i]) for i in range(1, len(parts)))
+        module = name
+        while "." in module:
+            module = module.rpartition(".")[0]
+            if module in known:
+                modules.add(module)
+                break
     return modules
 
 

@@ -884,8 +884,10 @@ def _on_demand(
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
         names, called = wanted([*results, *context, *loaded], asked)
-        batch = remaining.take(candidate_modules(names))
-        to_index = [s for s in modules.of(candidate_modules(called)) if s.shown not in indexed]
+        batch = remaining.take(candidate_modules(names, modules))
+        to_index = [
+            s for s in modules.of(candidate_modules(called, modules)) if s.shown not in indexed
+        ]
         if not batch and not to_index:
             break
         loaded.extend(run.facts(batch))
@@ -902,6 +904,9 @@ class _ByModule:
         self._by_name: dict[str, list[tuple[int, _Source]]] = {}
         for position, source in enumerate(sources):
             self._by_name.setdefault(source.module.name, []).append((position, source))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
 
     def of(self, names: set[str]) -> list[_Source]:
         found = [entry for name in names for entry in self._by_name.get(name, ())]
