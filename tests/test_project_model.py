@@ -365,3 +365,18 @@ def test_helpers_returning_calls_of_themselves_end(tmp_path: Path) -> None:
     run = lint_paths([tmp_path], Config(root=tmp_path), RunOptions())
     assert run.internal_errors == [] and run.errors == []
     assert [(f.code, f.span.line) for f in run.findings] == [("JL101", 20)]
+
+
+def test_index_reads_a_guard_a_module_imports() -> None:
+    source = (
+        "from joblint.runtime.idempotency import idempotent\n"
+        "from .mail import send\n"
+        "@idempotent(key=lambda order_id: order_id)\n"
+        "def notify(order_id):\n"
+        "    send(order_id)\n"
+        "def remind(order_id):\n"
+        "    send(order_id)\n"
+    )
+    index = _index(source)
+    assert _function(index, "app.m.notify").claims
+    assert not _function(index, "app.m.remind").claims

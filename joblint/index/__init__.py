@@ -35,6 +35,12 @@ def index_source(text: str | bytes, module: ModuleInfo, options: Options) -> Mod
         return None
     lowered = (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).lower()
     try:
-        return ModuleReader(module, options, may_claim=work.may_claim(lowered)).read(tree)
+        reader = ModuleReader(
+            module,
+            options,
+            may_claim=work.may_claim(lowered),
+            may_name_guard=work.may_name_guard(lowered, module.name),
+        )
+        return reader.read(tree)
     except RecursionError:
         return None

@@ -191,10 +191,19 @@ class _Summary:
 
 
 class ModuleReader:
-    def __init__(self, module: ModuleInfo, options: Options, may_claim: bool = True) -> None:
+    def __init__(
+        self,
+        module: ModuleInfo,
+        options: Options,
+        may_claim: bool = True,
+        may_name_guard: bool = True,
+    ) -> None:
         self.module = module
         # The module's text names something that claims work (`work.may_claim`).
         self.may_claim = may_claim
+        # Its names may be the runtime's guard (`work.may_name_guard`): where
+        # they can't, the names of its functions are not looked up for one.
+        self.may_name_guard = may_name_guard
         self.transaction_functions = options.transaction_functions
         self.enqueue_functions = options.enqueue_functions
         self.on_commit_functions = options.on_commit_functions
@@ -494,6 +503,8 @@ class ModuleReader:
 
     def _claiming(self, node: ast.AST, stack: list[_Frame]) -> bool:
         if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+            if not self.may_name_guard:
+                return False
             qualname = self._qualify(node, stack)
             return qualname is not None and work.is_guard_name(qualname)
         if isinstance(node, ast.Constant) and isinstance(node.value, str):

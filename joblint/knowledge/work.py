@@ -60,6 +60,17 @@ def may_claim(lowered: str) -> bool:
     return any(word in lowered for word in CLAIM_WORDS)
 
 
+# The packages of the guard modules: a module names a guard only where its
+# text holds one of them (an import) or where it is part of one.
+_GUARD_PACKAGES: frozenset[str] = frozenset(m.split(".")[0] for m in GUARD_MODULES)
+
+
+def may_name_guard(lowered: str, module: str) -> bool:
+    """Whether a name read in the module `module` (its text lower-cased:
+    `lowered`) may be a guard's (`is_guard_name`)."""
+    return module.split(".")[0] in _GUARD_PACKAGES or any(p in lowered for p in _GUARD_PACKAGES)
+
+
 def effect_of(qualname: str) -> SideEffect | None:
     return EFFECTS.get(qualname)
 
