@@ -380,3 +380,32 @@ def test_index_reads_a_guard_a_module_imports() -> None:
     index = _index(source)
     assert _function(index, "app.m.notify").claims
     assert not _function(index, "app.m.remind").claims
+
+
+def test_child_nodes_are_the_ast_children_without_contexts() -> None:
+    import ast
+    import dataclasses
+    import inspect
+    import json as json_module
+
+    from joblint.index.summaries import child_nodes
+
+    own = (
+        "def f(a, *, b=1, c):\n"
+        "    global g\n"
+        "    def h():\n"
+        "        nonlocal a\n"
+        "    x = {**a, 'k': b}\n"
+        "    match x:\n"
+        "        case {'k': 1, **rest} | C(y=2) | None | [1, *_]: pass\n"
+        "    return f'{x!r:>{b}}' if x else lambda *, k=None: k\n"
+    )
+    sources = [own, *(inspect.getsource(m) for m in (ast, json_module, dataclasses))]
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            expected = [
+                child
+                for child in ast.iter_child_nodes(node)
+                if not isinstance(child, ast.expr_context)
+            ]
+            assert child_nodes(node) == expected, ast.dump(node)[:80]

@@ -109,10 +109,16 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     found: list[ast.AST] = []
     for name in fields:
         value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
+        if value is None:
+            continue
+        if type(value) is list:
+            # Only a dict's `**` key and a missing keyword default are None.
+            if None in value:
+                found.extend(item for item in value if item is not None)
+            else:
+                found += value
+        else:
             found.append(value)
-        elif isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, ast.AST))
     return found
 
 
@@ -139,12 +145,21 @@ _SCALAR_FIELDS = frozenset(
         "tag",
     }
 )
+# Fields of one class that never hold a node.
+_SCALAR_OF: dict[type[ast.AST], tuple[str, ...]] = {
+    ast.Constant: ("value",),
+    ast.MatchSingleton: ("value",),
+    ast.Global: ("names",),
+    ast.Nonlocal: ("names",),
+}
 _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
 
 def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
-    """The fields of an AST class that may hold nodes (a constant's value never does)."""
-    scalar = {"value"} if kind in (ast.Constant, ast.MatchSingleton) else set()
+    """The fields of an AST class that may hold nodes: every other field
+    holds a node, a list of nodes (and None for a missing one) or None (a
+    constant's value never does, nor do the names `global` declares)."""
+    scalar = set(_SCALAR_OF.get(kind, ()))
     return tuple(f for f in kind._fields if f not in _SCALAR_FIELDS and f not in scalar)
 
 
