@@ -556,106 +556,106 @@ def test_runs_at_once_share_the_cache_safely(tmp_path: Path) -> None:
     assert warm.stdout == outputs[0]
 
 
-@pytest.mark.parametrize(
-    ("source", "expected"),
-    [
-        ('cur.execute("SELECT id FROM jobs LIMIT 1 FOR UPDATE")\n', True),
-        ('SQL = "SELECT id FROM jobs ORDER BY id FOR" + " NO KEY UPDATE"\n', True),
-        ('LOCK = "for"\nSQL = "select id from jobs " + LOCK + " share"\n', True),
-        ('MODE = "FOR UPDATE"\nSQL = f"{BASE} {MODE}"\nBASE = "SELECT id FROM jobs"\n', True),
-        # Prose naming no SELECT: no lock the rule reads.
-        ('HELP = "Represents an input for update of attribute."\n', False),
-        ('raise ValueError(f"Unable to deduce the amount for {event}")\n', False),
-        ("job = Job.objects.select_for_update().filter(state='new').first()\n", True),
-        (
-            "jobs = Job.objects.select_for_update()\nwhile True:\n"
-            "    for job in jobs:\n        claim(job)\n",
-            True,
-        ),
-        ("rows = session.query(Job).with_for_update()\nrows[0]\n", True),
-        ("self.rows = Job.objects.select_for_update()\nfirst = self.rows.first()\n", True),
-        # The pick on a chain of its own, the lock inside an argument: not the
-        # lock's chain (the rule reads chains link by link).
-        ("jobs = Job.objects.select_for_update()\nwhile True:\n    work(jobs)\n", False),
-        ("rows = session.scalars(select(Job).with_for_update())\nrows[0]\n", False),
-        ("Job.objects.select_for_update().filter(a=1)\nx = other[0]\n", False),
-        # A function's parameter holds nothing the rule follows, whatever a
-        # name of that name holds elsewhere; one it assigns itself does.
-        (
-            "rows = Job.objects.all()[:10]\n"
-            "def claim(rows):\n    rows.select_for_update().update(state='taken')\n",
-            False,
-        ),
-        (
-            "def claim():\n    rows = Job.objects.all()[:10]\n"
-            "    rows.select_for_update().update(state='taken')\n",
-            True,
-        ),
-        # Not a global the function declares: the module's name, followed.
-        (
-            "rows = Job.objects.all()[:10]\n"
-            "def claim():\n    global rows\n    rows.select_for_update().update(state='x')\n",
-            True,
-        ),
-        # A lock that picks, in a function that writes nothing: no claim.
-        (
-            "def peek():\n    return Job.objects.select_for_update().first()\n",
-            False,
-        ),
-        ("def take():\n    job = Job.objects.select_for_update().first()\n    job.save()\n", True),
-        ("def take(s):\n    job = s.query(Job).with_for_update().first()\n    job.a = 1\n", True),
-        # `self.jobs` may be the class's own attribute.
-        (
-            "class Worker:\n    jobs = Job.objects.select_for_update()\n"
-            "    def take(self):\n        job = self.jobs.first()\n        job.save()\n",
-            True,
-        ),
-        # A lock with nothing picked anywhere: every matching row, or one pinned.
-        ("jobs = list(Job.objects.select_for_update().filter(owner=o))\n", False),
-        ("job = Job.objects.select_for_update().get(pk=pk)\n", False),
-        # Only a comment names the lock.
-        ("# take the rows for update\nx = Job.objects.filter(a=1)[0]\n", False),
-        # The chain names its row (a key, a filter the rule can't read, a
-        # one-row fetch): the rule never reports it, whatever its start holds.
-        ("job = Job.objects.select_for_update().filter(pk=pk).first()\njob.save()\n", False),
-        ("job = Job.objects.select_for_update().filter(id__in=ids)[0]\njob.save()\n", False),
-        ("job = Job.objects.filter(**where).select_for_update().first()\njob.save()\n", False),
-        ("job = Job.objects.filter(cond).select_for_update().first()\njob.save()\n", False),
-        ("qs = Job.objects.select_for_update()\nqs.filter(pk=1)[0].save()\n", False),
-        ("qs = Job.objects.select_for_update()\nqs.get(state='new').save()\n", False),
-        (
-            "rows = Job.objects.select_for_update().filter(pk=pk)\n"
-            "def take():\n    job = rows.first()\n    job.save()\n",
-            False,
-        ),
-        # Equalities with values the code passes, at most one row: a natural
-        # key, unless the chain's start may hold more (a name it was assigned).
-        ("e = Ev.objects.filter(ref=e.ref, kind=k).select_for_update().first()\ne.save()\n", False),
-        ("e = Event.objects.filter(ref=ref).select_for_update()[:1]\ne.save()\n", False),
-        ("e = Ev.objects.filter(ref=r).select_for_update().first()\ne.save()\nEv = x[:5]\n", True),
-        ("e = Event.objects.filter(ref='a').select_for_update().first()\ne.save()\n", True),
-        ("e = E.objects.filter(ref=r).order_by('a').select_for_update().first()\ne.save()\n", True),
-        ("e = Event.objects.filter(ref=ref).select_for_update()[:2]\ne.save()\n", True),
-        ("e = Event.objects.filter(ref=F('x')).select_for_update().first()\ne.save()\n", True),
-        # A condition that is no key (`user__gt`), or a comparison it reads.
-        ("job = Job.objects.select_for_update().filter(user__gt=u).first()\njob.save()\n", True),
-        ("job = s.query(Job).filter(Job.a > 1).with_for_update().first()\njob.a = 1\n", True),
-        # A lock that doesn't wait for a locked row, or may not (the rule
-        # leaves it alone); a literal False waits.
-        ("job = Job.objects.select_for_update(skip_locked=True).first()\njob.save()\n", False),
-        ("job = Job.objects.select_for_update(nowait=flag).first()\njob.save()\n", False),
-        ("job = Job.objects.select_for_update(**opts).first()\njob.save()\n", False),
-        ("job = Job.objects.select_for_update(skip_locked=False).first()\njob.save()\n", True),
-        ("job = Job.objects.select_for_update(of=('self',)).first()\njob.save()\n", True),
-        # The rule reads the first lock of the chain a name leads to: one that
-        # may wait, held by the name, counts.
-        (
-            "qs = Job.objects.select_for_update()\n"
-            "job = qs.select_for_update(skip_locked=True).first()\njob.save()\n",
-            True,
-        ),
-    ],
-)
+ROW_LOCK_CASES = [
+    ('cur.execute("SELECT id FROM jobs LIMIT 1 FOR UPDATE")\n', True),
+    ('SQL = "SELECT id FROM jobs ORDER BY id FOR" + " NO KEY UPDATE"\n', True),
+    ('LOCK = "for"\nSQL = "select id from jobs " + LOCK + " share"\n', True),
+    ('MODE = "FOR UPDATE"\nSQL = f"{BASE} {MODE}"\nBASE = "SELECT id FROM jobs"\n', True),
+    # Prose naming no SELECT: no lock the rule reads.
+    ('HELP = "Represents an input for update of attribute."\n', False),
+    ('raise ValueError(f"Unable to deduce the amount for {event}")\n', False),
+    ("job = Job.objects.select_for_update().filter(state='new').first()\n", True),
+    (
+        "jobs = Job.objects.select_for_update()\nwhile True:\n"
+        "    for job in jobs:\n        claim(job)\n",
+        True,
+    ),
+    ("rows = session.query(Job).with_for_update()\nrows[0]\n", True),
+    ("self.rows = Job.objects.select_for_update()\nfirst = self.rows.first()\n", True),
+    # The pick on a chain of its own, the lock inside an argument: not the
+    # lock's chain (the rule reads chains link by link).
+    ("jobs = Job.objects.select_for_update()\nwhile True:\n    work(jobs)\n", False),
+    ("rows = session.scalars(select(Job).with_for_update())\nrows[0]\n", False),
+    ("Job.objects.select_for_update().filter(a=1)\nx = other[0]\n", False),
+    # A function's parameter holds nothing the rule follows, whatever a
+    # name of that name holds elsewhere; one it assigns itself does.
+    (
+        "rows = Job.objects.all()[:10]\n"
+        "def claim(rows):\n    rows.select_for_update().update(state='taken')\n",
+        False,
+    ),
+    (
+        "def claim():\n    rows = Job.objects.all()[:10]\n"
+        "    rows.select_for_update().update(state='taken')\n",
+        True,
+    ),
+    # Not a global the function declares: the module's name, followed.
+    (
+        "rows = Job.objects.all()[:10]\n"
+        "def claim():\n    global rows\n    rows.select_for_update().update(state='x')\n",
+        True,
+    ),
+    # A lock that picks, in a function that writes nothing: no claim.
+    (
+        "def peek():\n    return Job.objects.select_for_update().first()\n",
+        False,
+    ),
+    ("def take():\n    job = Job.objects.select_for_update().first()\n    job.save()\n", True),
+    ("def take(s):\n    job = s.query(Job).with_for_update().first()\n    job.a = 1\n", True),
+    # `self.jobs` may be the class's own attribute.
+    (
+        "class Worker:\n    jobs = Job.objects.select_for_update()\n"
+        "    def take(self):\n        job = self.jobs.first()\n        job.save()\n",
+        True,
+    ),
+    # A lock with nothing picked anywhere: every matching row, or one pinned.
+    ("jobs = list(Job.objects.select_for_update().filter(owner=o))\n", False),
+    ("job = Job.objects.select_for_update().get(pk=pk)\n", False),
+    # Only a comment names the lock.
+    ("# take the rows for update\nx = Job.objects.filter(a=1)[0]\n", False),
+    # The chain names its row (a key, a filter the rule can't read, a
+    # one-row fetch): the rule never reports it, whatever its start holds.
+    ("job = Job.objects.select_for_update().filter(pk=pk).first()\njob.save()\n", False),
+    ("job = Job.objects.select_for_update().filter(id__in=ids)[0]\njob.save()\n", False),
+    ("job = Job.objects.filter(**where).select_for_update().first()\njob.save()\n", False),
+    ("job = Job.objects.filter(cond).select_for_update().first()\njob.save()\n", False),
+    ("qs = Job.objects.select_for_update()\nqs.filter(pk=1)[0].save()\n", False),
+    ("qs = Job.objects.select_for_update()\nqs.get(state='new').save()\n", False),
+    (
+        "rows = Job.objects.select_for_update().filter(pk=pk)\n"
+        "def take():\n    job = rows.first()\n    job.save()\n",
+        False,
+    ),
+    # Equalities with values the code passes, at most one row: a natural
+    # key, unless the chain's start may hold more (a name it was assigned).
+    ("e = Ev.objects.filter(ref=e.ref, kind=k).select_for_update().first()\ne.save()\n", False),
+    ("e = Event.objects.filter(ref=ref).select_for_update()[:1]\ne.save()\n", False),
+    ("e = Ev.objects.filter(ref=r).select_for_update().first()\ne.save()\nEv = x[:5]\n", True),
+    ("e = Event.objects.filter(ref='a').select_for_update().first()\ne.save()\n", True),
+    ("e = E.objects.filter(ref=r).order_by('a').select_for_update().first()\ne.save()\n", True),
+    ("e = Event.objects.filter(ref=ref).select_for_update()[:2]\ne.save()\n", True),
+    ("e = Event.objects.filter(ref=F('x')).select_for_update().first()\ne.save()\n", True),
+    # A condition that is no key (`user__gt`), or a comparison it reads.
+    ("job = Job.objects.select_for_update().filter(user__gt=u).first()\njob.save()\n", True),
+    ("job = s.query(Job).filter(Job.a > 1).with_for_update().first()\njob.a = 1\n", True),
+    # A lock that doesn't wait for a locked row, or may not (the rule
+    # leaves it alone); a literal False waits.
+    ("job = Job.objects.select_for_update(skip_locked=True).first()\njob.save()\n", False),
+    ("job = Job.objects.select_for_update(nowait=flag).first()\njob.save()\n", False),
+    ("job = Job.objects.select_for_update(**opts).first()\njob.save()\n", False),
+    ("job = Job.objects.select_for_update(skip_locked=False).first()\njob.save()\n", True),
+    ("job = Job.objects.select_for_update(of=('self',)).first()\njob.save()\n", True),
+    # The rule reads the first lock of the chain a name leads to: one that
+    # may wait, held by the name, counts.
+    (
+        "qs = Job.objects.select_for_update()\n"
+        "job = qs.select_for_update(skip_locked=True).first()\njob.save()\n",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), ROW_LOCK_CASES)
 def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
     source: str, expected: bool
 ) -> None:
@@ -974,3 +974,112 @@ def test_the_packages_above_a_module_are_not_read_for_its_names(
     top = PACKAGES_PROJECT["shop/__init__.py"]
     assert top not in parsed and not any(p.endswith("shop/__init__.py") for p in indexed)
     assert any(p.endswith("shop/billing/__init__.py") for p in indexed)  # the re-export
+
+
+# Modules whose AST checks read some top-level statements only: the answer
+# depends on statements elsewhere (what a chain starts from, what a lock is
+# assigned to, through other names; an import alias), or the cut falls in a string.
+PARTS_CASES = [
+    # A lock assigned at module level, picked and written in a function.
+    "pending = Job.objects.select_for_update()\n\n"
+    "def helper():\n    return 1\n\n"
+    "def claim():\n    job = pending.first()\n    job.save()\n",
+    # The pick is what the name the lock starts from was assigned, elsewhere.
+    "rows = Job.objects.order_by('id')[:10]\n\n"
+    "def claim():\n    rows.select_for_update().update(state='taken')\n",
+    # Through another name, in a third definition.
+    "queue = Job.objects.select_for_update()\n\ndef make():\n    return 1\n\n"
+    "waiting = queue\n\ndef helper():\n    pass\n\n"
+    "def take():\n    row = waiting.first()\n    row.save()\n",
+    # A natural key, unless the name it starts from is assigned (anywhere).
+    "Ev = x[:5]\n\ndef other():\n    pass\n\n"
+    "def take(r):\n    e = Ev.objects.filter(ref=r).select_for_update().first()\n    e.save()\n",
+    "def take(r):\n    e = Ev.objects.filter(ref=r).select_for_update().first()\n    e.save()\n",
+    # A class's attribute, read by another method; decorators kept with their definition.
+    "import functools\n\n@functools.cache\n@other\ndef f():\n    pass\n\n"
+    "class Worker:\n    jobs = Job.objects.select_for_update()\n\n"
+    "    def take(self):\n        job = self.jobs.first()\n        job.save()\n",
+    # A definition's line inside a docstring: the cut falls in a string.
+    'def doc():\n    """Example:\n\ndef fake():\n'
+    '    Job.objects.select_for_update().first().save()\n"""\n\n'
+    "def take():\n    job = Job.objects.select_for_update().first()\n    job.save()\n",
+    # On-commit registrations: an alias imported in one statement, called in a loop in another.
+    "from django.db.transaction import on_commit as later\n\n"
+    "def a():\n    pass\n\ndef notify(ids):\n    for i in ids:\n        later(lambda: send(i))\n",
+    "from django.db import transaction\n\ndef notify(ids):\n    transaction.on_commit(send)\n"
+    "    for i in ids:\n        pass\n",
+    # SQL written out, a carriage return: the whole tree decides.
+    'SQL = "SELECT id FROM jobs FOR UPDATE"\n\ndef f():\n    Job.objects.select_for_update()\n',
+    "def take():\r\n    job = Job.objects.select_for_update().first()\r\n    job.save()\r\n",
+]
+
+
+def _sources_with_row_locks_or_on_commit() -> list[str]:
+    sources = [example.code for rule in all_rules() for example in examples(rule).all]
+    for tree in ("examples", "fixtures"):
+        sources += [p.read_text() for p in sorted((ROOT / tree).rglob("*.py"))]
+    sources += [source for source, _ in ROW_LOCK_CASES] + PARTS_CASES
+    return [s for s in sources if "for_update" in s or "on_commit" in s]
+
+
+@pytest.mark.parametrize("source", _sources_with_row_locks_or_on_commit())
+def test_the_checks_on_parts_of_a_module_answer_as_on_the_whole(source: str) -> None:
+    from joblint.pipeline.screen.ast_checks import PART_CONFIRMERS, confirmed, confirmed_in_parts
+    from joblint.pipeline.source import quiet_ast_parse
+
+    data = source.encode()
+    for check in PART_CONFIRMERS:
+        whole = confirmed(quiet_ast_parse(data), [check], data.lower())
+        parts = confirmed_in_parts(data, data.lower(), [check])
+        assert parts is None or parts == whole, check
+
+
+def test_the_checks_parse_only_the_parts_they_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from joblint.pipeline.screen import ast_checks
+
+    parsed: list[bytes] = []
+    real = ast_checks.quiet_parse
+
+    def counting(source: bytes) -> Any:
+        parsed.append(source)
+        return real(source)
+
+    monkeypatch.setattr(ast_checks, "quiet_parse", counting)
+    pending, rows, alias, natural, _, _, in_string, on_commit, _, sql, carriage = PARTS_CASES
+    for code, check, unread in [
+        (pending, "row-lock-picking-rows", b"def helper"),
+        (rows, "row-lock-picking-rows", None),
+        (alias, "row-lock-picking-rows", b"def helper"),
+        (natural, "row-lock-picking-rows", b"def other"),
+        (on_commit, "on-commit-in-loop", b"def a()"),
+    ]:
+        parsed.clear()
+        data = code.encode()
+        assert ast_checks.confirmed_in_parts(data, data.lower(), [check]) == {check}
+        # Not the definitions that name nothing the answer depends on.
+        assert parsed and all(unread is None or unread not in p for p in parsed)
+    for code in (in_string, sql, carriage):
+        data = code.encode()
+        assert ast_checks.confirmed_in_parts(data, data.lower(), ["row-lock-picking-rows"]) is None
+
+
+def test_a_method_is_read_in_a_class_of_its_own_only_inside_its_class() -> None:
+    """A definition at four spaces is cut out of a class's part; one in a
+    loop at module level after the class is not (in a class of its own it
+    would lose the loop around it)."""
+    from joblint.pipeline.screen import ast_checks
+
+    source = (
+        "class Notifier:\n    kind = 1\n\n    def a(self):\n        pass\n\n"
+        "    @property\n    def b(self):\n        return 2\n\n"
+        "for item in items:\n    def c():\n        transaction.on_commit(send)\n"
+    )
+    data = source.encode()
+    parts = ast_checks._Parts(data, data.lower())
+    heads = [data[start:end].split(b"\n")[0] for start, end in parts.spans]
+    # The loop after the class stays in the part before it, `c` inside its loop.
+    assert heads == [b"class Notifier:", b"    def a(self):", b"    @property"]
+    assert parts.methods == {1, 2}
+    assert ast_checks.confirmed_in_parts(data, data.lower(), ["on-commit-in-loop"]) == {
+        "on-commit-in-loop"
+    }

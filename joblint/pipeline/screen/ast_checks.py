@@ -13,8 +13,10 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from joblint.index.summaries import child_nodes
 from joblint.knowledge import jobs, locks, retries
@@ -427,6 +429,17 @@ class _OrmLocks:
         plain = root.removeprefix("self.")
         return root in self._assigned or plain in self._assigned
 
+    def followed_names(self) -> tuple[set[str], set[str]]:
+        """The names (without `self.`) the answer may depend on elsewhere in
+        the module: what a chain that locks starts from (whether and what it
+        is assigned there), and what holds a lock, also through other names
+        (every chain using it)."""
+        self._hold()
+        chains = [c for c, _ in (*self.chains, *self.iterated)] + [c for _, c, _ in self._values]
+        starts = {chain.root for chain in chains if chain.locks and chain.root}
+        holders = {name for (name, _), (locks_rows, _) in self.holders.items() if locks_rows}
+        return _plain(starts), _plain(holders)
+
     def pick_next(self) -> bool:
         if not any(chain.locks for chain, _ in (*self.chains, *self.iterated)) and not any(
             chain.locks for _, chain, _ in self._values
@@ -518,9 +531,7 @@ def on_commit_in_loop(tree: ast.Module, lowered: bytes) -> bool:
         if looped and isinstance(node, ast.Call) and _registers(node.func, lines.words):
             return True
         inside = looped or isinstance(node, _STATEMENT_LOOPS)
-        stack.extend(
-            (child, inside) for child in child_nodes(node) if lines.may_hold(child)
-        )
+        stack.extend((child, inside) for child in child_nodes(node) if lines.may_hold(child))
     return False
 
 
@@ -607,4 +618,168 @@ def confirmed(tree: ast.Module, checks: Iterable[str], lowered: bytes) -> set[st
             holds = CONFIRMERS[check](scan)
         if holds:
             found.add(check)
+    return found
+
+
+# --- reading only some of a module's top-level statements --------------------------
+
+# A line starting a top-level definition, where a module splits into parts that
+# parse on their own (a decorator's line starts the definition it decorates).
+_PART_START = re.compile(rb"^(?:    )?(?:@|(?:async[ \t]+)?def[ \t])|^class[ \t(:]", re.MULTILINE)
+# A line starting at column 0 that is neither blank nor a comment.
+_CODE_AT_COLUMN_0 = re.compile(rb"\n[^ \t\r\n#]")
+# Escapes that may spell a letter in a string (`\x53ELECT`): such SQL is read
+# only on the whole tree.
+_LETTER_ESCAPE = re.compile(rb"\\(?:x|u|n\{|[0-7])")
+_SQL_SELECT_WORD = re.compile(rb"\bselect\b")
+
+
+class _Parts:
+    """A module's source cut before each top-level definition, and a
+    top-level class's before each of its methods (at four spaces), each part
+    parsed with `ast` only when a check asks for it, at its own lines (so a
+    node's line is the file's; a method in a class of its own, `class _:`,
+    which no check tells from the real one: a class is no loop and no
+    function). A cut inside a string or brackets makes a part that doesn't
+    parse: `SyntaxError`, and the caller parses the whole."""
+
+    def __init__(self, data: bytes, lowered: bytes) -> None:
+        self.data = data
+        self.lowered = lowered
+        starts = [0]
+        methods: set[int] = set()  # the parts that are a class's methods
+        in_class = False
+        read = 0  # where the class's lines have been read up to
+        for match in _PART_START.finditer(lowered):
+            start = match.start()
+            indented = lowered.startswith(b" ", start)
+            previous = lowered.rfind(b"\n", 0, start - 1) + 1 if start else 0
+            decorated = lowered.startswith(b"    @" if indented else b"@", previous)
+            if not indented:
+                in_class = lowered.startswith(b"class", start)
+            elif in_class and _CODE_AT_COLUMN_0.search(lowered, read, start):
+                in_class = False  # the class has ended (or a string holds the line)
+            read = start
+            if not start or decorated or (indented and not in_class):
+                continue
+            if indented:
+                methods.add(len(starts))
+            starts.append(start)
+        self.spans = list(zip(starts, [*starts[1:], len(data)], strict=True))
+        self.methods = methods
+        lines = accumulate(data.count(b"\n", start, end) for start, end in self.spans)
+        self.first_lines = [1, *(count + 1 for count in lines)][: len(self.spans)]
+        self._bodies: dict[int, list[ast.stmt]] = {}
+
+    def having(self, words: Iterable[bytes]) -> set[int]:
+        """The parts whose (lower-cased) text holds one of `words`."""
+        found = list(words)
+        return {
+            index
+            for index, (start, end) in enumerate(self.spans)
+            if any(self.lowered.find(word, start, end) != -1 for word in found)
+        }
+
+    def naming(self, names: Iterable[str]) -> set[int]:
+        """The parts whose text holds one of `names` as a word."""
+        return self._matching(names, rb"\b")
+
+    def assigning(self, names: Iterable[str]) -> set[int]:
+        """The parts that may assign one of `names` (`x = `, `self.x: T = `,
+        `(x) = `, `a = x = `): the name, then a `=` or `:` after nothing but
+        blanks, closing parentheses and line continuations. More than
+        assignments (`f(x=1)`, `{x: 1}`), never fewer."""
+        return self._matching(names, rb"(?:[\s)\\])*[:=]")
+
+    def _matching(self, names: Iterable[str], after: bytes) -> set[int]:
+        words = sorted({name.lower().encode() for name in names})
+        if not words:
+            return set()
+        pattern = re.compile(rb"\b(?:" + b"|".join(map(re.escape, words)) + rb")" + after)
+        return {
+            index
+            for index, (start, end) in enumerate(self.spans)
+            if pattern.search(self.lowered, start, end) is not None
+        }
+
+    def tree(self, chosen: Iterable[int]) -> ast.Module:
+        body: list[ast.stmt] = []
+        for index in sorted(chosen):
+            if index not in self._bodies:
+                start, end = self.spans[index]
+                line = self.first_lines[index]
+                # A method's part opens its class on the line before its own.
+                head = b"\n" * (line - 2) + b"class _:\n" if index in self.methods else b""
+                padding = head or b"\n" * (line - 1)
+                self._bodies[index] = quiet_parse(padding + self.data[start:end]).body
+            body.extend(self._bodies[index])
+        return ast.Module(body=body, type_ignores=[])
+
+
+def quiet_parse(source: bytes) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes: the linted file reports
+        return ast.parse(source)
+
+
+def _plain(names: set[str]) -> set[str]:
+    return {name.removeprefix("self.") for name in names}
+
+
+def _row_lock_in_parts(parts: _Parts) -> bool | None:
+    """`row_lock_picking_rows` on the parts that hold a row lock, and those
+    naming what the chains there start from or what their locks are
+    assigned to, until no part names more (a name is looked up in any part
+    that may assign or use it). None where SQL in strings may decide (a
+    SELECT written out, or escapes that might spell one): that needs
+    every string, the whole tree."""
+    lowered = parts.lowered
+    if _SQL_SELECT_WORD.search(lowered) or _LETTER_ESCAPE.search(lowered):
+        return None
+    if b"for_update" not in lowered:
+        return False  # no SQL, no ORM lock: the whole tree says the same
+    chosen = parts.having([b"for_update"])
+    while True:
+        scan = _OrmLocks(parts.tree(chosen))
+        starts, holders = scan.followed_names()
+        more = (parts.assigning(starts) | parts.naming(holders)) - chosen
+        if not more:
+            return scan.pick_next()
+        chosen |= more
+
+
+def _on_commit_in_parts(parts: _Parts) -> bool:
+    """`on_commit_in_loop` on the parts naming an on-commit registration:
+    the only ones its walk enters."""
+    lines = _Lines(parts.lowered, _ON_COMMIT.encode())
+    chosen = parts.having(word.encode() for word in lines.words)
+    return on_commit_in_loop(parts.tree(chosen), parts.lowered)
+
+
+# Checks that read only some of a module's top-level statements.
+PART_CONFIRMERS: dict[str, Callable[[_Parts], bool | None]] = {
+    "row-lock-picking-rows": _row_lock_in_parts,
+    "on-commit-in-loop": _on_commit_in_parts,
+}
+
+
+def confirmed_in_parts(data: bytes, lowered: bytes, checks: Iterable[str]) -> set[str] | None:
+    """`confirmed`, parsing only the top-level statements the checks read,
+    for a file Python certainly parses; None where that can't be told so
+    (a check that reads the whole module, a part that doesn't parse on its
+    own, a line ending in a lone carriage return): parse the whole file."""
+    names = list(checks)
+    if not set(names) <= PART_CONFIRMERS.keys() or b"\r" in data:
+        return None
+    parts = _Parts(data, lowered)
+    found: set[str] = set()
+    try:
+        for name in names:
+            holds = PART_CONFIRMERS[name](parts)
+            if holds is None:
+                return None
+            if holds:
+                found.add(name)
+    except (SyntaxError, ValueError):
+        return None
     return found
