@@ -727,12 +727,13 @@ def _plain(names: set[str]) -> set[str]:
 
 
 def _row_lock_in_parts(parts: _Parts) -> bool | None:
-    """`row_lock_picking_rows` on the parts that hold a row lock, and those
-    naming what the chains there start from or what their locks are
-    assigned to, until no part names more (a name is looked up in any part
-    that may assign or use it). None where SQL in strings may decide (a
-    SELECT written out, or escapes that might spell one): that needs
-    every string, the whole tree."""
+    """`row_lock_picking_rows` on the parts that hold a row lock, with the
+    parts that may assign what a locking chain starts from and those naming
+    what holds a lock, until no part adds one. None where SQL in strings
+    may decide (a SELECT written out, or escapes that might spell one):
+    that needs every string, the whole tree. (A SELECT split across
+    adjacent literals, `"SEL" "ECT"`, is not looked for: nor are the
+    trigger's bytes.)"""
     lowered = parts.lowered
     if _SQL_SELECT_WORD.search(lowered) or _LETTER_ESCAPE.search(lowered):
         return None
