@@ -1038,13 +1038,13 @@ def test_the_checks_parse_only_the_parts_they_read(monkeypatch: pytest.MonkeyPat
     from joblint.pipeline.screen import ast_checks
 
     parsed: list[bytes] = []
-    real = ast_checks.quiet_parse
+    real = ast_checks.quiet_ast_parse
 
     def counting(source: bytes) -> Any:
         parsed.append(source)
         return real(source)
 
-    monkeypatch.setattr(ast_checks, "quiet_parse", counting)
+    monkeypatch.setattr(ast_checks, "quiet_ast_parse", counting)
     pending, rows, alias, natural, _, _, in_string, on_commit, _, sql, carriage = PARTS_CASES
     for code, check, unread in [
         (pending, "row-lock-picking-rows", b"def helper"),

@@ -13,13 +13,13 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 from joblint.index.summaries import child_nodes
 from joblint.knowledge import jobs, locks, retries
+from joblint.pipeline.source import quiet_ast_parse
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -711,15 +711,9 @@ class _Parts:
                 # A method's part opens its class on the line before its own.
                 head = b"\n" * (line - 2) + b"class _:\n" if index in self.methods else b""
                 padding = head or b"\n" * (line - 1)
-                self._bodies[index] = quiet_parse(padding + self.data[start:end]).body
+                self._bodies[index] = quiet_ast_parse(padding + self.data[start:end]).body
             body.extend(self._bodies[index])
         return ast.Module(body=body, type_ignores=[])
-
-
-def quiet_parse(source: bytes) -> ast.Module:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escapes: the linted file reports
-        return ast.parse(source)
 
 
 def _plain(names: set[str]) -> set[str]:
