@@ -43,20 +43,26 @@ MAX_CHAIN = 1000
 DEEP_FROM = 16
 MAX_DEEP_WORK = 100_000
 
+# A string literal after its prefix, a comment and a line continuation, as
+# the scan reads them.
+_STRING = r"""
+    (?:'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\\?\Z)
+    |\"\"\"(?:[^"\\]|\\.|"(?!""))*(?:\"\"\"|\\?\Z)
+    |'(?:[^'\\\r\n]|\\.)*(?:'|(?=[\r\n])|\\?\Z)
+    |"(?:[^"\\\r\n]|\\.)*(?:"|(?=[\r\n])|\\?\Z))
+"""
+_COMMENT = r"\#[^\r\n]*"
+_CONTINUATION = r"\\(?:\r\n?|\n)"
 _TOKEN = re.compile(
-    r"""
-    (?P<string>(?i:[rbuft]{0,2})
-        (?:'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\\?\Z)
-        |\"\"\"(?:[^"\\]|\\.|"(?!""))*(?:\"\"\"|\\?\Z)
-        |'(?:[^'\\\r\n]|\\.)*(?:'|(?=[\r\n])|\\?\Z)
-        |"(?:[^"\\\r\n]|\\.)*(?:"|(?=[\r\n])|\\?\Z)))
-    |(?P<comment>\#[^\r\n]*)
+    rf"""
+    (?P<string>(?i:[rbuft]{{0,2}}){_STRING})
+    |(?P<comment>{_COMMENT})
     |(?P<name>[^\W\d]\w*)
     |(?P<number>\.?\d(?:[eE][-+]|[\w.])*)
-    |(?P<open>[(\[{])
-    |(?P<close>[)\]}])
+    |(?P<open>[(\[{{])
+    |(?P<close>[)\]}}])
     |(?P<op>\*\*=?|//=?|<<=?|>>=?|->|\.\.\.|[-+*/%@|^&~<>!=:]=?|[.,;]|\r\n?|\n)
-    |(?P<other>\\(?:\r\n?|\n)|[^\S\r\n]+|.)
+    |(?P<other>{_CONTINUATION}|[^\S\r\n]+|.)
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -71,17 +77,7 @@ _OPERAND_KINDS = frozenset({"name", "string", "number", "close"})
 # What `_TOKEN` reads as a string, a comment or a line continuation: a quote
 # or `#` outside them always starts one, so the leftmost matches are the
 # scan's, whatever comes before them.
-_BLANKED = re.compile(
-    r"""
-    '''(?:[^'\\]|\\.|'(?!''))*(?:'''|\\?\Z)
-    |\"\"\"(?:[^"\\]|\\.|"(?!""))*(?:\"\"\"|\\?\Z)
-    |'(?:[^'\\\r\n]|\\.)*(?:'|(?=[\r\n])|\\?\Z)
-    |"(?:[^"\\\r\n]|\\.)*(?:"|(?=[\r\n])|\\?\Z)
-    |\#[^\r\n]*
-    |\\(?:\r\n?|\n)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+_BLANKED = re.compile(rf"{_STRING}|{_COMMENT}|{_CONTINUATION}", re.VERBOSE | re.DOTALL)
 # Whole words only, as the scan's names: a keyword glued to a number is part of it.
 _KEYWORD = re.compile(r"\b(?:" + "|".join(sorted(_NESTING_KEYWORDS)) + r")\b")
 # Every character of an operator the scan may count is one of these; the
