@@ -1024,13 +1024,15 @@ def _sources_with_row_locks_or_on_commit() -> list[str]:
 
 @pytest.mark.parametrize("source", _sources_with_row_locks_or_on_commit())
 def test_the_checks_on_parts_of_a_module_answer_as_on_the_whole(source: str) -> None:
-    from joblint.pipeline.screen.ast_checks import PART_CONFIRMERS, confirmed, confirmed_in_parts
+    from joblint.pipeline.screen import ast_checks
     from joblint.pipeline.source import quiet_ast_parse
 
     data = source.encode()
-    for check in PART_CONFIRMERS:
-        whole = confirmed(quiet_ast_parse(data), [check], data.lower())
-        parts = confirmed_in_parts(data, data.lower(), [check])
+    for check in ast_checks.PART_CONFIRMERS:
+        if not ast_checks.reads_in_parts(data, data.lower(), [check]):
+            continue  # the whole tree decides
+        whole = ast_checks.confirmed(quiet_ast_parse(data), [check], data.lower())
+        parts = ast_checks.confirmed_in_parts(data, data.lower(), [check])
         assert parts is None or parts == whole, check
 
 
@@ -1055,12 +1057,18 @@ def test_the_checks_parse_only_the_parts_they_read(monkeypatch: pytest.MonkeyPat
     ]:
         parsed.clear()
         data = code.encode()
+        assert ast_checks.reads_in_parts(data, data.lower(), [check])
         assert ast_checks.confirmed_in_parts(data, data.lower(), [check]) == {check}
         # Not the definitions that name nothing the answer depends on.
         assert parsed and all(unread is None or unread not in p for p in parsed)
-    for code in (in_string, sql, carriage):
+    # A cut inside a string: a part that doesn't parse on its own.
+    data = in_string.encode()
+    assert ast_checks.confirmed_in_parts(data, data.lower(), ["row-lock-picking-rows"]) is None
+    # SQL written out, a lone carriage return: not read in parts at all.
+    for code in (sql, carriage):
         data = code.encode()
-        assert ast_checks.confirmed_in_parts(data, data.lower(), ["row-lock-picking-rows"]) is None
+        assert not ast_checks.reads_in_parts(data, data.lower(), ["row-lock-picking-rows"])
+    assert not ast_checks.reads_in_parts(b"x = 1\n", b"x = 1\n", ["sleep-in-retry-loop"])
 
 
 def test_a_method_is_read_in_a_class_of_its_own_only_inside_its_class() -> None:

@@ -524,7 +524,10 @@ def on_commit_in_loop(tree: ast.Module, lowered: bytes) -> bool:
     `on_commit`, or of a name the file imports one as) inside a `for` or
     `while` loop, at any depth (also across the functions defined in it).
     The walk enters only the nodes spanning a line that names one."""
-    lines = _Lines(lowered, _ON_COMMIT.encode())
+    return _on_commit_in_loop(tree, _Lines(lowered, _ON_COMMIT.encode()))
+
+
+def _on_commit_in_loop(tree: ast.Module, lines: _Lines) -> bool:
     stack: list[tuple[ast.AST, bool]] = [(tree, False)]
     while stack:
         node, looped = stack.pop()
@@ -720,18 +723,20 @@ def _plain(names: set[str]) -> set[str]:
     return {name.removeprefix("self.") for name in names}
 
 
-def _row_lock_in_parts(parts: _Parts) -> bool | None:
-    """`row_lock_picking_rows` on the parts that hold a row lock, with the
-    parts that may assign what a locking chain starts from and those naming
-    what holds a lock, until no part adds one. None where SQL in strings
-    may decide (a SELECT written out, or escapes that might spell one):
-    that needs every string, the whole tree. (A SELECT split across
-    adjacent literals, `"SEL" "ECT"`, is not looked for: nor are the
-    trigger's bytes.)"""
-    lowered = parts.lowered
-    if _SQL_SELECT_WORD.search(lowered) or _LETTER_ESCAPE.search(lowered):
-        return None
-    if b"for_update" not in lowered:
+def _strings_decide_nothing(lowered: bytes) -> bool:
+    """Whether no SQL in the file's strings can make `row_lock_picking_rows`
+    hold: no SELECT written out, nor escapes that might spell one (that
+    needs every string, the whole tree). A SELECT split across adjacent
+    literals, `"SEL" "ECT"`, is not looked for: nor is it by the trigger's
+    bytes."""
+    return not (_SQL_SELECT_WORD.search(lowered) or _LETTER_ESCAPE.search(lowered))
+
+
+def _row_lock_in_parts(parts: _Parts) -> bool:
+    """`row_lock_picking_rows` (with no SQL to read) on the parts that hold
+    a row lock, with the parts that may assign what a locking chain starts
+    from and those naming what holds a lock, until no part adds one."""
+    if b"for_update" not in parts.lowered:
         return False  # no SQL, no ORM lock: the whole tree says the same
     chosen = parts.having([b"for_update"])
     while True:
@@ -748,33 +753,38 @@ def _on_commit_in_parts(parts: _Parts) -> bool:
     the only ones its walk enters."""
     lines = _Lines(parts.lowered, _ON_COMMIT.encode())
     chosen = parts.having(word.encode() for word in lines.words)
-    return on_commit_in_loop(parts.tree(chosen), parts.lowered)
+    return _on_commit_in_loop(parts.tree(chosen), lines)
 
 
-# Checks that read only some of a module's top-level statements.
-PART_CONFIRMERS: dict[str, Callable[[_Parts], bool | None]] = {
-    "row-lock-picking-rows": _row_lock_in_parts,
-    "on-commit-in-loop": _on_commit_in_parts,
+@dataclass(frozen=True, slots=True)
+class _PartCheck:
+    """A check that reads only some of a module's top-level statements."""
+
+    applies: Callable[[bytes], bool]  # to the (lower-cased) file: else the whole tree
+    holds: Callable[[_Parts], bool]
+
+
+PART_CONFIRMERS: dict[str, _PartCheck] = {
+    "row-lock-picking-rows": _PartCheck(_strings_decide_nothing, _row_lock_in_parts),
+    "on-commit-in-loop": _PartCheck(lambda lowered: True, _on_commit_in_parts),
 }
+
+
+def reads_in_parts(data: bytes, lowered: bytes, checks: Iterable[str]) -> bool:
+    """Whether the checks can be answered on parts of the file: each reads
+    only some top-level statements of this file, and no line ends in a lone
+    carriage return (a part's lines are counted by its line feeds)."""
+    found = [PART_CONFIRMERS.get(name) for name in checks]
+    return b"\r" not in data and all(c is not None and c.applies(lowered) for c in found)
 
 
 def confirmed_in_parts(data: bytes, lowered: bytes, checks: Iterable[str]) -> set[str] | None:
     """`confirmed`, parsing only the top-level statements the checks read,
-    for a file Python certainly parses; None where that can't be told so
-    (a check that reads the whole module, a part that doesn't parse on its
-    own, a line ending in a lone carriage return): parse the whole file."""
-    names = list(checks)
-    if not set(names) <= PART_CONFIRMERS.keys() or b"\r" in data:
-        return None
+    for a file `reads_in_parts` allows and Python certainly parses; None
+    where a part doesn't parse on its own (a cut inside a string): parse
+    the whole file."""
     parts = _Parts(data, lowered)
-    found: set[str] = set()
     try:
-        for name in names:
-            holds = PART_CONFIRMERS[name](parts)
-            if holds is None:
-                return None
-            if holds:
-                found.add(name)
+        return {name for name in checks if PART_CONFIRMERS[name].holds(parts)}
     except (SyntaxError, ValueError):
         return None
-    return found

@@ -22,7 +22,7 @@ from pathlib import Path
 from joblint import __version__
 from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
 from joblint.pipeline.cache import read_record, write_record
-from joblint.pipeline.screen.ast_checks import PART_CONFIRMERS, confirmed, confirmed_in_parts
+from joblint.pipeline.screen.ast_checks import confirmed, confirmed_in_parts, reads_in_parts
 from joblint.pipeline.screen.prefilter import (
     Prefilter,
     ProjectFacts,
@@ -159,7 +159,7 @@ def _held(data: bytes, lowered: bytes, checks: Iterable[str]) -> set[str]:
     """The checks that hold. Where they read only some top-level statements
     and Python certainly parses the file (its syntax check, the symbol
     table: a third of `ast.parse`'s cost), only those are parsed with `ast`."""
-    if set(checks) <= PART_CONFIRMERS.keys() and syntax_check("", data, NO_CODES).parsed:
+    if reads_in_parts(data, lowered, checks) and syntax_check("", data, NO_CODES).parsed:
         found = confirmed_in_parts(data, lowered, checks)
         if found is not None:
             return found
