@@ -120,7 +120,7 @@ def _why_unparseable(path: str, data: bytes, settings: LintSettings) -> FileResu
 def _python_parses(data: bytes) -> bool:
     """True if Python certainly parses the file, checked by building its
     symbol table: the same parser as `ast.parse` without turning the tree
-    into Python objects (a third cheaper). False means "ask `ast.parse`",
+    into Python objects (about a third of its cost). False means "ask `ast.parse`",
     which tells why (symbol-table errors such as a misplaced `nonlocal` are
     not syntax errors to joblint, as LibCST parses those files)."""
     if budget.check_size(len(data)) is not None:
