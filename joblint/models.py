@@ -459,6 +459,9 @@ class ModuleIndex:
     # of its own (Django's `admin.site.register(Order)`): (model, line, the
     # registering call's qualified name).
     registered: tuple[tuple[str, int, str], ...] = ()
+    # Module-level functions that are certainly what `FileFacts.plain_definitions`
+    # lists (`joblint.index.plain`): qualified names.
+    plain_functions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from conftest import Run, write
 from hypothesis import given
 from hypothesis import strategies as st
 
+from joblint import index as index_package
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.models import FileResult
@@ -1091,3 +1092,61 @@ def test_a_method_is_read_in_a_class_of_its_own_only_inside_its_class() -> None:
     assert ast_checks.confirmed_in_parts(data, data.lower(), ["on-commit-in-loop"]) == {
         "on-commit-in-loop"
     }
+
+
+PLAIN_FUNCTION_PROJECT = {
+    "shop/__init__.py": "",
+    "shop/mail.py": """
+__all__ = ["subject_for"]
+
+
+def subject_for(order):
+    return f"Order {order.number}"
+""",
+    "shop/receipts.py": """
+from dataclasses import dataclass
+
+
+@dataclass
+class Receipt:
+    number: str
+""",
+    "shop/tasks.py": """
+from celery import shared_task
+
+
+@shared_task
+def send_mail(subject):
+    return subject
+""",
+    "shop/views.py": """
+from shop.mail import subject_for
+from shop.receipts import Receipt
+from shop.tasks import send_mail
+
+
+def notify(order):
+    send_mail.delay(subject_for(order))
+    send_mail.delay(Receipt(order.number))
+""",
+}
+
+
+@pytest.mark.parametrize("told", [True, False])
+def test_a_plain_function_s_module_is_not_read_for_its_facts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, told: bool
+) -> None:
+    """Whether `subject_for(order)` is a dataclass's constructor: the index
+    of its module, read for what it returns, shows it is a plain function,
+    so its module's facts are not read with LibCST; the findings are those of
+    a run whose index tells no plain functions."""
+    write(tmp_path, PLAIN_FUNCTION_PROJECT)
+    if not told:
+        monkeypatch.setattr(index_package, "plain_functions", lambda tree, text: [])
+    parsed = _parsed_files(monkeypatch)
+    found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
+    assert [(Path(path).name, line, message[:40]) for path, line, _, message in found] == [
+        ("views.py", 9, "'Receipt(order.number)' is a dataclass i")
+    ]
+    assert (PLAIN_FUNCTION_PROJECT["shop/mail.py"] in parsed) is not told
+    assert PLAIN_FUNCTION_PROJECT["shop/receipts.py"] in parsed  # a class: its facts tell

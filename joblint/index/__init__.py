@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import warnings
 
+from joblint.index.plain import plain_functions
 from joblint.index.summaries import ModuleReader
 from joblint.knowledge import work
 from joblint.models import ModuleIndex
@@ -41,6 +42,6 @@ def index_source(text: str | bytes, module: ModuleInfo, options: Options) -> Mod
             may_claim=work.may_claim(lowered),
             may_name_guard=work.may_name_guard(lowered, module.name),
         )
-        return reader.read(tree)
+        return reader.read(tree, plain_functions(tree, text))
     except RecursionError:
         return None

@@ -260,7 +260,8 @@ class ModuleReader:
     def local(self, name: str) -> str:
         return f"{self.module.name}.{name}" if self.module.name else name
 
-    def read(self, tree: ast.Module) -> ModuleIndex:
+    def read(self, tree: ast.Module, plain_functions: Iterable[str] = ()) -> ModuleIndex:
+        """`plain_functions`: the names of its plain functions (`joblint.index.plain`)."""
         statements = list(_module_statements(tree.body))
         for statement in statements:
             self._bind(statement)
@@ -287,6 +288,7 @@ class ModuleReader:
             ),
             tuple(self.task_decorators),
             tuple(self.registered),
+            tuple(self.local(name) for name in plain_functions),
         )
 
     # --- module level ------------------------------------------------------------

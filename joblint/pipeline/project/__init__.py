@@ -129,6 +129,8 @@ class ProjectIndex:
                 index.tasks[task.qualname] = task
             index.queue_objects.update(facts.queue_objects)
             index.plain.update(facts.plain_definitions)
+            if result.index is not None:  # the same names, where the index tells
+                index.plain.update(result.index.plain_functions)
             index.aliases.update(facts.aliases)
             index.classes.update((c.qualname, c) for c in facts.classes)
             index.model_factories.update(facts.model_factories)
@@ -572,9 +574,10 @@ def wanted(
     index = ProjectIndex.build(results)
     asked = asked_of(index) if asked_of is not None else set()
     missing, receivers = index.graph.lookups(_asked_of_model(index, results, asked))
+    functions, classes = _returns_lookups(index, results)
     return (
-        _wanted_names(index, results, receivers),
-        _wanted_functions(index, results, missing),
+        _wanted_names(index, results, receivers, classes),
+        _wanted_functions(index, results, missing | functions),
     )
 
 
@@ -585,14 +588,17 @@ def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[st
     (and the calls pending findings ask the project model about)."""
     index = ProjectIndex.build(results)
     receivers = index.graph.unknown_receivers(_asked_of_model(index, results, asked))
-    return _wanted_names(index, results, receivers)
+    return _wanted_names(index, results, receivers, _returns_lookups(index, results)[1])
 
 
-def _wanted_names(index: ProjectIndex, results: list[FileResult], receivers: set[str]) -> set[str]:
-    """`receivers`: the unknown receivers on the way from the calls asked."""
+def _wanted_names(
+    index: ProjectIndex, results: list[FileResult], receivers: set[str], classes: set[str]
+) -> set[str]:
+    """`receivers`: the unknown receivers on the way from the calls asked;
+    `classes`: those whose kinds decide what pending findings' calls return."""
     constants = {name for r in results for name, _ in r.facts.constants}
     wanted = set(receivers) | _connected_handlers(index, results)
-    for name in _returns_lookups(index, results)[1]:
+    for name in classes:
         wanted |= index.unknown(name)
     for result in results:
         for pending in result.pending:
@@ -640,15 +646,14 @@ def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> se
     modules' index is read."""
     index = ProjectIndex.build(results)
     missing = index.graph.unresolved(_asked_of_model(index, results, asked))
-    return _wanted_functions(index, results, missing)
+    return _wanted_functions(index, results, missing | _returns_lookups(index, results)[0])
 
 
 def _wanted_functions(
     index: ProjectIndex, results: list[FileResult], missing: set[str]
 ) -> set[str]:
-    """`missing`: the unresolved names on the way from the calls asked."""
-    missing = set(missing)
-    missing |= _returns_lookups(index, results)[0]
+    """`missing`: the unresolved names on the way from the calls asked and
+    from pending findings' calls to what they return."""
     return missing | index.graph.unresolved_decorators(_asked_decorators(index, results))
 
 

@@ -884,15 +884,19 @@ def _on_demand(
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
         names, called = wanted([*results, *context, *loaded], asked)
-        batch = remaining.take(candidate_modules(names, modules))
         to_index = [
             s for s in modules.of(candidate_modules(called, modules)) if s.shown not in indexed
         ]
+        # The index first: where it shows a wanted name is a plain function,
+        # its module's facts need not be read for it.
+        found = run.index(to_index)
+        loaded.extend(found)
+        indexed.update(s.shown for s in to_index)
+        names -= {name for r in found if r.index is not None for name in r.index.plain_functions}
+        batch = remaining.take(candidate_modules(names, modules))
         if not batch and not to_index:
             break
         loaded.extend(run.facts(batch))
-        loaded.extend(run.index(to_index))
-        indexed.update(s.shown for s in to_index)
     return loaded
 
 
