@@ -409,3 +409,59 @@ def test_child_nodes_are_the_ast_children_without_contexts() -> None:
                 if not isinstance(child, ast.expr_context)
             ]
             assert child_nodes(node) == expected, ast.dump(node)[:80]
+
+
+def test_own_nodes_and_their_kinds_are_a_walk_of_the_function_s_own_code() -> None:
+    """`own_nodes` (its own walk, for speed) visits what a plain walk by
+    `child_nodes` does, in the same order: the body, and of nested scopes
+    only what runs where they are defined; `nodes_by_kind` keeps that order."""
+    import ast
+    import dataclasses
+    import inspect
+    import json as json_module
+
+    from joblint.index.summaries import child_nodes, nodes_by_kind, own_nodes
+
+    def walked(body: list[ast.stmt]) -> list[ast.AST]:
+        found: list[ast.AST] = []
+        for statement in body:
+            todo: list[ast.AST] = [statement]
+            while todo:
+                node = todo.pop()
+                found.append(node)
+                if isinstance(node, ast.Lambda):
+                    todo.extend(
+                        reversed([*node.args.defaults, *filter(None, node.args.kw_defaults)])
+                    )
+                elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    here = [*node.decorator_list]
+                    if isinstance(node, ast.ClassDef):
+                        here += [*node.bases, *(k.value for k in node.keywords)]
+                    else:
+                        here += [*node.args.defaults, *filter(None, node.args.kw_defaults)]
+                    todo.extend(reversed(here))
+                else:
+                    todo.extend(reversed(child_nodes(node)))
+        return found
+
+    own = (
+        "def f(a, *, b=1, c=None):\n"
+        "    @deco(a)\n"
+        "    def g(x=b, *, y=None, z):\n"
+        "        return x\n"
+        "    class C(Base, metaclass=M):\n"
+        "        attr = a\n"
+        "    h = lambda k=c, *, m=None: k\n"
+        "    return {**a, 'k': [g(i) for i in b if i]}\n"
+    )
+    sources = [own, *(inspect.getsource(m) for m in (ast, json_module, dataclasses))]
+    functions = 0
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                functions += 1
+                found = own_nodes(node.body)
+                assert found == walked(node.body), node.name
+                for kind, nodes in nodes_by_kind(found).items():
+                    assert nodes == [n for n in found if type(n) is kind]
+    assert functions > 100

@@ -14,8 +14,9 @@ one naming a builtin or a library's type makes them plain.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from joblint.knowledge import jobs
 from joblint.knowledge.payloads import MANAGER_FETCHES, ManagerFetches
@@ -32,7 +33,6 @@ PAIR = "pair"
 PARAM = "param"
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _NONE_ANNOTATIONS = frozenset({"None", "NoReturn", "Never"})
 
 
@@ -47,21 +47,28 @@ class Qualifiers:
 
 
 def function_returns(
-    function: _Function, body: list[ast.AST], names: Qualifiers
+    function: _Function, body: Mapping[type[ast.AST], list[ast.AST]], names: Qualifiers
 ) -> tuple[ReturnFact, ...]:
     """The facts of every `return` in `function`'s own body (`body`: its
-    nodes, not those of nested functions); () for a generator or a function
-    returning nothing."""
-    if any(isinstance(node, ast.Yield | ast.YieldFrom) for node in body):
+    nodes, not those of nested functions, by kind); () for a generator or a
+    function returning nothing."""
+    if ast.Yield in body or ast.YieldFrom in body:
         return ()
     annotated = _annotated(function, names)
     if annotated is not None:
         return annotated
+    returns = [
+        node
+        for node in body.get(ast.Return, ())
+        if isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value)
+    ]
+    if not returns:
+        return ()
     reader = _Reader(names, _assigned_once(body), _parameters(function))
     facts: list[ReturnFact] = []
-    for node in body:
-        if isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value):
-            facts.extend(reader.returned(node.value, node.lineno))
+    for node in returns:
+        assert node.value is not None
+        facts.extend(reader.returned(node.value, node.lineno))
     return tuple(facts)
 
 
@@ -222,19 +229,24 @@ def _dict_items(value: ast.expr) -> list[tuple[str, ast.expr]] | None:
     return None
 
 
-def _assigned_once(body: list[ast.AST]) -> dict[str, ast.expr]:
+def _assigned_once(body: Mapping[type[ast.AST], list[ast.AST]]) -> dict[str, ast.expr]:
     """Locals bound once, by a plain `name = value`: their value."""
     values: dict[str, ast.expr] = {}
+    for node in body.get(ast.Assign, ()):
+        assert isinstance(node, ast.Assign)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    if not values:
+        return values
     stores: dict[str, int] = {}
-    for node in body:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+    for node in body.get(ast.Name, ()):
+        assert isinstance(node, ast.Name)
+        if isinstance(node.ctx, ast.Store | ast.Del):
             stores[node.id] = stores.get(node.id, 0) + 1
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name):
-                values[target.id] = node.value
-        elif isinstance(node, _SCOPES) and not isinstance(node, ast.Lambda):
-            stores[node.name] = stores.get(node.name, 0) + 1
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        for scope in body.get(kind, ()):
+            name = cast(ast.ClassDef, scope).name
+            stores[name] = stores.get(name, 0) + 1
     return {name: value for name, value in values.items() if stores.get(name) == 1}
 
 

@@ -46,24 +46,23 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 # `try` and, from Python 3.11, `try/except*`.
 _TRY = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if isinstance(t, type))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-# The nodes that may bind a name in a function (`_bind_locals`).
-_BINDERS = frozenset(
-    {
-        ast.Import,
-        ast.ImportFrom,
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.Assign,
-        ast.AnnAssign,
-        ast.AugAssign,
-        ast.withitem,
-        ast.For,
-        ast.AsyncFor,
-        ast.Name,
-        ast.ExceptHandler,
-    }
+# The nodes that may bind a name in a function (`_bind_locals`), besides names.
+_BINDERS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.AugAssign,
+    ast.withitem,
+    ast.For,
+    ast.AsyncFor,
+    ast.ExceptHandler,
 )
+# The nodes `_claiming` may find a claim in.
+_CLAIMING_KINDS = (ast.Name, ast.Attribute, ast.Constant, ast.If, ast.While)
 # The parameters a method's first argument is conventionally named.
 _RECEIVERS = frozenset({"self", "cls"})
 # Manager methods that return one instance of the model (`Order.objects.get(...)`).
@@ -85,17 +84,49 @@ def dotted(node: ast.expr) -> list[str] | None:
 
 def own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
     """Every node of a function's body that runs when it does, in source
-    order: not the bodies of nested functions, classes or lambdas."""
+    order: not the bodies of nested functions, classes or lambdas.
+    (`child_nodes` written in, as most of a reader's walking is here: each
+    node's children go on the stack last first, so they come off in order.)"""
     found: list[ast.AST] = []
     todo: list[ast.AST] = list(reversed(body))
+    pop, push, visit = todo.pop, todo.extend, found.append
     while todo:
-        node = todo.pop()
-        found.append(node)
-        if isinstance(node, _SCOPES):
+        node = pop()
+        visit(node)
+        kind = type(node)
+        if kind in _SCOPE_KINDS:
             # Their decorators, defaults and bases run here; their bodies don't.
-            todo.extend(reversed(_evaluated_here(node)))
+            push(reversed(_evaluated_here(node)))
             continue
-        todo.extend(reversed(child_nodes(node)))
+        fields = _FIELDS_LAST_FIRST.get(kind)
+        if fields is None:
+            fields = _FIELDS_LAST_FIRST[kind] = tuple(reversed(_child_fields(kind)))
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if type(value) is list:
+                # Only a dict's `**` key and a missing keyword default are None.
+                if None in value:
+                    value = [item for item in value if item is not None]
+                push(reversed(value))
+            else:
+                todo.append(value)
+    return found
+
+
+def nodes_by_kind(nodes: list[ast.AST]) -> dict[type[ast.AST], list[ast.AST]]:
+    """`nodes` grouped by their class, each group in their order: a question
+    about one kind of node reads only those (most nodes are names, attributes,
+    constants and calls)."""
+    found: dict[type[ast.AST], list[ast.AST]] = {}
+    for node in nodes:
+        kind = type(node)
+        group = found.get(kind)
+        if group is None:
+            found[kind] = [node]
+        else:
+            group.append(node)
     return found
 
 
@@ -153,6 +184,8 @@ _SCALAR_OF: dict[type[ast.AST], tuple[str, ...]] = {
     ast.Nonlocal: ("names",),
 }
 _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+_FIELDS_LAST_FIRST: dict[type[ast.AST], tuple[str, ...]] = {}
+_SCOPE_KINDS = frozenset(_SCOPES)
 
 
 def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
@@ -234,8 +267,10 @@ class ModuleReader:
         # Methods a framework runs inside its own transaction (`key` -> the
         # transaction: () for certain, a project base class if the base is the framework's).
         self._hooks: dict[str, tuple[str, ...]] = {}
-        # Each function's own nodes, walked once for every question asked of them.
+        # Each function's own nodes, walked once for every question asked of
+        # them, and grouped by kind.
         self._own: dict[int, list[ast.AST]] = {}
+        self._kinds: dict[int, dict[type[ast.AST], list[ast.AST]]] = {}
 
     def own(self, function: _Function) -> list[ast.AST]:
         """`own_nodes` of the function's body."""
@@ -243,6 +278,18 @@ class ModuleReader:
         if found is None:
             found = self._own[id(function)] = own_nodes(function.body)
         return found
+
+    def kinds(self, function: _Function) -> dict[type[ast.AST], list[ast.AST]]:
+        """`nodes_by_kind` of the function's own nodes."""
+        found = self._kinds.get(id(function))
+        if found is None:
+            found = self._kinds[id(function)] = nodes_by_kind(self.own(function))
+        return found
+
+    def of_kind(self, function: _Function, *kinds: type[ast.AST]) -> list[ast.AST]:
+        """The function's own nodes of `kinds`, a kind's after another's."""
+        grouped = self.kinds(function)
+        return [node for kind in kinds for node in grouped.get(kind, ())]
 
     def _with_context(
         self,
@@ -252,9 +299,8 @@ class ModuleReader:
         """`_with_context` of the function: its own nodes, in their order,
         when no `with` or lambda is among them (most functions), for the
         walk differs from `own_nodes` only there."""
-        own = self.own(function)
-        if _CONTEXT_TYPES.isdisjoint(map(type, own)):
-            return ((node, _NOTHING_OPENED) for node in own)
+        if _CONTEXT_TYPES.isdisjoint(self.kinds(function)):
+            return ((node, _NOTHING_OPENED) for node in self.own(function))
         return _with_context(function, deferred)
 
     def local(self, name: str) -> str:
@@ -420,8 +466,9 @@ class ModuleReader:
         kwarg = node.args.kwarg
         if kwarg is None:
             return
-        for inner in self.own(node):
-            if not isinstance(inner, ast.Return) or not isinstance(inner.value, ast.Call):
+        for inner in self.of_kind(node, ast.Return):
+            assert isinstance(inner, ast.Return)
+            if not isinstance(inner.value, ast.Call):
                 continue
             call = inner.value
             callee = self._module_name(call.func)
@@ -492,11 +539,13 @@ class ModuleReader:
         summary.decorators = self._decorator_uses(node, outer)
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
-        summary.returns = function_returns(node, self.own(node), self._qualifiers(stack))
+        summary.returns = function_returns(node, self.kinds(node), self._qualifiers(stack))
         summary.claims = self._claims(node, stack)
-        for inner in self.own(node):
-            if isinstance(inner, _Function):
-                self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+        kinds = self.kinds(node)
+        if ast.FunctionDef in kinds or ast.AsyncFunctionDef in kinds:
+            for inner in self.own(node):  # in their order: the summaries keep it
+                if isinstance(inner, _Function):
+                    self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
 
     def _claims(self, node: _Function, stack: list[_Frame]) -> bool:
         """Whether the function claims its work before doing it (see
@@ -506,19 +555,24 @@ class ModuleReader:
         of a unique get-or-create."""
         if not self.may_claim:
             return False
-        decorators = (found for decorator in node.decorator_list for found in ast.walk(decorator))
+        decorators = [found for decorator in node.decorator_list for found in ast.walk(decorator)]
+        own = self.of_kind(node, *_CLAIMING_KINDS)
+        if any(self._claiming(found, stack) for found in [*decorators, *own]):
+            return True
         flags: set[str] = set()  # a unique create's `created`
+        for found in self.of_kind(node, ast.Assign):
+            flags.update(_created_flags(cast(ast.Assign, found)))
+        if not flags:
+            return False
         tested: set[str] = set()  # the names `if`/`while` tests read
-        for found in [*decorators, *self.own(node)]:
-            if self._claiming(found, stack):
-                return True
-            if isinstance(found, ast.Assign):
-                flags.update(_created_flags(found))
-            elif isinstance(found, ast.If | ast.While | ast.IfExp):
-                tested.update(n.id for n in ast.walk(found.test) if isinstance(n, ast.Name))
+        for found in self.of_kind(node, ast.If, ast.While, ast.IfExp):
+            test = cast(ast.If, found).test
+            tested.update(n.id for n in ast.walk(test) if isinstance(n, ast.Name))
         return bool(flags & tested)
 
     def _claiming(self, node: ast.AST, stack: list[_Frame]) -> bool:
+        """One node that claims work (see `_claims`); any kind of node, for a
+        decorator's are all read, but a function's only of `_CLAIMING_KINDS`."""
         if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
             if not self.may_name_guard:
                 return False
@@ -540,8 +594,9 @@ class ModuleReader:
         if not receiver:
             return
         own = receiver[0].arg
-        for inner in self.own(node):
-            if not isinstance(inner, ast.Assign | ast.AnnAssign) or inner.value is None:
+        for inner in self.of_kind(node, ast.Assign, ast.AnnAssign):
+            assert isinstance(inner, ast.Assign | ast.AnnAssign)
+            if inner.value is None:
                 continue
             targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
             for target in targets:
@@ -572,9 +627,7 @@ class ModuleReader:
                 frame.opaque.add(param.arg)
         assigned: dict[str, set[str | None]] = {}
         targets: set[int] = set()  # the names assignments bind, read with their values
-        for inner in self.own(node):
-            if type(inner) not in _BINDERS:
-                continue  # most nodes (calls, attributes, constants) bind nothing
+        for inner in self.of_kind(node, *_BINDERS):
             if isinstance(inner, ast.Import | ast.ImportFrom):
                 for local, target in self._imports(inner):
                     assigned.setdefault(local, set()).add(target)
@@ -593,14 +646,14 @@ class ModuleReader:
                 if row is not None:  # `for order in Order.objects.filter(...)`: one row each time
                     assigned.setdefault(inner.target.id, set()).add(row)
                     targets.add(id(inner.target))
-            elif (
-                isinstance(inner, ast.Name)
-                and isinstance(inner.ctx, ast.Store)
-                and id(inner) not in targets
-            ):
-                assigned.setdefault(inner.id, set()).add(None)  # loop targets, walrus, with-as
             elif isinstance(inner, ast.ExceptHandler) and inner.name:
                 assigned.setdefault(inner.name, set()).add(None)
+        # Names last: a name an assignment binds is read with the value it is
+        # assigned (`targets`), and an assignment's target is one of its own nodes.
+        for found in self.of_kind(node, ast.Name):
+            stored = cast(ast.Name, found)
+            if type(stored.ctx) is ast.Store and id(stored) not in targets:  # loops, walrus
+                assigned.setdefault(stored.id, set()).add(None)
         for name, values in assigned.items():
             if len(values) == 1 and None not in values:
                 frame.resolved[name] = next(iter(values))  # type: ignore[assignment]
@@ -697,12 +750,18 @@ class ModuleReader:
         return None
 
     def _read_body(self, frame: _Frame, stack: list[_Frame], summary: _Summary) -> None:
-        deferred = self._deferred_lambdas(self.own(frame.node), stack, summary)
+        returns, calls = self.of_kind(frame.node, ast.Return), self.of_kind(frame.node, ast.Call)
+        deferred = self._deferred_lambdas([*returns, *calls], stack, summary)
         decorated = self._decorators_transaction(frame.node, stack)
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
-        for node, opened in self._with_context(frame.node, deferred):
+        walked: Iterable[tuple[ast.AST, list[ast.withitem]]]
+        if _CONTEXT_TYPES.isdisjoint(self.kinds(frame.node)):
+            walked = ((call, _NOTHING_OPENED) for call in calls)  # no `with` around any
+        else:
+            walked = _with_context(frame.node, deferred)
+        for node, opened in walked:
             if not isinstance(node, ast.Call):
                 continue
             # Keyed by the `with` items (nodes of the tree, alive while it is
@@ -715,13 +774,15 @@ class ModuleReader:
             if call is not None:
                 summary.calls.append(call)
             self._note_wrapper(node, frame, stack, opened)
-        for node in self.own(frame.node):
-            if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+        for node in returns:
+            assert isinstance(node, ast.Return)
+            if isinstance(node.value, ast.Call):
                 opening = self._opening(node.value, stack)
                 if opening is not None:
                     summary.opens = TxOpening("returns", opening)
-            elif isinstance(node, ast.Call) and _is_commit(node):
-                summary.commits.append(node.lineno)
+        for found in calls:
+            if _is_commit(cast(ast.Call, found)):
+                summary.commits.append(cast(ast.Call, found).lineno)
 
     def _deferred_lambdas(
         self, nodes: list[ast.AST], stack: list[_Frame], summary: _Summary | None = None
