@@ -13,8 +13,9 @@ file never loses a fact a finding depends on.
 from __future__ import annotations
 
 import json
+import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,30 @@ class _Check:
             and all(not group.isdisjoint(present) for group in self.also)
             and all(p.search(lowered) is not None for p in self.patterns)
         )
+
+
+class _Checks:
+    """Checks looked up by their anchors: of a hundred, a file holds the
+    anchors of a few, and a check none of whose anchors is present can't
+    match, so only those few are asked."""
+
+    def __init__(self, checks: Sequence[_Check]) -> None:
+        self.checks = tuple(checks)
+        self._by_anchor: dict[bytes, tuple[int, ...]] = {}
+        for position, check in enumerate(self.checks):
+            for anchor in check.anchors:
+                self._by_anchor[anchor] = (*self._by_anchor.get(anchor, ()), position)
+
+    def matching(self, lowered: bytes, present: frozenset[bytes] | None) -> list[_Check]:
+        """The checks that match, in their order (`present` as in `_Check.matches`)."""
+        if present is None:
+            return [check for check in self.checks if check.matches(lowered)]
+        found = {p for anchor in present for p in self._by_anchor.get(anchor, ())}
+        checks = self.checks
+        return [checks[p] for p in sorted(found) if checks[p].matches(lowered, present)]
+
+    def any(self, lowered: bytes, present: frozenset[bytes] | None) -> bool:
+        return bool(self.matching(lowered, present))
 
 
 def _check(trigger: Trigger) -> _Check:
@@ -90,7 +115,11 @@ class _AnchorSearch:
         if automaton is None:
             automaton = self._automaton = _automaton(self.anchors)
         # Latin-1 maps each byte to one character: offsets and matches are the bytes'.
-        return frozenset(anchor for _, anchor in automaton.iter(lowered.decode("latin-1")))
+        return frozenset(map(_FOUND, automaton.iter(lowered.decode("latin-1"))))
+
+
+# An automaton's match: (where it ends, the anchor).
+_FOUND = operator.itemgetter(1)
 
 
 def _automaton(anchors: Iterable[bytes]) -> Any:
@@ -119,12 +148,12 @@ class Decision:
     gated: bool = False
 
 
-_DEFINES_JOBS = tuple(_check(t) for t in DEFINES_JOBS)
+_DEFINES_JOBS = _Checks([_check(t) for t in DEFINES_JOBS])
 _PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
-_PROJECT_SETTINGS = tuple(_check(t) for t in PROJECT_SETTINGS)
-_PROJECT_LIMITS = tuple(_check(t) for t in PROJECT_LIMITS)
-_PROJECT_DELAYS = tuple(_check(t) for t in PROJECT_DELAYS)
-_TRANSACTIONS = tuple(_check(t) for t in TRANSACTION_TRIGGERS)
+_PROJECT_SETTINGS = _Checks([_check(t) for t in PROJECT_SETTINGS])
+_PROJECT_LIMITS = _Checks([_check(t) for t in PROJECT_LIMITS])
+_PROJECT_DELAYS = _Checks([_check(t) for t in PROJECT_DELAYS])
+_TRANSACTIONS = _Checks([_check(t) for t in TRANSACTION_TRIGGERS])
 _COMMITS = _check(COMMITS)
 # Contexts a project callable of any name may stand for (`with traced_atomic():`).
 _HIDDEN_CONTEXT = _encoded(TRANSACTIONS.anchors)
@@ -132,16 +161,16 @@ _HIDDEN_CONTEXT = _encoded(TRANSACTIONS.anchors)
 
 def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
     """The (lower-cased) file may define a task or a queue object."""
-    return any(check.matches(lowered, present) for check in _DEFINES_JOBS)
+    return _DEFINES_JOBS.any(lowered, present)
 
 
 def project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -> ProjectFacts:
     """The kinds of facts the whole-project rules read (JL5) the (lower-cased)
     file may hold."""
     return ProjectFacts(
-        settings=any(check.matches(lowered, present) for check in _PROJECT_SETTINGS),
-        limits=any(check.matches(lowered, present) for check in _PROJECT_LIMITS),
-        delays=any(check.matches(lowered, present) for check in _PROJECT_DELAYS),
+        settings=_PROJECT_SETTINGS.any(lowered, present),
+        limits=_PROJECT_LIMITS.any(lowered, present),
+        delays=_PROJECT_DELAYS.any(lowered, present),
     )
 
 
@@ -211,9 +240,11 @@ class Prefilter:
             for trigger in PROJECT_FACTS:
                 self._add(trigger, set())
         # The flags screening records.
-        for check in (*_DEFINES_JOBS, *_PROJECT_FACTS, *_TRANSACTIONS, _COMMITS):
+        for check in (*_DEFINES_JOBS.checks, *_PROJECT_FACTS, *_TRANSACTIONS.checks, _COMMITS):
             self._anchors.update(check.anchors, *check.also)
         self._search = _AnchorSearch(self._anchors)
+        self._checks = _Checks(self.checks)
+        self._gated = _Checks(self.gated)
 
     def _add(self, trigger: Trigger, codes: set[str]) -> None:
         check = _check(trigger)
@@ -230,13 +261,12 @@ class Prefilter:
         wanted = False
         codes: set[str] = set()
         confirm: dict[str, set[str]] = {}
-        for check in self.checks:
-            if check.matches(lowered, present):
-                if check.confirm:
-                    confirm.setdefault(check.confirm, set()).update(self.codes_of[check])
-                else:
-                    wanted = True
-                    codes.update(self.codes_of[check])
+        for check in self._checks.matching(lowered, present):
+            if check.confirm:
+                confirm.setdefault(check.confirm, set()).update(self.codes_of[check])
+            else:
+                wanted = True
+                codes.update(self.codes_of[check])
         if gated and (wanted or defines_jobs(lowered, present)):
             # Linted anyway: its gated triggers count (the second pass sees only
             # skipped files).
@@ -252,7 +282,7 @@ class Prefilter:
     def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may open a transaction."""
         names = self._transaction_names
-        return any(check.matches(lowered, present) for check in _TRANSACTIONS) or (
+        return _TRANSACTIONS.any(lowered, present) or (
             names is not None and names.matches(lowered, present)
         )
 
@@ -279,9 +309,8 @@ class Prefilter:
     def gated_codes(self, lowered: bytes, present: frozenset[bytes] | None = None) -> set[str]:
         """The rules of the gated triggers in the (lower-cased) file."""
         codes: set[str] = set()
-        for check in self.gated:
-            if check.matches(lowered, present):
-                codes.update(self.codes_of[check])
+        for check in self._gated.matching(lowered, present):
+            codes.update(self.codes_of[check])
         return codes
 
     def present(self, lowered: bytes) -> frozenset[bytes]:
