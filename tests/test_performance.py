@@ -1150,3 +1150,30 @@ def test_a_plain_function_s_module_is_not_read_for_its_facts(
     ]
     assert (PLAIN_FUNCTION_PROJECT["shop/mail.py"] in parsed) is not told
     assert PLAIN_FUNCTION_PROJECT["shop/receipts.py"] in parsed  # a class: its facts tell
+
+
+def test_the_checks_a_file_s_anchors_lead_to_are_the_checks_that_match() -> None:
+    """Screening asks only the checks whose anchors a file holds: on every
+    rule example, fixture and example project the decision, and the checks
+    of each kind of fact, are those of asking every check."""
+    from joblint.pipeline.screen import prefilter
+
+    screen = prefilter.Prefilter([rule.CODE for rule in all_rules()], ["atomic_job"], True)
+    sets = [
+        screen._checks,
+        screen._gated,
+        prefilter._DEFINES_JOBS,
+        prefilter._PROJECT_SETTINGS,
+        prefilter._TRANSACTIONS,
+    ]
+    sources = [code for _, _, files in _example_projects() for code in files.values()]
+    sources += [p.read_text() for d in ("examples", "fixtures") for p in (ROOT / d).rglob("*.py")]
+    matched = 0
+    for source in sources:
+        lowered = source.lower().encode()
+        present = screen.present(lowered)
+        for checks in sets:
+            found = checks.matching(lowered, present)
+            assert found == [c for c in checks.checks if c.matches(lowered)], source[:80]
+            matched += len(found)
+    assert matched > 1000
