@@ -1169,11 +1169,11 @@ def test_the_checks_a_file_s_anchors_lead_to_are_the_checks_that_match() -> None
     sources = [code for _, _, files in _example_projects() for code in files.values()]
     sources += [p.read_text() for d in ("examples", "fixtures") for p in (ROOT / d).rglob("*.py")]
     matched = 0
-    for source in sources:
-        lowered = source.lower().encode()
+    for code in sources:
+        lowered = code.lower().encode()
         present = screen.present(lowered)
         for checks in sets:
             found = checks.matching(lowered, present)
-            assert found == [c for c in checks.checks if c.matches(lowered)], source[:80]
+            assert found == [c for c in checks.checks if c.matches(lowered)], code[:80]
             matched += len(found)
     assert matched > 1000
