@@ -7,7 +7,10 @@ git repository, whose .gitignore joblint and Ruff would obey):
 - stdlib: the running interpreter's standard library (test, tests, idlelib excluded);
 - site-packages: a venv with celery, kombu, django, sqlalchemy, redis, rq, dramatiq.
 Tools (flake8, Ruff, and Fixit when it is on PATH) run alternately; medians of
-wall time and the peak resident memory of the whole process tree are reported.
+wall time and of CPU time (user and system, workers included) and the peak
+resident memory of the whole process tree are reported. The application's
+ratios to Ruff and flake8 are also given round by round (each run beside the
+others of its round), which a slow stretch of a shared machine moves less.
 Run by hand or with `make bench`.
 
     python benchmarks/compare.py --application PATH [--write-docs]
@@ -33,7 +36,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,10 +51,24 @@ VENV_PACKAGES = ["celery", "kombu", "django", "sqlalchemy", "redis", "rq", "dram
 class Measure:
     seconds: list[float]
     peak_mb: float
+    # CPU seconds (user and system) of the whole process tree, run by run.
+    cpu: list[float] = field(default_factory=list)
 
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
+
+    @property
+    def median_cpu(self) -> float:
+        return statistics.median(self.cpu)
+
+
+def round_ratio(results: dict[str, Measure], name: str, other: str) -> float:
+    """The median over the rounds of `name`'s time over `other`'s in the same
+    round: the tools of a round run minutes apart at most, so a slow stretch
+    of a shared machine weighs on both sides of each ratio."""
+    pairs = zip(results[name].seconds, results[other].seconds, strict=True)
+    return statistics.median(mine / theirs for mine, theirs in pairs)
 
 
 def copy_python_files(source: Path, target: Path) -> None:
@@ -106,8 +123,8 @@ def _tree_rss_kb(pid: int) -> int:
     return total
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, float]:
-    """(wall seconds, peak MB of the process tree)."""
+def timed(command: list[str], cwd: Path) -> tuple[float, float, float]:
+    """(wall seconds, peak MB of the process tree, its CPU seconds)."""
     start = time.perf_counter()
     process = subprocess.Popen(
         command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -123,21 +140,24 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    process.wait()
+    # wait4: the rusage of the process and of the workers it waited for.
+    _, status, usage = os.wait4(process.pid, 0)
     # Timed here: joining the sampler may wait out its sleep, which is no run's time.
     seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
     stop.set()
     sampler.join()
-    return seconds, peak / 1024
+    return seconds, peak / 1024, usage.ru_utime + usage.ru_stime
 
 
 def recorder(results: dict[str, Measure], cwd: Path) -> Callable[[str, list[str]], None]:
     """A function timing a command in `cwd` into `results` under a name."""
 
     def record(name: str, command: list[str]) -> None:
-        seconds, peak = timed(command, cwd)
+        seconds, peak, cpu = timed(command, cwd)
         entry = results.setdefault(name, Measure([], 0.0))
         entry.seconds.append(seconds)
+        entry.cpu.append(cpu)
         entry.peak_mb = max(entry.peak_mb, peak)
 
     return record
@@ -358,15 +378,21 @@ def application_table(
     lines = [
         f"### application {corpus.name}: {files} files; the file named: {named}",
         "",
-        "| run | median s | peak RSS MB |",
-        "| --- | ---: | ---: |",
-        *(f"| {n} | {m.median:.2f} | {m.peak_mb:.0f} |" for n, m in results.items()),
+        "| run | median s | median CPU s | peak RSS MB |",
+        "| --- | ---: | ---: | ---: |",
+        *(
+            f"| {n} | {m.median:.2f} | {m.median_cpu:.2f} | {m.peak_mb:.0f} |"
+            for n, m in results.items()
+        ),
         "",
-        f"- whole, cold / Ruff = {cold / ruff:.1f} (target <= 10)",
+        f"- whole, cold / Ruff = {cold / ruff:.1f} (target <= 10); "
+        f"round by round: median {round_ratio(results, COLD, RUFF):.1f}",
     ]
     if FLAKE8 in results:
+        flake8 = results[FLAKE8].median
         lines.append(
-            f"- whole, cold / flake8 = {cold / results[FLAKE8].median:.2f} (target <= 0.15)"
+            f"- whole, cold / flake8 = {cold / flake8:.3f} (target <= 0.15); "
+            f"round by round: median {round_ratio(results, COLD, FLAKE8):.3f}"
         )
     lines += [
         f"- whole, warm / Ruff = {results[WARM].median / ruff:.2f} (target <= 1.0)",
@@ -400,11 +426,11 @@ def table(name: str, corpus: Path, results: dict[str, Measure], identical: bool)
         f"### {name}: {files} files, {megabytes:.1f} MB; LibCST parses "
         f"{file_share:.1%} of files ({byte_share:.1%} of bytes) after the prefilter",
         "",
-        "| tool | median s | peak RSS MB |",
-        "| --- | ---: | ---: |",
+        "| tool | median s | median CPU s | peak RSS MB |",
+        "| --- | ---: | ---: | ---: |",
     ]
-    for tool, measure in results.items():
-        lines.append(f"| {tool} | {measure.median:.2f} | {measure.peak_mb:.0f} |")
+    for tool, m in results.items():
+        lines.append(f"| {tool} | {m.median:.2f} | {m.median_cpu:.2f} | {m.peak_mb:.0f} |")
     lines.append("")
     if "flake8" in results:
         lines.append(f"- cold / flake8 = {cold / results['flake8'].median:.3f} (target <= 0.15)")
