@@ -437,7 +437,8 @@ class _Run:
             # the size JL001 refuses, which `ast` doesn't mind).
             if result.parsed and budget.check_size(len(source.data)) is None:
                 self.screener.parses(source.key, True)
-        return found
+        tests = self.selector.test_code()
+        return [_without_plain_functions(r) if r.path in tests else r for r in found]
 
     def lacks_call_following(self, source: _Source) -> bool:
         """Whether the first pass linted `source` without a selected rule that
@@ -453,6 +454,16 @@ class _Run:
     def follows_calls(self) -> frozenset[str]:
         """The selected rules whose findings follow calls across modules."""
         return frozenset(code for code in self.selector.base if follows_calls(code))
+
+
+def _without_plain_functions(result: FileResult) -> FileResult:
+    """A test module's index, telling no plain functions: production code is
+    settled without test code's index (with its facts, where production
+    imports it), so the names a finding asks of a test module are read from
+    its facts, as the index would otherwise say they need not be."""
+    if result.index is None or not result.index.plain_functions:
+        return result
+    return replace(result, index=replace(result.index, plain_functions=()))
 
 
 def _may_be_parsed_later(screening: Screening) -> bool:
