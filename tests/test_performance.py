@@ -1009,6 +1009,12 @@ PARTS_CASES = [
     "def a():\n    pass\n\ndef notify(ids):\n    for i in ids:\n        later(lambda: send(i))\n",
     "from django.db import transaction\n\ndef notify(ids):\n    transaction.on_commit(send)\n"
     "    for i in ids:\n        pass\n",
+    # An on-commit registration whose only `for` is a comprehension's, a
+    # docstring's; one under an alias written with capitals, in a loop.
+    "from django.db import transaction\n\ndef a():\n    pass\n\ndef notify(ids):\n"
+    '    """Sends for each id."""\n    transaction.on_commit(lambda: [send(i) for i in ids])\n',
+    "from django.db.transaction import on_commit as Later\n\n"
+    "def notify(ids):\n    for i in ids:\n        Later(lambda: send(i))\n",
     # SQL written out, a carriage return: the whole tree decides.
     'SQL = "SELECT id FROM jobs FOR UPDATE"\n\ndef f():\n    Job.objects.select_for_update()\n',
     "def take():\r\n    job = Job.objects.select_for_update().first()\r\n    job.save()\r\n",
@@ -1048,7 +1054,7 @@ def test_the_checks_parse_only_the_parts_they_read(monkeypatch: pytest.MonkeyPat
         return real(source)
 
     monkeypatch.setattr(ast_checks, "quiet_ast_parse", counting)
-    pending, rows, alias, natural, _, _, in_string, on_commit, _, sql, carriage = PARTS_CASES
+    pending, rows, alias, natural, _, _, in_string, on_commit, _, _, _, sql, carriage = PARTS_CASES
     for code, check, unread in [
         (pending, "row-lock-picking-rows", b"def helper"),
         (rows, "row-lock-picking-rows", None),
@@ -1177,3 +1183,35 @@ def test_the_checks_a_file_s_anchors_lead_to_are_the_checks_that_match() -> None
             assert found == [c for c in checks.checks if c.matches(lowered)], code[:80]
             matched += len(found)
     assert matched > 1000
+
+
+def test_registrations_with_no_loop_statement_around_are_not_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No line of the parts naming an on-commit registration starts a loop
+    (`for`, `while`): their tree has no loop, and none of them is parsed. A
+    registration under an alias written with capitals counts."""
+    from joblint.pipeline.screen import ast_checks
+
+    parsed: list[bytes] = []
+    real = ast_checks.quiet_ast_parse
+
+    def counting(source: bytes) -> Any:
+        parsed.append(source)
+        return real(source)
+
+    monkeypatch.setattr(ast_checks, "quiet_ast_parse", counting)
+    check = "on-commit-in-loop"
+    comprehension, capitals = PARTS_CASES[-4:-2]
+    data = comprehension.encode()
+    assert ast_checks.confirmed_in_parts(data, data.lower(), [check]) == set()
+    assert not parsed
+    data = capitals.encode()
+    assert ast_checks.confirmed_in_parts(data, data.lower(), [check]) == {check}
+    assert ast_checks.confirmed(real(data), [check], data.lower()) == {check}
+    # A `while` loop is a loop.
+    data = (
+        b"from django.db import transaction\n\ndef a():\n    pass\n\n"
+        b"def drain(queue):\n    while queue:\n        transaction.on_commit(queue.pop())\n"
+    )
+    assert ast_checks.confirmed_in_parts(data, data.lower(), [check]) == {check}

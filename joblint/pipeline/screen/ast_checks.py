@@ -539,8 +539,10 @@ def _on_commit_in_loop(tree: ast.Module, lines: _Lines) -> bool:
 
 
 def _registers(func: ast.expr, names: frozenset[str]) -> bool:
+    """`names`: lower-cased, as the file's text is read for aliases (`as Later`)."""
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return _ON_COMMIT in name or name in names
+    lowered = name.lower()
+    return _ON_COMMIT in lowered or lowered in names
 
 
 def project_decorated_function(tree: ast.Module, lowered: bytes) -> bool:
@@ -635,6 +637,10 @@ _CODE_AT_COLUMN_0 = re.compile(rb"\n[^ \t\r\n#]")
 # only on the whole tree.
 _LETTER_ESCAPE = re.compile(rb"\\(?:x|u|n\{|[0-7])")
 _SQL_SELECT_WORD = re.compile(rb"\bselect\b")
+# A loop statement starts a line: after its indentation, `for`, `async for`
+# or `while` (a compound statement follows no `;` and no `:` on its line).
+# Words in strings and comprehensions only ever make more lines match.
+_LOOP_LINE = re.compile(rb"^[ \t\f]*(?:async[ \t]+)?(?:for|while)\b", re.MULTILINE)
 
 
 class _Parts:
@@ -753,6 +759,8 @@ def _on_commit_in_parts(parts: _Parts) -> bool:
     the only ones its walk enters."""
     lines = _Lines(parts.lowered, _ON_COMMIT.encode())
     chosen = parts.having(word.encode() for word in lines.words)
+    if not any(_LOOP_LINE.search(parts.lowered, *parts.spans[index]) for index in chosen):
+        return False  # no loop statement in them: their tree has none either
     return _on_commit_in_loop(parts.tree(chosen), lines)
 
 
