@@ -1043,7 +1043,8 @@ def test_the_checks_on_parts_of_a_module_answer_as_on_the_whole(source: str) -> 
         assert parts is None or parts == whole, check
 
 
-def test_the_checks_parse_only_the_parts_they_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def _parsed_parts(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """What the AST checks parse with `ast`, from now on."""
     from joblint.pipeline.screen import ast_checks
 
     parsed: list[bytes] = []
@@ -1054,6 +1055,13 @@ def test_the_checks_parse_only_the_parts_they_read(monkeypatch: pytest.MonkeyPat
         return real(source)
 
     monkeypatch.setattr(ast_checks, "quiet_ast_parse", counting)
+    return parsed
+
+
+def test_the_checks_parse_only_the_parts_they_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from joblint.pipeline.screen import ast_checks
+
+    parsed = _parsed_parts(monkeypatch)
     pending, rows, alias, natural, _, _, in_string, on_commit, _, _, _, sql, carriage = PARTS_CASES
     for code, check, unread in [
         (pending, "row-lock-picking-rows", b"def helper"),
@@ -1193,14 +1201,7 @@ def test_registrations_with_no_loop_statement_around_are_not_parsed(
     registration under an alias written with capitals counts."""
     from joblint.pipeline.screen import ast_checks
 
-    parsed: list[bytes] = []
-    real = ast_checks.quiet_ast_parse
-
-    def counting(source: bytes) -> Any:
-        parsed.append(source)
-        return real(source)
-
-    monkeypatch.setattr(ast_checks, "quiet_ast_parse", counting)
+    parsed = _parsed_parts(monkeypatch)
     check = "on-commit-in-loop"
     comprehension, capitals = PARTS_CASES[-4:-2]
     data = comprehension.encode()
@@ -1208,7 +1209,8 @@ def test_registrations_with_no_loop_statement_around_are_not_parsed(
     assert not parsed
     data = capitals.encode()
     assert ast_checks.confirmed_in_parts(data, data.lower(), [check]) == {check}
-    assert ast_checks.confirmed(real(data), [check], data.lower()) == {check}
+    tree = source.quiet_ast_parse(data)
+    assert ast_checks.confirmed(tree, [check], data.lower()) == {check}
     # A `while` loop is a loop.
     data = (
         b"from django.db import transaction\n\ndef a():\n    pass\n\n"
