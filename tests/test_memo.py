@@ -273,3 +273,40 @@ def test_a_damaged_record_of_what_was_reported_settles_the_results_again(
     )
     assert _shown(_run(project)) == first
     assert settled
+
+
+def test_a_run_that_indexed_a_test_module_is_replayed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test module's index tells no plain functions (its facts are read):
+    still a result of the cache like any other, so the memo of the run
+    holds and the next run is replayed."""
+    files = {
+        "shop/__init__.py": "",
+        "shop/testing/__init__.py": "",
+        "shop/testing/jobs.py": "def rebuild(pk):\n    return pk\n",
+        "shop/tasks.py": "from celery import shared_task\n\n\n@shared_task\n"
+        "def send(pk):\n    return pk\n",
+        "shop/views.py": "from django.db import transaction\n"
+        "from shop.tasks import send\nfrom shop.testing.jobs import rebuild\n\n\n"
+        "def checkout(order):\n    with transaction.atomic():\n"
+        "        rebuild.delay(order.pk)\n        send.delay(order.pk)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    indexed: list[str] = []
+    real = workers.index_file
+
+    def counting(path: str, *args: object) -> object:
+        indexed.append(path)
+        return real(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(workers, "index_file", counting)
+    first = _findings(tmp_path, ["shop"])
+    assert [f.split(":")[:3] for f in first] == [["shop/views.py", "9", "JL101"]]
+    assert any(p.endswith("testing/jobs.py") for p in indexed)
+    rounds = Rounds(monkeypatch)
+    assert _findings(tmp_path, ["shop"]) == first
+    assert rounds.count == 0  # replayed

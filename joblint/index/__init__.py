@@ -25,9 +25,11 @@ from joblint.models import ModuleIndex
 from joblint.settings import ModuleInfo, Options
 
 
-def index_source(text: str | bytes, module: ModuleInfo, options: Options) -> ModuleIndex | None:
+def index_source(
+    text: str | bytes, module: ModuleInfo, options: Options, tells_plain: bool = True
+) -> ModuleIndex | None:
     """The module's index; None when Python can't parse it (JL001 says why
-    wherever the file is linted)."""
+    wherever the file is linted). `tells_plain`: with its plain functions."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes: the linted file reports
@@ -42,6 +44,6 @@ def index_source(text: str | bytes, module: ModuleInfo, options: Options) -> Mod
             may_claim=work.may_claim(lowered),
             may_name_guard=work.may_name_guard(lowered, module.name),
         )
-        return reader.read(tree, plain_functions(tree, text))
+        return reader.read(tree, plain_functions(tree, text) if tells_plain else ())
     except RecursionError:
         return None

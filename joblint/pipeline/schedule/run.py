@@ -428,8 +428,22 @@ class _Run:
 
     def index(self, sources: list[_Source]) -> list[FileResult]:
         """Their part of the project model, read with Python's `ast`."""
+        # A test module's index tells no plain functions: production code is
+        # settled without test code's index (with its facts, where production
+        # imports the module), so what a finding asks of a test module is
+        # read from its facts, as the index would otherwise say it need not be.
+        tests = self.selector.test_code()
         jobs = [
-            Job(s.shown, s.data, self.facts_only, s.module, s.key, index_only=True) for s in sources
+            Job(
+                s.shown,
+                s.data,
+                self.facts_only,
+                s.module,
+                s.key,
+                index_only=True,
+                tells_plain=s.shown not in tests,
+            )
+            for s in sources
         ]
         found = run_jobs(jobs, self._pool(), self.cache, entries=self.entries)
         for source, result in zip(sources, found, strict=True):
@@ -437,8 +451,7 @@ class _Run:
             # the size JL001 refuses, which `ast` doesn't mind).
             if result.parsed and budget.check_size(len(source.data)) is None:
                 self.screener.parses(source.key, True)
-        tests = self.selector.test_code()
-        return [_without_plain_functions(r) if r.path in tests else r for r in found]
+        return found
 
     def lacks_call_following(self, source: _Source) -> bool:
         """Whether the first pass linted `source` without a selected rule that
@@ -454,16 +467,6 @@ class _Run:
     def follows_calls(self) -> frozenset[str]:
         """The selected rules whose findings follow calls across modules."""
         return frozenset(code for code in self.selector.base if follows_calls(code))
-
-
-def _without_plain_functions(result: FileResult) -> FileResult:
-    """A test module's index, telling no plain functions: production code is
-    settled without test code's index (with its facts, where production
-    imports it), so the names a finding asks of a test module are read from
-    its facts, as the index would otherwise say they need not be."""
-    if result.index is None or not result.index.plain_functions:
-        return result
-    return replace(result, index=replace(result.index, plain_functions=()))
 
 
 def _may_be_parsed_later(screening: Screening) -> bool:

@@ -58,10 +58,14 @@ class Job:
     syntax_only: bool = False
     # Only read its part of the project model (`joblint.pipeline.index`).
     index_only: bool = False
+    # An index that tells the module's plain functions (`joblint.index.plain`).
+    tells_plain: bool = True
 
     @property
     def kind(self) -> str:
-        return "syntax" if self.syntax_only else "index" if self.index_only else "lint"
+        if self.index_only:
+            return "index" if self.tells_plain else "index-without-plain"
+        return "syntax" if self.syntax_only else "lint"
 
     @property
     def light(self) -> bool:
@@ -88,7 +92,7 @@ def _run(job: Job) -> FileResult:
     if job.syntax_only:
         return syntax_check(job.path, job.data, job.settings)
     if job.index_only:
-        return index_file(job.path, job.data, job.settings, job.module)
+        return index_file(job.path, job.data, job.settings, job.module, job.tells_plain)
     from joblint.pipeline.lint import lint_source  # LibCST: only in runs that parse with it
 
     return lint_source(job.path, job.data, job.settings, job.module)
