@@ -294,13 +294,15 @@ class ModuleReader:
     def _with_context(
         self,
         function: _Function,
+        kinds: tuple[type[ast.AST], ...],
         deferred: set[int] = frozenset(),  # type: ignore[assignment]
     ) -> Iterable[tuple[ast.AST, list[ast.withitem]]]:
-        """`_with_context` of the function: its own nodes, in their order,
-        when no `with` or lambda is among them (most functions), for the
-        walk differs from `own_nodes` only there."""
+        """`_with_context` of the function for its nodes of `kinds` (more
+        nodes may come: the caller picks those): when no `with` or lambda is
+        among its own nodes (most functions), the walk differs from
+        `own_nodes` only there, and those of `kinds` are all it needs."""
         if _CONTEXT_TYPES.isdisjoint(self.kinds(function)):
-            return ((node, _NOTHING_OPENED) for node in self.own(function))
+            return ((node, _NOTHING_OPENED) for node in self.of_kind(function, *kinds))
         return _with_context(function, deferred)
 
     def local(self, name: str) -> str:
@@ -756,12 +758,7 @@ class ModuleReader:
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
-        walked: Iterable[tuple[ast.AST, list[ast.withitem]]]
-        if _CONTEXT_TYPES.isdisjoint(self.kinds(frame.node)):
-            walked = ((call, _NOTHING_OPENED) for call in calls)  # no `with` around any
-        else:
-            walked = _with_context(frame.node, deferred)
-        for node, opened in walked:
+        for node, opened in self._with_context(frame.node, (ast.Call,), deferred):
             if not isinstance(node, ast.Call):
                 continue
             # Keyed by the `with` items (nodes of the tree, alive while it is
@@ -921,7 +918,7 @@ class ModuleReader:
         decorators = (self._qualify(_decorated(d), stack) for d in frame.node.decorator_list)
         if not any(d in jobs.CONTEXT_MANAGER_DECORATORS for d in decorators):
             return
-        for node, opened in self._with_context(frame.node):
+        for node, opened in self._with_context(frame.node, (ast.Yield, ast.YieldFrom)):
             if isinstance(node, ast.Yield | ast.YieldFrom):
                 via = self._openings([item.context_expr for item in opened], stack)
                 if via is not None:
