@@ -42,10 +42,10 @@ def plain_functions(tree: ast.Module, text: str | bytes) -> list[str]:
     }
     if not names or (b"*" in data and _STAR_IMPORT.search(data)):
         return []
-    encoded = {name: name.encode("utf-8") for name in names}
+    written = {name: data.count(name.encode("utf-8")) for name in names}
     # A name written once is written by its `def`.
-    plain = [name for name, word in encoded.items() if data.count(word) == 1]
-    others = [word for word in encoded.values() if data.count(word) > 1]
+    plain = [name for name, count in written.items() if count == 1]
+    others = [name.encode("utf-8") for name, count in written.items() if count > 1]
     if others:
         plain.extend(w.decode("utf-8") for w in _only_called(data, others))
     return sorted(plain)

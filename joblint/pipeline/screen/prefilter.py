@@ -67,14 +67,17 @@ class _Checks:
 
     def matching(self, lowered: bytes, present: frozenset[bytes] | None) -> list[_Check]:
         """The checks that match, in their order (`present` as in `_Check.matches`)."""
-        if present is None:
-            return [check for check in self.checks if check.matches(lowered)]
-        found = {p for anchor in present for p in self._by_anchor.get(anchor, ())}
-        checks = self.checks
-        return [checks[p] for p in sorted(found) if checks[p].matches(lowered, present)]
+        return [check for check in self._candidates(present) if check.matches(lowered, present)]
 
     def any(self, lowered: bytes, present: frozenset[bytes] | None) -> bool:
-        return bool(self.matching(lowered, present))
+        return any(check.matches(lowered, present) for check in self._candidates(present))
+
+    def _candidates(self, present: frozenset[bytes] | None) -> list[_Check]:
+        """The checks one of whose anchors is `present` (all, when unknown)."""
+        if present is None:
+            return list(self.checks)
+        found = {p for anchor in present for p in self._by_anchor.get(anchor, ())}
+        return [self.checks[p] for p in sorted(found)]
 
 
 def _check(trigger: Trigger) -> _Check:
