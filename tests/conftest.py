@@ -73,6 +73,17 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(content, encoding="utf-8")
 
 
+def our_sources() -> list[str]:
+    """Every rule example's code, and the files of `examples/` and `fixtures/`."""
+    from joblint.registry import all_rules, examples
+
+    sources = [example.code for rule in all_rules() for example in examples(rule).all]
+    root = Path(__file__).resolve().parents[1]
+    for tree in ("examples", "fixtures"):
+        sources += [p.read_text() for p in sorted((root / tree).rglob("*.py"))]
+    return sources
+
+
 # Hypothesis profiles: `fast` for the fuzz tests in `make test`,
 # `fuzz` by hand: HYPOTHESIS_PROFILE=fuzz python -m pytest tests/test_fuzz.py
 # Fuzz tests decorate with `fuzz_settings()`; other tests keep their own settings

@@ -12,7 +12,7 @@ from typing import Any
 
 import libcst as cst
 import pytest
-from conftest import Run, write
+from conftest import Run, our_sources, write
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -442,10 +442,7 @@ PRUNING_CASES = [
 
 
 def _sources_with_sleep() -> list[str]:
-    sources = [example.code for rule in all_rules() for example in examples(rule).all]
-    for tree in ("examples", "fixtures"):
-        sources += [p.read_text() for p in sorted((ROOT / tree).rglob("*.py"))]
-    return [s for s in (*sources, *PRUNING_CASES) if "sleep" in s.lower()]
+    return [s for s in (*our_sources(), *PRUNING_CASES) if "sleep" in s.lower()]
 
 
 @pytest.mark.parametrize("source", _sources_with_sleep())
@@ -1022,10 +1019,7 @@ PARTS_CASES = [
 
 
 def _sources_with_row_locks_or_on_commit() -> list[str]:
-    sources = [example.code for rule in all_rules() for example in examples(rule).all]
-    for tree in ("examples", "fixtures"):
-        sources += [p.read_text() for p in sorted((ROOT / tree).rglob("*.py"))]
-    sources += [source for source, _ in ROW_LOCK_CASES] + PARTS_CASES
+    sources = our_sources() + [source for source, _ in ROW_LOCK_CASES] + PARTS_CASES
     return [s for s in sources if "for_update" in s or "on_commit" in s]
 
 
@@ -1181,7 +1175,7 @@ def test_the_checks_a_file_s_anchors_lead_to_are_the_checks_that_match() -> None
         prefilter._TRANSACTIONS,
     ]
     sources = [code for _, _, files in _example_projects() for code in files.values()]
-    sources += [p.read_text() for d in ("examples", "fixtures") for p in (ROOT / d).rglob("*.py")]
+    sources += our_sources()
     matched = 0
     for code in sources:
         lowered = code.lower().encode()

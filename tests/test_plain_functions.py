@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
+from conftest import our_sources
 
 from joblint.index import index_source
 from joblint.index.plain import plain_functions
 from joblint.pipeline.lint import lint_source
-from joblint.registry import all_rules, examples
 from joblint.settings import LintSettings, ModuleInfo, Options
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # (source, the plain functions it has)
 CASES = [
@@ -90,11 +87,8 @@ def test_the_cases_agree_with_the_facts(source: str, plain: list[str]) -> None:
 
 
 def test_every_example_and_fixture_agrees_with_the_facts() -> None:
-    sources = [example.code for rule in all_rules() for example in examples(rule).all]
-    for folder in ("examples", "fixtures"):
-        sources.extend(p.read_text() for p in sorted((ROOT / folder).rglob("*.py")))
     told = 0
-    for source in sources:
+    for source in our_sources():
         _agrees_with_facts(source)
         tree = _parsed(source)
         told += len(plain_functions(tree, source)) if tree is not None else 0
