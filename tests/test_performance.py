@@ -177,7 +177,8 @@ def test_worker_processes_give_identical_output(run: Run, monkeypatch: pytest.Mo
 
 
 def test_clean_removes_the_cache(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"a.py": "from tasks import send\n\nsend.delay(1)\n"})
+    # A payload the rules read (a module-level name): the file is linted.
+    write(tmp_path, {"a.py": "from tasks import send\n\nsend.delay(order)\n"})
     run(".")
     assert list((tmp_path / ".joblint_cache").glob("*/*.json"))
     result = run("clean")

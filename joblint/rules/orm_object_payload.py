@@ -4,7 +4,7 @@ import libcst as cst
 
 from joblint.analysis.payloads import REQUEST, SELF, PayloadIssue, payload_site
 from joblint.knowledge import payloads as kb
-from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
+from joblint.knowledge.tokens import PAYLOAD_TRIGGERS
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 _REPORTED = frozenset({*kb.ORM_KINDS, *kb.ROWS_KINDS, SELF, REQUEST})
@@ -108,7 +108,7 @@ class OrmObjectPayload(Rule):
 
     CODE = "JL201"
     # Huey task calls have no token: the second pass finds files naming a Huey task.
-    TRIGGERS = ENQUEUE_TRIGGERS
+    TRIGGERS = PAYLOAD_TRIGGERS
     SUMMARY = "ORM object or other live object passed in a job payload: pass its ID instead"
     HELP = "Pass the primary key (obj.pk / obj.id) and re-fetch the object inside the job"
 

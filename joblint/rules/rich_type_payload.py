@@ -5,7 +5,7 @@ import libcst as cst
 from joblint.analysis.names import module_name_from_import
 from joblint.analysis.payloads import PayloadIssue, payload_site
 from joblint.knowledge import payloads as kb
-from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
+from joblint.knowledge.tokens import PAYLOAD_TRIGGERS
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 
@@ -89,7 +89,7 @@ class RichTypePayload(Rule):
     """
 
     CODE = "JL202"
-    TRIGGERS = ENQUEUE_TRIGGERS
+    TRIGGERS = PAYLOAD_TRIGGERS
     SUMMARY = "Enum, dataclass or model instance passed in a job payload: pass primitive values"
     HELP = "Pass primitive values (enum .value, dataclasses.asdict(), model_dump()) and rebuild"
 

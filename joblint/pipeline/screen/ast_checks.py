@@ -19,6 +19,7 @@ from itertools import accumulate
 
 from joblint.index.summaries import child_nodes
 from joblint.knowledge import jobs, locks, retries
+from joblint.pipeline.screen.payload_check import payload_may_hold_object
 from joblint.pipeline.source import quiet_ast_parse
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -607,6 +608,7 @@ TREE_CONFIRMERS: dict[str, Callable[[ast.Module, bytes], bool]] = {
     "row-lock-picking-rows": row_lock_picking_rows,
     "project-decorated-function": project_decorated_function,
     "on-commit-in-loop": on_commit_in_loop,
+    "payload-may-hold-object": payload_may_hold_object,
 }
 
 

@@ -149,6 +149,9 @@ class Decision:
     codes: frozenset[str] | None = frozenset()
     # A gated trigger (`.send(`) is in the file, whatever it names.
     gated: bool = False
+    # The rules of its gated triggers, which count if an AST check confirms
+    # the file: it is linted then.
+    gated_codes: frozenset[str] = frozenset()
 
 
 _DEFINES_JOBS = _Checks([_check(t) for t in DEFINES_JOBS])
@@ -280,7 +283,7 @@ class Prefilter:
                 codes.update(extra)
             return Decision(True, (), every_rule_or(codes), gated=bool(gated))
         checks = tuple(sorted((name, frozenset(c)) for name, c in confirm.items()))
-        return Decision(False, checks, frozenset(), gated=bool(gated))
+        return Decision(False, checks, frozenset(), bool(gated), frozenset(gated))
 
     def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may open a transaction."""

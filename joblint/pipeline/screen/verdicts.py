@@ -137,6 +137,8 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         screening.parses = syntax_check("", data, NO_CODES).parsed
         return screening
     codes = _confirmed_codes(data, lowered, dict(decision.confirm))
+    if codes:  # linted: its gated triggers count too
+        codes |= decision.gated_codes
     screening.wanted = bool(codes)
     screening.codes = every_rule_or(codes) if codes else frozenset()
     if not screening.wanted:

@@ -1,0 +1,360 @@
+"""JL201/JL202's AST check: may an enqueue in the module pass a live object?
+
+The payload rules read each argument that ends up in a job's payload
+(`joblint.analysis.payloads`) and report, or leave a finding pending for the
+project step, only for some shapes of value: a name (what it is bound to), a
+two-part attribute (`request.user`, `Color.RED`), a call or subscript that
+may fetch rows or build a project's object. An argument that is a literal, a
+key (`order.pk`), a conversion by a builtin or the standard library, or a
+parameter without an annotation is never one. This check walks the enqueue
+calls (any call named like one: a payload shape's method, `partial` of one,
+or a decorated function of the module, which a library may enqueue on call)
+and says yes where an argument is not certainly such a value, so a file
+whose enqueues pass only keys and literals is not parsed with LibCST for
+those rules. It reads more calls and more arguments than the rules do,
+never fewer: where it can't tell, it says yes.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterator, Sequence
+
+from joblint.knowledge import payloads as kb
+from joblint.knowledge.jobs import in_standard_library
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+def _shapes_by_method() -> dict[str, tuple[kb.PayloadShape, ...]]:
+    """Payload shapes by the method name a call is written with (`task.enqueue`
+    and RQ's `enqueue` share one: both are read)."""
+    found: dict[str, tuple[kb.PayloadShape, ...]] = {}
+    for key, shape in kb.PAYLOAD_SHAPES.items():
+        if key != _CALLED:
+            name = key.rsplit(".", 1)[-1]
+            found[name] = (*found.get(name, ()), shape)
+    return found
+
+
+_CALLED = "__call__"
+_SHAPES = _shapes_by_method()
+_PARTIALS = frozenset(q.rsplit(".", 1)[-1] for q in kb.PARTIAL_FUNCTIONS)
+# Names along a chain that make it a fetch of rows the rules read.
+_FETCH_WORDS = frozenset(
+    {
+        *(w for m in kb.MANAGER_FETCHES for w in (m.manager_attribute, *m.row_methods)),
+        *(w for m in kb.MANAGER_FETCHES for w in m.rows_methods),
+        *(w for s in kb.SESSION_FETCHES for w in (*s.get_methods, *s.entity_methods)),
+        *(w for s in kb.SESSION_FETCHES for w in (*s.statement_methods, *s.row_methods)),
+        *(w for s in kb.SESSION_FETCHES for w in s.rows_methods),
+    }
+)
+# `request.user`: both parts, either of which makes a two-part attribute count.
+_PARAMETER_WORDS = frozenset(part for pair in kb.PARAMETER_ATTRIBUTES for part in pair)
+# Parameters the rules report by name.
+_REPORTED_NAMES = frozenset({"self", "request"})
+_BUILTINS = frozenset(dir(builtins))
+_DICT = "dict"
+# Stands for a binding that is not `name = value` (a loop target, an import...).
+_UNKNOWN = ast.Pass()
+# Stands for an unannotated parameter: nothing the rules follow.
+_PARAMETER = ast.Pass()
+
+
+def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
+    """Whether some enqueue-like call in the module may pass an argument
+    the payload rules could report or leave pending."""
+    module = _Module(tree)
+    return any(module.call_may_hold(call, function) for call, function in _calls(tree))
+
+
+def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, _Function | None]]:
+    """Every call, with the innermost function whose body holds it (a
+    function's decorators and defaults are in the scope around it)."""
+    stack: list[tuple[ast.AST, _Function | None]] = [(tree, None)]
+    while stack:
+        node, function = stack.pop()
+        if isinstance(node, ast.Call):
+            yield node, function
+        if isinstance(node, _Function):
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inside = {id(statement) for statement in body}
+            stack.extend(
+                (child, node if id(child) in inside else function)
+                for child in ast.iter_child_nodes(node)
+            )
+        else:
+            stack.extend((child, function) for child in ast.iter_child_nodes(node))
+
+
+def _bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """The names a node binds, each with the node binding it."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        yield node.id, node
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        yield node.name, node
+    elif isinstance(node, ast.alias):
+        yield (node.asname or node.name).split(".")[0], node
+    elif isinstance(node, ast.Global | ast.Nonlocal):
+        yield from ((name, node) for name in node.names)
+    elif isinstance(node, ast.arg):
+        yield node.arg, node
+    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+        yield node.name, node
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        yield node.rest, node
+
+
+class _Module:
+    """What the module binds, read once: the imports of names bound by
+    nothing else, and the module's decorated functions."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        # name -> what each import binding it imports; None: bound otherwise too.
+        self._imports: dict[str, set[str] | None] = {}
+        self.decorated: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for alias in node.names:
+                    self._import(alias.asname or alias.name.split(".")[0], _target(node, alias))
+                continue
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
+                self.decorated.add(node.name)
+            if not isinstance(node, ast.alias):
+                for name, _ in _bound_names(node):
+                    self._imports[name] = None
+        self._scopes: dict[int, _Scope] = {}
+
+    def _import(self, name: str, target: str) -> None:
+        targets = self._imports.setdefault(name, set())
+        if targets is not None:
+            targets.add(target)
+
+    def bound(self, name: str) -> bool:
+        return name in self._imports
+
+    def from_standard_library(self, name: str) -> bool:
+        """Bound only by imports of the standard library."""
+        targets = self._imports.get(name)
+        return bool(targets) and all(in_standard_library(t) for t in targets or ())
+
+    def scope(self, function: _Function) -> _Scope:
+        found = self._scopes.get(id(function))
+        if found is None:
+            found = self._scopes[id(function)] = _Scope(function)
+        return found
+
+    # --- the calls --------------------------------------------------------------
+
+    def call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
+        name = _callee(call.func)
+        if name in _PARTIALS:
+            return self._partial_may_hold(call, function)
+        shapes = _SHAPES.get(name)
+        if shapes is None and isinstance(call.func, ast.Name) and name in self.decorated:
+            shapes = (kb.PAYLOAD_SHAPES[_CALLED],)
+        if shapes is None:
+            return False
+        return any(self.may_hold(value, function) for value in _payload(call, shapes))
+
+    def _partial_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
+        """`partial(queue.enqueue, f, order)`: the arguments bound now."""
+        if not call.args or isinstance(call.args[0], ast.Starred):
+            return False
+        if _callee(call.args[0]) not in _SHAPES:
+            return False
+        values = [*call.args[1:], *(keyword.value for keyword in call.keywords)]
+        return any(self.may_hold(value, function) for value in values)
+
+    # --- the values -------------------------------------------------------------
+
+    def may_hold(
+        self, node: ast.expr, function: _Function | None, seen: frozenset[str] = frozenset()
+    ) -> bool:
+        """Whether the rules may take the value for a live object (`_classify`
+        of `joblint.analysis.payloads`). `seen`: names being followed."""
+        node = _unawaited(node)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            return any(self.may_hold(element, function, seen) for element in node.elts)
+        if isinstance(node, ast.Dict):
+            return any(self.may_hold(value, function, seen) for value in node.values)
+        if isinstance(node, ast.Starred):
+            return self.may_hold(node.value, function, seen)
+        if isinstance(node, ast.Name):
+            return self._name_may_hold(node.id, function, seen)
+        if isinstance(node, ast.Attribute):
+            return _attribute_may_hold(node)
+        if isinstance(node, ast.Subscript):
+            return isinstance(_unawaited(node.value), ast.Call)  # `X.objects.filter()[0]`
+        if isinstance(node, ast.Call):
+            return self._call_value_may_hold(node, function, seen)
+        return False  # a literal, an operation, a comprehension, ...
+
+    def _call_value_may_hold(
+        self, call: ast.Call, function: _Function | None, seen: frozenset[str]
+    ) -> bool:
+        func = call.func
+        root = _root_name(func)
+        if root is None:  # `make().to_dict()`: no helper, no class; a fetch's chain?
+            return _chain_may_fetch(func)
+        if root == _DICT and isinstance(func, ast.Name) and not self.bound(_DICT):
+            values = [*call.args, *(keyword.value for keyword in call.keywords)]
+            return any(self.may_hold(value, function, seen) for value in values)
+        if root in _BUILTINS and not self.bound(root):
+            return False  # `str(order.pk)`: the standard library's
+        return not self.from_standard_library(root) or _chain_may_fetch(func)
+
+    def _name_may_hold(self, name: str, function: _Function | None, seen: frozenset[str]) -> bool:
+        """An unannotated parameter holds nothing the rules follow; a local
+        bound only by `name = value` holds what its values may hold (and
+        what the function stores in it, if it is a container)."""
+        if function is None or name in _REPORTED_NAMES or name in seen:
+            return True
+        scope = self.scope(function)
+        values = scope.values.get(name)
+        if not values:
+            return True  # the module's, a closure's: not read here
+        followed = seen | {name}
+        for value in values:
+            if value is _PARAMETER:
+                continue
+            if value is _UNKNOWN or not isinstance(value, ast.expr):
+                return True
+            if self.may_hold(value, function, followed):
+                return True
+            stored = scope.stores.get(name, ()) if _is_container(value) else ()
+            if any(self.may_hold(item, function, followed) for item in stored):
+                return True
+        return False
+
+
+class _Scope:
+    """A function's bindings of each name (anywhere in its body, nested
+    scopes included): the values of `name = value`, `_PARAMETER` for an
+    unannotated parameter, `_UNKNOWN` for any other binding; and the values
+    stored into it (`name[key] = value`)."""
+
+    def __init__(self, function: _Function) -> None:
+        self.values: dict[str, list[ast.AST]] = {}
+        self.stores: dict[str, list[ast.expr]] = {}
+        arguments = function.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        for parameter in (*every, arguments.vararg, arguments.kwarg):
+            if parameter is not None:
+                known = _PARAMETER if parameter.annotation is None else _UNKNOWN
+                self._bind(parameter.arg, known)
+        body = function.body if isinstance(function.body, list) else [function.body]
+        assigned: set[int] = set()
+        for node in _walk(body):
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                assigned.update(self._read_assignment(node))
+        for node in _walk(body):
+            for name, binder in _bound_names(node):
+                if id(binder) not in assigned:
+                    self._bind(name, _UNKNOWN)
+
+    def _bind(self, name: str, value: ast.AST) -> None:
+        self.values.setdefault(name, []).append(value)
+
+    def _read_assignment(self, node: ast.Assign | ast.AnnAssign) -> Iterator[int]:
+        """Binds `name = value`'s names; yields the target nodes it read."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                self._bind(target.id, node.value if node.value is not None else _UNKNOWN)
+                yield id(target)
+            elif (
+                isinstance(node, ast.Assign)
+                and isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+            ):
+                self.stores.setdefault(target.value.id, []).append(node.value)
+
+
+def _walk(statements: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    for statement in statements:
+        yield from ast.walk(statement)
+
+
+def _payload(call: ast.Call, shapes: Sequence[kb.PayloadShape]) -> Iterator[ast.expr]:
+    """The arguments any of the shapes puts in the payload (`payload_arguments`
+    of `joblint.analysis.payloads`, read as widely as they disagree)."""
+    skip = min(shape.skip_positional for shape in shapes)
+    for position, argument in enumerate(call.args):
+        # A leading argument is skipped only before any `*args`.
+        leading = not any(isinstance(a, ast.Starred) for a in call.args[: position + 1])
+        if not (leading and position < skip):
+            yield argument
+    for keyword in call.keywords:
+        if keyword.arg is None or any(_in_payload(keyword.arg, shape) for shape in shapes):
+            yield keyword.value
+
+
+def _in_payload(name: str, shape: kb.PayloadShape) -> bool:
+    if name in (shape.args_keyword, shape.kwargs_keyword):
+        return True
+    reserved = name in shape.reserved or bool(
+        shape.reserved_prefix and name.startswith(shape.reserved_prefix)
+    )
+    return shape.rest_is_payload and not reserved
+
+
+def _target(node: ast.Import | ast.ImportFrom, alias: ast.alias) -> str:
+    """What an import binds its name to ("" for a relative import: the project's)."""
+    if isinstance(node, ast.Import):
+        return alias.name if alias.asname else alias.name.split(".")[0]
+    if node.level:
+        return ""
+    return f"{node.module}.{alias.name}"
+
+
+def _callee(func: ast.expr) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name a dotted name starts from; None for anything else."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _chain_may_fetch(node: ast.expr) -> bool:
+    """A name along the chain is a manager's or a session's (`.objects`, `.query`, `.first`)."""
+    while True:
+        if isinstance(node, ast.Attribute):
+            if node.attr in _FETCH_WORDS:
+                return True
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Subscript | ast.Await):
+            node = node.value
+        else:
+            return False
+
+
+def _attribute_may_hold(node: ast.Attribute) -> bool:
+    """Only a two-part attribute is read: a parameter's known attribute
+    (`request.user`) or a member of a class (`Color.RED`, upper case)."""
+    if not isinstance(node.value, ast.Name):
+        return False
+    return node.attr.isupper() or node.attr in _PARAMETER_WORDS or node.value.id in _PARAMETER_WORDS
+
+
+def _unawaited(node: ast.expr) -> ast.expr:
+    while isinstance(node, ast.Await):
+        node = node.value
+    return node
+
+
+def _is_container(node: ast.AST) -> bool:
+    if isinstance(node, ast.expr):
+        node = _unawaited(node)
+    if isinstance(node, ast.Dict | ast.List | ast.Tuple):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == _DICT
