@@ -462,6 +462,9 @@ class ModuleIndex:
     # Module-level functions that are certainly what `FileFacts.plain_definitions`
     # lists (`joblint.index.plain`): qualified names.
     plain_functions: tuple[str, ...] = ()
+    # Module-level classes the facts list as plain definitions with no kind
+    # and no unique key of their own: their `ClassFacts` are their bases here.
+    plain_classes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,7 @@ def _project_decorator(
 def _subclasses_task(node: cst.ClassDef) -> bool:
     for base in node.bases:
         text = dotted_text(base.value)
-        if text is not None and text.split(".")[-1] in {"Task", "DjangoTask"}:
+        if text is not None and text.split(".")[-1] in jobs.TASK_BASE_CLASS_NAMES:
             return True
     return False
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import warnings
 
-from joblint.index.plain import plain_functions
+from joblint.index.plain import plain_classes, plain_functions
 from joblint.index.summaries import ModuleReader
 from joblint.knowledge import work
 from joblint.models import ModuleIndex
@@ -44,6 +44,8 @@ def index_source(
             may_claim=work.may_claim(lowered),
             may_name_guard=work.may_name_guard(lowered, module.name),
         )
-        return reader.read(tree, plain_functions(tree, text) if tells_plain else ())
+        if not tells_plain:
+            return reader.read(tree)
+        return reader.read(tree, plain_functions(tree, text), plain_classes(tree, text))
     except RecursionError:
         return None

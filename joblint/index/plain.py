@@ -23,6 +23,9 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
+from collections.abc import Iterator
+
+from joblint.knowledge import jobs, locks
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _STAR_IMPORT = re.compile(rb"\bimport[\s\\(]*\*")
@@ -105,3 +108,114 @@ def _as_python_reads_names(text: str | bytes) -> bytes:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     return text.encode("utf-8", "surrogatepass")
+
+
+# A class's unique keys (`joblint.analysis.model_keys`) are each declared with
+# one of these words in its body; a class whose text holds none has none.
+_UNIQUE_WORDS = tuple(
+    word.lower().encode()
+    for word in sorted(
+        {
+            *locks.PRIMARY_KEY_KEYWORDS,
+            *locks.UNIQUE_KEYWORDS,
+            *locks.UNIQUE_FIELD_CLASSES,
+            *locks.UNIQUE_CONSTRAINT_CLASSES,
+            *locks.OPTIONS_UNIQUE_TOGETHER,
+            *locks.OPTIONS_CONSTRAINTS,
+        }
+    )
+)
+_GLOBAL = re.compile(rb"\bglobal\b")
+
+
+def plain_classes(tree: ast.Module, text: str | bytes) -> list[str]:
+    """The module's classes that may be plain: a module-level `class` with
+    no decorator and no keyword (a metaclass, `table=True`), bound by
+    nothing else at module level (nor declared `global` anywhere), whose
+    text declares no unique key. The facts list such a class as a plain
+    definition whose kinds come from its bases alone; the index reader
+    keeps those whose bases it resolves, none of them a base that gives
+    a kind (`joblint.index.summaries`). Not a class-based task (a base
+    written `Task`)."""
+    data = _as_python_reads_names(text)
+    classes = [
+        statement
+        for statement in tree.body
+        if isinstance(statement, ast.ClassDef)
+        and not statement.decorator_list
+        and not statement.keywords
+        and not any(_names_a_task_base(base) for base in statement.bases)
+    ]
+    if not classes or (b"*" in data and _STAR_IMPORT.search(data)):
+        return []
+    bound: dict[str, int] = {}
+    for name in _module_bindings(tree, data):
+        bound[name] = bound.get(name, 0) + 1
+    lines = data.lower().splitlines(keepends=True)
+    return sorted(
+        node.name
+        for node in classes
+        if bound.get(node.name) == 1 and not _declares_keys(lines, node)
+    )
+
+
+def _names_a_task_base(base: ast.expr) -> bool:
+    """A base written `Task` or `celery.Task`: a class-based task, not plain."""
+    name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+    return name in jobs.TASK_BASE_CLASS_NAMES
+
+
+def _declares_keys(lines: list[bytes], node: ast.ClassDef) -> bool:
+    end = node.end_lineno or len(lines)
+    body = b"".join(lines[node.lineno - 1 : end])
+    return any(word in body for word in _UNIQUE_WORDS)
+
+
+def _module_bindings(tree: ast.Module, data: bytes) -> Iterator[str]:
+    """Every name bound at module level (in its compound statements too, and
+    by `:=` in its expressions), and every name declared `global` anywhere."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield from (name for name, _ in bound_names(node))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            stack.extend([*node.decorator_list, *_signature(node)])
+        elif isinstance(node, ast.Lambda):
+            stack.extend(_defaults(node.args))
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    if _GLOBAL.search(data):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global):
+                yield from node.names
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
+    """What a definition evaluates where it stands: bases and keywords, or
+    defaults (a `:=` there binds in the module)."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.bases, *(keyword.value for keyword in node.keywords)]
+    return _defaults(node.args)
+
+
+def _defaults(arguments: ast.arguments) -> list[ast.AST]:
+    return [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+
+
+def bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """The names a node binds in the scope it stands in (or declares
+    `global`/`nonlocal` there), each with the node binding it."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        yield node.id, node
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        yield node.name, node
+    elif isinstance(node, ast.alias):
+        yield (node.asname or node.name).split(".")[0], node
+    elif isinstance(node, ast.Global | ast.Nonlocal):
+        yield from ((name, node) for name in node.names)
+    elif isinstance(node, ast.arg):
+        yield node.arg, node
+    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+        yield node.name, node
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        yield node.rest, node

@@ -30,7 +30,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
-from joblint.knowledge import jobs, work
+from joblint.knowledge import jobs, payloads, work
 from joblint.models import (
     DecoratorUse,
     FunctionSummary,
@@ -41,6 +41,9 @@ from joblint.models import (
     TxOpening,
 )
 from joblint.settings import ModuleInfo, Options
+
+# Bases that give a class a kind of its own (a model, an enum, a pydantic model).
+_KIND_BASES = frozenset({*payloads.BASE_CLASS_KINDS, *payloads.TABLE_FLAG_BASES})
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 # `try` and, from Python 3.11, `try/except*`.
@@ -258,6 +261,8 @@ class ModuleReader:
         self.names: dict[str, str] = {}  # module-level name -> qualified name
         self.aliases: list[tuple[str, str]] = []
         self.classes: list[tuple[str, tuple[str, ...]]] = []
+        # Classes whose every base resolved: their bases.
+        self._resolved_bases: dict[str, tuple[str, ...]] = {}
         self.instances: list[tuple[str, str]] = []
         # A class's attributes (`self.order = order`): what each assignment holds (None: unknown).
         self._attributes: dict[str, dict[str, set[str | None]]] = {}
@@ -308,8 +313,14 @@ class ModuleReader:
     def local(self, name: str) -> str:
         return f"{self.module.name}.{name}" if self.module.name else name
 
-    def read(self, tree: ast.Module, plain_functions: Iterable[str] = ()) -> ModuleIndex:
-        """`plain_functions`: the names of its plain functions (`joblint.index.plain`)."""
+    def read(
+        self,
+        tree: ast.Module,
+        plain_functions: Iterable[str] = (),
+        plain_classes: Iterable[str] = (),
+    ) -> ModuleIndex:
+        """`plain_functions`, `plain_classes`: the names of its plain functions
+        and of the classes that may be plain (`joblint.index.plain`)."""
         statements = list(_module_statements(tree.body))
         for statement in statements:
             self._bind(statement)
@@ -337,6 +348,19 @@ class ModuleReader:
             tuple(self.task_decorators),
             tuple(self.registered),
             tuple(self.local(name) for name in plain_functions),
+            self._plain_classes(plain_classes),
+        )
+
+    def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Of the classes that may be plain, those whose every base the
+        index resolves, none of them one that gives its classes a kind (a
+        model's, an enum's: `knowledge.payloads`): the facts would tell no
+        kind of their own."""
+        return tuple(
+            qualname
+            for qualname in (self.local(name) for name in names)
+            if qualname in self._resolved_bases
+            and not any(base in _KIND_BASES for base in self._resolved_bases[qualname])
         )
 
     # --- module level ------------------------------------------------------------
@@ -511,6 +535,8 @@ class ModuleReader:
         qualname = self.local(node.name)
         bases = tuple(b for b in (self._module_name(base) for base in node.bases) if b)
         self.classes.append((qualname, bases))
+        if len(bases) == len(node.bases):
+            self._resolved_bases[qualname] = bases
         self._class_hooks(node)
         attributes = self._attributes.setdefault(qualname, {})
         for statement in node.body:

@@ -40,6 +40,9 @@ TASK_DECORATORS: dict[str, str] = _by_name((lib.key, lib.task_decorators) for li
 TASK_DECORATOR_METHODS: frozenset[str] = frozenset(
     method for lib in _ALL for method in lib.task_decorator_methods
 )
+# A class whose base is written with one of these last names is a (Celery)
+# class-based task, whatever module the base comes from.
+TASK_BASE_CLASS_NAMES = frozenset({"Task", "DjangoTask"})
 QUEUE_CONSTRUCTORS: dict[str, str] = _by_name((lib.key, lib.queue_constructors) for lib in _ALL)
 QUEUE_CONSTRUCTOR_PATTERNS: tuple[tuple[str, str, str], ...] = tuple(
     (prefix, suffix, lib.key) for lib in _ALL for prefix, suffix in lib.queue_constructor_patterns

@@ -147,7 +147,20 @@ class ProjectIndex:
             index.constants.update(facts.constants)
             for alias, backend in facts.cache_backends:
                 index.cache_backends.setdefault(alias, []).append((backend, setter))
+        index._add_plain_classes(results)
         return index
+
+    def _add_plain_classes(self, results: list[FileResult]) -> None:
+        """The classes the index tells are plain, where no facts tell more:
+        what their facts would say (`ModuleIndex.plain_classes`)."""
+        for result in results:
+            if result.index is None or not result.index.plain_classes:
+                continue
+            bases = dict(result.index.classes)
+            for qualname in result.index.plain_classes:
+                if qualname not in self.classes:
+                    self.classes[qualname] = ClassFacts(qualname, bases[qualname])
+                    self.plain.add(qualname)
 
     def cache_lock_api(self, alias: str, path: str = "") -> str:
         """The lock API (`locks.CACHE_LOCK_APIS`) of a Django cache alias when

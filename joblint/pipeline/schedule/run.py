@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joblint.config import Config, Configs
-from joblint.models import RECEIVES, WRITTEN_IN_TRANSACTION, FileResult, Finding
+from joblint.models import RECEIVES, WRITTEN_IN_TRANSACTION, FileResult, Finding, ModuleIndex
 from joblint.pipeline.cache import (
     CACHE_DIR_NAME,
     ResultCache,
@@ -901,17 +901,21 @@ def _on_demand(
         to_index = [
             s for s in modules.of(candidate_modules(called, modules)) if s.shown not in indexed
         ]
-        # The index first: where it shows a wanted name is a plain function,
-        # its module's facts need not be read for it.
+        # The index first: where it shows a wanted name is a plain function
+        # or class, its module's facts need not be read for it.
         found = run.index(to_index)
         loaded.extend(found)
         indexed.update(s.shown for s in to_index)
-        names -= {name for r in found if r.index is not None for name in r.index.plain_functions}
+        names -= {name for r in found if r.index is not None for name in _plain(r.index)}
         batch = remaining.take(candidate_modules(names, modules))
         if not batch and not to_index:
             break
         loaded.extend(run.facts(batch))
     return loaded
+
+
+def _plain(index: ModuleIndex) -> tuple[str, ...]:
+    return (*index.plain_functions, *index.plain_classes)
 
 
 class _ByModule:

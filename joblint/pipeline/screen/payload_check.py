@@ -21,6 +21,7 @@ import ast
 import builtins
 from collections.abc import Iterator, Sequence
 
+from joblint.index.plain import bound_names
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.jobs import in_standard_library
 
@@ -89,24 +90,6 @@ def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, _Function | None]]:
             stack.extend((child, function) for child in ast.iter_child_nodes(node))
 
 
-def _bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
-    """The names a node binds, each with the node binding it."""
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        yield node.id, node
-    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        yield node.name, node
-    elif isinstance(node, ast.alias):
-        yield (node.asname or node.name).split(".")[0], node
-    elif isinstance(node, ast.Global | ast.Nonlocal):
-        yield from ((name, node) for name in node.names)
-    elif isinstance(node, ast.arg):
-        yield node.arg, node
-    elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-        yield node.name, node
-    elif isinstance(node, ast.MatchMapping) and node.rest:
-        yield node.rest, node
-
-
 class _Module:
     """What the module binds, read once: the imports of names bound by
     nothing else, and the module's decorated functions."""
@@ -123,7 +106,7 @@ class _Module:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
                 self.decorated.add(node.name)
             if not isinstance(node, ast.alias):
-                for name, _ in _bound_names(node):
+                for name, _ in bound_names(node):
                     self._imports[name] = None
         self._scopes: dict[int, _Scope] = {}
 
@@ -251,7 +234,7 @@ class _Scope:
             if isinstance(node, ast.Assign | ast.AnnAssign):
                 assigned.update(self._read_assignment(node))
         for node in _walk(body):
-            for name, binder in _bound_names(node):
+            for name, binder in bound_names(node):
                 if id(binder) not in assigned:
                     self._bind(name, _UNKNOWN)
 
