@@ -1188,6 +1188,42 @@ def test_the_checks_a_file_s_anchors_lead_to_are_the_checks_that_match() -> None
     assert matched > 1000
 
 
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "app = Celery('proj')\n",
+                "app.conf.visibility_timeout = 10\n",
+                "CELERY_TASK_TIME_LIMIT = 60\n",
+                "send.apply_async(countdown=5)\n",
+                "send.apply_async(eta = when)\n",
+                "beta = 1\n",
+                "x = 1\n",
+            ]
+        ),
+        max_size=5,
+    )
+)
+def test_the_facts_screening_finds_the_anchors_as_one_test_each_would(lines: list[str]) -> None:
+    """A run naming files screens every other file for facts alone, its
+    anchors found in one pass: the kinds of fact are those of asking each
+    check with `in` tests."""
+    from joblint.pipeline.screen import prefilter
+
+    lowered = "".join(lines).lower().encode()
+    expected = prefilter.ProjectFacts(
+        *(
+            any(check.matches(lowered) for check in checks.checks)
+            for checks in (
+                prefilter._PROJECT_SETTINGS,
+                prefilter._PROJECT_LIMITS,
+                prefilter._PROJECT_DELAYS,
+            )
+        )
+    )
+    assert prefilter.project_facts(lowered) == expected
+
+
 def test_registrations_with_no_loop_statement_around_are_not_parsed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -163,6 +163,13 @@ _TRANSACTIONS = _Checks([_check(t) for t in TRANSACTION_TRIGGERS])
 _COMMITS = _check(COMMITS)
 # Contexts a project callable of any name may stand for (`with traced_atomic():`).
 _HIDDEN_CONTEXT = _encoded(TRANSACTIONS.anchors)
+# Every anchor `project_facts` reads, searched for in one pass.
+_FACTS_ANCHORS = _AnchorSearch(
+    anchor
+    for checks in (_PROJECT_SETTINGS, _PROJECT_LIMITS, _PROJECT_DELAYS)
+    for check in checks.checks
+    for anchor in (*check.anchors, *(a for group in check.also for a in group))
+)
 
 
 def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
@@ -172,7 +179,10 @@ def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> boo
 
 def project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -> ProjectFacts:
     """The kinds of facts the whole-project rules read (JL5) the (lower-cased)
-    file may hold."""
+    file may hold. `present`: the anchors in it, found in one pass here when
+    not given (a run naming files asks this alone of every other file)."""
+    if present is None:
+        present = _FACTS_ANCHORS.present(lowered)
     return ProjectFacts(
         settings=_PROJECT_SETTINGS.any(lowered, present),
         limits=_PROJECT_LIMITS.any(lowered, present),
