@@ -25,6 +25,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from joblint.index.summaries import last_name
 from joblint.knowledge import jobs, locks
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -161,8 +162,7 @@ def plain_classes(tree: ast.Module, text: str | bytes) -> list[str]:
 
 def _names_a_task_base(base: ast.expr) -> bool:
     """A base written `Task` or `celery.Task`: a class-based task, not plain."""
-    name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
-    return name in jobs.TASK_BASE_CLASS_NAMES
+    return last_name(base) in jobs.TASK_BASE_CLASS_NAMES
 
 
 def _declares_keys(lines: list[bytes], node: ast.ClassDef) -> bool:

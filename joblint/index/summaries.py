@@ -85,6 +85,13 @@ def dotted(node: ast.expr) -> list[str] | None:
     return parts
 
 
+def last_name(node: ast.expr) -> str:
+    """`a.b.c` -> "c", `c` -> "c"; "" for anything else (a call's result)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
     """Every node of a function's body that runs when it does, in source
     order: not the bodies of nested functions, classes or lambdas.

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from joblint.index.summaries import child_nodes
+from joblint.index.summaries import child_nodes, last_name
 from joblint.knowledge import jobs, locks, retries
 from joblint.pipeline.screen.payload_check import payload_may_hold_object
 from joblint.pipeline.source import quiet_ast_parse
@@ -541,8 +541,7 @@ def _on_commit_in_loop(tree: ast.Module, lines: _Lines) -> bool:
 
 def _registers(func: ast.expr, names: frozenset[str]) -> bool:
     """`names`: lower-cased, as the file's text is read for aliases (`as Later`)."""
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    lowered = name.lower()
+    lowered = last_name(func).lower()
     return _ON_COMMIT in lowered or lowered in names
 
 

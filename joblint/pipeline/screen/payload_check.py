@@ -22,6 +22,7 @@ import builtins
 from collections.abc import Iterator, Sequence
 
 from joblint.index.plain import bound_names
+from joblint.index.summaries import dotted, last_name
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.jobs import in_standard_library
 
@@ -45,11 +46,11 @@ _PARTIALS = frozenset(q.rsplit(".", 1)[-1] for q in kb.PARTIAL_FUNCTIONS)
 # Names along a chain that make it a fetch of rows the rules read.
 _FETCH_WORDS = frozenset(
     {
-        *(w for m in kb.MANAGER_FETCHES for w in (m.manager_attribute, *m.row_methods)),
-        *(w for m in kb.MANAGER_FETCHES for w in m.rows_methods),
-        *(w for s in kb.SESSION_FETCHES for w in (*s.get_methods, *s.entity_methods)),
-        *(w for s in kb.SESSION_FETCHES for w in (*s.statement_methods, *s.row_methods)),
-        *(w for s in kb.SESSION_FETCHES for w in s.rows_methods),
+        *(m.manager_attribute for m in kb.MANAGER_FETCHES),
+        *(w for m in kb.MANAGER_FETCHES for w in (*m.row_methods, *m.rows_methods)),
+        *(w for f in kb.SESSION_FETCHES for w in (*f.get_methods, *f.entity_methods)),
+        *(w for f in kb.SESSION_FETCHES for w in (*f.statement_methods, *f.row_methods)),
+        *(w for f in kb.SESSION_FETCHES for w in f.rows_methods),
     }
 )
 # `request.user`: both parts, either of which makes a two-part attribute count.
@@ -132,7 +133,7 @@ class _Module:
     # --- the calls --------------------------------------------------------------
 
     def call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
-        name = _callee(call.func)
+        name = last_name(call.func)
         if name in _PARTIALS:
             return self._partial_may_hold(call, function)
         shapes = _SHAPES.get(name)
@@ -146,7 +147,7 @@ class _Module:
         """`partial(queue.enqueue, f, order)`: the arguments bound now."""
         if not call.args or isinstance(call.args[0], ast.Starred):
             return False
-        if _callee(call.args[0]) not in _SHAPES:
+        if last_name(call.args[0]) not in _SHAPES:
             return False
         values = [*call.args[1:], *(keyword.value for keyword in call.keywords)]
         return any(self.may_hold(value, function) for value in values)
@@ -179,9 +180,10 @@ class _Module:
         self, call: ast.Call, function: _Function | None, seen: frozenset[str]
     ) -> bool:
         func = call.func
-        root = _root_name(func)
-        if root is None:  # `make().to_dict()`: no helper, no class; a fetch's chain?
+        parts = dotted(func)
+        if parts is None:  # `make().to_dict()`: no helper, no class; a fetch's chain?
             return _chain_may_fetch(func)
+        root = parts[0]
         if root == _DICT and isinstance(func, ast.Name) and not self.bound(_DICT):
             values = [*call.args, *(keyword.value for keyword in call.keywords)]
             return any(self.may_hold(value, function, seen) for value in values)
@@ -203,7 +205,7 @@ class _Module:
         for value in values:
             if value is _PARAMETER:
                 continue
-            if value is _UNKNOWN or not isinstance(value, ast.expr):
+            if not isinstance(value, ast.expr):  # `_UNKNOWN`
                 return True
             if self.may_hold(value, function, followed):
                 return True
@@ -229,11 +231,10 @@ class _Scope:
                 known = _PARAMETER if parameter.annotation is None else _UNKNOWN
                 self._bind(parameter.arg, known)
         body = function.body if isinstance(function.body, list) else [function.body]
-        assigned: set[int] = set()
+        assigned: set[int] = set()  # `ast.walk` meets an assignment before its targets
         for node in _walk(body):
             if isinstance(node, ast.Assign | ast.AnnAssign):
                 assigned.update(self._read_assignment(node))
-        for node in _walk(body):
             for name, binder in bound_names(node):
                 if id(binder) not in assigned:
                     self._bind(name, _UNKNOWN)
@@ -293,19 +294,6 @@ def _target(node: ast.Import | ast.ImportFrom, alias: ast.alias) -> str:
     return f"{node.module}.{alias.name}"
 
 
-def _callee(func: ast.expr) -> str:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else ""
-
-
-def _root_name(node: ast.expr) -> str | None:
-    """The name a dotted name starts from; None for anything else."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
 def _chain_may_fetch(node: ast.expr) -> bool:
     """A name along the chain is a manager's or a session's (`.objects`, `.query`, `.first`)."""
     while True:
@@ -335,9 +323,8 @@ def _unawaited(node: ast.expr) -> ast.expr:
     return node
 
 
-def _is_container(node: ast.AST) -> bool:
-    if isinstance(node, ast.expr):
-        node = _unawaited(node)
+def _is_container(node: ast.expr) -> bool:
+    node = _unawaited(node)
     if isinstance(node, ast.Dict | ast.List | ast.Tuple):
         return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == _DICT
