@@ -465,3 +465,18 @@ def test_own_nodes_and_their_kinds_are_a_walk_of_the_function_s_own_code() -> No
                 for kind, nodes in nodes_by_kind(found).items():
                     assert nodes == [n for n in found if type(n) is kind]
     assert functions > 100
+
+
+def test_a_queue_a_project_function_makes_is_a_queue(project: Path) -> None:
+    run = lint_paths([project / "printshop"], Config(root=project.parent), RunOptions())
+    views = "project_model/printshop/views.py"
+    found = {f.span.line: f for f in run.findings if f.path == views}
+    assert sorted(found) == [12, 18, 24, 30, 36]
+    assert found[12].message == (
+        "print_queue().enqueue() is called inside transaction.atomic() (line 10) and "
+        "enqueues an RQ job (print_queue() at project_model/printshop/queues.py:7 returns "
+        "Queue()): a worker may run the job before COMMIT. Enqueue it in "
+        "transaction.on_commit(...)"
+    )
+    assert found[30].related[-1].message == "queue_render() calls queue.enqueue()"
+    assert found[36].code == "JL102"

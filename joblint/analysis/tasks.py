@@ -120,6 +120,9 @@ class Enqueue:
     method: str = ""
     # The task's qualified name when the receiver names one ("" otherwise).
     task: str = ""
+    # The task a signature sent here signs (`send.si(pk).delay()`): sending
+    # it calls that task's own `apply_async` ("" otherwise).
+    signed: str = ""
     # The same enqueue as each library it may turn out to be, most specific first
     # (each with its own subject and requirements), when only the project step
     # can tell which: a rule reports each, and the first that holds stands. Empty:
@@ -159,6 +162,7 @@ def classify_enqueue(
         if found is not None:
             target = task_like_target(func.value, resolver)
             task = target.qualname if target is not None else ""
+            found = replace(found, signed=_signed_task(func.value, resolver))
             return _with_method(found, func.attr.value, task)
     if isinstance(func, cst.Call):
         return _canvas_call(func, resolver)
@@ -167,6 +171,17 @@ def classify_enqueue(
         return None
     target = task_like_target(func, resolver)
     return replace(found, method="__call__", task=target.qualname if target else "")
+
+
+def _signed_task(receiver: cst.BaseExpression, resolver: Resolver) -> str:
+    """The task `receiver` signs when it is `task.s(...)`, `task.si(...)` or
+    `task.signature(...)` ("" otherwise)."""
+    if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)):
+        return ""
+    if receiver.func.attr.value not in jobs.OWN_SIGNATURE_METHODS:
+        return ""
+    target = task_like_target(receiver.func.value, resolver)
+    return target.qualname if target is not None else ""
 
 
 def _with_method(found: Enqueue, method: str, task: str) -> Enqueue:

@@ -20,16 +20,6 @@ def first_string_arg(call: cst.Call) -> str | None:
     return None
 
 
-def queue_library_of_constructor(qualname: str) -> str | None:
-    library = jobs.QUEUE_CONSTRUCTORS.get(qualname)
-    if library is not None:
-        return library
-    for prefix, suffix, lib in jobs.QUEUE_CONSTRUCTOR_PATTERNS:
-        if qualname.startswith(prefix) and qualname.endswith(suffix):
-            return lib
-    return None
-
-
 def value_of_name(name: str, resolver: Resolver) -> Value | None:
     binding = resolver.lookup(name)
     if binding is not None and binding.kind is BindingKind.VALUE:
@@ -61,7 +51,7 @@ def _value_of_call(call: cst.Call, resolver: Resolver) -> Value | None:
 
 
 def _value_of_qualified_call(call: cst.Call, qualname: str) -> Value | None:
-    library = queue_library_of_constructor(qualname)
+    library = jobs.queue_constructor_library(qualname)
     if library is not None:
         return Value("queue", library)
     if qualname in jobs.SIGNATURE_FUNCTIONS:

@@ -1,14 +1,15 @@
 """What a function returns, read from its `ast` for the project model.
 
 Each `return` becomes a `ReturnFact`: a library's fetch of one row or several
-(`Order.objects.get(...)`, `get_object_or_404(Order, ...)`), what a call
-gives (an instance of the class it names, or what the project function it
-names returns), a member of a class (`Plan.PRO`), or a plain value. A local
-assigned once is read through to its value; a parameter stands for its
-annotation's class. A returned dict literal (or `dict(...)`) also gives a fact
-per string key, and a parameter it holds is noted (the caller's argument ends
-up in the dict). A return annotation naming a class stands for every return;
-one naming a builtin or a library's type makes them plain.
+(`Order.objects.get(...)`, `get_object_or_404(Order, ...)`), what a call gives
+(an instance of the class it names, a library's queue object, or what the
+project function it names returns), a member of a class (`Plan.PRO`), or a
+plain value. A local assigned once is read through to its value; a parameter
+stands for its annotation's class. A returned dict literal (or `dict(...)`)
+also gives a fact per string key, and a parameter it holds is noted (the
+caller's argument ends up in the dict). A return annotation naming a class
+stands for every return; one naming a builtin or a library's type makes them
+plain.
 """
 
 from __future__ import annotations
@@ -153,7 +154,9 @@ class _Reader:
             )
         if isinstance(value, ast.Call):
             callee = self.names.callee(value.func)
-            if callee is not None and jobs.may_be_project_code(callee):
+            if callee is not None and (
+                jobs.may_be_project_code(callee) or jobs.queue_constructor_library(callee)
+            ):
                 return ReturnFact(CALL, callee, line)
         elif isinstance(value, ast.Attribute) and value.attr.isupper():
             owner = self.names.qualify(value.value)

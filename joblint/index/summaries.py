@@ -870,6 +870,7 @@ class ModuleReader:
             or qualname in jobs.ENQUEUE_FUNCTIONS
             or qualname in self.enqueue_functions
             or qualname in work.EFFECTS
+            or jobs.queue_method_library(qualname) is not None
         ):
             return None
         receiver_at = _receiver_at(node, stack[-1].node)

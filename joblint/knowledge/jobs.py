@@ -96,6 +96,32 @@ LIBRARY_TOPS: frozenset[str] = frozenset(
 )
 
 
+def queue_constructor_library(qualname: str) -> str | None:
+    """The library whose queue object a call of `qualname` makes (`rq.Queue`,
+    `django_rq.get_queue`, a taskiq `...Broker`), or None."""
+    library = QUEUE_CONSTRUCTORS.get(qualname)
+    if library is not None:
+        return library
+    for prefix, suffix, lib in QUEUE_CONSTRUCTOR_PATTERNS:
+        if qualname.startswith(prefix) and qualname.endswith(suffix):
+            return lib
+    return None
+
+
+def queue_method_library(qualname: str) -> str | None:
+    """The library when `qualname` is an enqueue method of the object one of
+    its queue constructors makes (`rq.queue.Queue.enqueue`: `Queue(...).enqueue`,
+    or `q.enqueue` on `q = Queue(...)`), else None."""
+    maker, _, method = qualname.rpartition(".")
+    library = queue_constructor_library(maker) if maker else None
+    if library is None:
+        return None
+    for shape in ENQUEUE_METHODS.get(method, ()):
+        if shape.receiver in (Receiver.QUEUE, Receiver.ANY) and library in shape.libraries:
+            return library
+    return None
+
+
 def may_be_project_code(qualname: str) -> bool:
     """Whether a qualified name may name the project's own code: not the
     standard library's, nor that of a library joblint knows."""
@@ -128,6 +154,9 @@ CANVAS_CALLABLES: dict[str, str] = _by_name((lib.key, lib.canvas_callables) for 
 # These build signatures; `.delay()`/`.apply_async()` on them enqueue.
 SIGNATURE_FUNCTIONS: dict[str, str] = _by_name((lib.key, lib.signature_functions) for lib in _ALL)
 SIGNATURE_METHODS: dict[str, str] = _by_name((lib.key, lib.signature_methods) for lib in _ALL)
+OWN_SIGNATURE_METHODS: frozenset[str] = frozenset(
+    method for lib in _ALL for method in lib.own_signature_methods
+)
 # library -> its methods' enqueue-after-COMMIT twins (`delay` -> `delay_on_commit`).
 ON_COMMIT_VARIANTS: dict[str, dict[str, str]] = {
     lib.key: dict(lib.on_commit_variants) for lib in _ALL if lib.on_commit_variants
@@ -265,4 +294,3 @@ TASK_CLASS_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
 APP_TASK_CLASS_OPTIONS: tuple[TaskClassOption, ...] = tuple(
     option for option in collect("TASK_CLASS_OPTIONS") if option.app_keyword
 )
-

@@ -181,6 +181,9 @@ class Library:
     # Calls and methods that build a signature, whose `.delay()` enqueues.
     signature_functions: tuple[str, ...] = ()
     signature_methods: tuple[str, ...] = ()
+    # Of those, the task methods whose signature, sent, calls the task's own
+    # `apply_async` (so a task class deferring it defers the signature too).
+    own_signature_methods: tuple[str, ...] = ()
     # Which arguments of each enqueue method are the payload (a method name,
     # "__call__" for calling a task, or `EnqueueMethod.payload_shape`).
     payload_shapes: tuple[tuple[str, PayloadShape], ...] = ()

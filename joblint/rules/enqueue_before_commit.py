@@ -96,7 +96,8 @@ class EnqueueBeforeCommit(Rule):
       way makes after a commit of its own doesn't count (what the caller
       wrote is committed by then); one in an on-commit callback never does.
       Receivers are known as JL101's are (imports, `self.`, annotations,
-      constructors); a call on an unannotated parameter is not followed.
+      constructors, queue objects a project function makes); a call on an
+      unannotated parameter is not followed.
     """
 
     CODE = "JL102"

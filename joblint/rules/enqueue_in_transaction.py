@@ -232,9 +232,18 @@ class EnqueueInTransaction(Rule):
       each row a loop over `Order.objects.filter(...)` gives, not the plain
       values of `values_list`), and what a project helper returns when every
       return gives one class's instance (`order = load_order(pk)`); a call on
-      an unannotated parameter is not followed. An enqueue in a lambda a function returns
-      (a callback factory's) runs when the result is called, not at the
-      factory's call: `transaction.on_commit(make_callback())` is no finding.
+      an unannotated parameter is not followed. A queue object a project
+      function makes (`def mail_queue(): return Queue("mail", ...)`) is a
+      queue wherever it is used: `mail_queue().enqueue(...)`, a local or a
+      module-level name bound to its call, and the message names the
+      function; so is a library queue made inside a helper
+      (`Queue(...).enqueue(...)`, `q = django_rq.get_queue(); q.enqueue(...)`).
+      An enqueue in a lambda a function returns (a callback factory's) runs
+      when the result is called, not at the factory's call:
+      `transaction.on_commit(make_callback())` is no finding.
+      A call only the project step can tell is a library's enqueue
+      (`notices.schedule(pk)` is Huey's only where `schedule` is a Huey
+      task) is also followed as a call of the project's own function.
       `joblint check --show-project-model FILE` shows what was inferred.
     - A transaction opened by a caller in another function (a caller of the
       function the enqueue is in) is not seen; Django's own (the admin's
@@ -286,10 +295,14 @@ class EnqueueInTransaction(Rule):
       at COMMIT: not a finding, directly or through helpers. So are the
       tasks of an app whose default task class does
       (`Celery("shop", task_cls="shop.base:OnCommitTask")`, `app.Task =
-      OnCommitTask`), for `@app.task` without a `base=` of its own, and for
+      OnCommitTask`), for `@app.task` without a `base=` of its own (also
+      through the project's alias of it, `task = app.task`), and for
       `@shared_task` where the apps of the task's project (those whose
       top-level package sits in a directory holding the task's file) name one
-      such class. A `Celery` subclass's `task_cls` class attribute is not
+      such class. A signature of such a task (`send.si(pk).delay()`,
+      `send.s(pk).apply_async()`) is sent through the task's own
+      `apply_async`, so it waits too; a group or chain of them is still
+      reported. A `Celery` subclass's `task_cls` class attribute is not
       read; `celery-django-task` is taken on trust for every task's
       `.delay()` and `.apply_async()`.
     """
@@ -472,7 +485,11 @@ def checkout(order):
                 opener = self._opener
                 if opener is not None:
                     self._report_in_opener(node, enqueue, opener)
-            return
+            if not _uncertain(enqueue):
+                return
+            # Only the project step can tell it is an enqueue (`tasks.schedule(...)`
+            # is Huey's only on a Huey task): it may also be a project function's
+            # call that leads to one.
         if context.in_on_commit_callback:
             return
         opener = None if transaction is not None else self._opener
@@ -652,6 +669,11 @@ def _inside(tx: TxScope, line_of: LineOf) -> str:
     return f"{tx.description} (line {line_of(tx.node)}){tx.after}"
 
 
+def _uncertain(enqueue: Enqueue) -> bool:
+    """Every reading of the call as an enqueue waits on the project step."""
+    return all(reading.requires for reading in enqueue.alternatives())
+
+
 def _writable(tx: TxScope) -> tuple[Requirement, ...]:
     """A transaction on a named database races a job only if the project's
     settings and routers don't make that database read-only; a framework's
@@ -668,6 +690,8 @@ def _enqueues_now(enqueue: Enqueue) -> tuple[Requirement, ...]:
     doesn't defer it to COMMIT."""
     if enqueue.task and enqueue.method in _CLASS_DECIDED and may_be_project_code(enqueue.task):
         return (Requirement(ENQUEUES_NOW, f"{enqueue.task}.{enqueue.method}"),)
+    if enqueue.signed and may_be_project_code(enqueue.signed):
+        return (Requirement(ENQUEUES_NOW, f"{enqueue.signed}.apply_async"),)
     return ()
 
 

@@ -369,7 +369,8 @@ class ProjectIndex:
             setters = self.read_only.get(requirement.qualname, ())
             return not any(self.scopes.applies(setter, path) for setter in setters)
         if requirement.kind == "queue":
-            library = self.queue_objects.get(self.canonical(requirement.qualname))
+            name = self.canonical(requirement.qualname)
+            library = self.queue_objects.get(name) or self.graph.made_queue_library(name)
             return library in requirement.libraries
         if requirement.kind == "class":
             return bool(self.class_kinds(requirement.qualname) & requirement.libraries)

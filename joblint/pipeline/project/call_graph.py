@@ -97,9 +97,12 @@ def hops_text(hops: tuple[Hop, ...]) -> str:
 class Chain:
     hops: tuple[Hop, ...]
     enqueued: Enqueued
+    # No hops: the call is the enqueue, on the queue object a project
+    # function makes (`make_queue("mail").enqueue(...)`); this says which.
+    made: str = ""
 
     def text(self) -> str:
-        return hops_text(self.hops)
+        return hops_text(self.hops) if self.hops else self.made
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +221,8 @@ class CallGraph:
         for fact in summary[0].returns:
             if fact.key:
                 continue
-            if fact.how == returns.ROW or (fact.how == returns.CALL and fact.name in self.classes):
-                found.add(fact.name)  # a manager's row, or a project class's new instance
+            if fact.how == returns.ROW or (fact.how == returns.CALL and self._class_of(fact.name)):
+                found.add(fact.name)  # a manager's row, a new instance, a library's queue
             elif fact.how == returns.CALL:
                 target = self._resolve_within(fact.name, hops - 1)[0]
                 found.add(self._returned_class(target, hops - 1) if target else None)
@@ -227,6 +230,30 @@ class CallGraph:
                 found.add(None)
         only = next(iter(found)) if len(found) == 1 else None
         return only
+
+    def _class_of(self, made: str) -> bool:
+        """Whether calling `made` makes an instance of it: a project class,
+        or a library's queue object (`rq.Queue`, `django_rq.get_queue`)."""
+        return made in self.classes or jobs.queue_constructor_library(made) is not None
+
+    def made_queue_library(self, name: str) -> str | None:
+        """The library of the queue object a project function makes, when
+        `name` is bound to its call (`queue = make_queue("mail")`)."""
+        found = self._queue_maker(name)
+        return jobs.queue_constructor_library(found[1]) if found is not None else None
+
+    def _queue_maker(self, owner: str) -> tuple[str, str] | None:
+        """The project function that makes the library queue object `owner`
+        is, and the queue's constructor: `owner` is such a function
+        (`make_queue`), or a module-level name bound to its call (`queue =
+        make_queue("mail")`)."""
+        maker = self.instances.get(owner) or self.index.instances.get(owner)
+        for candidate in (owner, maker):
+            target = self.resolve(candidate) if candidate else None
+            made = self._returned_class(target, _RETURN_HOPS) if target else None
+            if target and made and jobs.queue_constructor_library(made) is not None:
+                return target, made
+        return None
 
     # --- transactions ------------------------------------------------------------
 
@@ -271,11 +298,27 @@ class CallGraph:
     def chain_at(self, path: str, line: int, text: str, uncommitted: bool = False) -> Chain | None:
         """The chain from the call written `text` at `line` of `path` to an
         enqueue (`uncommitted`: see `chain`)."""
+        for call in self._calls_at(path, line, text):
+            made = self._made_by(call.callee)
+            enqueued = self.enqueued_by(call, path) if made else None
+            if enqueued is not None:
+                return Chain((), enqueued, made)
         for callee in self.callees_at(path, line, text):
             found = self.chain(callee, path, uncommitted)
             if found is not None:
                 return found
         return None
+
+    def _made_by(self, method: str) -> str:
+        """`make_queue() at shop/jobs.py:4 returns Queue()` when `method` is a
+        method of the queue object a project function makes, else ""."""
+        owner = self.index.canonical(method.rpartition(".")[0])
+        found = self._queue_maker(owner)
+        if found is None:
+            return ""
+        function, made = found
+        summary, where = self.functions[function]
+        return f"{_name(function)}() at {where}:{summary.line} returns {_name(made)}()"
 
     def chain(self, qualname: str, path: str, uncommitted: bool = False) -> Chain | None:
         """The shortest chain of calls from `qualname` to an enqueue (settings
@@ -373,7 +416,7 @@ class CallGraph:
         qualname = index.canonical(call.callee)
         if qualname in self.enqueue_functions:
             return Enqueued("user", f"'{qualname.rsplit('.', 1)[-1]}'")
-        library = jobs.ENQUEUE_FUNCTIONS.get(qualname)
+        library = jobs.ENQUEUE_FUNCTIONS.get(qualname) or jobs.queue_method_library(qualname)
         if library is not None:
             return self._unless_transactional(library, "", path)
         owner, _, method = qualname.rpartition(".")
@@ -384,6 +427,10 @@ class CallGraph:
             found = self._method_enqueue(index.canonical(owner), shapes, path)
             if found is not None:
                 return found
+            maker = self._queue_maker(index.canonical(owner))
+            library = jobs.queue_method_library(f"{maker[1]}.{method}") if maker else None
+            if library is not None:
+                return self._unless_transactional(library, "", path)
         library = index.task_library(qualname)
         if library is not None and library in jobs.ENQUEUE_ON_CALL_LIBRARIES:
             return self._unless_transactional(library, _name(qualname), path)
@@ -445,8 +492,11 @@ class CallGraph:
         for option in jobs.APP_TASK_CLASS_OPTIONS:
             names = jobs.TASK_CLASS_OPTIONS[option.keyword].get(method)
             for decorator in decorators:
-                named = {k for k, _ in (*decorator.names, *decorator.options)}
-                default = self._app_task_class(decorator.qualname, option, path)
+                # `task = app.task` in the app's module: `@task` is the app's.
+                root = self._decorator_root(decorator.qualname, decorator.called)
+                via, fixed = root if root is not None else (decorator.qualname, {})
+                named = {k for k, _ in (*decorator.names, *decorator.options)} | fixed.keys()
+                default = self._app_task_class(via, option, path)
                 if names and default is not None and option.keyword not in named:
                     yield default, names
 
@@ -563,14 +613,30 @@ class CallGraph:
         doesn't tell) and the options the project's decorators on the way fix
         (the nearest wins, as a `partial`'s call overrides it). None: no task
         decorator, as far as the loaded modules tell."""
+        found = self._decorator_root(qualname, called)
+        if found is None:
+            return None
+        name, options = found
+        library = jobs.TASK_DECORATORS.get(name)
+        if library is not None:
+            return TaskDecorating(library, options)
+        owner, _, method = name.rpartition(".")
+        if not owner or method not in jobs.TASK_DECORATOR_METHODS or self._defined(name):
+            return None
+        return TaskDecorating(self._app_library(owner), options)
+
+    def _decorator_root(self, qualname: str, called: bool) -> tuple[str, dict[str, str]] | None:
+        """What `@qualname` is built from, followed through the project's
+        stored decorators and aliases (`task = app.task`): the name reached,
+        and the options fixed on the way (the nearest wins). None: a stored
+        decorator called with options, or a cycle."""
         options: dict[str, str] = {}
         name = qualname
         seen: set[str] = set()
         while name not in seen and len(seen) < _MAX_RESOLVE_STEPS:
             seen.add(name)
-            library = jobs.TASK_DECORATORS.get(name)
-            if library is not None:
-                return TaskDecorating(library, options)
+            if name in jobs.TASK_DECORATORS:
+                return name, options
             built = self.task_decorators.get(name)
             if built is not None:
                 if called and not built.takes_options:
@@ -580,13 +646,9 @@ class CallGraph:
                 name = built.via
                 continue
             alias = self.aliases.get(name) or self.index.aliases.get(name)
-            if alias is not None:
-                name = alias
-                continue
-            owner, _, method = name.rpartition(".")
-            if not owner or method not in jobs.TASK_DECORATOR_METHODS or self._defined(name):
-                return None
-            return TaskDecorating(self._app_library(owner), options)
+            if alias is None:
+                return name, options
+            name = alias
         return None
 
     def _defined(self, name: str) -> bool:
