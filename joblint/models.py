@@ -352,6 +352,12 @@ class ProjectCall:
     # It passes a keyword some provider drops a repeated call by
     # (`idempotency_key=`): as a side effect, it is done once.
     idempotent: bool = False
+    # The parameters of its function it is made only when true (or false):
+    # `if asynchronous:` around it (`joblint.index.flags`).
+    guard: tuple[tuple[str, bool], ...] = ()
+    # What it passes that the callee's flags may be: (position or keyword,
+    # a literal's truth or a parameter handed on; see `joblint.index.flags`).
+    flags: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,6 +445,10 @@ class FunctionSummary:
     # ... ON CONFLICT DO NOTHING`, a unique get-or-create, a set-if-absent
     # key, an Idempotency-Key header): a repeat of it does nothing twice.
     claims: bool = False
+    # Its positional parameters, in order, and the truth of the literal
+    # defaults: what a caller's flags bind to.
+    parameters: tuple[str, ...] = ()
+    defaults: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
+from joblint.index.flags import (
+    Guard,
+    call_flags,
+    call_guards,
+    parameter_defaults,
+    positional_parameters,
+    steady_parameters,
+)
 from joblint.index.returns import (
     PAIR,
     ROW,
@@ -234,6 +242,9 @@ class _Frame:
     resolved: dict[str, str] = field(default_factory=dict)
     # Names bound to values no summary follows.
     opaque: set[str] = field(default_factory=set)
+    # Its parameters no statement assigns, and the flags its calls need.
+    steady: frozenset[str] = frozenset()
+    guards: dict[int, Guard] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -246,6 +257,8 @@ class _Summary:
     returns: tuple[ReturnFact, ...] = ()
     commits: list[int] = field(default_factory=list)
     claims: bool = False
+    parameters: tuple[str, ...] = ()
+    defaults: tuple[tuple[str, bool], ...] = ()
 
 
 class ModuleReader:
@@ -349,6 +362,8 @@ class ModuleReader:
                     returns=found.returns,
                     commits=tuple(found.commits),
                     claims=found.claims,
+                    parameters=found.parameters,
+                    defaults=found.defaults,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -567,6 +582,10 @@ class ModuleReader:
         frame = _Frame(key, node, class_qualname)
         frame.parameters = frozenset(p.arg for p in _parameters(node.args))
         summary = self.summaries.setdefault(key, _Summary(node.lineno))
+        summary.parameters = positional_parameters(node)
+        summary.defaults = parameter_defaults(node)
+        frame.steady = steady_parameters(node, self.of_kind(node, ast.Name))
+        frame.guards = call_guards(self.of_kind(node, ast.If), frame.steady)
         self._bind_locals(frame, outer)
         stack = [*outer, frame]
         if class_qualname and not outer:
@@ -878,7 +897,17 @@ class ModuleReader:
         effect = work.effect_of(qualname)
         if effect is not None and not idempotent:
             idempotent = work.reads_only(effect, _url_words(node), _dict_keys(node))
-        return ProjectCall(qualname, node.lineno, text, transaction, receiver_at, idempotent)
+        frame = stack[-1]
+        return ProjectCall(
+            qualname,
+            node.lineno,
+            text,
+            transaction,
+            receiver_at,
+            idempotent,
+            frame.guards.get(id(node), ()),
+            call_flags(node, frame.steady),
+        )
 
     def _callee(self, func: ast.expr, stack: list[_Frame]) -> tuple[str, str] | None:
         """The qualified name and text of what a call calls: a dotted name, or

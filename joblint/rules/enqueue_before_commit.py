@@ -96,8 +96,10 @@ class EnqueueBeforeCommit(Rule):
       way makes after a commit of its own doesn't count (what the caller
       wrote is committed by then); one in an on-commit callback never does.
       Receivers are known as JL101's are (imports, `self.`, annotations,
-      constructors, queue objects a project function makes); a call on an
-      unannotated parameter is not followed.
+      constructors, queue objects a project function makes), and so are the
+      flag parameters that keep a helper's enqueue from running
+      (`save(asynchronous=False)`); a call on an unannotated parameter is not
+      followed.
     """
 
     CODE = "JL102"

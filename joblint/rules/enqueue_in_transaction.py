@@ -241,6 +241,13 @@ class EnqueueInTransaction(Rule):
       An enqueue in a lambda a function returns (a callback factory's) runs
       when the result is called, not at the factory's call:
       `transaction.on_commit(make_callback())` is no finding.
+      A call made only under `if flag:` (or `else:`, `if not flag:`) on a
+      parameter of its function that the function never assigns is followed
+      only where the call on the way can make it: `obj.sync(asynchronous=False)`
+      doesn't reach `if asynchronous: task.delay(...)`, whether the flag is a
+      literal, a default the call leaves alone, or a flag of the caller handed
+      on (`self.sync(asynchronous)`); where `*args`/`**kwargs` or a value
+      not written out may set it, it is followed.
       A call only the project step can tell is a library's enqueue
       (`notices.schedule(pk)` is Huey's only where `schedule` is a Huey
       task) is also followed as a call of the project's own function.

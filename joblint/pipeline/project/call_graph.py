@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from joblint.index import returns
+from joblint.index.flags import FALSE_FLAG, PASSED_ON, TRUE_FLAG, UNKNOWN_PASSING
 from joblint.knowledge import jobs, retries, work
 from joblint.knowledge.payloads import ENUM
 from joblint.models import (
@@ -130,8 +131,8 @@ class CallGraph:
     enqueue_functions: frozenset[str] = frozenset()
     task_decorators: dict[str, TaskDecorator] = field(default_factory=dict)
     _modules: set[str] = field(default_factory=set)
-    _chains: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
-    _uncommitted: dict[tuple[str, str], Chain | None] = field(default_factory=dict)
+    _chains: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
+    _uncommitted: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
     _opens: dict[str, bool] = field(default_factory=dict)
     # What each name resolves to, and every name it was looked up as (the
     # graph doesn't change once built; a project step resolves each call many times).
@@ -303,8 +304,8 @@ class CallGraph:
             enqueued = self.enqueued_by(call, path) if made else None
             if enqueued is not None:
                 return Chain((), enqueued, made)
-        for callee in self.callees_at(path, line, text):
-            found = self.chain(callee, path, uncommitted)
+        for call in self._calls_at(path, line, text):
+            found = self.chain(call.callee, path, uncommitted, call)
             if found is not None:
                 return found
         return None
@@ -320,26 +321,35 @@ class CallGraph:
         summary, where = self.functions[function]
         return f"{_name(function)}() at {where}:{summary.line} returns {_name(made)}()"
 
-    def chain(self, qualname: str, path: str, uncommitted: bool = False) -> Chain | None:
+    def chain(
+        self, qualname: str, path: str, uncommitted: bool = False, call: ProjectCall | None = None
+    ) -> Chain | None:
         """The shortest chain of calls from `qualname` to an enqueue (settings
         that apply to the file at `path` may make a library's enqueue
         transactional). `uncommitted`: only through calls each function on
         the way makes before a commit of its own (after one, what the caller
-        wrote is committed)."""
+        wrote is committed). `call`: the call of it, whose flags say which of
+        its calls are made."""
         start = self.resolve(qualname)
         if start is None:
             return None
-        key = (start, path)
+        flags = self._bound(start, call, {})
+        key = (start, path, tuple(sorted(flags.items())))
         chains = self._uncommitted if uncommitted else self._chains
         if key not in chains:
-            chains[key] = self._search(start, path, uncommitted)
+            chains[key] = self._search(start, path, uncommitted, flags)
         return chains[key]
 
-    def _search(self, start: str, path: str, uncommitted: bool = False) -> Chain | None:
+    def _search(
+        self, start: str, path: str, uncommitted: bool, flags: dict[str, bool]
+    ) -> Chain | None:
         def calls_of(summary: FunctionSummary) -> tuple[ProjectCall, ...]:
             return _before_commit(summary) if uncommitted else summary.calls
 
-        found = self._breadth_first(start, calls_of, lambda call: self.enqueued_by(call, path))
+        def ends(call: ProjectCall) -> Enqueued | None:
+            return self.enqueued_by(call, path)
+
+        found = self._breadth_first(start, calls_of, ends, flags)
         return Chain(*found) if found is not None else None
 
     def _breadth_first(
@@ -347,18 +357,20 @@ class CallGraph:
         start: str,
         calls_of: Callable[[FunctionSummary], tuple[ProjectCall, ...]],
         ends: Callable[[ProjectCall], _End | None],
+        flags: dict[str, bool] | None = None,
     ) -> tuple[tuple[Hop, ...], _End] | None:
         """The shortest chain of calls from the function `start` to a call
         `ends` says ends it (with what it says), through the calls
-        `calls_of` gives of each function on the way, at most `MAX_HOPS`
-        deep and never round a cycle."""
-        frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
+        `calls_of` gives of each function on the way that its flags let run
+        (`flags`: those of `start`), at most `MAX_HOPS` deep and never round
+        a cycle."""
+        frontier: list[tuple[str, tuple[Hop, ...], dict[str, bool]]] = [(start, (), flags or {})]
         seen = {start}
         for _ in range(MAX_HOPS):
-            following: list[tuple[str, tuple[Hop, ...]]] = []
-            for name, hops in frontier:
+            following: list[tuple[str, tuple[Hop, ...], dict[str, bool]]] = []
+            for name, hops, known in frontier:
                 summary, where = self.functions[name]
-                calls = calls_of(summary)
+                calls = [c for c in calls_of(summary) if _runs(c, known)]
                 for call in calls:
                     end = ends(call)
                     if end is not None:
@@ -367,9 +379,43 @@ class CallGraph:
                     callee = self.resolve(call.callee)
                     if callee is not None and callee not in seen:
                         seen.add(callee)
-                        following.append((callee, (*hops, Hop(name, where, call))))
+                        step = (*hops, Hop(name, where, call))
+                        following.append((callee, step, self._bound(callee, call, known)))
             frontier = following
         return None
+
+    def _bound(
+        self, function: str, call: ProjectCall | None, known: dict[str, bool]
+    ) -> dict[str, bool]:
+        """The truth of `function`'s parameters that `call` of it fixes
+        (`known`: the caller's): the literals it passes, the caller's flags it
+        hands on, and the literal defaults of those it passes nothing for,
+        where nothing else (`*args`, `**kwargs`, positions that can't be told
+        apart) may pass them."""
+        if call is None:
+            return {}
+        summary = self.functions[function][0]
+        names = _positions(summary, call.text)
+        passed = dict(call.flags)
+        positional = any(key.isdigit() for key in passed)
+        found: dict[str, bool] = {}
+        if UNKNOWN_PASSING not in passed and (names is not None or not positional):
+            found.update(summary.defaults)
+        for key, value in call.flags:
+            if key == UNKNOWN_PASSING:
+                continue
+            name = key
+            if key.isdigit():
+                at = int(key)
+                if names is None or at >= len(names):
+                    continue
+                name = names[at]
+            truth = _truth(value, known)
+            if truth is None:
+                found.pop(name, None)
+            else:
+                found[name] = truth
+        return found
 
     # --- side effects ------------------------------------------------------------
 
@@ -837,6 +883,38 @@ def _before_commit(summary: FunctionSummary) -> tuple[ProjectCall, ...]:
 
 def _name(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
+
+
+_Flags = tuple[tuple[str, bool], ...]
+_INSTANCE_PARAMETERS = ("self", "cls")
+
+
+def _runs(call: ProjectCall, known: dict[str, bool]) -> bool:
+    """Whether the flags known let the call be made (`if flag:` around it)."""
+    return all(known.get(name, need) == need for name, need in call.guard)
+
+
+def _truth(value: str, known: dict[str, bool]) -> bool | None:
+    """What a call passes, as a flag's truth (None: not known)."""
+    if value == TRUE_FLAG:
+        return True
+    if value == FALSE_FLAG:
+        return False
+    if value.startswith(PASSED_ON):
+        return known.get(value[len(PASSED_ON) :])
+    return None
+
+
+def _positions(summary: FunctionSummary, text: str) -> tuple[str, ...] | None:
+    """The parameters a call written `text` passes its positional arguments
+    to: past `self` on an instance (`order.cancel(False)`) and past `cls`;
+    None where that can't be told (a method called on its class)."""
+    parameters = summary.parameters
+    if not parameters or parameters[0] not in _INSTANCE_PARAMETERS:
+        return parameters
+    receiver = text.rpartition(".")[0].rpartition(".")[2]
+    instance = receiver.endswith(")") or (receiver and not receiver[:1].isupper())
+    return parameters[1:] if parameters[0] == "cls" or instance else None
 
 
 # --- what the project's functions return -------------------------------------------
