@@ -175,13 +175,36 @@ def classify_enqueue(
 
 def _signed_task(receiver: cst.BaseExpression, resolver: Resolver) -> str:
     """The task `receiver` signs when it is `task.s(...)`, `task.si(...)` or
-    `task.signature(...)` ("" otherwise)."""
-    if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)):
+    `task.signature(...)`, or a group of such signatures of one task
+    (`group([task.si(pk) for pk in pks])`); "" otherwise."""
+    if not isinstance(receiver, cst.Call):
+        return ""
+    if resolver.qualified_name(receiver.func) in jobs.MEMBER_SENDING_CANVASES:
+        return _members_task(receiver, resolver)
+    if not isinstance(receiver.func, cst.Attribute):
         return ""
     if receiver.func.attr.value not in jobs.OWN_SIGNATURE_METHODS:
         return ""
     target = task_like_target(receiver.func.value, resolver)
     return target.qualname if target is not None else ""
+
+
+def _members_task(canvas: cst.Call, resolver: Resolver) -> str:
+    """The one task every member signature of `canvas` signs ("" when they
+    differ, or a member isn't written out)."""
+    members: list[cst.BaseExpression] = [arg.value for arg in canvas.args]
+    if len(canvas.args) == 1:
+        only = canvas.args[0].value
+        if isinstance(only, cst.List | cst.Tuple):
+            if any(isinstance(e, cst.StarredElement) for e in only.elements):
+                return ""
+            members = [element.value for element in only.elements]
+        elif isinstance(only, cst.ListComp | cst.GeneratorExp):
+            members = [only.elt]
+    if not members or any(arg.star or arg.keyword for arg in canvas.args):
+        return ""
+    tasks = {_signed_task(member, resolver) for member in members}
+    return tasks.pop() if len(tasks) == 1 else ""
 
 
 def _with_method(found: Enqueue, method: str, task: str) -> Enqueue:

@@ -157,6 +157,9 @@ SIGNATURE_METHODS: dict[str, str] = _by_name((lib.key, lib.signature_methods) fo
 OWN_SIGNATURE_METHODS: frozenset[str] = frozenset(
     method for lib in _ALL for method in lib.own_signature_methods
 )
+MEMBER_SENDING_CANVASES: frozenset[str] = frozenset(
+    name for lib in _ALL for name in lib.member_sending_canvases
+)
 # library -> its methods' enqueue-after-COMMIT twins (`delay` -> `delay_on_commit`).
 ON_COMMIT_VARIANTS: dict[str, dict[str, str]] = {
     lib.key: dict(lib.on_commit_variants) for lib in _ALL if lib.on_commit_variants

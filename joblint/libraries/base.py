@@ -184,6 +184,8 @@ class Library:
     # Of those, the task methods whose signature, sent, calls the task's own
     # `apply_async` (so a task class deferring it defers the signature too).
     own_signature_methods: tuple[str, ...] = ()
+    # Canvases that send each member signature through its own `apply_async`.
+    member_sending_canvases: tuple[str, ...] = ()
     # Which arguments of each enqueue method are the payload (a method name,
     # "__call__" for calling a task, or `EnqueueMethod.payload_shape`).
     payload_shapes: tuple[tuple[str, PayloadShape], ...] = ()

@@ -74,6 +74,8 @@ LIBRARIES = (
         # `Signature.apply_async` calls `self.type.apply_async` (celery/canvas.py);
         # `chunks`/`map`/`starmap` send Celery's own starmap/xmap tasks instead.
         own_signature_methods=("s", "si", "signature", "subtask"),
+        # `group._apply_tasks` calls `sig.apply_async(...)` for each member.
+        member_sending_canvases=("celery.group", "celery.canvas.group"),
         # Celery >= 5.4's DjangoTask defers these to `transaction.on_commit`.
         on_commit_variants=(("delay", "delay_on_commit"), ("apply_async", "apply_async_on_commit")),
         payload_shapes=(

@@ -307,11 +307,13 @@ class EnqueueInTransaction(Rule):
       `@shared_task` where the apps of the task's project (those whose
       top-level package sits in a directory holding the task's file) name one
       such class. A signature of such a task (`send.si(pk).delay()`,
-      `send.s(pk).apply_async()`) is sent through the task's own
-      `apply_async`, so it waits too; a group or chain of them is still
-      reported. A `Celery` subclass's `task_cls` class attribute is not
-      read; `celery-django-task` is taken on trust for every task's
-      `.delay()` and `.apply_async()`.
+      `send.s(pk).apply_async()`) and a group of signatures of that one task
+      (`group([send.si(pk) for pk in pks]).apply_async()`) are sent through
+      the task's own `apply_async`, so they wait too; a group of several
+      tasks' signatures, and a chain, are still reported. A `Celery`
+      subclass's `task_cls` class attribute is not read;
+      `celery-django-task` is taken on trust for every task's `.delay()` and
+      `.apply_async()`.
     """
 
     CODE = "JL101"
