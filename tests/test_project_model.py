@@ -480,3 +480,36 @@ def test_a_queue_a_project_function_makes_is_a_queue(project: Path) -> None:
     )
     assert found[30].related[-1].message == "queue_render() calls queue.enqueue()"
     assert found[36].code == "JL102"
+
+
+def test_index_records_the_flags_a_call_needs_and_passes() -> None:
+    index = index_source(
+        "from app.tasks import helper, notify, task\n"
+        "def sync(self, asynchronous=True, *, quiet=None):\n"
+        "    if asynchronous:\n"
+        "        task.delay(1)\n"
+        "    else:\n"
+        "        task(1)\n"
+        "    if not quiet:\n"
+        "        notify(1)\n"
+        "    helper(False, asynchronous, quiet=0, other=compute())\n"
+        "    helper(*rest)\n"
+        "def rebinds(flag):\n"
+        "    flag = not flag\n"
+        "    if flag:\n"
+        "        helper(1)\n",
+        ModuleInfo("app.m"),
+        Options(),
+    )
+    assert index is not None
+    sync = _function(index, "app.m.sync")
+    assert sync.parameters == ("self", "asynchronous")
+    assert sync.defaults == (("asynchronous", True), ("quiet", False))
+    calls = {call.line: call for call in sync.calls}
+    assert calls[4].guard == (("asynchronous", True),)
+    assert calls[6].guard == (("asynchronous", False),)
+    assert calls[8].guard == (("quiet", False),)
+    assert calls[9].flags == (("0", "0"), ("1", "=asynchronous"), ("quiet", "0"), ("other", ""))
+    assert calls[10].flags[0] == ("*", "")
+    # A parameter the function assigns is no flag: its value isn't the caller's.
+    assert [call.guard for call in _function(index, "app.m.rebinds").calls] == [()]
