@@ -30,13 +30,6 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _LITERALS = (bool, int, str, type(None))
 
 
-def steady_parameters(function: _Function, names: Iterable[ast.AST]) -> frozenset[str]:
-    """The function's parameters no statement of it assigns (`names`: its own
-    `ast.Name` nodes)."""
-    stored = {n.id for n in names if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    return frozenset(a.arg for a in _all_parameters(function.args) if a.arg not in stored)
-
-
 def call_guards(ifs: Iterable[ast.AST], steady: frozenset[str]) -> dict[int, Guard]:
     """For each call under an `if` testing a steady parameter (`ifs`: the
     function's own `ast.If` nodes), by the call's id: the parameters it
@@ -91,12 +84,6 @@ def parameter_defaults(function: _Function) -> tuple[tuple[str, bool], ...]:
 def positional_parameters(function: _Function) -> tuple[str, ...]:
     args = function.args
     return tuple(a.arg for a in (*args.posonlyargs, *args.args))
-
-
-def _all_parameters(args: ast.arguments) -> list[ast.arg]:
-    found = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    found.extend(a for a in (args.vararg, args.kwarg) if a is not None)
-    return found
 
 
 def _tested(test: ast.expr, steady: frozenset[str]) -> tuple[str, bool] | None:

@@ -27,7 +27,6 @@ from joblint.index.flags import (
     call_guards,
     parameter_defaults,
     positional_parameters,
-    steady_parameters,
 )
 from joblint.index.returns import (
     PAIR,
@@ -242,7 +241,8 @@ class _Frame:
     resolved: dict[str, str] = field(default_factory=dict)
     # Names bound to values no summary follows.
     opaque: set[str] = field(default_factory=set)
-    # Its parameters no statement assigns, and the flags its calls need.
+    # Its parameters no statement of it assigns, and the flags its calls need
+    # (`joblint.index.flags`).
     steady: frozenset[str] = frozenset()
     guards: dict[int, Guard] = field(default_factory=dict)
 
@@ -584,9 +584,8 @@ class ModuleReader:
         summary = self.summaries.setdefault(key, _Summary(node.lineno))
         summary.parameters = positional_parameters(node)
         summary.defaults = parameter_defaults(node)
-        frame.steady = steady_parameters(node, self.of_kind(node, ast.Name))
-        frame.guards = call_guards(self.of_kind(node, ast.If), frame.steady)
         self._bind_locals(frame, outer)
+        frame.guards = call_guards(self.of_kind(node, ast.If), frame.steady)
         stack = [*outer, frame]
         if class_qualname and not outer:
             self._note_attributes(frame, stack, self._attributes.setdefault(class_qualname, {}))
@@ -708,6 +707,7 @@ class ModuleReader:
             stored = cast(ast.Name, found)
             if type(stored.ctx) is ast.Store and id(stored) not in targets:  # loops, walrus
                 assigned.setdefault(stored.id, set()).add(None)
+        frame.steady = frame.parameters - assigned.keys()
         for name, values in assigned.items():
             if len(values) == 1 and None not in values:
                 frame.resolved[name] = next(iter(values))  # type: ignore[assignment]

@@ -114,12 +114,15 @@ def queue_method_library(qualname: str) -> str | None:
     or `q.enqueue` on `q = Queue(...)`), else None."""
     maker, _, method = qualname.rpartition(".")
     library = queue_constructor_library(maker) if maker else None
-    if library is None:
-        return None
-    for shape in ENQUEUE_METHODS.get(method, ()):
-        if shape.receiver in (Receiver.QUEUE, Receiver.ANY) and library in shape.libraries:
-            return library
-    return None
+    return library if library is not None and enqueues_on_queue(library, method) else None
+
+
+def enqueues_on_queue(library: str, method: str) -> bool:
+    """Whether `method` of one of `library`'s queue objects enqueues."""
+    return any(
+        shape.receiver in (Receiver.QUEUE, Receiver.ANY) and library in shape.libraries
+        for shape in ENQUEUE_METHODS.get(method, ())
+    )
 
 
 def may_be_project_code(qualname: str) -> bool:

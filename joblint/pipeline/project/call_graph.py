@@ -49,7 +49,6 @@ _MAX_RESOLVE_STEPS = 24
 # Helpers returning another helper's result, followed to the class of what they return.
 _RETURN_HOPS = MAX_HOPS
 _TASK_RECEIVERS = frozenset({jobs.Receiver.TASK, jobs.Receiver.TASK_LIKE, jobs.Receiver.ANY})
-_QUEUE_RECEIVERS = frozenset({jobs.Receiver.QUEUE, jobs.Receiver.ANY})
 # The task classes whose methods run as a bound task, and each library's
 # option that binds a decorated function (`bind=True`).
 _TASK_BASES = {base: r.library for r in retries.TASK_RETRIES for base in r.task_bases}
@@ -302,10 +301,8 @@ class CallGraph:
         for call in self._calls_at(path, line, text):
             made = self._made_by(call.callee)
             enqueued = self.enqueued_by(call, path) if made else None
-            if enqueued is not None:
-                return Chain((), enqueued, made)
-        for call in self._calls_at(path, line, text):
-            found = self.chain(call.callee, path, uncommitted, call)
+            found = Chain((), enqueued, made) if enqueued is not None else None
+            found = found or self.chain(call.callee, path, uncommitted, call)
             if found is not None:
                 return found
         return None
@@ -470,36 +467,29 @@ class CallGraph:
         if owner and shapes and self.deferred(qualname):
             return None
         if owner and shapes:
-            found = self._method_enqueue(index.canonical(owner), shapes, path)
+            found = self._method_enqueue(index.canonical(owner), method, path)
             if found is not None:
                 return found
-            maker = self._queue_maker(index.canonical(owner))
-            library = jobs.queue_method_library(f"{maker[1]}.{method}") if maker else None
-            if library is not None:
-                return self._unless_transactional(library, "", path)
         library = index.task_library(qualname)
         if library is not None and library in jobs.ENQUEUE_ON_CALL_LIBRARIES:
             return self._unless_transactional(library, _name(qualname), path)
         return None
 
-    def _method_enqueue(
-        self, owner: str, shapes: tuple[jobs.EnqueueMethod, ...], path: str
-    ) -> Enqueued | None:
+    def _method_enqueue(self, owner: str, method: str, path: str) -> Enqueued | None:
         index = self.index
         library = index.task_library(owner)
         if library is not None:
-            for shape in shapes:
+            for shape in jobs.ENQUEUE_METHODS.get(method, ()):
                 if shape.receiver not in _TASK_RECEIVERS:
                     continue
                 # A task whose library the project can't tell: the method names it.
                 unknown = not library and shape.receiver is jobs.Receiver.TASK_LIKE
                 if library in shape.libraries or unknown:
                     return self._unless_transactional(library, _name(owner), path)
-        queue = index.queue_objects.get(owner)
-        if queue is not None:
-            for shape in shapes:
-                if shape.receiver in _QUEUE_RECEIVERS and queue in shape.libraries:
-                    return self._unless_transactional(queue, "", path)
+        # A queue object the project binds, or one a project function makes.
+        queue = index.queue_objects.get(owner) or self.made_queue_library(owner)
+        if queue is not None and jobs.enqueues_on_queue(queue, method):
+            return self._unless_transactional(queue, "", path)
         return None
 
     def deferred(self, enqueue: str) -> bool:
@@ -913,7 +903,7 @@ def _positions(summary: FunctionSummary, text: str) -> tuple[str, ...] | None:
     if not parameters or parameters[0] not in _INSTANCE_PARAMETERS:
         return parameters
     receiver = text.rpartition(".")[0].rpartition(".")[2]
-    instance = receiver.endswith(")") or (receiver and not receiver[:1].isupper())
+    instance = receiver.endswith(")") or (bool(receiver) and not receiver[0].isupper())
     return parameters[1:] if parameters[0] == "cls" or instance else None
 
 
