@@ -110,7 +110,13 @@ class Requirement:
       a module other than its own, to a model signal the framework sends
       inside a transaction (always, or because the project writes the model
       in one: as `WRITTEN_IN_TRANSACTION`); the message says which where it
-      says `RECEIVED`.
+      says `RECEIVED`;
+    - "reached" (`REACHED`): the function `qualname` must be reached, through
+      calls none of which is deferred to COMMIT or made inside a transaction
+      the caller's own finding covers, from a request handler a framework
+      runs inside the request's transaction (`Entry`: Django's
+      `ATOMIC_REQUESTS`, Pyramid's `pyramid_tm`); the message names the
+      handler and the chain where it says `REACHED_FROM`.
     """
 
     kind: str
@@ -216,6 +222,9 @@ WRITTEN_IN_TRANSACTION = "written-in-transaction"
 RECEIVES = "receives"
 URL_VIEW = "url-view"
 LEADS_TO_EFFECT = "leads-to-effect"
+REACHED = "reached"
+# Where a pending finding's message names the request handler reaching it.
+REACHED_FROM = "\u27e8reached\u27e9"
 TASK_DECORATOR_RERUNS = "task-decorator-reruns"
 # Where a pending finding's message names what a receiver receives (the
 # signal, the model, where it is connected and why it is transactional).
@@ -452,6 +461,31 @@ class FunctionSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class Entry:
+    """A function a web framework runs as a request handler: inside the
+    request's transaction where the project turns that on (Django's
+    `ATOMIC_REQUESTS`, Pyramid's `pyramid_tm`). Read by `joblint.index.entries`."""
+
+    # The function it makes a handler (a method of a class the project may
+    # define in a base: the project step resolves it).
+    qualname: str
+    line: int
+    # The framework whose switch makes its request transactional ("django",
+    # "pyramid"); "" where the router object decides (`RequestHandlers.routers`).
+    framework: str
+    # How a message names it: "a view", "a django-ninja operation".
+    how: str
+    # What else must hold: "" nothing; "url" a URLconf registers `of` (or
+    # the function); "class" the class `of` derives from one of `bases`;
+    # "router" the module-level object `of` is an instance of a router class.
+    needs: str = ""
+    of: str = ""
+    bases: tuple[str, ...] = ()
+    # The line naming its route (a decorator), 0 if none.
+    route: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ModuleIndex:
     """One module's part of the project model, read with Python's `ast`
     (`joblint.index`): its imports, classes, instances and function summaries."""
@@ -475,6 +509,8 @@ class ModuleIndex:
     # Module-level classes the facts list as plain definitions with no kind
     # and no unique key of their own: their `ClassFacts` are their bases here.
     plain_classes: tuple[str, ...] = ()
+    # The request handlers it defines.
+    entries: tuple[Entry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from joblint.analysis.transactions import (
     with_transaction,
 )
 from joblint.analysis.values import value_of
-from joblint.analysis.views import is_view_class, non_atomic_class, view_scope
+from joblint.analysis.views import is_view_class, non_atomic_class, reached_scope, view_scope
 from joblint.analysis.walk import subclasses
 from joblint.knowledge.jobs import TxFamily
 from joblint.models import FileFacts
@@ -64,6 +64,9 @@ class Frame:
     loops: list[cst.CSTNode] = field(default_factory=list)
     on_commit_depth: int = 0
     class_name: str = ""
+    # A function or method whose body runs inside a request's transaction if
+    # the project step finds a request handler reaching it (`REACHED`).
+    reached: TxScope | None = None
 
     @property
     def loop_depth(self) -> int:
@@ -333,6 +336,12 @@ class FileContext:
             qualname = self.resolver.local_qualname(key)
             frame.transactions.append(connected_elsewhere(node, qualname))
         frame.transactions.extend(self._decorator_transactions(node, class_name))
+        if (
+            not outer.key
+            and node.asynchronous is None
+            and all(t.requires for t in frame.transactions)
+        ):
+            frame.reached = reached_scope(node, self.resolver.local_qualname(key))
         self.frames.append(frame)
         self.resolver.scopes.append(Scope())
         for param in _parameters(node.params):

@@ -31,6 +31,9 @@ class TxScope:
     # What a message says after naming it and its line (a receiver's: whose
     # transaction it runs in).
     after: str = ""
+    # The request's own transaction (a view's under ATOMIC_REQUESTS): what
+    # its calls lead to is reported at the enqueue, reached from the view.
+    request: bool = False
 
 
 @dataclass(frozen=True, slots=True)

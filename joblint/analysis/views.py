@@ -16,7 +16,7 @@ from joblint.analysis.transactions import TxScope
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import TxFamily
 from joblint.libraries import django
-from joblint.models import URL_VIEW, Requirement
+from joblint.models import REACHED, REACHED_FROM, URL_VIEW, Requirement
 
 
 def is_view_class(node: cst.ClassDef, resolver: Resolver) -> bool:
@@ -63,7 +63,23 @@ def view_scope(
         requires = (*requires, Requirement(URL_VIEW, registered))
     name = f"{class_name}.{node.name.value}" if class_name else node.name.value
     description = f"{name}(), a view Django runs inside a transaction (ATOMIC_REQUESTS)"
-    return TxScope(node, description, TxFamily.DJANGO, requires=requires, alias_known=False)
+    return TxScope(
+        node, description, TxFamily.DJANGO, requires=requires, alias_known=False, request=True
+    )
+
+
+def reached_scope(node: cst.FunctionDef, qualname: str) -> TxScope:
+    """The body of a function a request handler may reach through the
+    project's calls (the project step says whether one does, and which)."""
+    return TxScope(
+        node,
+        f"{node.name.value}()",
+        TxFamily.GENERIC,
+        requires=(Requirement(REACHED, qualname),),
+        alias_known=False,
+        after=f", {REACHED_FROM}",
+        request=True,
+    )
 
 
 def _non_atomic(node: cst.FunctionDef, resolver: Resolver) -> bool:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
+from joblint.index.entries import module_entries
 from joblint.index.flags import (
     Guard,
     call_flags,
@@ -371,6 +372,7 @@ class ModuleReader:
             tuple(self.registered),
             tuple(self.local(name) for name in plain_functions),
             self._plain_classes(plain_classes),
+            entries=module_entries(self.module.name, statements, self._module_name),
         )
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:

@@ -319,3 +319,26 @@ class TaskClassOption:
     app_keyword: str = ""
     app_attribute: str = ""
     shared_decorators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHandlers:
+    """How a web framework marks the functions it runs as request handlers,
+    and the settings flag that makes it run them inside the request's
+    transaction (`joblint.index.entries` reads them)."""
+
+    # The framework whose switch it is ("django", "pyramid").
+    framework: str
+    # How a message names one of its handlers: "a django-ninja operation".
+    how: str
+    # Decorators (qualified names) that make the function they decorate a
+    # handler: `rest_framework.decorators.api_view`, `pyramid.view.view_config`.
+    decorators: tuple[str, ...] = ()
+    # Router classes whose instances' `route_methods` register the function
+    # they decorate (`api = NinjaAPI()`, `@api.post("/x")`).
+    routers: tuple[str, ...] = ()
+    route_methods: tuple[str, ...] = ()
+    # Classes deriving from one of `bases` (qualified-name prefixes) have
+    # their `methods` run as handlers (graphene's `Mutation.mutate`).
+    bases: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()

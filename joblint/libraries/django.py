@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import AtomicHooks, Library, ModelSignals, TxFamily
+from joblint.libraries.base import AtomicHooks, Library, ModelSignals, RequestHandlers, TxFamily
 from joblint.libraries.job_work import Claims, SideEffect, TableReads
 from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
@@ -289,6 +289,31 @@ URL_FUNCTIONS = frozenset(
 )
 URL_VIEW_KEYWORD = "view"
 AS_VIEW_METHOD = "as_view"
+# Modules whose functions taking the request after the model admin are
+# admin actions (`def approve(modeladmin, request, queryset)`).
+ADMIN_MODULE_NAMES = frozenset({"admin"})
+# Classes whose methods taking the request after `self` handle one: views,
+# DRF's, the admin's (its views and actions run in a request like any other).
+REQUEST_CLASS_BASES = (*VIEW_BASE_MODULES, "django.contrib.admin.")
+# The class attributes naming what a DRF view saves (`perform_create` calls
+# `serializer.save()`, which calls its `create` or `update`) and a form view
+# saves (`form_valid` calls `form.save()`): their methods run in the request.
+SAVED_BY_VIEW = {
+    "serializer_class": ("create", "update", "save"),
+    "form_class": ("save",),
+}
+REQUEST_HANDLERS = (
+    RequestHandlers(
+        "django",
+        "a DRF view",
+        decorators=("rest_framework.decorators.api_view",),
+    ),
+    RequestHandlers(
+        "django",
+        "an admin action",
+        decorators=("django.contrib.admin.action", "django.contrib.admin.decorators.action"),
+    ),
+)
 
 # --- model signals ------------------------------------------------------------------
 #

@@ -487,6 +487,12 @@ def checkout(order):
         enqueue = context.enqueue(node)
         transaction = context.transaction
         if enqueue is not None:
+            reached = context.frame.reached
+            if reached is not None and (
+                transaction is None or (transaction.requires and not transaction.request)
+            ):
+                if not context.in_on_commit_callback and not self._in_returned:
+                    self._report_direct(node, enqueue, reached)
             if transaction is not None:
                 self._report_direct(node, enqueue, transaction)
             elif not context.in_on_commit_callback and not self._in_returned:
@@ -545,8 +551,8 @@ def checkout(order):
         """A call inside a transaction of what may be the project's own
         function in another module: reported if the project model finds a
         chain of calls from it to an enqueue."""
-        if text is None:
-            return
+        if text is None or (tx is not None and tx.request):
+            return  # what a request's calls lead to is reported at the enqueue
         requires = [Requirement(LEADS_TO_ENQUEUE, text)]
         if tx is None:
             assert opener is not None
@@ -613,6 +619,8 @@ def checkout(order):
         for call in self._local_calls:
             if call.transaction is None and call.opener is None:
                 continue
+            if call.transaction is not None and call.transaction.request:
+                continue  # reported at the enqueue, reached from the request
             found = leads_to.get(call.callee)
             if found is None:
                 self._report_chain(

@@ -24,6 +24,8 @@ from joblint.models import (
     OPENS_TRANSACTION,
     PASSED_A_TASK,
     RECEIVED,
+    REACHED,
+    REACHED_FROM,
     RECEIVES,
     RETURNED,
     RETURNED_ITEM,
@@ -48,6 +50,7 @@ from joblint.models import (
     Span,
     TaskDef,
 )
+from joblint.pipeline.project.entries import RequestReach
 from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsView
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.pipeline.project.writes import TransactionalWrites, Written
@@ -63,6 +66,7 @@ _NOT_A_NAME = frozenset(
     {
         "flag-off",
         "flag-on",
+        REACHED,
         "reaches",
         "writable-database",
         locks.CACHE_LOCK_API_REQUIREMENT,
@@ -105,6 +109,7 @@ class ProjectIndex:
     graph: CallGraph = field(init=False)
     returns: ReturnsView = field(init=False)
     writes: TransactionalWrites = field(init=False)
+    reach: RequestReach = field(init=False)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
@@ -117,6 +122,7 @@ class ProjectIndex:
         index.graph = CallGraph.build(results, index, enqueue_functions)
         index.returns = ReturnsView(index.graph, _VALUE_KINDS)
         index.writes = TransactionalWrites(index.graph, index)
+        index.reach = RequestReach(index.graph, index)
         index.scopes = SettingsScopes.build(results)
         for result in results:
             facts = result.facts
@@ -417,12 +423,17 @@ class ProjectIndex:
             return any(self.canonical(registered) == view for registered in self.url_views)
         if requirement.kind == RECEIVES:
             return self._received(requirement.qualname) is not None
+        if requirement.kind == REACHED:
+            return self.reach.reached(requirement.qualname) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:
         """A pending finding that holds, its message naming the chain of calls
         (with the places of its hops) where it says `CHAIN`."""
         finding = self._naming_write(pending)
+        reached = next((r for r in pending.requires if r.kind == REACHED), None)
+        if reached is not None and REACHED_FROM in finding.message:
+            return self._naming_handler(finding, reached)
         returning = next((r for r in pending.requires if r.kind == RETURNS_OBJECT), None)
         if returning is not None and RETURNED in finding.message:
             return self._naming_helper(finding, returning)
@@ -439,6 +450,14 @@ class ProjectIndex:
         if chain is None:
             return finding
         return _naming_chain(finding, f"{chain.enqueued.subject} ({chain.text()})", chain.hops)
+
+    def _naming_handler(self, finding: Finding, requirement: Requirement) -> Finding:
+        """The message names the request handler reaching the enqueue, and the chain."""
+        reach = self.reach.reached(requirement.qualname)
+        if reach is None:
+            return finding
+        message = finding.message.replace(REACHED_FROM, reach.text())
+        return replace(finding, message=message, related=(*reach.related(), *finding.related))
 
     def _naming_effect(self, finding: Finding, requirement: Requirement, path: str) -> Finding:
         """The message names the side effect a call leads to, and the chain."""

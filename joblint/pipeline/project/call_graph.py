@@ -626,6 +626,11 @@ class CallGraph:
             return ()
         return [c for s in module.functions for c in s.calls if c.transaction is not None]
 
+    def inside_transaction(self, call: ProjectCall) -> bool:
+        """Whether the call is made inside a transaction: a library's, or one
+        a project callable (or a framework's hook) opens."""
+        return self._inside_opened(call)
+
     def _inside_opened(self, call: ProjectCall) -> bool:
         via = call.transaction
         return via is not None and (

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joblint.config import Config, Configs
-from joblint.models import RECEIVES, WRITTEN_IN_TRANSACTION, FileResult, Finding, ModuleIndex
+from joblint.models import (
+    REACHED,
+    RECEIVES,
+    WRITTEN_IN_TRANSACTION,
+    FileResult,
+    Finding,
+    ModuleIndex,
+)
 from joblint.pipeline.cache import (
     CACHE_DIR_NAME,
     ResultCache,
@@ -38,6 +45,10 @@ from joblint.pipeline.project import (
     task_helpers,
     wanted,
 )
+from joblint.knowledge import requests
+
+# The rule whose findings a request's transaction adds.
+ENQUEUE_IN_TRANSACTION = "JL101"
 from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
@@ -630,6 +641,8 @@ def _lint_discovered(
         partly = [s for s in wanted if run.lacks_call_following(s)]
         model = _Model(everything, pool, partly, linted, named_files)
         context.extend(_project_model(run, model, results, context))
+    context.extend(_request_enqueues(run, pool, linted, results, context))
+    context.extend(_request_callers(run, everything, results, context))
     context.extend(_writers(run, everything, results, context))
     results.extend(_syntax_errors(run, skipped, pool))
     run.screener.save()
@@ -1027,6 +1040,95 @@ def _project_model(
     results.extend(run.lint(chosen, counted=True, triggered=True, also=run.follows_calls))
     loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded]))
     return loaded
+
+
+def _request_enqueues(
+    run: _Run,
+    pool: list[_Source],
+    linted: set[str],
+    results: list[FileResult],
+    context: list[FileResult],
+) -> list[FileResult]:
+    """Where the project's settings make a framework's requests transactions,
+    any enqueue in a function may run inside one: the run's own skipped files
+    that may enqueue are linted with JL101 (their other rules had no trigger
+    there). Returns nothing of the context: they are the run's own."""
+    code = ENQUEUE_IN_TRANSACTION
+    if code not in run.selector.base or not _request_transactions([*results, *context]):
+        return []
+    chosen = [s for s in pool if s.shown in linted and run.prefilter.enqueues(s.data.lower())]
+    if not chosen:
+        return []
+    taken = {id(s) for s in chosen}
+    pool[:] = [s for s in pool if id(s) not in taken]
+    results.extend(run.lint(chosen, counted=True, triggered=True, also=frozenset({code})))
+    return []
+
+
+def _request_callers(
+    run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Where a pending finding asks whether a request handler reaches its
+    function (`REACHED`) and the project's settings make some framework's
+    requests transactions: the index of the functions' own modules, then,
+    hop by hop up to `MAX_HOPS`, of every file naming a function the last
+    round found on the way (a call of it by name), whether the prefilter
+    skipped it or not: a views module needs no enqueue token of its own.
+    Returns those read now."""
+    targets = _reached_functions(results)
+    if not targets or not _request_transactions([*results, *context]):
+        return []
+    indexed = {r.path for r in [*results, *context] if r.index is not None}
+    modules = _ByModule(everything)
+    loaded: list[FileResult] = []
+
+    def read(batch: list[_Source]) -> list[FileResult]:
+        fresh = [s for s in batch if s.shown not in indexed]
+        indexed.update(s.shown for s in fresh)
+        found = run.index(fresh)
+        loaded.extend(found)
+        return found
+
+    read(modules.of(candidate_modules(targets, modules)))
+    asked = {name.rsplit(".", 1)[-1] for name in targets}
+    looked_for: set[str] = set()
+    for _ in range(MAX_HOPS):
+        names = _words(asked - looked_for, rb"\s*\(")
+        looked_for |= asked
+        if names is None:
+            break
+        found = read([s for s in everything if s.shown not in indexed and names.search(s.data)])
+        asked = asked | _callers_named(found, looked_for)
+        routers = {e.of for r in found if r.index for e in r.index.entries if e.needs == "router"}
+        read(modules.of(candidate_modules(routers, modules)))
+    return loaded
+
+
+def _reached_functions(results: list[FileResult]) -> set[str]:
+    return {
+        requirement.qualname
+        for result in results
+        for pending in result.pending
+        for requirement in pending.requires
+        if requirement.kind == REACHED
+    }
+
+
+def _request_transactions(results: list[FileResult]) -> bool:
+    """Whether some settings turn on a framework's request transactions."""
+    flags = set(requests.FRAMEWORK_FLAGS.values())
+    return any(not flags.isdisjoint(r.facts.flags) for r in results)
+
+
+def _callers_named(results: list[FileResult], names: set[str]) -> set[str]:
+    """The unqualified names of the functions in `results` calling one of `names`."""
+    return {
+        summary.qualname.rsplit(".", 1)[-1]
+        for result in results
+        if result.index is not None
+        for summary in result.index.functions
+        if any(call.callee.rsplit(".", 1)[-1] in names for call in summary.calls)
+    }
 
 
 def _writers(

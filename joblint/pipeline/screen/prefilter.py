@@ -23,6 +23,7 @@ from joblint import registry
 from joblint.knowledge.tokens import (
     COMMITS,
     DEFINES_JOBS,
+    ENQUEUE_TRIGGERS,
     PROJECT_DELAYS,
     PROJECT_FACTS,
     PROJECT_LIMITS,
@@ -161,6 +162,7 @@ _PROJECT_LIMITS = _Checks([_check(t) for t in PROJECT_LIMITS])
 _PROJECT_DELAYS = _Checks([_check(t) for t in PROJECT_DELAYS])
 _TRANSACTIONS = _Checks([_check(t) for t in TRANSACTION_TRIGGERS])
 _COMMITS = _check(COMMITS)
+_ENQUEUES = _Checks([_check(t) for t in ENQUEUE_TRIGGERS])
 # Contexts a project callable of any name may stand for (`with traced_atomic():`).
 _HIDDEN_CONTEXT = _encoded(TRANSACTIONS.anchors)
 # Every anchor `project_facts` reads, searched for in one pass.
@@ -301,6 +303,12 @@ class Prefilter:
         return _TRANSACTIONS.any(lowered, present) or (
             names is not None and names.matches(lowered, present)
         )
+
+    @staticmethod
+    def enqueues(lowered: bytes) -> bool:
+        """The (lower-cased) file may enqueue a job (by a call's name alone:
+        a gated word method counts)."""
+        return _ENQUEUES.any(lowered, None)
 
     def commits(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may commit a transaction explicitly."""

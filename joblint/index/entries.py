@@ -1,0 +1,186 @@
+"""Request handlers a module defines (`Entry`), read with Python's `ast`:
+the functions a web framework runs for a request, inside the request's
+transaction where the project turns that on (Django's `ATOMIC_REQUESTS`,
+Pyramid's `pyramid_tm`).
+
+A handler is a function a framework's decorator registers (DRF's
+`@api_view`, `@view_config`, a ninja-extra route, a strawberry mutation), or
+a router object's operation (`@api.post(...)` on a `NinjaAPI` or `Router`:
+the project step checks the object); a Django view: a function of a views
+module taking the request first (elsewhere, one a URLconf registers), a
+method taking it after `self` (or a DRF `perform_*` hook) in a views module
+or a class deriving from Django's, DRF's or the admin's classes, an admin
+action; a graphene mutation's `mutate`; and the `create`/`update`/`save` of
+the serializer or form class a view names, which its save runs. Not: async
+functions, nor views marked `non_atomic_requests` (one by one, or the whole
+class through `method_decorator(..., name="dispatch")`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+from joblint.knowledge import jobs, requests
+from joblint.libraries import django
+from joblint.models import Entry
+
+NameOf = Callable[[ast.expr], "str | None"]
+
+_DJANGO = "django"
+_VIEW = "a view"
+_REQUEST = django.VIEW_REQUEST_PARAMETER
+
+
+def module_entries(module: str, statements: list[ast.stmt], name_of: NameOf) -> tuple[Entry, ...]:
+    """The handlers among the module-level functions and classes' methods."""
+    parts = set(module.split("."))
+    views_module = not parts.isdisjoint(django.VIEW_MODULE_NAMES)
+    admin_module = not parts.isdisjoint(django.ADMIN_MODULE_NAMES)
+    local = (lambda name: f"{module}.{name}") if module else (lambda name: name)
+    found: list[Entry] = []
+    for statement in statements:
+        if isinstance(statement, ast.FunctionDef):
+            entry = _function_entry(statement, local(statement.name), name_of, views_module)
+            if entry is None and admin_module and _parameters(statement)[1:2] == [_REQUEST]:
+                entry = Entry(local(statement.name), statement.lineno, _DJANGO, "an admin action")
+            if entry is not None:
+                found.append(entry)
+        elif isinstance(statement, ast.ClassDef):
+            found.extend(_class_entries(statement, local(statement.name), name_of, views_module))
+    return tuple(found)
+
+
+def _function_entry(
+    node: ast.FunctionDef, qualname: str, name_of: NameOf, views_module: bool
+) -> Entry | None:
+    registered = _registered(node, qualname, name_of)
+    if registered is not None or _non_atomic(node, name_of):
+        return registered
+    if _parameters(node)[:1] != [_REQUEST]:
+        return None
+    if views_module:
+        return Entry(qualname, node.lineno, _DJANGO, _VIEW)
+    return Entry(qualname, node.lineno, _DJANGO, _VIEW, needs="url", of=qualname)
+
+
+def _registered(node: ast.FunctionDef, qualname: str, name_of: NameOf) -> Entry | None:
+    """A handler its decorator registers: a framework's decorator, or a
+    route method of a module-level object (a router, if the project step
+    finds it is one)."""
+    for decorator in node.decorator_list:
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = name_of(func)
+        if name is None:
+            continue
+        handlers = requests.DECORATORS.get(name)
+        if handlers is not None:
+            return Entry(
+                qualname, node.lineno, handlers.framework, handlers.how, route=decorator.lineno
+            )
+        owner, _, method = name.rpartition(".")
+        if method in requests.ROUTE_METHODS and owner and jobs.may_be_project_code(owner):
+            return Entry(
+                qualname, node.lineno, "", "", needs="router", of=owner, route=decorator.lineno
+            )
+    return None
+
+
+def _class_entries(
+    node: ast.ClassDef, qualname: str, name_of: NameOf, views_module: bool
+) -> Iterator[Entry]:
+    non_atomic = _non_atomic_class(node, name_of)
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef):
+            entry = _method_entry(statement, f"{qualname}.{statement.name}", qualname, name_of)
+            if entry is None and not non_atomic and not _non_atomic(statement, name_of):
+                entry = _view_method(statement, qualname, views_module)
+            if entry is not None and not (non_atomic and entry.framework == _DJANGO):
+                yield entry
+        elif isinstance(statement, ast.Assign) and not non_atomic:
+            yield from _saved_by_view(statement, qualname, name_of)
+
+
+def _method_entry(
+    node: ast.FunctionDef, qualname: str, owner: str, name_of: NameOf
+) -> Entry | None:
+    registered = _registered(node, qualname, name_of)
+    if registered is not None:
+        return registered
+    for handlers in requests.CLASS_HANDLERS:
+        if node.name in handlers.methods:
+            return Entry(
+                qualname,
+                node.lineno,
+                handlers.framework,
+                handlers.how,
+                needs="class",
+                of=owner,
+                bases=handlers.bases,
+            )
+    return None
+
+
+def _view_method(node: ast.FunctionDef, owner: str, views_module: bool) -> Entry | None:
+    """A method taking the request after `self`, or a DRF hook."""
+    hook = node.name in django.VIEW_HOOK_METHODS
+    if _parameters(node)[1:2] != [_REQUEST] and not hook:
+        return None
+    qualname = f"{owner}.{node.name}"
+    if views_module and not hook:
+        return Entry(qualname, node.lineno, _DJANGO, _VIEW)
+    return Entry(
+        qualname,
+        node.lineno,
+        _DJANGO,
+        _VIEW,
+        needs="class",
+        of=owner,
+        bases=django.REQUEST_CLASS_BASES,
+    )
+
+
+def _saved_by_view(statement: ast.Assign, owner: str, name_of: NameOf) -> Iterator[Entry]:
+    """`serializer_class = OrderSerializer` in a view: its save runs in the request."""
+    for target in statement.targets:
+        if not isinstance(target, ast.Name):
+            continue
+        methods = django.SAVED_BY_VIEW.get(target.id)
+        saved = name_of(statement.value)
+        if methods is None or saved is None or not jobs.may_be_project_code(saved):
+            continue
+        how = f"the {target.id} {owner.rsplit('.', 1)[-1]} saves"
+        for method in methods:
+            yield Entry(
+                f"{saved}.{method}",
+                statement.lineno,
+                _DJANGO,
+                how,
+                needs="class",
+                of=owner,
+                bases=django.REQUEST_CLASS_BASES,
+            )
+
+
+def _parameters(node: ast.FunctionDef) -> list[str]:
+    return [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+
+
+def _non_atomic(node: ast.FunctionDef, name_of: NameOf) -> bool:
+    return any(_marks_non_atomic(d, name_of) for d in node.decorator_list)
+
+
+def _marks_non_atomic(expr: ast.expr, name_of: NameOf) -> bool:
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    return name_of(func) in requests.NON_ATOMIC
+
+
+def _non_atomic_class(node: ast.ClassDef, name_of: NameOf) -> bool:
+    """`@method_decorator(transaction.non_atomic_requests, name="dispatch")`."""
+    return any(
+        isinstance(d, ast.Call)
+        and d.args
+        and name_of(d.func) in jobs.METHOD_DECORATOR_ADAPTERS
+        and _marks_non_atomic(d.args[0], name_of)
+        for d in node.decorator_list
+    )

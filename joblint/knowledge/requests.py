@@ -1,0 +1,27 @@
+"""Request handlers, merged from the libraries' `REQUEST_HANDLERS`: which
+decorators, router objects and framework classes make a function one, and
+which settings flag makes each framework's requests transactions."""
+
+from __future__ import annotations
+
+from joblint.libraries import collect, django, pyramid
+from joblint.libraries.base import RequestHandlers
+
+HANDLERS: tuple[RequestHandlers, ...] = collect("REQUEST_HANDLERS")
+
+# The flag (`FileFacts.flags`) under which each framework runs its handlers
+# inside the request's transaction.
+FRAMEWORK_FLAGS: dict[str, str] = {
+    "django": django.ATOMIC_REQUESTS_FLAG,
+    "pyramid": pyramid.TM_FLAG,
+}
+# How a message says each framework's request is a transaction.
+FRAMEWORK_TRANSACTIONS: dict[str, str] = {
+    "django": "inside the request's transaction (ATOMIC_REQUESTS)",
+    "pyramid": "inside the request's transaction (pyramid_tm)",
+}
+DECORATORS: dict[str, RequestHandlers] = {d: h for h in HANDLERS for d in h.decorators}
+ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers}
+ROUTE_METHODS: frozenset[str] = frozenset(m for h in HANDLERS for m in h.route_methods)
+CLASS_HANDLERS: tuple[RequestHandlers, ...] = tuple(h for h in HANDLERS if h.bases)
+NON_ATOMIC: frozenset[str] = django.NON_ATOMIC_REQUESTS

@@ -1,0 +1,24 @@
+"""Pyramid with `pyramid_tm`: every view runs inside the request's
+transaction manager, committed after the view returns (pyramid_tm 2.5,
+`pyramid_tm/__init__.py`: `tm_tween`), and `transaction.get().
+addAfterCommitHook(...)` is its on-commit hook (transaction 4.0,
+`transaction/_transaction.py`)."""
+
+from __future__ import annotations
+
+from joblint.libraries.base import RequestHandlers
+
+# Set where the app includes `pyramid_tm` (`config.include("pyramid_tm")`, or
+# `pyramid.includes` in its ini file).
+TM_FLAG = "pyramid.tm"
+TM_PACKAGE = "pyramid_tm"
+INCLUDE_METHOD = "include"
+INI_INCLUDES = "pyramid.includes"
+
+REQUEST_HANDLERS = (
+    RequestHandlers(
+        "pyramid",
+        "a Pyramid view",
+        decorators=("pyramid.view.view_config",),
+    ),
+)

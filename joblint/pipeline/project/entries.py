@@ -1,0 +1,195 @@
+"""Which functions run inside a request's transaction: the request handlers
+the project's modules define (`Entry`, read by `joblint.index.entries`)
+whose framework the project's settings make transactional (Django's
+`ATOMIC_REQUESTS`, Pyramid's `pyramid_tm`), and every function they reach
+through the project's calls. A call made inside a transaction of its own
+(`with atomic():`) is not followed: the finding at that call covers it; a
+call deferred to COMMIT is no call at all (the index leaves it out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from joblint.knowledge import requests
+from joblint.models import Entry, ProjectCall, Related, Span
+from joblint.pipeline.project.call_graph import MAX_HOPS, CallGraph, Hop, hops_text
+
+if TYPE_CHECKING:
+    from joblint.pipeline.project import ProjectIndex
+
+_MAX_BASE_DEPTH = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Handler:
+    """A request handler whose framework runs it inside the request's transaction."""
+
+    entry: Entry
+    path: str
+    framework: str
+    how: str
+
+    # The class whose method it is ("" for a function).
+    owner: str = ""
+
+    @property
+    def name(self) -> str:
+        method = self.entry.qualname.rsplit(".", 1)[-1]
+        return f"{self.owner.rsplit('.', 1)[-1]}.{method}" if self.owner else method
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How a function runs inside a request's transaction: the handler, and
+    the calls from it down to the function (none: it is the handler)."""
+
+    handler: Handler
+    hops: tuple[Hop, ...]
+    settings: tuple[str, ...]  # the paths of the settings that turn it on
+
+    def text(self) -> str:
+        """`a django-ninja operation (shop/api.py:12) run inside the
+        request's transaction (ATOMIC_REQUESTS)`, or for a function it calls
+        `which checkout(), a view run inside ..., calls: checkout() → ...`."""
+        handler = self.handler
+        runs = requests.FRAMEWORK_TRANSACTIONS[handler.framework]
+        if not self.hops:
+            return f"{handler.how} ({handler.path}:{handler.entry.line}) run {runs}"
+        return f"which {handler.name}(), {handler.how} run {runs}, calls: {hops_text(self.hops)}"
+
+    def related(self) -> tuple[Related, ...]:
+        handler = self.handler
+        entry = handler.entry
+        runs = requests.FRAMEWORK_TRANSACTIONS[handler.framework]
+        found = [Related(handler.path, _line(entry.line), f"{handler.name}() runs {runs}")]
+        if entry.route and entry.route != entry.line:
+            found.append(Related(handler.path, _line(entry.route), "its route"))
+        found.extend(Related(hop.path, _line(hop.call.line), hop.step()) for hop in self.hops)
+        found.extend(
+            Related(path, _line(1), "the settings that turn it on") for path in self.settings
+        )
+        return tuple(found)
+
+
+@dataclass(slots=True)
+class RequestReach:
+    """The request handlers of the loaded modules, and what they reach."""
+
+    graph: CallGraph
+    index: ProjectIndex
+    _handlers: dict[str, list[Handler]] | None = None
+    _callers: dict[str, list[tuple[str, str, ProjectCall]]] | None = None
+    _reached: dict[str, Reach | None] = field(default_factory=dict)
+
+    def reached(self, qualname: str) -> Reach | None:
+        """The nearest handler (fewest calls away) reaching the function `qualname`."""
+        start = self.graph.resolve(qualname)
+        if start is None:
+            return None
+        if start not in self._reached:
+            self._reached[start] = self._search(start)
+        return self._reached[start]
+
+    def _search(self, start: str) -> Reach | None:
+        handlers, callers = self._handlers_by_function(), self._callers_by_function()
+        # Each function, with the calls from it down to `start`.
+        frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
+        seen = {start}
+        for depth in range(MAX_HOPS + 1):
+            following: list[tuple[str, tuple[Hop, ...]]] = []
+            for function, hops in frontier:
+                found = handlers.get(function)
+                if found:
+                    handler = found[0]
+                    return Reach(handler, hops, self._settings(handler))
+                if depth == MAX_HOPS:
+                    continue
+                for caller, where, call in callers.get(function, ()):
+                    if caller not in seen:
+                        seen.add(caller)
+                        following.append((caller, (Hop(caller, where, call), *hops)))
+            frontier = following
+        return None
+
+    def _settings(self, handler: Handler) -> tuple[str, ...]:
+        flag = requests.FRAMEWORK_FLAGS[handler.framework]
+        scopes = self.index.scopes
+        setters = self.index.flags.get(flag, ())
+        return tuple(
+            sorted({s.path for s in setters if scopes.applies(s, handler.path) and s.path})
+        )
+
+    def _callers_by_function(self) -> dict[str, list[tuple[str, str, ProjectCall]]]:
+        if self._callers is None:
+            found: dict[str, list[tuple[str, str, ProjectCall]]] = {}
+            graph = self.graph
+            for name in sorted(graph.functions):
+                summary, where = graph.functions[name]
+                for call in summary.calls:
+                    if graph.inside_transaction(call):
+                        continue  # the finding at the call covers it
+                    callee = graph.resolve(call.callee)
+                    if callee is not None and callee != name:
+                        found.setdefault(callee, []).append((name, where, call))
+            self._callers = found
+        return self._callers
+
+    def _handlers_by_function(self) -> dict[str, list[Handler]]:
+        if self._handlers is None:
+            found: dict[str, list[Handler]] = {}
+            for path in sorted(self.graph.by_path):
+                for entry in self.graph.by_path[path].entries:
+                    handler = self._handler(entry, path)
+                    function = self.graph.resolve(entry.qualname) if handler else None
+                    if handler is not None and function is not None:
+                        found.setdefault(function, []).append(handler)
+            self._handlers = found
+        return self._handlers
+
+    def _handler(self, entry: Entry, path: str) -> Handler | None:
+        """The entry as a handler whose request is a transaction, if it is one."""
+        framework, how = entry.framework, entry.how
+        index = self.index
+        if entry.needs == "router":
+            made = index.instances.get(index.canonical(entry.of)) or self.graph.instances.get(
+                index.canonical(entry.of), ""
+            )
+            handlers = requests.ROUTERS.get(made)
+            if handlers is None:
+                return None
+            framework, how = handlers.framework, handlers.how
+        elif entry.needs == "url":
+            view = index.canonical(entry.of)
+            if not any(index.canonical(r) == view for r in index.url_views):
+                return None
+        elif entry.needs == "class" and not self._derives(entry.of, entry.bases):
+            return None
+        flag = requests.FRAMEWORK_FLAGS.get(framework)
+        if flag is None or not index.flag_set(flag, path):
+            return None
+        owner = entry.qualname.rpartition(".")[0]
+        return Handler(entry, path, framework, how, owner if owner in self.graph.classes else "")
+
+    def _derives(self, qualname: str, prefixes: tuple[str, ...]) -> bool:
+        """Whether the class derives, through the bases the project shows,
+        from a class whose qualified name starts with one of `prefixes`."""
+        todo, seen = [qualname], {qualname}
+        for _ in range(_MAX_BASE_DEPTH):
+            following: list[str] = []
+            for name in todo:
+                name = self.index.canonical(name)
+                facts = self.index.classes.get(name)
+                bases = self.graph.classes.get(name) or (facts.bases if facts else ())
+                for base in bases:
+                    if base.startswith(prefixes):
+                        return True
+                    if base not in seen:
+                        seen.add(base)
+                        following.append(base)
+            todo = following
+        return False
+
+
+def _line(line: int) -> Span:
+    return Span(line, 1, line, 1)
