@@ -488,11 +488,10 @@ def checkout(order):
         transaction = context.transaction
         if enqueue is not None:
             reached = context.frame.reached
-            if reached is not None and (
-                transaction is None or (transaction.requires and not transaction.request)
-            ):
-                if not context.in_on_commit_callback and not self._in_returned:
-                    self._report_direct(node, enqueue, reached)
+            unscoped = transaction is None or (transaction.requires and not transaction.request)
+            deferred = context.in_on_commit_callback or self._in_returned
+            if reached is not None and unscoped and not deferred:
+                self._report_direct(node, enqueue, reached)
             if transaction is not None:
                 self._report_direct(node, enqueue, transaction)
             elif not context.in_on_commit_callback and not self._in_returned:

@@ -23,9 +23,9 @@ from joblint.models import (
     MODEL_REQUIREMENTS,
     OPENS_TRANSACTION,
     PASSED_A_TASK,
-    RECEIVED,
     REACHED,
     REACHED_FROM,
+    RECEIVED,
     RECEIVES,
     RETURNED,
     RETURNED_ITEM,
@@ -50,8 +50,8 @@ from joblint.models import (
     Span,
     TaskDef,
 )
-from joblint.pipeline.project.entries import RequestReach
 from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsView
+from joblint.pipeline.project.entries import RequestReach
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.pipeline.project.writes import TransactionalWrites, Written
 from joblint.registry import is_project_rule

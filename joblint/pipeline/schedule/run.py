@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joblint.config import Config, Configs
+from joblint.knowledge import requests
 from joblint.models import (
     REACHED,
     RECEIVES,
@@ -45,10 +46,6 @@ from joblint.pipeline.project import (
     task_helpers,
     wanted,
 )
-from joblint.knowledge import requests
-
-# The rule whose findings a request's transaction adds.
-ENQUEUE_IN_TRANSACTION = "JL101"
 from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
@@ -82,6 +79,10 @@ MAX_FACT_ROUNDS = 6
 
 # A run's results and context.
 _Project = tuple[list[FileResult], list[FileResult]]
+
+
+# The rule whose findings a request's transaction adds.
+ENQUEUE_IN_TRANSACTION = "JL101"
 
 
 @dataclass(slots=True)
