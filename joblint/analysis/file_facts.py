@@ -36,6 +36,7 @@ from joblint.knowledge.brokers import (
     UPDATE_METHODS,
 )
 from joblint.knowledge.jobs import APP_TASK_CLASS_OPTIONS, SETTINGS_FLAGS
+from joblint.libraries import pyramid
 from joblint.libraries.django import (
     AS_VIEW_METHOD,
     ATOMIC_REQUESTS_FLAG,
@@ -247,6 +248,15 @@ class SettingsCollector(Collector):
         self._conf_update(node)
         self._settings_module(node)
         self._url_view(node)
+        self._includes_tm(node)
+
+    def _includes_tm(self, call: cst.Call) -> None:
+        """`config.include("pyramid_tm")`: the app's views run in its transaction."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != pyramid.INCLUDE_METHOD:
+            return
+        if call.args and _string(call.args[0].value) == pyramid.TM_PACKAGE:
+            self.flags.add(pyramid.TM_FLAG)
 
     def _url_view(self, call: cst.Call) -> None:
         """`path("x/", views.checkout)`, `re_path(r"^y/$", Checkout.as_view())`."""

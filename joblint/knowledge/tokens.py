@@ -274,6 +274,8 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     Trigger(("atomic_requests",)),
     # A URLconf: the views it registers are views wherever they are defined.
     Trigger(("urlpatterns",)),
+    # A Pyramid app including pyramid_tm: every view runs inside a transaction.
+    Trigger(("pyramid_tm",)),
     # A model signal connected to a function (of another module, perhaps).
     Trigger(tuple(_MODEL_SIGNALS), (r"\.connect\(",)),
     # A settings module or class setting Celery's namespaced settings

@@ -6,7 +6,7 @@ addAfterCommitHook(...)` is its on-commit hook (transaction 4.0,
 
 from __future__ import annotations
 
-from joblint.libraries.base import RequestHandlers
+from joblint.libraries.base import Library, RequestHandlers
 
 # Set where the app includes `pyramid_tm` (`config.include("pyramid_tm")`, or
 # `pyramid.includes` in its ini file).
@@ -20,5 +20,15 @@ REQUEST_HANDLERS = (
         "pyramid",
         "a Pyramid view",
         decorators=("pyramid.view.view_config",),
+    ),
+)
+
+LIBRARIES = (
+    Library(
+        "transaction",
+        "transaction",
+        modules=("transaction", "pyramid_tm"),
+        # `transaction.get().addAfterCommitHook(hook)`: it runs after COMMIT.
+        on_commit_methods=("addAfterCommitHook",),
     ),
 )

@@ -475,6 +475,11 @@ class _Run:
         lowered = source.data.lower()
         return any(Prefilter.has_context(code, lowered) for code in missing)
 
+    def lacks_rule(self, source: _Source, code: str) -> bool:
+        """Whether the first pass linted `source` without the selected rule `code`."""
+        selected = code in self.selector.settings_for(source.path).codes
+        return selected and code not in self._settings(source, triggered=True).codes
+
     @property
     def follows_calls(self) -> frozenset[str]:
         """The selected rules whose findings follow calls across modules."""
@@ -642,7 +647,8 @@ def _lint_discovered(
         partly = [s for s in wanted if run.lacks_call_following(s)]
         model = _Model(everything, pool, partly, linted, named_files)
         context.extend(_project_model(run, model, results, context))
-    context.extend(_request_enqueues(run, pool, linted, results, context))
+    requested = _Requested(pool, wanted, linted)
+    context.extend(_request_enqueues(run, requested, results, context))
     context.extend(_request_callers(run, everything, results, context))
     context.extend(_writers(run, everything, results, context))
     results.extend(_syntax_errors(run, skipped, pool))
@@ -1045,25 +1051,40 @@ def _project_model(
 
 def _request_enqueues(
     run: _Run,
-    pool: list[_Source],
-    linted: set[str],
+    sources: _Requested,
     results: list[FileResult],
     context: list[FileResult],
 ) -> list[FileResult]:
     """Where the project's settings make a framework's requests transactions,
-    any enqueue in a function may run inside one: the run's own skipped files
-    that may enqueue are linted with JL101 (their other rules had no trigger
-    there). Returns nothing of the context: they are the run's own."""
+    any enqueue in a function may run inside one: the run's own files that
+    may enqueue and were skipped, or linted without JL101 (their transaction
+    trigger was missing), are linted with it; a file linted before gets its
+    new result in place of the old. Returns nothing of the context: they are
+    the run's own."""
     code = ENQUEUE_IN_TRANSACTION
     if code not in run.selector.base or not _request_transactions([*results, *context]):
         return []
-    chosen = [s for s in pool if s.shown in linted and run.prefilter.enqueues(s.data.lower())]
+    pool = sources.pool
+    skipped = [s for s in pool if s.shown in sources.linted]
+    partly = [s for s in sources.wanted if run.lacks_rule(s, code)]
+    chosen = [s for s in [*skipped, *partly] if run.prefilter.enqueues(s.data.lower())]
     if not chosen:
         return []
     taken = {id(s) for s in chosen}
     pool[:] = [s for s in pool if id(s) not in taken]
+    again = {s.shown for s in chosen}
+    results[:] = [r for r in results if r.path not in again]
     results.extend(run.lint(chosen, counted=True, triggered=True, also=frozenset({code})))
     return []
+
+
+@dataclass(slots=True)
+class _Requested:
+    """The files a request's transaction may add JL101 findings to."""
+
+    pool: list[_Source]  # the skipped files not linted yet
+    wanted: list[_Source]  # the files the first pass linted
+    linted: set[str]  # the run's own files (shown paths)
 
 
 def _request_callers(
