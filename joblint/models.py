@@ -511,6 +511,9 @@ class ModuleIndex:
     plain_classes: tuple[str, ...] = ()
     # The request handlers it defines.
     entries: tuple[Entry, ...] = ()
+    # The receivers it connects to signals: (signal, handler, line); a
+    # factory's result is `<factory>.<returned>` (`joblint.index.signals`).
+    connections: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
+from joblint.index.signals import module_connections
 from joblint.knowledge import jobs, payloads, work
 from joblint.models import (
     DecoratorUse,
@@ -373,6 +374,7 @@ class ModuleReader:
             tuple(self.local(name) for name in plain_functions),
             self._plain_classes(plain_classes),
             entries=module_entries(self.module.name, statements, self._module_name),
+            connections=module_connections(self.module.name, statements, self._module_name),
         )
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:

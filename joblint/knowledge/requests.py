@@ -5,7 +5,7 @@ which settings flag makes each framework's requests transactions."""
 from __future__ import annotations
 
 from joblint.libraries import collect, django, pyramid
-from joblint.libraries.base import RequestHandlers
+from joblint.libraries.base import RequestHandlers, SignalApi
 
 HANDLERS: tuple[RequestHandlers, ...] = collect("REQUEST_HANDLERS")
 
@@ -25,3 +25,10 @@ ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers
 ROUTE_METHODS: frozenset[str] = frozenset(m for h in HANDLERS for m in h.route_methods)
 CLASS_HANDLERS: tuple[RequestHandlers, ...] = tuple(h for h in HANDLERS if h.bases)
 NON_ATOMIC: frozenset[str] = django.NON_ATOMIC_REQUESTS
+
+SIGNAL_APIS: tuple[SignalApi, ...] = collect("SIGNAL_APIS")
+RECEIVER_DECORATORS: frozenset[str] = frozenset(
+    d for api in SIGNAL_APIS for d in api.receiver_decorators
+)
+CONNECT_METHODS: frozenset[str] = frozenset(m for api in SIGNAL_APIS for m in api.connect_methods)
+SEND_METHODS: frozenset[str] = frozenset(m for api in SIGNAL_APIS for m in api.send_methods)

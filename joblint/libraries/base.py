@@ -342,3 +342,19 @@ class RequestHandlers:
     # their `methods` run as handlers (graphene's `Mutation.mutate`).
     bases: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SignalApi:
+    """How a library's signals connect receivers and send: a receiver runs
+    inside the sender's call, so inside whatever transaction the sender is in."""
+
+    # Decorators connecting the function they decorate to the signals their
+    # first argument names (`@receiver(order_placed)`, `@receiver([a, b])`).
+    receiver_decorators: tuple[str, ...] = ()
+    # Methods of a signal object connecting a receiver, the first argument or
+    # `receiver=` (`order_placed.connect(handler)`; as a decorator, blinker's
+    # `@order_placed.connect`).
+    connect_methods: tuple[str, ...] = ()
+    # Methods of a signal object calling its receivers there and then.
+    send_methods: tuple[str, ...] = ()

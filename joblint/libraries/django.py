@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from joblint.libraries.base import AtomicHooks, Library, ModelSignals, RequestHandlers, TxFamily
+from joblint.libraries.base import (
+    AtomicHooks,
+    Library,
+    ModelSignals,
+    RequestHandlers,
+    SignalApi,
+    TxFamily,
+)
 from joblint.libraries.job_work import Claims, SideEffect, TableReads
 from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
@@ -302,6 +309,15 @@ SAVED_BY_VIEW = {
     "serializer_class": ("create", "update", "save"),
     "form_class": ("save",),
 }
+# django.dispatch (Django 5.1, django/dispatch/dispatcher.py): `send` and
+# `send_robust` call every receiver in the sender's thread, in order.
+SIGNAL_APIS = (
+    SignalApi(
+        receiver_decorators=("django.dispatch.receiver", "django.dispatch.dispatcher.receiver"),
+        connect_methods=("connect",),
+        send_methods=("send", "send_robust"),
+    ),
+)
 REQUEST_HANDLERS = (
     RequestHandlers(
         "django",

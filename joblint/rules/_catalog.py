@@ -1134,6 +1134,7 @@ RULES: tuple[tuple[Any, ...], ...] = (
             ),
             Trigger(anchors=("atomic_requests",), patterns=(), gated=False, confirm="", also=()),
             Trigger(anchors=("urlpatterns",), patterns=(), gated=False, confirm="", also=()),
+            Trigger(anchors=("pyramid_tm",), patterns=(), gated=False, confirm="", also=()),
             Trigger(
                 anchors=("m2m_changed", "post_delete", "post_save", "pre_delete", "pre_save"),
                 patterns=("\\.connect\\(",),
@@ -1244,6 +1245,7 @@ RULES: tuple[tuple[Any, ...], ...] = (
             ),
             Trigger(anchors=("atomic_requests",), patterns=(), gated=False, confirm="", also=()),
             Trigger(anchors=("urlpatterns",), patterns=(), gated=False, confirm="", also=()),
+            Trigger(anchors=("pyramid_tm",), patterns=(), gated=False, confirm="", also=()),
             Trigger(
                 anchors=("m2m_changed", "post_delete", "post_save", "pre_delete", "pre_save"),
                 patterns=("\\.connect\\(",),

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from joblint.index import returns
 from joblint.index.flags import FALSE_FLAG, PASSED_ON, TRUE_FLAG, UNKNOWN_PASSING
-from joblint.knowledge import jobs, retries, work
+from joblint.knowledge import jobs, requests, retries, work
 from joblint.knowledge.payloads import ENUM
 from joblint.models import (
     FileResult,
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 # How many calls deep a chain may go (a view -> a service -> a mailer -> ...).
 MAX_HOPS = 6
+# What `joblint.index.signals` calls the function a factory returns.
+RETURNED_BY_FACTORY = "<returned>"
 # How many names a call's qualified name may be followed through (re-exports,
 # instances, bases) before it is taken to mean no summarised function.
 _MAX_RESOLVE_STEPS = 24
@@ -133,6 +135,8 @@ class CallGraph:
     _chains: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
     _uncommitted: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
     _opens: dict[str, bool] = field(default_factory=dict)
+    # Signal -> the names connected to it (built when first asked).
+    _receivers: dict[str, list[str]] | None = None
     # What each name resolves to, and every name it was looked up as (the
     # graph doesn't change once built; a project step resolves each call many times).
     # By qualified name and the return hops left (`_resolve_within`).
@@ -625,6 +629,40 @@ class CallGraph:
         if module is None:
             return ()
         return [c for s in module.functions for c in s.calls if c.transaction is not None]
+
+    def signal_receivers(self, call: ProjectCall) -> list[str]:
+        """The functions a call of a signal's send method runs, as the loaded
+        modules connect them (`joblint.index.signals`); [] for any other call."""
+        owner, _, method = call.callee.rpartition(".")
+        if method not in requests.SEND_METHODS or not owner:
+            return []
+        if self._receivers is None:
+            self._receivers = self._connected()
+        handlers = self._receivers.get(self.index.canonical(owner), ())
+        found: list[str] = []
+        for handler in handlers:
+            found.extend(self._connected_functions(handler))
+        return sorted(set(found))
+
+    def _connected(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for module in self.by_path.values():
+            for signal, handler, _ in module.connections:
+                found.setdefault(self.index.canonical(signal), []).append(handler)
+        return found
+
+    def _connected_functions(self, handler: str) -> list[str]:
+        """What a connected name is: a summarised function, or for a
+        factory's result the functions the factory defines."""
+        factory, _, tail = handler.rpartition(".")
+        if tail == RETURNED_BY_FACTORY:
+            start = self.resolve(factory)
+            if start is None:
+                return []
+            nested = f"{start}.<locals>."
+            return [name for name in self.functions if name.startswith(nested)]
+        resolved = self.resolve(handler)
+        return [resolved] if resolved is not None else []
 
     def inside_transaction(self, call: ProjectCall) -> bool:
         """Whether the call is made inside a transaction: a library's, or one

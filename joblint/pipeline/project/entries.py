@@ -41,35 +41,48 @@ class Handler:
 
 @dataclass(frozen=True, slots=True)
 class Reach:
-    """How a function runs inside a request's transaction: the handler, and
-    the calls from it down to the function (none: it is the handler)."""
+    """How a function runs inside a transaction nobody wrote around it: the
+    request handler reaching it (or the signal sent inside a transaction),
+    and the calls from there down to the function (none: it is the handler)."""
 
-    handler: Handler
+    handler: Handler | None
     hops: tuple[Hop, ...]
-    settings: tuple[str, ...]  # the paths of the settings that turn it on
+    settings: tuple[str, ...] = ()  # the paths of the settings that turn it on
 
     def text(self) -> str:
         """`a django-ninja operation (shop/api.py:12) run inside the
         request's transaction (ATOMIC_REQUESTS)`, or for a function it calls
         `which checkout(), a view run inside ..., calls: checkout() → ...`."""
         handler = self.handler
+        if handler is None:
+            first = self.hops[0]
+            caller = first.function.rsplit(".", 1)[-1]
+            where = f"{first.path}:{first.call.line}"
+            return f"which {caller}() runs inside a transaction at {where}: {hops_text(self.hops)}"
         runs = requests.FRAMEWORK_TRANSACTIONS[handler.framework]
         if not self.hops:
             return f"{handler.how} ({handler.path}:{handler.entry.line}) run {runs}"
         return f"which {handler.name}(), {handler.how} run {runs}, calls: {hops_text(self.hops)}"
 
     def related(self) -> tuple[Related, ...]:
+        found: list[Related] = []
         handler = self.handler
-        entry = handler.entry
-        runs = requests.FRAMEWORK_TRANSACTIONS[handler.framework]
-        found = [Related(handler.path, _line(entry.line), f"{handler.name}() runs {runs}")]
-        if entry.route and entry.route != entry.line:
-            found.append(Related(handler.path, _line(entry.route), "its route"))
+        if handler is not None:
+            entry = handler.entry
+            runs = requests.FRAMEWORK_TRANSACTIONS[handler.framework]
+            found.append(Related(handler.path, _line(entry.line), f"{handler.name}() runs {runs}"))
+            if entry.route and entry.route != entry.line:
+                found.append(Related(handler.path, _line(entry.route), "its route"))
         found.extend(Related(hop.path, _line(hop.call.line), hop.step()) for hop in self.hops)
         found.extend(
             Related(path, _line(1), "the settings that turn it on") for path in self.settings
         )
         return tuple(found)
+
+
+# A caller: its name, its file, the call, whether the call is made inside a
+# transaction, and whether it is a signal's send (to the receiver it calls).
+_Caller = tuple[str, str, ProjectCall, bool, bool]
 
 
 @dataclass(slots=True)
@@ -79,7 +92,7 @@ class RequestReach:
     graph: CallGraph
     index: ProjectIndex
     _handlers: dict[str, list[Handler]] | None = None
-    _callers: dict[str, list[tuple[str, str, ProjectCall]]] | None = None
+    _callers: dict[str, list[_Caller]] | None = None
     _reached: dict[str, Reach | None] = field(default_factory=dict)
 
     def reached(self, qualname: str) -> Reach | None:
@@ -92,23 +105,32 @@ class RequestReach:
         return self._reached[start]
 
     def _search(self, start: str) -> Reach | None:
+        """Breadth first, up the callers: a request handler, or a call inside
+        a transaction on the way to a signal's send (a call inside one that
+        reaches the function through plain calls has its own finding)."""
         handlers, callers = self._handlers_by_function(), self._callers_by_function()
-        # Each function, with the calls from it down to `start`.
-        frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
+        # Each function, the calls from it down to `start`, and whether a
+        # signal's send is among them.
+        frontier: list[tuple[str, tuple[Hop, ...], bool]] = [(start, (), False)]
         seen = {start}
         for depth in range(MAX_HOPS + 1):
-            following: list[tuple[str, tuple[Hop, ...]]] = []
-            for function, hops in frontier:
+            following: list[tuple[str, tuple[Hop, ...], bool]] = []
+            for function, hops, signalled in frontier:
                 found = handlers.get(function)
                 if found:
                     handler = found[0]
                     return Reach(handler, hops, self._settings(handler))
                 if depth == MAX_HOPS:
                     continue
-                for caller, where, call in callers.get(function, ()):
+                for caller, where, call, inside, sends in callers.get(function, ()):
+                    step = (Hop(caller, where, call), *hops)
+                    if inside:
+                        if signalled or sends:
+                            return Reach(None, step)
+                        continue
                     if caller not in seen:
                         seen.add(caller)
-                        following.append((caller, (Hop(caller, where, call), *hops)))
+                        following.append((caller, step, signalled or sends))
             frontier = following
         return None
 
@@ -120,18 +142,23 @@ class RequestReach:
             sorted({s.path for s in setters if scopes.applies(s, handler.path) and s.path})
         )
 
-    def _callers_by_function(self) -> dict[str, list[tuple[str, str, ProjectCall]]]:
+    def _callers_by_function(self) -> dict[str, list[_Caller]]:
+        """Who calls each function, and who sends a signal each receiver is
+        connected to; inside a transaction or not."""
         if self._callers is None:
-            found: dict[str, list[tuple[str, str, ProjectCall]]] = {}
+            found: dict[str, list[_Caller]] = {}
             graph = self.graph
             for name in sorted(graph.functions):
                 summary, where = graph.functions[name]
                 for call in summary.calls:
-                    if graph.inside_transaction(call):
-                        continue  # the finding at the call covers it
+                    inside = graph.inside_transaction(call)
+                    for receiver in graph.signal_receivers(call):
+                        found.setdefault(receiver, []).append((name, where, call, inside, True))
                     callee = graph.resolve(call.callee)
                     if callee is not None and callee != name:
-                        found.setdefault(callee, []).append((name, where, call))
+                        found.setdefault(callee, []).append((name, where, call, inside, False))
+            for callers in found.values():
+                callers.sort(key=lambda c: (not c[3], c[1], c[2].line))
             self._callers = found
         return self._callers
 

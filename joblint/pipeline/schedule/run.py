@@ -1090,16 +1090,18 @@ class _Requested:
 def _request_callers(
     run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
 ) -> list[FileResult]:
-    """Where a pending finding asks whether a request handler reaches its
-    function (`REACHED`) and the project's settings make some framework's
-    requests transactions: the index of the functions' own modules, then,
-    hop by hop up to `MAX_HOPS`, of every file naming a function the last
-    round found on the way (a call of it by name), whether the prefilter
-    skipped it or not: a views module needs no enqueue token of its own.
-    Returns those read now."""
+    """Where a pending finding asks whether something runs its function in
+    a transaction nobody wrote around it (`REACHED`): the index of the
+    functions' own modules and of the files connecting them to a signal;
+    then, hop by hop up to `MAX_HOPS`, of every file sending a signal one
+    of them receives, and (where the project's settings make a framework's
+    requests transactions) of every file calling one of them by name,
+    whether the prefilter skipped it or not: a views module needs no
+    enqueue token of its own. Returns those read now."""
     targets = _reached_functions(results)
-    if not targets or not _request_transactions([*results, *context]):
+    if not targets:
         return []
+    requests_on = _request_transactions([*results, *context])
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     modules = _ByModule(everything)
     loaded: list[FileResult] = []
@@ -1113,17 +1115,58 @@ def _request_callers(
 
     read(modules.of(candidate_modules(targets, modules)))
     asked = {name.rsplit(".", 1)[-1] for name in targets}
+    connecting = _words(asked, rb"\s*[),]")
+    if connecting is not None:
+        read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
     looked_for: set[str] = set()
+    signals_sent: set[str] = set()
     for _ in range(MAX_HOPS):
-        names = _words(asked - looked_for, rb"\s*\(")
+        signals = _signals_of([*results, *context, *loaded], asked) - signals_sent
+        signals_sent |= signals
+        sends = _words(signals, rb"\.send")
+        found = []
+        if sends is not None:
+            found = read([s for s in everything if sends.search(s.data)])
+            asked |= _senders(found, signals)
+        names = _words(asked - looked_for, rb"\s*\(") if requests_on else None
         looked_for |= asked
-        if names is None:
+        if names is not None:
+            found = read([s for s in everything if names.search(s.data)])
+            asked |= _callers_named(found, looked_for)
+            routers = {
+                e.of for r in found if r.index for e in r.index.entries if e.needs == "router"
+            }
+            read(modules.of(candidate_modules(routers, modules)))
+        elif sends is None:
             break
-        found = read([s for s in everything if s.shown not in indexed and names.search(s.data)])
-        asked = asked | _callers_named(found, looked_for)
-        routers = {e.of for r in found if r.index for e in r.index.entries if e.needs == "router"}
-        read(modules.of(candidate_modules(routers, modules)))
     return loaded
+
+
+def _signals_of(results: list[FileResult], handlers: set[str]) -> set[str]:
+    """The unqualified names of the signals the functions named `handlers` receive."""
+    return {
+        signal.rsplit(".", 1)[-1]
+        for result in results
+        if result.index is not None
+        for signal, handler, _ in result.index.connections
+        if handler.rsplit(".", 1)[-1] in handlers or handler.endswith(".<returned>")
+    }
+
+
+def _senders(results: list[FileResult], signals: set[str]) -> set[str]:
+    """The unqualified names of the functions in `results` sending one of `signals`."""
+    return {
+        summary.qualname.rsplit(".", 1)[-1]
+        for result in results
+        if result.index is not None
+        for summary in result.index.functions
+        if any(
+            call.callee.rpartition(".")[2] in requests.SEND_METHODS
+            and call.callee.rsplit(".", 2)[-2:-1][0] in signals
+            for call in summary.calls
+            if call.callee.count(".") >= 1
+        )
+    }
 
 
 def _reached_functions(results: list[FileResult]) -> set[str]:
