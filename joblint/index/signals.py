@@ -63,18 +63,17 @@ def _decorated(
         else:
             func = decorator
         if isinstance(func, ast.Attribute) and func.attr in requests.CONNECT_METHODS:
-            signal = name_of(func.value)
-            if signal is not None and jobs.may_be_project_code(signal):
-                yield signal, qualname, decorator.lineno
+            connected = name_of(func.value)
+            if connected is not None and jobs.may_be_project_code(connected):
+                yield connected, qualname, decorator.lineno
 
 
 def _connect_calls(node: ast.stmt, owner: str, name_of: NameOf) -> Iterator[Connection]:
     """Connect calls anywhere in `node` (a method's `self.x`/`cls.x` is `owner`'s)."""
     loops: dict[str, list[ast.expr]] = {}
     for child in ast.walk(node):
-        if isinstance(child, ast.For) and isinstance(child.target, ast.Name):
-            if isinstance(child.iter, ast.List | ast.Tuple):
-                loops[child.target.id] = list(child.iter.elts)
+        if isinstance(child, ast.For):
+            _note_loop(child, loops)
         if not isinstance(child, ast.Call) or not isinstance(child.func, ast.Attribute):
             continue
         if child.func.attr not in requests.CONNECT_METHODS:
@@ -85,6 +84,12 @@ def _connect_calls(node: ast.stmt, owner: str, name_of: NameOf) -> Iterator[Conn
             continue
         for name in _handlers(handler, owner, loops, name_of):
             yield signal, name, child.lineno
+
+
+def _note_loop(loop: ast.For, loops: dict[str, list[ast.expr]]) -> None:
+    """`for cls in (A, B):` binds `cls` to each class in turn."""
+    if isinstance(loop.iter, ast.List | ast.Tuple) and isinstance(loop.target, ast.Name):
+        loops[loop.target.id] = list(loop.iter.elts)
 
 
 def _handler_argument(call: ast.Call) -> ast.expr | None:
