@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -12,6 +12,7 @@ from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
 from joblint.knowledge.jobs import FIX_HINTS, TASK_CLASS_OPTIONS, TxFamily, may_be_project_code
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
+from joblint.libraries.django import ATOMIC_REQUESTS_FLAG
 from joblint.models import CHAIN, ENQUEUES_NOW, LEADS_TO_ENQUEUE, OPENS_TRANSACTION, Requirement
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
@@ -488,10 +489,9 @@ def checkout(order):
         transaction = context.transaction
         if enqueue is not None:
             reached = context.frame.reached
-            unscoped = transaction is None or (transaction.requires and not transaction.request)
             deferred = context.in_on_commit_callback or self._in_returned
-            if reached is not None and unscoped and not deferred:
-                self._report_direct(node, enqueue, reached)
+            if reached is not None and not deferred:
+                self._report_reached(node, enqueue, reached, transaction)
             if transaction is not None:
                 self._report_direct(node, enqueue, transaction)
             elif not context.in_on_commit_callback and not self._in_returned:
@@ -573,6 +573,20 @@ def checkout(order):
 
     def _project_call_text(self, node: cst.Call) -> str | None:
         return project_call_text(self.context, node)
+
+    def _report_reached(
+        self, node: cst.Call, enqueue: Enqueue, reached: TxScope, tx: TxScope | None
+    ) -> None:
+        """An enqueue in a function a request handler or a signal may reach,
+        where no transaction around it is certain. In a Django view, the
+        view's own scope reports it when ATOMIC_REQUESTS is on; this one only
+        when it is off (another framework's handler, a signal)."""
+        if tx is not None and not tx.requires:
+            return
+        if tx is not None and tx.request:
+            django_off = Requirement("flag-off", ATOMIC_REQUESTS_FLAG)
+            reached = replace(reached, requires=(*reached.requires, django_off))
+        self._report_direct(node, enqueue, reached)
 
     def _report_direct(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
         for reading in enqueue.alternatives():
