@@ -17,30 +17,35 @@ name resolves: which names are signals the sends tell.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from joblint.knowledge import jobs, requests
 
 NameOf = Callable[[ast.expr], "str | None"]
+ImportsOf = Callable[[ast.Import | ast.ImportFrom], Iterable[tuple[str, str]]]
 # (signal, handler, line)
 Connection = tuple[str, str, int]
 
 
 def module_connections(
-    module: str, statements: list[ast.stmt], name_of: NameOf
+    module: str, statements: list[ast.stmt], name_of: NameOf, imports_of: ImportsOf
 ) -> tuple[Connection, ...]:
     local = (lambda name: f"{module}.{name}") if module else (lambda name: name)
     found: list[Connection] = []
     for statement in statements:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             found.extend(_decorated(statement, local(statement.name), name_of))
-            found.extend(_connect_calls(statement, "", name_of))
+            found.extend(
+                _connect_calls(statement, "", _with_imports(statement, name_of, imports_of))
+            )
         elif isinstance(statement, ast.ClassDef):
             owner = local(statement.name)
             for item in statement.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                     found.extend(_decorated(item, f"{owner}.{item.name}", name_of))
-            found.extend(_connect_calls(statement, owner, name_of))
+            found.extend(
+                _connect_calls(statement, owner, _with_imports(statement, name_of, imports_of))
+            )
         else:
             found.extend(_connect_calls(statement, "", name_of))
     return tuple(dict.fromkeys(found))
@@ -84,6 +89,29 @@ def _connect_calls(node: ast.stmt, owner: str, name_of: NameOf) -> Iterator[Conn
             continue
         for name in _handlers(handler, owner, loops, name_of):
             yield signal, name, child.lineno
+
+
+def _with_imports(node: ast.stmt, name_of: NameOf, imports_of: ImportsOf) -> NameOf:
+    """`name_of`, knowing the imports made inside `node`'s functions too
+    (`from .handlers import on_saved` in `AppConfig.ready`)."""
+    local: dict[str, str] = {}
+    for child in ast.walk(node):
+        if isinstance(child, ast.Import | ast.ImportFrom) and child is not node:
+            local.update(imports_of(child))
+    if not local:
+        return name_of
+
+    def resolved(expr: ast.expr) -> str | None:
+        parts: list[str] = []
+        head = expr
+        while isinstance(head, ast.Attribute):
+            parts.append(head.attr)
+            head = head.value
+        if isinstance(head, ast.Name) and head.id in local:
+            return ".".join([local[head.id], *reversed(parts)])
+        return name_of(expr)
+
+    return resolved
 
 
 def _note_loop(loop: ast.For, loops: dict[str, list[ast.expr]]) -> None:

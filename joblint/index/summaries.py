@@ -374,7 +374,9 @@ class ModuleReader:
             tuple(self.local(name) for name in plain_functions),
             self._plain_classes(plain_classes),
             entries=module_entries(self.module.name, statements, self._module_name),
-            connections=module_connections(self.module.name, statements, self._module_name),
+            connections=module_connections(
+                self.module.name, statements, self._module_name, self._imports
+            ),
         )
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:

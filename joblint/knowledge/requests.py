@@ -4,6 +4,7 @@ which settings flag makes each framework's requests transactions."""
 
 from __future__ import annotations
 
+from joblint.knowledge import jobs
 from joblint.libraries import collect, django, pyramid
 from joblint.libraries.base import RequestHandlers, SignalApi
 
@@ -20,6 +21,13 @@ FRAMEWORK_TRANSACTIONS: dict[str, str] = {
     "django": "inside the request's transaction (ATOMIC_REQUESTS)",
     "pyramid": "inside the request's transaction (pyramid_tm)",
 }
+# How a message says to defer a job to each framework's COMMIT.
+FRAMEWORK_FIX_HINTS: dict[str, str] = {
+    "pyramid": (
+        "Enqueue it in an after-commit hook: "
+        "transaction.get().addAfterCommitHook(lambda ok: ok and ...)"
+    ),
+}
 DECORATORS: dict[str, RequestHandlers] = {d: h for h in HANDLERS for d in h.decorators}
 ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers}
 ROUTE_METHODS: frozenset[str] = frozenset(m for h in HANDLERS for m in h.route_methods)
@@ -32,3 +40,14 @@ RECEIVER_DECORATORS: frozenset[str] = frozenset(
 )
 CONNECT_METHODS: frozenset[str] = frozenset(m for api in SIGNAL_APIS for m in api.connect_methods)
 SEND_METHODS: frozenset[str] = frozenset(m for api in SIGNAL_APIS for m in api.send_methods)
+
+# Model signals the framework sends inside a transaction it opens itself,
+# whoever writes (a delete's collector, a many-to-many change): signal ->
+# how a message names that transaction.
+OWN_TRANSACTION_SIGNALS: dict[str, str] = {
+    signal: own
+    for signals in jobs.MODEL_SIGNALS
+    for write, own in signals.own_transactions
+    for signal, reported in signals.signals
+    if reported == write
+}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.analysis.evaluation import Expr, evaluate
-from joblint.knowledge import locks, payloads, work
+from joblint.knowledge import locks, payloads, requests, work
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
 from joblint.models import (
     CALLER,
@@ -57,6 +57,8 @@ from joblint.pipeline.project.writes import TransactionalWrites, Written
 from joblint.registry import is_project_rule
 
 _MAX_ALIAS_HOPS = 8
+# Where a JL101 message's fix hint starts.
+BEFORE_COMMIT = "before COMMIT. "
 # How many project imports away a library may be and still be "in reach"
 # (`views` imports `jobs`, which imports `arq`: one hop).
 _MAX_REACH_HOPS = 3
@@ -457,6 +459,10 @@ class ProjectIndex:
         if reach is None:
             return finding
         message = finding.message.replace(REACHED_FROM, reach.text())
+        hint = requests.FRAMEWORK_FIX_HINTS.get(reach.framework)
+        head, said, _ = message.partition(BEFORE_COMMIT)
+        if hint is not None and said:
+            message = f"{head}{said}{hint}"
         return replace(finding, message=message, related=(*reach.related(), *finding.related))
 
     def _naming_effect(self, finding: Finding, requirement: Requirement, path: str) -> Finding:
@@ -812,12 +818,19 @@ def settle(
     enqueue_functions = settings.enqueue_functions if settings is not None else frozenset()
     index = ProjectIndex.build([*results, *context], enqueue_functions)
     findings: list[Finding] = []
+    # A place another finding covers keeps that one: its message names the
+    # transaction in the file itself.
+    reached: list[Finding] = []
     for result in results:
         findings.extend(result.findings)
         for pending in result.pending:
             line = pending.finding.span.line
             if all(index.holds(r, result.path, line) for r in pending.requires):
-                findings.append(index.finish(pending, result.path))
+                found = index.finish(pending, result.path)
+                is_reached = any(r.kind == REACHED for r in pending.requires)
+                (reached if is_reached else findings).append(found)
+    taken = {(f.path, f.span, f.code) for f in findings}
+    findings.extend(f for f in reached if (f.path, f.span, f.code) not in taken)
     if settings is not None:
         findings.extend(_project_findings([*results, *context], settings))
     findings.sort(key=lambda f: f.sort_key)

@@ -385,6 +385,11 @@ class CallGraph:
             frontier = following
         return None
 
+    def runs_after(self, function: str, call: ProjectCall, then: ProjectCall) -> bool:
+        """Whether `function`, called by `call`, makes its call `then`: the
+        flags `call` passes may rule it out (`f(save=False)` and `if save:`)."""
+        return _runs(then, self._bound(function, call, {}))
+
     def _bound(
         self, function: str, call: ProjectCall | None, known: dict[str, bool]
     ) -> dict[str, bool]:
@@ -641,7 +646,7 @@ class CallGraph:
         handlers = self._receivers.get(self.index.canonical(owner), ())
         found: list[str] = []
         for handler in handlers:
-            found.extend(self._connected_functions(handler))
+            found.extend(self.connected_functions(handler))
         return sorted(set(found))
 
     def _connected(self) -> dict[str, list[str]]:
@@ -651,7 +656,7 @@ class CallGraph:
                 found.setdefault(self.index.canonical(signal), []).append(handler)
         return found
 
-    def _connected_functions(self, handler: str) -> list[str]:
+    def connected_functions(self, handler: str) -> list[str]:
         """What a connected name is: a summarised function, or for a
         factory's result the functions the factory defines."""
         factory, _, tail = handler.rpartition(".")
@@ -660,7 +665,11 @@ class CallGraph:
             if start is None:
                 return []
             nested = f"{start}.<locals>."
-            return [name for name in self.functions if name.startswith(nested)]
+            return [
+                name
+                for name in self.functions
+                if name.startswith(nested) and "." not in name[len(nested) :]
+            ]
         resolved = self.resolve(handler)
         return [resolved] if resolved is not None else []
 

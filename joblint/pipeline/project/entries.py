@@ -48,12 +48,27 @@ class Reach:
     handler: Handler | None
     hops: tuple[Hop, ...]
     settings: tuple[str, ...] = ()  # the paths of the settings that turn it on
+    # A receiver of a signal the framework sends inside its own transaction:
+    # the connection (path, line) and the words naming that transaction.
+    sent: tuple[str, int, str] | None = None
+
+    @property
+    def framework(self) -> str:
+        """Whose transaction it is ("" where that can't be told)."""
+        if self.handler is not None:
+            return self.handler.framework
+        return "django" if self.sent is not None else ""
 
     def text(self) -> str:
         """`a django-ninja operation (shop/api.py:12) run inside the
         request's transaction (ATOMIC_REQUESTS)`, or for a function it calls
         `which checkout(), a view run inside ..., calls: checkout() → ...`."""
         handler = self.handler
+        if self.sent is not None:
+            path, line, own = self.sent
+            opens = f"the transaction it opens for {own}"
+            said = f"connected at {path}:{line}, which Django sends inside {opens}"
+            return f"{said}: {hops_text(self.hops)}" if self.hops else said
         if handler is None:
             first = self.hops[0]
             caller = first.function.rsplit(".", 1)[-1]
@@ -73,6 +88,9 @@ class Reach:
             found.append(Related(handler.path, _line(entry.line), f"{handler.name}() runs {runs}"))
             if entry.route and entry.route != entry.line:
                 found.append(Related(handler.path, _line(entry.route), "its route"))
+        if self.sent is not None:
+            path, line, own = self.sent
+            found.append(Related(path, _line(line), f"connected here; sent inside {own}"))
         found.extend(Related(hop.path, _line(hop.call.line), hop.step()) for hop in self.hops)
         found.extend(
             Related(path, _line(1), "the settings that turn it on") for path in self.settings
@@ -94,6 +112,7 @@ class RequestReach:
     _handlers: dict[str, list[Handler]] | None = None
     _callers: dict[str, list[_Caller]] | None = None
     _reached: dict[str, Reach | None] = field(default_factory=dict)
+    _own_sent: dict[str, tuple[str, int, str]] | None = None
 
     def reached(self, qualname: str) -> Reach | None:
         """The nearest handler (fewest calls away) reaching the function `qualname`."""
@@ -109,6 +128,7 @@ class RequestReach:
         a transaction on the way to a signal's send (a call inside one that
         reaches the function through plain calls has its own finding)."""
         handlers, callers = self._handlers_by_function(), self._callers_by_function()
+        own_sent = self._own_transaction_receivers()
         # Each function, the calls from it down to `start`, and whether a
         # signal's send is among them.
         frontier: list[tuple[str, tuple[Hop, ...], bool]] = [(start, (), False)]
@@ -120,9 +140,14 @@ class RequestReach:
                 if found:
                     handler = found[0]
                     return Reach(handler, hops, self._settings(handler))
+                sent = own_sent.get(function)
+                if sent is not None:
+                    return Reach(None, hops, sent=sent)
                 if depth == MAX_HOPS:
                     continue
                 for caller, where, call, inside, sends in callers.get(function, ()):
+                    if hops and not self.graph.runs_after(function, call, hops[0].call):
+                        continue  # the flags this call passes rule the next one out
                     step = (Hop(caller, where, call), *hops)
                     if inside:
                         if signalled or sends:
@@ -133,6 +158,22 @@ class RequestReach:
                         following.append((caller, step, signalled or sends))
             frontier = following
         return None
+
+    def _own_transaction_receivers(self) -> dict[str, tuple[str, int, str]]:
+        """Functions connected to a signal the framework sends inside its own
+        transaction (a receiver a factory builds, too): where, and which."""
+        if self._own_sent is None:
+            found: dict[str, tuple[str, int, str]] = {}
+            graph = self.graph
+            for path in sorted(graph.by_path):
+                for signal, handler, line in graph.by_path[path].connections:
+                    own = requests.OWN_TRANSACTION_SIGNALS.get(self.index.canonical(signal))
+                    if own is None:
+                        continue
+                    for function in graph.connected_functions(handler):
+                        found.setdefault(function, (path, line, own))
+            self._own_sent = found
+        return self._own_sent
 
     def _settings(self, handler: Handler) -> tuple[str, ...]:
         flag = requests.FRAMEWORK_FLAGS[handler.framework]

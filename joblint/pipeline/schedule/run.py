@@ -1114,8 +1114,8 @@ def _request_callers(
         return found
 
     read(modules.of(candidate_modules(targets, modules)))
-    asked = {name.rsplit(".", 1)[-1] for name in targets}
-    connecting = _words(asked, rb"\s*[),]")
+    asked = {part for name in targets for part in _function_names(name)}
+    connecting = _words(asked, rb"\s*[(),]")
     if connecting is not None:
         read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
     looked_for: set[str] = set()
@@ -1167,6 +1167,14 @@ def _senders(results: list[FileResult], signals: set[str]) -> set[str]:
             if call.callee.count(".") >= 1
         )
     }
+
+
+def _function_names(qualname: str) -> set[str]:
+    """The function's own name, and those of the functions it is nested in
+    (a factory's: connecting what it returns names the factory)."""
+    parts = qualname.split(".")
+    nested = {parts[i - 1] for i, part in enumerate(parts) if part == "<locals>" and i}
+    return {parts[-1], *nested}
 
 
 def _reached_functions(results: list[FileResult]) -> set[str]:
