@@ -39,15 +39,20 @@ class Setter:
 class SettingsScopes:
     # (settings module an entry point names, that entry point's project directory)
     loaders: list[tuple[str, str]] = field(default_factory=list)
+    # Settings module -> the modules it star-imports (its settings are theirs too).
+    stars: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, results: Iterable[FileResult]) -> SettingsScopes:
         scopes = cls()
         for result in results:
-            if result.facts.loads_settings:
-                root = project_directory(result.path, result.facts.module)
-                scopes.loaders.extend((named, root) for named in result.facts.loads_settings)
+            facts = result.facts
+            if facts.loads_settings:
+                root = project_directory(result.path, facts.module)
+                scopes.loaders.extend((named, root) for named in facts.loads_settings)
+            if facts.module and facts.broker.star_imports:
+                scopes.stars[facts.module] = facts.broker.star_imports
         return scopes
 
     def applies(self, setter: Setter, path: str) -> bool:
@@ -58,9 +63,23 @@ class SettingsScopes:
     def _roots_of(self, module: str) -> tuple[str, ...]:
         if module not in self._roots:
             self._roots[module] = tuple(
-                root for named, root in self.loaders if module and _loads(named, module)
+                root
+                for named, root in self.loaders
+                if module and any(_loads(loaded, module) for loaded in self._loaded(named))
             )
         return self._roots[module]
+
+    def _loaded(self, named: str) -> set[str]:
+        """The settings module `named`, and those it star-imports, in turn
+        (`admin.settings` built on `from api.settings import *`)."""
+        found, todo = {named}, [named]
+        while todo:
+            module = todo.pop()
+            for star in self.stars.get(module, ()):
+                if star not in found:
+                    found.add(star)
+                    todo.append(star)
+        return found
 
 
 def project_directory(path: str, module: str) -> str:

@@ -81,6 +81,8 @@ MAX_FACT_ROUNDS = 6
 _Project = tuple[list[FileResult], list[FileResult]]
 
 
+# How many settings modules deep star-imports are followed.
+_MAX_SETTINGS_DEPTH = 4
 # The rule whose findings a request's transaction adds.
 ENQUEUE_IN_TRANSACTION = "JL101"
 
@@ -647,6 +649,7 @@ def _lint_discovered(
         partly = [s for s in wanted if run.lacks_call_following(s)]
         model = _Model(everything, pool, partly, linted, named_files)
         context.extend(_project_model(run, model, results, context))
+    context.extend(_loaded_settings(run, everything, results, context))
     requested = _Requested(pool, wanted, linted)
     context.extend(_request_enqueues(run, requested, results, context))
     context.extend(_request_callers(run, everything, results, context))
@@ -1046,6 +1049,32 @@ def _project_model(
     results[:] = [r for r in results if r.path not in again]
     results.extend(run.lint(chosen, counted=True, triggered=True, also=run.follows_calls))
     loaded.extend(_on_demand(run, everything, pool, results, [*context, *loaded]))
+    return loaded
+
+
+def _loaded_settings(
+    run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """The facts of the settings modules entry points name, and of those
+    they star-import in turn (`from api.settings import *` in the admin's):
+    what one sets holds for the project loading the other. Returns those
+    read now."""
+    have = [*results, *context]
+    read = {r.path for r in have}
+    modules = _ByModule(everything)
+    asked = {named for r in have for named in r.facts.loads_settings}
+    asked |= {star for r in have for star in r.facts.broker.star_imports}
+    loaded: list[FileResult] = []
+    done: set[str] = set()
+    for _ in range(_MAX_SETTINGS_DEPTH):
+        fresh = [s for s in modules.of(asked - done) if s.shown not in read]
+        done |= asked
+        if not fresh:
+            break
+        read.update(s.shown for s in fresh)
+        found = run.facts(fresh)
+        loaded.extend(found)
+        asked |= {star for r in found for star in r.facts.broker.star_imports}
     return loaded
 
 
