@@ -318,6 +318,10 @@ SIGNAL_APIS = (
         send_methods=("send", "send_robust"),
     ),
 )
+# Methods a library class's method calls on the instance, for project
+# subclasses that override them: DRF's `Serializer.save()` calls `create()`
+# or `update()` (rest_framework/serializers.py, 3.15).
+CALLS_OVERRIDES = {"rest_framework.serializers.": {"save": ("create", "update")}}
 REQUEST_HANDLERS = (
     RequestHandlers(
         "django",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from joblint.knowledge import requests
+from joblint.libraries import django
 from joblint.models import Entry, ProjectCall, Related, Span
 from joblint.pipeline.project.call_graph import MAX_HOPS, CallGraph, Hop, hops_text
 
@@ -195,13 +196,29 @@ class RequestReach:
                     inside = graph.inside_transaction(call)
                     for receiver in graph.signal_receivers(call):
                         found.setdefault(receiver, []).append((name, where, call, inside, True))
-                    callee = graph.resolve(call.callee)
-                    if callee is not None and callee != name:
-                        found.setdefault(callee, []).append((name, where, call, inside, False))
+                    for callee in self._callees(call):
+                        if callee != name:
+                            found.setdefault(callee, []).append((name, where, call, inside, False))
             for callers in found.values():
                 callers.sort(key=lambda c: (not c[3], c[1], c[2].line))
             self._callers = found
         return self._callers
+
+    def _callees(self, call: ProjectCall) -> list[str]:
+        """What a call runs of the project's: the function it resolves to, or
+        where it names a library method calling overridable ones (DRF's
+        `serializer.save()`), the project class's overrides."""
+        graph = self.graph
+        resolved = graph.resolve(call.callee)
+        if resolved is not None:
+            return [resolved]
+        owner, _, method = call.callee.rpartition(".")
+        found: list[str] = []
+        for prefix, calls in django.CALLS_OVERRIDES.items():
+            overrides = calls.get(method, ())
+            if overrides and self._derives(owner, (prefix,)):
+                found.extend(f for m in overrides if (f := graph.resolve(f"{owner}.{m}")))
+        return found
 
     def _handlers_by_function(self) -> dict[str, list[Handler]]:
         if self._handlers is None:
