@@ -580,6 +580,9 @@ class FileFacts:
     receivers: tuple[ReceiverFact, ...] = ()
     # Views this file's URLconf registers (functions, and classes by `as_view()`).
     url_views: tuple[str, ...] = ()
+    # The apps its settings install (`INSTALLED_APPS`, literal strings):
+    # the project's own packages among them share its settings.
+    installed_apps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

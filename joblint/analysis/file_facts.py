@@ -45,6 +45,7 @@ from joblint.libraries.django import (
     URL_FUNCTIONS,
     URL_VIEW_KEYWORD,
 )
+from joblint.libraries.django import INSTALLED_APPS_SETTING as INSTALLED_APPS
 from joblint.libraries.django import RUN_PYTHON_FUNCTION_KEYWORDS as RUN_PYTHON_KEYWORDS
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE as SETTINGS_VARIABLE
 from joblint.models import ClassFacts, TaskDef
@@ -211,8 +212,11 @@ class SettingsCollector(Collector):
         self.loads_settings: list[str] = []
         self.run_python: list[str] = []
         self.url_views: list[str] = []
+        self.installed_apps: list[str] = []
 
     def module_statement(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.AugAssign) and _is_name(statement.target, INSTALLED_APPS):
+            self.installed_apps.extend(_strings(statement.value))
         if isinstance(statement, cst.ClassDef):
             self.read_only_databases.extend(read_only_router_aliases(statement))
             return
@@ -220,6 +224,8 @@ class SettingsCollector(Collector):
         if value is None:
             return
         names = set(_assigned_names(statement))
+        if INSTALLED_APPS in names:
+            self.installed_apps.extend(_strings(value))
         if DATABASES_SETTING in names:
             self.read_only_databases.extend(mirror_aliases(value))
             if atomic_request_aliases(value):
@@ -345,6 +351,7 @@ class SettingsCollector(Collector):
             "read_only_databases": tuple(sorted(set(self.read_only_databases))),
             "loads_settings": tuple(sorted(set(self.loads_settings))),
             "url_views": tuple(sorted(set(self.url_views))),
+            "installed_apps": tuple(sorted(set(self.installed_apps))),
         }
 
 
@@ -394,6 +401,21 @@ COLLECTORS: tuple[Callable[[Resolver], Collector], ...] = (
 
 
 _URL_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in URL_FUNCTIONS)
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _strings(value: cst.BaseExpression) -> list[str]:
+    """The literal strings of a list or tuple (`["shop", "django.contrib.admin"]`),
+    also of a sum of them."""
+    if isinstance(value, cst.BinaryOperation):
+        return [*_strings(value.left), *_strings(value.right)]
+    if not isinstance(value, cst.List | cst.Tuple):
+        return []
+    found = (_string(element.value) for element in value.elements)
+    return [s for s in found if s]
 
 
 def _assigned_value(statement: cst.CSTNode) -> cst.BaseExpression | None:

@@ -123,7 +123,7 @@ def _method_entry(
 
 def _view_method(node: ast.FunctionDef, owner: str, views_module: bool) -> Entry | None:
     """A method taking the request after `self`, or a DRF hook."""
-    hook = node.name in django.VIEW_HOOK_METHODS
+    hook = node.name in django.REQUEST_HOOK_METHODS
     if _parameters(node)[1:2] != [_REQUEST] and not hook:
         return None
     qualname = f"{owner}.{node.name}"

@@ -274,6 +274,9 @@ ATOMIC_HOOKS = (
 # `transaction.non_atomic_requests` (for that alias); an async view with it is
 # an error. A top-level `ATOMIC_REQUESTS` setting means nothing to Django.
 ATOMIC_REQUESTS_KEY = "ATOMIC_REQUESTS"
+# The apps a project's settings install: its own packages among them run
+# under those settings wherever they sit beside its entry point.
+INSTALLED_APPS_SETTING = "INSTALLED_APPS"
 ATOMIC_REQUESTS_FLAG = "django.atomic_requests"
 NON_ATOMIC_REQUESTS = frozenset({"django.db.transaction.non_atomic_requests"})
 # What a view is: a function of a views module taking the request first, a
@@ -296,6 +299,9 @@ URL_FUNCTIONS = frozenset(
 )
 URL_VIEW_KEYWORD = "view"
 AS_VIEW_METHOD = "as_view"
+# Methods of Django's generic views that the request's view calls without
+# handing them the request (`FormView.post` calls `form_valid(form)`).
+REQUEST_HOOK_METHODS = VIEW_HOOK_METHODS | {"form_valid", "form_invalid"}
 # Modules whose functions taking the request after the model admin are
 # admin actions (`def approve(modeladmin, request, queryset)`).
 ADMIN_MODULE_NAMES = frozenset({"admin"})

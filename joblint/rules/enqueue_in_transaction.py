@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -12,7 +12,6 @@ from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
 from joblint.knowledge.jobs import FIX_HINTS, TASK_CLASS_OPTIONS, TxFamily, may_be_project_code
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
-from joblint.libraries.django import ATOMIC_REQUESTS_FLAG
 from joblint.models import CHAIN, ENQUEUES_NOW, LEADS_TO_ENQUEUE, OPENS_TRANSACTION, Requirement
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
@@ -578,15 +577,11 @@ def checkout(order):
         self, node: cst.Call, enqueue: Enqueue, reached: TxScope, tx: TxScope | None
     ) -> None:
         """An enqueue in a function a request handler or a signal may reach,
-        where no transaction around it is certain. In a Django view, the
-        view's own scope reports it when ATOMIC_REQUESTS is on; this one only
-        when it is off (another framework's handler, a signal)."""
-        if tx is not None and not tx.requires:
-            return
-        if tx is not None and tx.request:
-            django_off = Requirement("flag-off", ATOMIC_REQUESTS_FLAG)
-            reached = replace(reached, requires=(*reached.requires, django_off))
-        self._report_direct(node, enqueue, reached)
+        where no transaction around it is certain. (Where the file's own
+        scope also holds, as a Django view's under ATOMIC_REQUESTS, the
+        project step keeps that finding.)"""
+        if tx is None or tx.requires:
+            self._report_direct(node, enqueue, reached)
 
     def _report_direct(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
         for reading in enqueue.alternatives():

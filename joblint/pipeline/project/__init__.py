@@ -13,7 +13,7 @@ from pathlib import Path
 
 from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads, requests, work
-from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES
+from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES, FIX_HINTS, TxFamily
 from joblint.models import (
     CALLER,
     CHAIN,
@@ -460,7 +460,9 @@ class ProjectIndex:
             return finding
         message = finding.message.replace(REACHED_FROM, reach.text())
         hint = requests.FRAMEWORK_FIX_HINTS.get(reach.framework)
-        head, said, _ = message.partition(BEFORE_COMMIT)
+        head, said, tail = message.partition(BEFORE_COMMIT)
+        if hint is None and reach.framework == "django" and tail == FIX_HINTS[TxFamily.GENERIC]:
+            hint = FIX_HINTS[TxFamily.DJANGO]  # no on-commit variant of its own
         if hint is not None and said:
             message = f"{head}{said}{hint}"
         return replace(finding, message=message, related=(*reach.related(), *finding.related))

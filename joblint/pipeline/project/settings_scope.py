@@ -11,6 +11,9 @@ applies to every file, as nothing says otherwise.
 An entry point's project directory is the directory of its top-level package:
 `shop/wsgi.py` (module `shop.wsgi`) gives `shop/`; a top-level module
 (`manage.py`) gives its own directory, beside which the project's apps live.
+The packages beside it that its settings install (`INSTALLED_APPS`) are the
+project's too: `admin/wsgi.py` naming settings that install `osf` covers
+`osf/`.
 A settings module is loaded by an entry point that names it, or names its
 package (`config.settings` for `config/settings/__init__.py`), or a sibling
 module of it (`config.settings.prod`, which imports `config.settings.base`).
@@ -41,6 +44,8 @@ class SettingsScopes:
     loaders: list[tuple[str, str]] = field(default_factory=list)
     # Settings module -> the modules it star-imports (its settings are theirs too).
     stars: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Settings module -> the apps it installs.
+    apps: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _roots: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
@@ -53,6 +58,8 @@ class SettingsScopes:
                 scopes.loaders.extend((named, root) for named in facts.loads_settings)
             if facts.module and facts.broker.star_imports:
                 scopes.stars[facts.module] = facts.broker.star_imports
+            if facts.module and facts.installed_apps:
+                scopes.apps[facts.module] = facts.installed_apps
         return scopes
 
     def applies(self, setter: Setter, path: str) -> bool:
@@ -62,12 +69,21 @@ class SettingsScopes:
 
     def _roots_of(self, module: str) -> tuple[str, ...]:
         if module not in self._roots:
-            self._roots[module] = tuple(
-                root
-                for named, root in self.loaders
-                if module and any(_loads(loaded, module) for loaded in self._loaded(named))
-            )
+            found: list[str] = []
+            for named, root in self.loaders:
+                loaded = self._loaded(named)
+                if module and any(_loads(each, module) for each in loaded):
+                    found.append(root)
+                    found.extend(self._app_roots(root, loaded))
+            self._roots[module] = tuple(found)
         return self._roots[module]
+
+    def _app_roots(self, root: str, loaded: set[str]) -> list[str]:
+        """The directories of the top-level packages the loaded settings
+        install, beside the entry point's own (`osf` beside `admin`)."""
+        parent = PurePosixPath(root).parent
+        installed = {app.split(".")[0] for m in loaded for app in self.apps.get(m, ())}
+        return [(parent / top).as_posix() for top in sorted(installed)]
 
     def _loaded(self, named: str) -> set[str]:
         """The settings module `named`, and those it star-imports, in turn
