@@ -234,8 +234,11 @@ RECEIVED = "\u27e8received\u27e9"
 SAVE = "save"
 DELETE = "delete"
 M2M = "m2m"
+# A save that may create the row (a `post_save` receiver's `created` branch
+# needs one): `Order.objects.create()`, `get_or_create()`.
+CREATE = "create"
 # How a message says what each write does to a model.
-WRITE_VERBS = {SAVE: "saves", DELETE: "deletes", M2M: "changes"}
+WRITE_VERBS = {SAVE: "saves", DELETE: "deletes", M2M: "changes", CREATE: "creates"}
 # Where a pending finding's message names the transactional write found.
 WRITTEN = "\u27e8written\u27e9"
 # The requirements the project model settles (`joblint.pipeline.project.call_graph`).

@@ -105,6 +105,11 @@ class ModelSignals:
     # The writes whose signals the framework sends inside a transaction it
     # opens itself, whoever writes (with how a message names it).
     own_transactions: tuple[tuple[str, str], ...] = ()
+    # Manager methods that write inside a transaction of their own, with how
+    # a message names it (`get_or_create`, whose create runs in `atomic()`).
+    atomic_manager_writes: tuple[tuple[str, str], ...] = ()
+    # Manager methods that may create the row (a receiver's `created` is True).
+    creating_methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

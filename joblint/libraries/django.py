@@ -377,6 +377,15 @@ MODEL_SIGNALS = (
             (DELETE, "the delete (Collector.delete())"),
             (M2M, "the many-to-many change"),
         ),
+        # `QuerySet.get_or_create` creates inside `transaction.atomic(using=
+        # self.db)`, and `update_or_create` runs its get_or_create and save
+        # inside one (django/db/models/query.py, Django 5.0): their post_save
+        # receivers run inside it, whoever calls them.
+        atomic_manager_writes=(
+            ("get_or_create", "transaction.atomic() Django opens in get_or_create()"),
+            ("update_or_create", "transaction.atomic() Django opens in update_or_create()"),
+        ),
+        creating_methods=("create", "get_or_create", "update_or_create"),
     ),
 )
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -12,7 +12,17 @@ from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
 from joblint.knowledge.jobs import FIX_HINTS, TASK_CLASS_OPTIONS, TxFamily, may_be_project_code
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
-from joblint.models import CHAIN, ENQUEUES_NOW, LEADS_TO_ENQUEUE, OPENS_TRANSACTION, Requirement
+from joblint.models import (
+    CHAIN,
+    CREATE,
+    ENQUEUES_NOW,
+    LEADS_TO_ENQUEUE,
+    OPENS_TRANSACTION,
+    RECEIVES,
+    SAVE,
+    WRITTEN_IN_TRANSACTION,
+    Requirement,
+)
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
 
@@ -417,10 +427,38 @@ def checkout(order):
         # when the factory's caller calls the result, not at the factory's call.
         self._returned: set[int] = set()
         self._in_returned = 0
+        # The `if` statements around the current code, and the functions that
+        # return early unless the save created the row.
+        self._ifs: list[cst.If] = []
+        self._created_only: set[int] = set()
 
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Lambda):
             self._returned.add(id(node.value))
+
+    def visit_If(self, node: cst.If) -> None:
+        self._ifs.append(node)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        """`if not created: return`: what follows runs only for a created row."""
+        self._ifs.pop()
+        guard = original_node.orelse is None and _tests_created(original_node.test) is False
+        if guard and _leaves(original_node.body):
+            self._created_only.add(id(self.context.frame.node))
+
+    def _on_create_only(self, call: cst.Call) -> bool:
+        """The enqueue runs only when the save created the row: in the body
+        of `if created:` (or the else of `if not created:`), or after
+        `if not created: return`."""
+        if id(self.context.frame.node) in self._created_only:
+            return True
+        for node in self._ifs:
+            tested = _tests_created(node.test)
+            if tested is None:
+                continue
+            if _encloses(node.body, call) == tested:
+                return True
+        return False
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         if id(node) in self._returned:
@@ -599,6 +637,9 @@ def checkout(order):
         if tx.family is TxFamily.DJANGO:
             fix = self._commit_fix(node, enqueue, tx)
         requires = enqueue.requires + _writable(tx) + _enqueues_now(enqueue)
+        receives = any(r.kind in (WRITTEN_IN_TRANSACTION, RECEIVES) for r in requires)
+        if receives and self._on_create_only(node):
+            requires = tuple(_created_only(r) for r in requires)
         self.report(node, message, requires=requires, fix=fix)
 
     def _commit_fix(self, call: cst.Call, enqueue: Enqueue, tx: TxScope) -> FixSpec | None:
@@ -689,6 +730,71 @@ def checkout(order):
         self.report(call.node, message, requires=requires, statement=call.statement)
 
 
+def _tests_created(test: cst.BaseExpression) -> bool | None:
+    """Whether a test is a `post_save` receiver's `created` (True), its
+    negation (False), or neither (None): `created`, `kwargs["created"]`,
+    `kwargs.get("created")`, `not ...`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _tests_created(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name):
+        return True if test.value == CREATED_ARGUMENT else None
+    if isinstance(test, cst.Subscript) and len(test.slice) == 1:
+        index = test.slice[0].slice
+        key = index.value if isinstance(index, cst.Index) else None
+        return True if _literal(key) == CREATED_ARGUMENT else None
+    if isinstance(test, cst.Call):
+        return True if _get_key(test) == CREATED_ARGUMENT else None
+    return None
+
+
+def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    """Whether `inner` is `outer` or one of its descendants."""
+    todo = [outer]
+    while todo:
+        node = todo.pop()
+        if node is inner:
+            return True
+        todo.extend(node.children)
+    return False
+
+
+def _get_key(call: cst.Call) -> str | None:
+    """`kwargs.get("created")` -> "created"."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "get" or not call.args:
+        return None
+    return _literal(call.args[0].value)
+
+
+def _literal(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    """The block ends by leaving the function (`return`, `raise`)."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], cst.Return | cst.Raise)
+    return isinstance(last, cst.SimpleStatementSuite) and isinstance(
+        last.body[-1], cst.Return | cst.Raise
+    )
+
+
+def _created_only(requirement: Requirement) -> Requirement:
+    """A receiver's requirement, for an enqueue that runs only when the save
+    created the row: only a transactional create is evidence."""
+    if requirement.kind == WRITTEN_IN_TRANSACTION and SAVE in requirement.libraries:
+        return replace(requirement, libraries=(requirement.libraries - {SAVE}) | {CREATE})
+    if requirement.kind == RECEIVES:
+        return replace(requirement, libraries=frozenset({CREATE}))
+    return requirement
+
+
 def _inside(tx: TxScope, line_of: LineOf) -> str:
     """The transaction as a message names it: what opens it, and where."""
     return f"{tx.description} (line {line_of(tx.node)}){tx.after}"
@@ -726,6 +832,9 @@ def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
         hint = f"Enqueue it in transaction.on_commit(...) or use {enqueue.on_commit_variant}"
     return hint
 
+
+# The argument of a `post_save` receiver saying the save created the row.
+CREATED_ARGUMENT = "created"
 
 # --- fixes ---------------------------------------------------------------------------------
 

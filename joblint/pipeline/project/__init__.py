@@ -31,6 +31,7 @@ from joblint.models import (
     RETURNED_ITEM,
     RETURNED_PARAMETER,
     RETURNS_OBJECT,
+    SAVE,
     TASK_DECORATOR,
     TASK_DECORATOR_RERUNS,
     TASK_DECORATOR_SETS,
@@ -424,7 +425,7 @@ class ProjectIndex:
             view = self.canonical(requirement.qualname)
             return any(self.canonical(registered) == view for registered in self.url_views)
         if requirement.kind == RECEIVES:
-            return self._received(requirement.qualname) is not None
+            return self._received(requirement.qualname, requirement.libraries) is not None
         if requirement.kind == REACHED:
             return self.reach.reached(requirement.qualname) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
@@ -478,7 +479,9 @@ class ProjectIndex:
         m2m_field = requirement.reach[0] if requirement.reach else ""
         return self.writes.first(requirement.qualname, requirement.libraries, m2m_field)
 
-    def _received(self, handler: str) -> tuple[str, tuple[Related, ...]] | None:
+    def _received(
+        self, handler: str, only: frozenset[str] = frozenset()
+    ) -> tuple[str, tuple[Related, ...]] | None:
         """How the function `handler`, connected to a model signal by another
         module, runs inside a transaction: the words saying so, and where
         it is connected (and the write that makes it transactional)."""
@@ -500,9 +503,12 @@ class ProjectIndex:
                 sent = f"which Django sends inside {opens}"
                 return f"{connected}, {sent}", (where,)
             field_name = (fact.m2m_field,) if fact.m2m_field else ()
-            written = self.writes.first(fact.model, frozenset(fact.writes), *field_name)
+            kinds = frozenset(fact.writes)
+            if only and SAVE in kinds:  # its enqueue only runs on some saves (`if created:`)
+                kinds = (kinds - {SAVE}) | only
+            written = self.writes.first(fact.model, kinds, *field_name)
             if written is not None and fact.model:
-                verb = " or ".join(sorted(WRITE_VERBS[w] for w in fact.writes))
+                verb = " or ".join(sorted(WRITE_VERBS[w] for w in kinds))
                 sent = f"sent inside the transaction that {verb} the {model}"
                 text = f"{connected}, {sent} ({written.describe(fact.model)})"
                 step = written.step(fact.model)
@@ -515,7 +521,7 @@ class ProjectIndex:
         finding = pending.finding
         receives = next((r for r in pending.requires if r.kind == RECEIVES), None)
         if receives is not None and RECEIVED in finding.message:
-            received = self._received(receives.qualname)
+            received = self._received(receives.qualname, receives.libraries)
             if received is not None:
                 text, places = received
                 message = finding.message.replace(RECEIVED, text)

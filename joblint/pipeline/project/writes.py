@@ -8,8 +8,11 @@ inside a library's transaction (`with transaction.atomic():`,
 that writes the model the way the signal reports (`Order.objects.create()`,
 `order.save()` with `order` of a known type, `Order.objects.filter().delete()`,
 `order.tags.add()`), or the model's registration with a framework that
-writes it in its own transaction (`admin.site.register(Order)`). Writes
-through project helpers, and inside project callables that may open a
+writes it in its own transaction (`admin.site.register(Order)`). So does a
+write Django makes inside a transaction of its own whoever calls it
+(`Order.objects.get_or_create()`), and one in a function a request handler
+reaches under ATOMIC_REQUESTS (`joblint.pipeline.project.entries`). Other
+writes through project helpers, and inside project callables that may open a
 transaction, are not followed: which of those a run has loaded depends on
 what it was asked, and the write named must not. The one named is the first
 by path and line.
@@ -22,13 +25,13 @@ from typing import TYPE_CHECKING
 
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import ModelSignals
-from joblint.models import DELETE, M2M, SAVE, ProjectCall
+from joblint.models import CREATE, DELETE, M2M, SAVE, FunctionSummary, ProjectCall
 
 if TYPE_CHECKING:
     from joblint.pipeline.project import ProjectIndex
     from joblint.pipeline.project.call_graph import CallGraph
 
-_VERBS = {SAVE: "saved", DELETE: "deleted", M2M: "changed"}
+_VERBS = {SAVE: "saved", DELETE: "deleted", M2M: "changed", CREATE: "created"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +73,7 @@ class TransactionalWrites:
                     written
                     for summary in module.functions
                     for call in summary.calls
-                    if call.transaction == ()
-                    for written in self._calls(model, writes, m2m_field, path, call)
+                    for written in self._calls(model, writes, m2m_field, path, call, summary)
                 ),
             ]
             if found:
@@ -90,17 +92,47 @@ class TransactionalWrites:
         return found
 
     def _calls(
-        self, model: str, writes: frozenset[str], m2m_field: str, path: str, call: ProjectCall
+        self,
+        model: str,
+        writes: frozenset[str],
+        m2m_field: str,
+        path: str,
+        call: ProjectCall,
+        summary: FunctionSummary,
     ) -> list[Written]:
         found = []
         for signals in jobs.MODEL_SIGNALS:
             for owner, write, changed in _writes(call.callee, signals):
                 if write not in writes or (write == M2M and changed != m2m_field):
                     continue
-                if self.index.canonical(owner) == model:
-                    text = f"{_VERBS[write]} by {call.text}() inside a transaction"
-                    found.append(Written(path, call.line, text))
+                if self.index.canonical(owner) != model:
+                    continue
+                inside = self._inside(call, summary, signals)
+                if inside:
+                    found.append(
+                        Written(path, call.line, f"{_VERBS[write]} by {call.text}() {inside}")
+                    )
         return found
+
+    def _inside(self, call: ProjectCall, summary: FunctionSummary, signals: ModelSignals) -> str:
+        """Which transaction the write is made in ("" for none certain): a
+        library's around the call, the one Django opens for the method
+        (`get_or_create`), or the request's the function is reached from."""
+        if call.transaction == ():
+            return "inside a transaction"
+        own = dict(signals.atomic_manager_writes).get(call.callee.rsplit(".", 1)[-1])
+        if own is not None and _at_manager(call.callee, signals):
+            return f"inside the {own}"
+        if call.transaction is None:
+            reach = self.index.reach.reached(summary.qualname)
+            if reach is not None and reach.handler is not None:
+                handler = reach.handler
+                return f"inside the request's transaction of {handler.name}() ({handler.how})"
+        return ""
+
+
+def _at_manager(callee: str, signals: ModelSignals) -> bool:
+    return any(part in signals.managers for part in callee.split(".")[1:-1])
 
 
 def _short(qualname: str) -> str:
@@ -123,6 +155,8 @@ def _writes(callee: str, signals: ModelSignals) -> list[tuple[str, str, str]]:
         for write, methods in signals.manager_writes:
             if method in methods:  # `Order.objects.create()`, `...select_for_update().create()`
                 found.append((owner, write, ""))
+        if method in signals.creating_methods:
+            found.append((owner, CREATE, ""))
         for write, methods in signals.queryset_writes:
             if not at_manager and method in methods:  # `Order.objects.filter().delete()`
                 found.append((owner, write, ""))
