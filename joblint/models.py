@@ -116,7 +116,11 @@ class Requirement:
       the caller's own finding covers, from a request handler a framework
       runs inside the request's transaction (`Entry`: Django's
       `ATOMIC_REQUESTS`, Pyramid's `pyramid_tm`); the message names the
-      handler and the chain where it says `REACHED_FROM`.
+      handler and the chain where it says `REACHED_FROM`;
+    - "job-touches" (`JOB_TOUCHES`): the task `qualname`'s body, through the
+      project's calls, must read or write one of the models `libraries` (those
+      the transaction writes), or not be known: a job touching nothing the
+      transaction writes can't see its uncommitted rows.
     """
 
     kind: str
@@ -223,6 +227,7 @@ RECEIVES = "receives"
 URL_VIEW = "url-view"
 LEADS_TO_EFFECT = "leads-to-effect"
 REACHED = "reached"
+JOB_TOUCHES = "job-touches"
 # Where a pending finding's message names the request handler reaching it.
 REACHED_FROM = "\u27e8reached\u27e9"
 TASK_DECORATOR_RERUNS = "task-decorator-reruns"
@@ -253,6 +258,7 @@ MODEL_REQUIREMENTS = frozenset(
         RETURNS_OBJECT,
         LEADS_TO_EFFECT,
         TASK_DECORATOR_RERUNS,
+        JOB_TOUCHES,
     }
 )
 
@@ -445,7 +451,8 @@ class FunctionSummary:
     # Its decorators that may register it as a task (a library's, an app's
     # method, or a project name).
     decorators: tuple[DecoratorUse, ...] = ()
-    # It registers a callback to run on COMMIT (`transaction.on_commit(...)`).
+    # It registers a callback to run on COMMIT (`transaction.on_commit(...)`),
+    # or publishes a PostgreSQL notification, which is delivered at COMMIT.
     on_commit: bool = False
     # What its `return`s give back (a return annotation naming a class stands
     # for them all); () when it returns nothing.
@@ -461,6 +468,8 @@ class FunctionSummary:
     # defaults: what a caller's flags bind to.
     parameters: tuple[str, ...] = ()
     defaults: tuple[tuple[str, bool], ...] = ()
+    # Its body does nothing to read (`...`, `pass`): what it does is not known.
+    stub: bool = False
 
 
 @dataclass(frozen=True, slots=True)

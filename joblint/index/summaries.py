@@ -40,6 +40,7 @@ from joblint.index.returns import (
 )
 from joblint.index.signals import module_connections
 from joblint.knowledge import jobs, payloads, work
+from joblint.libraries import postgres
 from joblint.models import (
     DecoratorUse,
     FunctionSummary,
@@ -261,6 +262,7 @@ class _Summary:
     claims: bool = False
     parameters: tuple[str, ...] = ()
     defaults: tuple[tuple[str, bool], ...] = ()
+    stub: bool = False
 
 
 class ModuleReader:
@@ -366,6 +368,7 @@ class ModuleReader:
                     claims=found.claims,
                     parameters=found.parameters,
                     defaults=found.defaults,
+                    stub=found.stub,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -590,6 +593,7 @@ class ModuleReader:
         summary = self.summaries.setdefault(key, _Summary(node.lineno))
         summary.parameters = positional_parameters(node)
         summary.defaults = parameter_defaults(node)
+        summary.stub = _is_stub(node.body)
         self._bind_locals(frame, outer)
         frame.guards = call_guards(self.of_kind(node, ast.If), frame.steady)
         stack = [*outer, frame]
@@ -849,6 +853,9 @@ class ModuleReader:
         for node in nodes:
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Lambda):
                 found.add(id(node.value))
+            elif isinstance(node, ast.Call) and _notifies(node):
+                if summary is not None:  # delivered at COMMIT, like an on-commit hook
+                    summary.on_commit = True
             elif isinstance(node, ast.Call) and self._is_on_commit(node, stack):
                 if summary is not None:
                     summary.on_commit = True
@@ -1124,6 +1131,31 @@ def _with_context(
             todo.extend((statement, inside) for statement in reversed(node.body))
             continue
         todo.extend((child, opened) for child in reversed(child_nodes(node)))
+
+
+_NOTIFY = re.compile(postgres.NOTIFY_SQL)
+
+
+def _is_stub(body: list[ast.stmt]) -> bool:
+    """A body that does nothing to read (`...`, `pass`, a docstring)."""
+    return all(
+        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        for s in body
+    )
+
+
+def _notifies(call: ast.Call) -> bool:
+    """`cursor.execute("SELECT pg_notify(%s, %s)", ...)`: a notification on the
+    transaction's connection, delivered at COMMIT."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in postgres.EXECUTE_METHODS:
+        return False
+    first = call.args[0] if call.args else None
+    return (
+        isinstance(first, ast.Constant)
+        and isinstance(first.value, str)
+        and _NOTIFY.search(first.value) is not None
+    )
 
 
 def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

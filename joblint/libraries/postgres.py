@@ -19,3 +19,11 @@ CLAIMS = (Claims(sql_claims=(("on conflict", "do nothing"),)),)
 # PostgreSQL's catalogue (`pg_class`, `information_schema.tables`): reading it
 # whole is no job walking the project's table (JL602).
 TABLE_READS = (TableReads("postgres", system_tables=("pg_", "information_schema")),)
+
+
+# SQL publishing a notification: PostgreSQL delivers it at COMMIT and drops
+# it on ROLLBACK (the NOTIFY documentation, PostgreSQL 15), so a job
+# published this way on the transaction's own connection waits for COMMIT.
+NOTIFY_SQL = r"(?i)\bpg_notify\s*\(|^\s*notify\s"
+# The cursor methods that run it.
+EXECUTE_METHODS = ("execute",)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -10,12 +11,19 @@ from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
-from joblint.knowledge.jobs import FIX_HINTS, TASK_CLASS_OPTIONS, TxFamily, may_be_project_code
+from joblint.knowledge.jobs import (
+    FIX_HINTS,
+    MODEL_SIGNALS,
+    TASK_CLASS_OPTIONS,
+    TxFamily,
+    may_be_project_code,
+)
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
 from joblint.models import (
     CHAIN,
     CREATE,
     ENQUEUES_NOW,
+    JOB_TOUCHES,
     LEADS_TO_ENQUEUE,
     OPENS_TRANSACTION,
     RECEIVES,
@@ -446,6 +454,56 @@ def checkout(order):
         if guard and _leaves(original_node.body):
             self._created_only.add(id(self.context.frame.node))
 
+    def _touching(self, call: cst.Call, enqueue: Enqueue, tx: TxScope) -> tuple[Requirement, ...]:
+        """For a project task enqueued inside a transaction written in this
+        function (`with atomic():`, `@atomic`) whose every write names its
+        model, and whose payload carries no row it wrote: the task must touch
+        one of those models (the project step reads its body)."""
+        if not enqueue.task or not may_be_project_code(enqueue.task) or tx.request:
+            return ()
+        # Django's ORM names the model of every write; a `with` block holds
+        # the whole transaction (a hook's or a receiver's starts elsewhere).
+        if tx.family is not TxFamily.DJANGO or not isinstance(tx.node, cst.With) or tx.requires:
+            return ()
+        body = tx.node.body
+        resolver = self.context.resolver
+        context = self.context
+
+        def writes() -> set[str] | None:
+            return _scope_writes(body, resolver, lambda c: context.enqueue(c) is not None)
+
+        written = context.memo("writes", tx.node, writes)
+        if written is None:
+            return ()
+        created = _created_names(body)
+        carried = {
+            n.value for arg in call.args for n in _names_in(arg.value) if isinstance(n, cst.Name)
+        }
+        if carried & created:
+            return ()
+        return (Requirement(JOB_TOUCHES, enqueue.task, frozenset(written)),)
+
+    def _dispatched_before_raise(self, call: cst.Call) -> bool:
+        """Every path from the enqueue's statement ends in a `raise` (the
+        transaction rolls back) and the job carries nothing the function
+        created: a dispatch meant to survive the rollback."""
+        statement = self.context.statement
+        frame = self.context.frame.node
+        if statement is None or not isinstance(frame, cst.FunctionDef):
+            return False
+        raises = self.context.memo("raises", frame, lambda: _raises(frame))
+        if not raises:
+            return False
+        following = _following(frame, statement)
+        if following is None or not _ends_in_raise(following):
+            return False
+        created = _created_names(frame)
+        return not any(
+            isinstance(name, cst.Name) and name.value in created
+            for arg in call.args
+            for name in _names_in(arg.value)
+        )
+
     def _on_create_only(self, call: cst.Call) -> bool:
         """The enqueue runs only when the save created the row: in the body
         of `if created:` (or the else of `if not created:`), or after
@@ -626,6 +684,9 @@ def checkout(order):
             self._report_reading(node, reading, tx)
 
     def _report_reading(self, node: cst.Call, enqueue: Enqueue, tx: TxScope) -> None:
+        if self._dispatched_before_raise(node):
+            return  # deliberately sent before a rollback: on_commit would drop it
+
         def message(line_of: LineOf) -> str:
             return (
                 f"{enqueue.subject} {enqueue.verb} inside {_inside(tx, line_of)}: "
@@ -637,6 +698,7 @@ def checkout(order):
         if tx.family is TxFamily.DJANGO:
             fix = self._commit_fix(node, enqueue, tx)
         requires = enqueue.requires + _writable(tx) + _enqueues_now(enqueue)
+        requires += self._touching(node, enqueue, tx)
         receives = any(r.kind in (WRITTEN_IN_TRANSACTION, RECEIVES) for r in requires)
         if receives and self._on_create_only(node):
             requires = tuple(_created_only(r) for r in requires)
@@ -748,6 +810,104 @@ def _tests_created(test: cst.BaseExpression) -> bool | None:
     return None
 
 
+def _following(root: cst.CSTNode, statement: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The statements after `statement` in its block, if `root` holds it."""
+    todo: list[cst.CSTNode] = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.IndentedBlock):
+            for position, child in enumerate(node.body):
+                if child is statement:
+                    return list(node.body[position + 1 :])
+        todo.extend(node.children)
+    return None
+
+
+def _ends_in_raise(statements: list[cst.CSTNode]) -> bool:
+    """A `raise` ends the block, and nothing before it may leave otherwise."""
+    for statement in statements:
+        leaves = [n for n in _descendants(statement) if isinstance(n, _LEAVING)]
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Raise) for small in statement.body
+        ):
+            return True
+        if leaves:
+            return False
+    return False
+
+
+def _raises(frame: cst.FunctionDef) -> bool:
+    return any(isinstance(node, cst.Raise) for node in _descendants(frame))
+
+
+def _descendants(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(current.children)
+    return found
+
+
+def _scope_writes(
+    body: cst.BaseSuite, resolver: Resolver, enqueues: Callable[[cst.Call], bool]
+) -> set[str] | None:
+    """The models a transaction's body writes, all named by their class
+    (`Order.objects.create()`, `Order.objects.filter(...).update()`); None
+    where a write can't be told (`order.save()` of an untyped name, a
+    project function's call that may write)."""
+    found: set[str] = set()
+    for node in _descendants(body):
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            continue
+        if enqueues(node):
+            continue
+        if node.func.attr.value in RAW_SQL_METHODS:
+            return None  # SQL writes name no model
+        qualname = resolver.qualified_name(node.func)
+        if node.func.attr.value in WRITE_METHODS:
+            model = _managed_model(node.func, resolver)
+            if model is None:
+                return None
+            found.add(model)
+        elif _managed_model(node.func, resolver) is None and (
+            qualname is None or may_be_project_code(qualname)
+        ):
+            return None  # a project function, or a method of who knows what, may write
+    return found
+
+
+def _managed_model(func: cst.Attribute, resolver: Resolver) -> str | None:
+    """`Order` of `Order.objects.filter(...).update`: the class whose manager is called."""
+    node: cst.BaseExpression = func
+    while isinstance(node, cst.Attribute | cst.Call):
+        if isinstance(node, cst.Call):
+            node = node.func
+            continue
+        if node.attr.value in MANAGERS:
+            return resolver.qualified_name(node.value)
+        node = node.value
+    return None
+
+
+def _created_names(frame: cst.CSTNode) -> set[str]:
+    """Names the function binds to a row it writes (`order = Order.objects.create(...)`)."""
+    found: set[str] = set()
+    for node in _descendants(frame):
+        if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+            continue
+        func = node.value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in CREATING_CALLS:
+            for target in node.targets:
+                found.update(n.value for n in _names_in(target.target) if isinstance(n, cst.Name))
+    return found
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.CSTNode]:
+    return [n for n in _descendants(node) if isinstance(n, cst.Name)]
+
+
 def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
     """Whether `inner` is `outer` or one of its descendants."""
     todo = [outer]
@@ -833,6 +993,30 @@ def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
     return hint
 
 
+# Methods that write rows, and the managers a model's writes go through.
+WRITE_METHODS = frozenset(
+    {
+        "create",
+        "get_or_create",
+        "update_or_create",
+        "update",
+        "delete",
+        "bulk_create",
+        "bulk_update",
+        "save",
+        "add",
+        "remove",
+        "set",
+        "clear",
+    }
+)
+RAW_SQL_METHODS = frozenset({"execute", "executemany", "raw", "callproc"})
+MANAGERS = frozenset(m for signals in MODEL_SIGNALS for m in signals.managers)
+# Statements leaving a block other than by `raise`.
+_LEAVING = (cst.Return, cst.Break, cst.Continue)
+# Calls whose result is a row the code wrote (a payload carrying it depends
+# on the transaction).
+CREATING_CALLS = frozenset({"create", "get_or_create", "update_or_create", "save"})
 # The argument of a `post_save` receiver saying the save created the row.
 CREATED_ARGUMENT = "created"
 

@@ -18,6 +18,7 @@ from joblint.models import (
     CALLER,
     CHAIN,
     ENQUEUES_NOW,
+    JOB_TOUCHES,
     LEADS_TO_EFFECT,
     LEADS_TO_ENQUEUE,
     MODEL_REQUIREMENTS,
@@ -426,6 +427,8 @@ class ProjectIndex:
             return any(self.canonical(registered) == view for registered in self.url_views)
         if requirement.kind == RECEIVES:
             return self._received(requirement.qualname, requirement.libraries) is not None
+        if requirement.kind == JOB_TOUCHES:
+            return self.graph.touches(requirement.qualname, requirement.libraries)
         if requirement.kind == REACHED:
             return self.reach.reached(requirement.qualname) is not None
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
@@ -760,6 +763,8 @@ def _asked_of_model(
                     found.update(index.graph.callees_at(result.path, line, requirement.qualname))
                 elif requirement.kind == ENQUEUES_NOW:
                     found.update(index.graph.deferral_methods(requirement.qualname))
+                elif requirement.kind == JOB_TOUCHES:
+                    found.add(requirement.qualname)
     return found
 
 

@@ -517,7 +517,7 @@ def on_receipt_saved(sender, instance, created, **kwargs):
             9,
             "task 'send_receipt' is enqueued inside on_receipt_saved(), receiving Receipt's "
             "post_save (line 8), sent inside the transaction that saves the Receipt (Receipt "
-            "is saved by Receipt.objects.create() inside a transaction at app/views.py:6)",
+            "is created by Receipt.objects.create() inside a transaction at app/views.py:6)",
         ),
         id="a-post-save-receiver-of-a-model-saved-inside-a-transaction",
         app_models=_RECEIPT_MODEL,
