@@ -204,6 +204,93 @@ class EnqueueInTransaction(Rule):
     written; `transaction.on_commit(...)` or `delay_on_commit` in the
     receiver is the fix.
 
+    ## Request transactions: every handler, and everything it calls
+    Most transactions in real applications are opened by the framework
+    around the request. Every enqueue any number of calls below such a
+    handler (up to 6) is reported at the enqueue itself, naming the handler
+    and each call on the way; SARIF carries the handler, its route, each
+    call and the settings turning the transaction on as related locations.
+    A call made inside a transaction of its own on the way is reported at
+    that call instead; one deferred to COMMIT is no call.
+
+    - **Django `ATOMIC_REQUESTS`** (settings as above, found wherever the
+      project names them: `manage.py`, `wsgi.py`/`asgi.py`, a `celery.py`'s
+      `os.environ.setdefault("DJANGO_SETTINGS_MODULE", ...)`, a settings
+      package's star-imports followed from module to module, and the
+      project's own packages its `INSTALLED_APPS` lists beside the entry
+      point's). Handlers: function and class-based views, generic views'
+      `form_valid`/`form_invalid`, DRF views, viewsets and their `@action`s,
+      `@api_view` functions, the `create`/`update`/`save` of a view's
+      `serializer_class` or `form_class`, a serializer's `save()` called in a
+      handler (DRF calls the project's `create`/`update`), django-ninja
+      operations (`@api.post(...)` on a `NinjaAPI` or `Router`), ninja-extra
+      controller routes (`@route.post`, `@http_post`), graphene
+      `mutate`/`mutate_and_get_payload`, strawberry(-django) mutations, admin
+      views and actions (`@admin.action`, a method taking the request in a
+      `ModelAdmin`, a function taking `(modeladmin, request, queryset)` in
+      an `admin` module). Not: `non_atomic_requests` views (also through
+      `method_decorator(..., name="dispatch")`) and async handlers.
+
+      ```python
+      # services/notify.py, two calls below the view
+      def hide_received(hide):
+          grade_hide.delay(hide.pk)  # JL101: receive_hide() → hides.receive() → here
+      ```
+    - **Pyramid with `pyramid_tm`** (`config.include("pyramid_tm")`): every
+      `@view_config` view runs inside the request's transaction manager,
+      committed after the view returns. Its on-commit hook is
+      `transaction.get().addAfterCommitHook(...)`, and the message says so:
+
+      ```python
+      @view_config(route_name="blocks", request_method="POST")
+      def add_block(request):
+          survey_block.delay(request.json_body["id"])  # JL101
+      ```
+
+    ## Signals sent inside a transaction
+    A Django `Signal.send`/`send_robust` or a blinker `send` runs every
+    connected receiver there and then, so inside the sender's transaction
+    (a `with atomic()`, the function a request handler reaches). Receivers
+    are connected with `@receiver(signal)`, `signal.connect(handler)` (a
+    bound method `self.on_x`, each class's classmethod of a literal tuple a
+    loop walks, the function a project factory returns) or blinker's
+    `@signal.connect`:
+
+    ```python
+    @receiver(firing_done)
+    def on_fired(sender, pot_id, **kwargs):
+        cool.delay(pot_id)  # JL101: fire() sends firing_done inside atomic()
+    ```
+
+    Django's own transactions count the same way: `get_or_create()` and
+    `update_or_create()` create inside the `transaction.atomic()` they open
+    (read in Django 5.0's `django/db/models/query.py`), so their `post_save`
+    receivers run inside it whoever calls them; the deletion collector and
+    the many-to-many managers send their signals inside one (above), also to
+    receivers a factory builds and connects to any sender.
+
+    ## Evidence that reaches the enqueue
+    A finding is true along one path its message names:
+    - A receiver's enqueue under `if created:` (or after
+      `if not created: return`, or `kwargs.get("created")`) needs a
+      transactional *create* of the sender (`create()`, `get_or_create()`),
+      not a transactional `save()` of an existing row. A call whose literal
+      flag rules out the next call (`clean(notify=False)` and `if notify:`)
+      is no path.
+    - The job must depend on the transaction: for a project task enqueued in
+      a Django `with transaction.atomic():` block whose writes all name their
+      model (`Order.objects.filter(...).update(...)`), and whose payload
+      carries no row the function created, the task's body (through the
+      project's calls) must read or write one of those models. A cache
+      refresh keyed by an argument is not a finding; an unknown or stub body
+      keeps the finding.
+    - A transactional dispatch is no finding: a project task class whose
+      `apply_async` publishes with `pg_notify`/`NOTIFY` on the transaction's
+      connection (delivered at COMMIT, dropped on ROLLBACK).
+    - A dispatch made to survive a rollback is no finding: every path from
+      the enqueue's statement ends in a `raise`, and the job carries no row
+      the function created (on_commit would drop it).
+
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`) in a Django transaction, for an enqueue
     that is a statement of its own (not `r = task.delay(...)`): it becomes
@@ -227,6 +314,16 @@ class EnqueueInTransaction(Rule):
     rollback), and the hook returns `None`, not an `AsyncResult`.
 
     ## Known limits
+    - Request transactions are Django's and Pyramid's (`pyramid_tm` included
+      in Python; an ini file's `pyramid.includes` is not read). FastAPI,
+      Starlette and Flask sessions committed after the handler are not
+      followed yet, nor settings named only in pytest/tox configuration.
+    - The search from an enqueue up to a handler follows calls the project
+      model resolves: a method called on a value of unknown type
+      (`self.get_object().release()`, a service from `request.find_service`)
+      or a handler registered by a project's own decorator wrapping
+      `view_config` is not followed; nor receivers connected by a
+      decorator factory.
     - A transaction on a database that takes no writes is no race: the
       aliases listed in `read-only-databases`, an alias whose `DATABASES`
       entry has a `"TEST": {"MIRROR": ...}` (a replica), and the aliases a
