@@ -1,0 +1,92 @@
+"""An enqueue a request handler reaches through files with no enqueue token
+of their own is reported alike by every kind of run: cold, warm (the cache
+and the run memo), without the prefilter, and naming one file (pre-commit,
+the editor)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from joblint.api import lint_paths
+from joblint.config import Config
+from joblint.pipeline.schedule.run import RunOptions
+
+PROJECT = {
+    "press/__init__.py": "",
+    # The only place naming the settings: no manage.py.
+    "press/celery.py": (
+        "import os\n\n"
+        'os.environ.setdefault("DJANGO_SETTINGS_MODULE", "press.settings.production")\n'
+    ),
+    "press/settings/__init__.py": "",
+    "press/settings/base.py": (
+        'DATABASES = {"default": env.db("DATABASE_URL")}\n'
+        'DATABASES["default"]["ATOMIC_REQUESTS"] = True\n'
+    ),
+    "press/settings/production.py": "from .base import *  # noqa: F403\n",
+    "press/tasks.py": (
+        "from celery import shared_task\n\n\n@shared_task\ndef bind(book_id):\n    return book_id\n"
+    ),
+    # No enqueue token in the view, nor in the service between.
+    "press/views.py": (
+        "from press.services import orders\n\n\n"
+        "def order_book(request, book_id):\n    orders.place(book_id)\n"
+    ),
+    "press/services/__init__.py": "",
+    "press/services/orders.py": (
+        "from press.services import binding\n\n\ndef place(book_id):\n    binding.queue(book_id)\n"
+    ),
+    "press/services/binding.py": (
+        "from press.tasks import bind\n\n\ndef queue(book_id):\n    bind.delay(book_id)\n"
+    ),
+}
+EXPECTED = ["press/services/binding.py:5:JL101"]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(tmp_path, PROJECT)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _found(project: Path, paths: list[str], options: RunOptions) -> list[str]:
+    run = lint_paths([Path(p) for p in paths], Config(root=project), options)
+    return sorted(f"{f.path}:{f.span.line}:{f.code}" for f in run.findings)
+
+
+def test_cold_and_warm_runs_report_the_enqueue(project: Path) -> None:
+    assert _found(project, ["."], RunOptions(cache=True)) == EXPECTED
+    assert _found(project, ["."], RunOptions(cache=True)) == EXPECTED
+
+
+def test_a_run_without_the_prefilter_reports_the_same(project: Path) -> None:
+    assert _found(project, ["."], RunOptions(use_prefilter=False)) == EXPECTED
+
+
+def test_naming_the_enqueues_file_alone_reports_it(project: Path) -> None:
+    named = ["press/services/binding.py"]
+    assert _found(project, named, RunOptions()) == EXPECTED
+    assert _found(project, named, RunOptions(cache=True)) == EXPECTED
+    assert _found(project, named, RunOptions(cache=True)) == EXPECTED
+
+
+def test_the_finding_names_the_view_and_each_call(project: Path) -> None:
+    run = lint_paths([Path(".")], Config(root=project), RunOptions())
+    (finding,) = run.findings
+    assert "order_book(), a view run inside the request's transaction" in finding.message
+    assert "orders.place() at press/views.py:5" in finding.message
+    related = {(r.path, r.span.line) for r in finding.related}
+    assert ("press/views.py", 4) in related
+    assert ("press/services/orders.py", 5) in related
+    assert ("press/settings/base.py", 1) in related
+
+
+def test_without_atomic_requests_nothing_is_reported(project: Path) -> None:
+    (project / "press/settings/base.py").write_text(
+        'DATABASES = {"default": env.db("DATABASE_URL")}\n'
+    )
+    assert _found(project, ["."], RunOptions()) == []
