@@ -278,7 +278,7 @@ class EnqueueInTransaction(Rule):
       flag rules out the next call (`clean(notify=False)` and `if notify:`)
       is no path.
     - The job must depend on the transaction: for a project task enqueued in
-      a Django `with transaction.atomic():` block whose writes all name their
+      a Django `with transaction.atomic():` block that writes, and whose writes all name their
       model (`Order.objects.filter(...).update(...)`), and whose payload
       carries no row the function created, the task's body (through the
       project's calls) must read or write one of those models. A cache
@@ -570,8 +570,8 @@ def checkout(order):
             return _scope_writes(body, resolver, lambda c: context.enqueue(c) is not None)
 
         written = context.memo("writes", tx.node, writes)
-        if written is None:
-            return ()
+        if not written:
+            return ()  # no write it names: a savepoint of a caller's transaction, perhaps
         created = _created_names(body)
         carried = {
             n.value for arg in call.args for n in _names_in(arg.value) if isinstance(n, cst.Name)
