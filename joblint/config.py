@@ -256,7 +256,9 @@ RULE_OPTIONS: dict[str, dict[str, Callable[[str, str, Any], RuleOptionValue]]] =
 }
 
 
-def _rule_options(where: str, key: str, value: Any) -> tuple[tuple[str, str, RuleOptionValue], ...]:
+def _rule_options(
+    where: str, key: str, value: Any
+) -> tuple[tuple[str, str, RuleOptionValue], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: '{key}' must be a table of rule code = {{option = value}}")
     found: dict[tuple[str, str], RuleOptionValue] = {}
@@ -277,7 +279,8 @@ def _rule_options(where: str, key: str, value: Any) -> tuple[tuple[str, str, Rul
             if option not in known:
                 names = ", ".join(sorted(known))
                 raise ConfigError(
-                    f"{where}: '{key}.{selector}' has unknown option '{option}' (known: {names})"
+                    f"{where}: '{key}.{selector}' has unknown option '{option}' "
+                    f"(known: {names})"
                 )
             if (rule.code, option) in found:
                 raise ConfigError(f"{where}: '{key}': {rule.code}'s '{option}' is set twice")

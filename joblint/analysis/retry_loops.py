@@ -314,6 +314,8 @@ def _mentions(test: cst.BaseExpression, names: set[str]) -> bool:
     )
 
 
-def loops_of(loops: Sequence[tuple[Loop, cst.CSTNode]], scope: cst.CSTNode) -> Iterator[Loop]:
+def loops_of(
+    loops: Sequence[tuple[Loop, cst.CSTNode]], scope: cst.CSTNode
+) -> Iterator[Loop]:
     """The loops of `loops` (each with the scope it is in) that are in `scope`."""
     return (loop for loop, where in loops if where is scope)

@@ -71,7 +71,9 @@ FRESH_VALUE_HINTS: tuple[str, ...] = ("random", "uuid")
 
 RETRY_CALL_APIS: tuple[RetryCall, ...] = collect("RETRY_CALLS")
 # Qualified name of the callee -> the call's declaration.
-RETRY_CALLS: dict[str, RetryCall] = {name: api for api in RETRY_CALL_APIS for name in api.callees}
+RETRY_CALLS: dict[str, RetryCall] = {
+    name: api for api in RETRY_CALL_APIS for name in api.callees
+}
 # Decorators also used bare (`@retry`), with the library's defaults.
 BARE_RETRY_DECORATORS: dict[str, RetryCall] = {
     name: api for api in RETRY_CALL_APIS for name in api.bare

@@ -100,12 +100,8 @@ from .tasks import send_reminder
 def remind(user):
     send_reminder.delay(user.pk, countdown=3600)
 """,
-            (
-                5,
-                34,
-                "'countdown=' is passed to send_reminder.delay(), which hands every keyword "
-                "to the task",
-            ),
+            (5, 34, "'countdown=' is passed to send_reminder.delay(), which hands every keyword "
+             "to the task"),
             id="celery-countdown",
         ),
         invalid(

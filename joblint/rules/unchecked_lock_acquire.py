@@ -241,7 +241,9 @@ async def sync(r: Redis, token):
         for pending in mine:
             if not _read_after(scope, pending):
                 functions = self._advisory_functions(pending.node)
-                self.report(pending.node, _advisory_message(functions[0] if functions else ""))
+                self.report(
+                    pending.node, _advisory_message(functions[0] if functions else "")
+                )
 
 
 def _advisory_message(function: str) -> str:

@@ -53,13 +53,8 @@ def _check(name: str, value: float, *, positive: bool = False) -> None:
         raise ValueError(f"{name} must be {kind} finite number, got {value!r}")
 
 
-def ceiling(
-    attempt: int,
-    *,
-    base: float = DEFAULT_BASE,
-    factor: float = DEFAULT_FACTOR,
-    cap: float = DEFAULT_CAP,
-) -> float:
+def ceiling(attempt: int, *, base: float = DEFAULT_BASE, factor: float = DEFAULT_FACTOR,
+            cap: float = DEFAULT_CAP) -> float:
     """Return ``min(cap, base * factor ** attempt)`` without ever overflowing.
 
     ``factor ** attempt`` is only computed when it is finite; beyond that the
@@ -82,14 +77,8 @@ def ceiling(
     return float(min(cap, math.exp(log_value)))
 
 
-def full_jitter(
-    attempt: int,
-    *,
-    base: float = DEFAULT_BASE,
-    factor: float = DEFAULT_FACTOR,
-    cap: float = DEFAULT_CAP,
-    rng: RandomSource | None = None,
-) -> float:
+def full_jitter(attempt: int, *, base: float = DEFAULT_BASE, factor: float = DEFAULT_FACTOR,
+                cap: float = DEFAULT_CAP, rng: RandomSource | None = None) -> float:
     """Delay before retry number ``attempt`` (0-based): uniform in ``[0, ceiling]``.
 
     ``ceiling = min(cap, base * factor ** attempt)``. This is the formula Celery
@@ -99,13 +88,8 @@ def full_jitter(
     return min(top, max(0.0, _uniform(rng, 0.0, top)))
 
 
-def decorrelated_jitter(
-    previous: float,
-    *,
-    base: float = DEFAULT_BASE,
-    cap: float = DEFAULT_CAP,
-    rng: RandomSource | None = None,
-) -> float:
+def decorrelated_jitter(previous: float, *, base: float = DEFAULT_BASE,
+                        cap: float = DEFAULT_CAP, rng: RandomSource | None = None) -> float:
     """AWS "decorrelated jitter": uniform in ``[base, 3 * previous]``, capped.
 
     Each delay depends on the previous one instead of on an attempt counter, so
@@ -121,14 +105,9 @@ def decorrelated_jitter(
     return min(high, max(low, _uniform(rng, low, high)))
 
 
-def delays(
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    *,
-    base: float = DEFAULT_BASE,
-    factor: float = DEFAULT_FACTOR,
-    cap: float = DEFAULT_CAP,
-    rng: RandomSource | None = None,
-) -> Iterator[float]:
+def delays(max_attempts: int = DEFAULT_MAX_ATTEMPTS, *, base: float = DEFAULT_BASE,
+           factor: float = DEFAULT_FACTOR, cap: float = DEFAULT_CAP,
+           rng: RandomSource | None = None) -> Iterator[float]:
     """Yield the ``max_attempts - 1`` waits between ``max_attempts`` tries.
 
     ``max_attempts`` counts the first try, so five attempts have four waits.
@@ -140,14 +119,9 @@ def delays(
         yield full_jitter(retry, base=base, factor=factor, cap=cap, rng=rng)
 
 
-def jittered_intervals(
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    *,
-    base: float = DEFAULT_BASE,
-    factor: float = DEFAULT_FACTOR,
-    cap: float = DEFAULT_CAP,
-    rng: RandomSource | None = None,
-) -> list[float]:
+def jittered_intervals(max_attempts: int = DEFAULT_MAX_ATTEMPTS, *, base: float = DEFAULT_BASE,
+                       factor: float = DEFAULT_FACTOR, cap: float = DEFAULT_CAP,
+                       rng: RandomSource | None = None) -> list[float]:
     """Intervals for RQ's ``Retry(max=len(intervals), interval=intervals)``.
 
     RQ adds no jitter of its own and reads the list once, so build it at

@@ -158,9 +158,8 @@ def run_once_per(client: Redis, job_name: str, period_key: str, ttl: float) -> b
 def advisory_key(key: int | str) -> int:
     """A signed 64-bit advisory lock key; strings are hashed stably (blake2b)."""
     if isinstance(key, str):
-        return int.from_bytes(
-            hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True
-        )
+        return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big",
+                              signed=True)
     if not -(2**63) <= key < 2**63:
         raise ValueError("advisory lock keys are signed 64-bit integers")
     return key

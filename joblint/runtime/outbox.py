@@ -91,9 +91,8 @@ class Outbox:
                 try:
                     publish(task_name, list(_db.loads(args)), dict(_db.loads(kwargs)))
                 except Exception as exc:
-                    log.warning(
-                        "outbox row %s (%s) not published", row_id, task_name, exc_info=True
-                    )
+                    log.warning("outbox row %s (%s) not published", row_id, task_name,
+                                exc_info=True)
                     self._exec(conn, "mark_failed", {"id": row_id, "error": repr(exc)[:2000]})
                     break
                 published.append(int(row_id))
