@@ -8,7 +8,7 @@ import libcst as cst
 
 from joblint.analysis.names import Resolver, dotted_text, unwrap
 from joblint.analysis.values import value_of
-from joblint.knowledge import jobs
+from joblint.knowledge import jobs, requests
 from joblint.knowledge.jobs import AtomicHooks, TxFamily, may_be_project_code
 from joblint.models import Requirement
 
@@ -111,6 +111,10 @@ def with_transaction(
             value = value_of(expr, resolver)
             if value is not None and value.kind == "connection":
                 return TxFamily(value.library), f"with {expr.value}"
+        elif isinstance(expr, cst.Attribute):
+            text = dotted_text(expr)
+            if text and requests.opens_manager(text.split("."), resolver.qualified_name(expr)):
+                return TxFamily.TRANSACTION_MANAGER, f"with {text}"
     return None
 
 

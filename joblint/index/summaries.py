@@ -39,7 +39,7 @@ from joblint.index.returns import (
     function_returns,
 )
 from joblint.index.signals import module_connections
-from joblint.knowledge import jobs, payloads, work
+from joblint.knowledge import jobs, payloads, requests, work
 from joblint.libraries import postgres
 from joblint.models import (
     DecoratorUse,
@@ -1008,6 +1008,10 @@ class ModuleReader:
                 found = self._opening(expr, stack)
                 if found is not None:
                     via = _join(via, found)
+            elif isinstance(expr, ast.Attribute):
+                parts = dotted(expr)
+                if parts and requests.opens_manager(parts, self._qualify(expr, stack)):
+                    via = _join(via, ())
         return via
 
 

@@ -252,6 +252,10 @@ FIX_HINTS: dict[TxFamily, str] = {
         "Enqueue it after the commit, use joblint.runtime.transaction.atomic(conn) "
         "and tx.on_commit(...), or write it to joblint.runtime.outbox"
     ),
+    TxFamily.TRANSACTION_MANAGER: (
+        "Enqueue it in an after-commit hook: "
+        "transaction.get().addAfterCommitHook(lambda ok: ok and ...)"
+    ),
     TxFamily.GENERIC: (
         "Enqueue it after the transaction commits (an on-commit hook), "
         "or write it to joblint.runtime.outbox"

@@ -23,10 +23,7 @@ FRAMEWORK_TRANSACTIONS: dict[str, str] = {
 }
 # How a message says to defer a job to each framework's COMMIT.
 FRAMEWORK_FIX_HINTS: dict[str, str] = {
-    "pyramid": (
-        "Enqueue it in an after-commit hook: "
-        "transaction.get().addAfterCommitHook(lambda ok: ok and ...)"
-    ),
+    "pyramid": jobs.FIX_HINTS[jobs.TxFamily.TRANSACTION_MANAGER],
 }
 DECORATORS: dict[str, RequestHandlers] = {d: h for h in HANDLERS for d in h.decorators}
 ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers}
@@ -51,3 +48,15 @@ OWN_TRANSACTION_SIGNALS: dict[str, str] = {
     for signal, reported in signals.signals
     if reported == write
 }
+
+
+def opens_manager(parts: list[str], qualname: str | None) -> bool:
+    """Whether `with <parts>:` opens a transaction manager's transaction:
+    `request.tm`, `self.request.tm`, `event.request.tm`, `transaction.manager`."""
+    if qualname in pyramid.TRANSACTION_MANAGERS:
+        return True
+    return (
+        len(parts) >= 2
+        and parts[-1] in pyramid.REQUEST_MANAGER_ATTRIBUTES
+        and parts[-2] == pyramid.REQUEST_NAME
+    )

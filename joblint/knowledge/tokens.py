@@ -167,6 +167,9 @@ TRANSACTION_ANCHORS = (
     "atomic",
     "in_transaction",
     "psycopg",
+    # A transaction manager's block (`with request.tm:`, `with transaction.manager:`).
+    "request.tm",
+    "transaction.manager",
     *calls(_TRANSACTION_METHODS),
     *(f"def {method}(" for method in _HOOK_METHODS),
     *_MODEL_SIGNALS,
@@ -191,7 +194,8 @@ _DEF_VIEW = rf"{_DEF}\w+\(\s*(?:self,\s*)?request\b"
 _DEF_VIEW_HOOK = rf"{_DEF}(?:{alternatives(_VIEW_HOOKS)})\("
 _DEF_RECEIVER = rf"{_DEF}\w+\([^)]*\b(?:sender|instance)\b[^)]*\*\*"
 TRANSACTION = (
-    rf"{_ATOMIC}|in_transaction|psycopg|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
+    rf"{_ATOMIC}|in_transaction|psycopg|request\.tm\b|transaction\.manager\b"
+    rf"|\.(?:{alternatives(_TRANSACTION_METHODS)})\("
     rf"|{_DEF_HOOK}|{_SIGNALS}|{alternatives(_REGISTRATIONS)}"
     rf"|{_DEF_VIEW}|{_DEF_VIEW_HOOK}|{_DEF_RECEIVER}"
 )
@@ -203,6 +207,7 @@ TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))
 TRANSACTION_TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("atomic",), (_ATOMIC,)),
     Trigger(("in_transaction", "psycopg", *calls(_TRANSACTION_METHODS), *_REGISTRATIONS)),
+    Trigger(("request.tm", "transaction.manager"), (r"request\.tm\b|transaction\.manager\b",)),
     Trigger(tuple(f"def {method}(" for method in _HOOK_METHODS), (_DEF_HOOK,)),
     Trigger(tuple(_MODEL_SIGNALS), (_SIGNALS,)),
     Trigger(TRANSACTION_ANCHORS, (_DEF_VIEW,)),

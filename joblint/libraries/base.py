@@ -58,6 +58,8 @@ class TxFamily(Enum):
     DJANGO = "django"
     SQLALCHEMY = "sqlalchemy"
     PSYCOPG = "psycopg"
+    # The transaction package's managers (Pyramid's pyramid_tm, Zope).
+    TRANSACTION_MANAGER = "transaction"
     GENERIC = "generic"
 
 

@@ -15,6 +15,13 @@ TM_PACKAGE = "pyramid_tm"
 INCLUDE_METHOD = "include"
 INI_INCLUDES = "pyramid.includes"
 
+# Transaction managers a `with` block opens and commits: pyramid_tm's
+# per-request one (`with request.tm:`) and the transaction package's
+# thread-local one (`with transaction.manager:`).
+REQUEST_MANAGER_ATTRIBUTES = ("tm",)
+REQUEST_NAME = "request"
+TRANSACTION_MANAGERS = ("transaction.manager",)
+
 REQUEST_HANDLERS = (
     RequestHandlers(
         "pyramid",
