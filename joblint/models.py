@@ -120,7 +120,12 @@ class Requirement:
     - "job-touches" (`JOB_TOUCHES`): the task `qualname`'s body, through the
       project's calls, must read or write one of the models `libraries` (those
       the transaction writes), or not be known: a job touching nothing the
-      transaction writes can't see its uncommitted rows.
+      transaction writes can't see its uncommitted rows;
+    - "request-depends" (`REQUEST_DEPENDS`): the job of the project task in
+      `libraries`, enqueued by the request handler `qualname` itself, must be
+      able to depend on what the request writes (as `JOB_TOUCHES`, with the
+      classes the handler and everything it calls write; unknown writes or an
+      unknown task body keep the finding).
     """
 
     kind: str
@@ -228,6 +233,7 @@ URL_VIEW = "url-view"
 LEADS_TO_EFFECT = "leads-to-effect"
 REACHED = "reached"
 JOB_TOUCHES = "job-touches"
+REQUEST_DEPENDS = "request-depends"
 # Where a pending finding's message names the request handler reaching it.
 REACHED_FROM = "\u27e8reached\u27e9"
 TASK_DECORATOR_RERUNS = "task-decorator-reruns"
@@ -470,6 +476,11 @@ class FunctionSummary:
     defaults: tuple[tuple[str, bool], ...] = ()
     # Its body does nothing to read (`...`, `pass`): what it does is not known.
     stub: bool = False
+    # The classes whose rows it writes, by the owner each write names
+    # (`Order.objects.create()`, a typed `order.save()`), and whether it
+    # makes a write that names none (`session.add(x)`, `obj.status = ...`).
+    writes: tuple[str, ...] = ()
+    blind_writes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,13 +27,20 @@ PROJECT = {
         'DATABASES["default"]["ATOMIC_REQUESTS"] = True\n'
     ),
     "press/settings/production.py": "from .base import *  # noqa: F403\n",
+    "press/models.py": (
+        "from django.db import models\n\n\nclass Book(models.Model):\n"
+        "    ordered = models.BooleanField(default=False)\n"
+    ),
     "press/tasks.py": (
-        "from celery import shared_task\n\n\n@shared_task\ndef bind(book_id):\n    return book_id\n"
+        "from celery import shared_task\n\nfrom press.models import Book\n\n\n@shared_task\n"
+        "def bind(book_id):\n    return Book.objects.get(pk=book_id)\n"
     ),
     # No enqueue token in the view, nor in the service between.
     "press/views.py": (
-        "from press.services import orders\n\n\n"
-        "def order_book(request, book_id):\n    orders.place(book_id)\n"
+        "from press.models import Book\nfrom press.services import orders\n\n\n"
+        "def order_book(request, book_id):\n"
+        "    Book.objects.filter(pk=book_id).update(ordered=True)\n"
+        "    orders.place(book_id)\n"
     ),
     "press/services/__init__.py": "",
     "press/services/orders.py": (
@@ -78,9 +85,9 @@ def test_the_finding_names_the_view_and_each_call(project: Path) -> None:
     run = lint_paths([Path(".")], Config(root=project), RunOptions())
     (finding,) = run.findings
     assert "order_book(), a view run inside the request's transaction" in finding.message
-    assert "orders.place() at press/views.py:5" in finding.message
+    assert "orders.place() at press/views.py:7" in finding.message
     related = {(r.path, r.span.line) for r in finding.related}
-    assert ("press/views.py", 4) in related
+    assert ("press/views.py", 5) in related
     assert ("press/services/orders.py", 5) in related
     assert ("press/settings/base.py", 1) in related
 
@@ -90,3 +97,18 @@ def test_without_atomic_requests_nothing_is_reported(project: Path) -> None:
         'DATABASES = {"default": env.db("DATABASE_URL")}\n'
     )
     assert _found(project, ["."], RunOptions()) == []
+
+
+@pytest.mark.parametrize(
+    "options", [RunOptions(), RunOptions(cache=True), RunOptions(use_prefilter=False)]
+)
+def test_a_request_writing_nothing_the_job_reads_is_no_finding(
+    project: Path, options: RunOptions
+) -> None:
+    # The view only reads: the job can't see an uncommitted row of its.
+    view = (project / "press/views.py").read_text()
+    (project / "press/views.py").write_text(
+        view.replace("    Book.objects.filter(pk=book_id).update(ordered=True)\n", "")
+    )
+    assert _found(project, ["."], options) == []
+    assert _found(project, ["press/services/binding.py"], options) == []

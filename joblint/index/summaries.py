@@ -263,6 +263,8 @@ class _Summary:
     parameters: tuple[str, ...] = ()
     defaults: tuple[tuple[str, bool], ...] = ()
     stub: bool = False
+    writes: tuple[str, ...] = ()
+    blind_writes: bool = False
 
 
 class ModuleReader:
@@ -369,6 +371,8 @@ class ModuleReader:
                     parameters=found.parameters,
                     defaults=found.defaults,
                     stub=found.stub,
+                    writes=found.writes,
+                    blind_writes=found.blind_writes,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -604,11 +608,38 @@ class ModuleReader:
         self._note_context_manager(frame, stack, summary)
         summary.returns = function_returns(node, self.kinds(node), self._qualifiers(stack))
         summary.claims = self._claims(node, stack)
+        summary.writes, summary.blind_writes = self._writes(node, stack, summary)
         kinds = self.kinds(node)
         if ast.FunctionDef in kinds or ast.AsyncFunctionDef in kinds:
             for inner in self.own(node):  # in their order: the summaries keep it
                 if isinstance(inner, _Function):
                     self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+
+    def _writes(
+        self, node: _Function, stack: list[_Frame], summary: _Summary
+    ) -> tuple[tuple[str, ...], bool]:
+        """What the function writes by the owner each write names (a model's
+        `Order.objects.create()`, a typed `order.save()`), and whether it makes
+        a write no summary names (`session.add(x)`, `obj.save()` of an
+        untyped name, `obj.status = ...` on a value it was handed)."""
+        found = {owner for call in summary.calls if (owner := _written_owner(call.callee))}
+        blind = False
+        for inner in self.of_kind(node, ast.Call):
+            func = cast(ast.Call, inner).func
+            if isinstance(func, ast.Attribute) and func.attr in _WRITE_NAMES:
+                qualname = self._qualify(func, stack)
+                project = qualname is not None and jobs.may_be_project_code(qualname)
+                blind = blind or not project  # a library's or an unknown value's
+        for inner in self.of_kind(node, ast.Assign, ast.AugAssign):
+            if isinstance(inner, ast.Assign):
+                targets = inner.targets
+            else:
+                targets = [cast(ast.AugAssign, inner).target]
+            for target in targets:
+                base = target.value if isinstance(target, ast.Attribute) else None
+                if isinstance(base, ast.Name) and base.id not in _RECEIVERS:
+                    blind = True  # a row's field, flushed with the session
+        return tuple(sorted(found)), blind
 
     def _claims(self, node: _Function, stack: list[_Frame]) -> bool:
         """Whether the function claims its work before doing it (see
@@ -1138,6 +1169,50 @@ def _with_context(
 
 
 _NOTIFY = re.compile(postgres.NOTIFY_SQL)
+
+
+# Methods whose call writes rows (Django's managers, querysets and instances,
+# many-to-many managers, SQLAlchemy's session, a DB-API cursor).
+_WRITE_NAMES = frozenset(
+    {
+        "save",
+        "create",
+        "get_or_create",
+        "update_or_create",
+        "update",
+        "delete",
+        "bulk_create",
+        "bulk_update",
+        "add",
+        "add_all",
+        "remove",
+        "set",
+        "clear",
+        "flush",
+        "commit",
+        "merge",
+        "execute",
+        "executemany",
+        "insert",
+        "upsert",
+    }
+)
+_MANAGER_PARTS = frozenset({"objects", "_default_manager"})
+
+
+def _written_owner(callee: str) -> str:
+    """The class a write names (`shop.models.Order` of
+    `shop.models.Order.objects.filter.update` or `shop.models.Order.save`),
+    "" for a call that is no such write."""
+    parts = callee.split(".")
+    if parts[-1] not in _WRITE_NAMES or len(parts) < 2:
+        return ""
+    for position, part in enumerate(parts[:-1]):
+        if part in _MANAGER_PARTS and position:
+            return ".".join(parts[:position])
+    if parts[-1] in ("save", "delete") and parts[-2][:1].isupper():
+        return ".".join(parts[:-1])
+    return ""
 
 
 def _is_stub(body: list[ast.stmt]) -> bool:

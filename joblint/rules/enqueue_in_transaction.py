@@ -26,7 +26,9 @@ from joblint.models import (
     JOB_TOUCHES,
     LEADS_TO_ENQUEUE,
     OPENS_TRANSACTION,
+    REACHED,
     RECEIVES,
+    REQUEST_DEPENDS,
     SAVE,
     WRITTEN_IN_TRANSACTION,
     Requirement,
@@ -283,7 +285,11 @@ class EnqueueInTransaction(Rule):
       carries no row the function created, the task's body (through the
       project's calls) must read or write one of those models. A cache
       refresh keyed by an argument is not a finding; an unknown or stub body
-      keeps the finding.
+      keeps the finding. A request handler is judged the same way, with what
+      the handler and everything it calls write (a view that only reads
+      enqueues nothing a worker can miss); a write that names no model
+      (`session.add(x)`, `obj.field = ...`, `obj.save()` of an untyped name)
+      or a call no summary tells keeps the finding.
     - A transactional dispatch is no finding: a project task class whose
       `apply_async` publishes with `pg_notify`/`NOTIFY` on the transaction's
       connection (delivered at COMMIT, dropped on ROLLBACK).
@@ -580,6 +586,35 @@ def checkout(order):
             return ()
         return (Requirement(JOB_TOUCHES, enqueue.task, frozenset(written)),)
 
+    def _naming_task(
+        self, requirement: Requirement, call: cst.Call, enqueue: Enqueue
+    ) -> Requirement:
+        """A request's reach names the project task enqueued, so the project
+        step can ask whether it touches what the request writes; not where
+        the payload carries a row the function created (it depends anyway)."""
+        if requirement.kind != REACHED or not enqueue.task:
+            return requirement
+        if not may_be_project_code(enqueue.task):
+            return requirement
+        frame = self.context.frame.node
+        created = self.context.memo("created", frame, lambda: _created_names(frame))
+        carried = {
+            n.value for arg in call.args for n in _names_in(arg.value) if isinstance(n, cst.Name)
+        }
+        if carried & created:
+            return requirement
+        return replace(requirement, libraries=frozenset({enqueue.task}))
+
+    def _request_depends(self, call: cst.Call, enqueue: Enqueue) -> tuple[Requirement, ...]:
+        """A view's own enqueue: the project step asks whether the job can
+        depend on what the request writes."""
+        named = self._naming_task(Requirement(REACHED, ""), call, enqueue)
+        if not named.libraries:
+            return ()
+        frame = self.context.frame
+        qualname = self.context.resolver.local_qualname(frame.key)
+        return (Requirement(REQUEST_DEPENDS, qualname, named.libraries),)
+
     def _dispatched_before_raise(self, call: cst.Call) -> bool:
         """Every path from the enqueue's statement ends in a `raise` (the
         transaction rolls back) and the job carries nothing the function
@@ -796,6 +831,9 @@ def checkout(order):
             fix = self._commit_fix(node, enqueue, tx)
         requires = enqueue.requires + _writable(tx) + _enqueues_now(enqueue)
         requires += self._touching(node, enqueue, tx)
+        requires = tuple(self._naming_task(r, node, enqueue) for r in requires)
+        if tx.request and not any(r.kind == REACHED for r in tx.requires):
+            requires += self._request_depends(node, enqueue)
         receives = any(r.kind in (WRITTEN_IN_TRANSACTION, RECEIVES) for r in requires)
         if receives and self._on_create_only(node):
             requires = tuple(_created_only(r) for r in requires)

@@ -28,6 +28,7 @@ from joblint.models import (
     REACHED_FROM,
     RECEIVED,
     RECEIVES,
+    REQUEST_DEPENDS,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
@@ -71,6 +72,7 @@ _NOT_A_NAME = frozenset(
         "flag-off",
         "flag-on",
         REACHED,
+        REQUEST_DEPENDS,
         "reaches",
         "writable-database",
         locks.CACHE_LOCK_API_REQUIREMENT,
@@ -115,6 +117,7 @@ class ProjectIndex:
     writes: TransactionalWrites = field(init=False)
     reach: RequestReach = field(init=False)
     _kinds: dict[str, frozenset[str]] = field(default_factory=dict)
+    _top_levels: frozenset[str] | None = None
     _unique_keys: dict[str, frozenset[frozenset[str]]] = field(default_factory=dict)
 
     @classmethod
@@ -299,6 +302,14 @@ class ProjectIndex:
             frontier = following
         return seen
 
+    def in_project(self, qualname: str) -> bool:
+        """Whether a name is under one of the project's top-level packages
+        (those of the modules read): not a library's."""
+        if self._top_levels is None:
+            modules = [*self.imports, *(m.module for m in self.graph.by_path.values())]
+            self._top_levels = frozenset(m.split(".")[0] for m in modules if m)
+        return qualname.split(".")[0] in self._top_levels
+
     def _project_module(self, target: str) -> str | None:
         """The loaded project module an import target is (`shop.jobs`) or is a
         name of (`shop.jobs.send`); a loaded package says nothing of the
@@ -429,8 +440,13 @@ class ProjectIndex:
             return self._received(requirement.qualname, requirement.libraries) is not None
         if requirement.kind == JOB_TOUCHES:
             return self.graph.touches(requirement.qualname, requirement.libraries)
+        if requirement.kind == REQUEST_DEPENDS:
+            task = next(iter(requirement.libraries), "")
+            return self.reach.handler_depends(requirement.qualname, task)
         if requirement.kind == REACHED:
-            return self.reach.reached(requirement.qualname) is not None
+            reach = self.reach.reached(requirement.qualname)
+            task = next(iter(requirement.libraries), "")
+            return reach is not None and self.reach.depends(reach, task)
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:

@@ -655,7 +655,7 @@ class CallGraph:
                         return True
                     resolved = self.resolve(call.callee)
                     if resolved is None:
-                        if jobs.may_be_project_code(callee) and not self._of_a_class(callee):
+                        if jobs.may_be_project_code(callee) and not self.of_a_class(callee):
                             return True  # project code no summary tells
                         continue
                     if resolved not in seen:
@@ -664,7 +664,7 @@ class CallGraph:
             todo = following
         return False
 
-    def _of_a_class(self, callee: str) -> bool:
+    def of_a_class(self, callee: str) -> bool:
         """`Vat.objects.get`: a call on a class the project's facts know (a
         model of another table), not an unknown function."""
         parts = callee.split(".")

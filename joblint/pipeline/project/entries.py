@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from joblint.knowledge import requests
-from joblint.libraries import django
+from joblint.libraries import django, pyramid
 from joblint.models import Entry, ProjectCall, Related, Span
 from joblint.pipeline.project.call_graph import MAX_HOPS, CallGraph, Hop, hops_text
 
@@ -160,6 +160,61 @@ class RequestReach:
             frontier = following
         return None
 
+    def depends(self, reach: Reach, task: str) -> bool:
+        """Whether the job can depend on the request's transaction: it is
+        another kind of reach (a signal's), the task's body is not known,
+        what the request writes can't be told, or the task reads or writes
+        a class the request writes. A request writing nothing, or nothing
+        the task touches, races no job."""
+        if reach.handler is None or not task:
+            return True
+        return self.handler_depends(reach.handler.entry.qualname, task)
+
+    def handler_depends(self, handler: str, task: str) -> bool:
+        """`depends`, for the request handler `handler` enqueuing `task`."""
+        graph = self.graph
+        start = graph.resolve(task) if task else None
+        if start is None or graph.functions[start][0].stub:
+            return True
+        function = graph.resolve(handler)
+        written = self._written_under(function) if function is not None else None
+        if written is None:
+            return True
+        return bool(written) and graph.touches(task, frozenset(written))
+
+    def _written_under(self, function: str) -> set[str] | None:
+        """The classes the function and everything it calls write, or None
+        where a write names none or a call leads where no summary tells."""
+        graph = self.graph
+        found: set[str] = set()
+        seen, todo = {function}, [function]
+        for _ in range(MAX_HOPS):
+            following: list[str] = []
+            for name in todo:
+                summary, path = graph.functions[name]
+                if summary.blind_writes:
+                    return None
+                found.update(summary.writes)
+                for call in summary.calls:
+                    if _written_owner_call(call.callee, summary.writes):
+                        continue
+                    if graph.enqueued_by(call, path) is not None:
+                        continue  # a job: it writes nothing of the request's
+                    callees = self._callees(call) or graph.signal_receivers(call)
+                    if not callees:
+                        callee = self.index.canonical(call.callee)
+                        if _on_the_request(callee):
+                            continue  # the framework's request object: it reads
+                        if self.index.in_project(callee) and not graph.of_a_class(callee):
+                            return None  # the project's code no summary tells
+                        continue
+                    for callee in callees:
+                        if callee not in seen:
+                            seen.add(callee)
+                            following.append(callee)
+            todo = following
+        return None if todo else found
+
     def _own_transaction_receivers(self) -> dict[str, tuple[str, int, str]]:
         """Functions connected to a signal the framework sends inside its own
         transaction (a receiver a factory builds, too): where, and which."""
@@ -274,6 +329,18 @@ class RequestReach:
                         following.append(base)
             todo = following
         return False
+
+
+def _on_the_request(callee: str) -> bool:
+    """`self.request.route_url()`, `request.session.flash()`: a method of the
+    request a handler is handed (its writes, `request.db.add()`, are blind
+    writes of the function making them)."""
+    return pyramid.REQUEST_NAME in callee.split(".")[1:-1]
+
+
+def _written_owner_call(callee: str, writes: tuple[str, ...]) -> bool:
+    """The call is one of the writes the summary already names."""
+    return any(callee.startswith(f"{owner}.") for owner in writes)
 
 
 def _line(line: int) -> Span:

@@ -24,10 +24,12 @@ from joblint.knowledge import requests
 from joblint.models import (
     REACHED,
     RECEIVES,
+    REQUEST_DEPENDS,
     WRITTEN_IN_TRANSACTION,
     FileResult,
     Finding,
     ModuleIndex,
+    Requirement,
 )
 from joblint.pipeline.cache import (
     CACHE_DIR_NAME,
@@ -652,7 +654,7 @@ def _lint_discovered(
     context.extend(_loaded_settings(run, everything, results, context))
     requested = _Requested(pool, wanted, linted)
     context.extend(_request_enqueues(run, requested, results, context))
-    context.extend(_request_callers(run, everything, results, context))
+    context.extend(_request_callers(run, everything, pool, results, context))
     context.extend(_writers(run, everything, results, context))
     results.extend(_syntax_errors(run, skipped, pool))
     run.screener.save()
@@ -1117,7 +1119,11 @@ class _Requested:
 
 
 def _request_callers(
-    run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
+    run: _Run,
+    everything: list[_Source],
+    pool: list[_Source],
+    results: list[FileResult],
+    context: list[FileResult],
 ) -> list[FileResult]:
     """Where a pending finding asks whether something runs its function in
     a transaction nobody wrote around it (`REACHED`): the index of the
@@ -1168,7 +1174,45 @@ def _request_callers(
             read(modules.of(candidate_modules(routers, modules)))
         elif sends is None:
             break
+
+    def handlers_and_tasks(index: ProjectIndex) -> set[str]:
+        """What telling whether a job depends on the request's writes reads:
+        the handler's calls, all the way down, and the task's body."""
+        found: set[str] = set()
+        for requirement in _reached_requirements(results):
+            reach = index.reach.reached(requirement.qualname)
+            if reach is not None and reach.handler is not None and requirement.libraries:
+                found.add(reach.handler.entry.qualname)
+                found |= requirement.libraries
+        for requirement in _handler_requirements(results):
+            found.add(requirement.qualname)
+            found |= requirement.libraries
+        return found
+
+    loaded.extend(
+        _on_demand(run, everything, pool, results, [*context, *loaded], handlers_and_tasks)
+    )
     return loaded
+
+
+def _handler_requirements(results: list[FileResult]) -> list[Requirement]:
+    return [
+        requirement
+        for result in results
+        for pending in result.pending
+        for requirement in pending.requires
+        if requirement.kind == REQUEST_DEPENDS
+    ]
+
+
+def _reached_requirements(results: list[FileResult]) -> list[Requirement]:
+    return [
+        requirement
+        for result in results
+        for pending in result.pending
+        for requirement in pending.requires
+        if requirement.kind == REACHED
+    ]
 
 
 def _signals_of(results: list[FileResult], handlers: set[str]) -> set[str]:
@@ -1207,13 +1251,7 @@ def _function_names(qualname: str) -> set[str]:
 
 
 def _reached_functions(results: list[FileResult]) -> set[str]:
-    return {
-        requirement.qualname
-        for result in results
-        for pending in result.pending
-        for requirement in pending.requires
-        if requirement.kind == REACHED
-    }
+    return {requirement.qualname for requirement in _reached_requirements(results)}
 
 
 def _request_transactions(results: list[FileResult]) -> bool:
