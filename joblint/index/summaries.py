@@ -1171,32 +1171,7 @@ def _with_context(
 _NOTIFY = re.compile(postgres.NOTIFY_SQL)
 
 
-# Methods whose call writes rows (Django's managers, querysets and instances,
-# many-to-many managers, SQLAlchemy's session, a DB-API cursor).
-_WRITE_NAMES = frozenset(
-    {
-        "save",
-        "create",
-        "get_or_create",
-        "update_or_create",
-        "update",
-        "delete",
-        "bulk_create",
-        "bulk_update",
-        "add",
-        "add_all",
-        "remove",
-        "set",
-        "clear",
-        "flush",
-        "commit",
-        "merge",
-        "execute",
-        "executemany",
-        "insert",
-        "upsert",
-    }
-)
+_WRITE_NAMES = requests.ROW_WRITE_METHODS
 _MANAGER_PARTS = frozenset({"objects", "_default_manager"})
 
 

@@ -60,3 +60,28 @@ def opens_manager(parts: list[str], qualname: str | None) -> bool:
         and parts[-1] in pyramid.REQUEST_MANAGER_ATTRIBUTES
         and parts[-2] == pyramid.REQUEST_NAME
     )
+
+
+# Methods whose call writes rows: Django's managers, querysets, instances and
+# many-to-many managers (`MODEL_SIGNALS`), SQLAlchemy's session, a DB-API
+# cursor. A call of one names the class it writes, or is a write no summary
+# can place.
+ROW_WRITE_METHODS: frozenset[str] = frozenset(
+    {
+        *(m for s in jobs.MODEL_SIGNALS for _, methods in s.instance_writes for m in methods),
+        *(m for s in jobs.MODEL_SIGNALS for _, methods in s.manager_writes for m in methods),
+        *(m for s in jobs.MODEL_SIGNALS for _, methods in s.queryset_writes for m in methods),
+        *(m for s in jobs.MODEL_SIGNALS for m in s.m2m_methods),
+        "update",
+        "bulk_create",
+        "bulk_update",
+        "add_all",
+        "merge",
+        "flush",
+        "commit",
+        "execute",
+        "executemany",
+        "insert",
+        "upsert",
+    }
+)

@@ -11,6 +11,7 @@ from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
+from joblint.knowledge import requests
 from joblint.knowledge.jobs import (
     FIX_HINTS,
     MODEL_SIGNALS,
@@ -1129,22 +1130,7 @@ def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
 
 
 # Methods that write rows, and the managers a model's writes go through.
-WRITE_METHODS = frozenset(
-    {
-        "create",
-        "get_or_create",
-        "update_or_create",
-        "update",
-        "delete",
-        "bulk_create",
-        "bulk_update",
-        "save",
-        "add",
-        "remove",
-        "set",
-        "clear",
-    }
-)
+WRITE_METHODS = requests.ROW_WRITE_METHODS
 RAW_SQL_METHODS = frozenset({"execute", "executemany", "raw", "callproc"})
 MANAGERS = frozenset(m for signals in MODEL_SIGNALS for m in signals.managers)
 # Statements leaving a block other than by `raise`.

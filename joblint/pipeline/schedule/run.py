@@ -1179,12 +1179,12 @@ def _request_callers(
         """What telling whether a job depends on the request's writes reads:
         the handler's calls, all the way down, and the task's body."""
         found: set[str] = set()
-        for requirement in _reached_requirements(results):
+        for requirement in _requirements(results, REACHED):
             reach = index.reach.reached(requirement.qualname)
             if reach is not None and reach.handler is not None and requirement.libraries:
                 found.add(reach.handler.entry.qualname)
                 found |= requirement.libraries
-        for requirement in _handler_requirements(results):
+        for requirement in _requirements(results, REQUEST_DEPENDS):
             found.add(requirement.qualname)
             found |= requirement.libraries
         return found
@@ -1193,26 +1193,6 @@ def _request_callers(
         _on_demand(run, everything, pool, results, [*context, *loaded], handlers_and_tasks)
     )
     return loaded
-
-
-def _handler_requirements(results: list[FileResult]) -> list[Requirement]:
-    return [
-        requirement
-        for result in results
-        for pending in result.pending
-        for requirement in pending.requires
-        if requirement.kind == REQUEST_DEPENDS
-    ]
-
-
-def _reached_requirements(results: list[FileResult]) -> list[Requirement]:
-    return [
-        requirement
-        for result in results
-        for pending in result.pending
-        for requirement in pending.requires
-        if requirement.kind == REACHED
-    ]
 
 
 def _signals_of(results: list[FileResult], handlers: set[str]) -> set[str]:
@@ -1242,6 +1222,17 @@ def _senders(results: list[FileResult], signals: set[str]) -> set[str]:
     }
 
 
+def _requirements(results: list[FileResult], kind: str) -> list[Requirement]:
+    """The requirements of one kind the pending findings of `results` make."""
+    return [
+        requirement
+        for result in results
+        for pending in result.pending
+        for requirement in pending.requires
+        if requirement.kind == kind
+    ]
+
+
 def _function_names(qualname: str) -> set[str]:
     """The function's own name, and those of the functions it is nested in
     (a factory's: connecting what it returns names the factory)."""
@@ -1251,7 +1242,7 @@ def _function_names(qualname: str) -> set[str]:
 
 
 def _reached_functions(results: list[FileResult]) -> set[str]:
-    return {requirement.qualname for requirement in _reached_requirements(results)}
+    return {requirement.qualname for requirement in _requirements(results, REACHED)}
 
 
 def _request_transactions(results: list[FileResult]) -> bool:
