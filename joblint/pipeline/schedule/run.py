@@ -83,6 +83,9 @@ MAX_FACT_ROUNDS = 6
 _Project = tuple[list[FileResult], list[FileResult]]
 
 
+# Words a module connecting a receiver to a signal holds (`@receiver(`,
+# `.connect(`).
+_CONNECTING_WORDS = (b"receiver", b".connect")
 # How many settings modules deep star-imports are followed.
 _MAX_SETTINGS_DEPTH = 4
 # The rule whose findings a request's transaction adds.
@@ -1148,7 +1151,10 @@ def _request_callers(
         loaded.extend(found)
         return found
 
-    read(modules.of(candidate_modules(targets, modules)))
+    own = modules.of(candidate_modules(targets, modules))
+    if not requests_on:  # only signals may reach them: modules that connect receivers
+        own = [s for s in own if any(word in s.data for word in _CONNECTING_WORDS)]
+    read(own)
     asked = {part for name in targets for part in _function_names(name)}
     connecting = _words(asked, rb"\s*[(),]")
     if connecting is not None:
