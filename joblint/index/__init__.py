@@ -20,7 +20,7 @@ import warnings
 
 from joblint.index.plain import plain_classes, plain_functions
 from joblint.index.summaries import ModuleReader
-from joblint.knowledge import work
+from joblint.knowledge import requests, work
 from joblint.models import ModuleIndex
 from joblint.settings import ModuleInfo, Options
 
@@ -43,6 +43,7 @@ def index_source(
             options,
             may_claim=work.may_claim(lowered),
             may_name_guard=work.may_name_guard(lowered, module.name),
+            may_connect=requests.may_connect(lowered),
         )
         if not tells_plain:
             return reader.read(tree)

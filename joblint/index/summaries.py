@@ -274,6 +274,7 @@ class ModuleReader:
         options: Options,
         may_claim: bool = True,
         may_name_guard: bool = True,
+        may_connect: bool = True,
     ) -> None:
         self.module = module
         # The module's text names something that claims work (`work.may_claim`).
@@ -281,6 +282,9 @@ class ModuleReader:
         # Its names may be the runtime's guard (`work.may_name_guard`): where
         # they can't, the names of its functions are not looked up for one.
         self.may_name_guard = may_name_guard
+        # Its text may connect a receiver to a signal (`requests.may_connect`):
+        # where it can't, no connection is looked for.
+        self.may_connect = may_connect
         self.transaction_functions = options.transaction_functions
         self.enqueue_functions = options.enqueue_functions
         self.on_commit_functions = options.on_commit_functions
@@ -383,7 +387,9 @@ class ModuleReader:
             entries=module_entries(self.module.name, statements, self._module_name),
             connections=module_connections(
                 self.module.name, statements, self._module_name, self._imports
-            ),
+            )
+            if self.may_connect
+            else (),
         )
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:

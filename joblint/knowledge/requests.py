@@ -85,3 +85,21 @@ ROW_WRITE_METHODS: frozenset[str] = frozenset(
         "upsert",
     }
 )
+
+
+def may_connect(lowered: str) -> bool:
+    """The (lower-cased) module's text may connect a receiver to a signal: a
+    connect method called or used as a decorator (`.connect(`, `@s.connect`),
+    or a receiver decorator (`receiver(`)."""
+    return any(token in lowered for token in _CONNECTING_TOKENS)
+
+
+_CONNECTING_TOKENS = tuple(
+    sorted(
+        {
+            *(f".{m}(" for m in CONNECT_METHODS),
+            *(f".{m}\n" for m in CONNECT_METHODS),
+            *(f"{d.rsplit('.', 1)[-1]}(" for d in RECEIVER_DECORATORS),
+        }
+    )
+)
