@@ -67,6 +67,7 @@ from joblint.analysis.retry_options import (
     retry_receiver,
 )
 from joblint.analysis.rewrite import with_keyword
+from joblint.analysis.walk import encloses
 from joblint.knowledge import retries
 from joblint.libraries.retry_api import (
     Bound,
@@ -429,7 +430,7 @@ class RetrySites:
         says = worded(says, name=name.rsplit(".", 1)[-1])
         rewrite = None
         if shape.growth is Growth.EXPONENTIAL and not off:
-            here = call is not None and _contains(call, term)
+            here = call is not None and encloses(call, term)
             rewrite = self._twin_rewrite(term, name, strategies, here)
         jitter = Jitter.OFF if off else shape.jitter
         return DelayTerm(term, shape.growth, jitter, says, rewrite=rewrite)
@@ -730,16 +731,6 @@ def _bounding_value(
     if not fix.call:
         return number, ()
     return cst.Call(cst.Name(fix.call), [cst.Arg(number)]), ((fix.module, fix.call),)
-
-
-def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(current.children)
-    return False
 
 
 # --- broad exceptions ----------

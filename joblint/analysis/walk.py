@@ -173,3 +173,25 @@ def contains(root: cst.CSTNode, kind: type[cst.CSTNode]) -> bool:
             return True
         stack.extend(children(node))
     return False
+
+
+def encloses(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether `node` is `root` or below it (any depth)."""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(children(current))
+    return False
+
+
+def descendants(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """`root` and every node below it (not the whitespace and punctuation)."""
+    found: list[cst.CSTNode] = []
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(children(current))
+    return found

@@ -11,6 +11,7 @@ from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import TxScope, decorator_transaction
+from joblint.analysis.walk import contains, descendants, encloses
 from joblint.knowledge import requests
 from joblint.knowledge.jobs import (
     FIX_HINTS,
@@ -647,7 +648,7 @@ def checkout(order):
             tested = _tests_created(node.test)
             if tested is None:
                 continue
-            if _encloses(node.body, call) == tested:
+            if encloses(node.body, call) == tested:
                 return True
         return False
 
@@ -962,7 +963,7 @@ def _following(root: cst.CSTNode, statement: cst.CSTNode) -> list[cst.CSTNode] |
 def _ends_in_raise(statements: list[cst.CSTNode]) -> bool:
     """A `raise` ends the block, and nothing before it may leave otherwise."""
     for statement in statements:
-        leaves = [n for n in _descendants(statement) if isinstance(n, _LEAVING)]
+        leaves = [n for n in descendants(statement) if isinstance(n, _LEAVING)]
         if isinstance(statement, cst.SimpleStatementLine) and any(
             isinstance(small, cst.Raise) for small in statement.body
         ):
@@ -973,17 +974,7 @@ def _ends_in_raise(statements: list[cst.CSTNode]) -> bool:
 
 
 def _raises(frame: cst.FunctionDef) -> bool:
-    return any(isinstance(node, cst.Raise) for node in _descendants(frame))
-
-
-def _descendants(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    todo = [node]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo.extend(current.children)
-    return found
+    return contains(frame, cst.Raise)
 
 
 def _scope_writes(
@@ -994,7 +985,7 @@ def _scope_writes(
     where a write can't be told (`order.save()` of an untyped name, a
     project function's call that may write)."""
     found: set[str] = set()
-    for node in _descendants(body):
+    for node in descendants(body):
         if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
             continue
         if enqueues(node):
@@ -1030,7 +1021,7 @@ def _managed_model(func: cst.Attribute, resolver: Resolver) -> str | None:
 def _created_names(frame: cst.CSTNode) -> set[str]:
     """Names the function binds to a row it writes (`order = Order.objects.create(...)`)."""
     found: set[str] = set()
-    for node in _descendants(frame):
+    for node in descendants(frame):
         if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
             continue
         func = node.value.func
@@ -1041,18 +1032,7 @@ def _created_names(frame: cst.CSTNode) -> set[str]:
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.CSTNode]:
-    return [n for n in _descendants(node) if isinstance(n, cst.Name)]
-
-
-def _encloses(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    """Whether `inner` is `outer` or one of its descendants."""
-    todo = [outer]
-    while todo:
-        node = todo.pop()
-        if node is inner:
-            return True
-        todo.extend(node.children)
-    return False
+    return [n for n in descendants(node) if isinstance(n, cst.Name)]
 
 
 def _get_key(call: cst.Call) -> str | None:
