@@ -1182,9 +1182,18 @@ def _request_callers(
             break
 
     def handlers_and_tasks(index: ProjectIndex) -> set[str]:
-        """What telling whether a job depends on the request's writes reads:
-        the handler's calls, all the way down, and the task's body."""
-        found: set[str] = set()
+        """What resolving the calls on the way reads (the classes a caller's
+        call names, the bases they inherit from); and what telling whether a
+        job depends on the request's writes reads: the handler's calls, all
+        the way down, and the task's body."""
+        found = {
+            call.callee
+            for result in loaded
+            if result.index is not None
+            for summary in result.index.functions
+            for call in summary.calls
+            if call.callee.rsplit(".", 1)[-1] in asked
+        }
         for requirement in _requirements(results, REACHED):
             reach = index.reach.reached(requirement.qualname)
             if reach is not None and reach.handler is not None and requirement.libraries:
@@ -1258,14 +1267,21 @@ def _request_transactions(results: list[FileResult]) -> bool:
 
 
 def _callers_named(results: list[FileResult], names: set[str]) -> set[str]:
-    """The unqualified names of the functions in `results` calling one of `names`."""
-    return {
-        summary.qualname.rsplit(".", 1)[-1]
-        for result in results
-        if result.index is not None
-        for summary in result.index.functions
-        if any(call.callee.rsplit(".", 1)[-1] in names for call in summary.calls)
-    }
+    """The unqualified names of the functions in `results` calling one of
+    `names`, but for request handlers: the search up stops at them (a view's
+    `post` is called by the framework, and names a thousand other things)."""
+    found: set[str] = set()
+    for result in results:
+        if result.index is None:
+            continue
+        handlers = {entry.qualname for entry in result.index.entries}
+        found.update(
+            summary.qualname.rsplit(".", 1)[-1]
+            for summary in result.index.functions
+            if summary.qualname not in handlers
+            and any(call.callee.rsplit(".", 1)[-1] in names for call in summary.calls)
+        )
+    return found
 
 
 def _writers(
