@@ -1178,7 +1178,7 @@ _NOTIFY = re.compile(postgres.NOTIFY_SQL)
 
 
 _WRITE_NAMES = requests.ROW_WRITE_METHODS
-_MANAGER_PARTS = frozenset({"objects", "_default_manager"})
+_MANAGER_PARTS = requests.MODEL_MANAGERS
 
 
 def _written_owner(callee: str) -> str:

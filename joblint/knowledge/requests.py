@@ -62,6 +62,8 @@ def opens_manager(parts: list[str], qualname: str | None) -> bool:
     )
 
 
+# The managers a model's rows are written through (`Order.objects`).
+MODEL_MANAGERS: frozenset[str] = frozenset(m for s in jobs.MODEL_SIGNALS for m in s.managers)
 # Methods whose call writes rows: Django's managers, querysets, instances and
 # many-to-many managers (`MODEL_SIGNALS`), SQLAlchemy's session, a DB-API
 # cursor. A call of one names the class it writes, or is a write no summary

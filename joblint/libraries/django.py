@@ -315,11 +315,13 @@ SAVED_BY_VIEW = {
     "serializer_class": ("create", "update", "save"),
     "form_class": ("save",),
 }
+# `@receiver(signal)` connects the function it decorates (django.dispatch).
+RECEIVER_DECORATORS = ("django.dispatch.receiver", "django.dispatch.dispatcher.receiver")
 # django.dispatch (Django 5.1, django/dispatch/dispatcher.py): `send` and
 # `send_robust` call every receiver in the sender's thread, in order.
 SIGNAL_APIS = (
     SignalApi(
-        receiver_decorators=("django.dispatch.receiver", "django.dispatch.dispatcher.receiver"),
+        receiver_decorators=RECEIVER_DECORATORS,
         connect_methods=("connect",),
         send_methods=("send", "send_robust"),
     ),
@@ -357,7 +359,7 @@ MODEL_SIGNALS = (
             ("django.db.models.signals.post_delete", DELETE),
             ("django.db.models.signals.m2m_changed", M2M),
         ),
-        receiver_decorators=("django.dispatch.receiver", "django.dispatch.dispatcher.receiver"),
+        receiver_decorators=RECEIVER_DECORATORS,
         connect_method="connect",
         sender_keyword="sender",
         receiver_keyword="receiver",

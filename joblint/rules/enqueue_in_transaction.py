@@ -15,7 +15,6 @@ from joblint.analysis.walk import contains, descendants, encloses
 from joblint.knowledge import requests
 from joblint.knowledge.jobs import (
     FIX_HINTS,
-    MODEL_SIGNALS,
     TASK_CLASS_OPTIONS,
     TxFamily,
     may_be_project_code,
@@ -580,11 +579,7 @@ def checkout(order):
         written = context.memo("writes", tx.node, writes)
         if not written:
             return ()  # no write it names: a savepoint of a caller's transaction, perhaps
-        created = _created_names(body)
-        carried = {
-            n.value for arg in call.args for n in _names_in(arg.value) if isinstance(n, cst.Name)
-        }
-        if carried & created:
+        if self._carries_created(call):
             return ()
         return (Requirement(JOB_TOUCHES, enqueue.task, frozenset(written)),)
 
@@ -598,14 +593,20 @@ def checkout(order):
             return requirement
         if not may_be_project_code(enqueue.task):
             return requirement
-        frame = self.context.frame.node
-        created = self.context.memo("created", frame, lambda: _created_names(frame))
-        carried = {
-            n.value for arg in call.args for n in _names_in(arg.value) if isinstance(n, cst.Name)
-        }
-        if carried & created:
+        if self._carries_created(call):
             return requirement
         return replace(requirement, libraries=frozenset({enqueue.task}))
+
+    def _carries_created(self, call: cst.Call) -> bool:
+        """The enqueue's payload names a row the function created
+        (`order = Order.objects.create(...)`, then `send.delay(order.pk)`)."""
+        frame = self.context.frame.node
+        created = self.context.memo("created", frame, lambda: _created_names(frame))
+        return any(
+            isinstance(name, cst.Name) and name.value in created
+            for arg in call.args
+            for name in _names_in(arg.value)
+        )
 
     def _request_depends(self, call: cst.Call, enqueue: Enqueue) -> tuple[Requirement, ...]:
         """A view's own enqueue: the project step asks whether the job can
@@ -631,12 +632,7 @@ def checkout(order):
         following = _following(frame, statement)
         if following is None or not _ends_in_raise(following):
             return False
-        created = _created_names(frame)
-        return not any(
-            isinstance(name, cst.Name) and name.value in created
-            for arg in call.args
-            for name in _names_in(arg.value)
-        )
+        return not self._carries_created(call)
 
     def _on_create_only(self, call: cst.Call) -> bool:
         """The enqueue runs only when the save created the row: in the body
@@ -1112,7 +1108,7 @@ def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
 # Methods that write rows, and the managers a model's writes go through.
 WRITE_METHODS = requests.ROW_WRITE_METHODS
 RAW_SQL_METHODS = frozenset({"execute", "executemany", "raw", "callproc"})
-MANAGERS = frozenset(m for signals in MODEL_SIGNALS for m in signals.managers)
+MANAGERS = requests.MODEL_MANAGERS
 # Statements leaving a block other than by `raise`.
 _LEAVING = (cst.Return, cst.Break, cst.Continue)
 # Calls whose result is a row the code wrote (a payload carrying it depends
