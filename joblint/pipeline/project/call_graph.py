@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 
 # How many calls deep a chain may go (a view -> a service -> a mailer -> ...).
 MAX_HOPS = 6
-# How many calls deep a task's body is read for the models it touches.
-_TOUCH_HOPS = 3
 # What `joblint.index.signals` calls the function a factory returns.
 RETURNED_BY_FACTORY = "<returned>"
 # How many names a call's qualified name may be followed through (re-exports,
@@ -638,31 +636,22 @@ class CallGraph:
         return [c for s in module.functions for c in s.calls if c.transaction is not None]
 
     def touches(self, task: str, models: frozenset[str]) -> bool:
-        """Whether the function `task` (through the project's calls, a few
-        deep) reads or writes one of `models`, or can't be told: it isn't
-        loaded, or calls project code the loaded modules don't summarise."""
+        """Whether the function `task` (through the project's calls) reads or
+        writes one of `models`, or can't be told: it isn't loaded, it is a
+        stub, or it calls project code the loaded modules don't summarise."""
         start = self.resolve(task)
         if start is None or self.functions[start][0].stub:
             return True
         prefixes = tuple(f"{self.index.canonical(m)}." for m in models)
-        seen, todo = {start}, [start]
-        for _ in range(_TOUCH_HOPS):
-            following: list[str] = []
-            for name in todo:
-                for call in self.functions[name][0].calls:
-                    callee = self.index.canonical(call.callee)
-                    if callee.startswith(prefixes) or callee in models:
-                        return True
-                    resolved = self.resolve(call.callee)
-                    if resolved is None:
-                        if jobs.may_be_project_code(callee) and not self.of_a_class(callee):
-                            return True  # project code no summary tells
-                        continue
-                    if resolved not in seen:
-                        seen.add(resolved)
-                        following.append(resolved)
-            todo = following
-        return False
+
+        def ends(call: ProjectCall) -> bool | None:
+            callee = self.index.canonical(call.callee)
+            if callee.startswith(prefixes) or callee in models:
+                return True
+            unknown = self.resolve(call.callee) is None and self.index.in_project(callee)
+            return True if unknown and not self.of_a_class(callee) else None
+
+        return self._breadth_first(start, lambda summary: summary.calls, ends) is not None
 
     def of_a_class(self, callee: str) -> bool:
         """`Vat.objects.get`: a call on a class the project's facts know (a
