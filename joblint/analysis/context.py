@@ -39,7 +39,7 @@ from joblint.analysis.transactions import (
     on_commit_callback,
     with_transaction,
 )
-from joblint.analysis.values import value_of
+from joblint.analysis.values import self_attribute_values, value_of
 from joblint.analysis.views import is_view_class, non_atomic_class, reached_scope, view_scope
 from joblint.analysis.walk import subclasses
 from joblint.knowledge.jobs import TxFamily
@@ -394,7 +394,8 @@ class FileContext:
         self.view_classes.append(is_view_class(node, self.resolver))
         self.non_atomic_classes.append(non_atomic_class(node, self.resolver))
         self.class_methods.append(_method_names(node))
-        self.resolver.scopes.append(Scope(is_class=True))
+        attributes = self_attribute_values(node, self.resolver)
+        self.resolver.scopes.append(Scope(is_class=True, attributes=attributes))
 
     def _leave_class(self, node: cst.ClassDef) -> None:
         self.classes.pop()

@@ -63,6 +63,9 @@ class Scope:
     names: dict[str, Binding] = field(default_factory=dict)
     # Class bodies are invisible from the methods inside them.
     is_class: bool = False
+    # A class's `self.<name> = <value>` assignments its methods make, where
+    # the value is one the rules recognise (a queue object made in `__init__`).
+    attributes: dict[str, Value] = field(default_factory=dict)
 
 
 def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -169,6 +172,14 @@ class Resolver:
             found = scope.names.get(name)
             if found is not None:
                 return found
+        return None
+
+    def self_value(self, attr: str) -> Value | None:
+        """What `self.<attr>` holds in a method of the innermost class, where a
+        method of that class assigns it a value the rules recognise."""
+        for scope in reversed(self.scopes):
+            if scope.is_class:
+                return scope.attributes.get(attr)
         return None
 
     def qualified_name(self, node: cst.BaseExpression) -> str | None:

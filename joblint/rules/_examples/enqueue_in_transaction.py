@@ -23,6 +23,22 @@ _SAVES_RECEIPT_IN_ATOMIC = (
 VALID = (
     Valid(
         """
+import django_rq
+from django.db import transaction
+
+class Renderer:
+    def __init__(self, queue_name, local):
+        self.queue = django_rq.get_queue(queue_name)
+        self.queue = local
+
+    def render_later(self, **data):
+        with transaction.atomic():
+            return self.queue.enqueue("render.pdf", **data)
+""",
+        id="an-attribute-that-holds-an-rq-queue-on-one-line-and-something-else-on-another",
+    ),
+    Valid(
+        """
 from django.apps import AppConfig, apps
 from django.db.models.signals import post_save
 from .tasks import send_receipt
@@ -358,6 +374,22 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+import django_rq
+from django.db import transaction
+
+class Renderer:
+    def __init__(self, queue_name):
+        self.queue = django_rq.get_queue(queue_name)
+
+    def render_later(self, **data):
+        with transaction.atomic():
+            return self.queue.enqueue("render.pdf", **data)
+""",
+        (11, 20, "inside transaction.atomic() (line 10)"),
+        id="an-rq-queue-held-in-an-attribute-its-init-sets",
+    ),
     invalid(
         """
 from .tasks import send_receipt
