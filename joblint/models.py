@@ -478,9 +478,16 @@ class FunctionSummary:
     stub: bool = False
     # The classes whose rows it writes, by the owner each write names
     # (`Order.objects.create()`, a typed `order.save()`), and whether it
-    # makes a write that names none (`session.add(x)`, `obj.status = ...`).
+    # makes a write that names none (`session.add(x)`, `obj.save()`).
     writes: tuple[str, ...] = ()
     blind_writes: bool = False
+    # Whether it sets a field of a value it was handed or fetched
+    # (`obj.status = ...`): a write where the ORM flushes what its session
+    # holds (SQLAlchemy's unit of work), none where only `save()` writes.
+    field_sets: bool = False
+    # The methods it calls on `super()` (`super().form_valid(form)`): a
+    # library base's may write (`joblint.libraries.django.SUPER_WRITES`).
+    super_calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

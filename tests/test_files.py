@@ -198,10 +198,12 @@ def _ref_module_name(path: Path) -> tuple[str, bool]:
 
 @functools.lru_cache(maxsize=4096)
 def _ref_package(directory: Path) -> str:
-    if not ((directory / "__init__.py").is_file() or (directory / "__init__.pyi").is_file()):
-        return ""
-    if not directory.name.isidentifier():
+    if directory.name and not directory.name.isidentifier():
         return ""  # no import can name it
+    if not ((directory / "__init__.py").is_file() or (directory / "__init__.pyi").is_file()):
+        # A namespace package inside a package is imported by its dotted name.
+        above = _ref_package(directory.parent) if directory.parent != directory else ""
+        return f"{above}.{directory.name}" if above else ""
     if directory.parent == directory:
         return directory.name
     parent = _ref_package(directory.parent)

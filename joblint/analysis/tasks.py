@@ -123,6 +123,9 @@ class Enqueue:
     # The task a signature sent here signs (`send.si(pk).delay()`): sending
     # it calls that task's own `apply_async` ("" otherwise).
     signed: str = ""
+    # The task whose body the job runs: the task enqueued, the one a
+    # signature signs, or the one a `task.chunks(...)` runs per item.
+    runs: str = ""
     # The same enqueue as each library it may turn out to be, most specific first
     # (each with its own subject and requirements), when only the project step
     # can tell which: a rule reports each, and the first that holds stands. Empty:
@@ -162,15 +165,18 @@ def classify_enqueue(
         if found is not None:
             target = task_like_target(func.value, resolver)
             task = target.qualname if target is not None else ""
-            found = replace(found, signed=_signed_task(func.value, resolver))
-            return _with_method(found, func.attr.value, task)
+            signed = _signed_task(func.value, resolver)
+            runs = task or signed or _item_task(func.value, resolver)
+            found = replace(found, signed=signed)
+            return _with_method(found, func.attr.value, task, runs)
     if isinstance(func, cst.Call):
         return _canvas_call(func, resolver)
     found = _task_call(func, resolver, call_enqueues)
     if found is None:
         return None
     target = task_like_target(func, resolver)
-    return replace(found, method="__call__", task=target.qualname if target else "")
+    task = target.qualname if target else ""
+    return replace(found, method="__call__", task=task, runs=task)
 
 
 def _signed_task(receiver: cst.BaseExpression, resolver: Resolver) -> str:
@@ -184,6 +190,16 @@ def _signed_task(receiver: cst.BaseExpression, resolver: Resolver) -> str:
     if not isinstance(receiver.func, cst.Attribute):
         return ""
     if receiver.func.attr.value not in jobs.OWN_SIGNATURE_METHODS:
+        return ""
+    target = task_like_target(receiver.func.value, resolver)
+    return target.qualname if target is not None else ""
+
+
+def _item_task(receiver: cst.BaseExpression, resolver: Resolver) -> str:
+    """The task `receiver` runs once per item when it is `task.chunks(...)`."""
+    if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
+        return ""
+    if receiver.func.attr.value not in jobs.ITEM_SIGNATURE_METHODS:
         return ""
     target = task_like_target(receiver.func.value, resolver)
     return target.qualname if target is not None else ""
@@ -207,9 +223,9 @@ def _members_task(canvas: cst.Call, resolver: Resolver) -> str:
     return tasks.pop() if len(tasks) == 1 else ""
 
 
-def _with_method(found: Enqueue, method: str, task: str) -> Enqueue:
-    variants = tuple(replace(v, method=method, task=task) for v in found.variants)
-    return replace(found, method=method, task=task, variants=variants)
+def _with_method(found: Enqueue, method: str, task: str, runs: str) -> Enqueue:
+    variants = tuple(replace(v, method=method, task=task, runs=runs) for v in found.variants)
+    return replace(found, method=method, task=task, runs=runs, variants=variants)
 
 
 def _own_method(func: cst.Attribute, own_methods: frozenset[str]) -> bool:

@@ -265,6 +265,8 @@ class _Summary:
     stub: bool = False
     writes: tuple[str, ...] = ()
     blind_writes: bool = False
+    field_sets: bool = False
+    super_calls: tuple[str, ...] = ()
 
 
 class ModuleReader:
@@ -377,6 +379,8 @@ class ModuleReader:
                     stub=found.stub,
                     writes=found.writes,
                     blind_writes=found.blind_writes,
+                    field_sets=found.field_sets,
+                    super_calls=found.super_calls,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -615,6 +619,8 @@ class ModuleReader:
         summary.returns = function_returns(node, self.kinds(node), self._qualifiers(stack))
         summary.claims = self._claims(node, stack)
         summary.writes, summary.blind_writes = self._writes(node, stack, summary)
+        summary.field_sets = self._sets_fields(node)
+        summary.super_calls = self._super_calls(node)
         kinds = self.kinds(node)
         if ast.FunctionDef in kinds or ast.AsyncFunctionDef in kinds:
             for inner in self.own(node):  # in their order: the summaries keep it
@@ -630,12 +636,35 @@ class ModuleReader:
         untyped name, `obj.status = ...` on a value it was handed)."""
         found = {owner for call in summary.calls if (owner := _written_owner(call.callee))}
         blind = False
+        containers = self._containers(node)
         for inner in self.of_kind(node, ast.Call):
             func = cast(ast.Call, inner).func
             if isinstance(func, ast.Attribute) and func.attr in _WRITE_NAMES:
-                qualname = self._qualify(func, stack)
-                project = qualname is not None and jobs.may_be_project_code(qualname)
+                if isinstance(func.value, ast.Name) and func.value.id in containers:
+                    continue  # `seen.update(...)` of a set or dict it built
+                callee = self._callee(func, stack)  # `Order.objects.filter(...).update`, too
+                project = callee is not None and jobs.may_be_project_code(callee[0])
                 blind = blind or not project  # a library's or an unknown value's
+        return tuple(sorted(found)), blind
+
+    def _super_calls(self, node: _Function) -> tuple[str, ...]:
+        """The methods called on `super()` (`super().save(...)`), in order, once each."""
+        found: dict[str, None] = {}
+        for inner in self.of_kind(node, ast.Call):
+            func = cast(ast.Call, inner).func
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Call)
+                and isinstance(func.value.func, ast.Name)
+                and func.value.func.id == "super"
+            ):
+                found[func.attr] = None
+        return tuple(found)
+
+    def _sets_fields(self, node: _Function) -> bool:
+        """Whether the function sets a field of a value it didn't build
+        itself (`row.status = ...`; not `self.x`, nor a dict it built)."""
+        containers = self._containers(node)
         for inner in self.of_kind(node, ast.Assign, ast.AugAssign):
             if isinstance(inner, ast.Assign):
                 targets = inner.targets
@@ -643,9 +672,21 @@ class ModuleReader:
                 targets = [cast(ast.AugAssign, inner).target]
             for target in targets:
                 base = target.value if isinstance(target, ast.Attribute) else None
-                if isinstance(base, ast.Name) and base.id not in _RECEIVERS:
-                    blind = True  # a row's field, flushed with the session
-        return tuple(sorted(found)), blind
+                if isinstance(base, ast.Name) and base.id not in _RECEIVERS | containers:
+                    return True
+        return False
+
+    def _containers(self, node: _Function) -> frozenset[str]:
+        """The locals every assignment of the function binds to a dict, set
+        or list it builds (`seen = set()`, `data = {}`): no rows."""
+        built: set[str] = set()
+        other: set[str] = set()
+        for inner in self.of_kind(node, ast.Assign):
+            assign = cast(ast.Assign, inner)
+            for target in assign.targets:
+                if isinstance(target, ast.Name):
+                    (built if _builds_container(assign.value) else other).add(target.id)
+        return frozenset(built - other)
 
     def _claims(self, node: _Function, stack: list[_Frame]) -> bool:
         """Whether the function claims its work before doing it (see
@@ -1178,6 +1219,20 @@ _NOTIFY = re.compile(postgres.NOTIFY_SQL)
 
 
 _WRITE_NAMES = requests.ROW_WRITE_METHODS
+_CONTAINER_LITERALS = (ast.Dict, ast.Set, ast.List, ast.DictComp, ast.SetComp, ast.ListComp)
+_CONTAINER_MAKERS = frozenset({"dict", "set", "list", "frozenset"})
+
+
+def _builds_container(value: ast.expr) -> bool:
+    if isinstance(value, _CONTAINER_LITERALS):
+        return True
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in _CONTAINER_MAKERS
+    )
+
+
 _MANAGER_PARTS = requests.MODEL_MANAGERS
 
 

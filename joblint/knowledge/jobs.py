@@ -160,6 +160,9 @@ SIGNATURE_METHODS: dict[str, str] = _by_name((lib.key, lib.signature_methods) fo
 OWN_SIGNATURE_METHODS: frozenset[str] = frozenset(
     method for lib in _ALL for method in lib.own_signature_methods
 )
+ITEM_SIGNATURE_METHODS: frozenset[str] = frozenset(
+    method for lib in _ALL for method in lib.item_signature_methods
+)
 MEMBER_SENDING_CANVASES: frozenset[str] = frozenset(
     name for lib in _ALL for name in lib.member_sending_canvases
 )

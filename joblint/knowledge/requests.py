@@ -21,6 +21,10 @@ FRAMEWORK_TRANSACTIONS: dict[str, str] = {
     "django": "inside the request's transaction (ATOMIC_REQUESTS)",
     "pyramid": "inside the request's transaction (pyramid_tm)",
 }
+# Frameworks whose request's session flushes every row it holds at COMMIT
+# (SQLAlchemy's unit of work under pyramid_tm): a handler setting a field of
+# a row writes it. Django writes only what `save()`/`update()` say.
+FIELD_SETS_WRITE: frozenset[str] = frozenset({"pyramid"})
 # How a message says to defer a job to each framework's COMMIT.
 FRAMEWORK_FIX_HINTS: dict[str, str] = {
     "pyramid": jobs.FIX_HINTS[jobs.TxFamily.TRANSACTION_MANAGER],
@@ -62,6 +66,10 @@ def opens_manager(parts: list[str], qualname: str | None) -> bool:
     )
 
 
+# Methods a model's row writes itself with (`order.save()`, `order.delete()`).
+INSTANCE_WRITE_METHODS: frozenset[str] = frozenset(
+    m for s in jobs.MODEL_SIGNALS for _, methods in s.instance_writes for m in methods
+)
 # The managers a model's rows are written through (`Order.objects`).
 MODEL_MANAGERS: frozenset[str] = frozenset(m for s in jobs.MODEL_SIGNALS for m in s.managers)
 # Methods whose call writes rows: Django's managers, querysets, instances and

@@ -191,6 +191,9 @@ class Library:
     # Of those, the task methods whose signature, sent, calls the task's own
     # `apply_async` (so a task class deferring it defers the signature too).
     own_signature_methods: tuple[str, ...] = ()
+    # Task methods whose signature, sent, runs the task's body once per item
+    # through a job of the library's own (Celery's `chunks`: its starmap task).
+    item_signature_methods: tuple[str, ...] = ()
     # Canvases that send each member signature through its own `apply_async`.
     member_sending_canvases: tuple[str, ...] = ()
     # Which arguments of each enqueue method are the payload (a method name,

@@ -74,6 +74,7 @@ LIBRARIES = (
         # `Signature.apply_async` calls `self.type.apply_async` (celery/canvas.py);
         # `chunks`/`map`/`starmap` send Celery's own starmap/xmap tasks instead.
         own_signature_methods=("s", "si", "signature", "subtask"),
+        item_signature_methods=("chunks", "map", "starmap"),
         # `group._apply_tasks` calls `sig.apply_async(...)` for each member.
         member_sending_canvases=("celery.group", "celery.canvas.group"),
         # Celery >= 5.4's DjangoTask defers these to `transaction.on_commit`.

@@ -330,6 +330,60 @@ SIGNAL_APIS = (
 # subclasses that override them: DRF's `Serializer.save()` calls `create()`
 # or `update()` (rest_framework/serializers.py, 3.15).
 CALLS_OVERRIDES = {"rest_framework.serializers.": {"save": ("create", "update")}}
+_MODEL_FORM_VIEWS = (
+    "django.views.generic.edit.ModelFormMixin",
+    "django.views.generic.edit.BaseCreateView",
+    "django.views.generic.edit.BaseUpdateView",
+    "django.views.generic.edit.CreateView",
+    "django.views.generic.edit.UpdateView",
+    "django.views.generic.CreateView",
+    "django.views.generic.UpdateView",
+)
+_DELETE_VIEWS = (
+    "django.views.generic.edit.DeletionMixin",
+    "django.views.generic.edit.BaseDeleteView",
+    "django.views.generic.edit.DeleteView",
+    "django.views.generic.DeleteView",
+)
+_MODEL_SAVERS = (
+    "django.forms.ModelForm",
+    "django.forms.models.ModelForm",
+    "django.forms.models.BaseModelForm",
+    "django.db.models.Model",
+    "django.db.models.base.Model",
+    "rest_framework.serializers.ModelSerializer",
+    "rest_framework.serializers.HyperlinkedModelSerializer",
+)
+_DRF_WRITING_VIEWS = (
+    "rest_framework.mixins.",
+    "rest_framework.generics.",
+    "rest_framework.viewsets.",
+)
+# A library method a project override calls through `super()` that writes a
+# row (the view's, form's or serializer's model): method -> the library
+# classes, as prefixes of their qualified names, whose method does. Django
+# 5.1 `ModelFormMixin.form_valid` saves the form, `DeletionMixin.delete` and
+# `BaseDeleteView.form_valid` delete the object, `ModelAdmin.save_model`/
+# `delete_model`/`save_related` write; DRF 3.15's `ModelSerializer.create`/
+# `update` and the mixins' `perform_*`/`create`/`update`/`destroy` save.
+SUPER_WRITES: dict[str, tuple[str, ...]] = {
+    "form_valid": (*_MODEL_FORM_VIEWS, *_DELETE_VIEWS),
+    "delete": (*_DELETE_VIEWS, "django.db.models.Model", "django.db.models.base.Model"),
+    "post": _DELETE_VIEWS,
+    "save": _MODEL_SAVERS,
+    "create": ("rest_framework.serializers.ModelSerializer", *_DRF_WRITING_VIEWS),
+    "update": ("rest_framework.serializers.ModelSerializer", *_DRF_WRITING_VIEWS),
+    "partial_update": _DRF_WRITING_VIEWS,
+    "destroy": _DRF_WRITING_VIEWS,
+    "perform_create": _DRF_WRITING_VIEWS,
+    "perform_update": _DRF_WRITING_VIEWS,
+    "perform_destroy": _DRF_WRITING_VIEWS,
+    "save_model": ADMIN_CLASSES,
+    "delete_model": ADMIN_CLASSES,
+    "save_related": ADMIN_CLASSES,
+    "save_formset": ADMIN_CLASSES,
+    "delete_queryset": ADMIN_CLASSES,
+}
 REQUEST_HANDLERS = (
     RequestHandlers(
         "django",

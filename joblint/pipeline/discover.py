@@ -529,15 +529,19 @@ def _package(directory: str) -> str:
 def _find_package(directory: str) -> str:
     """A directory with an `__init__.py` is a package, unless no import can
     name it (`Mayan-EDMS`, `shop+v2`: a repository root holding an
-    `__init__.py` of its own): its packages are then top-level."""
+    `__init__.py` of its own): its packages are then top-level. A directory
+    without one inside a package is a namespace package Python imports by
+    the same dotted name (`shop/external/mail/tasks.py` is
+    `shop.external.mail.tasks` where `shop/external` is a package)."""
     parent, name = os.path.dirname(directory), os.path.basename(directory)
+    if name and not name.isidentifier():
+        return ""
     if not (
         os.path.isfile(_join(directory, "__init__.py"))
         or os.path.isfile(_join(directory, "__init__.pyi"))
     ):
-        return ""
-    if name and not name.isidentifier():
-        return ""
+        above = _package(parent) if parent != directory else ""
+        return f"{above}.{name}" if above else ""
     if parent == directory:
         return name
     above = _package(parent)

@@ -563,7 +563,7 @@ def checkout(order):
         function (`with atomic():`, `@atomic`) whose every write names its
         model, and whose payload carries no row it wrote: the task must touch
         one of those models (the project step reads its body)."""
-        if not enqueue.task or not may_be_project_code(enqueue.task) or tx.request:
+        if not enqueue.runs or not may_be_project_code(enqueue.runs) or tx.request:
             return ()
         # Django's ORM names the model of every write; a `with` block holds
         # the whole transaction (a hook's or a receiver's starts elsewhere).
@@ -579,9 +579,9 @@ def checkout(order):
         written = context.memo("writes", tx.node, writes)
         if not written:
             return ()  # no write it names: a savepoint of a caller's transaction, perhaps
-        if self._carries_created(call):
+        if self._carries_written(call):
             return ()
-        return (Requirement(JOB_TOUCHES, enqueue.task, frozenset(written)),)
+        return (Requirement(JOB_TOUCHES, enqueue.runs, frozenset(written)),)
 
     def _naming_task(
         self, requirement: Requirement, call: cst.Call, enqueue: Enqueue
@@ -589,21 +589,22 @@ def checkout(order):
         """A request's reach names the project task enqueued, so the project
         step can ask whether it touches what the request writes; not where
         the payload carries a row the function created (it depends anyway)."""
-        if requirement.kind != REACHED or not enqueue.task:
+        if requirement.kind != REACHED or not enqueue.runs:
             return requirement
-        if not may_be_project_code(enqueue.task):
+        if not may_be_project_code(enqueue.runs):
             return requirement
-        if self._carries_created(call):
+        if self._carries_written(call):
             return requirement
-        return replace(requirement, libraries=frozenset({enqueue.task}))
+        return replace(requirement, libraries=frozenset({enqueue.runs}))
 
-    def _carries_created(self, call: cst.Call) -> bool:
-        """The enqueue's payload names a row the function created
-        (`order = Order.objects.create(...)`, then `send.delay(order.pk)`)."""
+    def _carries_written(self, call: cst.Call) -> bool:
+        """The enqueue's payload names a row the function created or saved
+        (`order = Order.objects.create(...)` or `order.save()`, then
+        `send.delay(order.pk)`)."""
         frame = self.context.frame.node
-        created = self.context.memo("created", frame, lambda: _created_names(frame))
+        written = self.context.memo("written-rows", frame, lambda: _written_names(frame))
         return any(
-            isinstance(name, cst.Name) and name.value in created
+            isinstance(name, cst.Name) and name.value in written
             for arg in call.args
             for name in _names_in(arg.value)
         )
@@ -632,7 +633,7 @@ def checkout(order):
         following = _following(frame, statement)
         if following is None or not _ends_in_raise(following):
             return False
-        return not self._carries_created(call)
+        return not self._carries_written(call)
 
     def _on_create_only(self, call: cst.Call) -> bool:
         """The enqueue runs only when the save created the row: in the body
@@ -1014,10 +1015,17 @@ def _managed_model(func: cst.Attribute, resolver: Resolver) -> str | None:
     return None
 
 
-def _created_names(frame: cst.CSTNode) -> set[str]:
-    """Names the function binds to a row it writes (`order = Order.objects.create(...)`)."""
+def _written_names(frame: cst.CSTNode) -> set[str]:
+    """Names the function binds to a row it writes (`order = Order.objects.create(...)`),
+    or calls a row's own write on (`order.save()`, `self.save()`)."""
     found: set[str] = set()
     for node in descendants(frame):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            receiver = node.func.value
+            if node.func.attr.value in requests.INSTANCE_WRITE_METHODS and isinstance(
+                receiver, cst.Name
+            ):
+                found.add(receiver.value)
         if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
             continue
         func = node.value.func

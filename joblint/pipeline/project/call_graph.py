@@ -654,10 +654,18 @@ class CallGraph:
         return self._breadth_first(start, lambda summary: summary.calls, ends) is not None
 
     def of_a_class(self, callee: str) -> bool:
-        """`Vat.objects.get`: a call on a class the project's facts know (a
-        model of another table), not an unknown function."""
+        """A call of or on a class the project knows, not an unknown function:
+        `Vat.objects.get` (a model of another table), `NotFound(...)` (an
+        exception it raises), `View.form.validate` (an object a class holds
+        in an attribute, of a type no summary tells)."""
         parts = callee.split(".")
-        return any(self.index.class_kinds(".".join(parts[:end])) for end in range(2, len(parts)))
+        return any(self._a_class(".".join(parts[:end])) for end in range(2, len(parts) + 1))
+
+    def _a_class(self, name: str) -> bool:
+        name = self.index.canonical(name)
+        return (
+            name in self.classes or name in self.index.classes or bool(self.index.class_kinds(name))
+        )
 
     def signal_receivers(self, call: ProjectCall) -> list[str]:
         """The functions a call of a signal's send method runs, as the loaded

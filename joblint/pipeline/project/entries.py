@@ -168,23 +168,33 @@ class RequestReach:
         the task touches, races no job."""
         if reach.handler is None or not task:
             return True
-        return self.handler_depends(reach.handler.entry.qualname, task)
+        return self.handler_depends(reach.handler.entry.qualname, task, reach.handler.framework)
 
-    def handler_depends(self, handler: str, task: str) -> bool:
+    def handler_depends(self, handler: str, task: str, framework: str = "") -> bool:
         """`depends`, for the request handler `handler` enqueuing `task`."""
         graph = self.graph
         start = graph.resolve(task) if task else None
         if start is None or graph.functions[start][0].stub:
             return True
         function = graph.resolve(handler)
-        written = self._written_under(function) if function is not None else None
+        if function is None:
+            return True
+        if not framework:
+            found = self._handlers_by_function().get(function)
+            framework = found[0].framework if found else ""
+        fields_written = framework in requests.FIELD_SETS_WRITE
+        written = self._written_under(function, fields_written)
         if written is None:
             return True
         return bool(written) and graph.touches(task, frozenset(written))
 
-    def _written_under(self, function: str) -> set[str] | None:
+    def _written_under(self, function: str, fields_written: bool) -> set[str] | None:
         """The classes the function and everything it calls write, or None
-        where a write names none or a call leads where no summary tells."""
+        where a write names none (`fields_written`: a field set is a write)
+        or a call leads to a function of the project no summary tells. A
+        call on an object of a type no summary tells (a library's object a
+        module holds, an attribute of a class) writes only where its method
+        is a write's (the summary's blind write)."""
         graph = self.graph
         found: set[str] = set()
         seen, todo = {function}, [function]
@@ -192,11 +202,16 @@ class RequestReach:
             following: list[str] = []
             for name in todo:
                 summary, path = graph.functions[name]
-                if summary.blind_writes:
+                if summary.blind_writes or (fields_written and summary.field_sets):
                     return None
-                found.update(summary.writes)
+                if self._writes_through_super(name, summary.super_calls):
+                    return None  # the form's, view's or serializer's model
+                # A form's or serializer's `save()` is no write of its own
+                # class: the call is followed into the overrides it runs.
+                writes = tuple(w for w in summary.writes if not self._saves_by_overrides(w))
+                found.update(writes)
                 for call in summary.calls:
-                    if _written_owner_call(call.callee, summary.writes):
+                    if _written_owner_call(call.callee, writes):
                         continue
                     if graph.enqueued_by(call, path) is not None:
                         continue  # a job: it writes nothing of the request's
@@ -205,8 +220,8 @@ class RequestReach:
                         callee = self.index.canonical(call.callee)
                         if _on_the_request(callee):
                             continue  # the framework's request object: it reads
-                        if self.index.in_project(callee) and not graph.of_a_class(callee):
-                            return None  # the project's code no summary tells
+                        if self._unknown_project_function(callee):
+                            return None
                         continue
                     for callee in callees:
                         if callee not in seen:
@@ -214,6 +229,43 @@ class RequestReach:
                             following.append(callee)
             todo = following
         return None if todo else found
+
+    def _writes_through_super(self, function: str, methods: tuple[str, ...]) -> bool:
+        """A method calling, through `super()`, a library base's method that
+        writes (`super().form_valid(form)` in a `CreateView`)."""
+        owner = function.rpartition(".")[0]
+        return any(
+            method in django.SUPER_WRITES and self._derives(owner, django.SUPER_WRITES[method])
+            for method in methods
+        )
+
+    def _saves_by_overrides(self, owner: str) -> bool:
+        """The class is a library's saving class whose `save()` runs methods
+        the project overrides (a DRF serializer's `create`/`update`)."""
+        return self._derives(owner, tuple(django.CALLS_OVERRIDES))
+
+    def _unknown_project_function(self, callee: str) -> bool:
+        """A call of the project's code no loaded summary tells: not one on a
+        class (`of_a_class`), on a task (`send.chunks(...)`), on what a
+        function returns (`build().exclude`), or on a module's object
+        (`name = Maker()`) the project didn't write
+        (`_ = TranslationStringFactory("h")`)."""
+        index, graph = self.index, self.graph
+        if not index.in_project(callee) or graph.of_a_class(callee):
+            return False
+        parts = callee.split(".")
+        for end in range(2, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            if end < len(parts) and graph.resolve(prefix) is not None:
+                return False
+            if index.canonical(prefix) in index.tasks:
+                return False
+            maker = index.instances.get(prefix) or graph.instances.get(prefix)
+            if maker is not None and not index.in_project(index.canonical(maker)):
+                return False
+            if prefix in index.constants:
+                return False
+        return True
 
     def _own_transaction_receivers(self) -> dict[str, tuple[str, int, str]]:
         """Functions connected to a signal the framework sends inside its own
