@@ -485,6 +485,11 @@ class FunctionSummary:
     # (`obj.status = ...`): a write where the ORM flushes what its session
     # holds (SQLAlchemy's unit of work), none where only `save()` writes.
     field_sets: bool = False
+    # It is `async def`: only an async caller runs it (awaiting it).
+    asynchronous: bool = False
+    # The line of its first `yield` (0: none): a generator dependency whose
+    # commit comes after it commits once the handler has returned.
+    yields: int = 0
     # The methods it calls on `super()` (`super().form_valid(form)`): a
     # library base's may write (`joblint.libraries.django.SUPER_WRITES`).
     super_calls: tuple[str, ...] = ()
@@ -513,6 +518,12 @@ class Entry:
     bases: tuple[str, ...] = ()
     # The line naming its route (a decorator), 0 if none.
     route: int = 0
+    # The dependencies its parameters name (`db = Depends(get_db)`,
+    # `Annotated[Session, Depends(get_db)]`, or an alias of such an
+    # `Annotated`): qualified names, for the project step to tell which
+    # yields a session it commits after the handler.
+    depends: tuple[str, ...] = ()
+    asynchronous: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -544,6 +555,8 @@ class ModuleIndex:
     # The receivers it connects to signals: (signal, handler, line); a
     # factory's result is `<factory>.<returned>` (`joblint.index.signals`).
     connections: tuple[tuple[str, str, int], ...] = ()
+    # Module-level `Alias = Annotated[T, Depends(dependency)]`: (qualname, dependency).
+    dependency_aliases: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,3 +112,64 @@ def test_a_request_writing_nothing_the_job_reads_is_no_finding(
     )
     assert _found(project, ["."], options) == []
     assert _found(project, ["press/services/binding.py"], options) == []
+
+
+FASTAPI_PROJECT = {
+    "mill/__init__.py": "",
+    "mill/db.py": (
+        "from sqlalchemy.orm import sessionmaker\n\nSessionLocal = sessionmaker()\n\n\n"
+        "def get_session():\n    session = SessionLocal()\n    yield session\n"
+        "    session.commit()\n"
+    ),
+    "mill/models.py": (
+        "from sqlalchemy import Column, Integer\nfrom sqlalchemy.orm import declarative_base\n\n"
+        "Base = declarative_base()\n\n\nclass Batch(Base):\n    __tablename__ = 'batches'\n"
+        "    id = Column(Integer, primary_key=True)\n"
+    ),
+    "mill/tasks.py": (
+        "from celery import shared_task\n\nfrom mill.db import SessionLocal\n"
+        "from mill.models import Batch\n\n\n@shared_task\ndef grind(batch_id):\n"
+        "    return SessionLocal().get(Batch, batch_id)\n"
+    ),
+    # No enqueue token in the route module.
+    "mill/api.py": (
+        "from fastapi import APIRouter, Depends\n\nfrom mill.db import get_session\n"
+        "from mill.services import start\n\nrouter = APIRouter()\n\n\n"
+        "@router.post('/batches')\nasync def create(session=Depends(get_session)):\n"
+        "    return await start(session)\n"
+    ),
+    "mill/services.py": (
+        "from mill.models import Batch\nfrom mill.tasks import grind\n\n\n"
+        "async def start(session):\n    batch = Batch()\n    session.add(batch)\n"
+        "    grind.delay(batch.id)\n    return batch\n"
+    ),
+}
+
+
+@pytest.fixture
+def fastapi_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(tmp_path, FASTAPI_PROJECT)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_fastapi_session_dependency_is_reported_alike_by_every_run(
+    fastapi_project: Path,
+) -> None:
+    expected = ["mill/services.py:8:JL101"]
+    cold = _found(fastapi_project, ["."], RunOptions(cache=True))
+    warm = _found(fastapi_project, ["."], RunOptions(cache=True))
+    alone = _found(fastapi_project, ["mill/services.py"], RunOptions(cache=True))
+    alone_warm = _found(fastapi_project, ["mill/services.py"], RunOptions(cache=True))
+    unfiltered = _found(fastapi_project, ["."], RunOptions(use_prefilter=False))
+    assert cold == warm == alone == alone_warm == unfiltered == expected
+
+
+def test_a_fastapi_dependency_that_commits_nothing_is_no_transaction(
+    fastapi_project: Path,
+) -> None:
+    (fastapi_project / "mill/db.py").write_text(
+        "from sqlalchemy.orm import sessionmaker\n\nSessionLocal = sessionmaker()\n\n\n"
+        "def get_session():\n    with SessionLocal() as session:\n        yield session\n"
+    )
+    assert _found(fastapi_project, ["."], RunOptions()) == []

@@ -336,7 +336,7 @@ class FileContext:
             qualname = self.resolver.local_qualname(key)
             frame.transactions.append(connected_elsewhere(node, qualname))
         frame.transactions.extend(self._decorator_transactions(node, class_name))
-        if node.asynchronous is None and all(t.requires for t in frame.transactions):
+        if all(t.requires for t in frame.transactions):
             frame.reached = reached_scope(node, self.resolver.local_qualname(key))
         self.frames.append(frame)
         self.resolver.scopes.append(Scope())

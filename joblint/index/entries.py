@@ -22,7 +22,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from joblint.knowledge import jobs, requests
-from joblint.libraries import django
+from joblint.libraries import django, fastapi
 from joblint.models import Entry
 
 NameOf = Callable[[ast.expr], "str | None"]
@@ -40,7 +40,13 @@ def module_entries(module: str, statements: list[ast.stmt], name_of: NameOf) -> 
     local = (lambda name: f"{module}.{name}") if module else (lambda name: name)
     found: list[Entry] = []
     for statement in statements:
-        if isinstance(statement, ast.FunctionDef):
+        if isinstance(statement, ast.AsyncFunctionDef):
+            # Only a router may run an async handler inside a transaction
+            # (a FastAPI session dependency); Django's async views run outside.
+            routed = _routed(statement, local(statement.name), name_of)
+            if routed is not None:
+                found.append(routed)
+        elif isinstance(statement, ast.FunctionDef):
             entry = _function_entry(statement, local(statement.name), name_of, views_module)
             if entry is None and admin_module and _parameters(statement)[1:2] == [_REQUEST]:
                 entry = Entry(local(statement.name), statement.lineno, _DJANGO, "an admin action")
@@ -78,12 +84,94 @@ def _registered(node: ast.FunctionDef, qualname: str, name_of: NameOf) -> Entry 
             return Entry(
                 qualname, node.lineno, handlers.framework, handlers.how, route=decorator.lineno
             )
-        owner, _, method = name.rpartition(".")
+        routed = _routed(node, qualname, name_of)
+        if routed is not None:
+            return routed
+    return None
+
+
+def _routed(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, name_of: NameOf
+) -> Entry | None:
+    """An operation a module-level object's route method registers
+    (`@api.post("/x")`: the project step tells whether it is a router)."""
+    for decorator in node.decorator_list:
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = name_of(func)
+        owner, _, method = name.rpartition(".") if name else ("", "", "")
         if method in requests.ROUTE_METHODS and owner and jobs.may_be_project_code(owner):
             return Entry(
-                qualname, node.lineno, "", "", needs="router", of=owner, route=decorator.lineno
+                qualname,
+                node.lineno,
+                "",
+                "",
+                needs="router",
+                of=owner,
+                route=decorator.lineno,
+                depends=_dependencies(node, name_of),
+                asynchronous=isinstance(node, ast.AsyncFunctionDef),
             )
     return None
+
+
+def _dependencies(node: ast.FunctionDef | ast.AsyncFunctionDef, name_of: NameOf) -> tuple[str, ...]:
+    """What the parameters depend on: `Depends(x)` in a default or an
+    `Annotated[...]`, or an annotation's name (an alias of one)."""
+    arguments = node.args
+    found: list[str] = []
+    defaults = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    for default in defaults:
+        found.extend(_depends_call(default, name_of))
+    for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+        annotation = argument.annotation
+        if annotation is None:
+            continue
+        named = annotated_dependencies(annotation, name_of)
+        if named:
+            found.extend(named)
+        elif (alias := name_of(annotation)) is not None:
+            found.append(alias)
+    return tuple(dict.fromkeys(found))
+
+
+def dependency_aliases(
+    module: str, statements: list[ast.stmt], name_of: NameOf
+) -> tuple[tuple[str, str], ...]:
+    """Module-level `SessionDep = Annotated[Session, Depends(get_db)]`:
+    (the alias's qualified name, the dependency's)."""
+    found: list[tuple[str, str]] = []
+    for statement in statements:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and isinstance(value, ast.Subscript):
+            alias = f"{module}.{target.id}" if module else target.id
+            found.extend((alias, name) for name in annotated_dependencies(value, name_of))
+    return tuple(found)
+
+
+def annotated_dependencies(annotation: ast.expr, name_of: NameOf) -> tuple[str, ...]:
+    """The dependencies an `Annotated[T, Depends(x), ...]` names."""
+    if (
+        not isinstance(annotation, ast.Subscript)
+        or name_of(annotation.value) not in fastapi.ANNOTATED
+    ):
+        return ()
+    items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    return tuple(name for item in items[1:] for name in _depends_call(item, name_of))
+
+
+def _depends_call(node: ast.expr, name_of: NameOf) -> tuple[str, ...]:
+    if not isinstance(node, ast.Call) or name_of(node.func) not in fastapi.DEPENDS:
+        return ()
+    target = node.args[0] if node.args else None
+    if target is None:
+        target = next((k.value for k in node.keywords if k.arg == "dependency"), None)
+    name = name_of(target) if target is not None else None
+    return (name,) if name is not None else ()
 
 
 def _class_entries(

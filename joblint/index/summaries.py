@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from joblint.index.entries import module_entries
+from joblint.index.entries import dependency_aliases, module_entries
 from joblint.index.flags import (
     Guard,
     call_flags,
@@ -267,6 +267,8 @@ class _Summary:
     blind_writes: bool = False
     field_sets: bool = False
     super_calls: tuple[str, ...] = ()
+    yields: int = 0
+    asynchronous: bool = False
 
 
 class ModuleReader:
@@ -381,6 +383,8 @@ class ModuleReader:
                     blind_writes=found.blind_writes,
                     field_sets=found.field_sets,
                     super_calls=found.super_calls,
+                    yields=found.yields,
+                    asynchronous=found.asynchronous,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -389,6 +393,9 @@ class ModuleReader:
             tuple(self.local(name) for name in plain_functions),
             self._plain_classes(plain_classes),
             entries=module_entries(self.module.name, statements, self._module_name),
+            dependency_aliases=dependency_aliases(
+                self.module.name, statements, self._module_name
+            ),
             connections=module_connections(
                 self.module.name, statements, self._module_name, self._imports
             )
@@ -621,6 +628,9 @@ class ModuleReader:
         summary.writes, summary.blind_writes = self._writes(node, stack, summary)
         summary.field_sets = self._sets_fields(node)
         summary.super_calls = self._super_calls(node)
+        yields = self.of_kind(node, ast.Yield)
+        summary.yields = min((cast(ast.Yield, y).lineno for y in yields), default=0)
+        summary.asynchronous = isinstance(node, ast.AsyncFunctionDef)
         kinds = self.kinds(node)
         if ast.FunctionDef in kinds or ast.AsyncFunctionDef in kinds:
             for inner in self.own(node):  # in their order: the summaries keep it

@@ -5,7 +5,7 @@ which settings flag makes each framework's requests transactions."""
 from __future__ import annotations
 
 from joblint.knowledge import jobs
-from joblint.libraries import collect, django, pyramid
+from joblint.libraries import collect, django, fastapi, pyramid
 from joblint.libraries.base import RequestHandlers, SignalApi
 
 HANDLERS: tuple[RequestHandlers, ...] = collect("REQUEST_HANDLERS")
@@ -16,18 +16,27 @@ FRAMEWORK_FLAGS: dict[str, str] = {
     "django": django.ATOMIC_REQUESTS_FLAG,
     "pyramid": pyramid.TM_FLAG,
 }
+# Frameworks whose handler runs inside a transaction when one of its
+# dependencies yields a session it commits after the handler returns (not a
+# settings flag): sync and async handlers alike.
+DEPENDENCY_FRAMEWORKS: frozenset[str] = frozenset({fastapi.FRAMEWORK})
 # How a message says each framework's request is a transaction.
 FRAMEWORK_TRANSACTIONS: dict[str, str] = {
     "django": "inside the request's transaction (ATOMIC_REQUESTS)",
     "pyramid": "inside the request's transaction (pyramid_tm)",
+    fastapi.FRAMEWORK: "inside the session its dependency commits after it returns",
 }
 # Frameworks whose request's session flushes every row it holds at COMMIT
 # (SQLAlchemy's unit of work under pyramid_tm): a handler setting a field of
 # a row writes it. Django writes only what `save()`/`update()` say.
-FIELD_SETS_WRITE: frozenset[str] = frozenset({"pyramid"})
+FIELD_SETS_WRITE: frozenset[str] = frozenset({"pyramid", fastapi.FRAMEWORK})
 # How a message says to defer a job to each framework's COMMIT.
 FRAMEWORK_FIX_HINTS: dict[str, str] = {
     "pyramid": jobs.FIX_HINTS[jobs.TxFamily.TRANSACTION_MANAGER],
+    fastapi.FRAMEWORK: (
+        "Commit the session before enqueuing, or enqueue from a BackgroundTasks task "
+        "(FastAPI >= 0.106 runs those after the dependency's commit)"
+    ),
 }
 DECORATORS: dict[str, RequestHandlers] = {d: h for h in HANDLERS for d in h.decorators}
 ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers}

@@ -249,6 +249,29 @@ class EnqueueInTransaction(Rule):
       def add_block(request):
           survey_block.delay(request.json_body["id"])  # JL101
       ```
+    - **FastAPI with a session dependency that commits after the handler**:
+      a path operation (`@router.post(...)` on an `APIRouter` or `FastAPI`,
+      sync or async) with a parameter `Depends(get_db)` (also inside
+      `Annotated[...]` or an alias of one, `SessionDep`), where `get_db`
+      yields the session and calls `.commit()` after the `yield`: the
+      COMMIT comes after the handler returns. A handler (or a function on
+      the way) that commits the session itself before the call leading to
+      the enqueue races nothing; a dependency that only closes its session
+      is no transaction.
+
+      ```python
+      def get_session():
+          session = SessionLocal()
+          yield session
+          session.commit()
+
+      @router.post("/grains")
+      async def add_grain(name: str, session=Depends(get_session)):
+          grain = Grain(name=name)
+          session.add(grain)
+          session.flush()
+          weigh.delay(grain.id)  # JL101: COMMIT after the handler returns
+      ```
 
     ## Signals sent inside a transaction
     A Django `Signal.send`/`send_robust` or a blinker `send` runs every
@@ -283,14 +306,18 @@ class EnqueueInTransaction(Rule):
     - The job must depend on the transaction: for a project task enqueued in
       a Django `with transaction.atomic():` block that writes, and whose writes all name their
       model (`Order.objects.filter(...).update(...)`), and whose payload
-      carries no row the function created, the task's body (through the
-      project's calls) must read or write one of those models. A cache
-      refresh keyed by an argument is not a finding; an unknown or stub body
-      keeps the finding. A request handler is judged the same way, with what
-      the handler and everything it calls write (a view that only reads
-      enqueues nothing a worker can miss); a write that names no model
-      (`session.add(x)`, `obj.field = ...`, `obj.save()` of an untyped name)
-      or a call no summary tells keeps the finding.
+      carries no row the function created or saved, the task's body
+      (through the project's calls) must read or write one of those models.
+      A cache refresh keyed by an argument is not a finding; an unknown or
+      stub body keeps the finding. A request handler is judged the same
+      way, with what the handler and everything it calls write (a view that
+      only reads enqueues nothing a worker can miss); a write that names no
+      model (`session.add(x)`, `obj.save()` of an untyped name, a library
+      base's write through `super()`: `CreateView.form_valid`,
+      `ModelSerializer.create`, `ModelAdmin.save_model`; under pyramid_tm
+      and FastAPI also `obj.field = ...`, which the session flushes) or a
+      call of the project's code no summary tells keeps the finding. Calls
+      on classes, on tasks and on library objects write nothing.
     - A transactional dispatch is no finding: a project task class whose
       `apply_async` publishes with `pg_notify`/`NOTIFY` on the transaction's
       connection (delivered at COMMIT, dropped on ROLLBACK).
@@ -321,10 +348,12 @@ class EnqueueInTransaction(Rule):
     rollback), and the hook returns `None`, not an `AsyncResult`.
 
     ## Known limits
-    - Request transactions are Django's and Pyramid's (`pyramid_tm` included
-      in Python; an ini file's `pyramid.includes` is not read). FastAPI,
-      Starlette and Flask sessions committed after the handler are not
-      followed yet, nor settings named only in pytest/tox configuration.
+    - Request transactions are Django's, Pyramid's (`pyramid_tm` included
+      in Python; an ini file's `pyramid.includes` is not read) and FastAPI's
+      committing session dependencies (one level: a dependency of a
+      dependency is not followed). Starlette middleware and Flask teardown
+      commits are not followed yet, nor settings named only in pytest/tox
+      configuration.
     - The search from an enqueue up to a handler follows calls the project
       model resolves: a method called on a value of unknown type
       (`self.get_object().release()`, a service from `request.find_service`)

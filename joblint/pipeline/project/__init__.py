@@ -446,7 +446,9 @@ class ProjectIndex:
         if requirement.kind == REACHED:
             reach = self.reach.reached(requirement.qualname)
             task = next(iter(requirement.libraries), "")
-            return reach is not None and self.reach.depends(reach, task)
+            if reach is None or self.reach.committed_before(reach, requirement.qualname, line):
+                return False
+            return self.reach.depends(reach, task)
         raise ValueError(f"unknown requirement kind {requirement.kind!r}")
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:

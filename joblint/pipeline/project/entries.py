@@ -33,6 +33,9 @@ class Handler:
 
     # The class whose method it is ("" for a function).
     owner: str = ""
+    # The dependency committing its session after it returns (path, line,
+    # name), where that, not a settings flag, makes it a transaction.
+    dependency: tuple[str, int, str] | None = None
 
     @property
     def name(self) -> str:
@@ -92,6 +95,9 @@ class Reach:
         if self.sent is not None:
             path, line, own = self.sent
             found.append(Related(path, _line(line), f"connected here; sent inside {own}"))
+        if handler is not None and handler.dependency is not None:
+            path, line, name = handler.dependency
+            found.append(Related(path, _line(line), f"{name}() commits after the handler returns"))
         found.extend(Related(hop.path, _line(hop.call.line), hop.step()) for hop in self.hops)
         found.extend(
             Related(path, _line(1), "the settings that turn it on") for path in self.settings
@@ -114,6 +120,7 @@ class RequestReach:
     _callers: dict[str, list[_Caller]] | None = None
     _reached: dict[str, Reach | None] = field(default_factory=dict)
     _own_sent: dict[str, tuple[str, int, str]] | None = None
+    _aliases: dict[str, str] | None = None
 
     def reached(self, qualname: str) -> Reach | None:
         """The nearest handler (fewest calls away) reaching the function `qualname`."""
@@ -130,6 +137,9 @@ class RequestReach:
         reaches the function through plain calls has its own finding)."""
         handlers, callers = self._handlers_by_function(), self._callers_by_function()
         own_sent = self._own_transaction_receivers()
+        # An async function runs only where it is awaited: in an async
+        # handler of a framework that may run one inside a transaction.
+        awaited = self.graph.functions[start][0].asynchronous
         # Each function, the calls from it down to `start`, and whether a
         # signal's send is among them.
         frontier: list[tuple[str, tuple[Hop, ...], bool]] = [(start, (), False)]
@@ -137,7 +147,9 @@ class RequestReach:
         for depth in range(MAX_HOPS + 1):
             following: list[tuple[str, tuple[Hop, ...], bool]] = []
             for function, hops, signalled in frontier:
-                found = handlers.get(function)
+                found = [
+                    h for h in handlers.get(function, ()) if not awaited or h.entry.asynchronous
+                ]
                 if found:
                     handler = found[0]
                     return Reach(handler, hops, self._settings(handler))
@@ -159,6 +171,24 @@ class RequestReach:
                         following.append((caller, step, signalled or sends))
             frontier = following
         return None
+
+    def committed_before(self, reach: Reach, function: str, line: int) -> bool:
+        """A function on the way commits the request's session itself
+        (`db.commit()`) before its call on the way to the enqueue, or the
+        enqueue's own `function` before the enqueue (`line`): the request's
+        COMMIT holds nothing the job may need that was written before."""
+        if reach.handler is None:
+            return False
+        steps = [(hop.function, hop.call.line) for hop in reach.hops]
+        if not steps:
+            steps = [(reach.handler.entry.qualname, line)]
+        steps.append((function, line))
+        graph = self.graph
+        for name, cutoff in steps:
+            found = graph.resolve(name)
+            if found is not None and any(c < cutoff for c in graph.functions[found][0].commits):
+                return True
+        return False
 
     def depends(self, reach: Reach, task: str) -> bool:
         """Whether the job can depend on the request's transaction: it is
@@ -220,6 +250,8 @@ class RequestReach:
                         callee = self.index.canonical(call.callee)
                         if _on_the_request(callee):
                             continue  # the framework's request object: it reads
+                        if callee.rpartition(".")[2] in requests.ROW_WRITE_METHODS:
+                            return None  # `session.add(row)`, `self.form.save()`: unnamed
                         if self._unknown_project_function(callee):
                             return None
                         continue
@@ -284,7 +316,9 @@ class RequestReach:
         return self._own_sent
 
     def _settings(self, handler: Handler) -> tuple[str, ...]:
-        flag = requests.FRAMEWORK_FLAGS[handler.framework]
+        flag = requests.FRAMEWORK_FLAGS.get(handler.framework)
+        if flag is None:
+            return ()
         scopes = self.index.scopes
         setters = self.index.flags.get(flag, ())
         return tuple(
@@ -357,11 +391,39 @@ class RequestReach:
                 return None
         elif entry.needs == "class" and not self._derives(entry.of, entry.bases):
             return None
+        owner = entry.qualname.rpartition(".")[0]
+        owner = owner if owner in self.graph.classes else ""
+        if framework in requests.DEPENDENCY_FRAMEWORKS:
+            dependency = self._committing_dependency(entry)
+            if dependency is None:
+                return None
+            return Handler(entry, path, framework, how, owner, dependency)
+        if entry.asynchronous:
+            return None  # Django runs async views outside ATOMIC_REQUESTS
         flag = requests.FRAMEWORK_FLAGS.get(framework)
         if flag is None or not index.flag_set(flag, path):
             return None
-        owner = entry.qualname.rpartition(".")[0]
-        return Handler(entry, path, framework, how, owner if owner in self.graph.classes else "")
+        return Handler(entry, path, framework, how, owner)
+
+    def _committing_dependency(self, entry: Entry) -> tuple[str, int, str] | None:
+        """The first of the handler's dependencies that yields and commits
+        after its `yield` (`Annotated` aliases followed): where, and its name."""
+        graph = self.graph
+        if self._aliases is None:
+            self._aliases = {
+                alias: target
+                for module in graph.by_path.values()
+                for alias, target in module.dependency_aliases
+            }
+        for name in entry.depends:
+            target = self._aliases.get(self.index.canonical(name), name)
+            function = graph.resolve(target)
+            if function is None:
+                continue
+            summary, path = graph.functions[function]
+            if summary.yields and any(line > summary.yields for line in summary.commits):
+                return path, summary.line, function.rsplit(".", 1)[-1]
+        return None
 
     def _derives(self, qualname: str, prefixes: tuple[str, ...]) -> bool:
         """Whether the class derives, through the bases the project shows,

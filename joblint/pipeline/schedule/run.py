@@ -655,6 +655,7 @@ def _lint_discovered(
         model = _Model(everything, pool, partly, linted, named_files)
         context.extend(_project_model(run, model, results, context))
     context.extend(_loaded_settings(run, everything, results, context))
+    context.extend(_session_dependencies(run, everything, results, context))
     requested = _Requested(pool, wanted, linted)
     context.extend(_request_enqueues(run, requested, results, context))
     context.extend(_request_callers(run, everything, pool, results, context))
@@ -1121,6 +1122,11 @@ class _Requested:
     linted: set[str]  # the run's own files (shown paths)
 
 
+# The frameworks of `requests.DEPENDENCY_FRAMEWORKS`, as their imports read.
+_DEPENDENCY_FRAMEWORK = re.compile(rb"^\s*(?:from|import)\s+fastapi\b", re.MULTILINE)
+_COMMIT_CALL = re.compile(rb"\.commit\(\s*\)")
+
+
 def _request_callers(
     run: _Run,
     everything: list[_Source],
@@ -1261,9 +1267,47 @@ def _reached_functions(results: list[FileResult]) -> set[str]:
 
 
 def _request_transactions(results: list[FileResult]) -> bool:
-    """Whether some settings turn on a framework's request transactions."""
+    """Whether some settings turn on a framework's request transactions, or
+    a module defines a dependency committing its session after the handler."""
     flags = set(requests.FRAMEWORK_FLAGS.values())
-    return any(not flags.isdisjoint(r.facts.flags) for r in results)
+    if any(not flags.isdisjoint(r.facts.flags) for r in results):
+        return True
+    indexes = [r.index for r in results if r.index is not None]
+    return any(e.depends for i in indexes for e in i.entries) and any(
+        _commits_after_yield(i) for i in indexes
+    )
+
+
+def _commits_after_yield(index: ModuleIndex) -> bool:
+    return any(
+        summary.yields and any(line > summary.yields for line in summary.commits)
+        for summary in index.functions
+    )
+
+
+def _session_dependencies(
+    run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Where the project uses a framework whose handlers' dependencies may
+    commit the request's session (FastAPI), the index of the modules that
+    may define one (a generator that commits) and of those importing the
+    framework (its routes): a route depending on one turns the request's
+    transactions on. Returns those read now."""
+    if ENQUEUE_IN_TRANSACTION not in run.selector.base:
+        return []
+    if not any(_DEPENDENCY_FRAMEWORK.search(s.data) for s in everything):
+        return []
+    indexed = {r.path for r in [*results, *context] if r.index is not None}
+    candidates = [
+        s
+        for s in everything
+        if s.shown not in indexed
+        and (
+            (b"yield" in s.data and _COMMIT_CALL.search(s.data))
+            or _DEPENDENCY_FRAMEWORK.search(s.data)  # its routes, and what they depend on
+        )
+    ]
+    return run.index(candidates)
 
 
 def _callers_named(results: list[FileResult], names: set[str]) -> set[str]:
