@@ -79,6 +79,17 @@ def opens_manager(parts: list[str], qualname: str | None) -> bool:
 INSTANCE_WRITE_METHODS: frozenset[str] = frozenset(
     m for s in jobs.MODEL_SIGNALS for _, methods in s.instance_writes for m in methods
 )
+# A manager's write method -> the model's own methods it calls (Django's
+# `create`/`get_or_create`/`update_or_create` call `save()`, which the
+# project's model may override).
+MANAGER_CALLS_INSTANCE: dict[str, tuple[str, ...]] = {
+    method: instance
+    for s in jobs.MODEL_SIGNALS
+    for kind, methods in s.manager_writes
+    for written, instance in s.instance_writes
+    if written == kind
+    for method in methods
+}
 # The managers a model's rows are written through (`Order.objects`).
 MODEL_MANAGERS: frozenset[str] = frozenset(m for s in jobs.MODEL_SIGNALS for m in s.managers)
 # Methods whose call writes rows: Django's managers, querysets, instances and

@@ -209,9 +209,10 @@ class CallGraph:
             returned = self._returned_class(owner, hops)  # `load(pk).cancel()`
             if returned is not None:
                 todo.append(f"{returned}.{attribute}")
-            todo.extend(f"{base}.{attribute}" for base in self.classes.get(owner, ()))
             if owner != name.rpartition(".")[0]:
+                # The class an alias names defines the method before its bases do.
                 todo.append(f"{owner}.{attribute}")
+            todo.extend(f"{base}.{attribute}" for base in self.classes.get(owner, ()))
         return None
 
     def _returned_class(self, function: str, hops: int) -> str | None:

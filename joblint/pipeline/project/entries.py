@@ -355,6 +355,13 @@ class RequestReach:
             return [resolved]
         owner, _, method = call.callee.rpartition(".")
         found: list[str] = []
+        model, _, manager = owner.rpartition(".")
+        if manager in requests.MODEL_MANAGERS and model:
+            # `Order.objects.create(...)` runs the model's own `save()`.
+            for name in requests.MANAGER_CALLS_INSTANCE.get(method, ()):
+                resolved = graph.resolve(f"{model}.{name}")
+                if resolved is not None:
+                    found.append(resolved)
         for prefix, calls in django.CALLS_OVERRIDES.items():
             overrides = calls.get(method, ())
             if overrides and self._derives(owner, (prefix,)):

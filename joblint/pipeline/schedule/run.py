@@ -1162,6 +1162,12 @@ def _request_callers(
         own = [s for s in own if any(word in s.data for word in _CONNECTING_WORDS)]
     read(own)
     asked = {part for name in targets for part in _function_names(name)}
+    models = _saving_models(targets) if requests_on else set()
+    made = _manager_writes(models)
+    if made is not None:
+        # `Order.objects.create(...)` runs the model's own `save()`.
+        found = read([s for s in everything if made.search(s.data)])
+        asked |= _callers_named(found, set(requests.MANAGER_CALLS_INSTANCE))
     connecting = _words(asked, rb"\s*[(),]")
     if connecting is not None:
         read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
@@ -1200,6 +1206,17 @@ def _request_callers(
             for call in summary.calls
             if call.callee.rsplit(".", 1)[-1] in asked
         }
+        # The model's method a manager's write runs (`Order.objects.create`
+        # runs `Order.save`), as the call names the model: wherever it is.
+        found |= {
+            f"{call.callee.rsplit('.', 2)[0]}.{method}"
+            for result in [*results, *context, *loaded]
+            if models and result.index is not None
+            for summary in result.index.functions
+            for call in summary.calls
+            if call.text.split(".", 1)[0] in models
+            for method in requests.MANAGER_CALLS_INSTANCE.get(call.callee.rsplit(".", 1)[-1], ())
+        }
         for requirement in _requirements(results, REACHED):
             reach = index.reach.reached(requirement.qualname)
             if reach is not None and reach.handler is not None and requirement.libraries:
@@ -1214,6 +1231,28 @@ def _request_callers(
         _on_demand(run, everything, pool, results, [*context, *loaded], handlers_and_tasks)
     )
     return loaded
+
+
+def _saving_models(targets: set[str]) -> set[str]:
+    """The classes (unqualified) of the targets a manager's write runs (a
+    model's `save()`)."""
+    instance = {m for methods in requests.MANAGER_CALLS_INSTANCE.values() for m in methods}
+    return {
+        parts[-2]
+        for target in targets
+        if len(parts := target.split(".")) >= 2 and parts[-1] in instance
+    }
+
+
+def _manager_writes(models: set[str]) -> re.Pattern[bytes] | None:
+    """The manager calls naming one of the classes `models` that run its
+    `save()` (`Order.objects.create(`)."""
+    if not models:
+        return None
+    managers = b"|".join(re.escape(m.encode()) for m in sorted(requests.MODEL_MANAGERS))
+    writes = b"|".join(re.escape(m.encode()) for m in sorted(requests.MANAGER_CALLS_INSTANCE))
+    names = b"|".join(re.escape(m.encode()) for m in sorted(models))
+    return re.compile(rb"\b(?:" + names + rb")\.(?:" + managers + rb")\.(?:" + writes + rb")\s*\(")
 
 
 def _signals_of(results: list[FileResult], handlers: set[str]) -> set[str]:

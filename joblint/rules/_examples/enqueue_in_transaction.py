@@ -376,6 +376,28 @@ def schedule_export(client, export):
 INVALID = (
     invalid(
         """
+from django.db import models
+from .tasks import send_receipt
+
+class Receipt(models.Model):
+    total = models.IntegerField()
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        send_receipt.delay(self.pk)
+""",
+        (10, 9, "which refund(), a view run inside the request's transaction (ATOMIC_REQUESTS)"),
+        id="a-models-save-that-a-views-manager-write-runs",
+        app_models="from app.example import Receipt\n",
+        app_views=(
+            "from app.models import Receipt\n\n"
+            "def refund(request, total):\n"
+            "    Receipt.objects.update_or_create(total=total)\n"
+        ),
+        app_settings=_ATOMIC_REQUESTS_SETTINGS,
+    ),
+    invalid(
+        """
 import django_rq
 from django.db import transaction
 
