@@ -79,20 +79,26 @@ def _suppressing(code: str) -> str:
 def _project_blocks(example: Valid | Invalid) -> list[str]:
     """The other files of the example's project, each under its path."""
     blocks = []
-    for module, code in example.project.items():
-        path = module.replace("_", "/") + ".py"
+    for path, code in _project_files(example).items():
         blocks.append(f"with `{path}`:\n\n```python\n{_example_code(code)}\n```")
     return blocks
 
 
+def _project_files(example: Valid | Invalid) -> dict[str, str]:
+    """The other files of the example's project, by path."""
+    return {m.replace("_", "/") + ".py": code for m, code in example.project.items()}
+
+
 def _invalid_block(example: Invalid) -> list[str]:
     lines = [f"```python\n{_example_code(example.code)}\n```", *_project_blocks(example)]
+    files = _project_files(example)
     for expected in example.expected:
-        # Examples start with a newline, so line N of the example is line N-1 here.
+        # The page shows each file without its leading newlines (examples
+        # start with one): line N of the file is line N minus those here.
+        code = files.get(expected.path, "") if expected.path else example.code
+        line = expected.line - (len(code) - len(code.lstrip("\n")))
         where = f"{expected.path}, " if expected.path else ""
-        lines.append(
-            f"- {where}line {expected.line - 1}, column {expected.column}: “{expected.message}”"
-        )
+        lines.append(f"- {where}line {line}, column {expected.column}: “{expected.message}”")
     lines.append("")
     return lines
 

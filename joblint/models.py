@@ -382,6 +382,13 @@ class ProjectCall:
     # What it passes that the callee's flags may be: (position or keyword,
     # a literal's truth or a parameter handed on; see `joblint.index.flags`).
     flags: tuple[tuple[str, str], ...] = ()
+    # The command a command runner runs, named by a literal
+    # (`call_command("rebuild_index")`): the project step finds its handler.
+    command: str = ""
+
+    def shown(self) -> str:
+        """How a message writes the call: `mail.send()`, `call_command("rebuild_index")`."""
+        return f'{self.text}("{self.command}")' if self.command else f"{self.text}()"
 
 
 @dataclass(frozen=True, slots=True)

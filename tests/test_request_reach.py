@@ -173,3 +173,56 @@ def test_a_fastapi_dependency_that_commits_nothing_is_no_transaction(
         "def get_session():\n    with SessionLocal() as session:\n        yield session\n"
     )
     assert _found(fastapi_project, ["."], RunOptions()) == []
+
+
+# A view running a management command (`call_command("rebind")`): nobody
+# calls the command's handler by its name, the view names its module.
+COMMAND_PROJECT = {
+    **{k: v for k, v in PROJECT.items() if not k.startswith("press/services/")},
+    "press/views.py": (
+        "from django.core.management import call_command\n\nfrom press.models import Book\n\n\n"
+        "def rebind(request):\n"
+        "    Book.objects.update(ordered=True)\n"
+        '    call_command("rebind", verbosity=0)\n'
+    ),
+    "press/management/__init__.py": "",
+    "press/management/commands/__init__.py": "",
+    "press/management/commands/rebind.py": (
+        "from django.core.management.base import BaseCommand\n\n"
+        "from press.models import Book\nfrom press.tasks import bind\n\n\n"
+        "def bind_all():\n"
+        "    for book in Book.objects.all():\n"
+        "        bind.delay(book.pk)\n\n\n"
+        "class Command(BaseCommand):\n"
+        "    def handle(self, *args, **options):\n"
+        "        bind_all()\n"
+    ),
+}
+COMMAND_FILE = "press/management/commands/rebind.py"
+
+
+@pytest.mark.parametrize(
+    "options", [RunOptions(), RunOptions(cache=True), RunOptions(use_prefilter=False)]
+)
+@pytest.mark.parametrize("paths", [["."], [COMMAND_FILE]])
+def test_a_view_running_a_management_command_reaches_its_enqueue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: RunOptions, paths: list[str]
+) -> None:
+    write(tmp_path, COMMAND_PROJECT)
+    monkeypatch.chdir(tmp_path)
+    run = lint_paths([Path(p) for p in paths], Config(root=tmp_path), options)
+    (finding,) = run.findings
+    assert (finding.path, finding.span.line, finding.code) == (COMMAND_FILE, 9, "JL101")
+    assert 'call_command("rebind") at press/views.py:8' in finding.message
+    assert f"bind_all() at {COMMAND_FILE}:14" in finding.message
+
+
+def test_a_view_running_a_command_by_a_name_it_is_given_reaches_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = COMMAND_PROJECT["press/views.py"].replace(
+        '("rebind", verbosity=0)', "(request.POST['command'])"
+    )
+    write(tmp_path, {**COMMAND_PROJECT, "press/views.py": view})
+    monkeypatch.chdir(tmp_path)
+    assert _found(tmp_path, ["."], RunOptions()) == []

@@ -66,6 +66,17 @@ def call_flags(call: ast.Call, steady: frozenset[str]) -> tuple[tuple[str, str],
     return tuple(flags)
 
 
+def command_flags(call: ast.Call, steady: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """What a command runner's call (`call_command("name", dry_run=True)`)
+    passes the command's `handle()`: its keywords, which Django hands on as
+    options of the same names, behind `UNKNOWN_PASSING`: Django passes every
+    option its parser knows (defaults included), and parses the positional
+    arguments into options, so no position and no default of `handle()` is
+    known."""
+    keywords = [(k, v) for k, v in call_flags(call, steady) if not k.isdigit()]
+    return ((UNKNOWN_PASSING, ""), *(f for f in keywords if f[0] != UNKNOWN_PASSING))
+
+
 def parameter_defaults(function: _Function) -> tuple[tuple[str, bool], ...]:
     """The truth of each parameter's literal default."""
     args = function.args

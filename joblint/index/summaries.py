@@ -26,6 +26,7 @@ from joblint.index.flags import (
     Guard,
     call_flags,
     call_guards,
+    command_flags,
     parameter_defaults,
     positional_parameters,
 )
@@ -985,6 +986,8 @@ class ModuleReader:
         if found is None:
             return None
         qualname, text = found
+        if qualname in requests.COMMAND_RUNNERS:
+            return _command_call(node, qualname, text, transaction, stack[-1])
         if not (
             jobs.may_be_project_code(qualname)
             or qualname in jobs.ENQUEUE_FUNCTIONS
@@ -1129,6 +1132,28 @@ def _literal(node: ast.expr) -> str:
     ):
         return repr(node.value)
     return ""
+
+
+def _command_call(
+    node: ast.Call, qualname: str, text: str, transaction: tuple[str, ...] | None, frame: _Frame
+) -> ProjectCall | None:
+    """`call_command("rebuild_index", ...)`: a call of the command's handler,
+    which the project step finds by the name; a name no literal gives
+    (`call_command(name)`) leads nowhere the model can follow."""
+    first = node.args[0] if node.args else None
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    if not first.value.isidentifier():  # no module's name
+        return None
+    return ProjectCall(
+        qualname,
+        node.lineno,
+        text,
+        transaction,
+        guard=frame.guards.get(id(node), ()),
+        flags=command_flags(node, frame.steady),
+        command=first.value,
+    )
 
 
 def _is_commit(call: ast.Call) -> bool:

@@ -62,6 +62,24 @@ OWN_TRANSACTION_SIGNALS: dict[str, str] = {
     if reported == write
 }
 
+# Functions that run a project's management command by its name
+# (`call_command("rebuild_index")`), and the names a module's text calls them by.
+COMMAND_RUNNERS: frozenset[str] = django.CALL_COMMAND_FUNCTIONS
+COMMAND_RUNNER_NAMES: frozenset[str] = frozenset(q.rsplit(".", 1)[-1] for q in COMMAND_RUNNERS)
+
+
+def command_name(module: str) -> str:
+    """The name a command runner runs the module by ("rebuild_index" for
+    `shop.management.commands.rebuild_index`); "" for any other module."""
+    package, _, name = module.rpartition(".")
+    suffix = django.COMMAND_PACKAGE
+    return name if package == suffix or package.endswith(f".{suffix}") else ""
+
+
+def command_handler(module: str) -> str:
+    """What running the command module calls: its `Command.handle`."""
+    return f"{module}.{django.COMMAND_HANDLER}"
+
 
 def opens_manager(parts: list[str], qualname: str | None) -> bool:
     """Whether `with <parts>:` opens a transaction manager's transaction:

@@ -330,6 +330,17 @@ SIGNAL_APIS = (
 # subclasses that override them: DRF's `Serializer.save()` calls `create()`
 # or `update()` (rest_framework/serializers.py, 3.15).
 CALLS_OVERRIDES = {"rest_framework.serializers.": {"save": ("create", "update")}}
+# Management commands run by name: `call_command("rebuild_index", ...)` runs
+# `Command().handle(...)` of the module `<app>.management.commands.rebuild_index`,
+# in the caller's thread and transaction (django/core/management/__init__.py,
+# Django 5.x: `call_command` finds the app with `get_commands()`,
+# `load_command_class` imports the module and makes its `Command()`, then
+# `command.execute(*args, **defaults)`, whose `BaseCommand.execute` in
+# base.py calls `self.handle(*args, **options)`). `call_command` lives in
+# `django.core.management`, whichever way it is imported.
+CALL_COMMAND_FUNCTIONS = frozenset({"django.core.management.call_command"})
+COMMAND_PACKAGE = "management.commands"
+COMMAND_HANDLER = "Command.handle"
 _MODEL_FORM_VIEWS = (
     "django.views.generic.edit.ModelFormMixin",
     "django.views.generic.edit.BaseCreateView",

@@ -232,7 +232,11 @@ class EnqueueInTransaction(Rule):
       views and actions (`@admin.action`, a method taking the request in a
       `ModelAdmin`, a function taking `(modeladmin, request, queryset)` in
       an `admin` module). Not: `non_atomic_requests` views (also through
-      `method_decorator(..., name="dispatch")`) and async handlers.
+      `method_decorator(..., name="dispatch")`) and async handlers. A
+      handler's `call_command("rebuild_index", ...)` runs the `Command.handle`
+      of the project's `<app>/management/commands/rebuild_index.py` in the
+      request's transaction, and is followed there (a command named by
+      anything but a literal is not).
 
       ```python
       # services/notify.py, two calls below the view

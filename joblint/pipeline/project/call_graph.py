@@ -76,7 +76,7 @@ class Hop:
     def step(self) -> str:
         """What happens at this hop: "`notify()` calls `mail.send()`"."""
         caller = self.function.rsplit(".", 1)[-1]
-        return f"{caller}() calls {self.call.text}()"
+        return f"{caller}() calls {self.call.shown()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ def hops_text(hops: tuple[Hop, ...]) -> str:
     """`notify() → mail.send() at shop/notify.py:12 → send.delay() at shop/mail.py:30`."""
     first = hops[0].function.rsplit(".", 1)[-1]
     steps = [f"{first}()"]
-    steps.extend(f"{hop.call.text}() at {hop.path}:{hop.call.line}" for hop in hops)
+    steps.extend(f"{hop.call.shown()} at {hop.path}:{hop.call.line}" for hop in hops)
     return " → ".join(steps)
 
 
@@ -137,6 +137,8 @@ class CallGraph:
     _opens: dict[str, bool] = field(default_factory=dict)
     # Signal -> the names connected to it (built when first asked).
     _receivers: dict[str, list[str]] | None = None
+    # Command name -> the loaded modules defining it (built when first asked).
+    _commands: dict[str, list[str]] | None = None
     # What each name resolves to, and every name it was looked up as (the
     # graph doesn't change once built; a project step resolves each call many times).
     # By qualified name and the return hops left (`_resolve_within`).
@@ -681,6 +683,22 @@ class CallGraph:
         for handler in handlers:
             found.extend(self.connected_functions(handler))
         return sorted(set(found))
+
+    def command_handlers(self, call: ProjectCall) -> list[str]:
+        """The handlers a command runner's call runs (`call_command("x")`: the
+        `Command.handle` of each loaded `<app>.management.commands.x`; one,
+        unless apps share the name, when Django runs the first app's); [] for
+        any other call."""
+        if not call.command:
+            return []
+        if self._commands is None:
+            self._commands = {}
+            for module in sorted(m.module for m in self.by_path.values()):
+                name = requests.command_name(module)
+                if name:
+                    self._commands.setdefault(name, []).append(module)
+        modules = self._commands.get(call.command, ())
+        return [f for m in modules if (f := self.resolve(requests.command_handler(m)))]
 
     def _connected(self) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}

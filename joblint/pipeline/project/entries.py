@@ -2,7 +2,8 @@
 the project's modules define (`Entry`, read by `joblint.index.entries`)
 whose framework the project's settings make transactional (Django's
 `ATOMIC_REQUESTS`, Pyramid's `pyramid_tm`), and every function they reach
-through the project's calls. A call made inside a transaction of its own
+through the project's calls (a management command's handler through
+`call_command("name")`, too). A call made inside a transaction of its own
 (`with atomic():`) is not followed: the finding at that call covers it; a
 call deferred to COMMIT is no call at all (the index leaves it out)."""
 
@@ -348,8 +349,11 @@ class RequestReach:
     def _callees(self, call: ProjectCall) -> list[str]:
         """What a call runs of the project's: the function it resolves to, or
         where it names a library method calling overridable ones (DRF's
-        `serializer.save()`), the project class's overrides."""
+        `serializer.save()`), the project class's overrides, or for a
+        command runner's (`call_command("x")`), the command's handler."""
         graph = self.graph
+        if call.command:
+            return graph.command_handlers(call)
         resolved = graph.resolve(call.callee)
         if resolved is not None:
             return [resolved]

@@ -86,6 +86,8 @@ _Project = tuple[list[FileResult], list[FileResult]]
 # Words a module connecting a receiver to a signal holds (`@receiver(`,
 # `.connect(`).
 _CONNECTING_WORDS = (b"receiver", b".connect")
+# The names a module calls a command runner by (`call_command`).
+_COMMAND_RUNNERS = tuple(n.encode() for n in sorted(requests.COMMAND_RUNNER_NAMES))
 # How many settings modules deep star-imports are followed.
 _MAX_SETTINGS_DEPTH = 4
 # The rule whose findings a request's transaction adds.
@@ -1173,6 +1175,7 @@ def _request_callers(
         read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
     looked_for: set[str] = set()
     signals_sent: set[str] = set()
+    commands_run: set[str] = set()
     for _ in range(MAX_HOPS):
         signals = _signals_of([*results, *context, *loaded], asked) - signals_sent
         signals_sent |= signals
@@ -1190,7 +1193,17 @@ def _request_callers(
                 e.of for r in found if r.index for e in r.index.entries if e.needs == "router"
             }
             read(modules.of(candidate_modules(routers, modules)))
-        elif sends is None:
+        # Nobody calls a command's handler by its name: the callers of the
+        # commands on the way name their modules (`call_command("x")`).
+        commands = set()
+        if requests_on:
+            commands = _commands_on_the_way([*results, *context, *loaded], asked) - commands_run
+            commands_run |= commands
+        running = _words(commands, rb"['\"]")
+        if running is not None:
+            found = read([s for s in everything if _runs_command(s.data, running)])
+            asked |= _callers_named(found, looked_for, commands)
+        elif names is None and sends is None:
             break
 
     def handlers_and_tasks(index: ProjectIndex) -> set[str]:
@@ -1349,11 +1362,15 @@ def _session_dependencies(
     return run.index(candidates)
 
 
-def _callers_named(results: list[FileResult], names: set[str]) -> set[str]:
+def _callers_named(
+    results: list[FileResult], names: set[str], commands: set[str] | None = None
+) -> set[str]:
     """The unqualified names of the functions in `results` calling one of
-    `names`, but for request handlers: the search up stops at them (a view's
-    `post` is called by the framework, and names a thousand other things)."""
+    `names` (or running one of the management `commands`), but for request
+    handlers: the search up stops at them (a view's `post` is called by the
+    framework, and names a thousand other things)."""
     found: set[str] = set()
+    commands = commands or set()
     for result in results:
         if result.index is None:
             continue
@@ -1362,9 +1379,36 @@ def _callers_named(results: list[FileResult], names: set[str]) -> set[str]:
             summary.qualname.rsplit(".", 1)[-1]
             for summary in result.index.functions
             if summary.qualname not in handlers
-            and any(call.callee.rsplit(".", 1)[-1] in names for call in summary.calls)
+            and any(
+                call.callee.rsplit(".", 1)[-1] in names or call.command in commands
+                for call in summary.calls
+            )
         )
     return found
+
+
+def _commands_on_the_way(results: list[FileResult], asked: set[str]) -> set[str]:
+    """The names of the management commands (`<app>.management.commands.<name>`)
+    whose handler is asked for by name or calls a function that is."""
+    found: set[str] = set()
+    for result in results:
+        index = result.index
+        if index is None or not requests.command_name(index.module):
+            continue
+        handler = requests.command_handler(index.module)
+        for summary in index.functions:
+            if summary.qualname == handler and (
+                handler.rsplit(".", 1)[-1] in asked
+                or any(call.callee.rsplit(".", 1)[-1] in asked for call in summary.calls)
+            ):
+                found.add(requests.command_name(index.module))
+    return found
+
+
+def _runs_command(data: bytes, commands: _Words) -> bool:
+    """The file's bytes call a command runner and quote one of `commands`
+    (`call_command("rebuild_index"`): a file that may run one of them."""
+    return any(n in data for n in _COMMAND_RUNNERS) and commands.search(data)
 
 
 def _writers(

@@ -12,6 +12,21 @@ _RECEIPT_MODEL = (
     "    total = models.IntegerField()\n"
 )
 _ATOMIC_REQUESTS_SETTINGS = "DATABASES = {'default': {'NAME': 'shop', 'ATOMIC_REQUESTS': True}}\n"
+_REINDEX_TASK = (
+    "from celery import shared_task\n"
+    "from app.models import Receipt\n\n"
+    "@shared_task\n"
+    "def reindex():\n"
+    "    return Receipt.objects.count()\n"
+)
+# `call_command("reindex")` runs its `Command.handle`.
+_REINDEX_COMMAND = (
+    "from django.core.management.base import BaseCommand\n"
+    "from app.tasks import reindex\n\n"
+    "class Command(BaseCommand):\n"
+    "    def handle(self, *args, **options):\n"
+    "        reindex.delay()\n"
+)
 _SAVES_RECEIPT_IN_ATOMIC = (
     "from django.db import transaction\n"
     "from app.models import Receipt\n\n"
@@ -114,6 +129,64 @@ class Checkout(View):
 """,
         id="an-async-view-with-atomic-requests",
         project={"app_settings": _ATOMIC_REQUESTS_SETTINGS},
+    ),
+    Valid(
+        """
+from django.core.management import call_command
+from django.views import View
+from .models import Receipt
+
+class Rebuild(View):
+    def post(self, request, command):
+        Receipt.objects.create(total=0)
+        call_command(command)
+""",
+        id="a-view-running-a-command-it-is-not-told-by-a-literal",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_tasks": _REINDEX_TASK,
+            "app_management_commands_reindex": _REINDEX_COMMAND,
+        },
+    ),
+    Valid(
+        """
+from django.core.management import call_command
+from django.db import transaction
+from django.utils.decorators import method_decorator
+from django.views import View
+from .models import Receipt
+
+@method_decorator(transaction.non_atomic_requests, name="dispatch")
+class Rebuild(View):
+    def post(self, request):
+        Receipt.objects.create(total=0)
+        call_command("reindex")
+""",
+        id="a-non-atomic-view-running-a-management-command",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_tasks": _REINDEX_TASK,
+            "app_management_commands_reindex": _REINDEX_COMMAND,
+        },
+    ),
+    Valid(
+        """
+import django
+from django.core.management import call_command
+
+def main():
+    django.setup()
+    call_command("reindex")
+""",
+        id="a-script-running-a-management-command",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_tasks": _REINDEX_TASK,
+            "app_management_commands_reindex": _REINDEX_COMMAND,
+        },
     ),
     Valid(
         """
@@ -553,6 +626,31 @@ class Checkout(View):
         ),
         id="a-class-based-view-with-atomic-requests",
         app_settings=_ATOMIC_REQUESTS_SETTINGS,
+    ),
+    invalid(
+        """
+from django.core import management
+from django.views import View
+from .models import Receipt
+
+class Rebuild(View):
+    def post(self, request):
+        Receipt.objects.create(total=0)
+        management.call_command("reindex", verbosity=0)
+""",
+        (
+            "app/management/commands/reindex.py",
+            6,
+            9,
+            "task 'reindex' is enqueued inside handle() (line 5), which Rebuild.post(), "
+            "a view run inside the request's transaction (ATOMIC_REQUESTS), calls: post() → "
+            'management.call_command("reindex") at app/example.py:9',
+        ),
+        id="a-view-running-a-management-command-with-atomic-requests",
+        app_settings=_ATOMIC_REQUESTS_SETTINGS,
+        app_models=_RECEIPT_MODEL,
+        app_tasks=_REINDEX_TASK,
+        app_management_commands_reindex=_REINDEX_COMMAND,
     ),
     invalid(
         """
