@@ -218,6 +218,9 @@ TASK_DECORATOR = "task-decorator"
 TASK_DECORATOR_SETS = "task-decorator-sets"
 PASSED_A_TASK = "passed-a-task"
 ENQUEUES_NOW = "enqueues-now"
+# A callable handed to the project function `qualname` (at the (position,
+# keyword) `reach` gives) runs now: the function doesn't defer it to COMMIT.
+RUNS_NOW = "runs-now"
 # Where a pending finding's message names the task that hands itself to a helper.
 CALLER = "\u27e8caller\u27e9"
 RETURNS_OBJECT = "returns-object"
@@ -261,6 +264,7 @@ MODEL_REQUIREMENTS = frozenset(
         TASK_DECORATOR_SETS,
         PASSED_A_TASK,
         ENQUEUES_NOW,
+        RUNS_NOW,
         RETURNS_OBJECT,
         LEADS_TO_EFFECT,
         TASK_DECORATOR_RERUNS,
@@ -492,6 +496,9 @@ class FunctionSummary:
     # (`obj.status = ...`): a write where the ORM flushes what its session
     # holds (SQLAlchemy's unit of work), none where only `save()` writes.
     field_sets: bool = False
+    # Its parameters it hands to an on-commit hook (`transaction.on_commit(func)`):
+    # what a caller passes there runs at COMMIT.
+    defers: tuple[str, ...] = ()
     # It is `async def`: only an async caller runs it (awaiting it).
     asynchronous: bool = False
     # The line of its first `yield` (0: none): a generator dependency whose

@@ -42,7 +42,7 @@ from joblint.analysis.transactions import (
 from joblint.analysis.values import self_attribute_values, value_of
 from joblint.analysis.views import is_view_class, non_atomic_class, reached_scope, view_scope
 from joblint.analysis.walk import subclasses
-from joblint.knowledge.jobs import TxFamily
+from joblint.knowledge.jobs import TxFamily, may_be_project_code
 from joblint.models import FileFacts
 
 # Options live in joblint.settings (no LibCST there); re-exported for the rules.
@@ -63,6 +63,9 @@ class Frame:
     # Enclosing `for`/`while` statements in this function, outermost first.
     loops: list[cst.CSTNode] = field(default_factory=list)
     on_commit_depth: int = 0
+    # The project functions the lambdas we are in are handed to, each with
+    # the (position, keyword) it is passed at: one may defer it to COMMIT.
+    handed: list[tuple[str, str, str]] = field(default_factory=list)
     class_name: str = ""
     # A function or method whose body runs inside a request's transaction if
     # the project step finds a request handler reaching it (`REACHED`).
@@ -107,6 +110,7 @@ class FileContext:
         self.statements: list[cst.CSTNode] = []
         self.order = 0
         self._on_commit_callbacks: set[int] = set()
+        self._handed_lambdas: dict[int, tuple[str, str, str]] = {}
         self._enqueue_cache: dict[int, Enqueue | None] = {}
         # What the project step learns from this file (joblint.analysis.file_facts).
         self.collectors = tuple(make(self.resolver) for make in COLLECTORS)
@@ -437,14 +441,36 @@ class FileContext:
         callback = on_commit_callback(node, self.resolver, self.options.on_commit_functions)
         if isinstance(callback, cst.Lambda):
             self._on_commit_callbacks.add(id(callback))
+        elif callback is None:
+            self._note_handed_lambdas(node)
+
+    def _note_handed_lambdas(self, node: cst.Call) -> None:
+        """Lambdas handed to a function of the project's (a wrapper of
+        `transaction.on_commit`, perhaps: the project step tells)."""
+        qualname = self.resolver.qualified_name(node.func)
+        if qualname is None or not may_be_project_code(qualname):
+            return
+        position = 0
+        for arg in node.args:
+            if isinstance(arg.value, cst.Lambda) and not arg.star:
+                keyword = arg.keyword.value if arg.keyword is not None else ""
+                at = "" if keyword else str(position)
+                self._handed_lambdas[id(arg.value)] = (qualname, at, keyword)
+            if arg.keyword is None and not arg.star:
+                position += 1
 
     def _enter_lambda(self, node: cst.Lambda) -> None:
         if id(node) in self._on_commit_callbacks:
             self.frames[-1].on_commit_depth += 1
+        handed = self._handed_lambdas.get(id(node))
+        if handed is not None:
+            self.frames[-1].handed.append(handed)
 
     def _leave_lambda(self, node: cst.Lambda) -> None:
         if id(node) in self._on_commit_callbacks:
             self.frames[-1].on_commit_depth -= 1
+        if id(node) in self._handed_lambdas:
+            self.frames[-1].handed.pop()
 
     def _enter_block(self, node: cst.CSTNode) -> None:
         self.blocks.append(id(node))

@@ -23,14 +23,24 @@ def mirror_aliases(databases: cst.BaseExpression) -> list[str]:
     return found
 
 
-def atomic_request_aliases(databases: cst.BaseExpression) -> list[str]:
+def atomic_request_aliases(
+    databases: cst.BaseExpression, dicts: dict[str, cst.Dict] | None = None
+) -> list[str]:
     """`DATABASES = {"default": {..., "ATOMIC_REQUESTS": True}}`: the aliases
-    whose requests Django runs inside a transaction."""
+    whose requests Django runs inside a transaction. `dicts`: the module's
+    dicts by name, for a config named (`{"default": _default_config}`)."""
+    known = dicts or {}
     return [
         alias
         for alias, config in _string_items(databases)
-        if _is_true(dict(_string_items(config)).get(django.ATOMIC_REQUESTS_KEY))
+        if _is_true(dict(_string_items(_named(config, known))).get(django.ATOMIC_REQUESTS_KEY))
     ]
+
+
+def _named(node: cst.BaseExpression, dicts: dict[str, cst.Dict]) -> cst.BaseExpression:
+    if isinstance(node, cst.Name):
+        return dicts.get(node.value, node)
+    return node
 
 
 def sets_atomic_requests(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:

@@ -213,6 +213,9 @@ class SettingsCollector(Collector):
         self.run_python: list[str] = []
         self.url_views: list[str] = []
         self.installed_apps: list[str] = []
+        # The module's dicts by name: a setting may name one (`DATABASES =
+        # {"default": _default_config}`).
+        self._dicts: dict[str, cst.Dict] = {}
 
     def module_statement(self, statement: cst.CSTNode) -> None:
         if isinstance(statement, cst.AugAssign) and _is_name(statement.target, INSTALLED_APPS):
@@ -224,11 +227,13 @@ class SettingsCollector(Collector):
         if value is None:
             return
         names = set(_assigned_names(statement))
+        if isinstance(value, cst.Dict):
+            self._dicts.update((name, value) for name in names)
         if INSTALLED_APPS in names:
             self.installed_apps.extend(_strings(value))
         if DATABASES_SETTING in names:
             self.read_only_databases.extend(mirror_aliases(value))
-            if atomic_request_aliases(value):
+            if atomic_request_aliases(value, self._dicts):
                 self.flags.add(ATOMIC_REQUESTS_FLAG)
         if locks.CACHES_SETTING in names:
             self.cache_backends.extend(cache_backends(value))

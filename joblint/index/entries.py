@@ -53,7 +53,11 @@ def module_entries(module: str, statements: list[ast.stmt], name_of: NameOf) -> 
             if entry is not None:
                 found.append(entry)
         elif isinstance(statement, ast.ClassDef):
-            found.extend(_class_entries(statement, local(statement.name), name_of, views_module))
+            found.extend(
+                _class_entries(
+                    statement, local(statement.name), name_of, views_module, module.count(".")
+                )
+            )
     return tuple(found)
 
 
@@ -175,8 +179,10 @@ def _depends_call(node: ast.expr, name_of: NameOf) -> tuple[str, ...]:
 
 
 def _class_entries(
-    node: ast.ClassDef, qualname: str, name_of: NameOf, views_module: bool
+    node: ast.ClassDef, qualname: str, name_of: NameOf, views_module: bool, module_depth: int
 ) -> Iterator[Entry]:
+    """`module_depth`: the dots in the module's name (a class of the module
+    has one more)."""
     non_atomic = _non_atomic_class(node, name_of)
     for statement in node.body:
         if isinstance(statement, ast.FunctionDef):
@@ -187,6 +193,10 @@ def _class_entries(
                 yield entry
         elif isinstance(statement, ast.Assign) and not non_atomic:
             yield from _saved_by_view(statement, qualname, name_of)
+        elif isinstance(statement, ast.ClassDef) and qualname.count(".") == module_depth + 1:
+            # The views a class nests (a CRUDL's actions), one level down.
+            nested = f"{qualname}.{statement.name}"
+            yield from _class_entries(statement, nested, name_of, views_module, module_depth)
 
 
 def _method_entry(

@@ -41,7 +41,7 @@ from joblint.index.returns import (
 )
 from joblint.index.signals import module_connections
 from joblint.knowledge import jobs, payloads, requests, work
-from joblint.libraries import postgres
+from joblint.libraries import django, postgres
 from joblint.models import (
     DecoratorUse,
     FunctionSummary,
@@ -270,6 +270,7 @@ class _Summary:
     super_calls: tuple[str, ...] = ()
     yields: int = 0
     asynchronous: bool = False
+    defers: list[str] = field(default_factory=list)
 
 
 class ModuleReader:
@@ -386,6 +387,7 @@ class ModuleReader:
                     super_calls=found.super_calls,
                     yields=found.yields,
                     asynchronous=found.asynchronous,
+                    defers=tuple(found.defers),
                 )
                 for key, found in self.summaries.items()
             ),
@@ -394,9 +396,7 @@ class ModuleReader:
             tuple(self.local(name) for name in plain_functions),
             self._plain_classes(plain_classes),
             entries=module_entries(self.module.name, statements, self._module_name),
-            dependency_aliases=dependency_aliases(
-                self.module.name, statements, self._module_name
-            ),
+            dependency_aliases=dependency_aliases(self.module.name, statements, self._module_name),
             connections=module_connections(
                 self.module.name, statements, self._module_name, self._imports
             )
@@ -584,26 +584,75 @@ class ModuleReader:
                 found.append((keyword.arg, qualname))
         return tuple(found)
 
-    def _class(self, node: ast.ClassDef) -> None:
-        qualname = self.local(node.name)
+    def _class(self, node: ast.ClassDef, outer: str = "", outer_model: str | None = None) -> None:
+        """A module-level class (`outer` ""), or one a class nests (a CRUDL's
+        views), with the model its views show where the outer one names it."""
+        key = f"{outer}.{node.name}" if outer else node.name
+        qualname = self.local(key)
         bases = tuple(b for b in (self._module_name(base) for base in node.bases) if b)
         self.classes.append((qualname, bases))
         if len(bases) == len(node.bases):
             self._resolved_bases[qualname] = bases
-        self._class_hooks(node)
+        if not outer:
+            self._class_hooks(node)
         attributes = self._attributes.setdefault(qualname, {})
+        model = self._view_model(node) or outer_model
         for statement in node.body:
             if isinstance(statement, _Function):
-                self._function(statement, f"{node.name}.{statement.name}", qualname, [])
+                self._function(statement, f"{key}.{statement.name}", qualname, [])
             elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
                 declared = self._annotation(statement.annotation, [])  # `order: Order`
                 attributes.setdefault(statement.target.id, set()).add(declared)
+            elif isinstance(statement, ast.ClassDef) and not outer:
+                self._class(statement, key, model)
+        if model is not None:
+            self._object_getters(node, key, model)
         # An attribute every assignment gives one type is an instance of it, as
         # a module-level `mailer = Mailer()` is: `self.order.cancel()` calls `Order.cancel`.
         for name, types in sorted(attributes.items()):
             (only, *others) = types
             if only is not None and not others:
                 self.instances.append((f"{qualname}.{name}", only))
+
+    def _view_model(self, node: ast.ClassDef) -> str | None:
+        """The model a view class names (`model = Order`, `queryset =
+        Order.objects...`): what Django's `get_object()` returns a row of."""
+        for statement in node.body:
+            if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                continue
+            target = statement.targets[0]
+            if not isinstance(target, ast.Name):
+                continue
+            if target.id == django.VIEW_MODEL_ATTRIBUTE:
+                return self._module_name(statement.value)
+            if target.id == django.VIEW_QUERYSET_ATTRIBUTE:
+                parts = dotted(_call_root(statement.value)) or []
+                managers = [i for i, part in enumerate(parts) if part in _MANAGER_PARTS and i]
+                name = self._module_name(ast.Name(parts[0])) if managers else None
+                if name is not None:
+                    return ".".join([name, *parts[1 : managers[0]]])
+        return None
+
+    def _object_getters(self, node: ast.ClassDef, key: str, model: str) -> None:
+        """A view naming its model (or nested in a class naming it) whose
+        methods call `self.get_object()`, defining none of its own, gets
+        Django's: the row of that model it fetches."""
+        methods = [s for s in node.body if isinstance(s, _Function)]
+        own = {method.name for method in methods}
+        called = {
+            call.func.attr
+            for method in methods
+            for call in ast.walk(method)
+            if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in _RECEIVERS
+        }
+        for getter in django.VIEW_OBJECT_GETTERS:
+            if getter in own or getter not in called:
+                continue
+            summary = self.summaries.setdefault(f"{key}.{getter}", _Summary(node.lineno))
+            summary.returns = (ReturnFact(ROW, model, node.lineno, django.MODEL),)
 
     # --- functions ---------------------------------------------------------------
 
@@ -653,6 +702,9 @@ class ModuleReader:
             if isinstance(func, ast.Attribute) and func.attr in _WRITE_NAMES:
                 if isinstance(func.value, ast.Name) and func.value.id in containers:
                     continue  # `seen.update(...)` of a set or dict it built
+                receiver = (dotted(func.value) or [""])[-1]
+                if not requests.writes_rows(func.attr, receiver):
+                    continue  # `search.execute()`: no cursor's
                 callee = self._callee(func, stack)  # `Order.objects.filter(...).update`, too
                 project = callee is not None and jobs.may_be_project_code(callee[0])
                 blind = blind or not project  # a library's or an unknown value's
@@ -948,6 +1000,12 @@ class ModuleReader:
             elif isinstance(node, ast.Call) and self._is_on_commit(node, stack):
                 if summary is not None:
                     summary.on_commit = True
+                    parameters = stack[-1].parameters if stack else frozenset()
+                    summary.defers.extend(
+                        arg.id
+                        for arg in [*node.args, *(k.value for k in node.keywords)]
+                        if isinstance(arg, ast.Name) and arg.id in parameters
+                    )
                 for arg in [*node.args, *(k.value for k in node.keywords)]:
                     if isinstance(arg, ast.Lambda):
                         found.add(id(arg))
@@ -1269,6 +1327,15 @@ def _builds_container(value: ast.expr) -> bool:
 
 
 _MANAGER_PARTS = requests.MODEL_MANAGERS
+
+
+def _call_root(value: ast.expr) -> ast.expr:
+    """`Order.objects.filter(...).select_related(...)` -> `Order.objects.filter`."""
+    while isinstance(value, ast.Call) or (
+        isinstance(value, ast.Attribute) and isinstance(value.value, ast.Call)
+    ):
+        value = value.func if isinstance(value, ast.Call) else value.value
+    return value
 
 
 def _written_owner(callee: str) -> str:

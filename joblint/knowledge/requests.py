@@ -4,6 +4,8 @@ which settings flag makes each framework's requests transactions."""
 
 from __future__ import annotations
 
+import re
+
 from joblint.knowledge import jobs
 from joblint.libraries import collect, django, fastapi, pyramid
 from joblint.libraries.base import RequestHandlers, SignalApi
@@ -133,6 +135,23 @@ ROW_WRITE_METHODS: frozenset[str] = frozenset(
         "upsert",
     }
 )
+# Of those, the DB-API's statements: a write only on what is named like a
+# cursor, connection or session (`cursor.execute(sql)`), not an
+# Elasticsearch search's or a command's `execute()`.
+STATEMENT_METHODS: frozenset[str] = frozenset({"execute", "executemany"})
+_STATEMENT_RECEIVER = re.compile(
+    r"(cursor|cur|session|conn|connection|db|database|engine|transaction|txn|tx)s?$"
+)
+
+
+def writes_rows(method: str, receiver: str) -> bool:
+    """Whether `<receiver>.<method>(...)` may write rows (`receiver`: the last
+    name of what it is called on, "" where that is no name)."""
+    if method not in ROW_WRITE_METHODS:
+        return False
+    if method in STATEMENT_METHODS:
+        return _STATEMENT_RECEIVER.search(receiver.lower().strip("_")) is not None
+    return True
 
 
 def may_connect(lowered: str) -> bool:

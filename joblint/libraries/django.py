@@ -329,6 +329,13 @@ SIGNAL_APIS = (
 # Methods a library class's method calls on the instance, for project
 # subclasses that override them: DRF's `Serializer.save()` calls `create()`
 # or `update()` (rest_framework/serializers.py, 3.15).
+# A view's model (`model = Order`, or its `queryset = Order.objects...`) is
+# what Django's generic views' `get_object()` fetch a row of
+# (django/views/generic/detail.py `SingleObjectMixin.get_object`, Django 5.1;
+# DRF's `GenericAPIView.get_object` filters `get_queryset()` the same way).
+VIEW_MODEL_ATTRIBUTE = "model"
+VIEW_QUERYSET_ATTRIBUTE = "queryset"
+VIEW_OBJECT_GETTERS = ("get_object",)
 CALLS_OVERRIDES = {"rest_framework.serializers.": {"save": ("create", "update")}}
 # Management commands run by name: `call_command("rebuild_index", ...)` runs
 # `Command().handle(...)` of the module `<app>.management.commands.rebuild_index`,

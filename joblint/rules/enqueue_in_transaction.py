@@ -30,6 +30,7 @@ from joblint.models import (
     REACHED,
     RECEIVES,
     REQUEST_DEPENDS,
+    RUNS_NOW,
     SAVE,
     WRITTEN_IN_TRANSACTION,
     Requirement,
@@ -630,6 +631,14 @@ def checkout(order):
             return requirement
         return replace(requirement, libraries=frozenset({enqueue.runs}))
 
+    def _runs_now(self) -> tuple[Requirement, ...]:
+        """Inside a lambda handed to a project function, which may be a
+        wrapper of `transaction.on_commit`: the project step tells."""
+        return tuple(
+            Requirement(RUNS_NOW, qualname, reach=(position, keyword))
+            for qualname, position, keyword in self.context.frame.handed
+        )
+
     def _carries_written(self, call: cst.Call) -> bool:
         """The enqueue's payload names a row the function created or saved
         (`order = Order.objects.create(...)` or `order.save()`, then
@@ -862,7 +871,7 @@ def checkout(order):
         if tx.family is TxFamily.DJANGO:
             fix = self._commit_fix(node, enqueue, tx)
         requires = enqueue.requires + _writable(tx) + _enqueues_now(enqueue)
-        requires += self._touching(node, enqueue, tx)
+        requires += self._touching(node, enqueue, tx) + self._runs_now()
         requires = tuple(self._naming_task(r, node, enqueue) for r in requires)
         if tx.request and not any(r.kind == REACHED for r in tx.requires):
             requires += self._request_depends(node, enqueue)

@@ -33,6 +33,7 @@ from joblint.models import (
     RETURNED_ITEM,
     RETURNED_PARAMETER,
     RETURNS_OBJECT,
+    RUNS_NOW,
     SAVE,
     TASK_DECORATOR,
     TASK_DECORATOR_RERUNS,
@@ -411,6 +412,9 @@ class ProjectIndex:
             return self.graph.opens_transaction(requirement.qualname)
         if requirement.kind == ENQUEUES_NOW:
             return not self.graph.deferred(requirement.qualname)
+        if requirement.kind == RUNS_NOW:
+            position, keyword = requirement.reach
+            return not self.graph.defers_argument(requirement.qualname, position, keyword)
         if requirement.kind == TASK_DECORATOR:
             called = "called" in requirement.reach
             found = self.graph.task_decorator(requirement.qualname, called)
@@ -781,7 +785,7 @@ def _asked_of_model(
                     found.update(index.graph.callees_at(result.path, line, requirement.qualname))
                 elif requirement.kind == ENQUEUES_NOW:
                     found.update(index.graph.deferral_methods(requirement.qualname))
-                elif requirement.kind == JOB_TOUCHES:
+                elif requirement.kind == RUNS_NOW or requirement.kind == JOB_TOUCHES:
                     found.add(requirement.qualname)
     return found
 

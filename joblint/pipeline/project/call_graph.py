@@ -515,6 +515,24 @@ class CallGraph:
             for name in names
         )
 
+    def defers_argument(self, function: str, position: str, keyword: str) -> bool:
+        """Whether the project function `function` hands the argument a call
+        passes at `position` (a digit string, "" for none) or as `keyword`
+        to an on-commit hook (`def on_commit_delay(func): transaction.on_commit(func)`)."""
+        found = self.resolve(function)
+        if found is None:
+            return False
+        summary = self.functions[found][0]
+        if not summary.defers:
+            return False
+        if keyword:
+            return keyword in summary.defers
+        parameters = list(summary.parameters)
+        if parameters[:1] and parameters[0] in ("self", "cls"):
+            parameters = parameters[1:]  # a method called on its instance or class
+        index = int(position) if position.isdigit() else -1
+        return 0 <= index < len(parameters) and parameters[index] in summary.defers
+
     def deferral_methods(self, enqueue: str) -> set[str]:
         """The task and the methods of its class `deferred` looks up: what it
         needs loaded."""

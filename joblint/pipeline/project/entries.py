@@ -251,7 +251,8 @@ class RequestReach:
                         callee = self.index.canonical(call.callee)
                         if _on_the_request(callee):
                             continue  # the framework's request object: it reads
-                        if callee.rpartition(".")[2] in requests.ROW_WRITE_METHODS:
+                        owner, _, method = callee.rpartition(".")
+                        if requests.writes_rows(method, owner.rpartition(".")[2]):
                             return None  # `session.add(row)`, `self.form.save()`: unnamed
                         if self._unknown_project_function(callee):
                             return None

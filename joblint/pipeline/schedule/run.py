@@ -1211,9 +1211,10 @@ def _request_callers(
         call names, the bases they inherit from); and what telling whether a
         job depends on the request's writes reads: the handler's calls, all
         the way down, and the task's body."""
+        # Wherever the caller was read: a file the run linted calls them too.
         found = {
             call.callee
-            for result in loaded
+            for result in [*results, *context, *loaded]
             if result.index is not None
             for summary in result.index.functions
             for call in summary.calls

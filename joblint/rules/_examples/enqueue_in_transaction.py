@@ -38,6 +38,50 @@ _SAVES_RECEIPT_IN_ATOMIC = (
 VALID = (
     Valid(
         """
+from app.documents import ReceiptDocument
+from .tasks import reindex
+
+def reindex_receipts(request):
+    search = ReceiptDocument.search().filter("term", total=0)
+    if search.execute().hits.total.value:
+        reindex.delay()
+""",
+        id="a-view-whose-only-execute-is-a-search-engines-query",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_tasks": (
+                "from celery import shared_task\nfrom app.models import Receipt\n\n"
+                "@shared_task\ndef reindex():\n    return Receipt.objects.count()\n"
+            ),
+            "app_documents": "class ReceiptDocument:\n    pass\n",
+        },
+    ),
+    Valid(
+        """
+from django.db import transaction
+from app.utils import after_commit
+from .tasks import send_receipt
+
+def refund(pk):
+    with transaction.atomic():
+        after_commit(lambda: send_receipt.delay(pk))
+""",
+        id="a-lambda-handed-to-the-projects-wrapper-of-on-commit",
+        project={
+            "app_utils": (
+                "from django.conf import settings\n"
+                "from django.db import transaction\n\n"
+                "def after_commit(func):\n"
+                "    if settings.CELERY_TASK_ALWAYS_EAGER:\n"
+                "        func()\n"
+                "    else:\n"
+                "        transaction.on_commit(func)\n"
+            )
+        },
+    ),
+    Valid(
+        """
 import django_rq
 from django.db import transaction
 
@@ -447,6 +491,64 @@ def schedule_export(client, export):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.db import transaction
+from app.utils import now
+from .tasks import send_receipt
+
+def refund(pk):
+    with transaction.atomic():
+        now(lambda: send_receipt.delay(pk))
+""",
+        (8, 21, "inside transaction.atomic() (line 7)"),
+        id="a-lambda-handed-to-a-project-function-that-runs-it-now",
+        app_utils="def now(func):\n    return func()\n",
+    ),
+    invalid(
+        """
+from django.db import models
+from .tasks import send_receipt
+
+class Receipt(models.Model):
+    total = models.IntegerField()
+
+    def void(self):
+        self.total = 0
+        self.save()
+        send_receipt.delay(self.pk)
+""",
+        (11, 9, "which Void.post(), a view run inside the request's transaction (ATOMIC_REQUESTS)"),
+        id="a-view-a-crud-class-nests-whose-get-object-fetches-the-outer-model",
+        app_models="from app.example import Receipt\n",
+        app_views=(
+            "from smartmin.views import SmartCRUDL, SmartUpdateView\n"
+            "from app.models import Receipt\n\n"
+            "class ReceiptCRUDL(SmartCRUDL):\n"
+            "    model = Receipt\n\n"
+            "    class Void(SmartUpdateView):\n"
+            "        def post(self, request, *args, **kwargs):\n"
+            "            receipt = self.get_object()\n"
+            "            receipt.void()\n"
+        ),
+        app_settings=_ATOMIC_REQUESTS_SETTINGS,
+    ),
+    invalid(
+        """
+from django.views import View
+from .tasks import send_receipt
+
+class Checkout(View):
+    def post(self, request, pk):
+        send_receipt.delay(pk)
+""",
+        (7, 9, "a view Django runs inside a transaction (ATOMIC_REQUESTS)"),
+        id="atomic-requests-in-a-database-config-the-settings-name",
+        app_settings=(
+            "_default = {'NAME': 'shop', 'ATOMIC_REQUESTS': True}\n"
+            "DATABASES = {'default': _default, 'replica': _default.copy()}\n"
+        ),
+    ),
     invalid(
         """
 from django.db import models
