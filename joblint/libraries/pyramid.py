@@ -10,6 +10,7 @@ from joblint.libraries.base import Library, RequestHandlers
 
 # Set where the app includes `pyramid_tm` (`config.include("pyramid_tm")`, or
 # `pyramid.includes` in its ini file).
+FRAMEWORK = "pyramid"
 TM_FLAG = "pyramid.tm"
 TM_PACKAGE = "pyramid_tm"
 INCLUDE_METHOD = "include"
@@ -24,7 +25,7 @@ TRANSACTION_MANAGERS = ("transaction.manager",)
 
 REQUEST_HANDLERS = (
     RequestHandlers(
-        "pyramid",
+        FRAMEWORK,
         "a Pyramid view",
         decorators=("pyramid.view.view_config",),
     ),

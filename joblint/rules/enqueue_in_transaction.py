@@ -219,8 +219,10 @@ class EnqueueInTransaction(Rule):
 
     - **Django `ATOMIC_REQUESTS`** (settings as above, found wherever the
       project names them: `manage.py`, `wsgi.py`/`asgi.py`, a `celery.py`'s
-      `os.environ.setdefault("DJANGO_SETTINGS_MODULE", ...)`, a settings
-      package's star-imports followed from module to module, and the
+      `os.environ.setdefault("DJANGO_SETTINGS_MODULE", ...)`, the
+      `DJANGO_SETTINGS_MODULE` of pytest's or tox's configuration at the
+      project root, a settings package's star-imports followed from module
+      to module, a database config `DATABASES` names by a variable, and the
       project's own packages its `INSTALLED_APPS` lists beside the entry
       point's). Handlers: function and class-based views, generic views'
       `form_valid`/`form_invalid`, DRF views, viewsets and their `@action`s,
@@ -244,7 +246,8 @@ class EnqueueInTransaction(Rule):
       def hide_received(hide):
           grade_hide.delay(hide.pk)  # JL101: receive_hide() → hides.receive() → here
       ```
-    - **Pyramid with `pyramid_tm`** (`config.include("pyramid_tm")`): every
+    - **Pyramid with `pyramid_tm`** (`config.include("pyramid_tm")`, or
+      `pyramid.includes = pyramid_tm` in an ini file at the project root): every
       `@view_config` view runs inside the request's transaction manager,
       committed after the view returns. Its on-commit hook is
       `transaction.get().addAfterCommitHook(...)`, and the message says so:
@@ -353,12 +356,10 @@ class EnqueueInTransaction(Rule):
     rollback), and the hook returns `None`, not an `AsyncResult`.
 
     ## Known limits
-    - Request transactions are Django's, Pyramid's (`pyramid_tm` included
-      in Python; an ini file's `pyramid.includes` is not read) and FastAPI's
-      committing session dependencies (one level: a dependency of a
-      dependency is not followed). Starlette middleware and Flask teardown
-      commits are not followed yet, nor settings named only in pytest/tox
-      configuration.
+    - Request transactions are Django's, Pyramid's and FastAPI's committing
+      session dependencies (one level: a dependency of a dependency is not
+      followed). Starlette middleware and Flask teardown commits are not
+      followed yet.
     - The search from an enqueue up to a handler follows calls the project
       model resolves: a method called on a value of unknown type
       (`self.get_object().release()`, a service from `request.find_service`)

@@ -53,6 +53,7 @@ from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import CACHED, SKIPPED
 from joblint.pipeline.schedule.memo import Input, Memo, Outcome, Remembered, Settled, run_key
+from joblint.pipeline.schedule.project_files import project_file_facts
 from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.workers import (
     CHUNK_BYTES,
@@ -1067,12 +1068,15 @@ def _loaded_settings(
     they star-import in turn (`from api.settings import *` in the admin's):
     what one sets holds for the project loading the other. Returns those
     read now."""
-    have = [*results, *context]
+    loaded: list[FileResult] = []
+    if run.selector.reads_settings:
+        configured = project_file_facts(project_root(run.config), display_path)
+        loaded.extend(r for r in configured if r.path not in {h.path for h in [*results, *context]})
+    have = [*results, *context, *loaded]
     read = {r.path for r in have}
     modules = _ByModule(everything)
     asked = {named for r in have for named in r.facts.loads_settings}
     asked |= {star for r in have for star in r.facts.broker.star_imports}
-    loaded: list[FileResult] = []
     done: set[str] = set()
     for _ in range(_MAX_SETTINGS_DEPTH):
         fresh = [s for s in modules.of(asked - done) if s.shown not in read]
