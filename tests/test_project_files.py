@@ -70,7 +70,9 @@ def test_pytest_and_tox_configuration_name_the_settings(tmp_path: Path) -> None:
     (tmp_path / "tox.ini").write_text(
         "[testenv]\nsetenv =\n    PYTHONPATH = .\n    DJANGO_SETTINGS_MODULE=shop.settings.ci\n"
     )
-    (tmp_path / "setup.cfg").write_text("[tool:pytest]\nDJANGO_SETTINGS_MODULE = shop.settings.cfg\n")
+    (tmp_path / "setup.cfg").write_text(
+        "[tool:pytest]\nDJANGO_SETTINGS_MODULE = shop.settings.cfg\n"
+    )
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\nDJANGO_SETTINGS_MODULE = "shop.settings.toml"\n'
     )
