@@ -544,6 +544,23 @@ class ModuleIndex:
     # The receivers it connects to signals: (signal, handler, line); a
     # factory's result is `<factory>.<returned>` (`joblint.index.signals`).
     connections: tuple[tuple[str, str, int], ...] = ()
+    # The services it registers with a service locator (`knowledge.requests.SERVICE_APIS`).
+    services: tuple[ServiceRegistration, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceRegistration:
+    """`config.register_service_factory(factory, iface=..., name=...)`: what
+    a find of the key (`interface`, `name`; "" for one not given) returns."""
+
+    interface: str
+    name: str
+    # The factory's qualified name (a class, or a function returning an
+    # instance of one); with `instance`, the registered object's (a
+    # module-level instance, or the class a local is an instance of).
+    made: str
+    line: int
+    instance: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -38,6 +38,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
+from joblint.index.services import found_service, registered_service
 from joblint.index.signals import module_connections
 from joblint.knowledge import jobs, payloads, requests, work
 from joblint.libraries import postgres
@@ -47,6 +48,7 @@ from joblint.models import (
     ModuleIndex,
     ProjectCall,
     ReturnFact,
+    ServiceRegistration,
     TaskDecorator,
     TxOpening,
 )
@@ -301,6 +303,7 @@ class ModuleReader:
         self.summaries: dict[str, _Summary] = {}
         self.task_decorators: list[TaskDecorator] = []
         self.registered: list[tuple[str, int, str]] = []
+        self.services: list[ServiceRegistration] = []
         # Methods a framework runs inside its own transaction (`key` -> the
         # transaction: () for certain, a project base class if the base is the framework's).
         self._hooks: dict[str, tuple[str, ...]] = {}
@@ -394,6 +397,7 @@ class ModuleReader:
             )
             if self.may_connect
             else (),
+            services=tuple(self.services),
         )
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:
@@ -453,6 +457,7 @@ class ModuleReader:
                 first[0].elts if first and isinstance(first[0], ast.List | ast.Tuple) else first
             )
             self._note_registration(call, models)
+            self._note_service(call, self._module_name)
         elif isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             value = statement.value
             self._note_task_decorator(statement, value)
@@ -461,6 +466,13 @@ class ModuleReader:
                 if callee is not None:
                     for name in _assigned_names(statement):
                         self.instances.append((self.local(name), callee))
+
+    def _note_service(self, call: ast.Call, qualify: Callable[[ast.expr], str | None]) -> None:
+        """`config.register_service_factory(factory, name="mailer")`: a service
+        a request's `find_service` makes."""
+        found = registered_service(call, qualify, self.module)
+        if found is not None:
+            self.services.append(found)
 
     def _note_registration(self, call: ast.Call, models: list[ast.expr]) -> None:
         """`admin.site.register(Order, OrderAdmin)`, `admin.site.register([A, B])`,
@@ -865,6 +877,9 @@ class ModuleReader:
             value = value.value
         if not isinstance(value, ast.Call):
             return None
+        service = found_service(value, lambda node: self._qualify(node, stack))
+        if service is not None:  # `svc = request.find_service(name="mailer")`
+            return service
         return self._fetched(value, stack, ROW) or self._qualify(value.func, stack)
 
     def _qualifiers(self, stack: list[_Frame]) -> Qualifiers:
@@ -898,6 +913,10 @@ class ModuleReader:
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
+
+        def qualify(expr: ast.expr) -> str | None:
+            return self._qualify(expr, stack)
+
         for node, opened in self._with_context(frame.node, (ast.Call,), deferred):
             if not isinstance(node, ast.Call):
                 continue
@@ -911,6 +930,7 @@ class ModuleReader:
             if call is not None:
                 summary.calls.append(call)
             self._note_wrapper(node, frame, stack, opened)
+            self._note_service(node, qualify)
         for node in returns:
             assert isinstance(node, ast.Return)
             if isinstance(node.value, ast.Call):
@@ -1008,6 +1028,11 @@ class ModuleReader:
             qualname = self._qualify_parts(parts, stack)
             return (qualname, ".".join(parts)) if qualname is not None else None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            service = found_service(func.value, lambda node: self._qualify(node, stack))
+            if service is not None:  # `request.find_service(name="mailer").send()`
+                finder = dotted(func.value.func)
+                text = ".".join(finder) if finder is not None else ""
+                return f"{service}.{func.attr}", f"{text}().{func.attr}"
             inner = self._callee(func.value.func, stack)
             if inner is not None:
                 return f"{inner[0]}.{func.attr}", f"{inner[1]}().{func.attr}"

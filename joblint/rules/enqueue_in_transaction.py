@@ -250,6 +250,14 @@ class EnqueueInTransaction(Rule):
           survey_block.delay(request.json_body["id"])  # JL101
       ```
 
+      A view's pyramid_services services are followed: a call on what
+      `request.find_service(name=...)` (or `find_service(IFace)`) returns
+      calls the method of the class the factory registered under that key
+      makes (`config.register_service_factory(factory, name=...)`, the
+      factory a class, a function returning an instance of one, or a dotted
+      string; `config.register_service(instance, ...)`). A service no
+      registration tells is followed nowhere.
+
     ## Signals sent inside a transaction
     A Django `Signal.send`/`send_robust` or a blinker `send` runs every
     connected receiver there and then, so inside the sender's transaction

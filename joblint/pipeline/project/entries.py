@@ -249,8 +249,11 @@ class RequestReach:
         class (`of_a_class`), on a task (`send.chunks(...)`), on what a
         function returns (`build().exclude`), or on a module's object
         (`name = Maker()`) the project didn't write
-        (`_ = TranslationStringFactory("h")`)."""
+        (`_ = TranslationStringFactory("h")`); a method of a service no
+        loaded registration tells is one."""
         index, graph = self.index, self.graph
+        if requests.names_service(callee):
+            return True  # a service no loaded registration tells: the project's
         if not index.in_project(callee) or graph.of_a_class(callee):
             return False
         parts = callee.split(".")

@@ -924,11 +924,15 @@ def _on_demand(
     remaining = _ByModule([s for s in pool if s.shown not in read])
     modules = _ByModule(everything)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
+    registrars: list[_Source] | None = None  # searched for once, when a service is called
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
         names, called = wanted([*results, *context, *loaded], asked)
         to_index = [
             s for s in modules.of(candidate_modules(called, modules)) if s.shown not in indexed
         ]
+        if registrars is None and any(requests.names_service(name) for name in called):
+            registrars = _service_registrars(everything)
+            to_index.extend(s for s in registrars if s.shown not in indexed)
         # The index first: where it shows a wanted name is a plain function
         # or class, its module's facts need not be read for it.
         found = run.index(to_index)
@@ -940,6 +944,14 @@ def _on_demand(
             break
         loaded.extend(run.facts(batch))
     return loaded
+
+
+def _service_registrars(everything: list[_Source]) -> list[_Source]:
+    """The files that may register a service a call is made on
+    (`config.register_service_factory(...)`, usually in an `includeme`): no
+    name of the call leads to them, the key it is found by does."""
+    words = requests.SERVICE_REGISTRATION_WORDS
+    return [s for s in everything if any(word in s.data for word in words)]
 
 
 def _plain(index: ModuleIndex) -> tuple[str, ...]:
@@ -1161,6 +1173,7 @@ def _request_callers(
         read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
     looked_for: set[str] = set()
     signals_sent: set[str] = set()
+    searched: list[FileResult] = []  # the files found calling a function on the way
     for _ in range(MAX_HOPS):
         signals = _signals_of([*results, *context, *loaded], asked) - signals_sent
         signals_sent |= signals
@@ -1172,10 +1185,16 @@ def _request_callers(
         names = _words(asked - looked_for, rb"\s*\(") if requests_on else None
         looked_for |= asked
         if names is not None:
-            found = read([s for s in everything if names.search(s.data)])
-            asked |= _callers_named(found, looked_for)
+            calling = [s for s in everything if names.search(s.data)]
+            found = read(calling)
+            # Files indexed before (linted ones) hold callers too: a method
+            # calling another of its class is in the file the search starts from.
+            shown = {s.shown for s in calling}
+            have = [r for r in [*results, *context, *loaded] if r.path in shown]
+            searched.extend(have)
+            asked |= _callers_named(have, looked_for)
             routers = {
-                e.of for r in found if r.index for e in r.index.entries if e.needs == "router"
+                e.of for r in have if r.index for e in r.index.entries if e.needs == "router"
             }
             read(modules.of(candidate_modules(routers, modules)))
         elif sends is None:
@@ -1188,7 +1207,7 @@ def _request_callers(
         the way down, and the task's body."""
         found = {
             call.callee
-            for result in loaded
+            for result in [*loaded, *searched]
             if result.index is not None
             for summary in result.index.functions
             for call in summary.calls
