@@ -488,6 +488,10 @@ class FunctionSummary:
     # The methods it calls on `super()` (`super().form_valid(form)`): a
     # library base's may write (`joblint.libraries.django.SUPER_WRITES`).
     super_calls: tuple[str, ...] = ()
+    # A decorator factory of the project registering what it decorates as a
+    # request handler (`def api_config(**s): return view_config(**s)`): the
+    # framework decorator it stands for ("" for none).
+    registers: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -507,7 +511,10 @@ class Entry:
     how: str
     # What else must hold: "" nothing; "url" a URLconf registers `of` (or
     # the function); "class" the class `of` derives from one of `bases`;
-    # "router" the module-level object `of` is an instance of a router class.
+    # "router" the module-level object `of` is an instance of a router class;
+    # "decorator" the project's decorator factory `of` (`@of(...)`) registers
+    # request handlers (`FunctionSummary.registers`), or derives from a
+    # framework's decorator class.
     needs: str = ""
     of: str = ""
     bases: tuple[str, ...] = ()

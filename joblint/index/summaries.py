@@ -29,6 +29,7 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
+from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
     PAIR,
     ROW,
@@ -269,6 +270,7 @@ class _Summary:
     blind_writes: bool = False
     field_sets: bool = False
     super_calls: tuple[str, ...] = ()
+    registers: str = ""
 
 
 class ModuleReader:
@@ -279,6 +281,7 @@ class ModuleReader:
         may_claim: bool = True,
         may_name_guard: bool = True,
         may_connect: bool = True,
+        may_attach: bool = True,
     ) -> None:
         self.module = module
         # The module's text names something that claims work (`work.may_claim`).
@@ -289,6 +292,9 @@ class ModuleReader:
         # Its text may connect a receiver to a signal (`requests.may_connect`):
         # where it can't, no connection is looked for.
         self.may_connect = may_connect
+        # Its text may attach a handler's callback (`requests.may_attach`):
+        # where it can't, no function is walked for one.
+        self.may_attach = may_attach
         self.transaction_functions = options.transaction_functions
         self.enqueue_functions = options.enqueue_functions
         self.on_commit_functions = options.on_commit_functions
@@ -361,6 +367,7 @@ class ModuleReader:
             self._bind(statement)
         for statement in statements:
             self._define(statement)
+        self._note_registering(statements)
         return ModuleIndex(
             self.module.name,
             tuple(sorted(set(self.aliases))),
@@ -384,6 +391,7 @@ class ModuleReader:
                     blind_writes=found.blind_writes,
                     field_sets=found.field_sets,
                     super_calls=found.super_calls,
+                    registers=found.registers,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -466,6 +474,25 @@ class ModuleReader:
                 if callee is not None:
                     for name in _assigned_names(statement):
                         self.instances.append((self.local(name), callee))
+
+    def _note_registering(self, statements: list[ast.stmt]) -> None:
+        """The module-level functions (and classes' `__call__`) that are
+        decorator factories registering request handlers (`joblint.index.registering`)."""
+        adders = config_adders(statements) if self.may_attach else {}
+        for statement in statements:
+            if isinstance(statement, ast.FunctionDef):
+                returns = self.of_kind(statement, ast.Return)
+                found = returned_decorator(returns, self._module_name)
+                if not found and self.may_attach:
+                    found = attached_decorator(statement, self._module_name, adders)
+                if found:
+                    self.summaries[statement.name].registers = found
+            elif isinstance(statement, ast.ClassDef) and self.may_attach:
+                for method in statement.body:
+                    if isinstance(method, ast.FunctionDef) and method.name == "__call__":
+                        found = attached_decorator(method, self._module_name, adders)
+                        if found:
+                            self.summaries[f"{statement.name}.__call__"].registers = found
 
     def _note_service(self, call: ast.Call, qualify: Callable[[ast.expr], str | None]) -> None:
         """`config.register_service_factory(factory, name="mailer")`: a service

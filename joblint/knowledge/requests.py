@@ -33,6 +33,24 @@ DECORATORS: dict[str, RequestHandlers] = {d: h for h in HANDLERS for d in h.deco
 ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers}
 ROUTE_METHODS: frozenset[str] = frozenset(m for h in HANDLERS for m in h.route_methods)
 CLASS_HANDLERS: tuple[RequestHandlers, ...] = tuple(h for h in HANDLERS if h.bases)
+# What a project's decorator registering handlers calls (`RequestHandlers.
+# attach_functions`, `config_methods`): each with the framework decorator it
+# stands for.
+ATTACH_FUNCTIONS: dict[str, str] = {
+    f: h.decorators[0] for h in HANDLERS if h.decorators for f in h.attach_functions
+}
+CONFIG_METHODS: dict[str, str] = {
+    m: h.decorators[0] for h in HANDLERS if h.decorators for m in h.config_methods
+}
+# The words a module attaching such a callback names (its attach function's module).
+_ATTACH_WORDS: tuple[str, ...] = tuple({f.split(".")[0] for f in ATTACH_FUNCTIONS})
+
+
+def may_attach(lowered: str) -> bool:
+    """Whether a module's lower-cased text may attach a handler's callback."""
+    return any(word in lowered for word in _ATTACH_WORDS)
+
+
 NON_ATOMIC: frozenset[str] = django.NON_ATOMIC_REQUESTS
 
 SIGNAL_APIS: tuple[SignalApi, ...] = collect("SIGNAL_APIS")

@@ -352,6 +352,13 @@ class RequestHandlers:
     # their `methods` run as handlers (graphene's `Mutation.mutate`).
     bases: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
+    # How a decorator of the project registers a handler as `decorators` do:
+    # it attaches a callback to the function with one of `attach_functions`
+    # (run when the app scans its modules) that calls one of the app
+    # configurator's `config_methods` (Pyramid's `venusian.attach` and
+    # `config.add_view`).
+    attach_functions: tuple[str, ...] = ()
+    config_methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,10 @@ addAfterCommitHook(...)` is its on-commit hook (transaction 4.0,
 `config.register_service_factory(factory, iface=Interface, context=None,
 name="")` registers (`factory(context, request)`, the factory a dotted
 string or an object: `config.maybe_dotted`), or returns the instance
-`config.register_service(service, iface, context, name)` registers."""
+`config.register_service(service, iface, context, name)` registers.
+`view_config` registers its view through a venusian callback calling
+`config.add_view(view=ob, **settings)` (pyramid 2.0, `pyramid/view.py`):
+a project's decorator doing the same registers views too."""
 
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ REQUEST_HANDLERS = (
         "pyramid",
         "a Pyramid view",
         decorators=("pyramid.view.view_config",),
+        attach_functions=("venusian.attach",),
+        config_methods=("add_view",),
     ),
 )
 

@@ -256,7 +256,12 @@ class EnqueueInTransaction(Rule):
       makes (`config.register_service_factory(factory, name=...)`, the
       factory a class, a function returning an instance of one, or a dotted
       string; `config.register_service(instance, ...)`). A service no
-      registration tells is followed nowhere.
+      registration tells is followed nowhere. A view may also be registered
+      by the project's own decorator factory (`@api_config(...)`): one
+      returning `view_config(...)`, or attaching a venusian callback that
+      calls `config.add_view(...)` (itself or through a function of its
+      module), or a class whose `__call__` does or that derives from
+      `view_config`. A project decorator that registers nothing makes no view.
 
     ## Signals sent inside a transaction
     A Django `Signal.send`/`send_robust` or a blinker `send` runs every

@@ -1192,11 +1192,13 @@ def _request_callers(
             shown = {s.shown for s in calling}
             have = [r for r in [*results, *context, *loaded] if r.path in shown]
             searched.extend(have)
-            asked |= _callers_named(have, looked_for)
-            routers = {
-                e.of for r in have if r.index for e in r.index.entries if e.needs == "router"
+            # The modules telling whether a handler is one: its router's, its decorator's.
+            owners = {
+                e.of for r in have if r.index for e in r.index.entries if e.needs in _NEEDS_OWNER
             }
-            read(modules.of(candidate_modules(routers, modules)))
+            read(modules.of(candidate_modules(owners, modules)))
+            registering = _registering([*results, *context, *loaded])
+            asked |= _callers_named(have, looked_for, registering)
         elif sends is None:
             break
 
@@ -1285,15 +1287,38 @@ def _request_transactions(results: list[FileResult]) -> bool:
     return any(not flags.isdisjoint(r.facts.flags) for r in results)
 
 
-def _callers_named(results: list[FileResult], names: set[str]) -> set[str]:
-    """The unqualified names of the functions in `results` calling one of
-    `names`, but for request handlers: the search up stops at them (a view's
-    `post` is called by the framework, and names a thousand other things)."""
+# Handlers whose router or decorator tells whether they are ones.
+_NEEDS_OWNER = frozenset({"router", "decorator"})
+
+
+def _registering(results: list[FileResult]) -> set[str]:
+    """The qualified names of the loaded decorator factories registering
+    request handlers (a class's, whose `__call__` does)."""
     found: set[str] = set()
     for result in results:
         if result.index is None:
             continue
-        handlers = {entry.qualname for entry in result.index.entries}
+        for summary in result.index.functions:
+            if summary.registers:
+                found.add(summary.qualname.removesuffix(".__call__"))
+    return found
+
+
+def _callers_named(results: list[FileResult], names: set[str], registering: set[str]) -> set[str]:
+    """The unqualified names of the functions in `results` calling one of
+    `names`, but for request handlers: the search up stops at them (a view's
+    `post` is called by the framework, and names a thousand other things);
+    at a function a decorator of the project decorates, where the decorator
+    is loaded and `registering`."""
+    found: set[str] = set()
+    for result in results:
+        if result.index is None:
+            continue
+        handlers = {
+            entry.qualname
+            for entry in result.index.entries
+            if entry.needs != "decorator" or entry.of in registering
+        }
         found.update(
             summary.qualname.rsplit(".", 1)[-1]
             for summary in result.index.functions

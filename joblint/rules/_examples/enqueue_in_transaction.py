@@ -46,6 +46,18 @@ _MEMBER_MODEL = (
     "    id = Column(Integer, primary_key=True)\n"
     "    active = Column(Boolean)\n"
 )
+# A view decorated by the project's own decorator factory (`app/config.py`).
+_JOIN_VIEW = """
+from .config import api_config
+from .models import Member
+from .tasks import send_welcome
+
+@api_config(route_name="join", request_method="POST")
+def join(request):
+    member = request.dbsession.get(Member, request.POST["id"])
+    member.active = True
+    send_welcome.delay(member.id)
+"""
 _SAVES_RECEIPT_IN_ATOMIC = (
     "from django.db import transaction\n"
     "from app.models import Receipt\n\n"
@@ -424,9 +436,37 @@ def signup(request):
             "app_models": _MEMBER_MODEL,
         },
     ),
+    Valid(
+        _JOIN_VIEW.replace("api_config", "logged"),
+        id="a-function-a-project-decorator-wraps-without-registering-a-view",
+        project={
+            "app_config": _PYRAMID_APP + "\ndef logged(**options):\n"
+            "    def wrapper(wrapped):\n"
+            "        return wrapped\n"
+            "    return wrapper\n",
+            "app_tasks": _WELCOME_TASK,
+            "app_models": _MEMBER_MODEL,
+        },
+    ),
 )
 
 INVALID = (
+    invalid(
+        _JOIN_VIEW,
+        (
+            10,
+            5,
+            "inside join() (line 7), a Pyramid view (app/example.py:7) run inside the "
+            "request's transaction (pyramid_tm)",
+        ),
+        id="a-pyramid-view-a-project-wrapper-of-view-config-registers",
+        app_config=_PYRAMID_APP + "\nfrom pyramid.view import view_config\n\n"
+        "def api_config(**settings):\n"
+        "    settings.setdefault('renderer', 'json')\n"
+        "    return view_config(**settings)\n",
+        app_tasks=_WELCOME_TASK,
+        app_models=_MEMBER_MODEL,
+    ),
     invalid(
         """
 from pyramid.view import view_config
