@@ -507,6 +507,10 @@ class FunctionSummary:
     # The methods it calls on `super()` (`super().form_valid(form)`): a
     # library base's may write (`joblint.libraries.django.SUPER_WRITES`).
     super_calls: tuple[str, ...] = ()
+    # A decorator factory of the project registering what it decorates as a
+    # request handler (`def api_config(**s): return view_config(**s)`): the
+    # framework decorator it stands for ("" for none).
+    registers: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,7 +530,10 @@ class Entry:
     how: str
     # What else must hold: "" nothing; "url" a URLconf registers `of` (or
     # the function); "class" the class `of` derives from one of `bases`;
-    # "router" the module-level object `of` is an instance of a router class.
+    # "router" the module-level object `of` is an instance of a router class;
+    # "decorator" the project's decorator factory `of` (`@of(...)`) registers
+    # request handlers (`FunctionSummary.registers`), or derives from a
+    # framework's decorator class.
     needs: str = ""
     of: str = ""
     bases: tuple[str, ...] = ()
@@ -571,6 +578,23 @@ class ModuleIndex:
     connections: tuple[tuple[str, str, int], ...] = ()
     # Module-level `Alias = Annotated[T, Depends(dependency)]`: (qualname, dependency).
     dependency_aliases: tuple[tuple[str, str], ...] = ()
+    # The services it registers with a service locator (`knowledge.requests.SERVICE_APIS`).
+    services: tuple[ServiceRegistration, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceRegistration:
+    """`config.register_service_factory(factory, iface=..., name=...)`: what
+    a find of the key (`interface`, `name`; "" for one not given) returns."""
+
+    interface: str
+    name: str
+    # The factory's qualified name (a class, or a function returning an
+    # instance of one); with `instance`, the registered object's (a
+    # module-level instance, or the class a local is an instance of).
+    made: str
+    line: int
+    instance: bool = False
 
 
 @dataclass(frozen=True, slots=True)

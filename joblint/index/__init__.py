@@ -44,6 +44,7 @@ def index_source(
             may_claim=work.may_claim(lowered),
             may_name_guard=work.may_name_guard(lowered, module.name),
             may_connect=requests.may_connect(lowered),
+            may_attach=requests.may_attach(lowered),
         )
         if not tells_plain:
             return reader.read(tree)

@@ -11,9 +11,12 @@ module taking the request first (elsewhere, one a URLconf registers), a
 method taking it after `self` (or a DRF `perform_*` hook) in a views module
 or a class deriving from Django's, DRF's or the admin's classes, an admin
 action; a graphene mutation's `mutate`; and the `create`/`update`/`save` of
-the serializer or form class a view names, which its save runs. Not: async
-functions, nor views marked `non_atomic_requests` (one by one, or the whole
-class through `method_decorator(..., name="dispatch")`).
+the serializer or form class a view names, which its save runs. A function
+a decorator factory of the project decorates (`@api_config(...)`) may be
+one: the project step checks the factory registers handlers
+(`joblint.index.registering`). Not: async functions, nor views marked
+`non_atomic_requests` (one by one, or the whole class through
+`method_decorator(..., name="dispatch")`).
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ def module_entries(module: str, statements: list[ast.stmt], name_of: NameOf) -> 
                 entry = Entry(local(statement.name), statement.lineno, _DJANGO, "an admin action")
             if entry is not None:
                 found.append(entry)
+            if _may_be_wrapped(entry):
+                found.extend(_wrapped(statement, local(statement.name), name_of))
         elif isinstance(statement, ast.ClassDef):
             found.extend(
                 _class_entries(
@@ -178,6 +183,31 @@ def _depends_call(node: ast.expr, name_of: NameOf) -> tuple[str, ...]:
     return (name,) if name is not None else ()
 
 
+def _may_be_wrapped(entry: Entry | None) -> bool:
+    """Whether a project decorator may make the function a handler of another
+    kind: it is none yet, or only one the project step must confirm, or a
+    Django view only by its shape (a Pyramid view in a views module)."""
+    return entry is None or bool(entry.needs) or not entry.route
+
+
+def _wrapped(node: ast.FunctionDef, qualname: str, name_of: NameOf) -> Iterator[Entry]:
+    """A handler if a decorator factory of the project it is decorated with
+    (`@api_config(...)`, not a framework's nor a router's) registers handlers."""
+    if _non_atomic(node, name_of):
+        return
+    for decorator in node.decorator_list:
+        if not isinstance(decorator, ast.Call):
+            continue
+        name = name_of(decorator.func)
+        if name is None or name in requests.DECORATORS or not jobs.may_be_project_code(name):
+            continue
+        if name.rpartition(".")[2] in requests.ROUTE_METHODS:
+            continue  # a router's (`_registered`)
+        yield Entry(
+            qualname, node.lineno, "", "", needs="decorator", of=name, route=decorator.lineno
+        )
+
+
 def _class_entries(
     node: ast.ClassDef, qualname: str, name_of: NameOf, views_module: bool, module_depth: int
 ) -> Iterator[Entry]:
@@ -191,6 +221,8 @@ def _class_entries(
                 entry = _view_method(statement, qualname, views_module)
             if entry is not None and not (non_atomic and entry.framework == _DJANGO):
                 yield entry
+            if _may_be_wrapped(entry):
+                yield from _wrapped(statement, f"{qualname}.{statement.name}", name_of)
         elif isinstance(statement, ast.Assign) and not non_atomic:
             yield from _saved_by_view(statement, qualname, name_of)
         elif isinstance(statement, ast.ClassDef) and qualname.count(".") == module_depth + 1:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -30,6 +30,7 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
+from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
     PAIR,
     ROW,
@@ -39,6 +40,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
+from joblint.index.services import found_service, registered_service
 from joblint.index.signals import module_connections
 from joblint.knowledge import jobs, payloads, requests, work
 from joblint.libraries import django, postgres
@@ -48,6 +50,7 @@ from joblint.models import (
     ModuleIndex,
     ProjectCall,
     ReturnFact,
+    ServiceRegistration,
     TaskDecorator,
     TxOpening,
 )
@@ -271,6 +274,7 @@ class _Summary:
     yields: int = 0
     asynchronous: bool = False
     defers: list[str] = field(default_factory=list)
+    registers: str = ""
 
 
 class ModuleReader:
@@ -281,6 +285,7 @@ class ModuleReader:
         may_claim: bool = True,
         may_name_guard: bool = True,
         may_connect: bool = True,
+        may_attach: bool = True,
     ) -> None:
         self.module = module
         # The module's text names something that claims work (`work.may_claim`).
@@ -291,6 +296,9 @@ class ModuleReader:
         # Its text may connect a receiver to a signal (`requests.may_connect`):
         # where it can't, no connection is looked for.
         self.may_connect = may_connect
+        # Its text may attach a handler's callback (`requests.may_attach`):
+        # where it can't, no function is walked for one.
+        self.may_attach = may_attach
         self.transaction_functions = options.transaction_functions
         self.enqueue_functions = options.enqueue_functions
         self.on_commit_functions = options.on_commit_functions
@@ -305,6 +313,7 @@ class ModuleReader:
         self.summaries: dict[str, _Summary] = {}
         self.task_decorators: list[TaskDecorator] = []
         self.registered: list[tuple[str, int, str]] = []
+        self.services: list[ServiceRegistration] = []
         # Methods a framework runs inside its own transaction (`key` -> the
         # transaction: () for certain, a project base class if the base is the framework's).
         self._hooks: dict[str, tuple[str, ...]] = {}
@@ -362,6 +371,7 @@ class ModuleReader:
             self._bind(statement)
         for statement in statements:
             self._define(statement)
+        self._note_registering(statements)
         return ModuleIndex(
             self.module.name,
             tuple(sorted(set(self.aliases))),
@@ -388,6 +398,7 @@ class ModuleReader:
                     yields=found.yields,
                     asynchronous=found.asynchronous,
                     defers=tuple(found.defers),
+                    registers=found.registers,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -402,6 +413,7 @@ class ModuleReader:
             )
             if self.may_connect
             else (),
+            services=tuple(self.services),
         )
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:
@@ -461,6 +473,7 @@ class ModuleReader:
                 first[0].elts if first and isinstance(first[0], ast.List | ast.Tuple) else first
             )
             self._note_registration(call, models)
+            self._note_service(call, self._module_name)
         elif isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             value = statement.value
             self._note_task_decorator(statement, value)
@@ -469,6 +482,32 @@ class ModuleReader:
                 if callee is not None:
                     for name in _assigned_names(statement):
                         self.instances.append((self.local(name), callee))
+
+    def _note_registering(self, statements: list[ast.stmt]) -> None:
+        """The module-level functions (and classes' `__call__`) that are
+        decorator factories registering request handlers (`joblint.index.registering`)."""
+        adders = config_adders(statements) if self.may_attach else {}
+        for statement in statements:
+            if isinstance(statement, ast.FunctionDef):
+                returns = self.of_kind(statement, ast.Return)
+                found = returned_decorator(returns, self._module_name)
+                if not found and self.may_attach:
+                    found = attached_decorator(statement, self._module_name, adders)
+                if found:
+                    self.summaries[statement.name].registers = found
+            elif isinstance(statement, ast.ClassDef) and self.may_attach:
+                for method in statement.body:
+                    if isinstance(method, ast.FunctionDef) and method.name == "__call__":
+                        found = attached_decorator(method, self._module_name, adders)
+                        if found:
+                            self.summaries[f"{statement.name}.__call__"].registers = found
+
+    def _note_service(self, call: ast.Call, qualify: Callable[[ast.expr], str | None]) -> None:
+        """`config.register_service_factory(factory, name="mailer")`: a service
+        a request's `find_service` makes."""
+        found = registered_service(call, qualify, self.module)
+        if found is not None:
+            self.services.append(found)
 
     def _note_registration(self, call: ast.Call, models: list[ast.expr]) -> None:
         """`admin.site.register(Order, OrderAdmin)`, `admin.site.register([A, B])`,
@@ -928,6 +967,9 @@ class ModuleReader:
             value = value.value
         if not isinstance(value, ast.Call):
             return None
+        service = found_service(value, lambda node: self._qualify(node, stack))
+        if service is not None:  # `svc = request.find_service(name="mailer")`
+            return service
         return self._fetched(value, stack, ROW) or self._qualify(value.func, stack)
 
     def _qualifiers(self, stack: list[_Frame]) -> Qualifiers:
@@ -961,6 +1003,10 @@ class ModuleReader:
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
+
+        def qualify(expr: ast.expr) -> str | None:
+            return self._qualify(expr, stack)
+
         for node, opened in self._with_context(frame.node, (ast.Call,), deferred):
             if not isinstance(node, ast.Call):
                 continue
@@ -974,6 +1020,7 @@ class ModuleReader:
             if call is not None:
                 summary.calls.append(call)
             self._note_wrapper(node, frame, stack, opened)
+            self._note_service(node, qualify)
         for node in returns:
             assert isinstance(node, ast.Return)
             if isinstance(node.value, ast.Call):
@@ -1079,6 +1126,11 @@ class ModuleReader:
             qualname = self._qualify_parts(parts, stack)
             return (qualname, ".".join(parts)) if qualname is not None else None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            service = found_service(func.value, lambda node: self._qualify(node, stack))
+            if service is not None:  # `request.find_service(name="mailer").send()`
+                finder = dotted(func.value.func)
+                text = ".".join(finder) if finder is not None else ""
+                return f"{service}.{func.attr}", f"{text}().{func.attr}"
             inner = self._callee(func.value.func, stack)
             if inner is not None:
                 return f"{inner[0]}.{func.attr}", f"{inner[1]}().{func.attr}"

@@ -8,7 +8,7 @@ import re
 
 from joblint.knowledge import jobs
 from joblint.libraries import collect, django, fastapi, pyramid
-from joblint.libraries.base import RequestHandlers, SignalApi
+from joblint.libraries.base import RequestHandlers, ServiceApi, SignalApi
 
 HANDLERS: tuple[RequestHandlers, ...] = collect("REQUEST_HANDLERS")
 
@@ -44,6 +44,24 @@ DECORATORS: dict[str, RequestHandlers] = {d: h for h in HANDLERS for d in h.deco
 ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers}
 ROUTE_METHODS: frozenset[str] = frozenset(m for h in HANDLERS for m in h.route_methods)
 CLASS_HANDLERS: tuple[RequestHandlers, ...] = tuple(h for h in HANDLERS if h.bases)
+# What a project's decorator registering handlers calls (`RequestHandlers.
+# attach_functions`, `config_methods`): each with the framework decorator it
+# stands for.
+ATTACH_FUNCTIONS: dict[str, str] = {
+    f: h.decorators[0] for h in HANDLERS if h.decorators for f in h.attach_functions
+}
+CONFIG_METHODS: dict[str, str] = {
+    m: h.decorators[0] for h in HANDLERS if h.decorators for m in h.config_methods
+}
+# The words a module attaching such a callback names (its attach function's module).
+_ATTACH_WORDS: tuple[str, ...] = tuple({f.split(".")[0] for f in ATTACH_FUNCTIONS})
+
+
+def may_attach(lowered: str) -> bool:
+    """Whether a module's lower-cased text may attach a handler's callback."""
+    return any(word in lowered for word in _ATTACH_WORDS)
+
+
 NON_ATOMIC: frozenset[str] = django.NON_ATOMIC_REQUESTS
 
 SIGNAL_APIS: tuple[SignalApi, ...] = collect("SIGNAL_APIS")
@@ -52,6 +70,43 @@ RECEIVER_DECORATORS: frozenset[str] = frozenset(
 )
 CONNECT_METHODS: frozenset[str] = frozenset(m for api in SIGNAL_APIS for m in api.connect_methods)
 SEND_METHODS: frozenset[str] = frozenset(m for api in SIGNAL_APIS for m in api.send_methods)
+
+SERVICE_APIS: tuple[ServiceApi, ...] = collect("SERVICE_APIS")
+# Find method -> its API; registering method -> its API and whether it
+# registers the service itself (an instance) rather than its factory.
+SERVICE_FINDERS: dict[str, ServiceApi] = {m: api for api in SERVICE_APIS for m in api.find_methods}
+SERVICE_REGISTRATIONS: dict[str, tuple[ServiceApi, bool]] = {
+    **{m: (api, False) for api in SERVICE_APIS for m in api.factory_registrations},
+    **{m: (api, True) for api in SERVICE_APIS for m in api.instance_registrations},
+}
+# Whether a find naming no interface finds one registered under any.
+SERVICE_ANY_INTERFACE: bool = any(api.any_interface for api in SERVICE_APIS)
+# What a module registering a service names (its bytes are searched for them).
+SERVICE_REGISTRATION_WORDS: tuple[bytes, ...] = tuple(m.encode() for m in SERVICE_REGISTRATIONS)
+# A service found by its key is named `<service:interface:name>` in a call's
+# qualified name (`<service::signup>.signup`): one dotted part, no module's.
+_SERVICE_PREFIX = "<service:"
+
+
+def service_key(interface: str, name: str) -> str:
+    """The qualified name of what a find of the service keyed (`interface`,
+    `name`) returns ("" for a key not given); dots would make it parts."""
+    return f"{_SERVICE_PREFIX}{interface.replace('.', '/')}:{name.replace('.', '/')}>"
+
+
+def service_of(qualname: str) -> tuple[str, str] | None:
+    """The (interface, name) `qualname` keys when it is a `service_key`
+    (the names' dots, taken for slashes, come back as dots)."""
+    if not qualname.startswith(_SERVICE_PREFIX) or not qualname.endswith(">"):
+        return None
+    interface, _, name = qualname[len(_SERVICE_PREFIX) : -1].partition(":")
+    return interface.replace("/", "."), name.replace("/", ".")
+
+
+def names_service(qualname: str) -> bool:
+    """Whether a call's qualified name is a method of a found service."""
+    return qualname.startswith(_SERVICE_PREFIX)
+
 
 # Model signals the framework sends inside a transaction it opens itself,
 # whoever writes (a delete's collector, a many-to-many change): signal ->

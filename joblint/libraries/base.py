@@ -352,6 +352,40 @@ class RequestHandlers:
     # their `methods` run as handlers (graphene's `Mutation.mutate`).
     bases: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
+    # How a decorator of the project registers a handler as `decorators` do:
+    # it attaches a callback to the function with one of `attach_functions`
+    # (run when the app scans its modules) that calls one of the app
+    # configurator's `config_methods` (Pyramid's `venusian.attach` and
+    # `config.add_view`).
+    attach_functions: tuple[str, ...] = ()
+    config_methods: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceApi:
+    """A service locator a request handler asks for its services: a call on
+    what it returns is a call of the service's method, the service being what
+    the factory the app registers under the same key makes (or the instance
+    it registers). Keys are an interface (a class) and a name, either optional."""
+
+    # Methods of the request that find a service (`request.find_service(...)`),
+    # on an object whose last name is one of `receivers` (`self.request`).
+    find_methods: tuple[str, ...] = ()
+    receivers: tuple[str, ...] = ()
+    # The parameters a find takes, in order: those keying the service among them.
+    find_parameters: tuple[str, ...] = ()
+    # Methods of the app's configurator registering a factory (called with
+    # the request to make the service), or an instance that is the service:
+    # each takes it first, then `register_parameters`.
+    factory_registrations: tuple[str, ...] = ()
+    instance_registrations: tuple[str, ...] = ()
+    register_parameters: tuple[str, ...] = ()
+    # The keying parameters: the interface's (a class) and the name's (a string).
+    interface_parameter: str = ""
+    name_parameter: str = ""
+    # A find with no interface finds a service registered under any
+    # interface with its name (zope.interface's lookup by a base interface).
+    any_interface: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,20 @@
 transaction manager, committed after the view returns (pyramid_tm 2.5,
 `pyramid_tm/__init__.py`: `tm_tween`), and `transaction.get().
 addAfterCommitHook(...)` is its on-commit hook (transaction 4.0,
-`transaction/_transaction.py`)."""
+`transaction/_transaction.py`). pyramid_services (2.2,
+`src/pyramid_services/__init__.py`) gives views their services:
+`request.find_service(iface=Interface, context=..., name="")` makes the one
+`config.register_service_factory(factory, iface=Interface, context=None,
+name="")` registers (`factory(context, request)`, the factory a dotted
+string or an object: `config.maybe_dotted`), or returns the instance
+`config.register_service(service, iface, context, name)` registers.
+`view_config` registers its view through a venusian callback calling
+`config.add_view(view=ob, **settings)` (pyramid 2.0, `pyramid/view.py`):
+a project's decorator doing the same registers views too."""
 
 from __future__ import annotations
 
-from joblint.libraries.base import Library, RequestHandlers
+from joblint.libraries.base import Library, RequestHandlers, ServiceApi
 
 # Set where the app includes `pyramid_tm` (`config.include("pyramid_tm")`, or
 # `pyramid.includes` in its ini file).
@@ -28,6 +37,25 @@ REQUEST_HANDLERS = (
         FRAMEWORK,
         "a Pyramid view",
         decorators=("pyramid.view.view_config",),
+        attach_functions=("venusian.attach",),
+        config_methods=("add_view",),
+    ),
+)
+
+SERVICE_APIS = (
+    ServiceApi(
+        find_methods=("find_service",),
+        # `request.find_service`, `self.request.find_service`, `event.request...`.
+        receivers=(REQUEST_NAME,),
+        find_parameters=("iface", "context", "name"),
+        factory_registrations=("register_service_factory",),
+        instance_registrations=("register_service",),
+        register_parameters=("iface", "context", "name"),
+        interface_parameter="iface",
+        name_parameter="name",
+        # wired's container looks the factory up in a zope.interface adapter
+        # registry, where a find with `Interface` matches any interface.
+        any_interface=True,
     ),
 )
 

@@ -281,6 +281,19 @@ class EnqueueInTransaction(Rule):
           weigh.delay(grain.id)  # JL101: COMMIT after the handler returns
       ```
 
+      A view's pyramid_services services are followed: a call on what
+      `request.find_service(name=...)` (or `find_service(IFace)`) returns
+      calls the method of the class the factory registered under that key
+      makes (`config.register_service_factory(factory, name=...)`, the
+      factory a class, a function returning an instance of one, or a dotted
+      string; `config.register_service(instance, ...)`). A service no
+      registration tells is followed nowhere. A view may also be registered
+      by the project's own decorator factory (`@api_config(...)`): one
+      returning `view_config(...)`, or attaching a venusian callback that
+      calls `config.add_view(...)` (itself or through a function of its
+      module), or a class whose `__call__` does or that derives from
+      `view_config`. A project decorator that registers nothing makes no view.
+
     ## Signals sent inside a transaction
     A Django `Signal.send`/`send_robust` or a blinker `send` runs every
     connected receiver there and then, so inside the sender's transaction

@@ -34,6 +34,7 @@ from joblint.models import (
     ModuleIndex,
     ProjectCall,
     ReturnFact,
+    ServiceRegistration,
     TaskDecorator,
 )
 
@@ -131,6 +132,8 @@ class CallGraph:
     by_path: dict[str, ModuleIndex] = field(default_factory=dict)
     enqueue_functions: frozenset[str] = frozenset()
     task_decorators: dict[str, TaskDecorator] = field(default_factory=dict)
+    # The services the loaded modules register with a service locator.
+    services: list[ServiceRegistration] = field(default_factory=list)
     _modules: set[str] = field(default_factory=set)
     _chains: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
     _uncommitted: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
@@ -167,6 +170,7 @@ class CallGraph:
             graph.instances.update(module.instances)
             graph.aliases.update(module.aliases)
             graph.task_decorators.update((d.qualname, d) for d in module.task_decorators)
+            graph.services.extend(module.services)
         return graph
 
     def resolve(self, qualname: str, tried: set[str] | None = None) -> str | None:
@@ -205,6 +209,10 @@ class CallGraph:
             if not owner:
                 continue
             owner = self.aliases.get(owner, owner)
+            service = self._service_class(owner, hops, seen)  # `request.find_service(...).send()`
+            if service is not None:
+                todo.append(f"{service}.{attribute}")
+                continue
             made_by = self.instances.get(owner)  # `mailer.send()` on `mailer = Mailer()`
             if made_by is not None:
                 todo.append(f"{made_by}.{attribute}")
@@ -237,6 +245,44 @@ class CallGraph:
                 found.add(None)
         only = next(iter(found)) if len(found) == 1 else None
         return only
+
+    def _service_class(self, owner: str, hops: int, seen: set[str]) -> str | None:
+        """The class of the service a find keyed `owner` returns (a
+        `requests.service_key`), when the registrations it may find agree on
+        one; `seen` gets the names looked up on the way (a factory no loaded
+        module defines: its module is read)."""
+        key = requests.service_of(owner)
+        if key is None or hops == 0:
+            return None
+        found = {self._service_made(r, hops, seen) for r in self._registrations(*key)}
+        return next(iter(found)) if len(found) == 1 else None
+
+    def _registrations(self, interface: str, name: str) -> list[ServiceRegistration]:
+        """The registrations a find keyed (`interface`, `name`) may return:
+        the same name, and the same interface unless the find names none."""
+        wanted = self.index.canonical(interface) if interface else ""
+        return [
+            r
+            for r in self.services
+            if r.name == name
+            and (not wanted or self.index.canonical(r.interface) == wanted)
+            and (wanted or not r.interface or requests.SERVICE_ANY_INTERFACE)
+        ]
+
+    def _service_made(
+        self, registration: ServiceRegistration, hops: int, seen: set[str]
+    ) -> str | None:
+        """The class of what a registration gives a find: the registered
+        instance's, the factory class itself, or the class every return of
+        the factory function makes."""
+        made = self.index.canonical(self.aliases.get(registration.made, registration.made))
+        if registration.instance:
+            made = self.instances.get(made) or self.index.instances.get(made) or made
+        if made in self.classes:
+            return made
+        target, tried = self._resolve_within(made, hops - 1)
+        seen |= tried
+        return self._returned_class(target, hops - 1) if target is not None else None
 
     def _class_of(self, made: str) -> bool:
         """Whether calling `made` makes an instance of it: a project class,
@@ -669,7 +715,9 @@ class CallGraph:
             callee = self.index.canonical(call.callee)
             if callee.startswith(prefixes) or callee in models:
                 return True
-            unknown = self.resolve(call.callee) is None and self.index.in_project(callee)
+            unknown = self.resolve(call.callee) is None and (
+                self.index.in_project(callee) or requests.names_service(callee)
+            )
             return True if unknown and not self.of_a_class(callee) else None
 
         return self._breadth_first(start, lambda summary: summary.calls, ends) is not None

@@ -283,8 +283,11 @@ class RequestReach:
         class (`of_a_class`), on a task (`send.chunks(...)`), on what a
         function returns (`build().exclude`), or on a module's object
         (`name = Maker()`) the project didn't write
-        (`_ = TranslationStringFactory("h")`)."""
+        (`_ = TranslationStringFactory("h")`); a method of a service no
+        loaded registration tells is one."""
         index, graph = self.index, self.graph
+        if requests.names_service(callee):
+            return True  # a service no loaded registration tells: the project's
         if not index.in_project(callee) or graph.of_a_class(callee):
             return False
         parts = callee.split(".")
@@ -397,6 +400,12 @@ class RequestReach:
             if handlers is None:
                 return None
             framework, how = handlers.framework, handlers.how
+        elif entry.needs == "decorator":
+            stands_for = self.registering_decorator(entry.of)
+            if not stands_for:
+                return None
+            handlers = requests.DECORATORS[stands_for]
+            framework, how = handlers.framework, handlers.how
         elif entry.needs == "url":
             view = index.canonical(entry.of)
             if not any(index.canonical(r) == view for r in index.url_views):
@@ -436,6 +445,21 @@ class RequestReach:
             if summary.yields and any(line > summary.yields for line in summary.commits):
                 return path, summary.line, function.rsplit(".", 1)[-1]
         return None
+
+    def registering_decorator(self, qualname: str) -> str:
+        """The framework decorator the project's decorator factory `qualname`
+        stands for ("" for none): a function returning it or doing its work
+        (`FunctionSummary.registers`), or a class whose `__call__` does, or
+        that derives from it."""
+        graph = self.graph
+        name = self.index.canonical(graph.aliases.get(qualname, qualname))
+        function = graph.resolve(name)
+        if function is not None:
+            return graph.functions[function][0].registers
+        call = graph.resolve(f"{name}.__call__")
+        if call is not None and graph.functions[call][0].registers:
+            return graph.functions[call][0].registers
+        return next((d for d in requests.DECORATORS if self._derives(name, (d,))), "")
 
     def _derives(self, qualname: str, prefixes: tuple[str, ...]) -> bool:
         """Whether the class derives, through the bases the project shows,

@@ -928,11 +928,15 @@ def _on_demand(
     remaining = _ByModule([s for s in pool if s.shown not in read])
     modules = _ByModule(everything)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
+    registrars: list[_Source] | None = None  # searched for once, when a service is called
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
         names, called = wanted([*results, *context, *loaded], asked)
         to_index = [
             s for s in modules.of(candidate_modules(called, modules)) if s.shown not in indexed
         ]
+        if registrars is None and any(requests.names_service(name) for name in called):
+            registrars = _service_registrars(everything)
+            to_index.extend(s for s in registrars if s.shown not in indexed)
         # The index first: where it shows a wanted name is a plain function
         # or class, its module's facts need not be read for it.
         found = run.index(to_index)
@@ -944,6 +948,14 @@ def _on_demand(
             break
         loaded.extend(run.facts(batch))
     return loaded
+
+
+def _service_registrars(everything: list[_Source]) -> list[_Source]:
+    """The files that may register a service a call is made on
+    (`config.register_service_factory(...)`, usually in an `includeme`): no
+    name of the call leads to them, the key it is found by does."""
+    words = requests.SERVICE_REGISTRATION_WORDS
+    return [s for s in everything if any(word in s.data for word in words)]
 
 
 def _plain(index: ModuleIndex) -> tuple[str, ...]:
@@ -1173,7 +1185,8 @@ def _request_callers(
     if made is not None:
         # `Order.objects.create(...)` runs the model's own `save()`.
         found = read([s for s in everything if made.search(s.data)])
-        asked |= _callers_named(found, set(requests.MANAGER_CALLS_INSTANCE))
+        registering = _registering([*results, *context, *loaded])
+        asked |= _callers_named(found, set(requests.MANAGER_CALLS_INSTANCE), registering)
     connecting = _words(asked, rb"\s*[(),]")
     if connecting is not None:
         read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
@@ -1191,12 +1204,19 @@ def _request_callers(
         names = _words(asked - looked_for, rb"\s*\(") if requests_on else None
         looked_for |= asked
         if names is not None:
-            found = read([s for s in everything if names.search(s.data)])
-            asked |= _callers_named(found, looked_for)
-            routers = {
-                e.of for r in found if r.index for e in r.index.entries if e.needs == "router"
+            calling = [s for s in everything if names.search(s.data)]
+            found = read(calling)
+            # Files indexed before (linted ones) hold callers too: a method
+            # calling another of its class is in the file the search starts from.
+            shown = {s.shown for s in calling}
+            have = [r for r in [*results, *context, *loaded] if r.path in shown]
+            # The modules telling whether a handler is one: its router's, its decorator's.
+            owners = {
+                e.of for r in have if r.index for e in r.index.entries if e.needs in _NEEDS_OWNER
             }
-            read(modules.of(candidate_modules(routers, modules)))
+            read(modules.of(candidate_modules(owners, modules)))
+            registering = _registering([*results, *context, *loaded])
+            asked |= _callers_named(have, looked_for, registering)
         # Nobody calls a command's handler by its name: the callers of the
         # commands on the way name their modules (`call_command("x")`).
         commands = set()
@@ -1206,7 +1226,8 @@ def _request_callers(
         running = _words(commands, rb"['\"]")
         if running is not None:
             found = read([s for s in everything if _runs_command(s.data, running)])
-            asked |= _callers_named(found, looked_for, commands)
+            registering = _registering([*results, *context, *loaded])
+            asked |= _callers_named(found, looked_for, registering, commands)
         elif names is None and sends is None:
             break
 
@@ -1367,19 +1388,44 @@ def _session_dependencies(
     return run.index(candidates)
 
 
+# Handlers whose router or decorator tells whether they are ones.
+_NEEDS_OWNER = frozenset({"router", "decorator"})
+
+
+def _registering(results: list[FileResult]) -> set[str]:
+    """The qualified names of the loaded decorator factories registering
+    request handlers (a class's, whose `__call__` does)."""
+    found: set[str] = set()
+    for result in results:
+        if result.index is None:
+            continue
+        for summary in result.index.functions:
+            if summary.registers:
+                found.add(summary.qualname.removesuffix(".__call__"))
+    return found
+
+
 def _callers_named(
-    results: list[FileResult], names: set[str], commands: set[str] | None = None
+    results: list[FileResult],
+    names: set[str],
+    registering: set[str],
+    commands: set[str] | None = None,
 ) -> set[str]:
     """The unqualified names of the functions in `results` calling one of
     `names` (or running one of the management `commands`), but for request
     handlers: the search up stops at them (a view's `post` is called by the
-    framework, and names a thousand other things)."""
+    framework, and names a thousand other things); at a function a decorator
+    of the project decorates, where the decorator is loaded and `registering`."""
     found: set[str] = set()
     commands = commands or set()
     for result in results:
         if result.index is None:
             continue
-        handlers = {entry.qualname for entry in result.index.entries}
+        handlers = {
+            entry.qualname
+            for entry in result.index.entries
+            if entry.needs != "decorator" or entry.of in registering
+        }
         found.update(
             summary.qualname.rsplit(".", 1)[-1]
             for summary in result.index.functions

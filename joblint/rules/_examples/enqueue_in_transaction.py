@@ -27,6 +27,52 @@ _REINDEX_COMMAND = (
     "    def handle(self, *args, **options):\n"
     "        reindex.delay()\n"
 )
+# A Pyramid app including pyramid_tm, a signup service and the task it enqueues.
+_PYRAMID_APP = (
+    "def includeme(config):\n"
+    "    config.include('pyramid_tm')\n"
+    "    config.include('pyramid_services')\n"
+)
+_SIGNUP_SERVICE = (
+    "from app.tasks import send_welcome\n\n"
+    "class SignupService:\n"
+    "    def __init__(self, session):\n"
+    "        self.session = session\n\n"
+    "    def signup(self, member):\n"
+    "        member.active = True\n"
+    "        self._welcome(member)\n\n"
+    "    def _welcome(self, member):\n"
+    "        send_welcome.delay(member.id)\n\n"
+    "def signup_factory(context, request):\n"
+    "    return SignupService(request.dbsession)\n"
+)
+_WELCOME_TASK = (
+    "from celery import shared_task\n"
+    "from app.models import Member\n\n"
+    "@shared_task\n"
+    "def send_welcome(member_id):\n"
+    "    return Member.get(member_id).email\n"
+)
+_MEMBER_MODEL = (
+    "from sqlalchemy import Boolean, Column, Integer\n"
+    "from sqlalchemy.orm import declarative_base\n\n"
+    "class Member(declarative_base()):\n"
+    "    __tablename__ = 'members'\n"
+    "    id = Column(Integer, primary_key=True)\n"
+    "    active = Column(Boolean)\n"
+)
+# A view decorated by the project's own decorator factory (`app/config.py`).
+_JOIN_VIEW = """
+from .config import api_config
+from .models import Member
+from .tasks import send_welcome
+
+@api_config(route_name="join", request_method="POST")
+def join(request):
+    member = request.dbsession.get(Member, request.POST["id"])
+    member.active = True
+    send_welcome.delay(member.id)
+"""
 _SAVES_RECEIPT_IN_ATOMIC = (
     "from django.db import transaction\n"
     "from app.models import Receipt\n\n"
@@ -488,9 +534,82 @@ def schedule_export(client, export):
 """,
         id="no-queue-library-in-reach",
     ),
+    Valid(
+        """
+from pyramid.view import view_config
+from .models import Member
+
+@view_config(route_name="signup", request_method="POST")
+def signup(request):
+    member = request.dbsession.get(Member, request.POST["id"])
+    request.find_service(name="signup").signup(member)
+""",
+        id="a-pyramid-view-calling-a-service-no-factory-is-registered-for",
+        project={
+            "app_config": _PYRAMID_APP
+            + "    config.register_service_factory('app.services.signup_factory', name='join')\n",
+            "app_services": _SIGNUP_SERVICE,
+            "app_tasks": _WELCOME_TASK,
+            "app_models": _MEMBER_MODEL,
+        },
+    ),
+    Valid(
+        _JOIN_VIEW.replace("api_config", "logged"),
+        id="a-function-a-project-decorator-wraps-without-registering-a-view",
+        project={
+            "app_config": _PYRAMID_APP + "\ndef logged(**options):\n"
+            "    def wrapper(wrapped):\n"
+            "        return wrapped\n"
+            "    return wrapper\n",
+            "app_tasks": _WELCOME_TASK,
+            "app_models": _MEMBER_MODEL,
+        },
+    ),
 )
 
 INVALID = (
+    invalid(
+        _JOIN_VIEW,
+        (
+            10,
+            5,
+            "inside join() (line 7), a Pyramid view (app/example.py:7) run inside the "
+            "request's transaction (pyramid_tm)",
+        ),
+        id="a-pyramid-view-a-project-wrapper-of-view-config-registers",
+        app_config=_PYRAMID_APP + "\nfrom pyramid.view import view_config\n\n"
+        "def api_config(**settings):\n"
+        "    settings.setdefault('renderer', 'json')\n"
+        "    return view_config(**settings)\n",
+        app_tasks=_WELCOME_TASK,
+        app_models=_MEMBER_MODEL,
+    ),
+    invalid(
+        """
+from pyramid.view import view_config
+from .models import Member
+
+@view_config(route_name="signup", request_method="POST")
+def signup(request):
+    member = request.dbsession.get(Member, request.POST["id"])
+    service = request.find_service(name="signup")
+    service.signup(member)
+""",
+        (
+            "app/services.py",
+            12,
+            9,
+            "inside _welcome() (line 11), which signup(), a Pyramid view run inside the "
+            "request's transaction (pyramid_tm), calls: signup() → service.signup() at "
+            "app/example.py:9 → self._welcome() at app/services.py:9",
+        ),
+        id="a-pyramid-view-calling-a-service-its-registered-factory-makes",
+        app_config=_PYRAMID_APP
+        + "    config.register_service_factory('.services.signup_factory', name='signup')\n",
+        app_services=_SIGNUP_SERVICE,
+        app_tasks=_WELCOME_TASK,
+        app_models=_MEMBER_MODEL,
+    ),
     invalid(
         """
 from django.db import transaction
