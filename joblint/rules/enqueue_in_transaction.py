@@ -667,10 +667,9 @@ def checkout(order):
 
     def _request_depends(self, call: cst.Call, enqueue: Enqueue) -> tuple[Requirement, ...]:
         """A view's own enqueue: the project step asks whether the job can
-        depend on what the request writes."""
+        depend on what the request writes (naming the task where its body is
+        the project's to read)."""
         named = self._naming_task(Requirement(REACHED, ""), call, enqueue)
-        if not named.libraries:
-            return ()
         frame = self.context.frame
         qualname = self.context.resolver.local_qualname(frame.key)
         return (Requirement(REQUEST_DEPENDS, qualname, named.libraries),)

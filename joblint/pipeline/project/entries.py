@@ -197,16 +197,17 @@ class RequestReach:
         what the request writes can't be told, or the task reads or writes
         a class the request writes. A request writing nothing, or nothing
         the task touches, races no job."""
-        if reach.handler is None or not task:
+        if reach.handler is None:
             return True
         return self.handler_depends(reach.handler.entry.qualname, task, reach.handler.framework)
 
     def handler_depends(self, handler: str, task: str, framework: str = "") -> bool:
-        """`depends`, for the request handler `handler` enqueuing `task`."""
+        """`depends`, for the request handler `handler` enqueuing `task` ("":
+        a job whose body isn't the project's to read). A request writing
+        nothing races no job, whatever its body; one whose writes can be
+        told races a job whose body reads or writes one of those classes,
+        and any job whose body can't be read."""
         graph = self.graph
-        start = graph.resolve(task) if task else None
-        if start is None or graph.functions[start][0].stub:
-            return True
         function = graph.resolve(handler)
         if function is None:
             return True
@@ -217,7 +218,12 @@ class RequestReach:
         written = self._written_under(function, fields_written)
         if written is None:
             return True
-        return bool(written) and graph.touches(task, frozenset(written))
+        if not written:
+            return False
+        start = graph.resolve(task) if task else None
+        if start is None or graph.functions[start][0].stub:
+            return True
+        return graph.touches(task, frozenset(written))
 
     def _written_under(self, function: str, fields_written: bool) -> set[str] | None:
         """The classes the function and everything it calls write, or None

@@ -84,6 +84,24 @@ _SAVES_RECEIPT_IN_ATOMIC = (
 VALID = (
     Valid(
         """
+from django.views import View
+from app.celery import app
+from app.models import Receipt
+
+class Resend(View):
+    def post(self, request, pk):
+        receipt = Receipt.objects.get(pk=pk)
+        app.send_task("billing.resend_receipt", args=[receipt.pk])
+""",
+        id="a-view-writing-nothing-sends-a-task-by-name",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_celery": "from celery import Celery\n\napp = Celery('shop')\n",
+        },
+    ),
+    Valid(
+        """
 from app.documents import ReceiptDocument
 from .tasks import reindex
 
@@ -568,6 +586,23 @@ def signup(request):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.views import View
+from app.celery import app
+from app.models import Receipt
+
+class Void(View):
+    def post(self, request, pk):
+        Receipt.objects.filter(pk=pk).update(total=0)
+        app.send_task("billing.resend_receipt", args=[pk])
+""",
+        (9, 9, "inside Void.post(), a view Django runs inside a transaction (ATOMIC_REQUESTS)"),
+        id="a-view-writing-a-row-sends-a-task-by-name",
+        app_settings=_ATOMIC_REQUESTS_SETTINGS,
+        app_models=_RECEIPT_MODEL,
+        app_celery="from celery import Celery\n\napp = Celery('shop')\n",
+    ),
     invalid(
         _JOIN_VIEW,
         (
