@@ -225,6 +225,25 @@ class CallGraph:
             todo.extend(f"{base}.{attribute}" for base in self.classes.get(owner, ()))
         return None
 
+    def returns_known(self, function: str) -> bool:
+        """Whether every `return` of the summarised `function` gives a value
+        of a kind the project model knows: a library's fetch of rows (a
+        queryset, a row), an instance of a class, what a library's call
+        makes. A method called on it that no summary tells is then the
+        library's (`build().exclude()`, `search().aggs.metric()`)."""
+        summary = self.functions.get(function)
+        if summary is None or not summary[0].returns:
+            return False
+        return all(
+            fact.how in (returns.ROW, returns.ROWS)
+            or (
+                fact.how == returns.CALL
+                and (self._class_of(fact.name) or not self.index.in_project(fact.name))
+            )
+            for fact in summary[0].returns
+            if not fact.key
+        )
+
     def _returned_class(self, function: str, hops: int) -> str | None:
         """The class every return of a summarised function gives an instance
         of (a manager's row, a constructor, another such function's result,

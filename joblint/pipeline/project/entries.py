@@ -299,8 +299,11 @@ class RequestReach:
         parts = callee.split(".")
         for end in range(2, len(parts) + 1):
             prefix = ".".join(parts[:end])
-            if end < len(parts) and graph.resolve(prefix) is not None:
-                return False
+            returning = graph.resolve(prefix) if end < len(parts) else None
+            if returning is not None:
+                # A method of what the function returns: the library's where
+                # the return is a known kind, else a type no summary tells.
+                return not graph.returns_known(returning)
             if index.canonical(prefix) in index.tasks:
                 return False
             maker = index.instances.get(prefix) or graph.instances.get(prefix)

@@ -85,6 +85,30 @@ VALID = (
     Valid(
         """
 from django.views import View
+from app.models import Receipt
+from .tasks import reindex
+
+def unpaid():
+    return Receipt.objects.filter(total__gt=0)
+
+class Remind(View):
+    def post(self, request):
+        for receipt in unpaid().exclude(total=1):
+            reindex.delay(receipt.pk)
+""",
+        id="a-read-only-view-calling-a-method-of-a-queryset-a-helper-returns",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_tasks": (
+                "from celery import shared_task\nfrom app.models import Receipt\n\n"
+                "@shared_task\ndef reindex(pk):\n    return Receipt.objects.get(pk=pk)\n"
+            ),
+        },
+    ),
+    Valid(
+        """
+from django.views import View
 from app.celery import app
 from app.models import Receipt
 
@@ -586,6 +610,25 @@ def signup(request):
 )
 
 INVALID = (
+    invalid(
+        """
+from django.views import View
+from app.registry import RECEIPTS
+from .tasks import send_receipt
+
+def lookup(pk):
+    return RECEIPTS[pk]
+
+class Publish(View):
+    def post(self, request, pk):
+        lookup(pk).publish()
+        send_receipt.delay(pk)
+""",
+        (12, 9, "inside Publish.post(), a view Django runs inside a transaction (ATOMIC_REQUESTS)"),
+        id="a-view-calling-a-method-of-a-value-of-unknown-type-a-helper-returns",
+        app_settings=_ATOMIC_REQUESTS_SETTINGS,
+        app_registry="RECEIPTS = {}\n",
+    ),
     invalid(
         """
 from django.views import View
