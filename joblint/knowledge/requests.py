@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from joblint.knowledge import jobs
-from joblint.libraries import collect, django, fastapi, pyramid
+from joblint.libraries import collect, django, fastapi, pyramid, python
 from joblint.libraries.base import RequestHandlers, ServiceApi, SignalApi
 
 HANDLERS: tuple[RequestHandlers, ...] = collect("REQUEST_HANDLERS")
@@ -197,6 +197,10 @@ STATEMENT_METHODS: frozenset[str] = frozenset({"execute", "executemany"})
 _STATEMENT_RECEIVER = re.compile(
     r"(cursor|cur|session|conn|connection|db|database|engine|transaction|txn|tx)s?$"
 )
+
+
+# Methods of built-in values that change nothing (`mapping.items()`).
+PURE_METHODS: frozenset[str] = python.PURE_BUILTIN_METHODS - ROW_WRITE_METHODS
 
 
 def writes_rows(method: str, receiver: str) -> bool:

@@ -150,3 +150,18 @@ TABLE_READS = (
         "dbapi", sql_methods=("execute",), fetch_all=("fetchall",), system_tables=("sqlite_",)
     ),
 )
+
+# The methods of the built-in containers and strings that change nothing
+# (`mapping.items()`, `text.split()`), read from the types themselves: called
+# on a value of a type no summary tells, they write no row.
+_MUTATING = frozenset(
+    {"update", "pop", "popitem", "clear", "setdefault", "add", "remove", "discard"}
+    | {"append", "extend", "insert", "sort", "reverse"}
+    | {"difference_update", "intersection_update", "symmetric_difference_update"}
+)
+PURE_BUILTIN_METHODS: frozenset[str] = frozenset(
+    name
+    for kind in (dict, list, tuple, set, frozenset, str, bytes)
+    for name in dir(kind)
+    if not name.startswith("_") and name not in _MUTATING
+)

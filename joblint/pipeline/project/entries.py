@@ -287,25 +287,28 @@ class RequestReach:
     def _unknown_project_function(self, callee: str) -> bool:
         """A call of the project's code no loaded summary tells: not one on a
         class (`of_a_class`), on a task (`send.chunks(...)`), on what a
-        function returns (`build().exclude`), or on a module's object
-        (`name = Maker()`) the project didn't write
-        (`_ = TranslationStringFactory("h")`); a method of a service no
-        loaded registration tells is one."""
+        function returns where it is of a known kind (`build().exclude`), on
+        a module's object (`name = Maker()`) the project didn't write
+        (`_ = TranslationStringFactory("h")`), nor a built-in value's method
+        that changes nothing (`.items()`); a method of a service no loaded
+        registration tells is one."""
         index, graph = self.index, self.graph
         if requests.names_service(callee):
             return True  # a service no loaded registration tells: the project's
         if not index.in_project(callee) or graph.of_a_class(callee):
             return False
+        if callee.rpartition(".")[2] in requests.PURE_METHODS:
+            return False  # `validate(data).items()`: a built-in value's, whatever it is
         parts = callee.split(".")
         for end in range(2, len(parts) + 1):
             prefix = ".".join(parts[:end])
+            if index.canonical(prefix) in index.tasks:
+                return False  # a task's method (`send.chunks(...)`)
             returning = graph.resolve(prefix) if end < len(parts) else None
             if returning is not None:
                 # A method of what the function returns: the library's where
                 # the return is a known kind, else a type no summary tells.
                 return not graph.returns_known(returning)
-            if index.canonical(prefix) in index.tasks:
-                return False
             maker = index.instances.get(prefix) or graph.instances.get(prefix)
             if maker is not None and not index.in_project(index.canonical(maker)):
                 return False

@@ -85,6 +85,34 @@ VALID = (
     Valid(
         """
 from django.views import View
+from app.schemas import MappingSchema
+from .tasks import reindex
+
+class Migrate(View):
+    def post(self, request):
+        mappings = MappingSchema().validate(request.POST)
+        for old, new in mappings.items():
+            reindex.delay(old.strip(), new.strip())
+""",
+        id="a-read-only-view-reading-a-mapping-of-unknown-type",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_schemas": (
+                "from app.base import Schema\n\nclass MappingSchema(Schema):\n    pass\n"
+            ),
+            "app_base": (
+                "class Schema:\n    def validate(self, data):\n        return self.clean(data)\n"
+            ),
+            "app_tasks": (
+                "from celery import shared_task\nfrom app.models import Receipt\n\n"
+                "@shared_task\ndef reindex(old, new):\n    return Receipt.objects.count()\n"
+            ),
+        },
+    ),
+    Valid(
+        """
+from django.views import View
 from app.models import Receipt
 from .tasks import reindex
 
