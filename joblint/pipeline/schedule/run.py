@@ -1145,6 +1145,11 @@ _DEPENDENCY_FRAMEWORK = re.compile(rb"^\s*(?:from|import)\s+fastapi\b", re.MULTI
 _COMMIT_CALL = re.compile(rb"\.commit\(\s*\)")
 
 
+def _uses_dependency_framework(data: bytes) -> bool:
+    # The substring first: a scan in C, where the anchored pattern is not.
+    return b"fastapi" in data and _DEPENDENCY_FRAMEWORK.search(data) is not None
+
+
 def _request_callers(
     run: _Run,
     everything: list[_Source],
@@ -1236,10 +1241,12 @@ def _request_callers(
         call names, the bases they inherit from); and what telling whether a
         job depends on the request's writes reads: the handler's calls, all
         the way down, and the task's body."""
-        # Wherever the caller was read: a file the run linted calls them too.
+        # Wherever the caller was read (a file the run linted calls them
+        # too), where the search goes up to request handlers.
+        callers = [*results, *context, *loaded] if requests_on else loaded
         found = {
             call.callee
-            for result in [*results, *context, *loaded]
+            for result in callers
             if result.index is not None
             for summary in result.index.functions
             for call in summary.calls
@@ -1373,7 +1380,7 @@ def _session_dependencies(
     transactions on. Returns those read now."""
     if ENQUEUE_IN_TRANSACTION not in run.selector.base:
         return []
-    if not any(_DEPENDENCY_FRAMEWORK.search(s.data) for s in everything):
+    if not any(_uses_dependency_framework(s.data) for s in everything):
         return []
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     candidates = [
@@ -1382,7 +1389,7 @@ def _session_dependencies(
         if s.shown not in indexed
         and (
             (b"yield" in s.data and _COMMIT_CALL.search(s.data))
-            or _DEPENDENCY_FRAMEWORK.search(s.data)  # its routes, and what they depend on
+            or _uses_dependency_framework(s.data)  # its routes, and what they depend on
         )
     ]
     return run.index(candidates)
