@@ -235,6 +235,8 @@ RECEIVES = "receives"
 URL_VIEW = "url-view"
 LEADS_TO_EFFECT = "leads-to-effect"
 REACHED = "reached"
+# A `REACHED` requirement's `reach` for an async function.
+ASYNC_REACH = "async"
 JOB_TOUCHES = "job-touches"
 REQUEST_DEPENDS = "request-depends"
 # Where a pending finding's message names the request handler reaching it.

@@ -16,7 +16,7 @@ from joblint.analysis.transactions import TxScope
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import TxFamily
 from joblint.libraries import django
-from joblint.models import REACHED, REACHED_FROM, URL_VIEW, Requirement
+from joblint.models import ASYNC_REACH, REACHED, REACHED_FROM, URL_VIEW, Requirement
 
 
 def is_view_class(node: cst.ClassDef, resolver: Resolver) -> bool:
@@ -71,11 +71,13 @@ def view_scope(
 def reached_scope(node: cst.FunctionDef, qualname: str) -> TxScope:
     """The body of a function a request handler may reach through the
     project's calls (the project step says whether one does, and which)."""
+    # An async function is reached only from an async handler (FastAPI's).
+    awaited = (ASYNC_REACH,) if node.asynchronous is not None else ()
     return TxScope(
         node,
         f"{node.name.value}()",
         TxFamily.GENERIC,
-        requires=(Requirement(REACHED, qualname),),
+        requires=(Requirement(REACHED, qualname, reach=awaited),),
         alias_known=False,
         after=f", {REACHED_FROM}",
         request=True,

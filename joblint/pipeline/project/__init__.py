@@ -675,7 +675,7 @@ def _wanted_names(
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.reach and requirement.kind not in _MODEL_KINDS:
+                if requirement.reach and requirement.kind not in _MODEL_KINDS | {REACHED}:
                     wanted |= index.unreached(requirement.module)
                 if requirement.kind not in _NOT_A_NAME | _MODEL_KINDS:
                     wanted |= index.unknown(requirement.qualname)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from joblint.config import Config, Configs
 from joblint.knowledge import requests
 from joblint.models import (
+    ASYNC_REACH,
     REACHED,
     RECEIVES,
     REQUEST_DEPENDS,
@@ -1263,7 +1264,7 @@ def _request_callers(
             if call.text.split(".", 1)[0] in models
             for method in requests.MANAGER_CALLS_INSTANCE.get(call.callee.rsplit(".", 1)[-1], ())
         }
-        for requirement in _requirements(results, REACHED):
+        for requirement in _reached(results):
             reach = index.reach.reached(requirement.qualname)
             if reach is not None and reach.handler is not None and requirement.libraries:
                 found.add(reach.handler.entry.qualname)
@@ -1348,7 +1349,17 @@ def _function_names(qualname: str) -> set[str]:
 
 
 def _reached_functions(results: list[FileResult]) -> set[str]:
-    return {requirement.qualname for requirement in _requirements(results, REACHED)}
+    return {requirement.qualname for requirement in _reached(results)}
+
+
+def _reached(results: list[FileResult]) -> list[Requirement]:
+    """The pending findings' `REACHED` requirements; an async function's
+    only where a handler may run one inside a transaction (a FastAPI
+    dependency committing its session): elsewhere no search can end."""
+    found = _requirements(results, REACHED)
+    if any(ASYNC_REACH in r.reach for r in found) and not _dependency_sessions(results):
+        found = [r for r in found if ASYNC_REACH not in r.reach]
+    return found
 
 
 def _request_transactions(results: list[FileResult]) -> bool:
@@ -1357,6 +1368,12 @@ def _request_transactions(results: list[FileResult]) -> bool:
     flags = set(requests.FRAMEWORK_FLAGS.values())
     if any(not flags.isdisjoint(r.facts.flags) for r in results):
         return True
+    return _dependency_sessions(results)
+
+
+def _dependency_sessions(results: list[FileResult]) -> bool:
+    """Whether a handler depends on something and a dependency commits its
+    session after the `yield` (FastAPI's request transactions)."""
     indexes = [r.index for r in results if r.index is not None]
     return any(e.depends for i in indexes for e in i.entries) and any(
         _commits_after_yield(i) for i in indexes
