@@ -681,9 +681,8 @@ class ModuleReader:
         called = {
             call.func.attr
             for method in methods
-            for call in ast.walk(method)
-            if isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
+            for call in cast(list[ast.Call], self.of_kind(method, ast.Call))
+            if isinstance(call.func, ast.Attribute)
             and isinstance(call.func.value, ast.Name)
             and call.func.value.id in _RECEIVERS
         }
@@ -735,12 +734,15 @@ class ModuleReader:
         untyped name, `obj.status = ...` on a value it was handed)."""
         found = {owner for call in summary.calls if (owner := _written_owner(call.callee))}
         blind = False
-        containers = self._containers(node)
+        containers: frozenset[str] | None = None
         for inner in self.of_kind(node, ast.Call):
             func = cast(ast.Call, inner).func
             if isinstance(func, ast.Attribute) and func.attr in _WRITE_NAMES:
-                if isinstance(func.value, ast.Name) and func.value.id in containers:
-                    continue  # `seen.update(...)` of a set or dict it built
+                if isinstance(func.value, ast.Name):
+                    if containers is None:
+                        containers = self._containers(node)
+                    if func.value.id in containers:
+                        continue  # `seen.update(...)` of a set or dict it built
                 receiver = (dotted(func.value) or [""])[-1]
                 if not requests.writes_rows(func.attr, receiver):
                     continue  # `search.execute()`: no cursor's
@@ -766,7 +768,7 @@ class ModuleReader:
     def _sets_fields(self, node: _Function) -> bool:
         """Whether the function sets a field of a value it didn't build
         itself (`row.status = ...`; not `self.x`, nor a dict it built)."""
-        containers = self._containers(node)
+        set_on: set[str] = set()  # the names a field of which is set
         for inner in self.of_kind(node, ast.Assign, ast.AugAssign):
             if isinstance(inner, ast.Assign):
                 targets = inner.targets
@@ -774,9 +776,9 @@ class ModuleReader:
                 targets = [cast(ast.AugAssign, inner).target]
             for target in targets:
                 base = target.value if isinstance(target, ast.Attribute) else None
-                if isinstance(base, ast.Name) and base.id not in _RECEIVERS | containers:
-                    return True
-        return False
+                if isinstance(base, ast.Name) and base.id not in _RECEIVERS:
+                    set_on.add(base.id)
+        return bool(set_on) and not set_on <= self._containers(node)
 
     def _containers(self, node: _Function) -> frozenset[str]:
         """The locals every assignment of the function binds to a dict, set
