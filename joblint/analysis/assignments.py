@@ -7,19 +7,17 @@ was written in (to follow it further). Names assigned more than once, augmented
 (`+=`), bound as parameters, loop targets, imports or by `global` are ambiguous:
 their value isn't statically known, so lookups give None.
 
-Tables are built lazily per scope and cached per `FileContext`.
+Tables are built lazily per scope; each `FileContext` holds one `Assignments`.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
 import libcst as cst
 
-from joblint.analysis.context import FileContext
 from joblint.analysis.walk import children
 
 ScopeNode = cst.Module | cst.FunctionDef
@@ -118,24 +116,6 @@ class Assignments:
                     _record_self_attributes(table, method, (self.module, method))
         self._class_tables[class_name] = table
         return table
-
-
-_CACHE: weakref.WeakKeyDictionary[FileContext, Assignments] = weakref.WeakKeyDictionary()
-
-
-def assignments_for(context: FileContext) -> Assignments:
-    """One table set per file, shared by every rule that asks."""
-    found = _CACHE.get(context)
-    if found is None:
-        module = context.frames[0].node
-        assert isinstance(module, cst.Module)
-        found = Assignments(module, context.may_hold_walrus)
-        _CACHE[context] = found
-    return found
-
-
-def current_scopes(context: FileContext) -> tuple[ScopeNode, ...]:
-    return tuple(frame.node for frame in context.frames)
 
 
 # --- recording -----------------------------------------------------------------------

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, TypeVar
 
 import libcst as cst
 
+from joblint.analysis.assignments import Assignments, ScopeNode
 from joblint.analysis.broker_facts import SpanOf
 from joblint.analysis.file_facts import COLLECTORS, SettingsCollector
-from joblint.analysis.names import Binding, BindingKind, Resolver, Scope
+from joblint.analysis.names import Binding, BindingKind, Resolver, Scope, Value, unwrap
 from joblint.analysis.receivers import (
     Receiving,
     connected_elsewhere,
@@ -39,7 +41,7 @@ from joblint.analysis.transactions import (
     on_commit_callback,
     with_transaction,
 )
-from joblint.analysis.values import self_attribute_values, value_of
+from joblint.analysis.values import value_of, value_of_call
 from joblint.analysis.views import is_view_class, non_atomic_class, reached_scope, view_scope
 from joblint.analysis.walk import subclasses
 from joblint.knowledge.jobs import TxFamily, may_be_project_code
@@ -111,6 +113,7 @@ class FileContext:
         self.order = 0
         self._on_commit_callbacks: set[int] = set()
         self._handed_lambdas: dict[int, tuple[str, str, str]] = {}
+        self._assignments: Assignments | None = None
         self._enqueue_cache: dict[int, Enqueue | None] = {}
         # What the project step learns from this file (joblint.analysis.file_facts).
         self.collectors = tuple(make(self.resolver) for make in COLLECTORS)
@@ -398,8 +401,29 @@ class FileContext:
         self.view_classes.append(is_view_class(node, self.resolver))
         self.non_atomic_classes.append(non_atomic_class(node, self.resolver))
         self.class_methods.append(_method_names(node))
-        attributes = self_attribute_values(node, self.resolver)
-        self.resolver.scopes.append(Scope(is_class=True, attributes=attributes))
+        self_value = partial(self._self_value, node.name.value)
+        self.resolver.scopes.append(Scope(is_class=True, self_value=self_value))
+
+    @property
+    def assignments(self) -> Assignments:
+        """The file's assignment tables, one set shared by every rule that asks."""
+        if self._assignments is None:
+            module = self.frames[0].node
+            assert isinstance(module, cst.Module)
+            self._assignments = Assignments(module, self.may_hold_walrus)
+        return self._assignments
+
+    @property
+    def scope_nodes(self) -> tuple[ScopeNode, ...]:
+        """The module and the functions we are in, outermost first."""
+        return tuple(frame.node for frame in self.frames)
+
+    def _self_value(self, class_name: str, attr: str) -> Value | None:
+        """What `self.<attr>` holds in the class's methods: the value of the
+        one call its methods assign it (the assignments table's)."""
+        bound = self.assignments.attribute(class_name, attr)
+        made = unwrap(bound.value) if bound is not None else None
+        return value_of_call(made, self.resolver) if isinstance(made, cst.Call) else None
 
     def _leave_class(self, node: cst.ClassDef) -> None:
         self.classes.pop()

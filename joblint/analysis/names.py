@@ -8,7 +8,7 @@ are not searched from inside methods (Python doesn't either).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -63,9 +63,9 @@ class Scope:
     names: dict[str, Binding] = field(default_factory=dict)
     # Class bodies are invisible from the methods inside them.
     is_class: bool = False
-    # A class's `self.<name> = <value>` assignments its methods make, where
-    # the value is one the rules recognise (a queue object made in `__init__`).
-    attributes: dict[str, Value] = field(default_factory=dict)
+    # For a class: what `self.<name>` holds, where its methods assign it one
+    # value the rules recognise (a queue object made in `__init__`).
+    self_value: Callable[[str], Value | None] | None = None
 
 
 def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -179,7 +179,7 @@ class Resolver:
         method of that class assigns it a value the rules recognise."""
         for scope in reversed(self.scopes):
             if scope.is_class:
-                return scope.attributes.get(attr)
+                return scope.self_value(attr) if scope.self_value is not None else None
         return None
 
     def qualified_name(self, node: cst.BaseExpression) -> str | None:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from joblint.analysis.assignments import Assignments, ScopeNode, assignments_for, current_scopes
+from joblint.analysis.assignments import Assignments, ScopeNode
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import Resolver
 from joblint.knowledge import locks
@@ -85,8 +85,8 @@ class Lookup:
 
 def lookup_for(context: FileContext) -> Lookup:
     return Lookup(
-        assignments_for(context),
-        current_scopes(context),
+        context.assignments,
+        context.scope_nodes,
         context.frame.class_name,
         context.resolver,
     )

@@ -3,8 +3,6 @@ connection), decided from the library tables and local bindings."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import libcst as cst
 
 from joblint.analysis.names import BindingKind, Resolver, Value, dotted_parts, unwrap
@@ -36,52 +34,18 @@ def value_of(node: cst.BaseExpression, resolver: Resolver) -> Value | None:
         return value_of_name(node.value, resolver)
     if isinstance(node, cst.Subscript):
         return None
-    if isinstance(node, cst.Attribute) and _is_self(node.value):
+    if isinstance(node, cst.Attribute) and is_self(node.value):
         return resolver.self_value(node.attr.value)
     if not isinstance(node, cst.Call):
         return None
-    return _value_of_call(node, resolver)
+    return value_of_call(node, resolver)
 
 
-def _is_self(node: cst.BaseExpression) -> bool:
+def is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
 
 
-def self_attribute_values(node: cst.ClassDef, resolver: Resolver) -> dict[str, Value]:
-    """The class's `self.<name> = <call>` assignments, in the statements of
-    its methods' bodies (not nested blocks: a queue made once, in `__init__`
-    or a setup method), whose call makes a value the rules recognise. Names
-    also assigned anything else are left out."""
-    found: dict[str, Value] = {}
-    mixed: set[str] = set()
-    for method in node.body.body:
-        if not isinstance(method, cst.FunctionDef):
-            continue
-        for name, value in _self_assignments(method):
-            made = _value_of_call(value, resolver) if isinstance(value, cst.Call) else None
-            if made is None or found.get(name, made) != made:
-                mixed.add(name)
-            else:
-                found[name] = made
-    return {name: value for name, value in found.items() if name not in mixed}
-
-
-def _self_assignments(method: cst.FunctionDef) -> Iterator[tuple[str, cst.BaseExpression]]:
-    body = method.body
-    if not isinstance(body, cst.IndentedBlock):
-        return
-    for statement in body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-                continue
-            target, value = small.targets[0].target, unwrap(small.value)
-            if isinstance(target, cst.Attribute) and _is_self(target.value):
-                yield target.attr.value, value
-
-
-def _value_of_call(call: cst.Call, resolver: Resolver) -> Value | None:
+def value_of_call(call: cst.Call, resolver: Resolver) -> Value | None:
     qualname = resolver.qualified_name(call.func)
     if qualname is not None:
         found = _value_of_qualified_call(call, qualname)
