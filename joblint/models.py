@@ -515,6 +515,12 @@ class FunctionSummary:
     registers: str = ""
 
 
+    @property
+    def commits_after_yield(self) -> bool:
+        """A generator committing after its `yield`: a dependency whose
+        COMMIT comes once the handler it serves has returned."""
+        return bool(self.yields) and any(line > self.yields for line in self.commits)
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A function a web framework runs as a request handler: inside the

@@ -173,7 +173,7 @@ MODEL_MANAGERS: frozenset[str] = frozenset(m for s in jobs.MODEL_SIGNALS for m i
 # can place.
 ROW_WRITE_METHODS: frozenset[str] = frozenset(
     {
-        *(m for s in jobs.MODEL_SIGNALS for _, methods in s.instance_writes for m in methods),
+        *INSTANCE_WRITE_METHODS,
         *(m for s in jobs.MODEL_SIGNALS for _, methods in s.manager_writes for m in methods),
         *(m for s in jobs.MODEL_SIGNALS for _, methods in s.queryset_writes for m in methods),
         *(m for s in jobs.MODEL_SIGNALS for m in s.m2m_methods),

@@ -454,7 +454,7 @@ class RequestReach:
             if function is None:
                 continue
             summary, path = graph.functions[function]
-            if summary.yields and any(line > summary.yields for line in summary.commits):
+            if summary.commits_after_yield:
                 return path, summary.line, function.rsplit(".", 1)[-1]
         return None
 

@@ -1376,14 +1376,7 @@ def _dependency_sessions(results: list[FileResult]) -> bool:
     session after the `yield` (FastAPI's request transactions)."""
     indexes = [r.index for r in results if r.index is not None]
     return any(e.depends for i in indexes for e in i.entries) and any(
-        _commits_after_yield(i) for i in indexes
-    )
-
-
-def _commits_after_yield(index: ModuleIndex) -> bool:
-    return any(
-        summary.yields and any(line > summary.yields for line in summary.commits)
-        for summary in index.functions
+        summary.commits_after_yield for i in indexes for summary in i.functions
     )
 
 

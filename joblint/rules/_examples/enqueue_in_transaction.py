@@ -27,6 +27,13 @@ _REINDEX_COMMAND = (
     "    def handle(self, *args, **options):\n"
     "        reindex.delay()\n"
 )
+# A project under ATOMIC_REQUESTS whose `reindex` command enqueues a task reading receipts.
+_REINDEX_PROJECT = {
+    "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+    "app_models": _RECEIPT_MODEL,
+    "app_tasks": _REINDEX_TASK,
+    "app_management_commands_reindex": _REINDEX_COMMAND,
+}
 # A Pyramid app including pyramid_tm, a signup service and the task it enqueues.
 _PYRAMID_APP = (
     "def includeme(config):\n"
@@ -302,12 +309,7 @@ class Rebuild(View):
         call_command(command)
 """,
         id="a-view-running-a-command-it-is-not-told-by-a-literal",
-        project={
-            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
-            "app_models": _RECEIPT_MODEL,
-            "app_tasks": _REINDEX_TASK,
-            "app_management_commands_reindex": _REINDEX_COMMAND,
-        },
+        project=_REINDEX_PROJECT,
     ),
     Valid(
         """
@@ -324,12 +326,7 @@ class Rebuild(View):
         call_command("reindex")
 """,
         id="a-non-atomic-view-running-a-management-command",
-        project={
-            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
-            "app_models": _RECEIPT_MODEL,
-            "app_tasks": _REINDEX_TASK,
-            "app_management_commands_reindex": _REINDEX_COMMAND,
-        },
+        project=_REINDEX_PROJECT,
     ),
     Valid(
         """
@@ -341,12 +338,7 @@ def main():
     call_command("reindex")
 """,
         id="a-script-running-a-management-command",
-        project={
-            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
-            "app_models": _RECEIPT_MODEL,
-            "app_tasks": _REINDEX_TASK,
-            "app_management_commands_reindex": _REINDEX_COMMAND,
-        },
+        project=_REINDEX_PROJECT,
     ),
     Valid(
         """
