@@ -750,10 +750,22 @@ class CallGraph:
         return any(self._a_class(".".join(parts[:end])) for end in range(2, len(parts) + 1))
 
     def _a_class(self, name: str) -> bool:
-        name = self.index.canonical(name)
+        name = self._through_imports(name)
         return (
             name in self.classes or name in self.index.classes or bool(self.index.class_kinds(name))
         )
+
+    def _through_imports(self, name: str) -> str:
+        """The name a re-export stands for, through the imports of the
+        modules read with facts and of those only indexed."""
+        seen = {name}
+        while len(seen) < _MAX_RESOLVE_STEPS:
+            target = self.index.canonical(self.aliases.get(name, name))
+            if target in seen:
+                return target
+            seen.add(target)
+            name = target
+        return name
 
     def signal_receivers(self, call: ProjectCall) -> list[str]:
         """The functions a call of a signal's send method runs, as the loaded

@@ -188,6 +188,18 @@ def _imported_test_modules(
     factory module, say): their facts count for production findings."""
     if not in_tests:
         return []
-    targets = {target for r in production for _, target in r.facts.aliases}
+    targets = {target for r in production for _, target in _imports(r)}
     prefixes = {".".join(t.split(".")[:i]) for t in targets for i in range(1, t.count(".") + 2)}
-    return [r for r in in_tests if r.facts.module and r.facts.module in prefixes]
+    return [r for r in in_tests if (module := _module(r)) and module in prefixes]
+
+
+def _imports(result: FileResult) -> tuple[tuple[str, str], ...]:
+    """The module's imports, as its facts or (read only for the project
+    model) its index tell them."""
+    index = result.index
+    return result.facts.aliases or (index.aliases if index is not None else ())
+
+
+def _module(result: FileResult) -> str:
+    index = result.index
+    return result.facts.module or (index.module if index is not None else "")

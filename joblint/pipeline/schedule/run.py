@@ -455,6 +455,8 @@ class _Run:
         # settled without test code's index (with its facts, where production
         # imports the module), so what a finding asks of a test module is
         # read from its facts, as the index would otherwise say it need not be.
+        # A module the test paths take by its name alone (`emails/test.py`)
+        # but that holds no test is production code a view may call.
         tests = self.selector.test_code()
         jobs = [
             Job(
@@ -464,7 +466,7 @@ class _Run:
                 s.module,
                 s.key,
                 index_only=True,
-                tells_plain=s.shown not in tests,
+                tells_plain=s.shown not in tests or not _TEST_WORDS.search(s.data),
             )
             for s in sources
         ]
@@ -1404,6 +1406,10 @@ def _session_dependencies(
     ]
     return run.index(candidates)
 
+
+# What a module holding tests names: a test function or class, or the
+# framework that runs them.
+_TEST_WORDS = re.compile(rb"\bdef test|\bclass Test|\bpytest\b|\bunittest\b|\bTestCase\b")
 
 # Handlers whose router or decorator tells whether they are ones.
 _NEEDS_OWNER = frozenset({"router", "decorator"})
