@@ -513,3 +513,24 @@ def test_index_records_the_flags_a_call_needs_and_passes() -> None:
     assert calls[10].flags[0] == ("*", "")
     # A parameter the function assigns is no flag: its value isn't the caller's.
     assert [call.guard for call in _function(index, "app.m.rebinds").calls] == [()]
+
+
+def test_index_records_each_flag_an_and_of_tests_needs() -> None:
+    index = index_source(
+        "from app.tasks import notify, task\n"
+        "def create(cls, org, country, schemes=()):\n"
+        "    if org and country and 'tel' in schemes:\n"
+        "        task(org)\n"
+        "    else:\n"
+        "        notify(1)\n"
+        "    if org and not country:\n"
+        "        task.delay(1)\n",
+        ModuleInfo("app.m"),
+        Options(),
+    )
+    assert index is not None
+    calls = {call.line: call for call in _function(index, "app.m.create").calls}
+    assert calls[4].guard == (("country", True), ("org", True))
+    # The `else` of an `and` runs when any test fails: it needs none.
+    assert calls[6].guard == ()
+    assert calls[8].guard == (("country", False), ("org", True))

@@ -8,9 +8,11 @@ method such as `AppConfig.ready`, naming a function of the module or a
 method of the class making the call). Its body is a transaction for JL101 if
 the project writes the model inside a transaction somewhere: the scope
 carries that as a requirement, settled by the project step
-(`joblint.pipeline.project.writes`). A receiver for every sender, a sender
-that isn't a class (`"shop.Order"`, `get_user_model()`), and a handler
-defined in another module are not followed.
+(`joblint.pipeline.project.writes`). A receiver for every sender runs for a
+write of any model. A sender that isn't a class (`"shop.Order"`,
+`get_user_model()`, a model a loop over a registry picks) names models the
+project model can't tell: only the signals Django sends inside its own
+transaction are followed for it.
 """
 
 from __future__ import annotations
@@ -85,8 +87,13 @@ class Receiving:
             TxFamily.DJANGO,
             requires=(requirement,),
             alias_known=False,
-            after=f", sent inside the transaction that {verb} the {model} ({WRITTEN})",
+            after=f", sent inside the transaction that {verb} {_which(model)} ({WRITTEN})",
         )
+
+
+def _which(model: str) -> str:
+    """ "the Order" ("a model" for a receiver of every model's)."""
+    return f"the {model}" if model else "a model"
 
 
 def _whose(model: str) -> str:
@@ -191,7 +198,8 @@ def _receiving(
     """What a connection receives. The sender matters only for signals sent
     inside the writer's transaction (`post_save`); for those Django sends
     inside its own (`post_delete`, `m2m_changed`), any sender will do: none
-    (every model), a name bound at run time, `apps.get_model(...)`."""
+    (every model), a name bound at run time, `apps.get_model(...)`; with
+    no sender, a write of any model sends the others too."""
     signal = _argument(args, signal_at, "signal")
     if signal is None:
         return None
@@ -212,7 +220,7 @@ def _receiving(
     elif model and M2M in kinds.values():  # a model's own class sends no m2m_changed
         kinds = {s: w for s, w in kinds.items() if w != M2M}
     own_kinds = {write for write, _ in signals.own_transactions}
-    if not model:
+    if not model and sender is not None:  # one model, named as no reading tells
         kinds = {s: w for s, w in kinds.items() if w in own_kinds}
     if not kinds:
         return None

@@ -4,7 +4,8 @@ A helper often enqueues only when a parameter says so (`def update(self,
 asynchronous=True): if asynchronous: task.delay(...) else: task(...)`), and a
 caller inside a transaction passes `asynchronous=False`. So each call a
 summary records carries the parameters of its own function whose truth it
-needs (`if flag:` around it: true; `else:` or `if not flag:`: false), and
+needs (`if flag:` or `if flag and other:` around it: true; `else:` or
+`if not flag:`: false), and
 what it passes for the callee's parameters: a literal's truth, or one of its
 own parameters handed on. A parameter assigned anywhere in its function is no
 flag (its value at the `if` is not what the caller passed).
@@ -40,6 +41,11 @@ def call_guards(ifs: Iterable[ast.AST], steady: frozenset[str]) -> dict[int, Gua
             continue
         tested = _tested(node.test, steady)
         if tested is None:
+            # `if order and notify:` needs each true in its body; its `else`
+            # runs when any is false, which tells none.
+            for name, when_true in _all_tested(node.test, steady):
+                for call in _calls(node.body):
+                    found.setdefault(id(call), []).append((name, when_true))
             continue
         name, when_true = tested
         for branch, need in ((node.body, when_true), (node.orelse, not when_true)):
@@ -105,6 +111,20 @@ def _tested(test: ast.expr, steady: frozenset[str]) -> tuple[str, bool] | None:
         inner = _tested(test.operand, steady)
         return (inner[0], not inner[1]) if inner is not None else None
     return None
+
+
+def _all_tested(test: ast.expr, steady: frozenset[str]) -> list[tuple[str, bool]]:
+    """The steady parameters an `and` of tests needs true (or false)."""
+    if not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And):
+        return []
+    found: list[tuple[str, bool]] = []
+    for value in test.values:
+        tested = _tested(value, steady)
+        if tested is not None:
+            found.append(tested)
+        else:
+            found.extend(_all_tested(value, steady))
+    return found
 
 
 def _calls(statements: list[ast.stmt]) -> Iterable[ast.Call]:

@@ -169,8 +169,12 @@ class EnqueueInTransaction(Rule):
     or a filter), `receipt.save()` on a value of known type, inside
     `transaction.atomic()` (a `with` or a decorator) or an admin hook, or
     the model's registration in the admin (`admin.site.register(Receipt)`,
-    `@admin.register(Receipt)`). The message names the first such write
-    (file:line):
+    `@admin.register(Receipt)`). A receiver connected with no sender runs
+    for every model: the project writing any of its models inside a
+    transaction is enough. One whose sender a loop over a registry picks
+    (`for model in registry: post_save.connect(f, sender=model)`) is not
+    followed: no reading of the code tells which models it receives. The
+    message names the first such write (file:line):
 
     ```python
     @receiver(post_save, sender=Receipt)

@@ -532,9 +532,10 @@ class ProjectIndex:
             if only and SAVE in kinds:  # its enqueue only runs on some saves (`if created:`)
                 kinds = (kinds - {SAVE}) | only
             written = self.writes.first(fact.model, kinds, *field_name)
-            if written is not None and fact.model:
+            if written is not None:
                 verb = " or ".join(sorted(WRITE_VERBS[w] for w in kinds))
-                sent = f"sent inside the transaction that {verb} the {model}"
+                which = f"the {model}" if model else "a model"
+                sent = f"sent inside the transaction that {verb} {which}"
                 text = f"{connected}, {sent} ({written.describe(fact.model)})"
                 step = written.step(fact.model)
                 return text, (where, Related(written.path, _line(written.line), step))

@@ -749,6 +749,10 @@ class CallGraph:
         parts = callee.split(".")
         return any(self._a_class(".".join(parts[:end])) for end in range(2, len(parts) + 1))
 
+    def is_class(self, name: str) -> bool:
+        """Whether `name` (a re-export, too) is a class the project knows."""
+        return self._a_class(name)
+
     def _a_class(self, name: str) -> bool:
         name = self._through_imports(name)
         return (

@@ -42,12 +42,14 @@ class Written:
     line: int
     how: str  # "saved by Dress.objects.create() inside a transaction", "registered in ..."
     tail: str = ""  # after the place: ", which writes it inside transaction.atomic()"
+    model: str = ""  # the model written, where any model's write was asked for
 
     def describe(self, model: str) -> str:
-        return f"{_short(model)} is {self.how} at {self.path}:{self.line}{self.tail}"
+        written = _short(self.model or model)
+        return f"{written} is {self.how} at {self.path}:{self.line}{self.tail}"
 
     def step(self, model: str) -> str:
-        return f"{_short(model)} is {self.how}{self.tail}"
+        return f"{_short(self.model or model)} is {self.how}{self.tail}"
 
 
 @dataclass(slots=True)
@@ -58,7 +60,8 @@ class TransactionalWrites:
 
     def first(self, model: str, writes: frozenset[str], m2m_field: str = "") -> Written | None:
         """The first transactional write of `model` of one of the kinds
-        `writes` (a many-to-many change only of `m2m_field`)."""
+        `writes` (a many-to-many change only of `m2m_field`); of any class
+        of the project where `model` is "" (a receiver of every sender's)."""
         key = (model, writes, m2m_field)
         if key not in self._found:
             self._found[key] = self._first(self.index.canonical(model), writes, m2m_field)
@@ -86,9 +89,11 @@ class TransactionalWrites:
         found = []
         for name, line, registration in registered:
             hooks = jobs.FRAMEWORK_REGISTRATIONS.get(registration)
-            if hooks is not None and self.index.canonical(name) == model:
+            registered_model = self.index.canonical(name)
+            if hooks is not None and model in (registered_model, ""):
                 tail = f", which writes it inside {hooks.opener}"
-                found.append(Written(path, line, f"registered in {hooks.runner}", tail))
+                how = f"registered in {hooks.runner}"
+                found.append(Written(path, line, how, tail, registered_model))
         return found
 
     def _calls(
@@ -105,13 +110,13 @@ class TransactionalWrites:
             for owner, write, changed in _writes(call.callee, signals):
                 if write not in writes or (write == M2M and changed != m2m_field):
                     continue
-                if self.index.canonical(owner) != model:
+                written = self.index.canonical(owner)
+                if written != model and (model or not self.graph.is_class(written)):
                     continue
                 inside = self._inside(call, summary, signals)
                 if inside:
-                    found.append(
-                        Written(path, call.line, f"{_VERBS[write]} by {call.text}() {inside}")
-                    )
+                    how = f"{_VERBS[write]} by {call.text}() {inside}"
+                    found.append(Written(path, call.line, how, model=written))
         return found
 
     def _inside(self, call: ProjectCall, summary: FunctionSummary, signals: ModelSignals) -> str:

@@ -360,6 +360,33 @@ def on_receipt_saved(sender, instance, **kwargs):
     ),
     Valid(
         """
+from django.apps import AppConfig
+from django.db.models.signals import post_save
+from .registry import indexed_models
+from .tasks import reindex
+
+def on_indexed_saved(sender, instance, **kwargs):
+    reindex.delay()
+
+class SearchConfig(AppConfig):
+    name = "app"
+
+    def ready(self):
+        # Which models the loop connects, no reading of the code tells: the
+        # transaction that saves a Receipt may not send this receiver anything.
+        for model in indexed_models():
+            post_save.connect(on_indexed_saved, sender=model)
+""",
+        id="a-receiver-of-models-a-loop-over-a-registry-picks",
+        project={
+            "app_models": _RECEIPT_MODEL,
+            "app_views": _SAVES_RECEIPT_IN_ATOMIC,
+            "app_tasks": _REINDEX_TASK,
+            "app_registry": "def indexed_models():\n    return []\n",
+        },
+    ),
+    Valid(
+        """
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from .models import Receipt
@@ -991,6 +1018,27 @@ def on_receipt_saved(sender, instance, created, **kwargs):
             "is created by Receipt.objects.create() inside a transaction at app/views.py:6)",
         ),
         id="a-post-save-receiver-of-a-model-saved-inside-a-transaction",
+        app_models=_RECEIPT_MODEL,
+        app_views=_SAVES_RECEIPT_IN_ATOMIC,
+    ),
+    invalid(
+        """
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+from .tasks import audit
+
+@receiver(post_save)
+def on_any_save(sender, instance, **kwargs):
+    audit.delay(sender._meta.label, instance.pk)
+""",
+        (
+            8,
+            5,
+            "task 'audit' is enqueued inside on_any_save(), receiving post_save (line 7), sent "
+            "inside the transaction that saves a model (Receipt is saved by "
+            "Receipt.objects.create() inside a transaction at app/views.py:6)",
+        ),
+        id="a-receiver-of-every-model-s-post-save",
         app_models=_RECEIPT_MODEL,
         app_views=_SAVES_RECEIPT_IN_ATOMIC,
     ),
