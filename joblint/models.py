@@ -514,12 +514,12 @@ class FunctionSummary:
     # framework decorator it stands for ("" for none).
     registers: str = ""
 
-
     @property
     def commits_after_yield(self) -> bool:
         """A generator committing after its `yield`: a dependency whose
         COMMIT comes once the handler it serves has returned."""
         return bool(self.yields) and any(line > self.yields for line in self.commits)
+
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -586,6 +586,11 @@ class ModuleIndex:
     connections: tuple[tuple[str, str, int], ...] = ()
     # Module-level `Alias = Annotated[T, Depends(dependency)]`: (qualname, dependency).
     dependency_aliases: tuple[tuple[str, str], ...] = ()
+    # Classes whose requests Django runs outside `ATOMIC_REQUESTS`: their
+    # `dispatch` is marked `non_atomic_requests` (a mixin's, say), or the
+    # class through `method_decorator(..., name="dispatch")`. So are the
+    # classes deriving from them.
+    non_atomic_classes: tuple[str, ...] = ()
     # The services it registers with a service locator (`knowledge.requests.SERVICE_APIS`).
     services: tuple[ServiceRegistration, ...] = ()
 

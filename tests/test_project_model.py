@@ -534,3 +534,41 @@ def test_index_records_each_flag_an_and_of_tests_needs() -> None:
     # The `else` of an `and` runs when any test fails: it needs none.
     assert calls[6].guard == ()
     assert calls[8].guard == (("country", False), ("org", True))
+
+
+def test_index_types_a_parameter_named_after_a_class_the_module_binds() -> None:
+    index = index_source(
+        "from app.models import Org, OrderLine\n"
+        "def claim(org, order_line, user, _org, Org2=None):\n"
+        "    org.normalize()\n"
+        "    order_line.ship()\n"
+        "    user.notify()\n"
+        "    _org.normalize()\n",
+        ModuleInfo("app.m"),
+        Options(),
+    )
+    assert index is not None
+    callees = [call.callee for call in _function(index, "app.m.claim").calls]
+    # `user` names no class the module binds; `_org` is no plain name.
+    assert callees == ["app.models.Org.normalize", "app.models.OrderLine.ship"]
+
+
+def test_index_lists_classes_whose_dispatch_is_non_atomic() -> None:
+    index = index_source(
+        "from django.db import transaction\n"
+        "from django.utils.decorators import method_decorator\n"
+        "class Outside:\n"
+        "    @transaction.non_atomic_requests\n"
+        "    def dispatch(self, request, *args, **kwargs):\n"
+        "        return super().dispatch(request, *args, **kwargs)\n"
+        "@method_decorator(transaction.non_atomic_requests, name='dispatch')\n"
+        "class Whole:\n"
+        "    pass\n"
+        "class Inside:\n"
+        "    def dispatch(self, request, *args, **kwargs):\n"
+        "        return super().dispatch(request, *args, **kwargs)\n",
+        ModuleInfo("app.mixins"),
+        Options(),
+    )
+    assert index is not None
+    assert index.non_atomic_classes == ("app.mixins.Outside", "app.mixins.Whole")

@@ -30,7 +30,7 @@ from joblint.models import Entry
 
 NameOf = Callable[[ast.expr], "str | None"]
 
-_DJANGO = "django"
+_DJANGO = django.FRAMEWORK
 _VIEW = "a view"
 _REQUEST = django.VIEW_REQUEST_PARAMETER
 
@@ -213,7 +213,7 @@ def _class_entries(
 ) -> Iterator[Entry]:
     """`module_depth`: the dots in the module's name (a class of the module
     has one more)."""
-    non_atomic = _non_atomic_class(node, name_of)
+    non_atomic = _non_atomic_class(node, name_of) or _non_atomic_dispatch(node, name_of)
     for statement in node.body:
         if isinstance(statement, ast.FunctionDef):
             entry = _method_entry(statement, f"{qualname}.{statement.name}", qualname, name_of)
@@ -266,7 +266,7 @@ def _view_method(node: ast.FunctionDef, owner: str, views_module: bool) -> Entry
         _VIEW,
         needs="class",
         of=owner,
-        bases=django.REQUEST_CLASS_BASES,
+        bases=requests.REQUEST_CLASS_BASES,
     )
 
 
@@ -288,7 +288,7 @@ def _saved_by_view(statement: ast.Assign, owner: str, name_of: NameOf) -> Iterat
                 how,
                 needs="class",
                 of=owner,
-                bases=django.REQUEST_CLASS_BASES,
+                bases=requests.REQUEST_CLASS_BASES,
             )
 
 
@@ -303,6 +303,28 @@ def _non_atomic(node: ast.FunctionDef, name_of: NameOf) -> bool:
 def _marks_non_atomic(expr: ast.expr, name_of: NameOf) -> bool:
     func = expr.func if isinstance(expr, ast.Call) else expr
     return name_of(func) in requests.NON_ATOMIC
+
+
+def non_atomic_classes(module: str, statements: list[ast.stmt], name_of: NameOf) -> tuple[str, ...]:
+    """The module-level classes marked `non_atomic_requests` as a whole: by
+    a class decorator, or on their `dispatch` (a mixin other views derive
+    from; the project step follows the bases)."""
+    local = (lambda name: f"{module}.{name}") if module else (lambda name: name)
+    return tuple(
+        local(statement.name)
+        for statement in statements
+        if isinstance(statement, ast.ClassDef)
+        and (_non_atomic_class(statement, name_of) or _non_atomic_dispatch(statement, name_of))
+    )
+
+
+def _non_atomic_dispatch(node: ast.ClassDef, name_of: NameOf) -> bool:
+    return any(
+        isinstance(statement, ast.FunctionDef)
+        and statement.name == django.DISPATCH_METHOD
+        and _non_atomic(statement, name_of)
+        for statement in node.body
+    )
 
 
 def _non_atomic_class(node: ast.ClassDef, name_of: NameOf) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from joblint.index.entries import dependency_aliases, module_entries
+from joblint.index.entries import dependency_aliases, module_entries, non_atomic_classes
 from joblint.index.flags import (
     Guard,
     call_flags,
@@ -408,6 +408,7 @@ class ModuleReader:
             self._plain_classes(plain_classes),
             entries=module_entries(self.module.name, statements, self._module_name),
             dependency_aliases=dependency_aliases(self.module.name, statements, self._module_name),
+            non_atomic_classes=non_atomic_classes(self.module.name, statements, self._module_name),
             connections=module_connections(
                 self.module.name, statements, self._module_name, self._imports
             )
@@ -866,6 +867,8 @@ class ModuleReader:
         node = frame.node
         for param in _parameters(node.args):
             annotated = self._annotation(param.annotation, [*outer, frame])
+            if annotated is None and param.annotation is None:
+                annotated = self._class_named_like(param.arg)
             if annotated is not None:
                 frame.resolved[param.arg] = annotated
             elif param.arg not in _RECEIVERS or not frame.class_qualname:
@@ -907,6 +910,16 @@ class ModuleReader:
             else:
                 frame.resolved.pop(name, None)
                 frame.opaque.add(name)
+
+    def _class_named_like(self, parameter: str) -> str | None:
+        """The project class an unannotated parameter is named after, where
+        the module binds that name (`org` in a module importing `Org`,
+        `order_line` for `OrderLine`)."""
+        if parameter in _RECEIVERS or not parameter.islower() or parameter.startswith("_"):
+            return None
+        class_name = "".join(part.capitalize() for part in parameter.split("_"))
+        qualname = self.names.get(class_name)
+        return qualname if qualname is not None and jobs.may_be_project_code(qualname) else None
 
     def _entered(self, value: ast.expr, stack: list[_Frame]) -> str | None:
         """What `with value as x:` binds `x` to, when it is the object the

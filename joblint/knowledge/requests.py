@@ -63,6 +63,12 @@ def may_attach(lowered: str) -> bool:
 
 
 NON_ATOMIC: frozenset[str] = django.NON_ATOMIC_REQUESTS
+# Classes whose methods taking the request after `self` handle one: Django's,
+# DRF's and the admin's, and other libraries' views built on Django's.
+REQUEST_CLASS_BASES: tuple[str, ...] = (
+    *django.REQUEST_CLASS_BASES,
+    *collect("DJANGO_VIEW_CLASSES"),
+)
 
 SIGNAL_APIS: tuple[SignalApi, ...] = collect("SIGNAL_APIS")
 RECEIVER_DECORATORS: frozenset[str] = frozenset(

@@ -308,6 +308,11 @@ ADMIN_MODULE_NAMES = frozenset({"admin"})
 # Classes whose methods taking the request after `self` handle one: views,
 # DRF's, the admin's (its views and actions run in a request like any other).
 REQUEST_CLASS_BASES = (*VIEW_BASE_MODULES, "django.contrib.admin.")
+FRAMEWORK = "django"
+# The method of a class-based view every request goes through
+# (`View.as_view()` calls it): marked `non_atomic_requests`, the whole
+# view runs outside the request's transaction.
+DISPATCH_METHOD = "dispatch"
 # The class attributes naming what a DRF view saves (`perform_create` calls
 # `serializer.save()`, which calls its `create` or `update`) and a form view
 # saves (`form_valid` calls `form.save()`): their methods run in the request.

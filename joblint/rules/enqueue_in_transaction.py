@@ -238,8 +238,16 @@ class EnqueueInTransaction(Rule):
       `mutate`/`mutate_and_get_payload`, strawberry(-django) mutations, admin
       views and actions (`@admin.action`, a method taking the request in a
       `ModelAdmin`, a function taking `(modeladmin, request, queryset)` in
-      an `admin` module). Not: `non_atomic_requests` views (also through
-      `method_decorator(..., name="dispatch")`) and async handlers. A
+      an `admin` module), and views built on Django's by other libraries
+      (smartmin's `SmartFormView`, `SmartCreateView`, ...). Not:
+      `non_atomic_requests` views (also through `method_decorator(...,
+      name="dispatch")`, and views deriving from a class, a mixin say,
+      whose `dispatch` is marked) and async handlers. Calls are followed
+      through the types the code tells: annotations, what a local is
+      assigned, and an unannotated parameter named after a class its
+      module imports (`def create(org, ...)` beside `from .models import
+      Org`); a call made only under `if org and country:` is not followed
+      from a caller passing `None` there. A
       handler's `call_command("rebuild_index", ...)` runs the `Command.handle`
       of the project's `<app>/management/commands/rebuild_index.py` in the
       request's transaction, and is followed there (a command named by

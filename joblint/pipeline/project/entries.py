@@ -9,6 +9,7 @@ call deferred to COMMIT is no call at all (the index leaves it out)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -122,6 +123,7 @@ class RequestReach:
     _reached: dict[str, Reach | None] = field(default_factory=dict)
     _own_sent: dict[str, tuple[str, int, str]] | None = None
     _aliases: dict[str, str] | None = None
+    _non_atomic: frozenset[str] | None = None
 
     def reached(self, qualname: str) -> Reach | None:
         """The nearest handler (fewest calls away) reaching the function `qualname`."""
@@ -433,6 +435,8 @@ class RequestReach:
             return Handler(entry, path, framework, how, owner, dependency)
         if entry.asynchronous:
             return None  # Django runs async views outside ATOMIC_REQUESTS
+        if framework == django.FRAMEWORK and owner and self._outside_request_transactions(owner):
+            return None
         flag = requests.FRAMEWORK_FLAGS.get(framework)
         if flag is None or not index.flag_set(flag, path):
             return None
@@ -473,9 +477,31 @@ class RequestReach:
             return graph.functions[call][0].registers
         return next((d for d in requests.DECORATORS if self._derives(name, (d,))), "")
 
-    def _derives(self, qualname: str, prefixes: tuple[str, ...]) -> bool:
+    def _outside_request_transactions(self, owner: str) -> bool:
+        """The view class is, or derives from, one marked
+        `non_atomic_requests` as a whole (a mixin's `dispatch`)."""
+        if self._non_atomic is None:
+            self._non_atomic = frozenset(
+                self.index.canonical(name)
+                for module in self.graph.by_path.values()
+                for name in module.non_atomic_classes
+            )
+        marked = self._non_atomic
+        if not marked:
+            return False
+        return self.index.canonical(owner) in marked or self._derives(
+            owner, (), lambda base: self.index.canonical(base) in marked
+        )
+
+    def _derives(
+        self,
+        qualname: str,
+        prefixes: tuple[str, ...],
+        matches: Callable[[str], bool] | None = None,
+    ) -> bool:
         """Whether the class derives, through the bases the project shows,
-        from a class whose qualified name starts with one of `prefixes`."""
+        from a class whose qualified name starts with one of `prefixes` (or
+        that `matches`)."""
         todo, seen = [qualname], {qualname}
         for _ in range(_MAX_BASE_DEPTH):
             following: list[str] = []
@@ -484,7 +510,7 @@ class RequestReach:
                 facts = self.index.classes.get(name)
                 bases = self.graph.classes.get(name) or (facts.bases if facts else ())
                 for base in bases:
-                    if base.startswith(prefixes):
+                    if (prefixes and base.startswith(prefixes)) or (matches and matches(base)):
                         return True
                     if base not in seen:
                         seen.add(base)
