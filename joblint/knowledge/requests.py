@@ -64,10 +64,10 @@ def may_attach(lowered: str) -> bool:
 
 NON_ATOMIC: frozenset[str] = django.NON_ATOMIC_REQUESTS
 # Classes whose methods taking the request after `self` handle one: Django's,
-# DRF's and the admin's, and other libraries' views built on Django's.
+# DRF's and the admin's, and other libraries' classes built on them.
 REQUEST_CLASS_BASES: tuple[str, ...] = (
     *django.REQUEST_CLASS_BASES,
-    *collect("DJANGO_VIEW_CLASSES"),
+    *collect("DJANGO_REQUEST_CLASSES"),
 )
 
 SIGNAL_APIS: tuple[SignalApi, ...] = collect("SIGNAL_APIS")

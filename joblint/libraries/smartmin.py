@@ -11,7 +11,7 @@ read."""
 
 from __future__ import annotations
 
-DJANGO_VIEW_CLASSES = tuple(
+DJANGO_REQUEST_CLASSES = tuple(
     f"smartmin.views.{name}"
     for name in (
         "SmartTemplateView",

@@ -238,8 +238,11 @@ class EnqueueInTransaction(Rule):
       `mutate`/`mutate_and_get_payload`, strawberry(-django) mutations, admin
       views and actions (`@admin.action`, a method taking the request in a
       `ModelAdmin`, a function taking `(modeladmin, request, queryset)` in
-      an `admin` module), and views built on Django's by other libraries
-      (smartmin's `SmartFormView`, `SmartCreateView`, ...). Not:
+      an `admin` module), views and admins built on Django's by other
+      libraries (smartmin's `SmartFormView`, `SmartCreateView`, ...,
+      django-reversion's `VersionAdmin`), and the request-taking methods a
+      mixin gives the views and model admins deriving from it (`class
+      ReportMixin:` with `def report(self, request, queryset)`). Not:
       `non_atomic_requests` views (also through `method_decorator(...,
       name="dispatch")`, and views deriving from a class, a mixin say,
       whose `dispatch` is marked) and async handlers. Calls are followed

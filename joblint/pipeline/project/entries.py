@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from joblint.pipeline.project import ProjectIndex
 
 _MAX_BASE_DEPTH = 8
+# The subclasses of a mixin looked at for one deriving from a view.
+_MAX_SUBCLASSES = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +126,7 @@ class RequestReach:
     _own_sent: dict[str, tuple[str, int, str]] | None = None
     _aliases: dict[str, str] | None = None
     _non_atomic: frozenset[str] | None = None
+    _subclasses: dict[str, list[str]] | None = None
 
     def reached(self, qualname: str) -> Reach | None:
         """The nearest handler (fewest calls away) reaching the function `qualname`."""
@@ -424,7 +427,7 @@ class RequestReach:
             view = index.canonical(entry.of)
             if not any(index.canonical(r) == view for r in index.url_views):
                 return None
-        elif entry.needs == "class" and not self._derives(entry.of, entry.bases):
+        elif entry.needs == "class" and not self._is_view_class(entry.of, entry.bases):
             return None
         owner = entry.qualname.rpartition(".")[0]
         owner = owner if owner in self.graph.classes else ""
@@ -476,6 +479,36 @@ class RequestReach:
         if call is not None and graph.functions[call][0].registers:
             return graph.functions[call][0].registers
         return next((d for d in requests.DECORATORS if self._derives(name, (d,))), "")
+
+    def _is_view_class(self, owner: str, bases: tuple[str, ...]) -> bool:
+        """The class derives from `bases`, or is a mixin of one that does."""
+        return self._derives(owner, bases) or self._inheriting_views(owner, bases)
+
+    def _inheriting_views(self, mixin: str, bases: tuple[str, ...]) -> bool:
+        """Whether a loaded class deriving from `bases` (a view, a model
+        admin) derives from the mixin too, inside the request's transaction:
+        the mixin's methods are then that view's (`class AssetAdmin(
+        ReportMixin, ModelAdmin)` runs `ReportMixin.report(self, request,
+        queryset)` as an admin action)."""
+        if self._subclasses is None:
+            found: dict[str, list[str]] = {}
+            for name, direct in self.graph.classes.items():
+                for base in direct:
+                    found.setdefault(self.index.canonical(base), []).append(name)
+            self._subclasses = found
+        todo, seen = [self.index.canonical(mixin)], set[str]()
+        while todo and len(seen) < _MAX_SUBCLASSES:
+            name = todo.pop()
+            for subclass in self._subclasses.get(name, ()):
+                if subclass in seen:
+                    continue
+                seen.add(subclass)
+                if self._derives(subclass, bases):
+                    if not self._outside_request_transactions(subclass):
+                        return True
+                    continue
+                todo.append(self.index.canonical(subclass))
+        return False
 
     def _outside_request_transactions(self, owner: str) -> bool:
         """The view class is, or derives from, one marked

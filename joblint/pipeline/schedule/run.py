@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joblint.config import Config, Configs
-from joblint.knowledge import requests
+from joblint.knowledge import jobs, requests
 from joblint.models import (
     ASYNC_REACH,
     REACHED,
@@ -1201,6 +1201,7 @@ def _request_callers(
     looked_for: set[str] = set()
     signals_sent: set[str] = set()
     commands_run: set[str] = set()
+    mixins_looked_for: set[str] = set()
     for _ in range(MAX_HOPS):
         signals = _signals_of([*results, *context, *loaded], asked) - signals_sent
         signals_sent |= signals
@@ -1223,6 +1224,13 @@ def _request_callers(
                 e.of for r in have if r.index for e in r.index.entries if e.needs in _NEEDS_OWNER
             }
             read(modules.of(candidate_modules(owners, modules)))
+            # A mixin's request-taking method is a handler of the views that
+            # derive from it: the modules naming the mixin may define them.
+            mixins = _mixins_with_handlers(have, asked) - mixins_looked_for
+            mixins_looked_for |= mixins
+            naming = _words({m.rpartition(".")[2] for m in mixins})
+            if naming is not None:
+                read([s for s in everything if naming.search(s.data)])
             registering = _registering([*results, *context, *loaded])
             asked |= _callers_named(have, looked_for, registering)
         # Nobody calls a command's handler by its name: the callers of the
@@ -1413,6 +1421,30 @@ _TEST_WORDS = re.compile(rb"\bdef test|\bclass Test|\bpytest\b|\bunittest\b|\bTe
 
 # Handlers whose router or decorator tells whether they are ones.
 _NEEDS_OWNER = frozenset({"router", "decorator"})
+
+
+def _mixins_with_handlers(results: list[FileResult], asked: set[str]) -> set[str]:
+    """The classes deriving from nothing the project or a framework gives
+    (`class ReportMixin:`) whose methods taking the request are on the way
+    (named in `asked`): handlers only of the views that derive from them."""
+    found: set[str] = set()
+    for result in results:
+        index = result.index
+        if index is None:
+            continue
+        owners = {
+            e.of
+            for e in index.entries
+            if e.needs == "class" and e.qualname.rpartition(".")[2] in asked
+        }
+        for qualname, bases in index.classes:
+            if qualname in owners and not any(_gives_kind(base) for base in bases):
+                found.add(qualname)
+    return found
+
+
+def _gives_kind(base: str) -> bool:
+    return base.startswith(requests.REQUEST_CLASS_BASES) or jobs.may_be_project_code(base)
 
 
 def _registering(results: list[FileResult]) -> set[str]:

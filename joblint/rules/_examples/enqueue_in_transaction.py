@@ -88,6 +88,17 @@ _SAVES_RECEIPT_IN_ATOMIC = (
     "    return Receipt.objects.create(total=total)\n"
 )
 
+_REPORT_MIXIN = (
+    "from app.models import Receipt\n"
+    "from app.tasks import reindex\n\n"
+    "class ReceiptReportMixin:\n"
+    '    actions = ["report"]\n\n'
+    "    def report(self, request, queryset):\n"
+    "        # An admin action of every model admin deriving from the mixin.\n"
+    "        Receipt.objects.create(total=queryset.count())\n"
+    "        reindex.delay()\n"
+)
+
 VALID = (
     Valid(
         """
@@ -356,6 +367,22 @@ def on_receipt_saved(sender, instance, **kwargs):
         project={
             "app_models": _RECEIPT_MODEL,
             "app_views": _SAVES_RECEIPT_IN_ATOMIC,
+        },
+    ),
+    Valid(
+        """
+from .reports import ReceiptReportMixin
+
+class ReceiptExport(ReceiptReportMixin):
+    # Not a view nor a model admin: nothing runs report() in a request.
+    pass
+""",
+        id="a-mixin-with-a-request-method-that-no-view-derives-from",
+        project={
+            "app_settings": _ATOMIC_REQUESTS_SETTINGS,
+            "app_models": _RECEIPT_MODEL,
+            "app_tasks": _REINDEX_TASK,
+            "app_reports": _REPORT_MIXIN,
         },
     ),
     Valid(
@@ -972,6 +999,27 @@ class Checkout(View):
         ),
         id="a-class-based-view-with-atomic-requests",
         app_settings=_ATOMIC_REQUESTS_SETTINGS,
+    ),
+    invalid(
+        """
+from reversion.admin import VersionAdmin
+from .reports import ReceiptReportMixin
+
+class ReceiptAdmin(ReceiptReportMixin, VersionAdmin):
+    list_display = ["total"]
+""",
+        (
+            "app/reports.py",
+            10,
+            9,
+            "Celery task 'reindex' is enqueued inside report() (line 7), a view "
+            "(app/reports.py:7) run inside the request's transaction (ATOMIC_REQUESTS)",
+        ),
+        id="an-admin-action-a-mixin-gives-a-model-admin",
+        app_settings=_ATOMIC_REQUESTS_SETTINGS,
+        app_models=_RECEIPT_MODEL,
+        app_tasks=_REINDEX_TASK,
+        app_reports=_REPORT_MIXIN,
     ),
     invalid(
         """
