@@ -1524,11 +1524,12 @@ def _writers(
     transaction (a model signal's receiver): the index of every project file
     naming such a model that opens a transaction or registers a model with a
     framework that writes it in one, named or not (a write the project step
-    counts names its model). Returns those read now."""
+    counts names its model); of every one opening a transaction where a
+    receiver takes any model's writes. Returns those read now."""
     models = _written_models(results, context)
     if not models:
         return []
-    named = _words(models)
+    named = None if "" in models else _words(models)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     unread = [s for s in everything if s.shown not in indexed]
     if named is not None:
@@ -1557,7 +1558,7 @@ def _written_models(results: list[FileResult], context: list[FileResult]) -> set
         for result in [*results, *context]:
             for fact in result.facts.receivers:
                 connects = fact.handler.rsplit(".", 1)[-1] in handlers
-                if connects and fact.model and not fact.own_transaction:
+                if connects and not fact.own_transaction:  # "": every model's
                     asked.add(fact.model.rsplit(".", 1)[-1])
     return asked
 
