@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from joblint.index.entries import dependency_aliases, module_entries
+from joblint.index.entries import called_entries, dependency_aliases, module_entries
+from joblint.index.hooks import module_hooks
 from joblint.index.flags import (
     Guard,
     call_flags,
@@ -46,6 +47,7 @@ from joblint.knowledge import jobs, payloads, requests, work
 from joblint.libraries import django, postgres
 from joblint.models import (
     DecoratorUse,
+    Entry,
     FunctionSummary,
     ModuleIndex,
     ProjectCall,
@@ -272,6 +274,7 @@ class _Summary:
     field_sets: bool = False
     super_calls: tuple[str, ...] = ()
     yields: int = 0
+    hands_on: int = 0
     asynchronous: bool = False
     defers: list[str] = field(default_factory=list)
     registers: str = ""
@@ -286,6 +289,7 @@ class ModuleReader:
         may_name_guard: bool = True,
         may_connect: bool = True,
         may_attach: bool = True,
+        may_hook: bool = True,
     ) -> None:
         self.module = module
         # The module's text names something that claims work (`work.may_claim`).
@@ -299,6 +303,10 @@ class ModuleReader:
         # Its text may attach a handler's callback (`requests.may_attach`):
         # where it can't, no function is walked for one.
         self.may_attach = may_attach
+        # Its text may register a function run after or around request
+        # handlers, or a handler by a call (`requests.may_hook`): where it
+        # can't, the module is not walked for one.
+        self.may_hook = may_hook
         self.transaction_functions = options.transaction_functions
         self.enqueue_functions = options.enqueue_functions
         self.on_commit_functions = options.on_commit_functions
@@ -396,6 +404,7 @@ class ModuleReader:
                     field_sets=found.field_sets,
                     super_calls=found.super_calls,
                     yields=found.yields,
+                    hands_on=found.hands_on,
                     asynchronous=found.asynchronous,
                     defers=tuple(found.defers),
                     registers=found.registers,
@@ -406,7 +415,7 @@ class ModuleReader:
             tuple(self.registered),
             tuple(self.local(name) for name in plain_functions),
             self._plain_classes(plain_classes),
-            entries=module_entries(self.module.name, statements, self._module_name),
+            entries=self._entries(statements),
             dependency_aliases=dependency_aliases(self.module.name, statements, self._module_name),
             connections=module_connections(
                 self.module.name, statements, self._module_name, self._imports
@@ -414,7 +423,16 @@ class ModuleReader:
             if self.may_connect
             else (),
             services=tuple(self.services),
+            hooks=module_hooks(self.module.name, statements, self._module_name, self._imports)
+            if self.may_hook
+            else (),
         )
+
+    def _entries(self, statements: list[ast.stmt]) -> tuple[Entry, ...]:
+        found = module_entries(self.module.name, statements, self._module_name)
+        if self.may_hook:
+            found += called_entries(statements, self._module_name)
+        return found
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:
         """Of the classes that may be plain, those whose every base the
@@ -719,11 +737,30 @@ class ModuleReader:
         yields = self.of_kind(node, ast.Yield)
         summary.yields = min((cast(ast.Yield, y).lineno for y in yields), default=0)
         summary.asynchronous = isinstance(node, ast.AsyncFunctionDef)
+        summary.hands_on = self._hands_on(node, frame)
         kinds = self.kinds(node)
         if ast.FunctionDef in kinds or ast.AsyncFunctionDef in kinds:
             for inner in self.own(node):  # in their order: the summaries keep it
                 if isinstance(inner, _Function):
                     self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+
+    def _hands_on(self, node: _Function, frame: _Frame) -> int:
+        """The line of a middleware's first call of the app it wraps (`await
+        call_next(request)`, `await self.app(scope, receive, send)`), 0 for none."""
+        nexts = frame.parameters & requests.NEXT_PARAMETERS
+        if not nexts and node.name not in requests.MIDDLEWARE_METHODS:
+            return 0
+        lines = [
+            call.lineno
+            for call in cast(list[ast.Call], self.of_kind(node, ast.Call))
+            if (isinstance(call.func, ast.Name) and call.func.id in nexts)
+            or (
+                isinstance(call.func, ast.Attribute)
+                and call.func.attr in requests.NEXT_ATTRIBUTES
+                and _is_name(call.func.value, "self")
+            )
+        ]
+        return min(lines, default=0)
 
     def _writes(
         self, node: _Function, stack: list[_Frame], summary: _Summary
