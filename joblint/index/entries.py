@@ -270,10 +270,10 @@ def _class_entries(
             # A method a framework's base class dispatches to by its name
             # (`post`) may be a Django view's too: the project step tells
             # which base the class has.
-            if not any(e.route for e in entries) and not non_atomic:
-                if not _non_atomic(statement, name_of):
-                    view = _view_method(statement, qualname, views_module)
-                    entries.extend([view] if view is not None else [])
+            registered = any(e.route for e in entries)
+            if not registered and not non_atomic and not _non_atomic(statement, name_of):
+                view = _view_method(statement, qualname, views_module)
+                entries.extend([view] if view is not None else [])
             for entry in entries:
                 if not (non_atomic and entry.framework == _DJANGO):
                     yield entry

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from joblint.index.entries import called_entries, dependency_aliases, module_entries
-from joblint.index.hooks import module_hooks
 from joblint.index.flags import (
     Guard,
     call_flags,
@@ -31,6 +30,7 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
+from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
     PAIR,

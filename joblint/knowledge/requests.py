@@ -252,13 +252,13 @@ HOOK_REGISTRATIONS: dict[str, RequestHooks] = {m: h for h in HOOKS for m in h.ho
 OWN_HOOK_METHODS: frozenset[str] = frozenset(m for h in HOOKS for m in h.own_hook_methods)
 BLUEPRINTS: frozenset[str] = frozenset(b for h in HOOKS for b in h.blueprints)
 MIDDLEWARE_ADDERS: dict[str, RequestHooks] = {m: h for h in HOOKS for m in h.middleware_adders}
-MIDDLEWARE_WRAPPERS: dict[str, RequestHooks] = {
-    w: h for h in HOOKS for w in h.middleware_wrappers
-}
+MIDDLEWARE_WRAPPERS: dict[str, RequestHooks] = {w: h for h in HOOKS for w in h.middleware_wrappers}
 MIDDLEWARE_DECORATORS: dict[str, RequestHooks] = {
     d: h for h in HOOKS for d in h.middleware_decorators
 }
-DISPATCH_KEYWORDS: frozenset[str] = frozenset(h.dispatch_keyword for h in HOOKS if h.dispatch_keyword)
+DISPATCH_KEYWORDS: frozenset[str] = frozenset(
+    h.dispatch_keyword for h in HOOKS if h.dispatch_keyword
+)
 COMMIT_SETTINGS: dict[str, RequestHooks] = {k: h for h in HOOKS for k in h.commit_settings}
 MIDDLEWARE_METHODS: tuple[str, ...] = tuple(
     dict.fromkeys(m for h in HOOKS for m in h.middleware_methods)
