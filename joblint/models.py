@@ -510,6 +510,11 @@ class FunctionSummary:
     # call_next(request)`, `await self.app(scope, receive, send)`; 0: none):
     # what it commits after that, it commits once the handler has returned.
     hands_on: int = 0
+    # The commit settings (`knowledge.requests.COMMIT_SETTINGS`) a test
+    # guarding every one of its commits names (`if app.config[
+    # "SQLALCHEMY_COMMIT_ON_TEARDOWN"]: session.commit()`): it commits only
+    # where the project sets one.
+    commit_settings: tuple[str, ...] = ()
     # The methods it calls on `super()` (`super().form_valid(form)`): a
     # library base's may write (`joblint.libraries.django.SUPER_WRITES`).
     super_calls: tuple[str, ...] = ()

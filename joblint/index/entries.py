@@ -14,7 +14,9 @@ action; a graphene mutation's `mutate`; and the `create`/`update`/`save` of
 the serializer or form class a view names, which its save runs. A function
 a decorator factory of the project decorates (`@api_config(...)`) may be
 one: the project step checks the factory registers handlers
-(`joblint.index.registering`). Not: async functions, nor views marked
+(`joblint.index.registering`). A call may register one too
+(`Route("/x", endpoint)`, `bp.add_url_rule("/x", view_func=f)`:
+`called_entries`). Not: async functions but a router's, nor views marked
 `non_atomic_requests` (one by one, or the whole class through
 `method_decorator(..., name="dispatch")`).
 """

@@ -275,6 +275,7 @@ class _Summary:
     super_calls: tuple[str, ...] = ()
     yields: int = 0
     hands_on: int = 0
+    commit_settings: tuple[str, ...] = ()
     asynchronous: bool = False
     defers: list[str] = field(default_factory=list)
     registers: str = ""
@@ -405,6 +406,7 @@ class ModuleReader:
                     super_calls=found.super_calls,
                     yields=found.yields,
                     hands_on=found.hands_on,
+                    commit_settings=found.commit_settings,
                     asynchronous=found.asynchronous,
                     defers=tuple(found.defers),
                     registers=found.registers,
@@ -738,6 +740,8 @@ class ModuleReader:
         summary.yields = min((cast(ast.Yield, y).lineno for y in yields), default=0)
         summary.asynchronous = isinstance(node, ast.AsyncFunctionDef)
         summary.hands_on = self._hands_on(node, frame)
+        if summary.commits and self.may_hook:
+            summary.commit_settings = self._commit_settings(node, summary.commits)
         kinds = self.kinds(node)
         if ast.FunctionDef in kinds or ast.AsyncFunctionDef in kinds:
             for inner in self.own(node):  # in their order: the summaries keep it
@@ -761,6 +765,20 @@ class ModuleReader:
             )
         ]
         return min(lines, default=0)
+
+    def _commit_settings(self, node: _Function, commits: list[int]) -> tuple[str, ...]:
+        """The commit settings the tests guarding every one of its commits
+        name (`if app.config["SQLALCHEMY_COMMIT_ON_TEARDOWN"]:`), () where a
+        commit is not guarded by one."""
+        named: set[str] = set()
+        spans: list[tuple[int, int]] = []
+        for test in cast(list[ast.If], self.of_kind(node, ast.If)):
+            found = _settings_named(test.test)
+            if found:
+                named |= found
+                spans.append((test.body[0].lineno, test.body[-1].end_lineno or test.lineno))
+        guarded = all(any(a <= line <= b for a, b in spans) for line in commits)
+        return tuple(sorted(named)) if named and guarded else ()
 
     def _writes(
         self, node: _Function, stack: list[_Frame], summary: _Summary
@@ -1303,6 +1321,23 @@ def _command_call(
         flags=command_flags(node, frame.steady),
         command=first.value,
     )
+
+
+def _settings_named(test: ast.expr) -> set[str]:
+    """The commit settings a test names, as a key or an attribute."""
+    found: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.Name):
+            name = node.id
+        else:
+            continue
+        if name in requests.COMMIT_SETTINGS:
+            found.add(name)
+    return found
 
 
 def _is_commit(call: ast.Call) -> bool:

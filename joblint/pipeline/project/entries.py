@@ -531,10 +531,25 @@ class RequestReach:
             commits = (
                 summary.commits_after_handing_on if hook.kind == HOOK_AROUND else summary.commits
             )
+            if commits and not self._settings_set(summary.commit_settings, path):
+                continue  # `if app.config["SQLALCHEMY_COMMIT_ON_TEARDOWN"]:`, never set
             if commits:
                 said = f"{function.rsplit('.', 1)[-1]}() commits after the handler returns"
                 return where, summary.line, said
         return None
+
+    def _settings_set(self, settings: tuple[str, ...], path: str) -> bool:
+        """Whether a module of the project of the file at `path` sets one of
+        the commit settings (none asked: yes)."""
+        if not settings:
+            return True
+        return any(
+            hook.kind == HOOK_SETTING
+            and hook.target in settings
+            and below(path, project_directory(where, module.module))
+            for where, module in self.graph.by_path.items()
+            for hook in module.hooks
+        )
 
     def _blueprint(self, of: str) -> str:
         """`of`, canonical, where it is a blueprint (its hooks run after its

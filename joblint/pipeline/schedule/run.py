@@ -1387,12 +1387,15 @@ def _hooks_commit(results: list[FileResult]) -> bool:
     hooks = [hook for index in indexes for hook in index.hooks]
     if not hooks:
         return False
-    if any(hook.kind == HOOK_SETTING for hook in hooks):
+    settings = {hook.target for hook in hooks if hook.kind == HOOK_SETTING}
+    if settings:
         return True
     after = {h.target.rsplit(".", 1)[-1] for h in hooks if h.kind != HOOK_AROUND}
     around = {h.target.rsplit(".", 1)[-1] for h in hooks if h.kind == HOOK_AROUND}
     for index in indexes:
         for summary in index.functions:
+            if summary.commit_settings:
+                continue  # it commits only where a setting no module sets is on
             *_, owner, name = ["", *summary.qualname.split(".")]
             if name in after and summary.commits:
                 return True
