@@ -144,7 +144,20 @@ def _middleware(call: ast.Call, hooks: RequestHooks, resolve: NameOf) -> Iterato
     if call.args and not isinstance(call.args[0], ast.Starred):
         target = resolve(call.args[0])
         if target is not None:
+            yield from _library_middleware(call, target)
             yield RequestHook(hooks.framework, target, call.lineno, HOOK_AROUND)
+
+
+def _library_middleware(call: ast.Call, target: str) -> Iterator[RequestHook]:
+    """A library's middleware added with the keyword making it commit after
+    the handler (`DBSessionMiddleware, commit_on_exit=True`): as a setting."""
+    found = requests.COMMITTING_MIDDLEWARE.get(target)
+    if found is None:
+        return
+    hooks, keyword = found
+    if any(k.arg == keyword and _true(k.value) for k in call.keywords):
+        named = f"{target.rsplit('.', 1)[-1]}({keyword}=True)"
+        yield RequestHook(hooks.framework, named, call.lineno, HOOK_SETTING)
 
 
 def _own_of(func: ast.Attribute, name_of: NameOf) -> str:

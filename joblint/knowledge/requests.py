@@ -260,6 +260,11 @@ DISPATCH_KEYWORDS: frozenset[str] = frozenset(
     h.dispatch_keyword for h in HOOKS if h.dispatch_keyword
 )
 COMMIT_SETTINGS: dict[str, RequestHooks] = {k: h for h in HOOKS for k in h.commit_settings}
+# A library's middleware class -> its declaration, and the keyword that,
+# true, makes it commit after the handler.
+COMMITTING_MIDDLEWARE: dict[str, tuple[RequestHooks, str]] = {
+    cls: (h, keyword) for h in HOOKS for cls, keyword in h.committing_middleware
+}
 MIDDLEWARE_METHODS: tuple[str, ...] = tuple(
     dict.fromkeys(m for h in HOOKS for m in h.middleware_methods)
 )

@@ -407,6 +407,10 @@ class RequestHooks:
     # Configuration keys set true to commit after every request
     # (Flask-SQLAlchemy's `SQLALCHEMY_COMMIT_ON_TEARDOWN`).
     commit_settings: tuple[str, ...] = ()
+    # Middleware classes of a library committing the request's session after
+    # the endpoint where the keyword they are added with is true
+    # (`app.add_middleware(DBSessionMiddleware, commit_on_exit=True)`).
+    committing_middleware: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
