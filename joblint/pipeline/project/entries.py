@@ -528,15 +528,32 @@ class RequestReach:
             if function is None:
                 continue
             summary, where = graph.functions[function]
-            commits = (
-                summary.commits_after_handing_on if hook.kind == HOOK_AROUND else summary.commits
-            )
-            if commits and not self._settings_set(summary.commit_settings, path):
-                continue  # `if app.config["SQLALCHEMY_COMMIT_ON_TEARDOWN"]:`, never set
-            if commits:
-                said = f"{function.rsplit('.', 1)[-1]}() commits after the handler returns"
-                return where, summary.line, said
+            if hook.kind == HOOK_AROUND:
+                committing = self._middleware_commit(function)
+            elif summary.commits and self._settings_set(summary.commit_settings, path):
+                committing = function  # not only under a setting's test it never sets
+            else:
+                committing = None
+            if committing is not None:
+                line = graph.functions[committing][0].line
+                said = f"{committing.rsplit('.', 1)[-1]}() commits after the handler returns"
+                return where, line, said
         return None
+
+    def _middleware_commit(self, function: str) -> str | None:
+        """The function committing after a middleware ran the handler: the
+        middleware's, after its call of the next app, or a function it
+        defines (a `send` wrapper committing at the response's start)."""
+        functions = self.graph.functions
+        summary = functions[function][0]
+        if summary.commits_after_handing_on:
+            return function
+        if not summary.hands_on:
+            return None
+        nested = f"{function}.<locals>."
+        return next(
+            (f for f, (s, _) in functions.items() if f.startswith(nested) and s.commits), None
+        )
 
     def _settings_set(self, settings: tuple[str, ...], path: str) -> bool:
         """Whether a module of the project of the file at `path` sets one of

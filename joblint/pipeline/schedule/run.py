@@ -1396,11 +1396,11 @@ def _hooks_commit(results: list[FileResult]) -> bool:
         for summary in index.functions:
             if summary.commit_settings:
                 continue  # it commits only where a setting no module sets is on
-            *_, owner, name = ["", *summary.qualname.split(".")]
-            if name in after and summary.commits:
+            parts = summary.qualname.split(".")
+            if parts[-1] in after and summary.commits:
                 return True
-            if summary.commits_after_handing_on and (name in around or owner in around):
-                return True
+            if summary.commits and not around.isdisjoint(parts[:-1]):
+                return True  # a middleware's method or a function it defines
     return False
 
 
