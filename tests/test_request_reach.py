@@ -382,3 +382,22 @@ def test_a_middleware_committing_before_the_endpoint_is_no_transaction(
     )
     (starlette_project / "mill/middleware.py").write_text(middleware)
     assert _found(starlette_project, ["."], RunOptions()) == []
+
+
+@pytest.mark.parametrize("paths", [["."], ["press/services/binding.py"]])
+def test_a_blueprints_own_teardown_registered_elsewhere_is_its_own(
+    flask_project: Path, paths: list[str]
+) -> None:
+    # The hook's module names the blueprint another module defines: that
+    # module tells it is a blueprint, not the app.
+    (flask_project / "press/app.py").write_text(
+        "from flask import Flask\n\napp = Flask(__name__)\n"
+    )
+    (flask_project / "press/other.py").write_text(
+        "from flask import Blueprint\n\nother = Blueprint('other', __name__)\n"
+    )
+    (flask_project / "press/hooks.py").write_text(
+        "from press.db import db_session\nfrom press.other import other\n\n\n"
+        "@other.teardown_request\ndef commit(exception=None):\n    db_session.commit()\n"
+    )
+    assert _found(flask_project, paths, RunOptions()) == []

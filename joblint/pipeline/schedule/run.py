@@ -1477,8 +1477,15 @@ def _request_hooks(
 
     read([s for s in everything if any(word in s.data for word in _HOOK_WORDS)])
     have = [*results, *context, *loaded]
+    # What they register, and the objects a blueprint's own hooks are
+    # registered on (whether they are blueprints).
     targets = {
-        hook.target for r in have if r.index is not None for hook in r.index.hooks if hook.target
+        name
+        for r in have
+        if r.index is not None
+        for hook in r.index.hooks
+        for name in (hook.target, hook.of)
+        if name
     }
     modules = _ByModule(everything)
     read(modules.of(candidate_modules(targets, modules)))
