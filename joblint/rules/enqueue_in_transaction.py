@@ -307,7 +307,9 @@ class EnqueueInTransaction(Rule):
       own `teardown_request`/`after_request` counts for its own views only;
       a hook counts for the views of its project directory (the top-level
       package of the module registering it). A teardown that only
-      `remove()`s or closes the session is no transaction.
+      `remove()`s or closes the session is no transaction, nor one that
+      commits only under a test of `SQLALCHEMY_COMMIT_ON_TEARDOWN` where its
+      project never sets it.
 
       ```python
       @app.teardown_appcontext
@@ -328,9 +330,12 @@ class EnqueueInTransaction(Rule):
       endpoint**: a `BaseHTTPMiddleware` whose `dispatch` calls `.commit()`
       after `await call_next(request)`, the same in an
       `@app.middleware("http")` function, or a pure ASGI middleware whose
-      `__call__` commits after `await self.app(scope, receive, send)`,
-      added with `app.add_middleware(Cls)` or `Middleware(Cls)` in
-      `Starlette(middleware=[...])`/`FastAPI(middleware=[...])`. Its
+      `__call__` commits after `await self.app(scope, receive, send)` (or
+      in a `send` wrapper it hands on), added with `app.add_middleware(Cls)`
+      or `Middleware(Cls)` in `Starlette(middleware=[...])`/
+      `FastAPI(middleware=[...])`; also fastapi-sqlalchemy's
+      `DBSessionMiddleware` and fastapi-async-sqlalchemy's
+      `SQLAlchemyMiddleware` added with `commit_on_exit=True`. Its
       endpoints: FastAPI path operations, Starlette `Route(path, endpoint)`,
       `app.add_route(...)` and `@app.route(...)`; async ones too, and the
       async functions they await. A middleware committing only before
