@@ -1362,8 +1362,8 @@ def _reached(results: list[FileResult], context: list[FileResult]) -> list[Requi
     search can end."""
     found = _requirements(results, REACHED)
     if any(ASYNC_REACH in r.reach for r in found):
-        loaded = [*results, *context]
-        if not _dependency_sessions(loaded) and not _hooks_commit(loaded):
+        # The hooks' modules are read for the context (`_request_hooks`).
+        if not _dependency_sessions(results) and not _hooks_commit([*results, *context]):
             found = [r for r in found if ASYNC_REACH not in r.reach]
     return found
 
