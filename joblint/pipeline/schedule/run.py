@@ -1361,11 +1361,12 @@ def _reached(results: list[FileResult], context: list[FileResult]) -> list[Requi
     dependency or a middleware committing its session): elsewhere no
     search can end."""
     found = _requirements(results, REACHED)
-    if any(ASYNC_REACH in r.reach for r in found):
-        # The hooks' modules are read for the context (`_request_hooks`).
-        if not _dependency_sessions(results) and not _hooks_commit([*results, *context]):
-            found = [r for r in found if ASYNC_REACH not in r.reach]
-    return found
+    if not any(ASYNC_REACH in r.reach for r in found) or _dependency_sessions(results):
+        return found
+    # The hooks' modules are read for the context (`_request_hooks`).
+    if _hooks_commit([*results, *context]):
+        return found
+    return [r for r in found if ASYNC_REACH not in r.reach]
 
 
 def _request_transactions(results: list[FileResult]) -> bool:
