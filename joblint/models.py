@@ -506,6 +506,15 @@ class FunctionSummary:
     # The line of its first `yield` (0: none): a generator dependency whose
     # commit comes after it commits once the handler has returned.
     yields: int = 0
+    # The line of its first call of the app a middleware wraps (`await
+    # call_next(request)`, `await self.app(scope, receive, send)`; 0: none):
+    # what it commits after that, it commits once the handler has returned.
+    hands_on: int = 0
+    # The commit settings (`knowledge.requests.COMMIT_SETTINGS`) a test
+    # guarding every one of its commits names (`if app.config[
+    # "SQLALCHEMY_COMMIT_ON_TEARDOWN"]: session.commit()`): it commits only
+    # where the project sets one.
+    commit_settings: tuple[str, ...] = ()
     # The methods it calls on `super()` (`super().form_valid(form)`): a
     # library base's may write (`joblint.libraries.django.SUPER_WRITES`).
     super_calls: tuple[str, ...] = ()
@@ -519,6 +528,11 @@ class FunctionSummary:
         """A generator committing after its `yield`: a dependency whose
         COMMIT comes once the handler it serves has returned."""
         return bool(self.yields) and any(line > self.yields for line in self.commits)
+
+    @property
+    def commits_after_handing_on(self) -> bool:
+        """A middleware committing after it ran the handler (`hands_on`)."""
+        return bool(self.hands_on) and any(line > self.hands_on for line in self.commits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -593,6 +607,33 @@ class ModuleIndex:
     non_atomic_classes: tuple[str, ...] = ()
     # The services it registers with a service locator (`knowledge.requests.SERVICE_APIS`).
     services: tuple[ServiceRegistration, ...] = ()
+    # What it registers to run after or around a framework's request handlers.
+    hooks: tuple[RequestHook, ...] = ()
+
+
+# How a `RequestHook` runs: the whole function after the handler (a Flask
+# teardown), around it (a middleware: only what follows its call of the
+# next app comes after), or a configuration key committing after every one.
+HOOK_AFTER = "after"
+HOOK_AROUND = "around"
+HOOK_SETTING = "setting"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHook:
+    """A function a module registers to run after a framework's request
+    handlers (`@app.teardown_request`) or around them (`app.add_middleware(
+    Cls)`), or a setting committing after them: read by `joblint.index.hooks`."""
+
+    # Whose hook it is (`RequestHooks.framework`: "flask", "starlette").
+    framework: str
+    # The function or middleware class (qualified), or the setting's key.
+    target: str
+    line: int
+    kind: str
+    # The blueprint whose own handlers alone it runs after (qualified; "":
+    # every handler of the app, or a blueprint's if the object is one).
+    of: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -226,3 +226,178 @@ def test_a_view_running_a_command_by_a_name_it_is_given_reaches_nothing(
     write(tmp_path, {**COMMAND_PROJECT, "press/views.py": view})
     monkeypatch.chdir(tmp_path)
     assert _found(tmp_path, ["."], RunOptions()) == []
+
+
+# A Flask blueprint's view reaching an enqueue two modules away; the app's
+# teardown, registered in its factory, commits the request's session.
+FLASK_PROJECT = {
+    "press/__init__.py": "",
+    "press/db.py": (
+        "from sqlalchemy.orm import scoped_session, sessionmaker\n\n"
+        "db_session = scoped_session(sessionmaker())\n"
+    ),
+    "press/models.py": (
+        "from sqlalchemy import Column, Integer\nfrom sqlalchemy.orm import declarative_base\n\n"
+        "Base = declarative_base()\n\n\nclass Book(Base):\n    __tablename__ = 'books'\n"
+        "    id = Column(Integer, primary_key=True)\n"
+    ),
+    "press/tasks.py": (
+        "from celery import shared_task\n\nfrom press.db import db_session\n"
+        "from press.models import Book\n\n\n@shared_task\ndef bind(book_id):\n"
+        "    return db_session.get(Book, book_id)\n"
+    ),
+    "press/app.py": (
+        "from flask import Flask\n\nfrom press.db import db_session\n"
+        "from press.views import books\n\n\n"
+        "def create_app():\n    app = Flask(__name__)\n    app.register_blueprint(books)\n\n"
+        "    @app.teardown_request\n    def commit(exception=None):\n"
+        "        db_session.commit()\n        db_session.remove()\n\n    return app\n"
+    ),
+    # No enqueue token in the views module, nor in the service between.
+    "press/views.py": (
+        "from flask import Blueprint\n\nfrom press.db import db_session\n"
+        "from press.models import Book\n"
+        "from press.services import orders\n\nbooks = Blueprint('books', __name__)\n\n\n"
+        "@books.post('/books')\ndef order_book():\n    book = Book()\n    db_session.add(book)\n"
+        "    orders.place(book)\n    return {}\n"
+    ),
+    "press/services/__init__.py": "",
+    "press/services/orders.py": (
+        "from press.services import binding\n\n\ndef place(book):\n    binding.queue(book.id)\n"
+    ),
+    "press/services/binding.py": (
+        "from press.tasks import bind\n\n\ndef queue(book_id):\n    bind.delay(book_id)\n"
+    ),
+}
+FLASK_FINDING = "press/services/binding.py:5:JL101"
+
+
+@pytest.fixture
+def flask_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(tmp_path, FLASK_PROJECT)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_flask_teardown_commit_is_reported_alike_by_every_run(flask_project: Path) -> None:
+    cold = _found(flask_project, ["."], RunOptions(cache=True))
+    warm = _found(flask_project, ["."], RunOptions(cache=True))
+    alone = _found(flask_project, ["press/services/binding.py"], RunOptions(cache=True))
+    alone_warm = _found(flask_project, ["press/services/binding.py"], RunOptions(cache=True))
+    unfiltered = _found(flask_project, ["."], RunOptions(use_prefilter=False))
+    assert cold == warm == alone == alone_warm == unfiltered == [FLASK_FINDING]
+
+
+def test_the_flask_finding_names_the_view_and_the_teardown(flask_project: Path) -> None:
+    run = lint_paths([Path(".")], Config(root=flask_project), RunOptions())
+    (finding,) = run.findings
+    assert "order_book(), a Flask view run inside the session the app commits" in finding.message
+    assert "enqueue after the commit in the function that commits it" in finding.message
+    related = {(r.path, r.span.line, r.message) for r in finding.related}
+    assert ("press/app.py", 12, "commit() commits after the handler returns") in related
+
+
+def test_a_flask_teardown_that_only_removes_the_session_is_no_transaction(
+    flask_project: Path,
+) -> None:
+    app = FLASK_PROJECT["press/app.py"].replace("        db_session.commit()\n", "")
+    (flask_project / "press/app.py").write_text(app)
+    assert _found(flask_project, ["."], RunOptions()) == []
+
+
+def test_a_blueprints_own_teardown_runs_after_its_views_alone(flask_project: Path) -> None:
+    teardown = "\n\n@other.teardown_request\ndef commit(exception=None):\n    db_session.commit()\n"
+    (flask_project / "press/app.py").write_text(
+        "from flask import Blueprint, Flask\n\nfrom press.db import db_session\n\n"
+        "app = Flask(__name__)\nother = Blueprint('other', __name__)" + teardown
+    )
+    assert _found(flask_project, ["."], RunOptions()) == []
+    views = (flask_project / "press/views.py").read_text()
+    (flask_project / "press/views.py").write_text(views + teardown.replace("other", "books"))
+    assert _found(flask_project, ["."], RunOptions()) == [FLASK_FINDING]
+
+
+def test_flask_sqlalchemys_commit_on_teardown_commits_after_the_view(
+    flask_project: Path,
+) -> None:
+    (flask_project / "press/app.py").write_text(
+        "from flask import Flask\n\n\ndef create_app():\n    app = Flask(__name__)\n"
+        "    app.config['SQLALCHEMY_COMMIT_ON_TEARDOWN'] = True\n    return app\n"
+    )
+    assert _found(flask_project, ["."], RunOptions()) == [FLASK_FINDING]
+    assert _found(flask_project, ["press/services/binding.py"], RunOptions()) == [FLASK_FINDING]
+
+
+# An async FastAPI route and an async service (no enqueue token in the
+# route module); a Starlette middleware commits what the route wrote.
+STARLETTE_PROJECT = {
+    **{k: v for k, v in FASTAPI_PROJECT.items() if k != "mill/db.py"},
+    "mill/db.py": "from sqlalchemy.orm import sessionmaker\n\nSessionLocal = sessionmaker()\n",
+    "mill/api.py": (
+        "from fastapi import APIRouter, Request\n\nfrom mill.services import start\n\n"
+        "router = APIRouter()\n\n\n@router.post('/batches')\n"
+        "async def create(request: Request):\n    return await start(request.state.db)\n"
+    ),
+    "mill/middleware.py": (
+        "from starlette.middleware.base import BaseHTTPMiddleware\n\n"
+        "from mill.db import SessionLocal\n\n\nclass Sessions(BaseHTTPMiddleware):\n"
+        "    async def dispatch(self, request, call_next):\n"
+        "        request.state.db = SessionLocal()\n"
+        "        response = await call_next(request)\n"
+        "        request.state.db.commit()\n        return response\n"
+    ),
+    "mill/main.py": (
+        "from fastapi import FastAPI\nfrom starlette.middleware import Middleware\n\n"
+        "from mill.api import router\nfrom mill.middleware import Sessions\n\n"
+        "app = FastAPI(middleware=[Middleware(Sessions)])\napp.include_router(router)\n"
+    ),
+}
+
+
+@pytest.fixture
+def starlette_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(tmp_path, STARLETTE_PROJECT)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_starlette_middleware_commit_is_reported_alike_by_every_run(
+    starlette_project: Path,
+) -> None:
+    expected = ["mill/services.py:8:JL101"]
+    cold = _found(starlette_project, ["."], RunOptions(cache=True))
+    warm = _found(starlette_project, ["."], RunOptions(cache=True))
+    alone = _found(starlette_project, ["mill/services.py"], RunOptions(cache=True))
+    alone_warm = _found(starlette_project, ["mill/services.py"], RunOptions(cache=True))
+    unfiltered = _found(starlette_project, ["."], RunOptions(use_prefilter=False))
+    assert cold == warm == alone == alone_warm == unfiltered == expected
+
+
+def test_a_middleware_committing_before_the_endpoint_is_no_transaction(
+    starlette_project: Path,
+) -> None:
+    middleware = STARLETTE_PROJECT["mill/middleware.py"].replace(
+        "        response = await call_next(request)\n        request.state.db.commit()\n",
+        "        request.state.db.commit()\n        response = await call_next(request)\n",
+    )
+    (starlette_project / "mill/middleware.py").write_text(middleware)
+    assert _found(starlette_project, ["."], RunOptions()) == []
+
+
+@pytest.mark.parametrize("paths", [["."], ["press/services/binding.py"]])
+def test_a_blueprints_own_teardown_registered_elsewhere_is_its_own(
+    flask_project: Path, paths: list[str]
+) -> None:
+    # The hook's module names the blueprint another module defines: that
+    # module tells it is a blueprint, not the app.
+    (flask_project / "press/app.py").write_text(
+        "from flask import Flask\n\napp = Flask(__name__)\n"
+    )
+    (flask_project / "press/other.py").write_text(
+        "from flask import Blueprint\n\nother = Blueprint('other', __name__)\n"
+    )
+    (flask_project / "press/hooks.py").write_text(
+        "from press.db import db_session\nfrom press.other import other\n\n\n"
+        "@other.teardown_request\ndef commit(exception=None):\n    db_session.commit()\n"
+    )
+    assert _found(flask_project, paths, RunOptions()) == []

@@ -36,7 +36,8 @@ def index_source(
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lowered = (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).lower()
+    decoded = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    lowered = decoded.lower()
     try:
         reader = ModuleReader(
             module,
@@ -45,6 +46,7 @@ def index_source(
             may_name_guard=work.may_name_guard(lowered, module.name),
             may_connect=requests.may_connect(lowered),
             may_attach=requests.may_attach(lowered),
+            may_hook=requests.may_hook(decoded),
         )
         if not tells_plain:
             return reader.read(tree)

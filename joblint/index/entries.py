@@ -14,7 +14,9 @@ action; a graphene mutation's `mutate`; and the `create`/`update`/`save` of
 the serializer or form class a view names, which its save runs. A function
 a decorator factory of the project decorates (`@api_config(...)`) may be
 one: the project step checks the factory registers handlers
-(`joblint.index.registering`). Not: async functions, nor views marked
+(`joblint.index.registering`). A call may register one too
+(`Route("/x", endpoint)`, `bp.add_url_rule("/x", view_func=f)`:
+`called_entries`). Not: async functions but a router's, nor views marked
 `non_atomic_requests` (one by one, or the whole class through
 `method_decorator(..., name="dispatch")`).
 """
@@ -183,6 +185,56 @@ def _depends_call(node: ast.expr, name_of: NameOf) -> tuple[str, ...]:
     return (name,) if name is not None else ()
 
 
+def called_entries(statements: list[ast.stmt], name_of: NameOf) -> tuple[Entry, ...]:
+    """Handlers a call anywhere in the module registers (`requests.ROUTE_CALLS`):
+    `Route("/x", endpoint)`, or a router's `bp.add_url_rule("/x",
+    view_func=f)` (the project step tells whether `bp` is a router)."""
+    found: list[Entry] = []
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call):
+                entry = _called_entry(node, name_of)
+                if entry is not None:
+                    found.append(entry)
+    return tuple(found)
+
+
+def _called_entry(call: ast.Call, name_of: NameOf) -> Entry | None:
+    func = call.func
+    method = f".{func.attr}" if isinstance(func, ast.Attribute) else ""
+    if method in requests.ROUTE_CALLS and isinstance(func, ast.Attribute):
+        handlers, position, keyword = requests.ROUTE_CALLS[method]
+        owner = name_of(func.value)
+        if owner is None or not jobs.may_be_project_code(owner):
+            return None
+        view = _view_argument(call, position, keyword, name_of)
+        if view is None:
+            return None
+        return Entry(view, call.lineno, "", "", needs="router", of=owner, route=call.lineno)
+    callee = name_of(func)
+    if callee is None or callee not in requests.ROUTE_CALLS:
+        return None
+    handlers, position, keyword = requests.ROUTE_CALLS[callee]
+    view = _view_argument(call, position, keyword, name_of)
+    if view is None:
+        return None
+    return Entry(view, call.lineno, handlers.framework, handlers.how, route=call.lineno)
+
+
+def _view_argument(call: ast.Call, position: int, keyword: str, name_of: NameOf) -> str | None:
+    """The function a registering call hands over, by name (not a class's
+    `as_view()`: its methods are handlers by their bases)."""
+    found = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if found is None and len(call.args) > position:
+        if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            return None
+        found = call.args[position]
+    if found is None or isinstance(found, ast.Call):
+        return None
+    name = name_of(found)
+    return name if name is not None and jobs.may_be_project_code(name) else None
+
+
 def _may_be_wrapped(entry: Entry | None) -> bool:
     """Whether a project decorator may make the function a handler of another
     kind: it is none yet, or only one the project step must confirm, or a
@@ -216,12 +268,18 @@ def _class_entries(
     non_atomic = _non_atomic_class(node, name_of) or _non_atomic_dispatch(node, name_of)
     for statement in node.body:
         if isinstance(statement, ast.FunctionDef):
-            entry = _method_entry(statement, f"{qualname}.{statement.name}", qualname, name_of)
-            if entry is None and not non_atomic and not _non_atomic(statement, name_of):
-                entry = _view_method(statement, qualname, views_module)
-            if entry is not None and not (non_atomic and entry.framework == _DJANGO):
-                yield entry
-            if _may_be_wrapped(entry):
+            entries = _method_entries(statement, f"{qualname}.{statement.name}", qualname, name_of)
+            # A method a framework's base class dispatches to by its name
+            # (`post`) may be a Django view's too: the project step tells
+            # which base the class has.
+            registered = any(e.route for e in entries)
+            if not registered and not non_atomic and not _non_atomic(statement, name_of):
+                view = _view_method(statement, qualname, views_module)
+                entries.extend([view] if view is not None else [])
+            for entry in entries:
+                if not (non_atomic and entry.framework == _DJANGO):
+                    yield entry
+            if _may_be_wrapped(entries[0] if entries else None):
                 yield from _wrapped(statement, f"{qualname}.{statement.name}", name_of)
         elif isinstance(statement, ast.Assign) and not non_atomic:
             yield from _saved_by_view(statement, qualname, name_of)
@@ -231,24 +289,27 @@ def _class_entries(
             yield from _class_entries(statement, nested, name_of, views_module, module_depth)
 
 
-def _method_entry(
+def _method_entries(
     node: ast.FunctionDef, qualname: str, owner: str, name_of: NameOf
-) -> Entry | None:
+) -> list[Entry]:
+    """The handler a decorator registers, or those the method is for each
+    framework whose base classes dispatch to it by its name."""
     registered = _registered(node, qualname, name_of)
     if registered is not None:
-        return registered
-    for handlers in requests.CLASS_HANDLERS:
-        if node.name in handlers.methods:
-            return Entry(
-                qualname,
-                node.lineno,
-                handlers.framework,
-                handlers.how,
-                needs="class",
-                of=owner,
-                bases=handlers.bases,
-            )
-    return None
+        return [registered]
+    return [
+        Entry(
+            qualname,
+            node.lineno,
+            handlers.framework,
+            handlers.how,
+            needs="class",
+            of=owner,
+            bases=handlers.bases,
+        )
+        for handlers in requests.CLASS_HANDLERS
+        if node.name in handlers.methods
+    ]
 
 
 def _view_method(node: ast.FunctionDef, owner: str, views_module: bool) -> Entry | None:

@@ -36,7 +36,7 @@ def module_connections(
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             found.extend(_decorated(statement, local(statement.name), name_of))
             found.extend(
-                _connect_calls(statement, "", _with_imports(statement, name_of, imports_of))
+                _connect_calls(statement, "", with_imports(statement, name_of, imports_of))
             )
         elif isinstance(statement, ast.ClassDef):
             owner = local(statement.name)
@@ -44,7 +44,7 @@ def module_connections(
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                     found.extend(_decorated(item, f"{owner}.{item.name}", name_of))
             found.extend(
-                _connect_calls(statement, owner, _with_imports(statement, name_of, imports_of))
+                _connect_calls(statement, owner, with_imports(statement, name_of, imports_of))
             )
         else:
             found.extend(_connect_calls(statement, "", name_of))
@@ -91,7 +91,7 @@ def _connect_calls(node: ast.stmt, owner: str, name_of: NameOf) -> Iterator[Conn
             yield signal, name, child.lineno
 
 
-def _with_imports(node: ast.stmt, name_of: NameOf, imports_of: ImportsOf) -> NameOf:
+def with_imports(node: ast.stmt, name_of: NameOf, imports_of: ImportsOf) -> NameOf:
     """`name_of`, knowing the imports made inside `node`'s functions too
     (`from .handlers import on_saved` in `AppConfig.ready`)."""
     local: dict[str, str] = {}

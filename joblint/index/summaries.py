@@ -21,7 +21,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from joblint.index.entries import dependency_aliases, module_entries, non_atomic_classes
+from joblint.index.entries import (
+    called_entries,
+    dependency_aliases,
+    module_entries,
+    non_atomic_classes,
+)
 from joblint.index.flags import (
     Guard,
     call_flags,
@@ -30,6 +35,7 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
+from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
     PAIR,
@@ -46,6 +52,7 @@ from joblint.knowledge import jobs, payloads, requests, work
 from joblint.libraries import django, postgres
 from joblint.models import (
     DecoratorUse,
+    Entry,
     FunctionSummary,
     ModuleIndex,
     ProjectCall,
@@ -272,6 +279,8 @@ class _Summary:
     field_sets: bool = False
     super_calls: tuple[str, ...] = ()
     yields: int = 0
+    hands_on: int = 0
+    commit_settings: tuple[str, ...] = ()
     asynchronous: bool = False
     defers: list[str] = field(default_factory=list)
     registers: str = ""
@@ -286,6 +295,7 @@ class ModuleReader:
         may_name_guard: bool = True,
         may_connect: bool = True,
         may_attach: bool = True,
+        may_hook: bool = True,
     ) -> None:
         self.module = module
         # The module's text names something that claims work (`work.may_claim`).
@@ -299,6 +309,10 @@ class ModuleReader:
         # Its text may attach a handler's callback (`requests.may_attach`):
         # where it can't, no function is walked for one.
         self.may_attach = may_attach
+        # Its text may register a function run after or around request
+        # handlers, or a handler by a call (`requests.may_hook`): where it
+        # can't, the module is not walked for one.
+        self.may_hook = may_hook
         self.transaction_functions = options.transaction_functions
         self.enqueue_functions = options.enqueue_functions
         self.on_commit_functions = options.on_commit_functions
@@ -396,6 +410,8 @@ class ModuleReader:
                     field_sets=found.field_sets,
                     super_calls=found.super_calls,
                     yields=found.yields,
+                    hands_on=found.hands_on,
+                    commit_settings=found.commit_settings,
                     asynchronous=found.asynchronous,
                     defers=tuple(found.defers),
                     registers=found.registers,
@@ -406,7 +422,7 @@ class ModuleReader:
             tuple(self.registered),
             tuple(self.local(name) for name in plain_functions),
             self._plain_classes(plain_classes),
-            entries=module_entries(self.module.name, statements, self._module_name),
+            entries=self._entries(statements),
             dependency_aliases=dependency_aliases(self.module.name, statements, self._module_name),
             non_atomic_classes=non_atomic_classes(self.module.name, statements, self._module_name),
             connections=module_connections(
@@ -415,7 +431,16 @@ class ModuleReader:
             if self.may_connect
             else (),
             services=tuple(self.services),
+            hooks=module_hooks(self.module.name, statements, self._module_name, self._imports)
+            if self.may_hook
+            else (),
         )
+
+    def _entries(self, statements: list[ast.stmt]) -> tuple[Entry, ...]:
+        found = module_entries(self.module.name, statements, self._module_name)
+        if self.may_hook:
+            found += called_entries(statements, self._module_name)
+        return found
 
     def _plain_classes(self, names: Iterable[str]) -> tuple[str, ...]:
         """Of the classes that may be plain, those whose every base the
@@ -720,11 +745,46 @@ class ModuleReader:
         yields = self.of_kind(node, ast.Yield)
         summary.yields = min((cast(ast.Yield, y).lineno for y in yields), default=0)
         summary.asynchronous = isinstance(node, ast.AsyncFunctionDef)
+        summary.hands_on = self._hands_on(node, frame)
+        if summary.commits and self.may_hook:
+            summary.commit_settings = self._commit_settings(node, summary.commits)
         kinds = self.kinds(node)
         if ast.FunctionDef in kinds or ast.AsyncFunctionDef in kinds:
             for inner in self.own(node):  # in their order: the summaries keep it
                 if isinstance(inner, _Function):
                     self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+
+    def _hands_on(self, node: _Function, frame: _Frame) -> int:
+        """The line of a middleware's first call of the app it wraps (`await
+        call_next(request)`, `await self.app(scope, receive, send)`), 0 for none."""
+        nexts = frame.parameters & requests.NEXT_PARAMETERS
+        if not nexts and node.name not in requests.MIDDLEWARE_METHODS:
+            return 0
+        lines = [
+            call.lineno
+            for call in cast(list[ast.Call], self.of_kind(node, ast.Call))
+            if (isinstance(call.func, ast.Name) and call.func.id in nexts)
+            or (
+                isinstance(call.func, ast.Attribute)
+                and call.func.attr in requests.NEXT_ATTRIBUTES
+                and _is_name(call.func.value, "self")
+            )
+        ]
+        return min(lines, default=0)
+
+    def _commit_settings(self, node: _Function, commits: list[int]) -> tuple[str, ...]:
+        """The commit settings the tests guarding every one of its commits
+        name (`if app.config["SQLALCHEMY_COMMIT_ON_TEARDOWN"]:`), () where a
+        commit is not guarded by one."""
+        named: set[str] = set()
+        spans: list[tuple[int, int]] = []
+        for test in cast(list[ast.If], self.of_kind(node, ast.If)):
+            found = _settings_named(test.test)
+            if found:
+                named |= found
+                spans.append((test.body[0].lineno, test.body[-1].end_lineno or test.lineno))
+        guarded = all(any(a <= line <= b for a, b in spans) for line in commits)
+        return tuple(sorted(named)) if named and guarded else ()
 
     def _writes(
         self, node: _Function, stack: list[_Frame], summary: _Summary
@@ -1279,6 +1339,23 @@ def _command_call(
         flags=command_flags(node, frame.steady),
         command=first.value,
     )
+
+
+def _settings_named(test: ast.expr) -> set[str]:
+    """The commit settings a test names, as a key or an attribute."""
+    found: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.Name):
+            name = node.id
+        else:
+            continue
+        if name in requests.COMMIT_SETTINGS:
+            found.add(name)
+    return found
 
 
 def _is_commit(call: ast.Call) -> bool:

@@ -8,9 +8,10 @@ import re
 
 from joblint.knowledge import jobs
 from joblint.libraries import collect, django, fastapi, pyramid, python
-from joblint.libraries.base import RequestHandlers, ServiceApi, SignalApi
+from joblint.libraries.base import RequestHandlers, RequestHooks, ServiceApi, SignalApi
 
 HANDLERS: tuple[RequestHandlers, ...] = collect("REQUEST_HANDLERS")
+HOOKS: tuple[RequestHooks, ...] = collect("REQUEST_HOOKS")
 
 # The flag (`FileFacts.flags`) under which each framework runs its handlers
 # inside the request's transaction.
@@ -27,11 +28,15 @@ FRAMEWORK_TRANSACTIONS: dict[str, str] = {
     "django": "inside the request's transaction (ATOMIC_REQUESTS)",
     "pyramid": "inside the request's transaction (pyramid_tm)",
     fastapi.FRAMEWORK: "inside the session its dependency commits after it returns",
+    **{h.framework: h.transaction for h in HOOKS if h.transaction},
 }
 # Frameworks whose request's session flushes every row it holds at COMMIT
-# (SQLAlchemy's unit of work under pyramid_tm): a handler setting a field of
-# a row writes it. Django writes only what `save()`/`update()` say.
-FIELD_SETS_WRITE: frozenset[str] = frozenset({"pyramid", fastapi.FRAMEWORK})
+# (SQLAlchemy's unit of work under pyramid_tm, or a session committed after
+# the handler): a handler setting a field of a row writes it. Django writes
+# only what `save()`/`update()` say.
+FIELD_SETS_WRITE: frozenset[str] = frozenset(
+    {"pyramid", fastapi.FRAMEWORK, *(h.framework for h in HOOKS)}
+)
 # How a message says to defer a job to each framework's COMMIT.
 FRAMEWORK_FIX_HINTS: dict[str, str] = {
     "pyramid": jobs.FIX_HINTS[jobs.TxFamily.TRANSACTION_MANAGER],
@@ -39,8 +44,15 @@ FRAMEWORK_FIX_HINTS: dict[str, str] = {
         "Commit the session before enqueuing, or enqueue from a BackgroundTasks task "
         "(FastAPI >= 0.106 runs those after the dependency's commit)"
     ),
+    **{h.framework: h.fix_hint for h in HOOKS if h.fix_hint},
 }
 DECORATORS: dict[str, RequestHandlers] = {d: h for h in HANDLERS for d in h.decorators}
+# Calls registering the function they are handed as a handler
+# (`RequestHandlers.route_calls`): qualified name or ".method" -> the
+# handlers, the function's position and keyword.
+ROUTE_CALLS: dict[str, tuple[RequestHandlers, int, str]] = {
+    name: (h, position, keyword) for h in HANDLERS for name, position, keyword in h.route_calls
+}
 ROUTERS: dict[str, RequestHandlers] = {r: h for h in HANDLERS for r in h.routers}
 ROUTE_METHODS: frozenset[str] = frozenset(m for h in HANDLERS for m in h.route_methods)
 CLASS_HANDLERS: tuple[RequestHandlers, ...] = tuple(h for h in HANDLERS if h.bases)
@@ -235,3 +247,60 @@ _CONNECTING_TOKENS = tuple(
         }
     )
 )
+
+
+# --- functions a framework runs after or around its handlers (`HOOKS`) ------------
+
+# The method registering a function run after the handler, a middleware
+# adder, wrapper or decorator, a setting committing after every handler:
+# each with its declaration.
+HOOK_REGISTRATIONS: dict[str, RequestHooks] = {m: h for h in HOOKS for m in h.hook_methods}
+OWN_HOOK_METHODS: frozenset[str] = frozenset(m for h in HOOKS for m in h.own_hook_methods)
+BLUEPRINTS: frozenset[str] = frozenset(b for h in HOOKS for b in h.blueprints)
+MIDDLEWARE_ADDERS: dict[str, RequestHooks] = {m: h for h in HOOKS for m in h.middleware_adders}
+MIDDLEWARE_WRAPPERS: dict[str, RequestHooks] = {w: h for h in HOOKS for w in h.middleware_wrappers}
+MIDDLEWARE_DECORATORS: dict[str, RequestHooks] = {
+    d: h for h in HOOKS for d in h.middleware_decorators
+}
+DISPATCH_KEYWORDS: frozenset[str] = frozenset(
+    h.dispatch_keyword for h in HOOKS if h.dispatch_keyword
+)
+COMMIT_SETTINGS: dict[str, RequestHooks] = {k: h for h in HOOKS for k in h.commit_settings}
+# A library's middleware class -> its declaration, and the keyword that,
+# true, makes it commit after the handler.
+COMMITTING_MIDDLEWARE: dict[str, tuple[RequestHooks, str]] = {
+    cls: (h, keyword) for h in HOOKS for cls, keyword in h.committing_middleware
+}
+MIDDLEWARE_METHODS: tuple[str, ...] = tuple(
+    dict.fromkeys(m for h in HOOKS for m in h.middleware_methods)
+)
+NEXT_PARAMETERS: frozenset[str] = frozenset(p for h in HOOKS for p in h.next_parameters)
+NEXT_ATTRIBUTES: frozenset[str] = frozenset(a for h in HOOKS for a in h.next_attributes)
+# The handlers' framework -> the frameworks whose hooks run after its handlers.
+HOOKED_BY: dict[str, frozenset[str]] = {
+    handled: frozenset(h.framework for h in HOOKS if handled in h.handlers)
+    for handled in {f for h in HOOKS for f in h.handlers}
+}
+# What a module registering one names.
+HOOK_WORDS: tuple[str, ...] = tuple(
+    sorted(
+        {
+            *HOOK_REGISTRATIONS,
+            *MIDDLEWARE_ADDERS,
+            *(f"{w.rsplit('.', 1)[-1]}(" for w in MIDDLEWARE_WRAPPERS),
+            *(f".{d}(" for d in MIDDLEWARE_DECORATORS),
+            *COMMIT_SETTINGS,
+        }
+    )
+)
+# What a module registering a handler by a call names (`Route("/x", f)`).
+ROUTE_CALL_WORDS: tuple[str, ...] = tuple(
+    sorted({f"{name.rsplit('.', 1)[-1]}(" for name in ROUTE_CALLS})
+)
+_REGISTERING_WORDS = (*HOOK_WORDS, *ROUTE_CALL_WORDS)
+
+
+def may_hook(text: str) -> bool:
+    """Whether a module's text may register a function run after or around
+    request handlers, or a handler by a call."""
+    return any(word in text for word in _REGISTERING_WORDS)

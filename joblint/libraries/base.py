@@ -359,6 +359,58 @@ class RequestHandlers:
     # `config.add_view`).
     attach_functions: tuple[str, ...] = ()
     config_methods: tuple[str, ...] = ()
+    # Calls registering the function they are handed as a handler: a class
+    # or function (`Route("/x", endpoint)`, qualified) or, named ".method", a
+    # router's method (`bp.add_url_rule("/x", view_func=f)`); with the
+    # position and the keyword the function may be passed as.
+    route_calls: tuple[tuple[str, int, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHooks:
+    """How a web framework runs the project's functions after its request
+    handlers (a Flask `teardown_request`) or around them (a Starlette
+    middleware): one that commits a session there commits the request's
+    once the handler has returned (`joblint.index.hooks` reads them)."""
+
+    # The framework whose transaction such a commit makes ("flask").
+    framework: str
+    # The frameworks of the handlers it runs after (`RequestHandlers.framework`).
+    handlers: tuple[str, ...]
+    # How a message says the request is a transaction, and how to defer a job
+    # past its COMMIT ("": another declaration of the framework's says).
+    transaction: str = ""
+    fix_hint: str = ""
+    # Methods of an app or blueprint registering a function run after the
+    # handler, as a decorator or called with it (`@app.teardown_request`,
+    # `app.teardown_appcontext(f)`).
+    hook_methods: tuple[str, ...] = ()
+    # Of those, the ones that, called on one of `blueprints` (classes), run
+    # only after the handlers that blueprint registers.
+    own_hook_methods: tuple[str, ...] = ()
+    blueprints: tuple[str, ...] = ()
+    # Methods of an app adding a middleware class (`app.add_middleware(Cls)`),
+    # classes wrapping one for an app's `middleware=[...]` (`Middleware(Cls)`),
+    # and the keyword handing either a function doing its work (`dispatch=f`).
+    middleware_adders: tuple[str, ...] = ()
+    middleware_wrappers: tuple[str, ...] = ()
+    dispatch_keyword: str = ""
+    # Decorator methods of an app registering a middleware function
+    # (`@app.middleware("http")`).
+    middleware_decorators: tuple[str, ...] = ()
+    # A middleware class's methods handling a request, and how a middleware
+    # runs the handler: a call of its parameter (`await call_next(request)`)
+    # or of its own attribute (`await self.app(scope, receive, send)`).
+    middleware_methods: tuple[str, ...] = ()
+    next_parameters: tuple[str, ...] = ()
+    next_attributes: tuple[str, ...] = ()
+    # Configuration keys set true to commit after every request
+    # (Flask-SQLAlchemy's `SQLALCHEMY_COMMIT_ON_TEARDOWN`).
+    commit_settings: tuple[str, ...] = ()
+    # Middleware classes of a library committing the request's session after
+    # the endpoint where the keyword they are added with is true
+    # (`app.add_middleware(DBSessionMiddleware, commit_on_exit=True)`).
+    committing_middleware: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

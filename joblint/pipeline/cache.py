@@ -65,9 +65,7 @@ def encode(value: Any) -> Any:
     kind = type(value)
     names = _FIELDS.get(kind)
     if names is not None:
-        fields = [
-            v if type(v) in _PLAIN else encode(v) for v in (getattr(value, n) for n in names)
-        ]
+        fields = [v if type(v) in _PLAIN else encode(v) for v in (getattr(value, n) for n in names)]
         return {"t": kind.__name__, "f": fields}
     if kind is frozenset:
         return {"fs": sorted(encode(v) for v in value)}

@@ -308,6 +308,73 @@ class EnqueueInTransaction(Rule):
       calls `config.add_view(...)` (itself or through a function of its
       module), or a class whose `__call__` does or that derives from
       `view_config`. A project decorator that registers nothing makes no view.
+    - **Flask with a teardown or after_request that commits**: a view
+      (`@app.route`/`@bp.route`, `@app.post(...)` and the other method
+      shortcuts on a `Flask` or `Blueprint`, `add_url_rule(view_func=f)`, a
+      `MethodView`/`View` subclass's `get`/`post`/.../`dispatch_request`, a
+      Flask-RESTful/RESTX `Resource`'s, a Flask-AppBuilder `@expose` method)
+      of an app that registers a function calling `.commit()` with
+      `teardown_request`, `teardown_appcontext`, `after_request` (or their
+      blueprint-wide `teardown_app_request`/`after_app_request`; as a
+      decorator or called with it, in an app factory too), or that sets
+      Flask-SQLAlchemy's `SQLALCHEMY_COMMIT_ON_TEARDOWN = True` (honoured
+      up to 3.0): Flask runs them after the view has returned. A blueprint's
+      own `teardown_request`/`after_request` counts for its own views only;
+      a hook counts for the views of its project directory (the top-level
+      package of the module registering it). A teardown that only
+      `remove()`s or closes the session is no transaction, nor one that
+      commits only under a test of `SQLALCHEMY_COMMIT_ON_TEARDOWN` where its
+      project never sets it.
+
+      ```python
+      @app.teardown_appcontext
+      def commit_session(exception=None):
+          if exception is None:
+              db_session.commit()
+          db_session.remove()
+
+      @orders.post("/crates")
+      def fill_crate():
+          crate = Crate(tree_id=request.form["tree"])
+          db_session.add(crate)
+          db_session.flush()
+          weigh.delay(crate.id)  # JL101: the teardown commits after the view
+          return {"id": crate.id}
+      ```
+    - **Starlette (and FastAPI) with a middleware that commits after the
+      endpoint**: a `BaseHTTPMiddleware` whose `dispatch` calls `.commit()`
+      after `await call_next(request)`, the same in an
+      `@app.middleware("http")` function, or a pure ASGI middleware whose
+      `__call__` commits after `await self.app(scope, receive, send)` (or
+      in a `send` wrapper it hands on), added with `app.add_middleware(Cls)`
+      or `Middleware(Cls)` in `Starlette(middleware=[...])`/
+      `FastAPI(middleware=[...])`; also fastapi-sqlalchemy's
+      `DBSessionMiddleware` and fastapi-async-sqlalchemy's
+      `SQLAlchemyMiddleware` added with `commit_on_exit=True`. Its
+      endpoints: FastAPI path operations, Starlette `Route(path, endpoint)`,
+      `app.add_route(...)` and `@app.route(...)`; async ones too, and the
+      async functions they await. A middleware committing only before
+      `call_next`, or only closing the session, is no transaction. A
+      `BackgroundTask` on the response runs after a `BaseHTTPMiddleware`'s
+      dispatch has returned (its commit done), but before a pure ASGI
+      middleware's commit.
+
+      ```python
+      class SessionMiddleware(BaseHTTPMiddleware):
+          async def dispatch(self, request, call_next):
+              request.state.db = SessionLocal()
+              response = await call_next(request)
+              request.state.db.commit()
+              return response
+
+      @router.post("/pots")
+      async def throw_pot(request: Request, clay: str):
+          pot = Pot(clay=clay)
+          request.state.db.add(pot)
+          request.state.db.flush()
+          glaze.delay(pot.id)  # JL101: the middleware commits after the endpoint
+          return {"id": pot.id}
+      ```
 
     ## Signals sent inside a transaction
     A Django `Signal.send`/`send_robust` or a blinker `send` runs every
@@ -350,8 +417,9 @@ class EnqueueInTransaction(Rule):
       only reads enqueues nothing a worker can miss); a write that names no
       model (`session.add(x)`, `obj.save()` of an untyped name, a library
       base's write through `super()`: `CreateView.form_valid`,
-      `ModelSerializer.create`, `ModelAdmin.save_model`; under pyramid_tm
-      and FastAPI also `obj.field = ...`, which the session flushes) or a
+      `ModelSerializer.create`, `ModelAdmin.save_model`; under pyramid_tm,
+      FastAPI, Flask and Starlette also `obj.field = ...`, which the session
+      flushes) or a
       call of the project's code no summary tells keeps the finding. Calls
       on classes, on tasks and on library objects write nothing.
     - A transactional dispatch is no finding: a project task class whose
@@ -384,10 +452,14 @@ class EnqueueInTransaction(Rule):
     rollback), and the hook returns `None`, not an `AsyncResult`.
 
     ## Known limits
-    - Request transactions are Django's, Pyramid's and FastAPI's committing
+    - Request transactions are Django's, Pyramid's, FastAPI's committing
       session dependencies (one level: a dependency of a dependency is not
-      followed). Starlette middleware and Flask teardown commits are not
-      followed yet.
+      followed), Flask's committing teardowns and Starlette's committing
+      middleware. A hook or middleware committing through a function of its
+      own is not followed; routes an app factory registers on its local
+      `app` (`@app.route` inside `create_app()`) are not handlers, nor is a
+      blueprint's own teardown followed to a class-based view its
+      `add_url_rule` registers.
     - The search from an enqueue up to a handler follows calls the project
       model resolves: a method called on a value of unknown type
       (`self.get_object().release()`, a service from `request.find_service`)

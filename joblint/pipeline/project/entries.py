@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from joblint.knowledge import requests
 from joblint.libraries import django, pyramid
-from joblint.models import Entry, ProjectCall, Related, Span
+from joblint.models import HOOK_AROUND, HOOK_SETTING, Entry, ProjectCall, Related, RequestHook, Span
 from joblint.pipeline.project.call_graph import MAX_HOPS, CallGraph, Hop, hops_text
+from joblint.pipeline.project.settings_scope import below, project_directory
 
 if TYPE_CHECKING:
     from joblint.pipeline.project import ProjectIndex
@@ -37,9 +38,10 @@ class Handler:
 
     # The class whose method it is ("" for a function).
     owner: str = ""
-    # The dependency committing its session after it returns (path, line,
-    # name), where that, not a settings flag, makes it a transaction.
-    dependency: tuple[str, int, str] | None = None
+    # What commits its session after it returns, where that, not a settings
+    # flag, makes it a transaction (a FastAPI dependency, a Flask teardown, a
+    # middleware): path, line, and how a related location says so.
+    committer: tuple[str, int, str] | None = None
 
     @property
     def name(self) -> str:
@@ -99,9 +101,9 @@ class Reach:
         if self.sent is not None:
             path, line, own = self.sent
             found.append(Related(path, _line(line), f"connected here; sent inside {own}"))
-        if handler is not None and handler.dependency is not None:
-            path, line, name = handler.dependency
-            found.append(Related(path, _line(line), f"{name}() commits after the handler returns"))
+        if handler is not None and handler.committer is not None:
+            path, line, said = handler.committer
+            found.append(Related(path, _line(line), said))
         found.extend(Related(hop.path, _line(hop.call.line), hop.step()) for hop in self.hops)
         found.extend(
             Related(path, _line(1), "the settings that turn it on") for path in self.settings
@@ -112,6 +114,17 @@ class Reach:
 # A caller: its name, its file, the call, whether the call is made inside a
 # transaction, and whether it is a signal's send (to the receiver it calls).
 _Caller = tuple[str, str, ProjectCall, bool, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class _Committing:
+    """A function registered after or around request handlers that commits
+    once they have returned (or a setting doing so)."""
+
+    framework: str  # whose (`RequestHook.framework`)
+    root: str  # the project directory of the module registering it: its handlers
+    of: str  # the blueprint whose handlers alone it runs after ("" for all)
+    where: tuple[str, int, str]  # path, line, how a related location says it
 
 
 @dataclass(slots=True)
@@ -127,6 +140,7 @@ class RequestReach:
     _aliases: dict[str, str] | None = None
     _non_atomic: frozenset[str] | None = None
     _subclasses: dict[str, list[str]] | None = None
+    _hooks: dict[str, list[_Committing]] | None = None
 
     def reached(self, qualname: str) -> Reach | None:
         """The nearest handler (fewest calls away) reaching the function `qualname`."""
@@ -145,7 +159,8 @@ class RequestReach:
         own_sent = self._own_transaction_receivers()
         # An async function runs only where it is awaited: in an async
         # handler of a framework that may run one inside a transaction.
-        awaited = self.graph.functions[start][0].asynchronous
+        functions = self.graph.functions
+        awaited = functions[start][0].asynchronous
         # Each function, the calls from it down to `start`, and whether a
         # signal's send is among them.
         frontier: list[tuple[str, tuple[Hop, ...], bool]] = [(start, (), False)]
@@ -153,9 +168,9 @@ class RequestReach:
         for depth in range(MAX_HOPS + 1):
             following: list[tuple[str, tuple[Hop, ...], bool]] = []
             for function, hops, signalled in frontier:
-                found = [
-                    h for h in handlers.get(function, ()) if not awaited or h.entry.asynchronous
-                ]
+                found = handlers.get(function, [])
+                if awaited and not functions[function][0].asynchronous:
+                    found = []
                 if found:
                     handler = found[0]
                     return Reach(handler, hops, self._settings(handler))
@@ -433,9 +448,13 @@ class RequestReach:
         owner = owner if owner in self.graph.classes else ""
         if framework in requests.DEPENDENCY_FRAMEWORKS:
             dependency = self._committing_dependency(entry)
-            if dependency is None:
-                return None
-            return Handler(entry, path, framework, how, owner, dependency)
+            if dependency is not None:
+                return Handler(entry, path, framework, how, owner, dependency)
+        hooked = self._committing_hook(entry, path, framework)
+        if hooked is not None:
+            return Handler(entry, path, hooked.framework, how, owner, hooked.where)
+        if framework in requests.DEPENDENCY_FRAMEWORKS or framework in requests.HOOKED_BY:
+            return None
         if entry.asynchronous:
             return None  # Django runs async views outside ATOMIC_REQUESTS
         if framework == django.FRAMEWORK and owner and self._outside_request_transactions(owner):
@@ -462,8 +481,108 @@ class RequestReach:
                 continue
             summary, path = graph.functions[function]
             if summary.commits_after_yield:
-                return path, summary.line, function.rsplit(".", 1)[-1]
+                name = function.rsplit(".", 1)[-1]
+                return path, summary.line, f"{name}() commits after the handler returns"
         return None
+
+    def _committing_hook(self, entry: Entry, path: str, framework: str) -> _Committing | None:
+        """The first hook committing after the handler: one of a framework
+        running after this framework's handlers, registered in the handler's
+        project directory, for every handler or for its own blueprint."""
+        if framework not in requests.HOOKED_BY:
+            return None
+        for hook in self._committing_hooks().get(framework, ()):
+            if not below(path, hook.root):
+                continue
+            if hook.of and self.index.canonical(entry.of) != hook.of:
+                continue
+            return hook
+        return None
+
+    def _committing_hooks(self) -> dict[str, list[_Committing]]:
+        """The hooks that commit after the handlers, by the framework of the
+        handlers they run after."""
+        if self._hooks is None:
+            found: dict[str, list[_Committing]] = {}
+            graph = self.graph
+            for path in sorted(graph.by_path):
+                module = graph.by_path[path]
+                for hook in module.hooks:
+                    where = self._commits_after(hook, path)
+                    if where is None:
+                        continue
+                    root = project_directory(path, module.module)
+                    committing = _Committing(hook.framework, root, self._blueprint(hook.of), where)
+                    for handled, hooked in requests.HOOKED_BY.items():
+                        if hook.framework in hooked:
+                            found.setdefault(handled, []).append(committing)
+            self._hooks = found
+        return self._hooks
+
+    def _commits_after(self, hook: RequestHook, path: str) -> tuple[str, int, str] | None:
+        """Where the hook commits after the handler returned, if it does: a
+        setting's line, a function committing anywhere in it, a middleware
+        (its `dispatch`, `__call__`, or the function itself) committing
+        after it ran the handler."""
+        if hook.kind == HOOK_SETTING:
+            return path, hook.line, f"{hook.target} commits the session after the handler returns"
+        graph = self.graph
+        names = [hook.target]
+        if hook.kind == HOOK_AROUND:
+            names.extend(f"{hook.target}.{m}" for m in requests.MIDDLEWARE_METHODS)
+        for name in names:
+            function = graph.resolve(self.index.canonical(name))
+            if function is None:
+                continue
+            summary, where = graph.functions[function]
+            if hook.kind == HOOK_AROUND:
+                committing = self._middleware_commit(function)
+            elif summary.commits and self._settings_set(summary.commit_settings, path):
+                committing = function  # not only under a setting's test it never sets
+            else:
+                committing = None
+            if committing is not None:
+                line = graph.functions[committing][0].line
+                said = f"{committing.rsplit('.', 1)[-1]}() commits after the handler returns"
+                return where, line, said
+        return None
+
+    def _middleware_commit(self, function: str) -> str | None:
+        """The function committing after a middleware ran the handler: the
+        middleware's, after its call of the next app, or a function it
+        defines (a `send` wrapper committing at the response's start)."""
+        functions = self.graph.functions
+        summary = functions[function][0]
+        if summary.commits_after_handing_on:
+            return function
+        if not summary.hands_on:
+            return None
+        nested = f"{function}.<locals>."
+        return next(
+            (f for f, (s, _) in functions.items() if f.startswith(nested) and s.commits), None
+        )
+
+    def _settings_set(self, settings: tuple[str, ...], path: str) -> bool:
+        """Whether a module of the project of the file at `path` sets one of
+        the commit settings (none asked: yes)."""
+        if not settings:
+            return True
+        return any(
+            hook.kind == HOOK_SETTING
+            and hook.target in settings
+            and below(path, project_directory(where, module.module))
+            for where, module in self.graph.by_path.items()
+            for hook in module.hooks
+        )
+
+    def _blueprint(self, of: str) -> str:
+        """`of`, canonical, where it is a blueprint (its hooks run after its
+        own handlers alone); "" where it is an app or not known."""
+        if not of:
+            return ""
+        name = self.index.canonical(of)
+        made = self.index.instances.get(name) or self.graph.instances.get(name, "")
+        return name if made in requests.BLUEPRINTS else ""
 
     def registering_decorator(self, qualname: str) -> str:
         """The framework decorator the project's decorator factory `qualname`

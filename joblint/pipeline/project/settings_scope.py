@@ -65,7 +65,7 @@ class SettingsScopes:
     def applies(self, setter: Setter, path: str) -> bool:
         """Whether what `setter` sets holds for the file at `path`."""
         roots = self._roots_of(setter.module)
-        return not roots or any(_below(path, root) for root in roots)
+        return not roots or any(below(path, root) for root in roots)
 
     def _roots_of(self, module: str) -> tuple[str, ...]:
         if module not in self._roots:
@@ -115,7 +115,8 @@ def _loads(named: str, module: str) -> bool:
     return bool(package) and module.rpartition(".")[0] == package
 
 
-def _below(path: str, directory: str) -> bool:
+def below(path: str, directory: str) -> bool:
+    """Whether the file at `path` is in `directory` ("" or ".": any relative path)."""
     if directory in ("", "."):
         return not PurePosixPath(path).is_absolute()
     return path == directory or path.startswith(f"{directory.rstrip('/')}/")

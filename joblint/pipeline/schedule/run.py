@@ -23,6 +23,8 @@ from joblint.config import Config, Configs
 from joblint.knowledge import jobs, requests
 from joblint.models import (
     ASYNC_REACH,
+    HOOK_AROUND,
+    HOOK_SETTING,
     REACHED,
     RECEIVES,
     REQUEST_DEPENDS,
@@ -662,6 +664,7 @@ def _lint_discovered(
         context.extend(_project_model(run, model, results, context))
     context.extend(_loaded_settings(run, everything, results, context))
     context.extend(_session_dependencies(run, everything, results, context))
+    context.extend(_request_hooks(run, everything, results, context))
     requested = _Requested(pool, wanted, linted)
     context.extend(_request_enqueues(run, requested, results, context))
     context.extend(_request_callers(run, everything, pool, results, context))
@@ -1168,7 +1171,7 @@ def _request_callers(
     requests transactions) of every file calling one of them by name,
     whether the prefilter skipped it or not: a views module needs no
     enqueue token of its own. Returns those read now."""
-    targets = _reached_functions(results)
+    targets = _reached_functions(results, context)
     if not targets:
         return []
     requests_on = _request_transactions([*results, *context])
@@ -1274,7 +1277,7 @@ def _request_callers(
             if call.text.split(".", 1)[0] in models
             for method in requests.MANAGER_CALLS_INSTANCE.get(call.callee.rsplit(".", 1)[-1], ())
         }
-        for requirement in _reached(results):
+        for requirement in _reached(results, [*context, *loaded]):
             reach = index.reach.reached(requirement.qualname)
             if reach is not None and reach.handler is not None and requirement.libraries:
                 found.add(reach.handler.entry.qualname)
@@ -1358,27 +1361,58 @@ def _function_names(qualname: str) -> set[str]:
     return {parts[-1], *nested}
 
 
-def _reached_functions(results: list[FileResult]) -> set[str]:
-    return {requirement.qualname for requirement in _reached(results)}
+def _reached_functions(results: list[FileResult], context: list[FileResult]) -> set[str]:
+    return {requirement.qualname for requirement in _reached(results, context)}
 
 
-def _reached(results: list[FileResult]) -> list[Requirement]:
+def _reached(results: list[FileResult], context: list[FileResult]) -> list[Requirement]:
     """The pending findings' `REACHED` requirements; an async function's
     only where a handler may run one inside a transaction (a FastAPI
-    dependency committing its session): elsewhere no search can end."""
+    dependency or a middleware committing its session): elsewhere no
+    search can end."""
     found = _requirements(results, REACHED)
-    if any(ASYNC_REACH in r.reach for r in found) and not _dependency_sessions(results):
-        found = [r for r in found if ASYNC_REACH not in r.reach]
-    return found
+    if not any(ASYNC_REACH in r.reach for r in found) or _dependency_sessions(results):
+        return found
+    # The hooks' modules are read for the context (`_request_hooks`).
+    if _hooks_commit([*results, *context]):
+        return found
+    return [r for r in found if ASYNC_REACH not in r.reach]
 
 
 def _request_transactions(results: list[FileResult]) -> bool:
     """Whether some settings turn on a framework's request transactions, or
-    a module defines a dependency committing its session after the handler."""
+    a module defines a dependency committing its session after the handler,
+    or registers a function committing after the handlers."""
     flags = set(requests.FRAMEWORK_FLAGS.values())
     if any(not flags.isdisjoint(r.facts.flags) for r in results):
         return True
-    return _dependency_sessions(results)
+    return _dependency_sessions(results) or _hooks_commit(results)
+
+
+def _hooks_commit(results: list[FileResult]) -> bool:
+    """Whether a module registers a function after or around request
+    handlers (`ModuleIndex.hooks`) that a loaded summary of the name shows
+    committing after them, or a setting committing after them; the project
+    step tells which handlers they run after."""
+    indexes = [r.index for r in results if r.index is not None]
+    hooks = [hook for index in indexes for hook in index.hooks]
+    if not hooks:
+        return False
+    settings = {hook.target for hook in hooks if hook.kind == HOOK_SETTING}
+    if settings:
+        return True
+    after = {h.target.rsplit(".", 1)[-1] for h in hooks if h.kind != HOOK_AROUND}
+    around = {h.target.rsplit(".", 1)[-1] for h in hooks if h.kind == HOOK_AROUND}
+    for index in indexes:
+        for summary in index.functions:
+            if summary.commit_settings:
+                continue  # it commits only where a setting no module sets is on
+            parts = summary.qualname.split(".")
+            if parts[-1] in after and summary.commits:
+                return True
+            if summary.commits and not around.isdisjoint(parts[:-1]):
+                return True  # a middleware's method or a function it defines
+    return False
 
 
 def _dependency_sessions(results: list[FileResult]) -> bool:
@@ -1418,6 +1452,62 @@ def _session_dependencies(
 # What a module holding tests names: a test function or class, or the
 # framework that runs them.
 _TEST_WORDS = re.compile(rb"\bdef test|\bclass Test|\bpytest\b|\bunittest\b|\bTestCase\b")
+
+# The frameworks running functions after or around their handlers
+# (`requests.HOOKS`), as their imports read; the words of a module naming one.
+_HOOK_FRAMEWORK_WORDS = (b"flask", b"starlette", b"fastapi")
+_HOOK_FRAMEWORK = re.compile(rb"^\s*(?:from|import)\s+(?:flask|starlette|fastapi)", re.MULTILINE)
+_HOOK_WORDS = tuple(word.encode() for word in requests.HOOK_WORDS)
+_ROUTE_CALL_WORDS = tuple(word.encode() for word in requests.ROUTE_CALL_WORDS)
+
+
+def _uses_hook_framework(data: bytes) -> bool:
+    # The substrings first: scans in C, where the anchored pattern is not.
+    return any(w in data for w in _HOOK_FRAMEWORK_WORDS) and bool(_HOOK_FRAMEWORK.search(data))
+
+
+def _request_hooks(
+    run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
+) -> list[FileResult]:
+    """Where the project uses a framework running functions after or around
+    its handlers (Flask's teardowns, Starlette's middleware), the index of
+    the modules that may register one, then of those defining what they
+    register; where one may commit after the handlers, of the modules that
+    may register a handler by a call (`Route("/x", endpoint)`): the project
+    step tells which handlers run inside the session it commits. Returns
+    those read now."""
+    if ENQUEUE_IN_TRANSACTION not in run.selector.base:
+        return []
+    if not any(_uses_hook_framework(s.data) for s in everything):
+        return []
+    indexed = {r.path for r in [*results, *context] if r.index is not None}
+    loaded: list[FileResult] = []
+
+    def read(batch: list[_Source]) -> list[FileResult]:
+        fresh = [s for s in batch if s.shown not in indexed]
+        indexed.update(s.shown for s in fresh)
+        found = run.index(fresh)
+        loaded.extend(found)
+        return found
+
+    read([s for s in everything if any(word in s.data for word in _HOOK_WORDS)])
+    have = [*results, *context, *loaded]
+    # What they register, and the objects a blueprint's own hooks are
+    # registered on (whether they are blueprints).
+    targets = {
+        name
+        for r in have
+        if r.index is not None
+        for hook in r.index.hooks
+        for name in (hook.target, hook.of)
+        if name
+    }
+    modules = _ByModule(everything)
+    read(modules.of(candidate_modules(targets, modules)))
+    if _hooks_commit([*results, *context, *loaded]):
+        read([s for s in everything if any(word in s.data for word in _ROUTE_CALL_WORDS)])
+    return loaded
+
 
 # Handlers whose router or decorator tells whether they are ones.
 _NEEDS_OWNER = frozenset({"router", "decorator"})
