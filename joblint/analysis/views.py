@@ -25,9 +25,9 @@ def is_view_class(node: cst.ClassDef, resolver: Resolver) -> bool:
 
 
 def non_atomic_class(node: cst.ClassDef, resolver: Resolver) -> bool:
-    """`@method_decorator(transaction.non_atomic_requests, name="dispatch")`:
-    none of the class's views is atomic (whichever method it names, as
-    `dispatch` runs them all)."""
+    """`@method_decorator(transaction.non_atomic_requests, name="dispatch")`,
+    or its own `dispatch` marked so: none of the class's views is atomic
+    (whichever method it names, as `dispatch` runs them all)."""
     for decorator in node.decorators:
         call = decorator.decorator
         if (
@@ -37,7 +37,14 @@ def non_atomic_class(node: cst.ClassDef, resolver: Resolver) -> bool:
             and _marks_non_atomic(call.args[0].value, resolver)
         ):
             return True
-    return False
+    # Or its own `dispatch`, through which Django runs every method.
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    return any(
+        isinstance(statement, cst.FunctionDef)
+        and statement.name.value == django.DISPATCH_METHOD
+        and _non_atomic(statement, resolver)
+        for statement in body
+    )
 
 
 def view_scope(
@@ -89,5 +96,14 @@ def _non_atomic(node: cst.FunctionDef, resolver: Resolver) -> bool:
 
 
 def _marks_non_atomic(expr: cst.BaseExpression, resolver: Resolver) -> bool:
+    """`@non_atomic_requests`, `@non_atomic_requests(using=...)`, and on a
+    method `@method_decorator(non_atomic_requests)`."""
     func = expr.func if isinstance(expr, cst.Call) else expr
-    return resolver.qualified_name(func) in django.NON_ATOMIC_REQUESTS
+    if resolver.qualified_name(func) in django.NON_ATOMIC_REQUESTS:
+        return True
+    return (
+        isinstance(expr, cst.Call)
+        and bool(expr.args)
+        and resolver.qualified_name(func) in jobs.METHOD_DECORATOR_ADAPTERS
+        and _marks_non_atomic(expr.args[0].value, resolver)
+    )

@@ -362,8 +362,17 @@ def _non_atomic(node: ast.FunctionDef, name_of: NameOf) -> bool:
 
 
 def _marks_non_atomic(expr: ast.expr, name_of: NameOf) -> bool:
+    """`@non_atomic_requests`, `@non_atomic_requests(using=...)`, and on a
+    method `@method_decorator(non_atomic_requests)`."""
     func = expr.func if isinstance(expr, ast.Call) else expr
-    return name_of(func) in requests.NON_ATOMIC
+    if name_of(func) in requests.NON_ATOMIC:
+        return True
+    return (
+        isinstance(expr, ast.Call)
+        and bool(expr.args)
+        and name_of(func) in jobs.METHOD_DECORATOR_ADAPTERS
+        and _marks_non_atomic(expr.args[0], name_of)
+    )
 
 
 def non_atomic_classes(module: str, statements: list[ast.stmt], name_of: NameOf) -> tuple[str, ...]:

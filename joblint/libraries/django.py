@@ -306,8 +306,9 @@ REQUEST_HOOK_METHODS = VIEW_HOOK_METHODS | {"form_valid", "form_invalid"}
 # admin actions (`def approve(modeladmin, request, queryset)`).
 ADMIN_MODULE_NAMES = frozenset({"admin"})
 # Classes whose methods taking the request after `self` handle one: views,
-# DRF's, the admin's (its views and actions run in a request like any other).
-REQUEST_CLASS_BASES = (*VIEW_BASE_MODULES, "django.contrib.admin.")
+# DRF's, the admin's and packages' model admins (their views and actions run
+# in a request like any other).
+REQUEST_CLASS_BASES = (*VIEW_BASE_MODULES, "django.contrib.admin.", *ADMIN_CLASSES)
 FRAMEWORK = "django"
 # The method of a class-based view every request goes through
 # (`View.as_view()` calls it): marked `non_atomic_requests`, the whole

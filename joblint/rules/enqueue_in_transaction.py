@@ -239,8 +239,9 @@ class EnqueueInTransaction(Rule):
       views and actions (`@admin.action`, a method taking the request in a
       `ModelAdmin`, a function taking `(modeladmin, request, queryset)` in
       an `admin` module), views and admins built on Django's by other
-      libraries (smartmin's `SmartFormView`, `SmartCreateView`, ...,
-      django-reversion's `VersionAdmin`), and the request-taking methods a
+      libraries (smartmin's `SmartFormView`, `SmartCreateView`, ...; the
+      model admins of django-reversion, django-import-export, guardian,
+      simple-history, mptt), and the request-taking methods a
       mixin gives the views and model admins deriving from it (`class
       ReportMixin:` with `def report(self, request, queryset)`). Not:
       `non_atomic_requests` views (also through `method_decorator(...,

@@ -442,8 +442,11 @@ class RequestReach:
             view = index.canonical(entry.of)
             if not any(index.canonical(r) == view for r in index.url_views):
                 return None
-        elif entry.needs == "class" and not self._is_view_class(entry.of, entry.bases):
-            return None
+        elif entry.needs == "class" and not self._derives(entry.of, entry.bases):
+            inheriting = self._inheriting_view(entry.of, entry.bases, entry.qualname)
+            if inheriting is None:
+                return None
+            how = f"a method of the {self._kind_of_view(inheriting)} {_short(inheriting)}"
         owner = entry.qualname.rpartition(".")[0]
         owner = owner if owner in self.graph.classes else ""
         if framework in requests.DEPENDENCY_FRAMEWORKS:
@@ -599,16 +602,16 @@ class RequestReach:
             return graph.functions[call][0].registers
         return next((d for d in requests.DECORATORS if self._derives(name, (d,))), "")
 
-    def _is_view_class(self, owner: str, bases: tuple[str, ...]) -> bool:
-        """The class derives from `bases`, or is a mixin of one that does."""
-        return self._derives(owner, bases) or self._inheriting_views(owner, bases)
+    def _kind_of_view(self, qualname: str) -> str:
+        return "model admin" if self._derives(qualname, django.ADMIN_CLASSES) else "view"
 
-    def _inheriting_views(self, mixin: str, bases: tuple[str, ...]) -> bool:
-        """Whether a loaded class deriving from `bases` (a view, a model
-        admin) derives from the mixin too, inside the request's transaction:
-        the mixin's methods are then that view's (`class AssetAdmin(
-        ReportMixin, ModelAdmin)` runs `ReportMixin.report(self, request,
-        queryset)` as an admin action)."""
+    def _inheriting_view(self, mixin: str, bases: tuple[str, ...], method: str) -> str | None:
+        """Of the loaded classes deriving from `bases` (a view, a model admin)
+        and from the mixin, whose requests run inside the request's
+        transaction, the first by name of those calling the mixin's `method`
+        themselves, else of them all: the mixin's methods are those views'
+        (`class AssetAdmin(ReportMixin, ModelAdmin)` runs
+        `ReportMixin.report(self, request, queryset)` as an admin action)."""
         if self._subclasses is None:
             found: dict[str, list[str]] = {}
             for name, direct in self.graph.classes.items():
@@ -616,18 +619,23 @@ class RequestReach:
                     found.setdefault(self.index.canonical(base), []).append(name)
             self._subclasses = found
         todo, seen = [self.index.canonical(mixin)], set[str]()
+        views: list[str] = []
         while todo and len(seen) < _MAX_SUBCLASSES:
             name = todo.pop()
             for subclass in self._subclasses.get(name, ()):
                 if subclass in seen:
                     continue
                 seen.add(subclass)
-                if self._derives(subclass, bases):
-                    if not self._outside_request_transactions(subclass):
-                        return True
-                    continue
-                todo.append(self.index.canonical(subclass))
-        return False
+                if not self._derives(subclass, bases):
+                    todo.append(self.index.canonical(subclass))
+                elif not self._outside_request_transactions(subclass):
+                    views.append(subclass)
+        if not views:
+            return None
+        function = self.graph.resolve(method)
+        callers = self._callers_by_function().get(function or method, ())
+        calling = {caller.rpartition(".")[0] for caller, *_ in callers}
+        return min((v for v in views if v in calling), default=min(views))
 
     def _outside_request_transactions(self, owner: str) -> bool:
         """The view class is, or derives from, one marked
@@ -681,6 +689,10 @@ def _on_the_request(callee: str) -> bool:
 def _written_owner_call(callee: str, writes: tuple[str, ...]) -> bool:
     """The call is one of the writes the summary already names."""
     return any(callee.startswith(f"{owner}.") for owner in writes)
+
+
+def _short(qualname: str) -> str:
+    return qualname.rpartition(".")[2]
 
 
 def _line(line: int) -> Span:
