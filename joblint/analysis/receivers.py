@@ -26,6 +26,7 @@ from joblint.analysis.names import BindingKind, Resolver, dotted_parts, import_b
 from joblint.analysis.transactions import TxScope
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import ModelSignals, TxFamily
+from joblint.libraries import django
 from joblint.models import (
     M2M,
     RECEIVED,
@@ -274,7 +275,7 @@ def _calls(
             yield from _calls(_block(statement.body), statement.name.value, imports, resolver)
         elif isinstance(statement, cst.FunctionDef):
             inner = _block(statement.body)
-            local = {**imports, **_imports(inner, resolver)}
+            local = {**imports, **_imports(inner, resolver), **_model_lookups(inner, resolver)}
             yield from _calls(inner, class_name, local, resolver)
         elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For):
             yield from _calls(_block(statement.body), class_name, imports, resolver)
@@ -293,6 +294,54 @@ def _imports(body: Sequence[cst.CSTNode], resolver: Resolver) -> dict[str, str]:
             if isinstance(small, cst.Import | cst.ImportFrom):
                 found.update(import_bindings(small, resolver.module, resolver.is_package))
     return found
+
+
+def _model_lookups(body: Sequence[cst.CSTNode], resolver: Resolver) -> dict[str, str]:
+    """The names a function body binds to a model looked up by its app's
+    label (`Action = apps.get_model("actstream", "Action")`): the class in
+    the models module of the package the default label names,
+    `actstream.models.Action`. A nested app's label (`documents` for
+    `shop.apps.documents`) names no such module: no class matches it."""
+    found: dict[str, str] = {}
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                continue
+            target, value = small.targets[0].target, small.value
+            if not isinstance(target, cst.Name) or not isinstance(value, cst.Call):
+                continue
+            if resolver.qualified_name(value.func) not in django.MODEL_LOOKUPS:
+                continue
+            model = _looked_up(value.args)
+            if model is not None:
+                found[target.value] = model
+    return found
+
+
+def _looked_up(args: Sequence[cst.Arg]) -> str | None:
+    """`"shop", "Order"` or `"shop.Order"` (also by keyword): `shop.models.Order`."""
+    texts: dict[str, str] = {}
+    positional: list[str] = []
+    for arg in args:
+        if not isinstance(arg.value, cst.SimpleString):
+            return None
+        text = arg.value.evaluated_value
+        if not isinstance(text, str):
+            return None
+        if arg.keyword is None:
+            positional.append(text)
+        else:
+            texts[arg.keyword.value] = text
+    label_key, model_key = django.MODEL_LOOKUP_KEYWORDS
+    parts = [*positional, *(texts[k] for k in (label_key, model_key) if k in texts)]
+    if len(parts) == 1 and parts[0].count(".") == 1:
+        parts = parts[0].split(".")
+    if len(parts) != 2 or not all(p.isidentifier() for p in parts):
+        return None
+    label, name = parts
+    return f"{label}.models.{name}"
 
 
 def _block(body: cst.BaseSuite) -> Sequence[cst.CSTNode]:

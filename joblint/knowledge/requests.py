@@ -82,6 +82,10 @@ REQUEST_CLASS_BASES: tuple[str, ...] = (
     *collect("DJANGO_REQUEST_CLASSES"),
 )
 
+# A library's call creating a row of a library model in the caller's
+# transaction (actstream's `action.send` saves an `Action`): call -> model.
+ROW_CREATING_CALLS: dict[str, str] = dict(collect("ROW_CREATING_CALLS"))
+
 SIGNAL_APIS: tuple[SignalApi, ...] = collect("SIGNAL_APIS")
 RECEIVER_DECORATORS: frozenset[str] = frozenset(
     d for api in SIGNAL_APIS for d in api.receiver_decorators

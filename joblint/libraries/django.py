@@ -321,6 +321,13 @@ SAVED_BY_VIEW = {
     "serializer_class": ("create", "update", "save"),
     "form_class": ("save",),
 }
+# `apps.get_model("shop", "Order")` (or `"shop.Order"`, or `app_label=`,
+# `model_name=`) is the model `Order` of the app labelled `shop`: by Django's
+# default label, the app package `shop`, whose models module is `shop.models`
+# (django/apps/registry.py `Apps.get_model`, django/apps/config.py: `label`
+# defaults to the last component of the app's name).
+MODEL_LOOKUPS = frozenset({"django.apps.apps.get_model", "django.apps.registry.apps.get_model"})
+MODEL_LOOKUP_KEYWORDS = ("app_label", "model_name")
 # `@receiver(signal)` connects the function it decorates (django.dispatch).
 RECEIVER_DECORATORS = ("django.dispatch.receiver", "django.dispatch.dispatcher.receiver")
 # django.dispatch (Django 5.1, django/dispatch/dispatcher.py): `send` and

@@ -173,8 +173,13 @@ class EnqueueInTransaction(Rule):
     for every model: the project writing any of its models inside a
     transaction is enough. One whose sender a loop over a registry picks
     (`for model in registry: post_save.connect(f, sender=model)`) is not
-    followed: no reading of the code tells which models it receives. The
-    message names the first such write (file:line):
+    followed: no reading of the code tells which models it receives. A
+    sender looked up by label (`apps.get_model("actstream", "Action")`) is
+    the model of that app's models module. A library call that saves a row
+    of its own model counts as a write of it (django-activity-stream's
+    `action.send(...)` saves an `Action`), made inside a transaction around
+    it or around a call of the project on the way to it. The message names
+    the first such write (file:line):
 
     ```python
     @receiver(post_save, sender=Receipt)

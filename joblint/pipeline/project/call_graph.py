@@ -217,6 +217,12 @@ class CallGraph:
             if made_by is not None:
                 todo.append(f"{made_by}.{attribute}")
             returned = self._returned_class(owner, hops)  # `load(pk).cancel()`
+            if returned is None and hops > 0 and owner not in self.functions:
+                # What a method returns (`kind = registry.add_kind(...)`, then
+                # `kind.commit()`): the method found first, then its return.
+                method = self._resolve_within(owner, hops - 1)[0]
+                if method is not None and method != owner:
+                    returned = self._returned_class(method, hops - 1)
             if returned is not None:
                 todo.append(f"{returned}.{attribute}")
             if owner != name.rpartition(".")[0]:

@@ -193,6 +193,27 @@ class RequestReach:
             frontier = following
         return None
 
+    def called_inside_transaction(self, qualname: str) -> tuple[str, int, str] | None:
+        """The nearest call made inside a library's transaction (fewest calls
+        up) that leads, through plain calls, to the function `qualname`:
+        where it is, and the name of the function making it."""
+        start = self.graph.resolve(qualname)
+        if start is None:
+            return None
+        callers = self._callers_by_function()
+        frontier, seen = [start], {start}
+        for _ in range(MAX_HOPS):
+            following: list[str] = []
+            for function in frontier:
+                for caller, where, call, inside, _sends in callers.get(function, ()):
+                    if inside:
+                        return where, call.line, _short(caller)
+                    if caller not in seen:
+                        seen.add(caller)
+                        following.append(caller)
+            frontier = following
+        return None
+
     def committed_before(self, reach: Reach, function: str, line: int) -> bool:
         """A function on the way commits the request's session itself
         (`db.commit()`) before its call on the way to the enqueue, or the

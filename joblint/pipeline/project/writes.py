@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from joblint.knowledge import jobs
+from joblint.knowledge import jobs, requests
 from joblint.knowledge.jobs import ModelSignals
 from joblint.models import CREATE, DELETE, M2M, SAVE, FunctionSummary, ProjectCall
 
@@ -105,7 +105,7 @@ class TransactionalWrites:
         call: ProjectCall,
         summary: FunctionSummary,
     ) -> list[Written]:
-        found = []
+        found = self._library_creates(model, writes, path, call, summary)
         for signals in jobs.MODEL_SIGNALS:
             for owner, write, changed in _writes(call.callee, signals):
                 if write not in writes or (write == M2M and changed != m2m_field):
@@ -118,6 +118,31 @@ class TransactionalWrites:
                     how = f"{_VERBS[write]} by {call.text}() {inside}"
                     found.append(Written(path, call.line, how, model=written))
         return found
+
+    def _library_creates(
+        self,
+        model: str,
+        writes: frozenset[str],
+        path: str,
+        call: ProjectCall,
+        summary: FunctionSummary,
+    ) -> list[Written]:
+        """A library call creating a row of `model` (`requests.ROW_CREATING_CALLS`)
+        inside a transaction: around the call, or around a call of the
+        project's on the way to its function."""
+        created = requests.ROW_CREATING_CALLS.get(self.index.canonical(call.callee))
+        if created is None or not writes & {SAVE, CREATE} or model not in (created, ""):
+            return []
+        how = f"created by {call.text}()"
+        if call.transaction == ():
+            return [Written(path, call.line, f"{how} inside a transaction", model=created)]
+        opened = self.index.reach.called_inside_transaction(summary.qualname)
+        if opened is None:
+            return []
+        where, line, caller = opened
+        function = _short(summary.qualname)
+        tail = f", in {function}(), which {caller}() calls inside a transaction at {where}:{line}"
+        return [Written(path, call.line, how, tail, created)]
 
     def _inside(self, call: ProjectCall, summary: FunctionSummary, signals: ModelSignals) -> str:
         """Which transaction the write is made in ("" for none certain): a

@@ -1627,7 +1627,66 @@ def _writers(
     # The screening's own test, on the bytes: files screened only for their
     # facts were never asked whether they open a transaction.
     opening = [s for s in unread if run.prefilter.transactional(s.data.lower())]
-    return run.index(opening)
+    found = run.index(opening)
+    return [*found, *_library_creators(run, everything, [*results, *context, *found], models)]
+
+
+def _library_creators(
+    run: _Run, everything: list[_Source], have: list[FileResult], models: set[str]
+) -> list[FileResult]:
+    """Where a model asked for is one a library call creates a row of
+    (`requests.ROW_CREATING_CALLS`: actstream's `action.send`): the index of
+    the files making such a call, then, up to `MAX_HOPS` calls up, of the
+    files calling their functions by name, and of the modules defining the
+    objects those calls are made on: a call inside a transaction on the way
+    makes the row the transaction's."""
+    calls = {c for c, model in requests.ROW_CREATING_CALLS.items() if _short(model) in models}
+    if not calls:
+        return []
+    indexed = {r.path for r in have if r.index is not None}
+    modules = _ByModule(everything)
+    loaded: list[FileResult] = []
+
+    def read(batch: list[_Source]) -> list[FileResult]:
+        fresh = [s for s in batch if s.shown not in indexed]
+        indexed.update(s.shown for s in fresh)
+        found = run.index(fresh)
+        loaded.extend(found)
+        return found
+
+    tails = {".".join(c.split(".")[-2:]).encode() for c in calls}  # `action.send`
+    making = read([s for s in everything if any(t in s.data for t in tails)])
+    asked = {
+        name
+        for r in [*have, *making]
+        if r.index is not None
+        for summary in r.index.functions
+        if any(call.callee in calls for call in summary.calls)
+        for name in _function_names(summary.qualname)
+    }
+    looked_for: set[str] = set()
+    for _ in range(MAX_HOPS):
+        names = _words(asked - looked_for, rb"\s*\(")
+        looked_for |= asked
+        if names is None:
+            break
+        calling = read([s for s in everything if names.search(s.data)])
+        # The objects the calls are made on (`event = namespace.add_kind(...)`).
+        owners = {
+            call.callee.rpartition(".")[0]
+            for r in calling
+            if r.index is not None
+            for summary in r.index.functions
+            for call in summary.calls
+            if call.callee.rsplit(".", 1)[-1] in asked
+        }
+        read(modules.of(candidate_modules(owners, modules)))
+        asked |= _callers_named(calling, looked_for, set())
+    return loaded
+
+
+def _short(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
 
 
 def _written_models(results: list[FileResult], context: list[FileResult]) -> set[str]:

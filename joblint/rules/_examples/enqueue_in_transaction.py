@@ -99,6 +99,44 @@ _REPORT_MIXIN = (
     "        reindex.delay()\n"
 )
 
+_ACTION_RECEIVER = """
+from django.apps import apps
+from django.db.models.signals import post_save
+from .tasks import reindex
+
+def on_action(sender, instance, **kwargs):
+    reindex.delay()
+
+def connect_handlers():
+    Action = apps.get_model("actstream", "Action")
+    post_save.connect(on_action, sender=Action)
+"""
+
+
+def _events_module(inside_transaction: bool) -> str:
+    """A registry's kinds record actstream actions; `edit()` records one,
+    inside `transaction.atomic()` or not."""
+    record = (
+        "    with transaction.atomic():\n        receipt.save()\n        edited.record(receipt)\n"
+        if inside_transaction
+        else "    receipt.save()\n    edited.record(receipt)\n"
+    )
+    return (
+        "from actstream import action\n"
+        "from django.db import transaction\n\n"
+        "class Kind:\n"
+        "    def record(self, actor):\n"
+        "        action.send(actor, verb='edited')\n\n"
+        "class Registry:\n"
+        "    def add_kind(self):\n"
+        "        kind = Kind()\n"
+        "        return kind\n\n"
+        "registry = Registry()\n"
+        "edited = registry.add_kind()\n\n"
+        "def edit(receipt):\n" + record
+    )
+
+
 VALID = (
     Valid(
         """
@@ -387,6 +425,11 @@ class Checkout(View):
 """,
         id="a-view-whose-dispatch-is-non-atomic",
         project={"app_settings": _ATOMIC_REQUESTS_SETTINGS},
+    ),
+    Valid(
+        _ACTION_RECEIVER,
+        id="a-receiver-of-actstream-actions-recorded-outside-transactions",
+        project={"app_tasks": _REINDEX_TASK, "app_events": _events_module(False)},
     ),
     Valid(
         """
@@ -1018,6 +1061,19 @@ class Checkout(View):
         ),
         id="a-class-based-view-with-atomic-requests",
         app_settings=_ATOMIC_REQUESTS_SETTINGS,
+    ),
+    invalid(
+        _ACTION_RECEIVER,
+        (
+            7,
+            5,
+            "receiving Action's post_save (line 6), sent inside the transaction that saves the "
+            "Action (Action is created by action.send() at app/events.py:6, in record(), which "
+            "edit() calls inside a transaction at app/events.py:19)",
+        ),
+        id="a-receiver-of-actstream-actions-recorded-inside-a-transaction",
+        app_tasks=_REINDEX_TASK,
+        app_events=_events_module(True),
     ),
     invalid(
         """
