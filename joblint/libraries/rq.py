@@ -43,6 +43,9 @@ LIBRARIES = (
         article="an",
         modules=_MODULES,
         task_decorators=("rq.job", "rq.decorators.job", "django_rq.job"),
+        # django-rq's `enqueue(func, *args, **kwargs)`: `get_queue().enqueue(...)`
+        # on the default queue (django_rq/queues.py, django-rq 2.x and 3.x).
+        enqueue_functions=("django_rq.enqueue", "django_rq.queues.enqueue"),
         queue_constructors=(
             "rq.Queue",
             "rq.queue.Queue",

@@ -1063,6 +1063,34 @@ class Checkout(View):
         app_settings=_ATOMIC_REQUESTS_SETTINGS,
     ),
     invalid(
+        """
+import django_rq
+from django.db import transaction
+from .jobs import send_receipt
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    django_rq.enqueue(send_receipt, order.pk)
+""",
+        (
+            9,
+            5,
+            "RQ job 'send_receipt' is enqueued inside @transaction.atomic (line 7)",
+        ),
+        id="django-rq-enqueue-function-inside-atomic",
+        fixed="""
+import django_rq
+from django.db import transaction
+from .jobs import send_receipt
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    transaction.on_commit(lambda: django_rq.enqueue(send_receipt, order.pk))
+""",
+    ),
+    invalid(
         _ACTION_RECEIVER,
         (
             7,
