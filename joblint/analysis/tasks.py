@@ -449,7 +449,8 @@ def _task_like_enqueue(
         if value.kind != "signature":
             return None
         library = value.library
-        return Enqueue(f"a {jobs.LIBRARIES[library].display} signature", "is enqueued", library)
+        facts = jobs.LIBRARIES[library]
+        return Enqueue(f"a {facts.display} {facts.signature_noun}", "is enqueued", library)
     target = task_like_target(receiver, resolver)
     if target is None:
         return None

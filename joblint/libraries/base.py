@@ -154,6 +154,8 @@ class Library:
     key: str
     display: str
     job_noun: str = "task"  # what the library calls a job: "task", "job", "actor"
+    # What it calls a job's call built to be sent later: "signature", "kicker".
+    signature_noun: str = "signature"
     article: str = "a"  # for "an SQS message"
     verb: str = "is enqueued"  # "is sent" for SQS, "is published" for kombu
     # A queue call's first argument names the job (RQ's function), not the

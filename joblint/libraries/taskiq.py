@@ -30,6 +30,16 @@ LIBRARIES = (
         # taskiq_redis.ListQueueBroker, taskiq_aio_pika.AioPikaBroker, ...
         queue_constructor_patterns=(("taskiq", "Broker"),),
         enqueue_methods=(("kiq", EnqueueMethod((), Receiver.TASK_LIKE, reach=("taskiq",))),),
+        # `task.kicker()` is an AsyncKicker of the task; its `with_*` methods
+        # return it (taskiq/kicker.py, taskiq 0.11), and its `.kiq()` sends.
+        signature_methods=(
+            "kicker",
+            "with_labels",
+            "with_task_id",
+            "with_schedule_id",
+            "with_broker",
+        ),
+        signature_noun="kicker",
         payload_shapes=(("kiq", PayloadShape()),),
         async_enqueue_methods=(("kiq", False),),
     ),

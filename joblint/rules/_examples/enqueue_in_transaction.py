@@ -906,6 +906,28 @@ class Receipt(models.Model):
     ),
     invalid(
         """
+from sqlalchemy.ext.asyncio import AsyncSession
+from taskiq_redis import ListQueueBroker
+
+broker = ListQueueBroker("redis://localhost")
+
+@broker.task
+async def send_receipt(order_id): ...
+
+async def checkout(session: AsyncSession, order):
+    async with session.begin():
+        session.add(order)
+        await send_receipt.kicker().with_labels(priority=1).kiq(order.id)
+""",
+        (
+            13,
+            15,
+            "a taskiq kicker is enqueued inside session.begin() (line 11)",
+        ),
+        id="a-taskiq-kicker-sent-inside-an-async-session-transaction",
+    ),
+    invalid(
+        """
 import django_rq
 from django.db import transaction
 
