@@ -479,6 +479,12 @@ def _task_like_enqueue(
 def _task_enqueue(
     receiver: cst.BaseExpression, libraries: tuple[str, ...], resolver: Resolver
 ) -> Enqueue | None:
+    while (
+        isinstance(receiver, cst.Call)
+        and isinstance(receiver.func, cst.Attribute)
+        and receiver.func.attr.value in jobs.TASK_COPY_METHODS
+    ):
+        receiver = receiver.func.value  # `task.using(priority=1).enqueue(...)` sends `task`
     target = task_like_target(receiver, resolver)
     if target is None:
         return None

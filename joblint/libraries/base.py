@@ -198,6 +198,9 @@ class Library:
     item_signature_methods: tuple[str, ...] = ()
     # Canvases that send each member signature through its own `apply_async`.
     member_sending_canvases: tuple[str, ...] = ()
+    # A task's methods returning a copy of it with other options (Django
+    # tasks' `task.using(priority=...)`): sending the copy sends the task.
+    task_copy_methods: tuple[str, ...] = ()
     # Which arguments of each enqueue method are the payload (a method name,
     # "__call__" for calling a task, or `EnqueueMethod.payload_shape`).
     payload_shapes: tuple[tuple[str, PayloadShape], ...] = ()

@@ -16,5 +16,8 @@ LIBRARIES = (
         ),
         payload_shapes=(("aenqueue", PayloadShape()), ("task.enqueue", PayloadShape())),
         async_enqueue_methods=(("aenqueue", False),),
+        # `Task.using(priority=..., queue_name=..., run_after=..., backend=...)`
+        # returns a copy of the task (django/tasks/base.py, Django 6.0).
+        task_copy_methods=("using",),
     ),
 )

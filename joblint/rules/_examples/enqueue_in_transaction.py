@@ -928,6 +928,38 @@ async def checkout(session: AsyncSession, order):
     ),
     invalid(
         """
+from django.db import transaction
+from django.tasks import task
+
+@task()
+def send_receipt(order_id): ...
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    send_receipt.using(priority=10).enqueue(order.pk)
+""",
+        (
+            11,
+            5,
+            "Django task 'send_receipt' is enqueued inside @transaction.atomic (line 9)",
+        ),
+        id="a-django-task-copy-enqueued-inside-atomic",
+        fixed="""
+from django.db import transaction
+from django.tasks import task
+
+@task()
+def send_receipt(order_id): ...
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    transaction.on_commit(lambda: send_receipt.using(priority=10).enqueue(order.pk))
+""",
+    ),
+    invalid(
+        """
 import django_rq
 from django.db import transaction
 
