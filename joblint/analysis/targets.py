@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts, unwrap
+from joblint.libraries import django
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +27,12 @@ def task_like_target(
 ) -> TaskRef | None:
     """The task a receiver names, if it is an imported name or a task defined here.
 
-    A local bound straight to such a name (`task = tasks.send_receipt`) counts too.
+    A local bound straight to such a name (`task = tasks.send_receipt`) counts
+    too, and a task looked up by its dotted path (`import_string("shop.tasks.send")`).
     """
+    looked_up = _looked_up(unwrap(node), resolver)
+    if looked_up is not None:
+        return looked_up
     parts = dotted_parts(unwrap(node))
     if parts is None:
         return None
@@ -43,7 +48,39 @@ def task_like_target(
         return TaskRef(binding.qualname, parts[0], "")
     if _is_plain_alias(binding) and len(parts) == 1 and follow_locals and binding.expr is not None:
         return task_like_target(binding.expr, resolver, follow_locals=False)
+    if _is_single_binding(binding) and len(parts) == 1 and follow_locals:
+        assert binding.expr is not None
+        return _looked_up(binding.expr, resolver)
     return None
+
+
+def _looked_up(node: cst.BaseExpression, resolver: Resolver) -> TaskRef | None:
+    """`import_string("shop.tasks.send")`: what the literal dotted path names
+    (the project step tells whether it is a task)."""
+    if not isinstance(node, cst.Call) or not node.args:
+        return None
+    if resolver.qualified_name(node.func) not in django.DOTTED_PATH_LOOKUPS:
+        return None
+    path = node.args[0].value
+    if not isinstance(path, cst.SimpleString):
+        return None
+    text = path.evaluated_value
+    if not isinstance(text, str) or "." not in text:
+        return None
+    if not all(part.isidentifier() for part in text.split(".")):
+        return None
+    return TaskRef(text, text.rpartition(".")[2], None)
+
+
+def _is_single_binding(binding: Binding) -> bool:
+    """A local assigned a call as a whole, once (not unpacked, not a loop target)."""
+    return (
+        binding.kind is BindingKind.OTHER
+        and not binding.qualname
+        and binding.unpack_index is None
+        and not binding.iterated
+        and isinstance(binding.expr, cst.Call)
+    )
 
 
 def _is_plain_alias(binding: Binding) -> bool:

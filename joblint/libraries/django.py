@@ -328,6 +328,9 @@ SAVED_BY_VIEW = {
 # defaults to the last component of the app's name).
 MODEL_LOOKUPS = frozenset({"django.apps.apps.get_model", "django.apps.registry.apps.get_model"})
 MODEL_LOOKUP_KEYWORDS = ("app_label", "model_name")
+# `import_string("shop.tasks.send")` is the object that dotted path names
+# (django/utils/module_loading.py): a task, where the path names one.
+DOTTED_PATH_LOOKUPS = frozenset({"django.utils.module_loading.import_string"})
 # `@receiver(signal)` connects the function it decorates (django.dispatch).
 RECEIVER_DECORATORS = ("django.dispatch.receiver", "django.dispatch.dispatcher.receiver")
 # django.dispatch (Django 5.1, django/dispatch/dispatcher.py): `send` and

@@ -427,6 +427,27 @@ class Checkout(View):
         project={"app_settings": _ATOMIC_REQUESTS_SETTINGS},
     ),
     Valid(
+        """
+from django.db import transaction
+from django.utils.module_loading import import_string
+
+@transaction.atomic
+def hold(flight):
+    flight.save()
+    # The dotted path names a plain object of the project, not a task.
+    import_string("app.flights.board").delay(5)
+""",
+        id="a-non-task-looked-up-by-its-dotted-path",
+        project={
+            "app_flights": (
+                "class Gate:\n"
+                "    def delay(self, minutes):\n"
+                "        return minutes\n\n\n"
+                "board = Gate()\n"
+            )
+        },
+    ),
+    Valid(
         _ACTION_RECEIVER,
         id="a-receiver-of-actstream-actions-recorded-outside-transactions",
         project={"app_tasks": _REINDEX_TASK, "app_events": _events_module(False)},
@@ -957,6 +978,33 @@ def checkout(order):
     order.save()
     transaction.on_commit(lambda: send_receipt.using(priority=10).enqueue(order.pk))
 """,
+    ),
+    invalid(
+        """
+from django.db import transaction
+from django.utils.module_loading import import_string
+
+@transaction.atomic
+def rebuild(receipt):
+    receipt.save()
+    import_string("app.tasks.reindex").delay()
+""",
+        (
+            8,
+            5,
+            "Celery task 'reindex' is enqueued inside @transaction.atomic (line 6)",
+        ),
+        id="a-task-looked-up-by-its-dotted-path-inside-atomic",
+        fixed="""
+from django.db import transaction
+from django.utils.module_loading import import_string
+
+@transaction.atomic
+def rebuild(receipt):
+    receipt.save()
+    transaction.on_commit(lambda: import_string("app.tasks.reindex").delay())
+""",
+        app_tasks=_REINDEX_TASK,
     ),
     invalid(
         """
