@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts, unwrap
-from joblint.libraries import django
+from joblint.libraries import celery, django
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,8 @@ def task_like_target(
     """The task a receiver names, if it is an imported name or a task defined here.
 
     A local bound straight to such a name (`task = tasks.send_receipt`) counts
-    too, and a task looked up by its dotted path (`import_string("shop.tasks.send")`).
+    too, and a task looked up by its dotted path (`import_string("shop.tasks.send")`)
+    or by its name in Celery's registry (`current_app.tasks["shop.tasks.send"]`).
     """
     looked_up = _looked_up(unwrap(node), resolver)
     if looked_up is not None:
@@ -55,13 +56,18 @@ def task_like_target(
 
 
 def _looked_up(node: cst.BaseExpression, resolver: Resolver) -> TaskRef | None:
-    """`import_string("shop.tasks.send")`: what the literal dotted path names
-    (the project step tells whether it is a task)."""
-    if not isinstance(node, cst.Call) or not node.args:
-        return None
-    if resolver.qualified_name(node.func) not in django.DOTTED_PATH_LOOKUPS:
-        return None
-    path = node.args[0].value
+    """`import_string("shop.tasks.send")`, `current_app.tasks["shop.tasks.send"]`:
+    what the literal dotted path or task name names (the project step tells
+    whether it is a task)."""
+    path: cst.BaseExpression | None = None
+    if isinstance(node, cst.Call) and node.args:
+        if resolver.qualified_name(node.func) in django.DOTTED_PATH_LOOKUPS:
+            path = node.args[0].value
+    elif isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        registry = resolver.qualified_name(node.value)
+        if registry in celery.TASK_REGISTRIES and isinstance(index, cst.Index):
+            path = index.value
     if not isinstance(path, cst.SimpleString):
         return None
     text = path.evaluated_value
@@ -73,13 +79,14 @@ def _looked_up(node: cst.BaseExpression, resolver: Resolver) -> TaskRef | None:
 
 
 def _is_single_binding(binding: Binding) -> bool:
-    """A local assigned a call as a whole, once (not unpacked, not a loop target)."""
+    """A local assigned a call or a subscript as a whole, once (not
+    unpacked, not a loop target)."""
     return (
         binding.kind is BindingKind.OTHER
         and not binding.qualname
         and binding.unpack_index is None
         and not binding.iterated
-        and isinstance(binding.expr, cst.Call)
+        and isinstance(binding.expr, cst.Call | cst.Subscript)
     )
 
 

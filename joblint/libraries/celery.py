@@ -325,3 +325,8 @@ RERUNS = (
         settings_flag="celery-task-acks-late",
     ),
 )
+
+# `current_app.tasks["shop.tasks.send"]`: the app's registry of tasks by
+# name (celery/app/base.py `Celery.tasks`); a task's default name is its
+# module's name and its own (celery/utils/imports.py `gen_task_name`).
+TASK_REGISTRIES = frozenset({"celery.current_app.tasks", "celery.app.current_app.tasks"})

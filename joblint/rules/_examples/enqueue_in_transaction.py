@@ -981,6 +981,33 @@ def checkout(order):
     ),
     invalid(
         """
+from celery import current_app
+from django.db import transaction
+
+@transaction.atomic
+def rebuild(receipt):
+    receipt.save()
+    current_app.tasks["app.tasks.reindex"].delay()
+""",
+        (
+            8,
+            5,
+            "Celery task 'reindex' is enqueued inside @transaction.atomic (line 6)",
+        ),
+        id="a-task-looked-up-in-celerys-registry-inside-atomic",
+        fixed="""
+from celery import current_app
+from django.db import transaction
+
+@transaction.atomic
+def rebuild(receipt):
+    receipt.save()
+    transaction.on_commit(lambda: current_app.tasks["app.tasks.reindex"].delay())
+""",
+        app_tasks=_REINDEX_TASK,
+    ),
+    invalid(
+        """
 from django.db import transaction
 from django.utils.module_loading import import_string
 
