@@ -968,6 +968,23 @@ def _plain(index: ModuleIndex) -> tuple[str, ...]:
     return (*index.plain_functions, *index.plain_classes)
 
 
+class _Indexer:
+    """Reads the index of sources the results so far have none of, each
+    once; what it read, in order (`loaded`)."""
+
+    def __init__(self, run: _Run, have: list[FileResult]) -> None:
+        self._run = run
+        self._indexed = {r.path for r in have if r.index is not None}
+        self.loaded: list[FileResult] = []
+
+    def read(self, batch: list[_Source]) -> list[FileResult]:
+        fresh = [s for s in batch if s.shown not in self._indexed]
+        self._indexed.update(s.shown for s in fresh)
+        found = self._run.index(fresh)
+        self.loaded.extend(found)
+        return found
+
+
 class _ByModule:
     """Sources looked up by module name, in their order; a project's few
     thousand files are grouped once instead of scanned every round."""
@@ -1175,16 +1192,9 @@ def _request_callers(
     if not targets:
         return []
     requests_on = _request_transactions([*results, *context])
-    indexed = {r.path for r in [*results, *context] if r.index is not None}
     modules = _ByModule(everything)
-    loaded: list[FileResult] = []
-
-    def read(batch: list[_Source]) -> list[FileResult]:
-        fresh = [s for s in batch if s.shown not in indexed]
-        indexed.update(s.shown for s in fresh)
-        found = run.index(fresh)
-        loaded.extend(found)
-        return found
+    reader = _Indexer(run, [*results, *context])
+    read, loaded = reader.read, reader.loaded
 
     own = modules.of(candidate_modules(targets, modules))
     if not requests_on:  # only signals may reach them: modules that connect receivers
@@ -1480,15 +1490,8 @@ def _request_hooks(
         return []
     if not any(_uses_hook_framework(s.data) for s in everything):
         return []
-    indexed = {r.path for r in [*results, *context] if r.index is not None}
-    loaded: list[FileResult] = []
-
-    def read(batch: list[_Source]) -> list[FileResult]:
-        fresh = [s for s in batch if s.shown not in indexed]
-        indexed.update(s.shown for s in fresh)
-        found = run.index(fresh)
-        loaded.extend(found)
-        return found
+    reader = _Indexer(run, [*results, *context])
+    read, loaded = reader.read, reader.loaded
 
     read([s for s in everything if any(word in s.data for word in _HOOK_WORDS)])
     have = [*results, *context, *loaded]
@@ -1643,16 +1646,9 @@ def _library_creators(
     calls = {c for c, model in requests.ROW_CREATING_CALLS.items() if _short(model) in models}
     if not calls:
         return []
-    indexed = {r.path for r in have if r.index is not None}
     modules = _ByModule(everything)
-    loaded: list[FileResult] = []
-
-    def read(batch: list[_Source]) -> list[FileResult]:
-        fresh = [s for s in batch if s.shown not in indexed]
-        indexed.update(s.shown for s in fresh)
-        found = run.index(fresh)
-        loaded.extend(found)
-        return found
+    reader = _Indexer(run, have)
+    read, loaded = reader.read, reader.loaded
 
     tails = {".".join(c.split(".")[-2:]).encode() for c in calls}  # `action.send`
     making = read([s for s in everything if any(t in s.data for t in tails)])
