@@ -753,13 +753,10 @@ class CallGraph:
         exception it raises), `View.form.validate` (an object a class holds
         in an attribute, of a type no summary tells)."""
         parts = callee.split(".")
-        return any(self._a_class(".".join(parts[:end])) for end in range(2, len(parts) + 1))
+        return any(self.is_class(".".join(parts[:end])) for end in range(2, len(parts) + 1))
 
     def is_class(self, name: str) -> bool:
         """Whether `name` (a re-export, too) is a class the project knows."""
-        return self._a_class(name)
-
-    def _a_class(self, name: str) -> bool:
         name = self._through_imports(name)
         return (
             name in self.classes or name in self.index.classes or bool(self.index.class_kinds(name))
