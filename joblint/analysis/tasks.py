@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -18,7 +17,7 @@ from joblint.analysis.names import (
 )
 from joblint.analysis.targets import task_like_target
 from joblint.analysis.values import value_of
-from joblint.knowledge import jobs
+from joblint.knowledge import jobs, payloads
 from joblint.models import Requirement
 
 # --- task definitions ------------------------------------------------------------
@@ -272,7 +271,7 @@ def _enqueue_function(
     flag = jobs.TRANSACTIONAL_WHEN_FLAG.get(library)
     if flag is not None:
         requires = (Requirement("flag-off", flag),)
-    return Enqueue(_subject(library, _job_name(call.args)), _verb(library), library, requires)
+    return Enqueue(_subject(library, _job_name(call)), _verb(library), library, requires)
 
 
 def _names_jobs(library: str) -> bool:
@@ -282,17 +281,31 @@ def _names_jobs(library: str) -> bool:
     return lib is None or lib.names_jobs
 
 
-def _job_name(args: Sequence[cst.Arg]) -> str:
-    """The job a queue-style call enqueues: its first positional argument."""
-    for arg in args:
-        if arg.keyword is not None or arg.star:
-            continue
-        value = arg.value
-        if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
-            return value.evaluated_value.rsplit(".", 1)[-1]
-        text = dotted_text(value)
-        return text.split(".")[-1] if text else ""
-    return ""
+def _job_name(call: cst.Call) -> str:
+    """The job a queue-style call enqueues: its first positional argument, or
+    the last of those its payload shape skips (`enqueue_at(when, func, ...)`)."""
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    position = max(_skipped_positionals(call) - 1, 0)
+    if len(positional) <= position:
+        return ""
+    value = positional[position]
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in jobs.MESSAGE_METHODS
+    ):
+        value = value.func.value  # `huey.enqueue(send.s(...))` enqueues `send`
+    if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
+        return value.evaluated_value.rsplit(".", 1)[-1]
+    text = dotted_text(value)
+    return text.split(".")[-1] if text else ""
+
+
+def _skipped_positionals(call: cst.Call) -> int:
+    if not isinstance(call.func, cst.Attribute):
+        return 0
+    shape = payloads.PAYLOAD_SHAPES.get(call.func.attr.value)
+    return shape.skip_positional if shape is not None else 0
 
 
 def _enqueue_method(call: cst.Call, func: cst.Attribute, resolver: Resolver) -> Enqueue | None:
@@ -332,12 +345,12 @@ def _match_receiver(
         if value_of(receiver, resolver) is None and imported is not None:
             # A queue object defined in another module: the project index knows.
             requires = (Requirement("queue", imported, frozenset(shape.libraries)),)
-            name = _job_name(call.args) if _names_jobs(primary) else ""
+            name = _job_name(call) if _names_jobs(primary) else ""
             return Enqueue(_subject(primary, name), _verb(primary), primary, requires)
         value = value_of(receiver, resolver)
         if value is None or value.kind != "queue" or value.library not in shape.libraries:
             return None
-        name = _job_name(call.args) if _names_jobs(value.library) else ""
+        name = _job_name(call) if _names_jobs(value.library) else ""
         return Enqueue(_subject(value.library, name), _verb(value.library), value.library)
     if shape.receiver is jobs.Receiver.TASK_LIKE:
         return _task_like_enqueue(call, method, receiver, shape, resolver)
@@ -349,7 +362,7 @@ def _any_receiver_enqueue(
 ) -> Enqueue | None:
     """A distinctive method name (`send_task`, `enqueue_job`): the library's
     wherever the receiver is that library's object, or the library is in reach."""
-    name = _job_name(call.args)
+    name = _job_name(call)
     value = value_of(receiver, resolver)
     if value is not None:
         if value.kind != "queue" or value.library not in shape.libraries:
@@ -375,7 +388,7 @@ def _any_receiver_enqueue(
 
 def _reached_later(call: cst.Call, shape: jobs.EnqueueMethod, resolver: Resolver) -> Enqueue:
     """The library isn't imported here: perhaps by a project module this one imports."""
-    name = _job_name(call.args)
+    name = _job_name(call)
     variants = tuple(
         Enqueue(
             _subject(library, name),
@@ -401,7 +414,7 @@ def _resolved_later(
 ) -> Enqueue:
     """An enqueue on an object defined elsewhere: which library's, if any, is for
     the project step to say; the message names it only when it does."""
-    name = display or _job_name(call.args)
+    name = display or _job_name(call)
     libraries = frozenset(shape.libraries)
     base = Requirement(
         "library-object",

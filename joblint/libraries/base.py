@@ -181,6 +181,9 @@ class Library:
     # `connection.Producer(...)`: a method making one of its queue objects.
     producer_methods: tuple[str, ...] = ()
     enqueue_methods: tuple[tuple[str, EnqueueMethod], ...] = ()
+    # A job's methods building the message a queue's `enqueue` sends
+    # (`huey.enqueue(task.s(...))`, `broker.enqueue(actor.message(...))`).
+    message_methods: tuple[str, ...] = ()
     # Plain functions that enqueue.
     enqueue_functions: tuple[str, ...] = ()
     # Calling one of its tasks enqueues it (Huey); elsewhere a call runs it in-process.

@@ -13,9 +13,25 @@ LIBRARIES = (
         modules=("dramatiq", "django_dramatiq"),
         task_decorators=("dramatiq.actor", "dramatiq.actor.actor"),
         task_decorator_methods=("actor",),
+        # The broker (`get_broker()`, `RedisBroker(...)`) enqueues a message an
+        # actor built (`broker.enqueue(actor.message(...))`); a `group` or
+        # `pipeline` of messages enqueues them on `.run()` (dramatiq 1.17:
+        # dramatiq/broker.py, dramatiq/composition.py).
+        queue_constructors=(
+            "dramatiq.get_broker",
+            "dramatiq.broker.get_broker",
+            "dramatiq.group",
+            "dramatiq.pipeline",
+            "dramatiq.composition.group",
+            "dramatiq.composition.pipeline",
+        ),
+        queue_constructor_patterns=(("dramatiq.brokers.", "Broker"),),
+        message_methods=("message", "message_with_options"),
         enqueue_methods=(
             ("send", EnqueueMethod((), Receiver.TASK)),
             ("send_with_options", EnqueueMethod((), Receiver.TASK_LIKE)),
+            ("enqueue", EnqueueMethod((), Receiver.QUEUE)),
+            ("run", EnqueueMethod((), Receiver.QUEUE)),
         ),
         payload_shapes=(
             ("send", PayloadShape()),

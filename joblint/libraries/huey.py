@@ -51,8 +51,13 @@ LIBRARIES = (
             "huey.api.Huey",
             "huey.contrib.djhuey.HUEY",
         ),
-        enqueue_methods=(("schedule", EnqueueMethod((), Receiver.TASK)),),
+        enqueue_methods=(
+            ("schedule", EnqueueMethod((), Receiver.TASK)),
+            # `huey.enqueue(task.s(...))` (huey/api.py `Huey.enqueue`, huey 2.5).
+            ("enqueue", EnqueueMethod((), Receiver.QUEUE)),
+        ),
         enqueues_on_call=True,
+        message_methods=("s",),
         payload_shapes=(
             (
                 "schedule",

@@ -764,6 +764,31 @@ def signup(request):
             "app_models": _MEMBER_MODEL,
         },
     ),
+    Valid(
+        """
+import dramatiq
+import redis
+from dramatiq import group
+from django.db import transaction
+from sklearn.pipeline import Pipeline
+
+@dramatiq.actor
+def notify(pk):
+    pass
+
+r = redis.Redis()
+
+def checkout(order, steps):
+    with transaction.atomic():
+        order.save()
+        messages = group([notify.message(order.pk)])
+        r.pipeline().set("seen", 1).execute()
+        Pipeline(steps).run()
+    messages.run()
+    dramatiq.get_broker().enqueue(notify.message(order.pk))
+""",
+        id="dramatiq-messages-built-inside-atomic-and-sent-after-it",
+    ),
 )
 
 INVALID = (
@@ -1968,5 +1993,79 @@ def checkout(orders):
 """,
         config={"celery-django-task": True},
         id="celery-django-task-delay-on-commit",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from huey import RedisHuey
+
+huey = RedisHuey("shop")
+
+@huey.task()
+def send_receipt(pk):
+    pass
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    huey.enqueue(send_receipt.s(order.pk))
+""",
+        (14, 5, "Huey task 'send_receipt' is enqueued inside @transaction.atomic (line 12)"),
+        id="huey-enqueue-of-a-task-signature-inside-atomic",
+        fixed="""
+from django.db import transaction
+from huey import RedisHuey
+
+huey = RedisHuey("shop")
+
+@huey.task()
+def send_receipt(pk):
+    pass
+
+@transaction.atomic
+def checkout(order):
+    order.save()
+    transaction.on_commit(lambda: huey.enqueue(send_receipt.s(order.pk)))
+""",
+    ),
+    invalid(
+        """
+import dramatiq
+from dramatiq import group, pipeline
+from django.db import transaction
+
+@dramatiq.actor
+def notify(pk):
+    pass
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        dramatiq.get_broker().enqueue(notify.message(order.pk))
+        group([notify.message(order.pk)]).run()
+        chained = pipeline([notify.message(order.pk), notify.message(0)])
+        chained.run()
+""",
+        (13, 9, "Dramatiq actor 'notify' is enqueued inside transaction.atomic() (line 11)"),
+        (14, 9, "a Dramatiq actor is enqueued inside transaction.atomic() (line 11)"),
+        (16, 9, "a Dramatiq actor is enqueued inside transaction.atomic() (line 11)"),
+        id="dramatiq-broker-enqueue-group-and-pipeline-run-inside-atomic",
+        fixed="""
+import dramatiq
+from dramatiq import group, pipeline
+from django.db import transaction
+
+@dramatiq.actor
+def notify(pk):
+    pass
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        transaction.on_commit(lambda: dramatiq.get_broker().enqueue(notify.message(order.pk)))
+        transaction.on_commit(lambda: group([notify.message(order.pk)]).run())
+        chained = pipeline([notify.message(order.pk), notify.message(0)])
+        transaction.on_commit(lambda: chained.run())
+""",
     ),
 )
