@@ -53,8 +53,10 @@ LIBRARIES = (
         ),
         enqueue_methods=(
             ("schedule", EnqueueMethod((), Receiver.TASK)),
-            # `huey.enqueue(task.s(...))` (huey/api.py `Huey.enqueue`, huey 2.5).
+            # `huey.enqueue(task.s(...))`; `task.map(items)` enqueues one task
+            # per item (huey 3.3.0, huey/api.py `Huey.enqueue`, `TaskWrapper.map`).
             ("enqueue", EnqueueMethod((), Receiver.QUEUE)),
+            ("map", EnqueueMethod((), Receiver.TASK)),
         ),
         enqueues_on_call=True,
         message_methods=("s",),

@@ -2068,4 +2068,44 @@ def checkout(order):
         transaction.on_commit(lambda: chained.run())
 """,
     ),
+    invalid(
+        """
+from celery import shared_task
+from django.db import transaction
+from huey.contrib.djhuey import task
+
+@task()
+def resize(pk):
+    pass
+
+@shared_task
+def crunch(pk):
+    pass
+
+def publish(photos):
+    with transaction.atomic():
+        resize.map([photo.pk for photo in photos])
+        crunch.map([photo.pk for photo in photos])
+""",
+        (16, 9, "Huey task 'resize' is enqueued inside transaction.atomic() (line 15)"),
+        id="huey-task-map-inside-atomic-and-celerys-map-signature",
+        fixed="""
+from celery import shared_task
+from django.db import transaction
+from huey.contrib.djhuey import task
+
+@task()
+def resize(pk):
+    pass
+
+@shared_task
+def crunch(pk):
+    pass
+
+def publish(photos):
+    with transaction.atomic():
+        transaction.on_commit(lambda: resize.map([photo.pk for photo in photos]))
+        crunch.map([photo.pk for photo in photos])
+""",
+    ),
 )
