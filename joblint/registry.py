@@ -41,6 +41,7 @@ class RuleInfo(NamedTuple):
     judges_suppressions: bool = False  # `Rule.JUDGES_SUPPRESSIONS`
     reads_settings: bool = False  # `Rule.READS_SETTINGS`
     follows_calls: bool = False  # `Rule.FOLLOWS_CALLS`
+    yields_to: tuple[str, ...] = ()  # `Rule.YIELDS_TO`
 
 
 def rule_modules() -> tuple[str, ...]:
@@ -124,6 +125,7 @@ def info_of(rule: type[Rule]) -> RuleInfo:
         rule.JUDGES_SUPPRESSIONS,
         rule.READS_SETTINGS,
         rule.FOLLOWS_CALLS,
+        rule.YIELDS_TO,
     )
 
 
@@ -266,3 +268,8 @@ def extend_selection(
         elif code not in previews or preview or code in selectors:
             result.add(code)
     return frozenset(result)
+
+
+def yielding_codes() -> dict[str, frozenset[str]]:
+    """Code -> the codes whose finding at the same place replaces its own."""
+    return {info.code: frozenset(info.yields_to) for info in catalog() if info.yields_to}

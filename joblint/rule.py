@@ -146,6 +146,9 @@ class Report:
     statement: cst.CSTNode | None
     requires: tuple[Requirement, ...] = ()
     fix: FixSpec | None = None
+    # Other places of the same file the finding involves, and what happens
+    # there ("the row is written here"): `Finding.related`.
+    related: tuple[tuple[cst.CSTNode, str], ...] = ()
 
 
 def kebab_case(name: str) -> str:
@@ -180,6 +183,10 @@ class Rule:
     # model): it also runs on files its triggers miss when the project model
     # says one of their calls inside a transaction leads to an enqueue.
     FOLLOWS_CALLS: ClassVar[bool] = False
+    # Codes whose finding at the same place stands instead of this rule's:
+    # one finding per call (an enqueue inside a transaction is JL101's, not
+    # JL106's, whichever step finds the transaction).
+    YIELDS_TO: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, context: FileContext) -> None:
         self.context = context
@@ -210,9 +217,10 @@ class Rule:
         requires: tuple[Requirement, ...] = (),
         statement: cst.CSTNode | None = None,
         fix: FixSpec | None = None,
+        related: tuple[tuple[cst.CSTNode, str], ...] = (),
     ) -> None:
         where = statement or self.context.statement
-        self.reports.append(Report(node, message, where, requires, fix))
+        self.reports.append(Report(node, message, where, requires, fix, related))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from joblint.libraries.base import Receiver as Receiver
 from joblint.libraries.base import SettingsFlag as SettingsFlag
 from joblint.libraries.base import TaskClassOption as TaskClassOption
 from joblint.libraries.base import TxFamily as TxFamily
+from joblint.libraries.queries import RowWrites
 
 _ALL = all_libraries()
 
@@ -310,3 +311,15 @@ TASK_CLASS_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
 APP_TASK_CLASS_OPTIONS: tuple[TaskClassOption, ...] = tuple(
     option for option in collect("TASK_CLASS_OPTIONS") if option.app_keyword
 )
+
+
+# --- writes of one row (JL106) -------------------------------------------------------
+
+_ROW_WRITES: tuple[RowWrites, ...] = collect("ROW_WRITES")
+# `order.save()`: the methods of a model instance that write its row.
+ROW_WRITE_METHODS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.instance_methods)
+# `Order.objects.filter(pk=order.pk).update(...)`: queryset writes, and the
+# filters and key lookups that pin them to one instance's row.
+PINNED_WRITE_METHODS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.pinned_methods)
+PINNING_FILTERS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.filters)
+KEY_LOOKUPS: frozenset[str] = frozenset(k for w in _ROW_WRITES for k in w.key_lookups)

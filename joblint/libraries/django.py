@@ -14,7 +14,7 @@ from joblint.libraries.job_work import Claims, SideEffect, TableReads
 from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
 from joblint.libraries.python import ENUM
-from joblint.libraries.queries import ModelKeyApi, QueryApi, RowLockApi, SqlApi
+from joblint.libraries.queries import ModelKeyApi, QueryApi, RowLockApi, RowWrites, SqlApi
 from joblint.libraries.retry_api import RetryVocabulary
 from joblint.models import DELETE, M2M, SAVE
 
@@ -646,5 +646,20 @@ TABLE_READS = (
             "django.apps.apps.get_model",
         ),
         system_tables=("django_migrations",),
+    ),
+)
+
+
+# --- writes of one row (JL106) ----------------------------------------------------
+
+# `order.save()`, `order.delete()` write the instance's row; a queryset's
+# `update()`/`delete()` does when its filter pins the key to an instance's
+# (`Order.objects.filter(pk=order.pk).update(state="sent")`).
+ROW_WRITES = (
+    RowWrites(
+        instance_methods=frozenset({"save", "asave", "delete", "adelete"}),
+        pinned_methods=frozenset({"update", "aupdate", "delete", "adelete"}),
+        filters=frozenset({"filter", "select_for_update"}),
+        key_lookups=frozenset({"pk", "id", "pk__exact", "id__exact"}),
     ),
 )

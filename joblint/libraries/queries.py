@@ -10,6 +10,7 @@ read):
 - `QUERY_APIS` (`QueryApi`): how an ORM's query chains read, method by method.
 - `MODEL_KEY_APIS` (`ModelKeyApi`): how an ORM's model classes declare the
   columns that identify one row.
+- `ROW_WRITES` (`RowWrites`): how an ORM writes the row of one instance.
 - `COLLECT_METHODS` (`str`): calls that put values into a collection, which
   then holds them (the locked rows followed into a list).
 
@@ -143,3 +144,14 @@ class ModelKeyApi:
     options_constraints: str = ""
     # The class attribute holding table constraints (`__table_args__`).
     table_args_attribute: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RowWrites:
+    """How an ORM writes one row: an instance's own methods, or a queryset's
+    write methods after a filter that pins the key to one instance's."""
+
+    instance_methods: frozenset[str]
+    pinned_methods: frozenset[str]
+    filters: frozenset[str]
+    key_lookups: frozenset[str]

@@ -17,7 +17,7 @@ from joblint import suppressions
 from joblint.analysis.context import FileContext
 from joblint.analysis.walk import walk
 from joblint.index import index_source
-from joblint.models import MODEL_REQUIREMENTS, FileResult, Finding, PendingFinding, Span
+from joblint.models import MODEL_REQUIREMENTS, FileResult, Finding, PendingFinding, Related, Span
 from joblint.pipeline.fix.edits import fix_edits
 from joblint.pipeline.positions import LazyPositions
 from joblint.pipeline.source import (
@@ -202,8 +202,7 @@ def _finding(
     tree: cst.Module,
     text: str,
 ) -> Finding | None:
-    where = positions[report.node]
-    span = Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+    span = _span(positions[report.node])
     lines = [span.line]
     above = [span.line - 1]
     statement = report.statement
@@ -219,7 +218,12 @@ def _finding(
 
     message = report.message if isinstance(report.message, str) else report.message(line_of)
     fix = fix_edits(report.fix, positions, tree, text) if report.fix is not None else None
-    return Finding(rule.CODE, rule.name(), message, path, span, rule.HELP, fix)
+    related = tuple(Related(path, _span(positions[node]), said) for node, said in report.related)
+    return Finding(rule.CODE, rule.name(), message, path, span, rule.HELP, fix, related)
+
+
+def _span(where: CodeRange) -> Span:
+    return Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
 
 
 RuleMethod = Callable[[cst.CSTNode], object]

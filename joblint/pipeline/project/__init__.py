@@ -58,7 +58,7 @@ from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsVi
 from joblint.pipeline.project.entries import RequestReach
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.pipeline.project.writes import TransactionalWrites, Written
-from joblint.registry import is_project_rule
+from joblint.registry import is_project_rule, yielding_codes
 
 _MAX_ALIAS_HOPS = 8
 # Where a JL101 message's fix hint starts.
@@ -925,12 +925,18 @@ def _naming_chain(finding: Finding, text: str, hops: tuple[Hop, ...]) -> Finding
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:
     """Alternatives for one node (a class that is both a dataclass and pydantic)
-    must not report twice: keep the first finding per (path, span, code)."""
+    must not report twice: keep the first finding per (path, span, code), and
+    none of a rule that yields to another rule's finding at that place."""
+    yields = yielding_codes()
+    codes_at: dict[tuple[str, object], set[str]] = {}
+    for finding in findings:
+        codes_at.setdefault((finding.path, finding.span), set()).add(finding.code)
     seen: set[tuple[str, object, str]] = set()
     unique = []
     for finding in findings:
         key = (finding.path, finding.span, finding.code)
-        if key not in seen:
-            seen.add(key)
-            unique.append(finding)
+        if key in seen or yields.get(finding.code, frozenset()) & codes_at[key[:2]]:
+            continue
+        seen.add(key)
+        unique.append(finding)
     return unique
