@@ -158,6 +158,9 @@ CANVAS_CALLABLES: dict[str, str] = _by_name((lib.key, lib.canvas_callables) for 
 # These build signatures; `.delay()`/`.apply_async()` on them enqueue.
 SIGNATURE_FUNCTIONS: dict[str, str] = _by_name((lib.key, lib.signature_functions) for lib in _ALL)
 SIGNATURE_METHODS: dict[str, str] = _by_name((lib.key, lib.signature_methods) for lib in _ALL)
+# Keywords and methods of enqueues that hold the job back.
+DELAY_OPTIONS: frozenset[str] = frozenset(k for lib in _ALL for k in lib.delay_options)
+DELAYED_METHODS: frozenset[str] = frozenset(m for lib in _ALL for m in lib.delayed_methods)
 # A job's methods building the message a queue's `enqueue` sends: the job is their receiver.
 MESSAGE_METHODS: frozenset[str] = frozenset(m for lib in _ALL for m in lib.message_methods)
 TASK_COPY_METHODS: frozenset[str] = frozenset(m for lib in _ALL for m in lib.task_copy_methods)

@@ -18,6 +18,7 @@ LIBRARIES = (
         enqueue_methods=(("enqueue_job", EnqueueMethod((), Receiver.ANY, reach=("arq",))),),
         payload_shapes=(("enqueue_job", PayloadShape(skip_positional=1, reserved_prefix="_")),),
         async_enqueue_methods=(("enqueue_job", True),),
+        delay_options=("_defer_by", "_defer_until"),
         async_queues=True,
     ),
 )

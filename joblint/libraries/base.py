@@ -209,6 +209,11 @@ class Library:
     payload_shapes: tuple[tuple[str, PayloadShape], ...] = ()
     # Calls that pass every keyword to the job: options given there are lost.
     forwarded_options: tuple[tuple[str, ForwardedOptions], ...] = ()
+    # Keywords of its enqueues that hold the job back (`countdown=`, `eta=`),
+    # and enqueue methods that always do (`enqueue_in`): a worker can't pick
+    # such a job up at once.
+    delay_options: tuple[str, ...] = ()
+    delayed_methods: tuple[str, ...] = ()
     # Enqueue methods that return a coroutine (nothing is enqueued until it is
     # awaited), and whether the receiver must be known to be async for that.
     async_enqueue_methods: tuple[tuple[str, bool], ...] = ()

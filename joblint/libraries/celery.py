@@ -79,6 +79,7 @@ LIBRARIES = (
         member_sending_canvases=("celery.group", "celery.canvas.group"),
         # Celery >= 5.4's DjangoTask defers these to `transaction.on_commit`.
         on_commit_variants=(("delay", "delay_on_commit"), ("apply_async", "apply_async_on_commit")),
+        delay_options=("countdown", "eta"),
         payload_shapes=(
             ("delay", PayloadShape()),
             ("s", PayloadShape()),

@@ -11,6 +11,7 @@ LIBRARIES = (
         "Dramatiq",
         job_noun="actor",
         modules=("dramatiq", "django_dramatiq"),
+        delay_options=("delay",),
         task_decorators=("dramatiq.actor", "dramatiq.actor.actor"),
         task_decorator_methods=("actor",),
         # The broker (`get_broker()`, `RedisBroker(...)`) enqueues a message an

@@ -26,6 +26,8 @@ LIBRARIES = (
         "huey",
         "Huey",
         modules=("huey",),
+        delay_options=("delay", "eta"),
+        delayed_methods=("schedule",),
         task_decorators=(
             "huey.contrib.djhuey.task",
             "huey.contrib.djhuey.db_task",

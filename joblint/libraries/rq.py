@@ -42,6 +42,7 @@ LIBRARIES = (
         job_noun="job",
         article="an",
         modules=_MODULES,
+        delayed_methods=("enqueue_at", "enqueue_in"),
         task_decorators=("rq.job", "rq.decorators.job", "django_rq.job"),
         # django-rq's `enqueue(func, *args, **kwargs)`: `get_queue().enqueue(...)`
         # on the default queue (django_rq/queues.py, django-rq 2.x and 3.x).

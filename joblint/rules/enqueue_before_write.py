@@ -10,7 +10,7 @@ from joblint.analysis.payloads import payload_arguments
 from joblint.analysis.row_writes import carried_instances, written_instance
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge import payloads
-from joblint.knowledge.jobs import ROW_WRITE_METHODS
+from joblint.knowledge.jobs import DELAY_OPTIONS, DELAYED_METHODS, ROW_WRITE_METHODS
 from joblint.knowledge.tokens import enqueue_and
 from joblint.rule import LineOf, Rule, Valid, invalid
 
@@ -87,6 +87,9 @@ class EnqueueBeforeWrite(Rule):
     - A task defined in the same module that never reads the parameter the
       object is passed as does not depend on the row: no finding. A task
       defined elsewhere is assumed to read it.
+    - An enqueue that holds the job back (`countdown=`, `eta=`, Dramatiq's and
+      Huey's `delay=`, RQ's `enqueue_in`/`enqueue_at`, arq's `_defer_by`) is
+      taken as scheduled past the write: no finding.
     - A write in another arm of an `if`/`try` than the enqueue is on another
       path: no finding; so is one after a `return`/`raise` in the enqueue's
       own block.
@@ -192,7 +195,7 @@ def publish(article):
         if context.transaction is not None:
             return  # JL101's
         enqueue = context.enqueue(node)
-        if enqueue is None:
+        if enqueue is None or _held_back(node):
             return
         state.enqueues.append(
             _Enqueue(context.order, tuple(self._blocks), node, enqueue, context.statement)
@@ -278,6 +281,21 @@ def _first_write_after(
             return None
         return write
     return None
+
+
+def _held_back(call: cst.Call) -> bool:
+    """`apply_async(..., countdown=60)`, `queue.enqueue_in(...)`: no worker
+    picks the job up at once (a delay given as `None` or `0` holds nothing)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in DELAYED_METHODS:
+        return True
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value in DELAY_OPTIONS
+        and not (isinstance(arg.value, cst.Name) and arg.value.value == "None")
+        and not (isinstance(arg.value, cst.Integer) and arg.value.evaluated_value == 0)
+        for arg in call.args
+    )
 
 
 def _write_text(call: cst.Call) -> str:

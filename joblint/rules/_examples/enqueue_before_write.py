@@ -109,6 +109,17 @@ def publish(article):
 """,
         id="a-write-in-the-handler-of-the-enqueue-failing",
     ),
+    Valid(
+        """
+from .tasks import reactivate
+
+def mark_failing(endpoint):
+    endpoint.status = "paused"
+    reactivate.apply_async(kwargs={"endpoint_id": endpoint.pk}, countdown=60)
+    endpoint.save()
+""",
+        id="a-job-held-back-by-a-countdown",
+    ),
 )
 
 INVALID = (
@@ -136,7 +147,7 @@ from .tasks import render_pdf
 
 class Invoice(models.Model):
     def issue(self):
-        render_pdf.apply_async(args=(self.pk,), countdown=1)
+        render_pdf.apply_async(args=(self.pk,), queue="pdf")
         self.issued = True
         self.save(update_fields=["issued"])
 """,
@@ -196,5 +207,17 @@ async def publish(article):
 """,
         (5, 5, "with article before article.asave() (line 7) writes its row"),
         id="an-async-save",
+    ),
+    invalid(
+        """
+from .tasks import reactivate
+
+def mark_failing(endpoint):
+    endpoint.status = "paused"
+    reactivate.apply_async(kwargs={"endpoint_id": endpoint.pk}, countdown=0)
+    endpoint.save()
+""",
+        (6, 5, "with endpoint before endpoint.save() (line 7)"),
+        id="a-countdown-of-zero-holds-nothing-back",
     ),
 )
