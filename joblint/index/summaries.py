@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from joblint.index.entries import (
@@ -37,6 +37,7 @@ from joblint.index.flags import (
 )
 from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
+from joblint.index.row_uses import result_uses
 from joblint.index.returns import (
     PAIR,
     ROW,
@@ -1078,6 +1079,7 @@ class ModuleReader:
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
+        claimed = result_uses(self.kinds(frame.node))
 
         def qualify(expr: ast.expr) -> str | None:
             return self._qualify(expr, stack)
@@ -1093,7 +1095,8 @@ class ModuleReader:
                 transactions[around] = _either(decorated, inside)
             call = self._project_call(node, stack, transactions[around])
             if call is not None:
-                summary.calls.append(call)
+                use = claimed.get(id(node))
+                summary.calls.append(replace(call, result_use=use) if use else call)
             self._note_wrapper(node, frame, stack, opened)
             self._note_service(node, qualify)
         for node in returns:

@@ -24,7 +24,7 @@ from joblint.analysis.sql import (
 )
 from joblint.knowledge import locks
 from joblint.knowledge.trigger import Trigger
-from joblint.models import Requirement
+from joblint.models import CLAIMED_BY_CALLER, CLAIMER, RESULT_SET, Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 # `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
@@ -338,27 +338,45 @@ def claim(conn):
         requires = _unpinned_requirements(links, chain_conditions(links, model, lookup.resolver))
         if requires is None:
             return
-        if not self._claims(top, lock, model, lookup):
+        use = self._rows_use(top, lock, model, lookup)
+        handed_back = ""
+        if use is Use.RETURNED:
+            claimed = self._claimed_by_caller(lock)
+            if claimed is None:
+                return
+            requires = (*requires, claimed)
+            handed_back = f" (it returns what it locks, and {CLAIMER})"
+        elif use is not Use.CLAIMED:
             return
         self._reported.add(id(name))
         api = lock.api
         self.report(
             name,
             f"{api.method}() on a query that picks the next row ({_reason(lock.picks_next)}) "
-            f"waits for rows other workers hold, so workers queue behind one row: use "
-            f"{api.fix} (or {locks.QUEUE_FIX})",
+            f"waits for rows other workers hold{handed_back}, so workers queue behind one row: "
+            f"use {api.fix} (or {locks.QUEUE_FIX})",
             requires=requires,
             fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
         )
 
-    def _claims(
+    def _claimed_by_caller(self, lock: RowLock) -> Requirement | None:
+        """A function handing the locked rows back picks them for its callers:
+        the project model must find one that claims them."""
+        frame = self.context.frame
+        if not isinstance(frame.node, cst.FunctionDef):
+            return None
+        qualname = self.context.resolver.local_qualname(frame.key)
+        uses = (RESULT_SET,) if lock.api.assignment_writes else ()
+        return Requirement(CLAIMED_BY_CALLER, qualname, reach=uses)
+
+    def _rows_use(
         self, top: cst.BaseExpression, lock: RowLock, model: str | None, lookup: Lookup
-    ) -> bool:
+    ) -> Use:
         """Whether the function writes or deletes the locked rows (a claim),
-        rather than reading them under the lock or creating a missing one."""
+        reads them under the lock, creates a missing one, or hands them back."""
         if any(link.method in locks.ROW_WRITE_CALLS for link in lock.after_lock):
-            return True
-        use = locked_rows_use(
+            return Use.CLAIMED
+        return locked_rows_use(
             top,
             self.context.statement,
             self.context.frame.node,
@@ -367,7 +385,6 @@ def claim(conn):
             model=model,
             model_of=lambda call: chain_model(chain_links(call, lookup), lookup.resolver),
         )
-        return use is Use.CLAIMED
 
 
 # --- fixes ---------------------------------------------------------------------------------
