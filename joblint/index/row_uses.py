@@ -73,7 +73,9 @@ def _bound_results(kinds: _Kinds) -> dict[str, int]:
         for target in targets:
             if isinstance(target, ast.Name) and target.id in once:
                 bound[target.id] = id(call)
-    loops = [n for n in _of(kinds, (ast.For, ast.AsyncFor)) if isinstance(n, ast.For | ast.AsyncFor)]
+    loops = [
+        n for n in _of(kinds, (ast.For, ast.AsyncFor)) if isinstance(n, ast.For | ast.AsyncFor)
+    ]
     for loop in sorted(loops, key=lambda n: (n.lineno, n.col_offset)):
         target = loop.target
         if not (isinstance(target, ast.Name) and target.id in once):
@@ -123,9 +125,9 @@ def _name_uses(kinds: _Kinds, names: set[str]) -> Iterator[tuple[str, str]]:
         assert isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                if target.value.id in names:
-                    yield target.value.id, RESULT_SET
+            value = target.value if isinstance(target, ast.Attribute) else None
+            if isinstance(value, ast.Name) and value.id in names:
+                yield value.id, RESULT_SET
     for call in kinds.get(ast.Call, ()):
         assert isinstance(call, ast.Call)
         yield from ((name, RESULT_WRITTEN) for name in _written(call, names))
@@ -137,10 +139,10 @@ def _written(call: ast.Call, names: set[str]) -> Iterator[str]:
     of its chain compares (`Job.objects.filter(pk=job.pk).update(...)`,
     `update(Job).where(Job.id == job.id)`)."""
     func = call.func
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        if func.value.id in names and func.attr in _SAVES:
-            yield func.value.id
-            return
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name) and receiver.id in names and _method(call) in _SAVES:
+        yield receiver.id
+        return
     links = _links(call)
     writes = [link for link in links if _method(link) in locks.ROW_WRITE_CALLS]
     if not writes:

@@ -37,7 +37,6 @@ from joblint.index.flags import (
 )
 from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
-from joblint.index.row_uses import result_uses
 from joblint.index.returns import (
     PAIR,
     ROW,
@@ -47,6 +46,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
+from joblint.index.row_uses import result_uses
 from joblint.index.services import found_service, registered_service
 from joblint.index.signals import module_connections
 from joblint.knowledge import jobs, payloads, requests, work

@@ -22,6 +22,7 @@ from joblint.analysis.sql import (
     lookup_for,
     static_sql,
 )
+from joblint.analysis.task_functions import TaskDefinition, task_definition
 from joblint.knowledge import locks
 from joblint.knowledge.trigger import Trigger
 from joblint.models import CLAIMED_BY_CALLER, CLAIMER, RESULT_SET, Requirement
@@ -260,14 +261,19 @@ def claim(conn):
         # `while` depth per function: a `for` over a locking query inside one is
         # a worker loop.
         self._while_depth: list[int] = [0]
+        # The functions we are in, and whether each is a job (read when asked).
+        self._functions: list[cst.FunctionDef] = []
+        self._jobs: dict[int, TaskDefinition | None] = {}
 
     # --- traversal -------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._while_depth.append(0)
+        self._functions.append(node)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._while_depth.pop()
+        self._functions.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self._while_depth[-1] += 1
@@ -278,6 +284,19 @@ def claim(conn):
     def visit_For(self, node: cst.For) -> None:
         if self._while_depth[-1] > 0:
             self._check_chain(node.iter, iterated=True)
+            return
+        job = self._job()
+        if job is not None:
+            self._check_chain(node.iter, iterated=True, job=job)
+
+    def _job(self) -> TaskDefinition | None:
+        """The job whose body we are in (its own body, not a nested function's)."""
+        if not self._functions:
+            return None
+        function = self._functions[-1]
+        if id(function) not in self._jobs:
+            self._jobs[id(function)] = task_definition(function, self.context.resolver)
+        return self._jobs[id(function)]
 
     def visit_Call(self, node: cst.Call) -> None:
         lookup = lookup_for(self.context)
@@ -316,7 +335,9 @@ def claim(conn):
 
     # --- ORM chains --------------------------------------------------------------------
 
-    def _check_chain(self, top: cst.BaseExpression, *, iterated: bool) -> None:
+    def _check_chain(
+        self, top: cst.BaseExpression, *, iterated: bool, job: TaskDefinition | None = None
+    ) -> None:
         top = unwrap(top)
         if id(top) in self._covered:
             return
@@ -338,26 +359,34 @@ def claim(conn):
         requires = _unpinned_requirements(links, chain_conditions(links, model, lookup.resolver))
         if requires is None:
             return
-        use = self._rows_use(top, lock, model, lookup)
-        handed_back = ""
-        if use is Use.RETURNED:
-            claimed = self._claimed_by_caller(lock)
-            if claimed is None:
-                return
-            requires = (*requires, claimed)
-            handed_back = f" (it returns what it locks, and {CLAIMER})"
-        elif use is not Use.CLAIMED:
+        claimed = self._claim(top, lock, model, lookup)
+        if claimed is None:
             return
+        by_caller = bool(claimed)
+        requires = (*requires, *claimed)
+        if job is not None and lock.picks_next.how is Pick.LOOP:
+            requires = (*requires, *job.requires)
         self._reported.add(id(name))
         api = lock.api
         self.report(
             name,
-            f"{api.method}() on a query that picks the next row ({_reason(lock.picks_next)}) "
-            f"waits for rows other workers hold{handed_back}, so workers queue behind one row: "
-            f"use {api.fix} (or {locks.QUEUE_FIX})",
+            _chain_message(lock, lock.picks_next, job, by_caller),
             requires=requires,
             fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
         )
+
+    def _claim(
+        self, top: cst.BaseExpression, lock: RowLock, model: str | None, lookup: Lookup
+    ) -> tuple[Requirement, ...] | None:
+        """None when nothing claims the locked rows; () when the function
+        does; what the project model must find when it hands them back."""
+        use = self._rows_use(top, lock, model, lookup)
+        if use is Use.CLAIMED:
+            return ()
+        if use is not Use.RETURNED:
+            return None
+        claimed = self._claimed_by_caller(lock)
+        return None if claimed is None else (claimed,)
 
     def _claimed_by_caller(self, lock: RowLock) -> Requirement | None:
         """A function handing the locked rows back picks them for its callers:
@@ -455,6 +484,22 @@ def _sql_shape(text: str) -> str:
     if has_order and has_limit:
         return "ORDER BY and LIMIT"
     return "ORDER BY" if has_order else "LIMIT"
+
+
+def _chain_message(
+    lock: RowLock, pick: PickNext, job: TaskDefinition | None, by_caller: bool
+) -> str:
+    api = lock.api
+    what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
+    if job is not None and pick.how is Pick.LOOP:
+        # Every run of the job locks every matching row: the others wait.
+        loops = f"the rows the job '{job.name}' loops over"
+        what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
+    handed_back = f" (it returns what it locks, and {CLAIMER})" if by_caller else ""
+    return (
+        f"{what} waits for rows other workers hold{handed_back}, so workers queue behind one "
+        f"row: use {api.fix} (or {locks.QUEUE_FIX})"
+    )
 
 
 def _reason(pick: PickNext) -> str:

@@ -441,7 +441,8 @@ def next_task(session):
 
 
 def oldest_job():
-    return Job.objects.select_for_update().filter(state="queued").order_by("id").first()
+    queued = Job.objects.filter(state="queued").order_by("id")
+    return queued.select_for_update().first()
 
 
 def restart(pk, session, task_id):
@@ -979,17 +980,22 @@ from .models import Job, Task
 
 def next_job(s):
     return s.scalars(
-        select(Job).where(Job.state == "pending").order_by(Job.id).with_for_update().limit(1)
+        select(Job)
+        .where(Job.state == "pending")
+        .order_by(Job.id)
+        .with_for_update()
+        .limit(1)
     ).first()
 
 
 def next_task(session):
-    return session.query(Task).filter(Task.state == "pending").with_for_update(read=True).first()
+    query = session.query(Task).filter(Task.state == "pending")
+    return query.with_for_update(read=True).first()
 
 
 def next_batch(session, size):
-    stmt = select(Task).where(Task.state == "pending").order_by(Task.id).limit(size).with_for_update()
-    return session.scalars(stmt).all()
+    stmt = select(Task).where(Task.state == "pending").order_by(Task.id)
+    return session.scalars(stmt.limit(size).with_for_update()).all()
 
 
 def run_one(s):
@@ -1000,9 +1006,9 @@ def run_one(s):
     for queued in next_batch(s, 10):
         queued.state = "running"
 """,
-        (9, 68, "its caller 'run_one' claims it at app/example.py:23"),
-        (14, 64, "its caller 'run_one' claims it at app/example.py:25"),
-        (18, 86, "its caller 'run_one' claims it at app/example.py:27"),
+        (12, 10, "its caller 'run_one' claims it at app/example.py:28"),
+        (19, 18, "its caller 'run_one' claims it at app/example.py:30"),
+        (24, 45, "its caller 'run_one' claims it at app/example.py:32"),
         fixed="""
 from sqlalchemy import select
 
@@ -1011,17 +1017,22 @@ from .models import Job, Task
 
 def next_job(s):
     return s.scalars(
-        select(Job).where(Job.state == "pending").order_by(Job.id).with_for_update(skip_locked=True).limit(1)
+        select(Job)
+        .where(Job.state == "pending")
+        .order_by(Job.id)
+        .with_for_update(skip_locked=True)
+        .limit(1)
     ).first()
 
 
 def next_task(session):
-    return session.query(Task).filter(Task.state == "pending").with_for_update(read=True, skip_locked=True).first()
+    query = session.query(Task).filter(Task.state == "pending")
+    return query.with_for_update(read=True, skip_locked=True).first()
 
 
 def next_batch(session, size):
-    stmt = select(Task).where(Task.state == "pending").order_by(Task.id).limit(size).with_for_update(skip_locked=True)
-    return session.scalars(stmt).all()
+    stmt = select(Task).where(Task.state == "pending").order_by(Task.id)
+    return session.scalars(stmt.limit(size).with_for_update(skip_locked=True)).all()
 
 
 def run_one(s):
@@ -1040,7 +1051,8 @@ from .models import Job
 
 
 def next_job():
-    return Job.objects.select_for_update().filter(state="queued").order_by("id").first()
+    queued = Job.objects.filter(state="queued").order_by("id")
+    return queued.select_for_update().first()
 
 
 class Queue:
@@ -1048,14 +1060,15 @@ class Queue:
         jobs = Job.objects.filter(state="queued").select_for_update()[:5]
         return list(jobs)
 """,
-        (6, 24, "its caller 'work' claims it at app/worker.py:"),
-        (11, 51, "its caller 'drain' claims it at app/worker.py:"),
+        (7, 19, "its caller 'work' claims it at app/worker.py:10"),
+        (12, 51, "its caller 'drain' claims it at app/worker.py:17"),
         fixed="""
 from .models import Job
 
 
 def next_job():
-    return Job.objects.select_for_update(skip_locked=True).filter(state="queued").order_by("id").first()
+    queued = Job.objects.filter(state="queued").order_by("id")
+    return queued.select_for_update(skip_locked=True).first()
 
 
 class Queue:
@@ -1083,5 +1096,37 @@ def drain(queue: Queue):
         for job in queue.take():
             Job.objects.filter(pk=job.pk).update(state="running")
 """,
+    ),
+    invalid(
+        """
+from celery import shared_task
+from django.db import transaction
+
+from .models import Job
+
+
+@shared_task
+def start_queued():
+    with transaction.atomic():
+        for job in Job.objects.select_for_update().filter(state="queued"):
+            job.state = "running"
+            job.save()
+""",
+        (11, 32, "the rows the job 'start_queued' loops over (no LIMIT"),
+        fixed="""
+from celery import shared_task
+from django.db import transaction
+
+from .models import Job
+
+
+@shared_task
+def start_queued():
+    with transaction.atomic():
+        for job in Job.objects.select_for_update(skip_locked=True).filter(state="queued"):
+            job.state = "running"
+            job.save()
+""",
+        id="job-loop-over-every-queued-row",
     ),
 )
