@@ -50,13 +50,18 @@ class ForUpdateWithoutSkipLocked(Rule):
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
     `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
-    a worker's `while` loop, when the function then claims the locked rows:
+    a worker's `while` loop or in a job's body (no LIMIT: every run locks
+    every matching row), when the function then claims the locked rows:
     writes them (`row.status = ...; row.save()`, or with SQLAlchemy the
     attribute assignment alone), updates or deletes them (`qs.update(...)`,
     `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
-    .update(...)`, `bulk_update(rows, ...)`). An ORM `.order_by(...)` alone
-    picks nothing: it locks every matching row in that order (the usual way to
-    avoid deadlocks).
+    .update(...)`, `bulk_update(rows, ...)`). A pick-next helper that
+    returns the locked row(s) is reported when one of its callers, in any
+    module of the project, claims what it returns (`job = next_job(s);
+    job.state = "running"`, `for job in next_jobs(s): job.save()`); the
+    message names that caller. An ORM `.order_by(...)` alone picks nothing:
+    it locks every matching row in that order (the usual way to avoid
+    deadlocks).
 
     Not reported, because the lock names its row and waiting for it is right
     (`SKIP LOCKED` would turn "another worker holds it" into "not found"):
@@ -76,7 +81,8 @@ class ForUpdateWithoutSkipLocked(Rule):
       OR, ordering or a slice beyond the first row pick among many.
 
     Not reported either: rows locked to serialise and only read (the last
-    invoice number, to add one), handed back to the caller, or a find-or-create
+    invoice number, to add one), handed back to callers none of which claims
+    them (they only read them), or a find-or-create
     (the function tests the lookup and, when it found nothing, creates a row of
     the same model: skipping a locked row would create a duplicate).
 
@@ -159,8 +165,14 @@ class ForUpdateWithoutSkipLocked(Rule):
       models defined in libraries (`User.username` of `django.contrib.auth`).
     - The claim is looked for in the same function, following the rows
       through names (`row = rows.first()`, `for row in rows`, `list(rows)`,
-      `batch.append(row)`): a claim made by another function (`claim(row)`,
-      `row.start()`) or by raw SQL is not seen, and the lock is not reported.
+      `batch.append(row)`), and in the callers of a function that returns
+      them (the row or rows bound to a name, or looped over, and written
+      there); a claim made by another function (`claim(row)`, `row.start()`),
+      by raw SQL, or by a caller's caller is not seen, and the lock is not
+      reported. A caller in the project's tests counts as a caller. A job is
+      a function a job library's decorator (or the project's own task
+      decorator) registers; a loop in a plain function outside a `while` is
+      not read (one-off code).
     """
 
     CODE = "JL401"
