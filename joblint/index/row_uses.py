@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping
+from typing import cast
 
 from joblint.knowledge import locks
 from joblint.models import RESULT_SET, RESULT_WRITTEN
@@ -30,52 +31,37 @@ _BINDING_KINDS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFo
 def result_uses(kinds: _Kinds) -> dict[int, str]:
     """`id(call)` -> `RESULT_WRITTEN` or `RESULT_SET` for the calls (among a
     function's own nodes, grouped by kind) whose result the function claims."""
-    if not _may_claim(kinds):
-        return {}
+    writes = [c for c in kinds.get(ast.Call, ()) if _method(cast(ast.Call, c)) in _SAVES]
+    if not writes and not kinds.get(ast.Assign) and not kinds.get(ast.AugAssign):
+        return {}  # most functions set no attribute and call no save
     bound = _bound_results(kinds)
     if not bound:
         return {}
     uses: dict[int, str] = {}
-    for name, use in _name_uses(kinds, set(bound)):
+    for name, use in _name_uses(kinds, set(bound), writes):
         call = bound[name]
         if uses.get(call) != RESULT_WRITTEN:
             uses[call] = use
     return uses
 
 
-def _may_claim(kinds: _Kinds) -> bool:
-    """Most functions write no attribute and call no save: nothing to follow."""
-    if kinds.get(ast.Assign) or kinds.get(ast.AugAssign) or kinds.get(ast.AnnAssign):
-        return True
-    return any(
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and call.func.attr in _SAVES
-        for call in kinds.get(ast.Call, ())
-    )
-
-
 def _bound_results(kinds: _Kinds) -> dict[str, int]:
     """The names bound once, to what a call returns or to its rows: name -> id(call)."""
-    counts: dict[str, int] = {}
-    for node in _of(kinds, _BINDING_KINDS):
-        for target in _binding_targets(node):
-            for name in _names_in(target):
-                counts[name] = counts.get(name, 0) + 1
-    once = {name for name, count in counts.items() if count == 1}
-    bound: dict[str, int] = {}
+    assigned: list[tuple[str, int]] = []
     for node in _of(kinds, (ast.Assign, ast.AnnAssign)):
         assert isinstance(node, ast.Assign | ast.AnnAssign)
         call = _call(node.value)
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if call is None:
             continue
-        for target in targets:
-            if isinstance(target, ast.Name) and target.id in once:
-                bound[target.id] = id(call)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        assigned.extend((t.id, id(call)) for t in targets if isinstance(t, ast.Name))
     loops = [
         n for n in _of(kinds, (ast.For, ast.AsyncFor)) if isinstance(n, ast.For | ast.AsyncFor)
     ]
+    if not assigned and not loops:
+        return {}
+    once = _bound_once(kinds)
+    bound = {name: call for name, call in assigned if name in once}
     for loop in sorted(loops, key=lambda n: (n.lineno, n.col_offset)):
         target = loop.target
         if not (isinstance(target, ast.Name) and target.id in once):
@@ -86,6 +72,16 @@ def _bound_results(kinds: _Kinds) -> dict[str, int]:
         elif isinstance(loop.iter, ast.Name) and loop.iter.id in bound:
             bound[target.id] = bound[loop.iter.id]
     return bound
+
+
+def _bound_once(kinds: _Kinds) -> set[str]:
+    """The names the function binds exactly once (a rebound name may hold another value)."""
+    counts: dict[str, int] = {}
+    for node in _of(kinds, _BINDING_KINDS):
+        for target in _binding_targets(node):
+            for name in _names_in(target):
+                counts[name] = counts.get(name, 0) + 1
+    return {name for name, count in counts.items() if count == 1}
 
 
 def _of(kinds: _Kinds, wanted: tuple[type[ast.AST], ...]) -> Iterator[ast.AST]:
@@ -119,8 +115,9 @@ def _call(value: ast.expr | None) -> ast.Call | None:
     return value if isinstance(value, ast.Call) else None
 
 
-def _name_uses(kinds: _Kinds, names: set[str]) -> Iterator[tuple[str, str]]:
-    """(name, use) for each write or field set of a bound name."""
+def _name_uses(kinds: _Kinds, names: set[str], writes: list[ast.AST]) -> Iterator[tuple[str, str]]:
+    """(name, use) for each write or field set of a bound name (`writes`:
+    the calls of a write method)."""
     for node in _of(kinds, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         assert isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -128,7 +125,10 @@ def _name_uses(kinds: _Kinds, names: set[str]) -> Iterator[tuple[str, str]]:
             value = target.value if isinstance(target, ast.Attribute) else None
             if isinstance(value, ast.Name) and value.id in names:
                 yield value.id, RESULT_SET
-    for call in kinds.get(ast.Call, ()):
+    # A write at the root of a chain (`update(Job).where(...)`) is found from
+    # the chain's outer calls: every call is read then (rare), else the writes.
+    rooted = any(isinstance(cast(ast.Call, c).func, ast.Name) for c in writes)
+    for call in kinds.get(ast.Call, ()) if rooted else writes:
         assert isinstance(call, ast.Call)
         yield from ((name, RESULT_WRITTEN) for name in _written(call, names))
 

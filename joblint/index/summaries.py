@@ -1079,7 +1079,7 @@ class ModuleReader:
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
-        claimed = result_uses(self.kinds(frame.node))
+        claimed: dict[int, str] | None = None  # read for the first project call
 
         def qualify(expr: ast.expr) -> str | None:
             return self._qualify(expr, stack)
@@ -1095,6 +1095,8 @@ class ModuleReader:
                 transactions[around] = _either(decorated, inside)
             call = self._project_call(node, stack, transactions[around])
             if call is not None:
+                if claimed is None:
+                    claimed = result_uses(self.kinds(frame.node))
                 use = claimed.get(id(node))
                 summary.calls.append(replace(call, result_use=use) if use else call)
             self._note_wrapper(node, frame, stack, opened)
