@@ -50,8 +50,11 @@ class ForUpdateWithoutSkipLocked(Rule):
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
     `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
-    a worker's `while` loop or in a job's body (no LIMIT: every run locks
-    every matching row), when the function then claims the locked rows:
+    a worker's `while` loop or in a job's body (a model's rows filtered by
+    constants alone, with no LIMIT: every run locks every matching row; a
+    value the job is given, `order=order_id`, or a parent's rows,
+    `batch.jobs`, keep each run to its own), when the function then claims
+    the locked rows:
     writes them (`row.status = ...; row.save()`, or with SQLAlchemy the
     attribute assignment alone), updates or deletes them (`qs.update(...)`,
     `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
@@ -368,15 +371,19 @@ def claim(conn):
             return
         links = list(lock.links)
         model = chain_model(links, lookup.resolver)
-        requires = _unpinned_requirements(links, chain_conditions(links, model, lookup.resolver))
+        conditions = chain_conditions(links, model, lookup.resolver)
+        requires = _unpinned_requirements(links, conditions)
         if requires is None:
+            return
+        job_loop = job is not None and lock.picks_next.how is Pick.LOOP
+        if job_loop and not _every_worker_locks_them(model, conditions):
             return
         claimed = self._claim(top, lock, model, lookup)
         if claimed is None:
             return
         by_caller = bool(claimed)
         requires = (*requires, *claimed)
-        if job is not None and lock.picks_next.how is Pick.LOOP:
+        if job is not None and job_loop:
             requires = (*requires, *job.requires)
         self._reported.add(id(name))
         api = lock.api
@@ -496,6 +503,16 @@ def _sql_shape(text: str) -> str:
     if has_order and has_limit:
         return "ORDER BY and LIMIT"
     return "ORDER BY" if has_order else "LIMIT"
+
+
+def _every_worker_locks_them(model: str | None, conditions: list[Condition]) -> bool:
+    """A job's loop locks rows every run of it wants (a queue's, a table's)
+    when it queries a model's rows by constants alone: a value the job is
+    given (`order=order_id`), or rows of one parent (`order.items`), keeps
+    each run to its own rows."""
+    if model is None:
+        return False
+    return not any(c.kind is Kind.EQUAL and not c.constant for c in conditions)
 
 
 def _chain_message(

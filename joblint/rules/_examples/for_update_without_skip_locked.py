@@ -526,6 +526,23 @@ def expire_all():
 
 
 @shared_task
+def ship_order(order_id):
+    # Each run locks the rows of the order it is given, not every worker's.
+    with transaction.atomic():
+        for job in Job.objects.select_for_update().filter(order=order_id, state="queued"):
+            job.state = "shipped"
+            job.save()
+
+
+@shared_task
+def close_batch(batch):
+    with transaction.atomic():
+        for job in batch.jobs.select_for_update().filter(state="queued"):
+            job.state = "closed"
+            job.save()
+
+
+@shared_task
 def count_queued():
     with transaction.atomic():
         total = 0
@@ -533,7 +550,7 @@ def count_queued():
             total += job.size
         return total
 """,
-        id="job-loop-pinned-or-skip-locked-or-not-a-job-or-not-claimed",
+        id="job-loop-pinned-scoped-skip-locked-not-a-job-or-not-claimed",
     ),
 )
 
