@@ -73,6 +73,12 @@ class Requirement:
     - "task-decorator-sets" (`TASK_DECORATOR_SETS`): the project's task
       decorator `qualname` must set each option `libraries` names as
       `key=literal` (`bind=True`), itself or through what it is built from;
+    - "claimed-by-caller" (`CLAIMED_BY_CALLER`): some caller of the project
+      function `qualname` must claim the row(s) it returns: write them
+      (`ProjectCall.result_use` is `RESULT_WRITTEN`) or, with `reach` ==
+      (`RESULT_SET`,), where setting a field writes (an ORM flushing what its
+      session holds), set a field of them; the message names that caller
+      where it says `CLAIMER`;
     - "passed-a-task" (`PASSED_A_TASK`): some bound task of one of `libraries`
       must pass itself (its first parameter) to the function `qualname` at the
       parameter `reach` gives as (position, name); the message names that
@@ -217,6 +223,14 @@ OPENS_TRANSACTION = "opens-transaction"
 TASK_DECORATOR = "task-decorator"
 TASK_DECORATOR_SETS = "task-decorator-sets"
 PASSED_A_TASK = "passed-a-task"
+CLAIMED_BY_CALLER = "claimed-by-caller"
+# Where a pending finding's message names the caller claiming the returned row.
+CLAIMER = "\u27e8claimer\u27e9"
+# What a caller does with what a call returns (`ProjectCall.result_use`):
+# writes or deletes it (`job.save()`, `session.delete(job)`), or only sets a
+# field of it (`job.state = "running"`).
+RESULT_WRITTEN = "written"
+RESULT_SET = "set"
 ENQUEUES_NOW = "enqueues-now"
 # A callable handed to the project function `qualname` (at the (position,
 # keyword) `reach` gives) runs now: the function doesn't defer it to COMMIT.
@@ -265,6 +279,7 @@ MODEL_REQUIREMENTS = frozenset(
         TASK_DECORATOR,
         TASK_DECORATOR_SETS,
         PASSED_A_TASK,
+        CLAIMED_BY_CALLER,
         ENQUEUES_NOW,
         RUNS_NOW,
         RETURNS_OBJECT,
@@ -391,6 +406,10 @@ class ProjectCall:
     # The command a command runner runs, named by a literal
     # (`call_command("rebuild_index")`): the project step finds its handler.
     command: str = ""
+    # What the caller does with the value the call returns, bound to a name
+    # (`job = next_job()`, `for job in next_jobs():`): `RESULT_WRITTEN`,
+    # `RESULT_SET`, or "" for neither (`joblint.index.row_uses`).
+    result_use: str = ""
 
     def shown(self) -> str:
         """How a message writes the call: `mail.send()`, `call_command("rebuild_index")`."""

@@ -572,3 +572,37 @@ def test_index_lists_classes_whose_dispatch_is_non_atomic() -> None:
     )
     assert index is not None
     assert index.non_atomic_classes == ("app.mixins.Outside", "app.mixins.Whole")
+
+
+def test_index_tells_what_a_caller_does_with_a_result() -> None:
+    index = _index(
+        "from sqlalchemy import update\n"
+        "from .queue import next_job, next_jobs, peek\n"
+        "async def run(s):\n"
+        "    job = await next_job(s)\n"
+        "    job.state = 'running'\n"
+        "    for queued in next_jobs(s):\n"
+        "        queued.save()\n"
+        "    seen = peek(s)\n"
+        "    print(seen.state)\n"
+        "def by_key(s):\n"
+        "    job = next_job(s)\n"
+        "    s.execute(update(Job).where(Job.id == job.id).values(state='running'))\n"
+        "    rows = next_jobs(s)\n"
+        "    for row in rows:\n"
+        "        Job.objects.filter(pk=row.pk).update(state='running')\n"
+        "def rebound(s):\n"
+        "    job = next_job(s)\n"
+        "    job = Job()\n"
+        "    job.save()\n"
+        "    other = next_job(s)\n"
+        "    cache.delete(other.id)\n"
+    )
+    uses = {call.line: call.result_use for f in index.functions for call in f.calls}
+    assert uses[4] == "set"  # a field set: a write where the session flushes it
+    assert uses[6] == "written"  # each row of the loop saved
+    assert uses[8] == ""  # only read
+    assert uses[11] == "written"  # an update whose filter names its key
+    assert uses[13] == "written"  # the rows of a name looped over
+    assert uses[17] == ""  # the name is bound again: what is saved is another row
+    assert uses[20] == ""  # a cache key, not a row write

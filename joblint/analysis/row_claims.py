@@ -10,7 +10,9 @@ model when it found none: its lock must wait, or two callers create two rows.
 The rows are followed through the names they are bound to in the same function
 (`x = <query>`, `for row in <query>`, `rows = list(<query>)`, `row = rows[0]`,
 `stmt = select(...).with_for_update(); row = session.scalars(stmt).first()`,
-`batch.append(row)`), not into other functions.
+`batch.append(row)`), not into other functions: rows the function returns
+are handed back (`Use.RETURNED`), for the project model to find a caller
+that claims them.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class Use(Enum):
     CLAIMED = "claimed"  # written or deleted: a claim
     READ = "read"  # left as it was
     FIND_OR_CREATE = "find-or-create"  # a missing row is created instead
+    RETURNED = "returned"  # left as it was here, and handed back to the caller
 
 
 class _Held(Enum):
@@ -49,6 +52,7 @@ class _Tracker:
     model_of: ModelOf
     held: dict[str, _Held] = field(default_factory=dict)
     claimed: bool = False
+    returned: bool = False
 
 
 def locked_rows_use(
@@ -76,8 +80,10 @@ def locked_rows_use(
     for node in nodes:
         if node is small:
             started = True  # what follows in source order: its own body first
+            _note_return(tracker, node, top)
         elif started:
             _follow(tracker, node)
+            _note_return(tracker, node, top)
     # The lookup is tested where it may come before the fetch (`if rows: row =
     # rows.first() else: create`): through the name the query was read from too.
     _, root = _steps(top)
@@ -85,7 +91,27 @@ def locked_rows_use(
         tracker.held[root.value] = _ROWS
     if any(isinstance(n, cst.If) and _creates_when_missing(tracker, n) for n in nodes):
         return Use.FIND_OR_CREATE
-    return Use.CLAIMED if tracker.claimed else Use.READ
+    if tracker.claimed:
+        return Use.CLAIMED
+    return Use.RETURNED if tracker.returned else Use.READ
+
+
+def _note_return(tracker: _Tracker, node: cst.CSTNode, top: cst.BaseExpression) -> None:
+    """`return <query>.first()`, `return job`, `return list(rows)`, `return
+    session.scalars(<query>).first()`: the rows go back to the caller."""
+    if not isinstance(node, cst.Return) or node.value is None:
+        return
+    value = unwrap(node.value)
+    if value is top or _derived(tracker, value) is not None:
+        tracker.returned = True
+        return
+    steps, _root = _steps(value)
+    for step in steps:
+        if isinstance(step, cst.Call) and any(
+            not arg.star and arg.keyword is None and unwrap(arg.value) is top for arg in step.args
+        ):
+            tracker.returned = True
+            return
 
 
 _ROW = _Held.ROW

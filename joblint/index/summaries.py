@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from joblint.index.entries import (
@@ -46,6 +46,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
+from joblint.index.row_uses import result_uses
 from joblint.index.services import found_service, registered_service
 from joblint.index.signals import module_connections
 from joblint.knowledge import jobs, payloads, requests, work
@@ -1078,6 +1079,7 @@ class ModuleReader:
         if len(stack) == 1:  # a method the framework calls in its transaction
             decorated = _either(decorated, self._hooks.get(frame.key))
         transactions: dict[tuple[int, ...], tuple[str, ...] | None] = {}
+        claimed: dict[int, str] | None = None  # read for the first project call
 
         def qualify(expr: ast.expr) -> str | None:
             return self._qualify(expr, stack)
@@ -1093,7 +1095,10 @@ class ModuleReader:
                 transactions[around] = _either(decorated, inside)
             call = self._project_call(node, stack, transactions[around])
             if call is not None:
-                summary.calls.append(call)
+                if claimed is None:
+                    claimed = result_uses(self.kinds(frame.node))
+                use = claimed.get(id(node))
+                summary.calls.append(replace(call, result_use=use) if use else call)
             self._note_wrapper(node, frame, stack, opened)
             self._note_service(node, qualify)
         for node in returns:

@@ -22,9 +22,10 @@ from joblint.analysis.sql import (
     lookup_for,
     static_sql,
 )
+from joblint.analysis.task_functions import TaskDefinition, task_definition
 from joblint.knowledge import locks
 from joblint.knowledge.trigger import Trigger
-from joblint.models import Requirement
+from joblint.models import CLAIMED_BY_CALLER, CLAIMER, RESULT_SET, Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 # `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
@@ -49,13 +50,21 @@ class ForUpdateWithoutSkipLocked(Rule):
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
     `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
-    a worker's `while` loop, when the function then claims the locked rows:
+    a worker's `while` loop or in a job's body (a model's rows filtered by
+    constants alone, with no LIMIT: every run locks every matching row; a
+    value the job is given, `order=order_id`, or a parent's rows,
+    `batch.jobs`, keep each run to its own), when the function then claims
+    the locked rows:
     writes them (`row.status = ...; row.save()`, or with SQLAlchemy the
     attribute assignment alone), updates or deletes them (`qs.update(...)`,
     `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
-    .update(...)`, `bulk_update(rows, ...)`). An ORM `.order_by(...)` alone
-    picks nothing: it locks every matching row in that order (the usual way to
-    avoid deadlocks).
+    .update(...)`, `bulk_update(rows, ...)`). A pick-next helper that
+    returns the locked row(s) is reported when one of its callers, in any
+    module of the project, claims what it returns (`job = next_job(s);
+    job.state = "running"`, `for job in next_jobs(s): job.save()`); the
+    message names that caller. An ORM `.order_by(...)` alone picks nothing:
+    it locks every matching row in that order (the usual way to avoid
+    deadlocks).
 
     Not reported, because the lock names its row and waiting for it is right
     (`SKIP LOCKED` would turn "another worker holds it" into "not found"):
@@ -75,7 +84,8 @@ class ForUpdateWithoutSkipLocked(Rule):
       OR, ordering or a slice beyond the first row pick among many.
 
     Not reported either: rows locked to serialise and only read (the last
-    invoice number, to add one), handed back to the caller, or a find-or-create
+    invoice number, to add one), handed back to callers none of which claims
+    them (they only read them), or a find-or-create
     (the function tests the lookup and, when it found nothing, creates a row of
     the same model: skipping a locked row would create a duplicate).
 
@@ -158,8 +168,14 @@ class ForUpdateWithoutSkipLocked(Rule):
       models defined in libraries (`User.username` of `django.contrib.auth`).
     - The claim is looked for in the same function, following the rows
       through names (`row = rows.first()`, `for row in rows`, `list(rows)`,
-      `batch.append(row)`): a claim made by another function (`claim(row)`,
-      `row.start()`) or by raw SQL is not seen, and the lock is not reported.
+      `batch.append(row)`), and in the callers of a function that returns
+      them (the row or rows bound to a name, or looped over, and written
+      there); a claim made by another function (`claim(row)`, `row.start()`),
+      by raw SQL, or by a caller's caller is not seen, and the lock is not
+      reported. A caller in the project's tests counts as a caller. A job is
+      a function a job library's decorator (or the project's own task
+      decorator) registers; a loop in a plain function outside a `while` is
+      not read (one-off code).
     """
 
     CODE = "JL401"
@@ -260,14 +276,19 @@ def claim(conn):
         # `while` depth per function: a `for` over a locking query inside one is
         # a worker loop.
         self._while_depth: list[int] = [0]
+        # The functions we are in, and whether each is a job (read when asked).
+        self._functions: list[cst.FunctionDef] = []
+        self._jobs: dict[int, TaskDefinition | None] = {}
 
     # --- traversal -------------------------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._while_depth.append(0)
+        self._functions.append(node)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._while_depth.pop()
+        self._functions.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self._while_depth[-1] += 1
@@ -278,6 +299,19 @@ def claim(conn):
     def visit_For(self, node: cst.For) -> None:
         if self._while_depth[-1] > 0:
             self._check_chain(node.iter, iterated=True)
+            return
+        job = self._job()
+        if job is not None:
+            self._check_chain(node.iter, iterated=True, job=job)
+
+    def _job(self) -> TaskDefinition | None:
+        """The job whose body we are in (its own body, not a nested function's)."""
+        if not self._functions:
+            return None
+        function = self._functions[-1]
+        if id(function) not in self._jobs:
+            self._jobs[id(function)] = task_definition(function, self.context.resolver)
+        return self._jobs[id(function)]
 
     def visit_Call(self, node: cst.Call) -> None:
         lookup = lookup_for(self.context)
@@ -316,7 +350,9 @@ def claim(conn):
 
     # --- ORM chains --------------------------------------------------------------------
 
-    def _check_chain(self, top: cst.BaseExpression, *, iterated: bool) -> None:
+    def _check_chain(
+        self, top: cst.BaseExpression, *, iterated: bool, job: TaskDefinition | None = None
+    ) -> None:
         top = unwrap(top)
         if id(top) in self._covered:
             return
@@ -335,30 +371,60 @@ def claim(conn):
             return
         links = list(lock.links)
         model = chain_model(links, lookup.resolver)
-        requires = _unpinned_requirements(links, chain_conditions(links, model, lookup.resolver))
+        conditions = chain_conditions(links, model, lookup.resolver)
+        requires = _unpinned_requirements(links, conditions)
         if requires is None:
             return
-        if not self._claims(top, lock, model, lookup):
+        job_loop = job is not None and lock.picks_next.how is Pick.LOOP
+        if job_loop and not _every_worker_locks_them(model, conditions):
             return
+        claimed = self._claim(top, lock, model, lookup)
+        if claimed is None:
+            return
+        by_caller = bool(claimed)
+        requires = (*requires, *claimed)
+        if job is not None and job_loop:
+            requires = (*requires, *job.requires)
         self._reported.add(id(name))
         api = lock.api
         self.report(
             name,
-            f"{api.method}() on a query that picks the next row ({_reason(lock.picks_next)}) "
-            f"waits for rows other workers hold, so workers queue behind one row: use "
-            f"{api.fix} (or {locks.QUEUE_FIX})",
+            _chain_message(lock, lock.picks_next, job, by_caller),
             requires=requires,
             fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
         )
 
-    def _claims(
+    def _claim(
         self, top: cst.BaseExpression, lock: RowLock, model: str | None, lookup: Lookup
-    ) -> bool:
+    ) -> tuple[Requirement, ...] | None:
+        """None when nothing claims the locked rows; () when the function
+        does; what the project model must find when it hands them back."""
+        use = self._rows_use(top, lock, model, lookup)
+        if use is Use.CLAIMED:
+            return ()
+        if use is not Use.RETURNED:
+            return None
+        claimed = self._claimed_by_caller(lock)
+        return None if claimed is None else (claimed,)
+
+    def _claimed_by_caller(self, lock: RowLock) -> Requirement | None:
+        """A function handing the locked rows back picks them for its callers:
+        the project model must find one that claims them."""
+        frame = self.context.frame
+        if not isinstance(frame.node, cst.FunctionDef):
+            return None
+        qualname = self.context.resolver.local_qualname(frame.key)
+        uses = (RESULT_SET,) if lock.api.assignment_writes else ()
+        return Requirement(CLAIMED_BY_CALLER, qualname, reach=uses)
+
+    def _rows_use(
+        self, top: cst.BaseExpression, lock: RowLock, model: str | None, lookup: Lookup
+    ) -> Use:
         """Whether the function writes or deletes the locked rows (a claim),
-        rather than reading them under the lock or creating a missing one."""
+        reads them under the lock, creates a missing one, or hands them back."""
         if any(link.method in locks.ROW_WRITE_CALLS for link in lock.after_lock):
-            return True
-        use = locked_rows_use(
+            return Use.CLAIMED
+        return locked_rows_use(
             top,
             self.context.statement,
             self.context.frame.node,
@@ -367,7 +433,6 @@ def claim(conn):
             model=model,
             model_of=lambda call: chain_model(chain_links(call, lookup), lookup.resolver),
         )
-        return use is Use.CLAIMED
 
 
 # --- fixes ---------------------------------------------------------------------------------
@@ -438,6 +503,32 @@ def _sql_shape(text: str) -> str:
     if has_order and has_limit:
         return "ORDER BY and LIMIT"
     return "ORDER BY" if has_order else "LIMIT"
+
+
+def _every_worker_locks_them(model: str | None, conditions: list[Condition]) -> bool:
+    """A job's loop locks rows every run of it wants (a queue's, a table's)
+    when it queries a model's rows by constants alone: a value the job is
+    given (`order=order_id`), or rows of one parent (`order.items`), keeps
+    each run to its own rows."""
+    if model is None:
+        return False
+    return not any(c.kind is Kind.EQUAL and not c.constant for c in conditions)
+
+
+def _chain_message(
+    lock: RowLock, pick: PickNext, job: TaskDefinition | None, by_caller: bool
+) -> str:
+    api = lock.api
+    what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
+    if job is not None and pick.how is Pick.LOOP:
+        # Every run of the job locks every matching row: the others wait.
+        loops = f"the rows the job '{job.name}' loops over"
+        what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
+    handed_back = f" (it returns what it locks, and {CLAIMER})" if by_caller else ""
+    return (
+        f"{what} waits for rows other workers hold{handed_back}, so workers queue behind one "
+        f"row: use {api.fix} (or {locks.QUEUE_FIX})"
+    )
 
 
 def _reason(pick: PickNext) -> str:

@@ -17,6 +17,8 @@ from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES, FIX_HINTS, TxFamil
 from joblint.models import (
     CALLER,
     CHAIN,
+    CLAIMED_BY_CALLER,
+    CLAIMER,
     ENQUEUES_NOW,
     JOB_TOUCHES,
     LEADS_TO_EFFECT,
@@ -29,6 +31,8 @@ from joblint.models import (
     RECEIVED,
     RECEIVES,
     REQUEST_DEPENDS,
+    RESULT_SET,
+    RESULT_WRITTEN,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
@@ -427,6 +431,8 @@ class ProjectIndex:
             )
         if requirement.kind == PASSED_A_TASK:
             return self._passing_task(requirement) is not None
+        if requirement.kind == CLAIMED_BY_CALLER:
+            return self._claiming_caller(requirement) is not None
         if requirement.kind == LEADS_TO_EFFECT:
             return self.graph.effect_chain_at(path, line, requirement.qualname) is not None
         if requirement.kind == TASK_DECORATOR_RERUNS:
@@ -468,6 +474,9 @@ class ProjectIndex:
         helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
         if helper is not None and CALLER in finding.message:
             return self._naming_caller(finding, helper)
+        picker = next((r for r in pending.requires if r.kind == CLAIMED_BY_CALLER), None)
+        if picker is not None and CLAIMER in finding.message:
+            return self._naming_claimer(finding, picker)
         effect = next((r for r in pending.requires if r.kind == LEADS_TO_EFFECT), None)
         if effect is not None and CHAIN in finding.message:
             return self._naming_effect(finding, effect, path)
@@ -613,6 +622,23 @@ class ProjectIndex:
         related = (Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), step),)
         return replace(finding, message=finding.message.replace(CALLER, text), related=related)
 
+    def _claiming_caller(self, requirement: Requirement) -> Hop | None:
+        uses = frozenset({RESULT_WRITTEN, *(u for u in requirement.reach if u == RESULT_SET)})
+        return self.graph.claiming_caller(requirement.qualname, uses)
+
+    def _naming_claimer(self, finding: Finding, requirement: Requirement) -> Finding:
+        """The message names a caller that claims the row the helper returns, and where."""
+        hop = self._claiming_caller(requirement)
+        if hop is None:
+            return finding
+        owner, _, caller = hop.function.rpartition(".")
+        if owner in self.graph.classes:
+            caller = f"{owner.rsplit('.', 1)[-1]}.{caller}"
+        text = f"its caller '{caller}' claims it at {hop.path}:{hop.call.line}"
+        step = f"{caller}() claims what {hop.call.text}() returns"
+        related = (Related(hop.path, _line(hop.call.line), step),)
+        return replace(finding, message=finding.message.replace(CLAIMER, text), related=related)
+
     def _library_object(self, requirement: Requirement) -> bool:
         library = self.object_library(requirement.qualname, requirement.queue)
         if library is None:
@@ -746,14 +772,15 @@ def _returns_lookups(index: ProjectIndex, results: list[FileResult]) -> tuple[se
 
 
 def task_helpers(results: list[FileResult]) -> set[str]:
-    """The unqualified names of the helpers pending findings need a bound
-    task to call with itself: the files naming one are read for their index."""
+    """The unqualified names of the helpers pending findings need a caller
+    of: a bound task calling one with itself, or a caller claiming the row
+    one returns. The files naming one are read for their index."""
     return {
         requirement.qualname.rsplit(".", 1)[-1]
         for result in results
         for pending in result.pending
         for requirement in pending.requires
-        if requirement.kind == PASSED_A_TASK
+        if requirement.kind in (PASSED_A_TASK, CLAIMED_BY_CALLER)
     }
 
 

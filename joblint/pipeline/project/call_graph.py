@@ -927,6 +927,18 @@ class CallGraph:
                     return Hop(caller, path, call)
         return None
 
+    def claiming_caller(self, helper: str, uses: frozenset[str]) -> Hop | None:
+        """A function that calls `helper` and claims what it returns (its
+        `ProjectCall.result_use` is one of `uses`): the call it makes."""
+        target = self.resolve(helper)
+        if target is None:
+            return None
+        for caller, (summary, path) in sorted(self.functions.items()):
+            for call in summary.calls:
+                if call.result_use in uses and self.resolve(call.callee) == target:
+                    return Hop(caller, path, call)
+        return None
+
     def _bound_task(self, function: str, libraries: frozenset[str]) -> bool:
         """A method of one of the libraries' task classes, or a function one of
         their task decorators registers with the binding option set."""

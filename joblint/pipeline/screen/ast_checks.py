@@ -331,11 +331,13 @@ class _OrmLocks:
     it: the lock and the pick on the chain itself or on what a name it starts
     from was assigned (the rule follows a name assigned once in its scope, or
     `self.<name>`; here any assignment of the name anywhere counts), or a
-    locking chain a `for` iterates inside a `while` loop (at any depth); and
-    the function it is in may claim the rows (the rule asks that it write or
-    delete them): here, any save, update or delete call or attribute
-    assignment anywhere in the outermost function around it (a chain outside
-    functions always counts). One walk gathers the chains and the strings."""
+    locking chain a `for` iterates inside a `while` loop (at any depth) or in
+    a decorated function (a job's body); and the function it is in may claim
+    the rows (the rule asks that it write or delete them, or return them to a
+    caller that does): here, any save, update or delete call, attribute
+    assignment or `return` of a value anywhere in the outermost function
+    around it (a chain outside functions always counts). One walk gathers the
+    chains and the strings."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.texts: list[str] = []
@@ -357,7 +359,7 @@ class _OrmLocks:
                 continue
             if isinstance(node, ast.Call | ast.Subscript):
                 self.chains.append((_chain(node), function))
-            elif isinstance(node, ast.For | ast.AsyncFor) and in_while:
+            elif isinstance(node, ast.For | ast.AsyncFor) and (in_while or _decorated(function)):
                 self.iterated.append((_chain(node.iter), function))
             elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 chain = _chain(node.value)
@@ -468,12 +470,22 @@ class _OrmLocks:
 # What may write or delete a locked row (the rule's claims,
 # `joblint.analysis.row_claims`): `row.save()`, `qs.update(...)`,
 # `row.delete()`, `bulk_update(...)`, `update(Job)`, `session.delete(row)`,
-# `row.status = ...` (SQLAlchemy flushes changed objects).
+# `row.status = ...` (SQLAlchemy flushes changed objects); a `return` hands
+# the rows to a caller, which may claim them.
 _WRITE_METHODS = locks.ROW_SAVE_METHODS | locks.ROW_WRITE_CALLS
 _WRITE_FUNCTIONS = locks.ROW_WRITE_CALLS
 
 
+def _decorated(function: ast.AST | None) -> bool:
+    """A decorated function: it may be a job, whose loop over locked rows the rule reads."""
+    return isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and bool(
+        function.decorator_list
+    )
+
+
 def _may_write(node: ast.AST) -> bool:
+    if isinstance(node, ast.Return):
+        return node.value is not None  # to a caller that may claim what it returns
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Attribute):

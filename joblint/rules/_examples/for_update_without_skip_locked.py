@@ -416,6 +416,142 @@ def report(cursor, errors):
 """,
         id="prose-with-sql-words-is-not-sql",
     ),
+    Valid(
+        """
+from django.db import transaction
+from sqlalchemy import select
+
+from .models import Job, Task
+
+
+def job_by_key(pk):
+    # Pinned by key: the caller names its row and waits for it on purpose.
+    return Job.objects.select_for_update().filter(pk=pk).first()
+
+
+def task_by_key(session, task_id):
+    stmt = select(Task).where(Task.id == task_id).order_by(Task.id).limit(1).with_for_update()
+    return session.scalars(stmt).first()
+
+
+def next_task(session):
+    return session.scalars(
+        select(Task).where(Task.state == "pending").with_for_update(skip_locked=True).limit(1)
+    ).first()
+
+
+def oldest_job():
+    queued = Job.objects.filter(state="queued").order_by("id")
+    return queued.select_for_update().first()
+
+
+def restart(pk, session, task_id):
+    with transaction.atomic():
+        job = job_by_key(pk)
+        job.state = "queued"
+        job.save()
+    task = task_by_key(session, task_id)
+    task.state = "queued"
+    claimed = next_task(session)
+    claimed.state = "running"
+
+
+def show_oldest():
+    # The caller only reads the row it is handed.
+    with transaction.atomic():
+        job = oldest_job()
+        return {"id": job.pk, "state": job.state}
+""",
+        id="returned-row-pinned-or-skip-locked-or-only-read",
+    ),
+    Valid(
+        """
+from sqlalchemy import select
+
+from .models import Task
+
+
+def next_pending(session):
+    # No caller claims what it returns: it is a look under lock.
+    stmt = select(Task).where(Task.state == "pending").order_by(Task.id).limit(1).with_for_update()
+    return session.scalars(stmt).first()
+
+
+def oldest_pending_django():
+    return Task.objects.select_for_update().filter(state="pending").order_by("id").first()
+
+
+def report(session, out):
+    task = next_pending(session)
+    out.write(task.name)
+    other = oldest_pending_django()
+    # Setting a field without `save()` writes nothing with Django.
+    other.seen = True
+    log = other.log
+    log.save()
+""",
+        id="returned-row-no-caller-claims",
+    ),
+    Valid(
+        """
+from celery import shared_task
+from django.db import transaction
+
+from .models import Job
+
+
+@shared_task
+def expire_owner_jobs(owner_id):
+    # A job looping over rows pinned by a key: they are the owner's rows.
+    with transaction.atomic():
+        for job in Job.objects.select_for_update().filter(pk__in=[owner_id]):
+            job.state = "expired"
+            job.save()
+
+
+@shared_task
+def expire_queued():
+    with transaction.atomic():
+        for job in Job.objects.select_for_update(skip_locked=True).filter(state="queued"):
+            job.state = "expired"
+            job.save()
+
+
+def expire_all():
+    # Not a job nor a worker loop: an administrator's one-off call.
+    with transaction.atomic():
+        for job in Job.objects.select_for_update().filter(state="queued"):
+            job.state = "expired"
+            job.save()
+
+
+@shared_task
+def ship_order(order_id):
+    # Each run locks the rows of the order it is given, not every worker's.
+    with transaction.atomic():
+        for job in Job.objects.select_for_update().filter(order=order_id, state="queued"):
+            job.state = "shipped"
+            job.save()
+
+
+@shared_task
+def close_batch(batch):
+    with transaction.atomic():
+        for job in batch.jobs.select_for_update().filter(state="queued"):
+            job.state = "closed"
+            job.save()
+
+
+@shared_task
+def count_queued():
+    with transaction.atomic():
+        total = 0
+        for job in Job.objects.select_for_update().filter(state="queued"):
+            total += job.size
+        return total
+""",
+        id="job-loop-pinned-scoped-skip-locked-not-a-job-or-not-claimed",
+    ),
 )
 
 INVALID = (
@@ -851,5 +987,163 @@ def retry_next(session, done):
     message.state = "retrying"
 """,
         id="sqlalchemy-value-side-key-and-notin",
+    ),
+    invalid(
+        """
+from sqlalchemy import select
+
+from .models import Job, Task
+
+
+def next_job(s):
+    return s.scalars(
+        select(Job)
+        .where(Job.state == "pending")
+        .order_by(Job.id)
+        .with_for_update()
+        .limit(1)
+    ).first()
+
+
+def next_task(session):
+    query = session.query(Task).filter(Task.state == "pending")
+    return query.with_for_update(read=True).first()
+
+
+def next_batch(session, size):
+    stmt = select(Task).where(Task.state == "pending").order_by(Task.id)
+    return session.scalars(stmt.limit(size).with_for_update()).all()
+
+
+def run_one(s):
+    job = next_job(s)
+    job.state = "running"
+    task = next_task(s)
+    s.delete(task)
+    for queued in next_batch(s, 10):
+        queued.state = "running"
+""",
+        (12, 10, "its caller 'run_one' claims it at app/example.py:28"),
+        (19, 18, "its caller 'run_one' claims it at app/example.py:30"),
+        (24, 45, "its caller 'run_one' claims it at app/example.py:32"),
+        fixed="""
+from sqlalchemy import select
+
+from .models import Job, Task
+
+
+def next_job(s):
+    return s.scalars(
+        select(Job)
+        .where(Job.state == "pending")
+        .order_by(Job.id)
+        .with_for_update(skip_locked=True)
+        .limit(1)
+    ).first()
+
+
+def next_task(session):
+    query = session.query(Task).filter(Task.state == "pending")
+    return query.with_for_update(read=True, skip_locked=True).first()
+
+
+def next_batch(session, size):
+    stmt = select(Task).where(Task.state == "pending").order_by(Task.id)
+    return session.scalars(stmt.limit(size).with_for_update(skip_locked=True)).all()
+
+
+def run_one(s):
+    job = next_job(s)
+    job.state = "running"
+    task = next_task(s)
+    s.delete(task)
+    for queued in next_batch(s, 10):
+        queued.state = "running"
+""",
+        id="sqlalchemy-pick-next-returned-to-a-claiming-caller",
+    ),
+    invalid(
+        """
+from .models import Job
+
+
+def next_job():
+    queued = Job.objects.filter(state="queued").order_by("id")
+    return queued.select_for_update().first()
+
+
+class Queue:
+    def take(self):
+        jobs = Job.objects.filter(state="queued").select_for_update()[:5]
+        return list(jobs)
+""",
+        (7, 19, "its caller 'work' claims it at app/worker.py:10"),
+        (12, 51, "its caller 'drain' claims it at app/worker.py:17"),
+        fixed="""
+from .models import Job
+
+
+def next_job():
+    queued = Job.objects.filter(state="queued").order_by("id")
+    return queued.select_for_update(skip_locked=True).first()
+
+
+class Queue:
+    def take(self):
+        jobs = Job.objects.filter(state="queued").select_for_update(skip_locked=True)[:5]
+        return list(jobs)
+""",
+        id="django-pick-next-claimed-by-a-caller-in-another-module",
+        app_worker="""
+from django.db import transaction
+
+from app.example import Queue, next_job
+from app.models import Job
+
+
+def work():
+    with transaction.atomic():
+        job = next_job()
+        job.state = "running"
+        job.save()
+
+
+def drain(queue: Queue):
+    with transaction.atomic():
+        for job in queue.take():
+            Job.objects.filter(pk=job.pk).update(state="running")
+""",
+    ),
+    invalid(
+        """
+from celery import shared_task
+from django.db import transaction
+
+from .models import Job
+
+
+@shared_task
+def start_queued():
+    with transaction.atomic():
+        for job in Job.objects.select_for_update().filter(state="queued"):
+            job.state = "running"
+            job.save()
+""",
+        (11, 32, "the rows the job 'start_queued' loops over (no LIMIT"),
+        fixed="""
+from celery import shared_task
+from django.db import transaction
+
+from .models import Job
+
+
+@shared_task
+def start_queued():
+    with transaction.atomic():
+        for job in Job.objects.select_for_update(skip_locked=True).filter(state="queued"):
+            job.state = "running"
+            job.save()
+""",
+        id="job-loop-over-every-queued-row",
     ),
 )
