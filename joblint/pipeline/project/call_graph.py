@@ -1247,6 +1247,29 @@ class ReturnsView:
                 elif fact.how == returns.MEMBER:
                     classes.add(fact.name)
 
+    def growth_at(
+        self, function: str, text: str, position: str, keyword: str
+    ) -> tuple[Returning, str] | None:
+        """Where a function the calls written `text` in `function` call
+        returns a value growing with its parameter at `position` (or named
+        `keyword`), every return of it so (`joblint.index.returns.GROWS`),
+        and that parameter's name."""
+        found = self.graph.functions.get(function)
+        if found is None:
+            return None
+        for callee in sorted({c.callee for c in found[0].calls if c.text == text}):
+            target = self.graph.resolve(callee)
+            if target is None:
+                continue
+            summary, path = self.graph.functions[target]
+            own = [fact for fact in summary.returns if not fact.key]
+            if not own or any(fact.how != returns.GROWS for fact in own):
+                continue
+            for fact in own:
+                if (position and fact.kind == position) or (keyword and fact.name == keyword):
+                    return Returning(target, path, fact.line), fact.name
+        return None
+
     def parameter_at(
         self, function: str, text: str, position: str, keyword: str
     ) -> Returning | None:
