@@ -227,9 +227,12 @@ PROJECT_RETRY_LIMITS = (
   `retry_backoff` is not seen).""",
     """- The project's task decorators are the module-level assignments above
   and functions returning the library decorator's call with the
-  `**kwargs` they got; a factory building its options otherwise
-  (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
-  is none of these (a scheduler of the project's own) is not a task's.""",
+  `**kwargs` they got (or that call applied to a function, or a nested
+  decorator returning one); a factory building its options otherwise
+  (`kwargs.setdefault(...)`, a dict it passes) is not followed. A
+  same-named decorator that is none of these (a scheduler of the
+  project's own) is not a task's, and a function a task maker is handed
+  is not taken for a task (its `self.retry(...)` is not judged).""",
     """- Helpers are module-level, undecorated functions handed the task as a
   positional parameter or by keyword; a task handed on through a second
   helper is not followed.""",

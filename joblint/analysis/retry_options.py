@@ -234,7 +234,7 @@ def _project_decorator_options(
         merged = TaskOptions(dict(built.options.options), built.options.requires)
         return _with_keywords(merged, call)
     qualname = resolver.qualified_name(func)
-    if binding.kind is not BindingKind.IMPORT or qualname is None:
+    if binding.kind not in _PROJECT_CALLABLES or qualname is None:
         return None
     if not may_be_project_code(qualname):
         return None
@@ -244,6 +244,28 @@ def _project_decorator_options(
     called = ("called",) if call is not None else ()
     requirement = Requirement(TASK_DECORATOR, qualname, frozenset(libraries), reach=called)
     return _with_keywords(TaskOptions(requires=(requirement,), decorator=qualname), call)
+
+
+def maker_options(call: cst.Call, retries: TaskRetries, resolver: Resolver) -> TaskOptions | None:
+    """The options a call of a project function making a task of the
+    function it is handed sets (`make_task(sync, max_retries=None)` where
+    `def make_task(fn, **opts): return app.task(**opts)(fn)`), for the
+    project step to confirm it is one; None for a call that can't be."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    if not any(arg.keyword is not None for arg in call.args):
+        return None
+    parts = dotted_parts(call.func)
+    if parts is None or len(parts) != 1:
+        return None
+    binding = resolver.lookup(parts[0])
+    if binding is None or binding.kind not in _PROJECT_CALLABLES:
+        return None
+    return _project_decorator_options(call.func, call, retries, resolver)
+
+
+# Names a module binds to the project's own callables: imported, or defined here.
+_PROJECT_CALLABLES = (BindingKind.IMPORT, BindingKind.DEF)
 
 
 def _module_value(binding: Binding) -> bool:

@@ -65,6 +65,7 @@ from joblint.analysis.retry_options import (
     is_attempt_count,
     is_task_class,
     keyword,
+    maker_options,
     positional,
     retry_receiver,
 )
@@ -239,6 +240,8 @@ class RetrySites:
         if id(node) not in self._decorator_calls:
             for r in retries.TASK_RETRIES:
                 options = factory_options(node, r, self.resolver)
+                if options is None:
+                    options = maker_options(node, r, self.resolver)
                 if options is not None:
                     return (self._options_policy(node, options, r),)
         name = self.resolver.library_name(node.func)

@@ -123,4 +123,27 @@ def guarded(task, call):
             "    return guarded(self, lambda: fetch(account_id))\n"
         ),
     ),
+    invalid(
+        """
+from celery import Celery
+
+app = Celery("shop")
+
+
+def job(**options):
+    return app.task(autoretry_for=(Exception,), max_retries=4, **options)
+
+
+def make_task(fn, **options):
+    return app.task(bind=True, autoretry_for=(ConnectionError, Exception), **options)(fn)
+""",
+        (8, 36, "Celery autoretry_for retries every exception (Exception)"),
+        (12, 64, "Celery autoretry_for retries every exception (Exception)"),
+        id="celery-factory-functions-reported-once-at-their-options",
+        app_tasks=(
+            "from app.example import job, make_task\n\n@job()\ndef sync(account_id): ...\n\n"
+            "@job(queue='slow')\ndef push(account_id): ...\n\n"
+            "def pull(self, account_id): ...\n\npull_task = make_task(pull)\n"
+        ),
+    ),
 )
