@@ -15,11 +15,18 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.expressions import first_parameter
 from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts
+from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.tasks import task_decorator_library
 from joblint.analysis.values import value_of
 from joblint.knowledge.jobs import PARTIAL_FUNCTIONS, may_be_project_code
 from joblint.libraries.retry_api import Param, TaskRetries, Unresolved
-from joblint.models import PASSED_A_TASK, TASK_DECORATOR, TASK_DECORATOR_SETS, Requirement
+from joblint.models import (
+    PASSED_A_TASK,
+    RETRIES_HANDED_TASK,
+    TASK_DECORATOR,
+    TASK_DECORATOR_SETS,
+    Requirement,
+)
 
 # --- calls and keywords ----------
 
@@ -409,6 +416,41 @@ class TaskScopes:
         ):
             return ()
         return None
+
+    def handed_retry(
+        self, call: cst.Call, retries: TaskRetries, context: FileContext
+    ) -> tuple[tuple[Requirement, ...], str] | None:
+        """`retry_later(self, exc)` in a bound task: the call hands the task to
+        a project function, which the project step must find retrying it
+        (`RETRIES_HANDED_TASK`). What must hold, and the call as a message
+        writes it; None for any other call."""
+        function = context.frame.node
+        key = context.frame.key
+        if retries.method is None or not isinstance(function, cst.FunctionDef) or not key:
+            return None
+        task = first_parameter(function)
+        position = next(
+            (
+                str(i)
+                for i, arg in enumerate(call.args)
+                if arg.keyword is None
+                and not arg.star
+                and isinstance(arg.value, cst.Name)
+                and arg.value.value == task
+            ),
+            None,
+        )
+        if task is None or position is None or any(a.star for a in call.args[: int(position)]):
+            return None
+        text = project_call_text(context, call)
+        if text is None or text.split(".")[0] == task:
+            return None  # `self.helper(self)` is no hand-over of the task
+        bound = self._bound_task(function, retries, context)
+        if bound is None:
+            return None
+        function_name = context.resolver.local_qualname(key)
+        handed = Requirement(RETRIES_HANDED_TASK, function_name, reach=(text, position))
+        return (*bound, handed), f"{text}({task}, ...)"
 
     def _bound_task(
         self, function: cst.FunctionDef, retries: TaskRetries, context: FileContext

@@ -237,6 +237,13 @@ class RetrySites:
             requires = self._scopes.task_retry(node, r, self.context)
             if requires is not None:
                 return (self._method_policy(node, r.method, requires),)
+            handler = self._handler_here()
+            handed = self._scopes.handed_retry(node, r, self.context) if handler else None
+            if handler is not None and handed is not None:
+                needs, written = handed
+                where = f"{written} (a retry of the task)"
+                catches = partial(self._handler_catches, node, handler, where)
+                return (RetryPolicy(node, catches=catches, requires=needs),)
         if id(node) not in self._decorator_calls:
             for r in retries.TASK_RETRIES:
                 options = factory_options(node, r, self.resolver)

@@ -35,6 +35,7 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
+from joblint.index.handed import retried_parameters
 from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
@@ -284,6 +285,7 @@ class _Summary:
     asynchronous: bool = False
     defers: list[str] = field(default_factory=list)
     registers: str = ""
+    retries_handed: tuple[str, ...] = ()
 
 
 class ModuleReader:
@@ -415,6 +417,7 @@ class ModuleReader:
                     asynchronous=found.asynchronous,
                     defers=tuple(found.defers),
                     registers=found.registers,
+                    retries_handed=found.retries_handed,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -766,6 +769,8 @@ class ModuleReader:
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
         summary.returns = function_returns(node, self.kinds(node), self._qualifiers(stack))
+        if not outer and ast.Attribute in self.kinds(node):
+            summary.retries_handed = retried_parameters(node)
         summary.claims = self._claims(node, stack)
         summary.writes, summary.blind_writes = self._writes(node, stack, summary)
         summary.field_sets = self._sets_fields(node)

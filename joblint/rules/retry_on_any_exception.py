@@ -42,7 +42,13 @@ class RetryOnAnyException(RetryRule):
     module-level helper (`def retry_later(task, exc)`) is a task's own retry
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the
-    helper, once, naming one such task and the line it does so.
+    helper, once, naming one such task and the line it does so. A bound task
+    handing itself to such a helper from inside `except Exception:` (or a
+    bare `except:`), `retry_later(self, exc)`, is reported at the clause
+    when the helper retries it whatever it was handed: not inside an except
+    clause of its own, nor under a test of its other parameters
+    (`if isinstance(exc, IOError):`). The task is its first parameter handed
+    on by position, and the file must name a job library or task.
 
     ## Why is this bad?
     Retries help with transient failures: timeouts, dropped connections,

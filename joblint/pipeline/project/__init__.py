@@ -29,6 +29,7 @@ from joblint.models import (
     RECEIVED,
     RECEIVES,
     REQUEST_DEPENDS,
+    RETRIES_HANDED_TASK,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
@@ -438,6 +439,9 @@ class ProjectIndex:
             return self.returned(requirement) is not None
         if requirement.kind == RETURNS_GROWTH:
             return self._growing(requirement) is not None
+        if requirement.kind == RETRIES_HANDED_TASK:
+            text, position = requirement.reach
+            return self.graph.retrying_helper(requirement.qualname, text, position) is not None
         if requirement.kind == WRITTEN_IN_TRANSACTION:
             return self._written(requirement) is not None
         if requirement.kind == URL_VIEW:
@@ -765,7 +769,7 @@ def _returns_lookups(index: ProjectIndex, results: list[FileResult]) -> tuple[se
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind in (RETURNS_OBJECT, RETURNS_GROWTH):
+                if requirement.kind in (RETURNS_OBJECT, RETURNS_GROWTH, RETRIES_HANDED_TASK):
                     text = requirement.reach[0]
                     index.returns.lookups(requirement.qualname, text, missing, classes)
     return missing, classes

@@ -927,6 +927,21 @@ class CallGraph:
                     return Hop(caller, path, call)
         return None
 
+    def retrying_helper(self, function: str, text: str, position: str) -> Hop | None:
+        """The call written `text` in `function` of a helper that retries the
+        task it is handed at `position` (`FunctionSummary.retries_handed`)."""
+        found = self.functions.get(function)
+        if found is None:
+            return None
+        summary, path = found
+        for call in summary.calls:
+            if call.text != text:
+                continue
+            target = self.resolve(call.callee)
+            if target is not None and position in self.functions[target][0].retries_handed:
+                return Hop(function, path, call)
+        return None
+
     def _bound_task(self, function: str, libraries: frozenset[str]) -> bool:
         """A method of one of the libraries' task classes, or a function one of
         their task decorators registers with the binding option set."""
