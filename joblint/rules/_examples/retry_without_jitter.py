@@ -329,6 +329,48 @@ def pull(client):
             )
         },
     ),
+    Valid(
+        """
+import random
+import time
+
+
+def connect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(delay + random.uniform(0, delay))
+            delay *= 2
+
+
+def reconnect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(random.random() * delay)
+            delay = min(delay * 2, 60)
+
+
+def export_pages(client):
+    size = 100
+    offset = 0
+    while True:
+        try:
+            rows = client.page(offset, size)
+        except ValueError:
+            rows = []
+        if not rows:
+            return
+        offset += size
+        size *= 2
+        time.sleep(1)
+""",
+        id="growth-by-reassignment-jittered-or-not-the-sleep",
+    ),
 )
 
 INVALID = (
@@ -706,5 +748,35 @@ async def push(client):
             "def capped_backoff(n, cap=600):\n    if n > 8:\n        return cap\n"
             "    return min(cap, 2 ** n)\n"
         ),
+    ),
+    invalid(
+        """
+import time
+
+
+def connect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(delay)
+            delay *= 2
+
+
+def reconnect(client):
+    wait = 0.5
+    for _ in range(5):
+        try:
+            client.connect()
+            break
+        except ConnectionError:
+            pass
+        time.sleep(wait)
+        wait = wait * 2
+""",
+        (11, 24, "(delay *= 2, line 12)"),
+        (23, 20, "(wait * 2, line 24)"),
+        id="for-loops-growing-the-delay-by-reassignment",
     ),
 )
