@@ -1280,8 +1280,11 @@ class ReturnsView:
             own = [fact for fact in summary.returns if not fact.key]
             if not own or any(fact.how != returns.GROWS for fact in own):
                 continue
+            at = position
+            if position and "." in text and summary.parameters[:1] in (("self",), ("cls",)):
+                at = str(int(position) + 1)  # `self.backoff(n)`: `n` is its second parameter
             for fact in own:
-                if (position and fact.kind == position) or (keyword and fact.name == keyword):
+                if (at and fact.kind == at) or (keyword and fact.name == keyword):
                     return Returning(target, path, fact.line), fact.name
         return None
 

@@ -779,4 +779,33 @@ def reconnect(client):
         (23, 20, "(wait * 2, line 24)"),
         id="for-loops-growing-the-delay-by-reassignment",
     ),
+    invalid(
+        """
+import time
+
+
+class Client:
+    def _backoff(self, n):
+        return 2 ** n
+
+    def _padded(self, pad, n):
+        return pad + 2 ** n
+
+    def fetch(self):
+        for attempt in range(5):
+            try:
+                return self.get()
+            except ConnectionError:
+                time.sleep(self._backoff(attempt))
+
+    def fetch_padded(self):
+        for attempt in range(5):
+            try:
+                return self.get()
+            except ConnectionError:
+                time.sleep(self._padded(attempt, 3))
+""",
+        (17, 28, "self._backoff() returns it at app/example.py:7, growing with its parameter n"),
+        id="a-method-computing-the-delay-from-the-parameter-it-is-handed",
+    ),
 )
