@@ -96,6 +96,17 @@ class Requirement:
       a dict that holds its parameter at `reach[2]` (a position, or "") or
       named `reach[3]`. The message names the helper and where it returns
       the value where it says `RETURNED`;
+    - "returns-growth" (`RETURNS_GROWTH`): the call written `reach[0]` in the
+      project function `qualname` (as its module's index names it) must call
+      a project function every return of which grows with its parameter at
+      position `reach[1]` (or named `reach[2]`) and has no random part
+      (`return 2 ** attempt`): the caller passes the attempt count there.
+      The message names the function and where it returns the delay where
+      it says `RETURNED`;
+    - "retries-handed-task" (`RETRIES_HANDED_TASK`): the call written
+      `reach[0]` in the project function `qualname` (as its module's index
+      names it) must call a project function that retries the task handed
+      at position `reach[1]` (`FunctionSummary.retries_handed`);
     - "written-in-transaction" (`WRITTEN_IN_TRANSACTION`): the project must
       write the model class `qualname` inside a transaction somewhere, in one
       of the ways `libraries` names (`SAVE`, `DELETE`, `M2M` with the
@@ -244,6 +255,8 @@ RETURNED_ITEM = "item"
 RETURNED_PARAMETER = "parameter"
 # Where a pending finding's message names the helper returning the value.
 RETURNED = "\u27e8returned\u27e9"
+RETURNS_GROWTH = "returns-growth"
+RETRIES_HANDED_TASK = "retries-handed-task"
 WRITTEN_IN_TRANSACTION = "written-in-transaction"
 RECEIVES = "receives"
 URL_VIEW = "url-view"
@@ -283,6 +296,8 @@ MODEL_REQUIREMENTS = frozenset(
         ENQUEUES_NOW,
         RUNS_NOW,
         RETURNS_OBJECT,
+        RETURNS_GROWTH,
+        RETRIES_HANDED_TASK,
         LEADS_TO_EFFECT,
         TASK_DECORATOR_RERUNS,
         JOB_TOUCHES,
@@ -541,6 +556,11 @@ class FunctionSummary:
     # request handler (`def api_config(**s): return view_config(**s)`): the
     # framework decorator it stands for ("" for none).
     registers: str = ""
+    # The positions of its positional parameters whose job library retry
+    # method it calls (`task.retry(...)`) outside an except clause of its own
+    # and any test of its other parameters: a caller handing it a bound task
+    # there retries that task on whatever the caller caught.
+    retries_handed: tuple[str, ...] = ()
 
     @property
     def commits_after_yield(self) -> bool:

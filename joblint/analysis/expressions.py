@@ -436,6 +436,64 @@ class DelayAnalysis:
                 return None  # a function of this module: we don't look inside
         return name
 
+    def unknown_calls(self, node: cst.BaseExpression) -> list[cst.Call] | None:
+        """The calls in `node` (through its names) whose randomness the
+        analysis can't tell; None when a part of it is surely random."""
+        found: list[cst.Call] = []
+        if not self._collect_unknown(node, found):
+            return None
+        return found
+
+    def _collect_unknown(self, node: Assigned, found: list[cst.Call]) -> bool:
+        parts = [node.target, node.value] if isinstance(node, cst.AugAssign) else [node]
+        for part in parts:
+            for sub in scope_nodes(part, include_root=True):
+                if isinstance(sub, cst.Call):
+                    outcome = self._call_randomness(sub)
+                    if outcome is Randomness.RANDOM:
+                        return False
+                    if outcome is Randomness.UNKNOWN and not any(sub is f for f in found):
+                        found.append(sub)
+                    continue
+                if not isinstance(sub, cst.Name | cst.Attribute):
+                    continue
+                names = dotted_parts(sub)
+                if names is not None and _hints_random(names[-1]):
+                    return False
+                if (
+                    isinstance(sub, cst.Name)
+                    and not self.is_attempt(sub)
+                    and not self._names_unknown(sub.value, found)
+                ):
+                    return False
+        return True
+
+    def _names_unknown(self, name: str, found: list[cst.Call]) -> bool:
+        if name in self._following:
+            return True
+        self._following.add(name)
+        try:
+            return all(self._collect_unknown(value, found) for value in self.assigned(name))
+        finally:
+            self._following.discard(name)
+
+    def attempt_argument(self, call: cst.Call) -> tuple[str, str] | None:
+        """Where `call` passes something depending on the attempt: (position,
+        "") or ("", keyword) of its first such argument; None for none or
+        for an argument unpacked (`*args`)."""
+        position = 0
+        for arg in call.args:
+            if arg.star:
+                return None
+            if arg.keyword is not None:
+                if self.depends(arg.value):
+                    return "", arg.keyword.value
+                continue
+            if self.depends(arg.value):
+                return str(position), ""
+            position += 1
+        return None
+
     # --- verdict ----------
 
     def unjittered_growth(self, node: cst.BaseExpression) -> cst.CSTNode | None:

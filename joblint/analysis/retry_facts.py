@@ -16,9 +16,12 @@ import libcst as cst
 
 from joblint.analysis.expressions import DelayAnalysis, Randomness
 from joblint.libraries.retry_api import Bound, Caught, Growth, Jitter, Says
-from joblint.models import Requirement
+from joblint.models import RETURNS_GROWTH, Requirement
 
 T = TypeVar("T")
+# Where a call may be of a project function: (the function it is made in, as
+# the project model's index names it; the call as written), else None.
+HelperSite = Callable[[cst.Call], tuple[str, str] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,9 @@ class DelayTerm:
     says: Says
     grown_by: cst.CSTNode | None = None
     rewrite: Rewrite | None = None
+    # Facts of the whole project the reading depends on (a project function
+    # computing the delay grows it: `RETURNS_GROWTH`).
+    requires: tuple[Requirement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,18 +158,46 @@ def computed_term(
     analysis: DelayAnalysis,
     says: Says,
     rewrite: Callable[[], Rewrite | None] | None = None,
+    helper: HelperSite | None = None,
 ) -> DelayTerm:
     """A wait the code computes (`countdown=2 ** self.request.retries`, the
     argument of a sleep), read by `analysis` with its attempt counter; the
-    rewrite is made only for a wait that grows."""
+    rewrite is made only for a wait that grows. With `helper`, a wait a
+    project function computes from the attempt (`backoff(attempt)`) grows
+    where the project model says that function's result does."""
     grown_by = analysis.growth(expr)
     if grown_by is not None:
         growth = Growth.EXPONENTIAL
     else:
         growth = Growth.ADDITIVE if analysis.depends(expr) else Growth.CONSTANT
     jitter = _JITTER[analysis.randomness(expr)]
+    if jitter is Jitter.UNKNOWN and helper is not None:
+        through = _helper_growth(expr, analysis, helper)
+        if through is not None:
+            call, needs = through
+            return DelayTerm(
+                expr, Growth.EXPONENTIAL, Jitter.ABSENT, says, grown_by=call, requires=(needs,)
+            )
     fix = rewrite() if rewrite is not None and grown_by is not None else None
     return DelayTerm(expr, growth, jitter, says, grown_by=grown_by, rewrite=fix)
+
+
+def _helper_growth(
+    expr: cst.BaseExpression, analysis: DelayAnalysis, helper: HelperSite
+) -> tuple[cst.Call, Requirement] | None:
+    """The one call in `expr` joblint can't see into, when it may be a
+    project function's and is handed the attempt: the call, and what the
+    project must confirm for its result to grow with it."""
+    calls = analysis.unknown_calls(expr)
+    if calls is None or len(calls) != 1:
+        return None
+    call = calls[0]
+    site = helper(call)
+    argument = analysis.attempt_argument(call)
+    if site is None or argument is None:
+        return None
+    function, text = site
+    return call, Requirement(RETURNS_GROWTH, function, reach=(text, *argument))
 
 
 class _Slots(dict[str, str]):
@@ -193,9 +227,12 @@ PROJECT_RETRY_LIMITS = (
   `retry_backoff` is not seen).""",
     """- The project's task decorators are the module-level assignments above
   and functions returning the library decorator's call with the
-  `**kwargs` they got; a factory building its options otherwise
-  (`kwargs.setdefault(...)`) is not followed. A same-named decorator that
-  is none of these (a scheduler of the project's own) is not a task's.""",
+  `**kwargs` they got (or that call applied to a function, or a nested
+  decorator returning one); a factory building its options otherwise
+  (`kwargs.setdefault(...)`, a dict it passes) is not followed. A
+  same-named decorator that is none of these (a scheduler of the
+  project's own) is not a task's, and a function a task maker is handed
+  is not taken for a task (its `self.retry(...)` is not judged).""",
     """- Helpers are module-level, undecorated functions handed the task as a
   positional parameter or by keyword; a task handed on through a second
   helper is not followed.""",

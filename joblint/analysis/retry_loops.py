@@ -22,7 +22,7 @@ from joblint.analysis.expressions import (
     self_growing_names,
 )
 from joblint.analysis.names import Resolver, dotted_parts, dotted_text
-from joblint.analysis.retry_facts import BoundSetting, Delay, computed_term
+from joblint.analysis.retry_facts import BoundSetting, Delay, HelperSite, computed_term
 from joblint.analysis.retry_options import keyword, positional
 from joblint.knowledge import retries
 from joblint.libraries.retry_api import Bound
@@ -37,6 +37,7 @@ def sleep_delays(
     scope: cst.FunctionDef | cst.Module,
     resolver: Resolver,
     values: ScopeValues,
+    helper: HelperSite | None = None,
 ) -> tuple[Delay, ...]:
     """The wait of a sleep in the innermost of `loops` (those of its function)
     when that loop retries on an exception; the attempt counter is a loop
@@ -55,7 +56,8 @@ def sleep_delays(
     if not counters and not growing:
         return ()
     analysis = values.analysis(resolver, scope, names_test(counters), growing)
-    return (Delay((computed_term(delay.value, analysis, retries.SLEEP_LOOP),)),)
+    term = computed_term(delay.value, analysis, retries.SLEEP_LOOP, helper=helper)
+    return (Delay((term,)),)
 
 
 # --- the bound: a `while True:` retry loop ----------
@@ -314,8 +316,6 @@ def _mentions(test: cst.BaseExpression, names: set[str]) -> bool:
     )
 
 
-def loops_of(
-    loops: Sequence[tuple[Loop, cst.CSTNode]], scope: cst.CSTNode
-) -> Iterator[Loop]:
+def loops_of(loops: Sequence[tuple[Loop, cst.CSTNode]], scope: cst.CSTNode) -> Iterator[Loop]:
     """The loops of `loops` (each with the scope it is in) that are in `scope`."""
     return (loop for loop, where in loops if where is scope)

@@ -15,11 +15,18 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.expressions import first_parameter
 from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts
+from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.tasks import task_decorator_library
 from joblint.analysis.values import value_of
 from joblint.knowledge.jobs import PARTIAL_FUNCTIONS, may_be_project_code
 from joblint.libraries.retry_api import Param, TaskRetries, Unresolved
-from joblint.models import PASSED_A_TASK, TASK_DECORATOR, TASK_DECORATOR_SETS, Requirement
+from joblint.models import (
+    PASSED_A_TASK,
+    RETRIES_HANDED_TASK,
+    TASK_DECORATOR,
+    TASK_DECORATOR_SETS,
+    Requirement,
+)
 
 # --- calls and keywords ----------
 
@@ -234,7 +241,7 @@ def _project_decorator_options(
         merged = TaskOptions(dict(built.options.options), built.options.requires)
         return _with_keywords(merged, call)
     qualname = resolver.qualified_name(func)
-    if binding.kind is not BindingKind.IMPORT or qualname is None:
+    if binding.kind not in _PROJECT_CALLABLES or qualname is None:
         return None
     if not may_be_project_code(qualname):
         return None
@@ -244,6 +251,28 @@ def _project_decorator_options(
     called = ("called",) if call is not None else ()
     requirement = Requirement(TASK_DECORATOR, qualname, frozenset(libraries), reach=called)
     return _with_keywords(TaskOptions(requires=(requirement,), decorator=qualname), call)
+
+
+def maker_options(call: cst.Call, retries: TaskRetries, resolver: Resolver) -> TaskOptions | None:
+    """The options a call of a project function making a task of the
+    function it is handed sets (`make_task(sync, max_retries=None)` where
+    `def make_task(fn, **opts): return app.task(**opts)(fn)`), for the
+    project step to confirm it is one; None for a call that can't be."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    if not any(arg.keyword is not None for arg in call.args):
+        return None
+    parts = dotted_parts(call.func)
+    if parts is None or len(parts) != 1:
+        return None
+    binding = resolver.lookup(parts[0])
+    if binding is None or binding.kind not in _PROJECT_CALLABLES:
+        return None
+    return _project_decorator_options(call.func, call, retries, resolver)
+
+
+# Names a module binds to the project's own callables: imported, or defined here.
+_PROJECT_CALLABLES = (BindingKind.IMPORT, BindingKind.DEF)
 
 
 def _module_value(binding: Binding) -> bool:
@@ -387,6 +416,41 @@ class TaskScopes:
         ):
             return ()
         return None
+
+    def handed_retry(
+        self, call: cst.Call, retries: TaskRetries, context: FileContext
+    ) -> tuple[tuple[Requirement, ...], str] | None:
+        """`retry_later(self, exc)` in a bound task: the call hands the task to
+        a project function, which the project step must find retrying it
+        (`RETRIES_HANDED_TASK`). What must hold, and the call as a message
+        writes it; None for any other call."""
+        function = context.frame.node
+        key = context.frame.key
+        if retries.method is None or not isinstance(function, cst.FunctionDef) or not key:
+            return None
+        task = first_parameter(function)
+        position = next(
+            (
+                str(i)
+                for i, arg in enumerate(call.args)
+                if arg.keyword is None
+                and not arg.star
+                and isinstance(arg.value, cst.Name)
+                and arg.value.value == task
+            ),
+            None,
+        )
+        if task is None or position is None or any(a.star for a in call.args[: int(position)]):
+            return None
+        text = project_call_text(context, call)
+        if text is None or text.split(".")[0] == task:
+            return None  # `self.helper(self)` is no hand-over of the task
+        bound = self._bound_task(function, retries, context)
+        if bound is None:
+            return None
+        function_name = context.resolver.local_qualname(key)
+        handed = Requirement(RETRIES_HANDED_TASK, function_name, reach=(text, position))
+        return (*bound, handed), f"{text}({task}, ...)"
 
     def _bound_task(
         self, function: cst.FunctionDef, retries: TaskRetries, context: FileContext

@@ -35,12 +35,14 @@ from joblint.analysis.expressions import (
 )
 from joblint.analysis.jitter_rewrite import backoff_shape
 from joblint.analysis.names import BindingKind, Resolver
+from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.references import reference
 from joblint.analysis.retry_facts import (
     BoundSetting,
     Catch,
     Delay,
     DelayTerm,
+    HelperSite,
     RetryPolicy,
     Rewrite,
     computed_term,
@@ -63,6 +65,7 @@ from joblint.analysis.retry_options import (
     is_attempt_count,
     is_task_class,
     keyword,
+    maker_options,
     positional,
     retry_receiver,
 )
@@ -234,9 +237,18 @@ class RetrySites:
             requires = self._scopes.task_retry(node, r, self.context)
             if requires is not None:
                 return (self._method_policy(node, r.method, requires),)
+            handler = self._handler_here()
+            handed = self._scopes.handed_retry(node, r, self.context) if handler else None
+            if handler is not None and handed is not None:
+                needs, written = handed
+                where = f"{written} (a retry of the task)"
+                catches = partial(self._handler_catches, node, handler, where)
+                return (RetryPolicy(node, catches=catches, requires=needs),)
         if id(node) not in self._decorator_calls:
             for r in retries.TASK_RETRIES:
                 options = factory_options(node, r, self.resolver)
+                if options is None:
+                    options = maker_options(node, r, self.resolver)
                 if options is not None:
                     return (self._options_policy(node, options, r),)
         name = self.resolver.library_name(node.func)
@@ -305,8 +317,32 @@ class RetrySites:
     def _sleep_policy(self, call: cst.Call, sleep_keyword: str) -> RetryPolicy:
         scope = self.context.frame.node
         loops = tuple(loops_of(self._loops, scope))
-        read = partial(sleep_delays, call, sleep_keyword, loops, scope, self.resolver, self.values)
+        read = partial(
+            sleep_delays,
+            call,
+            sleep_keyword,
+            loops,
+            scope,
+            self.resolver,
+            self.values,
+            self._helper_site(),
+        )
         return RetryPolicy(call, delays=read)
+
+    def _helper_site(self) -> HelperSite:
+        """Where a call in the function being visited may be of a project
+        function: the function, as the project model's index names it, and
+        the call as written."""
+        key = self.context.frame.key
+        context = self.context
+
+        def site(call: cst.Call) -> tuple[str, str] | None:
+            text = project_call_text(context, call)
+            if text is None or not key:
+                return None
+            return context.resolver.local_qualname(key), text
+
+        return site
 
     def _handler_here(self) -> cst.ExceptHandler | None:
         """The innermost except clause around the visit, in the same function."""
@@ -511,6 +547,7 @@ class RetrySites:
 
         analysis = self._here(is_attempt)
         says = worded(method.says, task=receiver)
+        helper = self._helper_site()
         delays = []
         for arg in call.args:
             if arg.keyword is None or arg.keyword.value not in method.delay_keywords:
@@ -520,7 +557,8 @@ class RetrySites:
                 rewrite = partial(
                     self._jitter_rewrite, arg.value, analysis, is_attempt, method.rewritten
                 )
-            delays.append(Delay((computed_term(arg.value, analysis, says, rewrite),)))
+            term = computed_term(arg.value, analysis, says, rewrite, helper)
+            delays.append(Delay((term,)))
         return tuple(delays)
 
     def _jitter_rewrite(

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
+from joblint.index.growth import GrowthReader, is_number
 from joblint.knowledge import jobs
 from joblint.knowledge.payloads import MANAGER_FETCHES, ManagerFetches
 from joblint.models import ReturnFact
@@ -32,6 +33,10 @@ PLAIN = "plain"
 PAIR = "pair"
 # A dict value that is one of the function's parameters (`kind`: its position).
 PARAM = "param"
+# A value growing with the parameter `name` (`kind`: its position, "-1" for
+# keyword-only) that has no random part (`return 2 ** attempt`): a delay
+# growing with the attempt when a caller passes the attempt count there.
+GROWS = "grows"
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _NONE_ANNOTATIONS = frozenset({"None", "NoReturn", "Never"})
@@ -55,17 +60,20 @@ def function_returns(
     function returning nothing."""
     if ast.Yield in body or ast.YieldFrom in body:
         return ()
-    annotated = _annotated(function, names)
-    if annotated is not None:
-        return annotated
     returns = [
         node
         for node in body.get(ast.Return, ())
         if isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value)
     ]
+    reader = _Reader(names, _assigned_once(body), _parameters(function))
+    growing = reader.growth(returns)
+    if growing:
+        return growing
+    annotated = _annotated(function, names)
+    if annotated is not None:
+        return annotated
     if not returns:
         return ()
-    reader = _Reader(names, _assigned_once(body), _parameters(function))
     facts: list[ReturnFact] = []
     for node in returns:
         assert node.value is not None
@@ -133,6 +141,36 @@ class _Reader:
             if found.how != PLAIN:
                 facts.append(ReturnFact(found.how, found.name, line, found.kind, key))
         return facts
+
+    def growth(self, returns: list[ast.Return]) -> tuple[ReturnFact, ...]:
+        """A `GROWS` fact per parameter every return grows with (a cap among
+        them, `return 600`, `return cap`, is no return of its own); () when
+        any other return, or a random part, is there."""
+        reader = GrowthReader(self.locals, self.names.callee)
+        common: set[str] | None = None
+        lines: list[int] = []
+        for node in returns:
+            assert node.value is not None
+            value = self._through_local(node.value)
+            if self._steady(value):
+                continue
+            found = reader.growing_parameters(value, self.parameters)
+            common = found if common is None else common & found
+            if not common:
+                return ()
+            lines.append(node.lineno)
+        return tuple(
+            ReturnFact(GROWS, name, line, str(self.parameters[name]))
+            for name in sorted(common or ())
+            for line in lines
+        )
+
+    def _steady(self, value: ast.expr) -> bool:
+        """A return that is a cap among growing ones: a literal number, a
+        parameter, or a constant (`MAX_DELAY`)."""
+        if is_number(value):
+            return True
+        return isinstance(value, ast.Name) and (value.id in self.parameters or value.id.isupper())
 
     def _through_local(self, value: ast.expr) -> ast.expr:
         if isinstance(value, ast.Await):

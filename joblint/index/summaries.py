@@ -35,6 +35,7 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
+from joblint.index.handed import retried_parameters
 from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
@@ -285,6 +286,7 @@ class _Summary:
     asynchronous: bool = False
     defers: list[str] = field(default_factory=list)
     registers: str = ""
+    retries_handed: tuple[str, ...] = ()
 
 
 class ModuleReader:
@@ -416,6 +418,7 @@ class ModuleReader:
                     asynchronous=found.asynchronous,
                     defers=tuple(found.defers),
                     registers=found.registers,
+                    retries_handed=found.retries_handed,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -607,22 +610,50 @@ class ModuleReader:
 
     def _note_forwarding(self, node: _Function) -> None:
         """`def task(*args, **kwargs): return shared_task(*args, **kwargs)`: a
-        task decorator taking the options its callers pass (and those it adds)."""
+        task decorator taking the options its callers pass (and those it adds).
+        Also a task maker (`return app.task(**opts)(fn)`) and a decorator
+        factory returning a nested decorator that makes the task with them
+        (`def inner(fn): return shared_task(**opts)(wrapper)`; `return inner`)."""
         kwarg = node.args.kwarg
         if kwarg is None:
             return
+        call = self._forwarding_call(node, kwarg.arg)
+        if call is None:
+            nested = {
+                inner.name: inner
+                for inner in self.own(node)
+                if isinstance(inner, _Function) and inner.args.kwarg is None
+            }
+            for inner in self.of_kind(node, ast.Return):
+                assert isinstance(inner, ast.Return)
+                value = inner.value
+                if isinstance(value, ast.Name) and value.id in nested:
+                    call = self._forwarding_call(nested[value.id], kwarg.arg)
+                    if call is not None:
+                        break
+        if call is None:
+            return
+        callee = self._module_name(call.func)
+        assert callee is not None
+        found = TaskDecorator(self.local(node.name), callee, node.lineno, _options(call))
+        self.task_decorators.append(found)
+
+    def _forwarding_call(self, node: _Function, kwarg: str) -> ast.Call | None:
+        """The library decorator's call a `return` of `node` makes with the
+        `**kwarg` it forwards, itself or applied to a function."""
         for inner in self.of_kind(node, ast.Return):
             assert isinstance(inner, ast.Return)
-            if not isinstance(inner.value, ast.Call):
-                continue
             call = inner.value
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Call):
+                call = call.func  # `app.task(**opts)(fn)`: the task made with them
+            if not isinstance(call, ast.Call):
+                continue
             callee = self._module_name(call.func)
             if callee is None or not _may_decorate(callee):
                 continue
-            if any(k.arg is None and _is_name(k.value, kwarg.arg) for k in call.keywords):
-                found = TaskDecorator(self.local(node.name), callee, node.lineno, _options(call))
-                self.task_decorators.append(found)
-                return
+            if any(k.arg is None and _is_name(k.value, kwarg) for k in call.keywords):
+                return call
+        return None
 
     def _decorator_uses(self, node: _Function, stack: list[_Frame]) -> tuple[DecoratorUse, ...]:
         """The decorators that may register the function as a task."""
@@ -739,6 +770,8 @@ class ModuleReader:
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
         summary.returns = function_returns(node, self.kinds(node), self._qualifiers(stack))
+        if not outer and ast.Attribute in self.kinds(node):
+            summary.retries_handed = retried_parameters(node)
         summary.claims = self._claims(node, stack)
         summary.writes, summary.blind_writes = self._writes(node, stack, summary)
         summary.field_sets = self._sets_fields(node)

@@ -464,5 +464,12 @@ RETRY_CATCHES: tuple[Trigger, ...] = _distinct(
             for r in retries.TASK_RETRIES
             if r.method is not None
         ),
+        # A bound task handing itself to a helper of the project's that
+        # retries it (`retry_later(self, exc)`), in an except clause.
+        *(
+            Trigger(("except",), (r"\w\(\s*self\s*[,)]",), gated=True)
+            for r in retries.TASK_RETRIES
+            if r.method is not None and r.method.bind_keyword
+        ),
     )
 )

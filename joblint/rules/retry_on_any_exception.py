@@ -30,14 +30,25 @@ class RetryOnAnyException(RetryRule):
     builds its own Celery task decorators, across modules: a decorator stored
     in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
     `functools.partial` of one is judged at its options, once, however many
-    tasks it decorates; a task decorator imported by bare name from a project
-    module (`task = app.task`, a re-export of `shared_task`, a function
-    forwarding its `*args, **kwargs` to one) counts like `@app.task(...)`, and
-    a `partial`'s call overrides the options it fixes. `task.retry(...)` in a
+    tasks it decorates; a task decorator of the project named by bare name,
+    imported or defined in the module (`task = app.task`, a re-export of
+    `shared_task`, a function forwarding its `**kwargs` to one, also through
+    a nested decorator it returns), counts like `@app.task(...)`, and so does
+    a call of a function making a task of the one it is handed with them
+    (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
+    return app.task(**opts)(fn)`); a `partial`'s call overrides the options
+    it fixes. A factory function's own options (`app.task(autoretry_for=...,
+    **opts)` inside it) are judged where it writes them, once. `task.retry(...)` in a
     module-level helper (`def retry_later(task, exc)`) is a task's own retry
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the
-    helper, once, naming one such task and the line it does so.
+    helper, once, naming one such task and the line it does so. A bound task
+    handing itself to such a helper from inside `except Exception:` (or a
+    bare `except:`), `retry_later(self, exc)`, is reported at the clause
+    when the helper retries it whatever it was handed: not inside an except
+    clause of its own, nor under a test of its other parameters
+    (`if isinstance(exc, IOError):`). The task is its first parameter handed
+    on by position, and the file must name a job library or task.
 
     ## Why is this bad?
     Retries help with transient failures: timeouts, dropped connections,

@@ -4,6 +4,7 @@ from joblint.analysis.expressions import snippet
 from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, DelayTerm, RetryPolicy
 from joblint.knowledge.tokens import RETRY_DELAYS, SLEEP, Trigger
 from joblint.libraries.retry_api import Growth
+from joblint.models import RETURNED
 from joblint.rule import LineOf, Message, Valid, invalid
 from joblint.rules._retry_base import RetryRule, as_fix
 
@@ -34,14 +35,25 @@ class RetryWithoutJitter(RetryRule):
     builds its own Celery task decorators, across modules: a decorator stored
     in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
     `functools.partial` of one is judged at its options, once, however many
-    tasks it decorates; a task decorator imported by bare name from a project
-    module (`task = app.task`, a re-export of `shared_task`, a function
-    forwarding its `*args, **kwargs` to one) counts like `@app.task(...)`, and
-    a `partial`'s call overrides the options it fixes. `task.retry(...)` in a
+    tasks it decorates; a task decorator of the project named by bare name,
+    imported or defined in the module (`task = app.task`, a re-export of
+    `shared_task`, a function forwarding its `**kwargs` to one, also through
+    a nested decorator it returns), counts like `@app.task(...)`, and so does
+    a call of a function making a task of the one it is handed with them
+    (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
+    return app.task(**opts)(fn)`); a `partial`'s call overrides the options
+    it fixes. A factory function's own options (`app.task(autoretry_for=...,
+    **opts)` inside it) are judged where it writes them, once. `task.retry(...)` in a
     module-level helper (`def retry_later(task, exc)`) is a task's own retry
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the
     helper, once, naming one such task and the line it does so.
+    A project function computing the delay (`def backoff(n): return 2 ** n`,
+    in the module or imported from another) grows it when every return of it
+    grows with the parameter the caller hands the attempt count to and has
+    no random part (a cap, `return 600`, may stand beside):
+    `countdown=backoff(self.request.retries)` and `time.sleep(backoff(attempt))`
+    are reported at the delay, naming where the function returns it.
 
     "Grows with the attempt" means `**`, `<<`, `pow`/`math.pow`, or a
     multiplication by the attempt count or a name derived from it. Additive
@@ -134,10 +146,15 @@ class RetryWithoutJitter(RetryRule):
       by default), Dramatiq's Retries middleware and botocore/google-api-core
       retries (always jittered), backoff's default jitter, constant delays,
       additive growth (`60 + attempt`, `delay += 5`, `wait_incrementing`).
-    - A delay that passes through a call joblint can't see into (a function
-      of your own, `settings.get(...)`) is taken as possibly random and not
-      reported; so is a name containing "jitter" or "random", and a tenacity
-      wait joblint doesn't know or one that delegates (`wait_chain`).
+    - A delay that passes through a call joblint can't see into
+      (`settings.get(...)`, a method of an object no summary tells) is taken
+      as possibly random and not reported; so is a name containing "jitter"
+      or "random", and a tenacity wait joblint doesn't know or one that
+      delegates (`wait_chain`). A function of your own is followed when it is
+      the one such call in the delay and its returns compute the growth
+      in place: one returning another function's result, or reading the
+      attempt from the task it is handed (`def delay(task): return 2 **
+      task.request.retries`), is not followed.
     - Local assignments are followed without regard to order or branches:
       if any assignment to the delay adds a random part, nothing is reported.
     - Sleep loops count as retry loops when an `except` handler in them (also
@@ -174,7 +191,9 @@ class RetryWithoutJitter(RetryRule):
                 continue
             for term in delay.terms:
                 if term.growth is Growth.EXPONENTIAL and self.first_time(term.node):
-                    self.report_at(policy, term.node, _message(term), fix=as_fix(term.rewrite))
+                    message = _message(term)
+                    fix = as_fix(term.rewrite)
+                    self.report_at(policy, term.node, message, fix=fix, requires=term.requires)
 
     VALID = (
         Valid(
@@ -283,11 +302,13 @@ def _message(term: DelayTerm) -> Message:
     if grown_by is None:
         return f"{term.says.cause}: {_SAME_TIME}. {term.says.remedy}"
     text = snippet(grown_by)
+    # A project function computing it: the project step says where it grows.
+    through = f"; {RETURNED}" if term.requires else ""
 
     def message(line_of: LineOf) -> str:
         return (
-            f"{term.says.cause} grows with the attempt ({text}, line {line_of(grown_by)}) and "
-            f"has no random part: {_SAME_TIME}. {term.says.remedy}"
+            f"{term.says.cause} grows with the attempt ({text}, line {line_of(grown_by)}"
+            f"{through}) and has no random part: {_SAME_TIME}. {term.says.remedy}"
         )
 
     return message

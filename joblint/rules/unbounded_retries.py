@@ -29,10 +29,15 @@ class UnboundedRetries(RetryRule):
     builds its own Celery task decorators, across modules: a decorator stored
     in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
     `functools.partial` of one is judged at its options, once, however many
-    tasks it decorates; a task decorator imported by bare name from a project
-    module (`task = app.task`, a re-export of `shared_task`, a function
-    forwarding its `*args, **kwargs` to one) counts like `@app.task(...)`, and
-    a `partial`'s call overrides the options it fixes. `task.retry(...)` in a
+    tasks it decorates; a task decorator of the project named by bare name,
+    imported or defined in the module (`task = app.task`, a re-export of
+    `shared_task`, a function forwarding its `**kwargs` to one, also through
+    a nested decorator it returns), counts like `@app.task(...)`, and so does
+    a call of a function making a task of the one it is handed with them
+    (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
+    return app.task(**opts)(fn)`); a `partial`'s call overrides the options
+    it fixes. A factory function's own options (`app.task(autoretry_for=...,
+    **opts)` inside it) are judged where it writes them, once. `task.retry(...)` in a
     module-level helper (`def retry_later(task, exc)`) is a task's own retry
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the

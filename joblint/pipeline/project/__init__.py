@@ -33,9 +33,11 @@ from joblint.models import (
     REQUEST_DEPENDS,
     RESULT_SET,
     RESULT_WRITTEN,
+    RETRIES_HANDED_TASK,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
+    RETURNS_GROWTH,
     RETURNS_OBJECT,
     RUNS_NOW,
     SAVE,
@@ -441,6 +443,11 @@ class ProjectIndex:
             return built is not None and bool(work.reruns_by_options(built.library, built.options))
         if requirement.kind == RETURNS_OBJECT:
             return self.returned(requirement) is not None
+        if requirement.kind == RETURNS_GROWTH:
+            return self._growing(requirement) is not None
+        if requirement.kind == RETRIES_HANDED_TASK:
+            text, position = requirement.reach
+            return self.graph.retrying_helper(requirement.qualname, text, position) is not None
         if requirement.kind == WRITTEN_IN_TRANSACTION:
             return self._written(requirement) is not None
         if requirement.kind == URL_VIEW:
@@ -471,6 +478,9 @@ class ProjectIndex:
         returning = next((r for r in pending.requires if r.kind == RETURNS_OBJECT), None)
         if returning is not None and RETURNED in finding.message:
             return self._naming_helper(finding, returning)
+        growing = next((r for r in pending.requires if r.kind == RETURNS_GROWTH), None)
+        if growing is not None and RETURNED in finding.message:
+            return self._naming_growth(finding, growing)
         helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
         if helper is not None and CALLER in finding.message:
             return self._naming_caller(finding, helper)
@@ -591,6 +601,26 @@ class ProjectIndex:
         source = chosen.hops[-1]
         step = f"{source.function.rsplit('.', 1)[-1]}() returns it"
         return chosen.text(text, item), Related(source.path, _line(source.line), step)
+
+    def _growing(self, requirement: Requirement) -> tuple[str, Related] | None:
+        """How a `RETURNS_GROWTH` requirement holds: the words naming the
+        function returning the growing delay and where, and that place."""
+        text, position, keyword = requirement.reach
+        found = self.returns.growth_at(requirement.qualname, text, position, keyword)
+        if found is None:
+            return None
+        hop, parameter = found
+        where = f"{hop.path}:{hop.line}"
+        step = f"{hop.function.rsplit('.', 1)[-1]}() returns a delay growing with {parameter}"
+        said = f"{text}() returns it at {where}, growing with its parameter {parameter}"
+        return said, Related(hop.path, _line(hop.line), step)
+
+    def _naming_growth(self, finding: Finding, requirement: Requirement) -> Finding:
+        found = self._growing(requirement)
+        if found is None:
+            return finding
+        text, related = found
+        return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
 
     def _naming_helper(self, finding: Finding, requirement: Requirement) -> Finding:
         found = self.returned(requirement)
@@ -765,7 +795,7 @@ def _returns_lookups(index: ProjectIndex, results: list[FileResult]) -> tuple[se
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind == RETURNS_OBJECT:
+                if requirement.kind in (RETURNS_OBJECT, RETURNS_GROWTH, RETRIES_HANDED_TASK):
                     text = requirement.reach[0]
                     index.returns.lookups(requirement.qualname, text, missing, classes)
     return missing, classes

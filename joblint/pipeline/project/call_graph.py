@@ -939,6 +939,21 @@ class CallGraph:
                     return Hop(caller, path, call)
         return None
 
+    def retrying_helper(self, function: str, text: str, position: str) -> Hop | None:
+        """The call written `text` in `function` of a helper that retries the
+        task it is handed at `position` (`FunctionSummary.retries_handed`)."""
+        found = self.functions.get(function)
+        if found is None:
+            return None
+        summary, path = found
+        for call in summary.calls:
+            if call.text != text:
+                continue
+            target = self.resolve(call.callee)
+            if target is not None and position in self.functions[target][0].retries_handed:
+                return Hop(function, path, call)
+        return None
+
     def _bound_task(self, function: str, libraries: frozenset[str]) -> bool:
         """A method of one of the libraries' task classes, or a function one of
         their task decorators registers with the binding option set."""
@@ -1258,6 +1273,32 @@ class ReturnsView:
                     todo.append((fact.name, depth + 1))
                 elif fact.how == returns.MEMBER:
                     classes.add(fact.name)
+
+    def growth_at(
+        self, function: str, text: str, position: str, keyword: str
+    ) -> tuple[Returning, str] | None:
+        """Where a function the calls written `text` in `function` call
+        returns a value growing with its parameter at `position` (or named
+        `keyword`), every return of it so (`joblint.index.returns.GROWS`),
+        and that parameter's name."""
+        found = self.graph.functions.get(function)
+        if found is None:
+            return None
+        for callee in sorted({c.callee for c in found[0].calls if c.text == text}):
+            target = self.graph.resolve(callee)
+            if target is None:
+                continue
+            summary, path = self.graph.functions[target]
+            own = [fact for fact in summary.returns if not fact.key]
+            if not own or any(fact.how != returns.GROWS for fact in own):
+                continue
+            at = position
+            if position and "." in text and summary.parameters[:1] in (("self",), ("cls",)):
+                at = str(int(position) + 1)  # `self.backoff(n)`: `n` is its second parameter
+            for fact in own:
+                if (at and fact.kind == at) or (keyword and fact.name == keyword):
+                    return Returning(target, path, fact.line), fact.name
+        return None
 
     def parameter_at(
         self, function: str, text: str, position: str, keyword: str

@@ -5,6 +5,28 @@ from __future__ import annotations
 
 from joblint.rule import Valid, invalid
 
+# Helpers a bound task may hand itself to: some retry on whatever they are
+# handed, some only on what they pick or catch themselves, one never retries.
+HELPERS = """import logging
+
+def retry_later(task, exc):
+    raise task.retry(exc=exc, countdown=60)
+
+def retry_transient(task, exc):
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        raise task.retry(exc=exc)
+    raise exc
+
+def guarded(task, call):
+    try:
+        return call()
+    except ConnectionError as exc:
+        raise task.retry(exc=exc)
+
+def report(task, exc):
+    logging.getLogger(__name__).warning("%s failed: %s", task.name, exc)
+"""
+
 VALID = (
     Valid(
         """
@@ -44,6 +66,39 @@ retrying_task = shared_task(autoretry_for=(ConnectionError, TimeoutError), max_r
                 "@retrying_task\ndef sync(account_id): ...\n"
             )
         },
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+from app.helpers import guarded, report, retry_later, retry_transient
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        retry_later(self, exc)
+    except Exception as exc:
+        retry_transient(self, exc)
+
+@shared_task(bind=True, max_retries=4)
+def push(self, account_id):
+    try:
+        guarded(self, lambda: send(account_id))
+    except Exception as exc:
+        report(self, exc)
+        raise
+
+@shared_task(max_retries=4)
+def pull(account_id, client):
+    try:
+        fetch(account_id)
+    except Exception as exc:
+        retry_later(client, exc)
+""",
+        id="helpers-handed-the-task-that-pick-what-they-retry-or-dont",
+        project={"app_helpers": HELPERS},
     ),
 )
 
@@ -122,5 +177,53 @@ def guarded(task, call):
             "@shared_task(bind=True, max_retries=4)\ndef sync(self, account_id):\n"
             "    return guarded(self, lambda: fetch(account_id))\n"
         ),
+    ),
+    invalid(
+        """
+from celery import Celery
+
+app = Celery("shop")
+
+
+def job(**options):
+    return app.task(autoretry_for=(Exception,), max_retries=4, **options)
+
+
+def make_task(fn, **options):
+    return app.task(bind=True, autoretry_for=(ConnectionError, Exception), **options)(fn)
+""",
+        (8, 36, "Celery autoretry_for retries every exception (Exception)"),
+        (12, 64, "Celery autoretry_for retries every exception (Exception)"),
+        id="celery-factory-functions-reported-once-at-their-options",
+        app_tasks=(
+            "from app.example import job, make_task\n\n@job()\ndef sync(account_id): ...\n\n"
+            "@job(queue='slow')\ndef push(account_id): ...\n\n"
+            "def pull(self, account_id): ...\n\npull_task = make_task(pull)\n"
+        ),
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+from app.helpers import retry_later
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except Exception as exc:
+        retry_later(self, exc)
+
+@shared_task(bind=True, max_retries=4)
+def push(self, account_id):
+    try:
+        send(account_id)
+    except:
+        retry_later(self, None)
+""",
+        (10, 12, "retry_later(self, ...) (a retry of the task) in this except clause retries"),
+        (17, 5, "bare except"),
+        id="a-bound-task-handing-itself-to-a-helper-that-retries-it",
+        app_helpers=HELPERS,
     ),
 )

@@ -281,6 +281,96 @@ retrying = shared_task(
             )
         },
     ),
+    Valid(
+        """
+import random
+import time
+
+from celery import shared_task
+
+from app.delays import backoff_with_jitter, linear, scaled_wait, switchable
+
+
+def steady(attempt):
+    return 30 + attempt
+
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=backoff_with_jitter(self.request.retries))
+    except TimeoutError as exc:
+        raise self.retry(exc=exc, countdown=steady(self.request.retries))
+    except OSError as exc:
+        raise self.retry(exc=exc, countdown=switchable(self.request.retries))
+
+
+def pull(client):
+    for attempt in range(5):
+        try:
+            return client.pull()
+        except ConnectionError:
+            time.sleep(linear(5))
+            time.sleep(scaled_wait(5, attempt))
+            time.sleep(backoff_with_jitter(attempt) + random.random())
+""",
+        id="project-delay-functions-with-jitter-constant-or-not-given-the-attempt",
+        project={
+            "app_delays": (
+                "import random\n\n"
+                "def backoff_with_jitter(n):\n    return random.uniform(0, 2 ** n)\n\n"
+                "def linear(n):\n    return 2 ** n\n\n"
+                "def scaled_wait(base, cap):\n    return min(cap, base * 60)\n\n"
+                "def switchable(n, jitter=True):\n"
+                "    if jitter:\n        return random.uniform(0, 2 ** n)\n"
+                "    return 2 ** n\n"
+            )
+        },
+    ),
+    Valid(
+        """
+import random
+import time
+
+
+def connect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(delay + random.uniform(0, delay))
+            delay *= 2
+
+
+def reconnect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(random.random() * delay)
+            delay = min(delay * 2, 60)
+
+
+def export_pages(client):
+    size = 100
+    offset = 0
+    while True:
+        try:
+            rows = client.page(offset, size)
+        except ValueError:
+            rows = []
+        if not rows:
+            return
+        offset += size
+        size *= 2
+        time.sleep(1)
+""",
+        id="growth-by-reassignment-jittered-or-not-the-sleep",
+    ),
 )
 
 INVALID = (
@@ -608,5 +698,114 @@ def pull(self, account_id):
         app_jobs=(
             "from celery import shared_task\n\nbound_task = shared_task(bind=True, max_retries=4)\n"
         ),
+    ),
+    invalid(
+        """
+import asyncio
+import time
+
+from celery import shared_task
+
+from app.delays import capped_backoff
+
+
+def backoff(retries):
+    delay = 10 * 2 ** retries
+    return delay
+
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries))
+    except TimeoutError as exc:
+        raise self.retry(exc=exc, countdown=60 * backoff(self.request.retries))
+
+
+def pull(client):
+    for attempt in range(5):
+        try:
+            return client.pull()
+        except ConnectionError:
+            time.sleep(capped_backoff(attempt))
+
+
+async def push(client):
+    for attempt in range(5):
+        try:
+            return await client.push()
+        except ConnectionError:
+            await asyncio.sleep(capped_backoff(n=attempt))
+""",
+        (20, 45, "backoff() returns it at app/example.py:12, growing with its parameter retries"),
+        (22, 45, "(backoff(self.request.retries), line 22; backoff() returns it"),
+        (30, 24, "capped_backoff() returns it at app/delays.py:4, growing with its parameter n"),
+        (38, 33, "(capped_backoff(n=attempt), line 38; capped_backoff() returns it"),
+        id="project-function-computing-a-growing-delay",
+        app_delays=(
+            "def capped_backoff(n, cap=600):\n    if n > 8:\n        return cap\n"
+            "    return min(cap, 2 ** n)\n"
+        ),
+    ),
+    invalid(
+        """
+import time
+
+
+def connect(client):
+    delay = 1
+    for attempt in range(5):
+        try:
+            return client.connect()
+        except ConnectionError:
+            time.sleep(delay)
+            delay *= 2
+
+
+def reconnect(client):
+    wait = 0.5
+    for _ in range(5):
+        try:
+            client.connect()
+            break
+        except ConnectionError:
+            pass
+        time.sleep(wait)
+        wait = wait * 2
+""",
+        (11, 24, "(delay *= 2, line 12)"),
+        (23, 20, "(wait * 2, line 24)"),
+        id="for-loops-growing-the-delay-by-reassignment",
+    ),
+    invalid(
+        """
+import time
+
+
+class Client:
+    def _backoff(self, n):
+        return 2 ** n
+
+    def _padded(self, pad, n):
+        return pad + 2 ** n
+
+    def fetch(self):
+        for attempt in range(5):
+            try:
+                return self.get()
+            except ConnectionError:
+                time.sleep(self._backoff(attempt))
+
+    def fetch_padded(self):
+        for attempt in range(5):
+            try:
+                return self.get()
+            except ConnectionError:
+                time.sleep(self._padded(attempt, 3))
+""",
+        (17, 28, "self._backoff() returns it at app/example.py:7, growing with its parameter n"),
+        id="a-method-computing-the-delay-from-the-parameter-it-is-handed",
     ),
 )

@@ -194,6 +194,36 @@ retrying = shared_task(
             )
         },
     ),
+    Valid(
+        """
+from app.clients import Client, fetch_all, remember
+
+fetch_all("https://example.com/feed", max_retries=None)
+client = Client("https://example.com", max_retries=None)
+
+
+def fetch_page(url, max_retries=None, **options):
+    return url
+
+
+fetch_page("https://example.com/page", max_retries=None)
+
+
+@remember(max_retries=None)
+def nightly(report_id):
+    build(report_id)
+""",
+        id="project-functions-taking-max-retries-that-make-no-task",
+        project={
+            "app_clients": (
+                "def fetch_all(url, max_retries=None, **options):\n    return url\n\n"
+                "class Client:\n    def __init__(self, url, max_retries=None):\n"
+                "        self.url = url\n\n"
+                "def remember(**options):\n    def register(function):\n"
+                "        return function\n\n    return register\n"
+            )
+        },
+    ),
 )
 
 INVALID = (
@@ -478,5 +508,75 @@ def retry_later(task, exc):
 """,
         id="celery-helper-a-bound-task-hands-itself-to",
         app_tasks=CALLER_TASKS,
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+from app.factories import cron_task, make_task
+
+
+def job(**options):
+    return shared_task(bind=True, **options)
+
+
+@job(max_retries=None)
+def sync(self, account_id):
+    fetch(account_id)
+
+
+def refresh(account_id):
+    fetch(account_id)
+
+
+refresh_task = make_task(refresh, max_retries=None)
+
+
+@cron_task(max_retries=None, lock_timeout=600)
+def nightly():
+    build()
+""",
+        (11, 6, "max_retries=None"),
+        (20, 35, "max_retries=None"),
+        (23, 12, "max_retries=None"),
+        fixed="""
+from celery import shared_task
+
+from app.factories import cron_task, make_task
+
+
+def job(**options):
+    return shared_task(bind=True, **options)
+
+
+@job(max_retries=4)
+def sync(self, account_id):
+    fetch(account_id)
+
+
+def refresh(account_id):
+    fetch(account_id)
+
+
+refresh_task = make_task(refresh, max_retries=4)
+
+
+@cron_task(max_retries=4, lock_timeout=600)
+def nightly():
+    build()
+""",
+        id="celery-task-makers-and-nested-decorator-factories",
+        app_factories=(
+            "from functools import wraps\n\nfrom celery import Celery, shared_task\n\n"
+            "app = Celery('app')\n\n"
+            "def make_task(fn, **opts):\n    return app.task(**opts)(fn)\n\n"
+            "def cron_task(*task_args, **task_kwargs):\n"
+            "    task_kwargs.pop('lock_timeout', None)\n\n"
+            "    def _cron_task(task_func):\n        @wraps(task_func)\n"
+            "        def wrapper(*args, **kwargs):\n"
+            "            return task_func(*args, **kwargs)\n\n"
+            "        return shared_task(*task_args, **task_kwargs)(wrapper)\n\n"
+            "    return _cron_task\n"
+        ),
     ),
 )

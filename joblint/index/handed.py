@@ -1,0 +1,66 @@
+"""Which parameters a helper retries as a job library's task (`def
+retry_later(task, exc): raise task.retry(exc=exc)`), read from its `ast` for
+the project model: a bound task handing itself there from inside an except
+clause retries on whatever that clause caught (JL303)."""
+
+from __future__ import annotations
+
+import ast
+
+from joblint.knowledge import retries
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+# Not walked: nested scopes, and except clauses (a retry there is of what they catch).
+_SKIPPED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ExceptHandler)
+# The retry methods of the job libraries' bound tasks (`self.retry`).
+_RETRY_METHODS = frozenset(r.method.name for r in retries.TASK_RETRIES if r.method is not None)
+
+
+def retried_parameters(function: _Function) -> tuple[str, ...]:
+    """The positions of `function`'s positional parameters whose retry method
+    it calls where every exception its caller handed it is retried: not in an
+    except clause of its own (that retries what the clause catches) nor under
+    a test reading another parameter (`if isinstance(exc, IOError):`)."""
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    found: set[str] = set()
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SKIPPED):
+            continue
+        if isinstance(node, ast.If | ast.IfExp | ast.While):
+            tested = _names(node.test) & set(positional)
+            if tested - _retried_names(node, positional):
+                continue  # it retries only some of what it was handed
+        if isinstance(node, ast.Call):
+            name = _retry_receiver(node)
+            if name in positional:
+                found.add(str(positional.index(name)))
+        stack.extend(ast.iter_child_nodes(node))
+    return tuple(sorted(found))
+
+
+def _retry_receiver(call: ast.Call) -> str | None:
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in _RETRY_METHODS
+        and isinstance(func.value, ast.Name)
+    ):
+        return func.value.id
+    return None
+
+
+def _retried_names(node: ast.AST, positional: list[str]) -> set[str]:
+    """The parameters whose retry method `node` calls somewhere in it."""
+    return {
+        name
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Call)
+        for name in [_retry_receiver(sub)]
+        if name in positional
+    }
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
