@@ -192,8 +192,9 @@ def publish(article):
         if instance is not None:
             state.writes.append(_Write(context.order, tuple(self._blocks), node, instance))
             return
-        if context.transaction is not None:
-            return  # JL101's
+        transaction = context.transaction
+        if transaction is not None and not transaction.requires:
+            return  # JL101's; where the project must say whether it is one, JL106 yields to it
         enqueue = context.enqueue(node)
         if enqueue is None or _held_back(node):
             return

@@ -220,4 +220,20 @@ def mark_failing(endpoint):
         (6, 5, "with endpoint before endpoint.save() (line 7)"),
         id="a-countdown-of-zero-holds-nothing-back",
     ),
+    invalid(
+        """
+from .base import ProjectAPIView
+from .tasks import fetch_metadata
+
+class AttachmentView(ProjectAPIView):
+    def patch(self, request, pk):
+        attachment = Attachment.objects.get(pk=pk)
+        if not attachment.metadata:
+            fetch_metadata.delay(str(attachment.id))
+        attachment.uploaded = True
+        attachment.save()
+""",
+        (9, 13, "task 'fetch_metadata' is enqueued with attachment before attachment.save()"),
+        id="a-view-method-whose-request-transaction-the-project-must-confirm",
+    ),
 )
