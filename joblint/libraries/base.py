@@ -302,6 +302,25 @@ class BrokerTransport:
 
 
 @dataclass(frozen=True, slots=True)
+class EnvironmentReader:
+    """How code reads an environment variable, its name a string given first:
+    a function (`os.getenv("X", default)`), a mapping read by subscript
+    (`os.environ["X"]`), or an instance of a class, called or through a
+    method (`env = environ.Env()`, then `env("X")`, `env.str("X")`). The
+    whole-project rules take a static default for the value, and without one
+    the variable's value in the project's deployment files."""
+
+    library: str
+    # (function, the position of its default argument).
+    functions: tuple[tuple[str, int], ...] = ()
+    mappings: tuple[str, ...] = ()
+    instance_classes: tuple[str, ...] = ()
+    # (method, the position of its default argument); "" is calling the instance.
+    instance_methods: tuple[tuple[str, int], ...] = ()
+    default_keyword: str = "default"
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsClasses:
     """Settings written as classes (django-configurations): a class deriving
     from one of `bases` holds settings as class attributes, inherited and
