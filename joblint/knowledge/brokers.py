@@ -38,6 +38,8 @@ VISIBILITY_KEYS: frozenset[str] = frozenset(c.visibility_key for c in CONFIGS)
 TRANSPORT_OF_SCHEME: dict[str, BrokerTransport] = {
     scheme: t for t in TRANSPORTS for scheme in t.schemes
 }
+# The transport names a broker URL or joblint's `broker` setting may give.
+TRANSPORT_NAMES: frozenset[str] = frozenset({*collect("TRANSPORT_ALIASES"), *TRANSPORT_OF_SCHEME})
 OPTION_METHODS: frozenset[str] = frozenset(m for c in CONFIGS for m in c.option_methods)
 OPTIONS_KEYWORDS: frozenset[str] = frozenset(
     c.options_keyword for c in CONFIGS if c.options_keyword

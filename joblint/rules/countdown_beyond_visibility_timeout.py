@@ -127,7 +127,7 @@ def sync(self):
             threshold = _threshold([c for c in configurations if delay in c.delays])
             if threshold is None:
                 continue
-            limit, described, source, transport = threshold
+            limit, described, sources, transport = threshold
             if delay.seconds > limit:
                 message = (
                     f"{delay.keyword} of {delay.seconds:g} s is longer than the "
@@ -135,25 +135,30 @@ def sync(self):
                     "message to a second worker and the job runs twice. Keep delays below the "
                     "timeout or schedule far-future work from the database"
                 )
-                yield cls.finding(delay.place, message, source)
+                yield cls.finding(delay.place, message, *sources)
 
 
-def _threshold(configurations: list[Configuration]) -> tuple[float, str, Place, str] | None:
+Threshold = tuple[float, str, tuple[Place, ...], str]
+
+
+def _threshold(configurations: list[Configuration]) -> Threshold | None:
     """The shortest visibility timeout in force across the configurations: (seconds,
-    its description, where it is set, the transport). None when one of them can't be
-    known (a broker URL or a timeout that isn't static): then nothing is compared."""
-    found: list[tuple[float, str, Place, str]] = []
+    its description, where it is set (and the deployment files saying the
+    transport), the transport). None when one of them can't be known (a broker
+    URL or a timeout that isn't static): then nothing is compared."""
+    found: list[Threshold] = []
     for configuration in configurations:
         transport = configuration.transport
         if transport is None:
             return None
         if not configuration.visibility:
             seconds = transport.default_seconds
+            said = f" ({transport.source})" if transport.source else ""
             found.append(
                 (
                     seconds,
-                    f"default visibility_timeout of {seconds:g} s",
-                    transport.place,
+                    f"default visibility_timeout of {seconds:g} s{said}",
+                    (transport.place, *transport.source_places),
                     transport.name,
                 )
             )
@@ -163,5 +168,5 @@ def _threshold(configurations: list[Configuration]) -> tuple[float, str, Place, 
             described = (
                 f"visibility_timeout of {visibility.seconds:g} s ({where(visibility.place)})"
             )
-            found.append((visibility.seconds, described, visibility.place, transport.name))
+            found.append((visibility.seconds, described, (visibility.place,), transport.name))
     return min(found, key=lambda item: item[0]) if found else None

@@ -3,7 +3,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from joblint.analysis.broker_view import Configuration, Limit, Visibility
+from joblint.analysis.broker_view import Configuration, Limit, Visibility, described
 from joblint.knowledge.tokens import PROJECT_FACTS
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
@@ -210,9 +210,9 @@ app.conf.task_time_limit = 2 * 3600
         needed = math.ceil(limit.seconds + margin)
         message = (
             f"{limit.label} {_seconds(limit.seconds)} ({where(limit.place)}) but the "
-            f"{transport.name} broker ({where(transport.place)}) redelivers unacknowledged "
+            f"{transport.name} broker ({described(transport)}) redelivers unacknowledged "
             f"jobs after its default visibility_timeout of {_seconds(transport.default_seconds)}: "
             "a second worker will run the job while the first still does. Set "
             f"broker_transport_options={{'visibility_timeout': {needed}}}"
         )
-        return cls.finding(limit.place, message, transport.place)
+        return cls.finding(limit.place, message, transport.place, *transport.source_places)

@@ -55,6 +55,7 @@ from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import CACHED, SKIPPED
+from joblint.pipeline.schedule.deployment_files import deployment_facts
 from joblint.pipeline.schedule.memo import Input, Memo, Outcome, Remembered, Settled, run_key
 from joblint.pipeline.schedule.project_files import project_file_facts
 from joblint.pipeline.schedule.selection import Selector
@@ -1105,7 +1106,11 @@ def _loaded_settings(
     read now."""
     loaded: list[FileResult] = []
     if run.selector.reads_settings:
-        configured = project_file_facts(project_root(run.config), display_path)
+        root = project_root(run.config)
+        configured = [
+            *project_file_facts(root, display_path),
+            *deployment_facts(root, display_path),
+        ]
         loaded.extend(r for r in configured if r.path not in {h.path for h in [*results, *context]})
     have = [*results, *context, *loaded]
     read = {r.path for r in have}
