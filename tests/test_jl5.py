@@ -8,6 +8,7 @@ import pytest
 from conftest import Run, write
 
 from joblint.api import lint_paths
+from joblint.pipeline.schedule.run import RunOptions
 from joblint.config import Config, ConfigError, load_file
 
 CELERY_APP = (
@@ -519,3 +520,21 @@ def test_broker_setting_rejects_other_values(tmp_path: Path, value: str) -> None
     with pytest.raises(ConfigError, match=r"'broker' must be a broker transport or URL") as error:
         load_file(tmp_path / "joblint.toml")
     assert "\n" not in str(error.value)
+
+
+def test_editing_a_deployment_file_is_seen_by_a_warm_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's memo (replaying a run whose inputs are all the same) knows the files."""
+    write(tmp_path, {**_project(ENV_SETTINGS), ".env": "DEBUG=1\n"})
+    monkeypatch.chdir(tmp_path)
+    config = Config(root=tmp_path, select=("JL5",), cache_dir=tmp_path / "cache")
+
+    def count() -> int:
+        return len(lint_paths([Path(".")], config, RunOptions(cache=True)).findings)
+
+    assert count() == 0
+    assert (tmp_path / "cache" / "memo.json").exists()
+    write(tmp_path, {".env": "CELERY_BROKER_URL=redis://r\n"})
+    assert count() == 2
+    assert count() == 2

@@ -14,7 +14,7 @@ joblint's, configuration)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from pathlib import Path
 
 from joblint.models import BrokerFacts, EnvironmentValue, FileFacts, FileResult, Place, Span
@@ -39,18 +39,35 @@ _MAPPING_ENTRY = re.compile(r"""("[^"]*"|'[^']*'|[A-Za-z_][\w.-]*)\s*:(?:\s+(.*)
 _INTERPOLATION = re.compile(r"\$\{([A-Za-z_]\w*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_]\w*)")
 
 
-def deployment_facts(root: Path, shown: Callable[[Path], str]) -> list[FileResult]:
-    """Facts of the deployment files of the project at `root` that set a variable."""
+def deployment_facts(
+    root: Path, shown: Callable[[Path], str], variables: Container[str]
+) -> list[FileResult]:
+    """Facts of the deployment files of the project at `root` that set one of
+    `variables` (those the code reads: the rest never decides anything)."""
     found: list[FileResult] = []
     for path, entries in _read(root):
         where = shown(path)
         values = tuple(
             EnvironmentValue(variable, value, Place(where, Span(line, 1, line, 1)))
             for variable, value, line in entries
+            if variable in variables
         )
         if values:
             facts = FileFacts(module="", broker=BrokerFacts(environment=values))
             found.append(FileResult(where, facts=facts, parsed=False))
+    return found
+
+
+def deployment_signature(root: Path) -> list[str]:
+    """The deployment files as a run's memo tells them apart: path, size and
+    modification time (editing `.env` changes what the broker rules report)."""
+    found: list[str] = []
+    for path, _is_env in _files(root):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        found.append(f"{path.as_posix()}:{info.st_size}:{info.st_mtime_ns}")
     return found
 
 
