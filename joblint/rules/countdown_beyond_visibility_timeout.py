@@ -48,9 +48,12 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
 
     ## Known limits
     - Only statically known delays and brokers are compared; the same value
-      and configuration rules as JL501 apply. When one configuration's broker
-      or timeout can't be known (an environment URL, SQS `predefined_queues`),
-      the delays of the files it applies to are not compared. RabbitMQ's
+      and configuration rules as JL501 apply (a broker URL read from the
+      environment takes its transport from joblint's `broker` setting or the
+      project's deployment files). When one configuration's broker or timeout
+      can't be known (an environment URL no deployment file names, files that
+      disagree, SQS `predefined_queues`), the delays of the files it applies
+      to are not compared. RabbitMQ's
       `consumer_timeout` (30 min) is not checked.
     """
 

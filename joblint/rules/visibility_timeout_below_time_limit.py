@@ -34,6 +34,16 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     visibility timeout set, a `redis://` broker's default (3600 s) or an
     `sqs://` broker's (1800 s) is used.
 
+    Where the broker URL is read from an environment variable with no static
+    default (`os.environ["X"]`, `os.getenv("X")`, django-environ's
+    `env("X")`/`env.str("X")`, python-decouple's `config("X")`), the
+    transport is the one joblint's `broker` setting names, else the one the
+    project's deployment files give that variable: `.env*` files and the
+    `environment:` of `docker-compose*.y*ml`/`compose*.y*ml` services, in the
+    project root and its `docker/`, `deploy/`, `config/`, `envs/`...
+    directories. Files that disagree (redis in one, amqp in another) leave it
+    unknown.
+
     Settings are read per configuration the project can run with: a settings
     module that star-imports another (`from .base import *`) overrides what it
     imports, a settings class (django-configurations' `class Prod(Base)`)
@@ -71,9 +81,17 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     ## Known limits
     - Values must be static: numbers, `60 * 60`, module constants (also
       imported from another project module), `timedelta(...).total_seconds()`,
-      the literal default of `os.environ.get(...)` or of a django-configurations
-      value (`values.IntegerValue(3600)`). Anything else is unknown and never
-      reported.
+      the literal default of an environment read (`os.environ.get(...)`,
+      `env.str(...)`, `config(...)`) or of a django-configurations value
+      (`values.IntegerValue(3600)`). Anything else is unknown and never
+      reported, except a broker URL read from the environment (above).
+    - Deployment files are read with a small line reader, not a YAML parser:
+      an `environment:` block (mapping or `- KEY=value` list, a one-line
+      `[...]`/`{...}`), `${VAR}`/`${VAR:-default}` from the `.env` beside the
+      compose file. `env_file:` references, YAML anchors merged into
+      `environment:`, Kubernetes manifests and Helm values are not read. A
+      broker URL the code doesn't set at all (Celery then reads
+      `CELERY_BROKER_URL` itself) is not decided by any of them.
     - Only hard limits count; soft limits alone and tasks with no limit are
       not findings. The margin is `visibility-margin-seconds` (default 60).
     - Module-level settings count in modules named by `config_from_object`,
