@@ -538,3 +538,18 @@ def test_editing_a_deployment_file_is_seen_by_a_warm_run(
     write(tmp_path, {".env": "CELERY_BROKER_URL=redis://r\n"})
     assert count() == 2
     assert count() == 2
+
+
+def test_django_environ_declared_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Env(NAME=(cast, default))` declares the default `env("NAME")` falls back to."""
+    settings = (
+        "import environ\n"
+        "env = environ.Env(TASK_LIMIT=(int, 7200), BROKER=(str, ''))\n"
+        "CELERY_TASK_TIME_LIMIT = env('TASK_LIMIT')\n"
+        "CELERY_BROKER_URL = env('BROKER')\n"
+    )
+    tasks = "from celery import shared_task\n\n@shared_task\ndef rebuild_index():\n    pass\n"
+    write(tmp_path, {**_project(settings, tasks), ".env": "BROKER=redis://r:6379/0\n"})
+    found = _findings(tmp_path, monkeypatch)
+    assert [f.split(" ")[0] for f in found] == ["proj/settings.py:3:JL501"]
+    assert "CELERY_TASK_TIME_LIMIT is 7200 s" in found[0]

@@ -149,13 +149,15 @@ def _environment_read(
     `env.str("X")` on a django-environ `Env`): the variable's name ("" when
     not static) and its default argument; else None."""
     position = kb.ENV_READ_FUNCTIONS.get(qualname)
+    instance: cst.Call | None = None
     if position is None:
         func = node.func
         receiver, method = (
             (func.value, func.attr.value) if isinstance(func, cst.Attribute) else (func, "")
         )
-        methods = kb.ENV_INSTANCE_METHODS.get(_instance_class(receiver, resolver), {})
-        position = methods.get(method)
+        instance = _instance(receiver, resolver)
+        cls = (resolver.qualified_name(instance.func) or "") if instance is not None else ""
+        position = kb.ENV_INSTANCE_METHODS.get(cls, {}).get(method)
     if position is None:
         return None
     positional = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -165,16 +167,34 @@ def _environment_read(
     )
     name = positional[0] if positional else None
     variable = name.evaluated_value if isinstance(name, cst.SimpleString) else None
-    return (variable if isinstance(variable, str) else ""), default
+    variable = variable if isinstance(variable, str) else ""
+    if default is None and instance is not None and variable:
+        default = _declared_default(instance, variable, resolver)
+    return variable, default
 
 
-def _instance_class(node: cst.BaseExpression, resolver: Resolver) -> str:
-    """The class a name was bound to an instance of (`env = environ.Env()`), or ""."""
+def _instance(node: cst.BaseExpression, resolver: Resolver) -> cst.Call | None:
+    """The call a name was bound to (`env = environ.Env(...)`), or None."""
     binding = resolver.lookup(node.value) if isinstance(node, cst.Name) else None
     if binding is None or binding.unpack_index is not None or binding.iterated:
-        return ""
-    bound = binding.expr
-    return (resolver.qualified_name(bound.func) or "") if isinstance(bound, cst.Call) else ""
+        return None
+    return binding.expr if isinstance(binding.expr, cst.Call) else None
+
+
+def _declared_default(
+    instance: cst.Call, variable: str, resolver: Resolver
+) -> cst.BaseExpression | None:
+    """A default the instance's constructor declares for the variable:
+    `environ.Env(TIME_LIMIT=(int, 43200))`."""
+    cls = resolver.qualified_name(instance.func) or ""
+    if cls not in kb.ENV_DECLARING_CLASSES:
+        return None
+    for arg in instance.args:
+        if arg.keyword is not None and arg.keyword.value == variable:
+            value = arg.value
+            if isinstance(value, cst.Tuple) and len(value.elements) == 2:
+                return value.elements[1].value
+    return None
 
 
 def _read_value(

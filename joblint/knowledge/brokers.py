@@ -101,4 +101,7 @@ ENV_MAPPINGS: frozenset[str] = frozenset(m for r in ENVIRONMENT_READERS for m in
 ENV_INSTANCE_METHODS: dict[str, dict[str, int]] = {
     cls: dict(r.instance_methods) for r in ENVIRONMENT_READERS for cls in r.instance_classes
 }
+ENV_DECLARING_CLASSES: frozenset[str] = frozenset(
+    cls for r in ENVIRONMENT_READERS if r.declares_defaults for cls in r.instance_classes
+)
 ENV_DEFAULT_KEYWORDS: frozenset[str] = frozenset(r.default_keyword for r in ENVIRONMENT_READERS)

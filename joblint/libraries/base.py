@@ -318,6 +318,9 @@ class EnvironmentReader:
     # (method, the position of its default argument); "" is calling the instance.
     instance_methods: tuple[tuple[str, int], ...] = ()
     default_keyword: str = "default"
+    # The instance classes' constructors declare variables' defaults as
+    # `NAME=(cast, default)` keywords (django-environ's `Env(**scheme)`).
+    declares_defaults: bool = False
 
 
 @dataclass(frozen=True, slots=True)
