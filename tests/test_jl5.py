@@ -8,8 +8,8 @@ import pytest
 from conftest import Run, write
 
 from joblint.api import lint_paths
-from joblint.pipeline.schedule.run import RunOptions
 from joblint.config import Config, ConfigError, load_file
+from joblint.pipeline.schedule.run import RunOptions
 
 CELERY_APP = (
     "import os\n"
