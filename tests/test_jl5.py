@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 from conftest import Run, write
+from hypothesis import given
+from hypothesis import strategies as st
 
 from joblint.api import lint_paths
 from joblint.config import Config, ConfigError, load_file
+from joblint.pipeline.schedule.deployment_files import compose_entries, env_entries
 from joblint.pipeline.schedule.run import RunOptions
 
 CELERY_APP = (
@@ -553,3 +556,60 @@ def test_django_environ_declared_defaults(tmp_path: Path, monkeypatch: pytest.Mo
     found = _findings(tmp_path, monkeypatch)
     assert [f.split(" ")[0] for f in found] == ["proj/settings.py:3:JL501"]
     assert "CELERY_TASK_TIME_LIMIT is 7200 s" in found[0]
+
+
+@pytest.mark.parametrize(
+    "compose",
+    [
+        pytest.param(
+            "x-env: &common\n"
+            "  CELERY_BROKER_URL: redis://r:6379/0\n"
+            "services:\n"
+            "  worker:\n"
+            "    environment:\n"
+            "      <<: *common\n"
+            "      DEBUG: 0\n",
+            id="merged-anchor",
+        ),
+        pytest.param(
+            "x-env:\n"
+            "  &common\n"
+            "  CELERY_BROKER_URL: redis://r:6379/0\n"
+            "services:\n"
+            "  worker:\n"
+            "    environment: *common\n",
+            id="anchor-on-its-own-line-used-as-the-environment",
+        ),
+        pytest.param(
+            "services:\n  worker:\n    environment: {CELERY_BROKER_URL: 'redis://r', DEBUG: 0}\n",
+            id="flow-mapping",
+        ),
+    ],
+)
+def test_compose_anchors_and_flow_forms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compose: str
+) -> None:
+    assert len(_deployed(tmp_path, monkeypatch, {"docker-compose.yml": compose})) == 2
+
+
+def test_compose_anchor_no_environment_merges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service template merged into a service, not into its environment, is no environment."""
+    compose = (
+        "x-worker: &worker\n"
+        "  CELERY_BROKER_URL: redis://r:6379/0\n"
+        "services:\n"
+        "  worker:\n"
+        "    <<: *worker\n"
+        "    environment:\n"
+        "      - CELERY_BROKER_URL=amqp://rabbit//\n"
+    )
+    assert _deployed(tmp_path, monkeypatch, {"docker-compose.yml": compose}) == []
+
+
+@given(st.text() | st.text(alphabet=" \n-:&*<>{}[],#=$'\"environmentAB_x"))
+def test_deployment_readers_never_raise(text: str) -> None:
+    for variable, _value, line in [*env_entries(text), *compose_entries(text, {"A": "x"})]:
+        assert variable.isidentifier() or "." in variable
+        assert line >= 1

@@ -87,11 +87,11 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
       reported, except a broker URL read from the environment (above).
     - Deployment files are read with a small line reader, not a YAML parser:
       an `environment:` block (mapping or `- KEY=value` list, a one-line
-      `[...]`/`{...}`), `${VAR}`/`${VAR:-default}` from the `.env` beside the
-      compose file. `env_file:` references, YAML anchors merged into
-      `environment:`, Kubernetes manifests and Helm values are not read. A
-      broker URL the code doesn't set at all (Celery then reads
-      `CELERY_BROKER_URL` itself) is not decided by any of them.
+      `[...]`/`{...}`, a block anchored elsewhere and merged in with
+      `<<: *env`), `${VAR}`/`${VAR:-default}` from the `.env` beside the
+      compose file. `env_file:` references, Kubernetes manifests and Helm
+      values are not read. A broker URL the code doesn't set at all (Celery
+      then reads `CELERY_BROKER_URL` itself) is not decided by any of them.
     - Only hard limits count; soft limits alone and tasks with no limit are
       not findings. The margin is `visibility-margin-seconds` (default 60).
     - Module-level settings count in modules named by `config_from_object`,

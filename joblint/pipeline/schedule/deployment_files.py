@@ -36,6 +36,9 @@ Entry = tuple[str, str, int]  # (variable, value, line)
 _ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)")
 _ENVIRONMENT_KEY = re.compile(r"(?:-\s+)?environment\s*:\s*(.*)")
 _MAPPING_ENTRY = re.compile(r"""("[^"]*"|'[^']*'|[A-Za-z_][\w.-]*)\s*:(?:\s+(.*))?""")
+_ANCHORED_KEY = re.compile(r"(?:-\s+)?[\w.-]+\s*:\s*&([\w.-]+)\s*(?:#.*)?")
+_BARE_KEY = re.compile(r"(?:-\s+)?[\w.-]+\s*:\s*(?:#.*)?")
+_ALIAS = re.compile(r"^(?:<<\s*:\s*)?\*([\w.-]+)\s*$")
 _INTERPOLATION = re.compile(r"\$\{([A-Za-z_]\w*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_]\w*)")
 
 
@@ -167,10 +170,37 @@ def _scalar(raw: str) -> str:
 
 def compose_entries(text: str, dotenv: Mapping[str, str]) -> Iterator[Entry]:
     """The entries of every `environment:` block, values interpolated with the
-    `.env` beside the file (as Compose does) or the `${VAR:-default}` default."""
-    key_indent: int | None = None  # the `environment:` key's, inside its block
+    `.env` beside the file (as Compose does) or the `${VAR:-default}` default.
+    A block anchored elsewhere (`x-env: &env`) counts where an `environment:`
+    merges it (`<<: *env`) or is it (`environment: *env`)."""
+    lines = text.splitlines()
+    merged = {
+        alias
+        for _number, item in _environment_items(lines, frozenset())
+        for alias in _ALIAS.findall(item)
+    }
+    for number, item in _environment_items(lines, frozenset(merged)):
+        if item.startswith("<<"):
+            continue
+        if item[:1] in "[{" and item[-1:] in "]}":
+            for inner in _flow_items(item[1:-1]):
+                entry = _entry(inner if item[0] == "{" else f"- {inner}", dotenv)
+                if entry is not None:
+                    yield entry[0], entry[1], number
+            continue
+        entry = _entry(item, dotenv)
+        if entry is not None:
+            yield entry[0], entry[1], number
+
+
+def _environment_items(lines: list[str], anchors: frozenset[str]) -> Iterator[tuple[int, str]]:
+    """(line, text) of each entry of the `environment:` blocks and of the
+    blocks anchored as one of `anchors`; a one-line `environment: [...]` or
+    `environment: *alias` is one item."""
+    key_indent: int | None = None  # the block's key's, inside its block
     item_indent: int | None = None
-    for number, line in enumerate(text.splitlines(), 1):
+    bare_key: int | None = None  # a key with no value: its anchor may follow
+    for number, line in enumerate(lines, 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -181,22 +211,26 @@ def compose_entries(text: str, dotenv: Mapping[str, str]) -> Iterator[Entry]:
                 if item_indent is None:
                     item_indent = indent
                 if indent == item_indent:
-                    entry = _entry(stripped, dotenv)
-                    if entry is not None:
-                        yield entry[0], entry[1], number
+                    yield number, stripped
                 continue
             key_indent = item_indent = None
-        match = _ENVIRONMENT_KEY.fullmatch(stripped)
-        if match is None:
+        anchor = stripped[1:].split(" #")[0].strip() if stripped.startswith("&") else ""
+        if bare_key is not None and indent > bare_key and anchor in anchors:
+            key_indent, bare_key = bare_key, None
             continue
-        rest = match[1].strip()
-        if not rest or rest.startswith("&"):  # a block (an anchor names it)
+        bare_key = None
+        match = _ENVIRONMENT_KEY.fullmatch(stripped)
+        anchored = _ANCHORED_KEY.fullmatch(stripped)
+        if match is not None:
+            rest = match[1].split(" #")[0].strip()
+            if not rest or rest.startswith("&"):  # a block (an anchor may name it)
+                key_indent = indent + (2 if stripped.startswith("-") else 0)
+            else:
+                yield number, rest
+        elif anchored is not None and anchored[1] in anchors:
             key_indent = indent + (2 if stripped.startswith("-") else 0)
-        elif rest[0] in "[{" and rest[-1] in "]}":
-            for item in _flow_items(rest[1:-1]):
-                entry = _entry(item if rest[0] == "{" else f"- {item}", dotenv)
-                if entry is not None:
-                    yield entry[0], entry[1], number
+        elif _BARE_KEY.fullmatch(stripped):
+            bare_key = indent + (2 if stripped.startswith("-") else 0)
 
 
 def _flow_items(inner: str) -> Iterator[str]:
