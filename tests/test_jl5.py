@@ -410,6 +410,13 @@ def test_compose_value_from_the_env_file_beside_it(
             {"docs/.env": "CELERY_BROKER_URL=redis://r:6379/0\n"}, id="not-a-config-directory"
         ),
         pytest.param(
+            {
+                ".env/pyvenv.cfg": "home = /usr/bin\n",
+                "env/bin/activate": "export CELERY_BROKER_URL=redis://r\n",
+            },
+            id="virtualenvs-named-env",
+        ),
+        pytest.param(
             {"docker-compose.yml": "x-env: &env\n  CELERY_BROKER_URL: redis://r\nservices: {}\n"},
             id="compose-key-outside-environment",
         ),

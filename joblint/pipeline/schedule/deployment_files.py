@@ -27,9 +27,10 @@ COMPOSE_SUFFIXES = (".yml", ".yaml")
 CONFIG_DIRECTORIES = frozenset(
     {"config", "configs", "deploy", "deployment", "deployments", "docker", ".docker", "compose"}
 )
-ENV_DIRECTORIES = frozenset({"env", "envs", ".envs"})
+# (Not `env/`: that is often a virtualenv.)
+ENV_DIRECTORIES = frozenset({"envs", ".envs"})
 _MAX_FILES = 64
-_MAX_BYTES = 1 << 20
+_MAX_BYTES = 256 * 1024
 
 Entry = tuple[str, str, int]  # (variable, value, line)
 
