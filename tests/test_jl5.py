@@ -375,6 +375,22 @@ def test_compose_list_form_in_a_config_directory_says_sqs(
     assert "in docker/docker-compose.prod.yaml:5" in found[0]
 
 
+def test_test_and_ci_files_are_no_deployment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files: dict[str, str | bytes] = {
+        "docker-compose.yml": "services:\n  w:\n    environment:\n      - CELERY_BROKER_URL=redis://r\n",
+        "docker-compose.override.unit_tests.yml": "services:\n  w:\n    environment:\n"
+        "      - CELERY_BROKER_URL=sqla+sqlite:///celery.db\n",
+        ".env.ci": "CELERY_BROKER_URL=memory://\n",
+    }
+    assert len(_deployed(tmp_path, monkeypatch, files)) == 2
+    # Alone, a test file says nothing.
+    assert (
+        _deployed(tmp_path / "b", monkeypatch, {".env.test": "CELERY_BROKER_URL=redis://r\n"}) == []
+    )
+
+
 def test_env_directory_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = _deployed(tmp_path, monkeypatch, {"envs/.env.prod": "CELERY_BROKER_URL='rediss://r'\n"})
     assert len(found) == 2

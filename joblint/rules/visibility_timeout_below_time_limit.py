@@ -41,8 +41,9 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     project's deployment files give that variable: `.env*` files and the
     `environment:` of `docker-compose*.y*ml`/`compose*.y*ml` services, in the
     project root and its `docker/`, `deploy/`, `config/`, `envs/`...
-    directories. Files that disagree (redis in one, amqp in another) leave it
-    unknown.
+    directories (not files named for tests or CI: `.env.test`,
+    `docker-compose.ci.yml`). Files that disagree (redis in one, amqp in
+    another) leave it unknown.
 
     Settings are read per configuration the project can run with: a settings
     module that star-imports another (`from .base import *`) overrides what it

@@ -29,6 +29,10 @@ CONFIG_DIRECTORIES = frozenset(
 )
 # (Not `env/`: that is often a virtualenv.)
 ENV_DIRECTORIES = frozenset({"envs", ".envs"})
+# Files named for tests or CI (`docker-compose.test.yml`, `.env.ci`,
+# `docker-compose.override.unit_tests.yml`) configure no deployment: their
+# broker (`memory://`, a local SQLite) would only contradict the real one.
+TEST_NAME_PARTS = frozenset({"test", "tests", "testing", "ci", "cicd"})
 _MAX_FILES = 64
 _MAX_BYTES = 256 * 1024
 
@@ -105,6 +109,8 @@ def _files(root: Path) -> list[tuple[Path, bool]]:
 def _deployment_files(paths: list[Path]) -> Iterator[tuple[Path, bool]]:
     for path in paths:
         name = path.name
+        if TEST_NAME_PARTS.intersection(re.split(r"[._-]", name.lower())):
+            continue
         if name.startswith(ENV_FILE_PREFIX) and _is_file(path):
             yield path, True
         elif _is_compose(name) and _is_file(path):
