@@ -636,3 +636,11 @@ def test_deployment_readers_never_raise(text: str) -> None:
     for variable, _value, line in [*env_entries(text), *compose_entries(text, {"A": "x"})]:
         assert variable.isidentifier() or "." in variable
         assert line >= 1
+
+
+def test_pre_commit_run_naming_only_the_tasks_reads_the_deployment_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {**_project(ENV_SETTINGS), ".env": "CELERY_BROKER_URL=redis://r:6379/0\n"})
+    found = _findings(tmp_path, monkeypatch, "proj/tasks.py")
+    assert [f.split(" ")[0] for f in found] == ["proj/tasks.py:5:JL501", "proj/tasks.py:9:JL501"]
