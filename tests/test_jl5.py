@@ -644,3 +644,54 @@ def test_pre_commit_run_naming_only_the_tasks_reads_the_deployment_files(
     write(tmp_path, {**_project(ENV_SETTINGS), ".env": "CELERY_BROKER_URL=redis://r:6379/0\n"})
     found = _findings(tmp_path, monkeypatch, "proj/tasks.py")
     assert [f.split(" ")[0] for f in found] == ["proj/tasks.py:5:JL501", "proj/tasks.py:9:JL501"]
+
+
+PYDANTIC_CONFIG = (
+    "from pydantic import Field\n"
+    "from pydantic_settings import BaseSettings, SettingsConfigDict\n\n"
+    "class Settings(BaseSettings):\n"
+    "    model_config = SettingsConfigDict(env_prefix={prefix!r})\n"
+    "    celery_broker_url: str\n"
+    "    result_url: str = Field(validation_alias='RESULTS')\n"
+    "    debug: bool = False\n\n"
+    "settings = Settings()\n"
+)
+WORKER = (
+    "from celery import Celery\n"
+    "from app.config import settings\n\n"
+    "app = Celery('app', broker=settings.{field})\n\n"
+    "@app.task(time_limit=7200)\n"
+    "def rebuild():\n"
+    "    pass\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "field", "env", "reported"),
+    [
+        pytest.param("", "celery_broker_url", "CELERY_BROKER_URL=redis://r\n", 1, id="field"),
+        pytest.param("APP_", "celery_broker_url", "APP_CELERY_BROKER_URL=sqs://\n", 1, id="prefix"),
+        pytest.param("APP_", "result_url", "RESULTS=redis://r\n", 1, id="alias"),
+        pytest.param(
+            "APP_", "celery_broker_url", "CELERY_BROKER_URL=redis://r\n", 0, id="no-prefix"
+        ),
+        pytest.param("", "celery_broker_url", "CELERY_BROKER_URL=amqp://r//\n", 0, id="amqp"),
+    ],
+)
+def test_pydantic_settings_fields(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    prefix: str,
+    field: str,
+    env: str,
+    reported: int,
+) -> None:
+    files: dict[str, str | bytes] = {
+        "app/__init__.py": "",
+        "app/config.py": PYDANTIC_CONFIG.format(prefix=prefix),
+        "app/worker.py": WORKER.format(field=field),
+        ".env": env,
+    }
+    write(tmp_path, files)
+    found = _findings(tmp_path, monkeypatch)
+    assert [f.split(" ")[0] for f in found] == ["app/worker.py:6:JL501"] * reported

@@ -113,6 +113,7 @@ class BrokerView:
             constants.update(file_facts.constants)
             for value in file_facts.broker.environment:
                 environment[value.variable].append(value)
+        constants.update(_instance_attributes(all_facts, constants))
         urls = _Urls(constants, dict(environment), declared)
         project = cls()
         for file_facts in all_facts:
@@ -147,6 +148,23 @@ class BrokerView:
             configuration.delays = [d for d in project.delays if here(d.place)]
             project.configurations.append(configuration)
         return project
+
+
+def _instance_attributes(all_facts: list[FileFacts], constants: dict[str, Expr]) -> dict[str, Expr]:
+    """`module.settings.field` for an instance of a class whose fields are
+    constants (`settings = Settings()`, a settings model's fields)."""
+    classes = {c.qualname for f in all_facts for c in f.classes}
+    members: dict[str, list[tuple[str, Expr]]] = defaultdict(list)
+    for name, expr in constants.items():
+        owner, _, attribute = name.rpartition(".")
+        if owner in classes:
+            members[owner].append((attribute, expr))
+    found: dict[str, Expr] = {}
+    for file_facts in all_facts:
+        for instance, cls in file_facts.instances:
+            for attribute, expr in members.get(cls, ()):
+                found.setdefault(f"{instance}.{attribute}", expr)
+    return found
 
 
 def _limit_label(limit: TimeLimit) -> str:

@@ -10,12 +10,14 @@ from joblint.libraries.base import (
     BrokerTransport,
     EnvironmentReader,
     SettingsClasses,
+    SettingsModel,
 )
 
 CONFIGS: tuple[BrokerConfig, ...] = collect("BROKER_CONFIGS")
 TRANSPORTS: tuple[BrokerTransport, ...] = collect("BROKER_TRANSPORTS")
 SETTINGS_CLASS_KINDS: tuple[SettingsClasses, ...] = collect("SETTINGS_CLASSES")
 ENVIRONMENT_READERS: tuple[EnvironmentReader, ...] = collect("ENVIRONMENT_READERS")
+SETTINGS_MODELS: tuple[SettingsModel, ...] = collect("SETTINGS_MODELS")
 
 # Setting roles the whole-project view reads.
 BROKER_URL = "broker_url"
@@ -105,3 +107,5 @@ ENV_DECLARING_CLASSES: frozenset[str] = frozenset(
     cls for r in ENVIRONMENT_READERS if r.declares_defaults for cls in r.instance_classes
 )
 ENV_DEFAULT_KEYWORDS: frozenset[str] = frozenset(r.default_keyword for r in ENVIRONMENT_READERS)
+# Settings model base class -> its model (`SettingsModel`).
+SETTINGS_MODEL_OF_BASE: dict[str, SettingsModel] = {b: m for m in SETTINGS_MODELS for b in m.bases}

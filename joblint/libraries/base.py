@@ -324,6 +324,28 @@ class EnvironmentReader:
 
 
 @dataclass(frozen=True, slots=True)
+class SettingsModel:
+    """Settings classes whose fields are read from environment variables
+    (pydantic-settings' `BaseSettings`): a field `broker_url: str` is the
+    variable `BROKER_URL` (the class's prefix first; names are matched
+    ignoring case unless the class says otherwise), a default is its value
+    when the variable isn't set, `Field(validation_alias="X")` names it."""
+
+    library: str
+    bases: tuple[str, ...]
+    field_functions: tuple[str, ...]
+    # `Field(...)` keywords naming the variable, and the default's.
+    alias_keywords: tuple[str, ...]
+    default_keyword: str = "default"
+    # Where the class's options are: the attribute (a dict or a call of keywords)
+    # and the inner class; the options giving the prefix and case sensitivity.
+    config_attribute: str = "model_config"
+    config_class: str = "Config"
+    prefix_option: str = "env_prefix"
+    case_option: str = "case_sensitive"
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsClasses:
     """Settings written as classes (django-configurations): a class deriving
     from one of `bases` holds settings as class attributes, inherited and

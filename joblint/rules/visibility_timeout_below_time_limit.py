@@ -36,7 +36,8 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
 
     Where the broker URL is read from an environment variable with no static
     default (`os.environ["X"]`, `os.getenv("X")`, django-environ's
-    `env("X")`/`env.str("X")`, python-decouple's `config("X")`), the
+    `env("X")`/`env.str("X")`, python-decouple's `config("X")`, a
+    pydantic-settings field `broker_url: str` of `settings = Settings()`), the
     transport is the one joblint's `broker` setting names, else the one the
     project's deployment files give that variable: `.env*` files and the
     `environment:` of `docker-compose*.y*ml`/`compose*.y*ml` services, in the
