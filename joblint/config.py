@@ -103,6 +103,10 @@ class Config:
     extend_transaction_functions: tuple[str, ...] = ()
     extend_on_commit_functions: tuple[str, ...] = ()
     visibility_margin_seconds: float = 60.0
+    # The broker transport (`redis`) or URL the project deploys with, for the
+    # whole-project rules where the code reads the broker URL from the
+    # environment; "" when not set.
+    broker: str = ""
     cache_dir: Path | None = None
     force_exclude: bool = False
     # A baseline file (relative to `root`) whose findings are hidden.
@@ -218,6 +222,21 @@ def _number(where: str, key: str, value: Any) -> float:
     return float(value)
 
 
+def _broker(where: str, key: str, value: Any) -> str:
+    """A kombu transport name (`redis`) or a broker URL (`redis://cache:6379/0`)."""
+    from joblint.knowledge.brokers import TRANSPORT_NAMES  # the libraries' data, when used
+
+    text = value.strip() if isinstance(value, str) else ""
+    transport = text.split("://", 1)[0].split("+", 1)[0].lower()
+    if transport not in TRANSPORT_NAMES or (text != transport and "://" not in text):
+        known = ", ".join(sorted(TRANSPORT_NAMES))
+        raise ConfigError(
+            f"{where}: '{key}' must be a broker transport or URL such as \"redis\" or "
+            f'"redis://cache:6379/0", not {value!r} (transports: {known})'
+        )
+    return text
+
+
 def _path(where: str, key: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}: '{key}' must be a path")
@@ -256,9 +275,7 @@ RULE_OPTIONS: dict[str, dict[str, Callable[[str, str, Any], RuleOptionValue]]] =
 }
 
 
-def _rule_options(
-    where: str, key: str, value: Any
-) -> tuple[tuple[str, str, RuleOptionValue], ...]:
+def _rule_options(where: str, key: str, value: Any) -> tuple[tuple[str, str, RuleOptionValue], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: '{key}' must be a table of rule code = {{option = value}}")
     found: dict[tuple[str, str], RuleOptionValue] = {}
@@ -279,8 +296,7 @@ def _rule_options(
             if option not in known:
                 names = ", ".join(sorted(known))
                 raise ConfigError(
-                    f"{where}: '{key}.{selector}' has unknown option '{option}' "
-                    f"(known: {names})"
+                    f"{where}: '{key}.{selector}' has unknown option '{option}' (known: {names})"
                 )
             if (rule.code, option) in found:
                 raise ConfigError(f"{where}: '{key}': {rule.code}'s '{option}' is set twice")
@@ -301,6 +317,7 @@ _KEYS: dict[str, tuple[str, Callable[[str, str, Any], Any]]] = {
     "extend-transaction-functions": ("extend_transaction_functions", _string_list),
     "extend-on-commit-functions": ("extend_on_commit_functions", _string_list),
     "visibility-margin-seconds": ("visibility_margin_seconds", _number),
+    "broker": ("broker", _broker),
     "baseline": ("baseline", _path),
     "cache-dir": ("cache_dir", _path),
     "unsafe-fixes": ("unsafe_fixes", _bool),

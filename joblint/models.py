@@ -378,6 +378,16 @@ class Delay:
 
 
 @dataclass(frozen=True, slots=True)
+class EnvironmentValue:
+    """A value a deployment file gives an environment variable
+    (`BROKER_URL=redis://...` in `.env`, a compose service's `environment:`)."""
+
+    variable: str
+    value: str
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
 class BrokerFacts:
     config: tuple[ConfigValue, ...] = ()
     # `config_from_object(...)` targets: (module or "django.conf:settings", namespace).
@@ -391,6 +401,8 @@ class BrokerFacts:
     # Modules this one star-imports (`from .base import *`): a settings module
     # built on another, whose own settings override those it imports.
     star_imports: tuple[str, ...] = ()
+    # Environment variables a deployment file sets (facts of no Python file).
+    environment: tuple[EnvironmentValue, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from joblint.analysis.evaluation import Expr, Value, as_seconds, evaluate
 from joblint.knowledge import brokers as kb
-from joblint.models import ConfigValue, FileFacts, Place, TimeLimit
+from joblint.models import ConfigValue, EnvironmentValue, FileFacts, Place, TimeLimit
 
 # Settings by role: every value a layer gives it (assignments in branches all count).
 Settings = dict[str, list[ConfigValue]]
@@ -49,6 +49,11 @@ class Transport:
     name: str  # "Redis", "SQS"
     default_seconds: float
     place: Place
+    # What says it when the code's URL doesn't: "CELERY_BROKER_URL is redis:// in
+    # .env:3", "joblint's `broker` setting".
+    source: str = ""
+    # The deployment files' lines that say it.
+    source_places: tuple[Place, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +83,8 @@ class Configuration:
 
 # Whether the settings a module sets apply to the file at a path.
 Applies = Callable[[str, str], bool]
+# Variable -> the values the project's deployment files give it.
+Environment = dict[str, list[EnvironmentValue]]
 
 
 @dataclass(slots=True)
@@ -91,14 +98,23 @@ class BrokerView:
 
     @classmethod
     def build(
-        cls, files: Iterable[tuple[str, FileFacts]], applies: Applies | None = None
+        cls,
+        files: Iterable[tuple[str, FileFacts]],
+        applies: Applies | None = None,
+        declared: str = "",
     ) -> BrokerView:
         """The view of the files' facts, given by path; `applies` says whether
-        a settings module's settings apply to a file (None: everywhere)."""
+        a settings module's settings apply to a file (None: everywhere);
+        `declared` is the broker joblint's configuration names ("" for none)."""
         all_facts = [facts for _path, facts in files]
         constants: dict[str, Expr] = {}
+        environment: Environment = defaultdict(list)
         for file_facts in all_facts:
             constants.update(file_facts.constants)
+            for value in file_facts.broker.environment:
+                environment[value.variable].append(value)
+        constants.update(_instance_attributes(all_facts, constants))
+        urls = _Urls(constants, dict(environment), declared)
         project = cls()
         for file_facts in all_facts:
             for limit in file_facts.broker.time_limits:
@@ -116,9 +132,9 @@ class BrokerView:
         found: list[Configuration | None] = []
         for name in layers.in_force():
             settings = {**layers.effective(name), **app}
-            found.append(_configuration(name, settings, constants, layers.own(name)))
+            found.append(_configuration(name, settings, urls, layers.own(name)))
         if not layers.layers and app:
-            found.append(_configuration("", app, constants, app))
+            found.append(_configuration("", app, urls, app))
         for configuration in found:
             if configuration is None:
                 continue
@@ -132,6 +148,23 @@ class BrokerView:
             configuration.delays = [d for d in project.delays if here(d.place)]
             project.configurations.append(configuration)
         return project
+
+
+def _instance_attributes(all_facts: list[FileFacts], constants: dict[str, Expr]) -> dict[str, Expr]:
+    """`module.settings.field` for an instance of a class whose fields are
+    constants (`settings = Settings()`, a settings model's fields)."""
+    classes = {c.qualname for f in all_facts for c in f.classes}
+    members: dict[str, list[tuple[str, Expr]]] = defaultdict(list)
+    for name, expr in constants.items():
+        owner, _, attribute = name.rpartition(".")
+        if owner in classes:
+            members[owner].append((attribute, expr))
+    found: dict[str, Expr] = {}
+    for file_facts in all_facts:
+        for instance, cls in file_facts.instances:
+            for attribute, expr in members.get(cls, ()):
+                found.setdefault(f"{instance}.{attribute}", expr)
+    return found
 
 
 def _limit_label(limit: TimeLimit) -> str:
@@ -275,16 +308,16 @@ _MAX_CLASS_DEPTH = 16
 
 
 def _configuration(
-    name: str, settings: Settings, constants: dict[str, Expr], own: Settings
+    name: str, settings: Settings, urls: _Urls, own: Settings
 ) -> Configuration | None:
     """The configuration of `settings`, or None when it hands no job to a
     broker that redelivers (eager, or a transport without visibility timeout)."""
+    constants = urls.constants
     for role in kb.EAGER_ROLES:
         if any(_truthy(evaluate(v.value, constants)) for v in settings.get(role, ())):
             return None
     configuration = Configuration(name)
-    urls = settings.get(kb.BROKER_URL, [])
-    transport, redelivers = _transport(urls, constants)
+    transport, redelivers = urls.transport(settings.get(kb.BROKER_URL, []))
     if not redelivers:
         return None
     configuration.transport = transport
@@ -358,28 +391,105 @@ def _counts(value: ConfigValue, module: str, config_modules: set[str]) -> bool:
     return in_settings and value.spelling.isupper()
 
 
-def _transport(
-    urls: list[ConfigValue], constants: dict[str, Expr]
-) -> tuple[Transport | None, bool]:
-    """The broker transport when every statically known broker URL agrees, and
-    whether the configuration may use a transport that redelivers (False when
-    every URL names one that doesn't: `amqp://`, `memory://`)."""
-    found: dict[str, Transport] = {}
-    unknown = others = 0
-    for value in urls:
-        url = evaluate(value.value, constants)
-        text = url if isinstance(url, str) else ""
-        # kombu reads `transport+url` as the transport's name first (`sqla+sqlite://`).
-        scheme = text.split("://", 1)[0].split("+", 1)[0].lower() if "://" in text else ""
-        known = kb.TRANSPORT_OF_SCHEME.get(scheme)
-        if known is not None:
-            found.setdefault(
-                known.name, Transport(known.name, known.default_visibility, value.place)
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A broker URL a setting may take: its text (None: not known), and what
+    says it when the code doesn't."""
+
+    text: str | None
+    source: str = ""
+    places: tuple[Place, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Urls:
+    """Reads broker URL settings: static in the code, else (the URL read
+    from an environment variable, or not static at all) the broker joblint's
+    configuration names, else the variable's values in the deployment files."""
+
+    constants: dict[str, Expr]
+    environment: Environment
+    declared: str = ""
+
+    def transport(self, urls: list[ConfigValue]) -> tuple[Transport | None, bool]:
+        """The broker transport when every known broker URL agrees, and whether
+        the configuration may use a transport that redelivers (False when every
+        URL names one that doesn't: `amqp://`, `memory://`)."""
+        found: dict[str, Transport] = {}
+        unknown = others = 0
+        for value in urls:
+            for candidate in self._candidates(value):
+                known = kb.TRANSPORT_OF_SCHEME.get(_scheme(candidate.text or ""))
+                if known is not None:
+                    transport = Transport(
+                        known.name,
+                        known.default_visibility,
+                        value.place,
+                        candidate.source,
+                        candidate.places,
+                    )
+                    found.setdefault(known.name, transport)
+                elif candidate.text is not None and _scheme(candidate.text).isidentifier():
+                    others += 1
+                else:
+                    unknown += 1  # not static, or a template: `f"{scheme}://..."`
+        redelivers = bool(found) or bool(unknown) or not urls
+        single = len(found) == 1 and not unknown and not others
+        return (next(iter(found.values())) if single else None), redelivers
+
+    def _candidates(self, value: ConfigValue) -> list[_Candidate]:
+        url = evaluate(value.value, self.constants)
+        if isinstance(url, str) and _scheme(url).isidentifier():
+            return [_Candidate(url)]
+        if self.declared:
+            text = self.declared if "://" in self.declared else f"{self.declared}://"
+            return [_Candidate(text, "joblint's `broker` setting")]
+        deployed = [
+            v
+            for variable in _variables(value.value, self.constants)
+            for v in self.environment.get(variable, ())
+            if _scheme(v.value)
+        ]
+        if not deployed:
+            return [_Candidate(url if isinstance(url, str) else None)]
+        # Files that disagree (redis in one, amqp in another) leave it unknown.
+        return [
+            _Candidate(
+                v.value,
+                f"{v.variable} is {_scheme(v.value)}:// in {_where(v.place)}",
+                tuple(d.place for d in deployed),
             )
-        elif scheme.isidentifier():
-            others += 1
-        else:
-            unknown += 1  # not static, or a template: `f"{scheme}://..."`
-    redelivers = bool(found) or bool(unknown) or not urls
-    single = len(found) == 1 and not unknown and not others
-    return (next(iter(found.values())) if single else None), redelivers
+            for v in deployed
+        ]
+
+
+def _scheme(text: str) -> str:
+    """A URL's transport: kombu reads `transport+url` as the transport's name
+    first (`sqla+sqlite://`). "" when `text` is no URL."""
+    return text.split("://", 1)[0].split("+", 1)[0].lower() if "://" in text else ""
+
+
+def _variables(expr: Expr | None, constants: dict[str, Expr], depth: int = 0) -> tuple[str, ...]:
+    """The environment variables a value is read from (`("env", "X", ...)`,
+    through module constants)."""
+    if expr is None or depth > _MAX_REF_DEPTH:
+        return ()
+    if expr[0] == "env":
+        return tuple(str(name) for name in expr[1:])
+    if expr[0] == "ref":
+        return _variables(constants.get(expr[1]), constants, depth + 1)
+    return ()
+
+
+_MAX_REF_DEPTH = 16
+
+
+def _where(place: Place) -> str:
+    return f"{place.path}:{place.span.line}"
+
+
+def described(transport: Transport) -> str:
+    """Where the transport is said: "proj/settings.py:3", and what says it
+    when the code's URL doesn't ("...; BROKER_URL is redis:// in .env:2")."""
+    place = _where(transport.place)
+    return f"{place}; {transport.source}" if transport.source else place

@@ -131,15 +131,104 @@ def _call(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | No
     if qualname in {"int", "float"} and len(node.args) == 1:
         inner = to_expr(node.args[0].value, resolver, depth + 1)
         return ("num_of", inner) if inner is not None else None
-    if qualname in kb.ENV_DEFAULT_FUNCTIONS:
-        default = [a for a in node.args if a.keyword is None][1:2]
-        return to_expr(default[0].value, resolver, depth + 1) if default else None
+    read = _environment_read(node, qualname, resolver)
+    if read is not None:
+        return _read_value(read[0], read[1], resolver, depth)
     if isinstance(func, cst.Attribute) and func.attr.value == "total_seconds" and not node.args:
         return to_expr(func.value, resolver, depth + 1)
     keyword = kb.value_default(qualname)
     if keyword is not None:  # a settings value wrapper: `values.IntegerValue(3600)`
         return _default_argument(node, keyword, resolver, depth)
     return None
+
+
+def _environment_read(
+    node: cst.Call, qualname: str, resolver: Resolver
+) -> tuple[str, cst.BaseExpression | None] | None:
+    """When the call reads an environment variable (`os.getenv("X", d)`,
+    `env.str("X")` on a django-environ `Env`): the variable's name ("" when
+    not static) and its default argument; else None."""
+    position = kb.ENV_READ_FUNCTIONS.get(qualname)
+    instance: cst.Call | None = None
+    if position is None:
+        func = node.func
+        receiver, method = (
+            (func.value, func.attr.value) if isinstance(func, cst.Attribute) else (func, "")
+        )
+        instance = _instance(receiver, resolver)
+        cls = (resolver.qualified_name(instance.func) or "") if instance is not None else ""
+        position = kb.ENV_INSTANCE_METHODS.get(cls, {}).get(method)
+    if position is None:
+        return None
+    positional = [a.value for a in node.args if a.keyword is None and not a.star]
+    default = next(
+        (a.value for a in node.args if a.keyword and a.keyword.value in kb.ENV_DEFAULT_KEYWORDS),
+        positional[position] if len(positional) > position else None,
+    )
+    name = positional[0] if positional else None
+    variable = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+    variable = variable if isinstance(variable, str) else ""
+    if default is None and instance is not None and variable:
+        default = _declared_default(instance, variable, resolver)
+    return variable, default
+
+
+def _instance(node: cst.BaseExpression, resolver: Resolver) -> cst.Call | None:
+    """The call a name was bound to (`env = environ.Env(...)`), or None."""
+    binding = resolver.lookup(node.value) if isinstance(node, cst.Name) else None
+    if binding is None or binding.unpack_index is not None or binding.iterated:
+        return None
+    return binding.expr if isinstance(binding.expr, cst.Call) else None
+
+
+def _declared_default(
+    instance: cst.Call, variable: str, resolver: Resolver
+) -> cst.BaseExpression | None:
+    """A default the instance's constructor declares for the variable:
+    `environ.Env(TIME_LIMIT=(int, 43200))`."""
+    cls = resolver.qualified_name(instance.func) or ""
+    if cls not in kb.ENV_DECLARING_CLASSES:
+        return None
+    for arg in instance.args:
+        if arg.keyword is not None and arg.keyword.value == variable:
+            value = arg.value
+            if isinstance(value, cst.Tuple) and len(value.elements) == 2:
+                return value.elements[1].value
+    return None
+
+
+def _read_value(
+    variable: str, default: cst.BaseExpression | None, resolver: Resolver, depth: int
+) -> Expr | None:
+    """A static default is the value (`os.getenv("BROKER_URL", "redis://")`);
+    with none (or `None`, `""`), the variable itself, for the project's
+    deployment files to tell. A default read from another variable makes
+    both the candidates: `("env", "X", "Y")`."""
+    if default is not None and not _blank(default):
+        found = to_expr(default, resolver, depth + 1)
+        if found is not None and found[0] == "env" and variable:
+            return ("env", variable, *found[1:])
+        return found
+    return ("env", variable) if variable else None
+
+
+def _blank(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == "None"
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == ""
+
+
+def _subscript(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    """`os.environ["BROKER_URL"]`: the variable, for the deployment files to tell."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.SimpleString):
+        return None
+    variable = index.value.evaluated_value
+    if (resolver.qualified_name(node.value) or "") not in kb.ENV_MAPPINGS:
+        return None
+    return ("env", variable) if isinstance(variable, str) and variable else None
 
 
 def _default_argument(node: cst.Call, keyword: str, resolver: Resolver, depth: int) -> Expr | None:
@@ -178,4 +267,5 @@ _TRANSLATORS: tuple[Callable[[cst.BaseExpression, Resolver, int], Expr | None], 
     _binary,
     _name,
     _call,
+    _subscript,
 )

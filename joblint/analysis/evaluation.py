@@ -94,3 +94,20 @@ def _arithmetic(op: str, left: Value | None, right: Value | None) -> float | Non
 
 def as_seconds(expr: Expr | None, constants: Mapping[str, Expr]) -> float | None:
     return _as_number(evaluate(expr, constants))
+
+
+def environment_variables(expr: Expr | None, depth: int = 0) -> set[str]:
+    """The environment variables `expr` reads (`("env", "X", ...)` anywhere in it)."""
+    if expr is None or depth > MAX_DEPTH * 4:
+        return set()
+    if expr[0] == "env":
+        return {name for name in expr[1:] if isinstance(name, str)}
+    found: set[str] = set()
+    for part in expr[1:]:
+        if isinstance(part, tuple) and part and isinstance(part[0], str):
+            found |= environment_variables(part, depth + 1)
+        elif isinstance(part, tuple):  # a dict's items: (key, expr) pairs
+            for item in part:
+                if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], tuple):
+                    found |= environment_variables(item[1], depth + 1)
+    return found

@@ -27,6 +27,7 @@ from joblint.analysis.databases import (
     sets_atomic_requests,
 )
 from joblint.analysis.names import Binding, BindingKind, Resolver
+from joblint.analysis.settings_model import settings_fields
 from joblint.analysis.values import value_of
 from joblint.knowledge import locks, work
 from joblint.knowledge.brokers import (
@@ -119,6 +120,7 @@ class DefinitionCollector(Collector):
         if isinstance(statement, cst.ClassDef):
             qualname = self.resolver.local_qualname(statement.name.value)
             self.classes.append(class_facts(statement, qualname, self.resolver))
+            self.constants.extend(settings_fields(statement, qualname, self.resolver))
             return
         value = _assigned_value(statement)
         if value is None:

@@ -5,11 +5,19 @@ visibility timeouts, time limits and delays (the whole-project rules, JL5)."""
 from __future__ import annotations
 
 from joblint.libraries import collect
-from joblint.libraries.base import BrokerConfig, BrokerTransport, SettingsClasses
+from joblint.libraries.base import (
+    BrokerConfig,
+    BrokerTransport,
+    EnvironmentReader,
+    SettingsClasses,
+    SettingsModel,
+)
 
 CONFIGS: tuple[BrokerConfig, ...] = collect("BROKER_CONFIGS")
 TRANSPORTS: tuple[BrokerTransport, ...] = collect("BROKER_TRANSPORTS")
 SETTINGS_CLASS_KINDS: tuple[SettingsClasses, ...] = collect("SETTINGS_CLASSES")
+ENVIRONMENT_READERS: tuple[EnvironmentReader, ...] = collect("ENVIRONMENT_READERS")
+SETTINGS_MODELS: tuple[SettingsModel, ...] = collect("SETTINGS_MODELS")
 
 # Setting roles the whole-project view reads.
 BROKER_URL = "broker_url"
@@ -32,6 +40,8 @@ VISIBILITY_KEYS: frozenset[str] = frozenset(c.visibility_key for c in CONFIGS)
 TRANSPORT_OF_SCHEME: dict[str, BrokerTransport] = {
     scheme: t for t in TRANSPORTS for scheme in t.schemes
 }
+# The transport names a broker URL or joblint's `broker` setting may give.
+TRANSPORT_NAMES: frozenset[str] = frozenset({*collect("TRANSPORT_ALIASES"), *TRANSPORT_OF_SCHEME})
 OPTION_METHODS: frozenset[str] = frozenset(m for c in CONFIGS for m in c.option_methods)
 OPTIONS_KEYWORDS: frozenset[str] = frozenset(
     c.options_keyword for c in CONFIGS if c.options_keyword
@@ -82,3 +92,20 @@ NOW_FUNCTIONS = frozenset(
 )
 # Functions whose literal default is the value (`os.environ.get("X", "redis://")`).
 ENV_DEFAULT_FUNCTIONS = frozenset({"os.environ.get", "os.getenv", "os.environ.setdefault"})
+
+# Reads of an environment variable (`EnvironmentReader`): function -> the
+# position of its default; mappings read by subscript; instance classes ->
+# (method or "" for a call -> the position of its default).
+ENV_READ_FUNCTIONS: dict[str, int] = {
+    function: position for r in ENVIRONMENT_READERS for function, position in r.functions
+}
+ENV_MAPPINGS: frozenset[str] = frozenset(m for r in ENVIRONMENT_READERS for m in r.mappings)
+ENV_INSTANCE_METHODS: dict[str, dict[str, int]] = {
+    cls: dict(r.instance_methods) for r in ENVIRONMENT_READERS for cls in r.instance_classes
+}
+ENV_DECLARING_CLASSES: frozenset[str] = frozenset(
+    cls for r in ENVIRONMENT_READERS if r.declares_defaults for cls in r.instance_classes
+)
+ENV_DEFAULT_KEYWORDS: frozenset[str] = frozenset(r.default_keyword for r in ENVIRONMENT_READERS)
+# Settings model base class -> its model (`SettingsModel`).
+SETTINGS_MODEL_OF_BASE: dict[str, SettingsModel] = {b: m for m in SETTINGS_MODELS for b in m.bases}

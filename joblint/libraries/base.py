@@ -310,6 +310,50 @@ class BrokerTransport:
 
 
 @dataclass(frozen=True, slots=True)
+class EnvironmentReader:
+    """How code reads an environment variable, its name a string given first:
+    a function (`os.getenv("X", default)`), a mapping read by subscript
+    (`os.environ["X"]`), or an instance of a class, called or through a
+    method (`env = environ.Env()`, then `env("X")`, `env.str("X")`). The
+    whole-project rules take a static default for the value, and without one
+    the variable's value in the project's deployment files."""
+
+    library: str
+    # (function, the position of its default argument).
+    functions: tuple[tuple[str, int], ...] = ()
+    mappings: tuple[str, ...] = ()
+    instance_classes: tuple[str, ...] = ()
+    # (method, the position of its default argument); "" is calling the instance.
+    instance_methods: tuple[tuple[str, int], ...] = ()
+    default_keyword: str = "default"
+    # The instance classes' constructors declare variables' defaults as
+    # `NAME=(cast, default)` keywords (django-environ's `Env(**scheme)`).
+    declares_defaults: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsModel:
+    """Settings classes whose fields are read from environment variables
+    (pydantic-settings' `BaseSettings`): a field `broker_url: str` is the
+    variable `BROKER_URL` (the class's prefix first; names are matched
+    ignoring case unless the class says otherwise), a default is its value
+    when the variable isn't set, `Field(validation_alias="X")` names it."""
+
+    library: str
+    bases: tuple[str, ...]
+    field_functions: tuple[str, ...]
+    # `Field(...)` keywords naming the variable, and the default's.
+    alias_keywords: tuple[str, ...]
+    default_keyword: str = "default"
+    # Where the class's options are: the attribute (a dict or a call of keywords)
+    # and the inner class; the options giving the prefix and case sensitivity.
+    config_attribute: str = "model_config"
+    config_class: str = "Config"
+    prefix_option: str = "env_prefix"
+    case_option: str = "case_sensitive"
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsClasses:
     """Settings written as classes (django-configurations): a class deriving
     from one of `bases` holds settings as class attributes, inherited and

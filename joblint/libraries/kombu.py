@@ -20,7 +20,8 @@ LIBRARIES = (
 
 # The transports that hide a delivered message for a visibility timeout, then
 # hand it to another consumer (`kombu/transport/redis.py`: `Channel.visibility_timeout
-# = 3600`; `kombu/transport/SQS/__init__.py`: `default_visibility_timeout = 1800`).
+# = 3600`; `kombu/transport/SQS/__init__.py`: `default_visibility_timeout = 1800`;
+# kombu 5.6.2).
 # On SQS the option only applies to the queues kombu creates (`_new_queue`), whose
 # attributes `sqs-creation-attributes` update last; `predefined_queues` are never
 # created, so their timeout is the queue's own, set outside the code.
@@ -34,4 +35,34 @@ BROKER_TRANSPORTS = (
         creation_attributes_key="sqs-creation-attributes",
         visibility_attribute="VisibilityTimeout",
     ),
+)
+
+# Every transport name kombu resolves (`kombu/transport/__init__.py`
+# `TRANSPORT_ALIASES`, kombu 5.6.2, lower-cased): what joblint's `broker`
+# setting may name.
+TRANSPORT_ALIASES = (
+    "amqp",
+    "amqps",
+    "pyamqp",
+    "librabbitmq",
+    "confluentkafka",
+    "kafka",
+    "memory",
+    "redis",
+    "rediss",
+    "sqs",
+    "mongodb",
+    "zookeeper",
+    "sqlalchemy",
+    "sqla",
+    "slmq",
+    "filesystem",
+    "qpid",
+    "sentinel",
+    "consul",
+    "etcd",
+    "azurestoragequeues",
+    "azureservicebus",
+    "pyro",
+    "gcpubsub",
 )

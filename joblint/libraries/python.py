@@ -6,6 +6,7 @@ loops and exception types."""
 
 from __future__ import annotations
 
+from joblint.libraries.base import EnvironmentReader
 from joblint.libraries.job_work import Claims, SideEffect, TableReads
 from joblint.libraries.locking import NonBlockingAcquire
 from joblint.libraries.objects import Family, ObjectKind
@@ -164,4 +165,14 @@ PURE_BUILTIN_METHODS: frozenset[str] = frozenset(
     for kind in (dict, list, tuple, set, frozenset, str, bytes)
     for name in dir(kind)
     if not name.startswith("_") and name not in _MUTATING
+)
+
+# `os.environ["X"]`, `os.environ.get("X", default)`, `os.getenv("X", default)`,
+# `os.environ.setdefault("X", default)`.
+ENVIRONMENT_READERS = (
+    EnvironmentReader(
+        "python",
+        functions=(("os.environ.get", 1), ("os.getenv", 1), ("os.environ.setdefault", 1)),
+        mappings=("os.environ",),
+    ),
 )

@@ -48,9 +48,12 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
 
     ## Known limits
     - Only statically known delays and brokers are compared; the same value
-      and configuration rules as JL501 apply. When one configuration's broker
-      or timeout can't be known (an environment URL, SQS `predefined_queues`),
-      the delays of the files it applies to are not compared. RabbitMQ's
+      and configuration rules as JL501 apply (a broker URL read from the
+      environment takes its transport from joblint's `broker` setting or the
+      project's deployment files). When one configuration's broker or timeout
+      can't be known (an environment URL no deployment file names, files that
+      disagree, SQS `predefined_queues`), the delays of the files it applies
+      to are not compared. RabbitMQ's
       `consumer_timeout` (30 min) is not checked.
     """
 
@@ -127,7 +130,7 @@ def sync(self):
             threshold = _threshold([c for c in configurations if delay in c.delays])
             if threshold is None:
                 continue
-            limit, described, source, transport = threshold
+            limit, described, sources, transport = threshold
             if delay.seconds > limit:
                 message = (
                     f"{delay.keyword} of {delay.seconds:g} s is longer than the "
@@ -135,25 +138,30 @@ def sync(self):
                     "message to a second worker and the job runs twice. Keep delays below the "
                     "timeout or schedule far-future work from the database"
                 )
-                yield cls.finding(delay.place, message, source)
+                yield cls.finding(delay.place, message, *sources)
 
 
-def _threshold(configurations: list[Configuration]) -> tuple[float, str, Place, str] | None:
+Threshold = tuple[float, str, tuple[Place, ...], str]
+
+
+def _threshold(configurations: list[Configuration]) -> Threshold | None:
     """The shortest visibility timeout in force across the configurations: (seconds,
-    its description, where it is set, the transport). None when one of them can't be
-    known (a broker URL or a timeout that isn't static): then nothing is compared."""
-    found: list[tuple[float, str, Place, str]] = []
+    its description, where it is set (and the deployment files saying the
+    transport), the transport). None when one of them can't be known (a broker
+    URL or a timeout that isn't static): then nothing is compared."""
+    found: list[Threshold] = []
     for configuration in configurations:
         transport = configuration.transport
         if transport is None:
             return None
         if not configuration.visibility:
             seconds = transport.default_seconds
+            said = f" ({transport.source})" if transport.source else ""
             found.append(
                 (
                     seconds,
-                    f"default visibility_timeout of {seconds:g} s",
-                    transport.place,
+                    f"default visibility_timeout of {seconds:g} s{said}",
+                    (transport.place, *transport.source_places),
                     transport.name,
                 )
             )
@@ -163,5 +171,5 @@ def _threshold(configurations: list[Configuration]) -> tuple[float, str, Place, 
             described = (
                 f"visibility_timeout of {visibility.seconds:g} s ({where(visibility.place)})"
             )
-            found.append((visibility.seconds, described, visibility.place, transport.name))
+            found.append((visibility.seconds, described, (visibility.place,), transport.name))
     return min(found, key=lambda item: item[0]) if found else None

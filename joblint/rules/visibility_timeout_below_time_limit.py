@@ -3,7 +3,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from joblint.analysis.broker_view import Configuration, Limit, Visibility
+from joblint.analysis.broker_view import Configuration, Limit, Visibility, described
 from joblint.knowledge.tokens import PROJECT_FACTS
 from joblint.rule import ProjectFinding, ProjectRule, ProjectView, Valid, invalid, where
 
@@ -33,6 +33,18 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     `apply_async(**options)`, `.signature(options=...)`, `.set(...)`). With no
     visibility timeout set, a `redis://` broker's default (3600 s) or an
     `sqs://` broker's (1800 s) is used.
+
+    Where the broker URL is read from an environment variable with no static
+    default (`os.environ["X"]`, `os.getenv("X")`, django-environ's
+    `env("X")`/`env.str("X")`, python-decouple's `config("X")`, a
+    pydantic-settings field `broker_url: str` of `settings = Settings()`), the
+    transport is the one joblint's `broker` setting names, else the one the
+    project's deployment files give that variable: `.env*` files and the
+    `environment:` of `docker-compose*.y*ml`/`compose*.y*ml` services, in the
+    project root and its `docker/`, `deploy/`, `config/`, `envs/`...
+    directories (not files named for tests or CI: `.env.test`,
+    `docker-compose.ci.yml`). Files that disagree (redis in one, amqp in
+    another) leave it unknown.
 
     Settings are read per configuration the project can run with: a settings
     module that star-imports another (`from .base import *`) overrides what it
@@ -71,9 +83,17 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     ## Known limits
     - Values must be static: numbers, `60 * 60`, module constants (also
       imported from another project module), `timedelta(...).total_seconds()`,
-      the literal default of `os.environ.get(...)` or of a django-configurations
-      value (`values.IntegerValue(3600)`). Anything else is unknown and never
-      reported.
+      the literal default of an environment read (`os.environ.get(...)`,
+      `env.str(...)`, `config(...)`) or of a django-configurations value
+      (`values.IntegerValue(3600)`). Anything else is unknown and never
+      reported, except a broker URL read from the environment (above).
+    - Deployment files are read with a small line reader, not a YAML parser:
+      an `environment:` block (mapping or `- KEY=value` list, a one-line
+      `[...]`/`{...}`, a block anchored elsewhere and merged in with
+      `<<: *env`), `${VAR}`/`${VAR:-default}` from the `.env` beside the
+      compose file. `env_file:` references, Kubernetes manifests and Helm
+      values are not read. A broker URL the code doesn't set at all (Celery
+      then reads `CELERY_BROKER_URL` itself) is not decided by any of them.
     - Only hard limits count; soft limits alone and tasks with no limit are
       not findings. The margin is `visibility-margin-seconds` (default 60).
     - Module-level settings count in modules named by `config_from_object`,
@@ -210,9 +230,9 @@ app.conf.task_time_limit = 2 * 3600
         needed = math.ceil(limit.seconds + margin)
         message = (
             f"{limit.label} {_seconds(limit.seconds)} ({where(limit.place)}) but the "
-            f"{transport.name} broker ({where(transport.place)}) redelivers unacknowledged "
+            f"{transport.name} broker ({described(transport)}) redelivers unacknowledged "
             f"jobs after its default visibility_timeout of {_seconds(transport.default_seconds)}: "
             "a second worker will run the job while the first still does. Set "
             f"broker_transport_options={{'visibility_timeout': {needed}}}"
         )
-        return cls.finding(limit.place, message, transport.place)
+        return cls.finding(limit.place, message, transport.place, *transport.source_places)

@@ -890,6 +890,9 @@ class ProjectSettings:
     # whole-project finding stands where its file's configuration selects its
     # code, judged with that configuration's margin. None: `codes` and `margin`.
     for_path: Callable[[str], tuple[frozenset[str], float]] | None = None
+    # `broker`: the transport the project deploys with, where its code reads
+    # the broker URL from the environment ("" for none).
+    broker: str = ""
 
 
 def _project_directory(path: str, module: str) -> str:
@@ -949,7 +952,7 @@ def _project_findings(results: list[FileResult], settings: ProjectSettings) -> l
     def applies(module: str, path: str) -> bool:
         return scopes.applies(Setter(module, ""), path)
 
-    brokers = BrokerView.build(((r.path, r.facts) for r in results), applies)
+    brokers = BrokerView.build(((r.path, r.facts) for r in results), applies, settings.broker)
     own = settings.for_path
     margins = {settings.margin} if own is None else {own(r.path)[1] for r in results}
     suppressions = {r.path: Suppressions.from_compact(r.facts.suppressions) for r in results}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from joblint.analysis.evaluation import environment_variables
 from joblint.config import Config, Configs
 from joblint.knowledge import jobs, requests
 from joblint.models import (
@@ -55,6 +56,7 @@ from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import CACHED, SKIPPED
+from joblint.pipeline.schedule.deployment_files import deployment_facts, deployment_signature
 from joblint.pipeline.schedule.memo import Input, Memo, Outcome, Remembered, Settled, run_key
 from joblint.pipeline.schedule.project_files import project_file_facts
 from joblint.pipeline.schedule.selection import Selector
@@ -703,6 +705,8 @@ def _memo(
 
     options = run.options
     how = [run.prefilter.signature, options.use_prefilter, options.follow_every_call, named_files]
+    if run.selector.reads_settings:  # the deployment files' facts are read every run
+        how.append(deployment_signature(project_root(run.config)))
     return Memo(run.cache, run_key(inputs(sources), inputs(others), how))
 
 
@@ -1096,6 +1100,18 @@ def _project_model(
     return loaded
 
 
+def _environment_variables(results: list[FileResult]) -> set[str]:
+    """The environment variables the files' settings and module constants read
+    (the broker URL's among them): those the deployment files are read for."""
+    found: set[str] = set()
+    for result in results:
+        for _name, expr in result.facts.constants:
+            found |= environment_variables(expr)
+        for value in result.facts.broker.config:
+            found |= environment_variables(value.value)
+    return found
+
+
 def _loaded_settings(
     run: _Run, everything: list[_Source], results: list[FileResult], context: list[FileResult]
 ) -> list[FileResult]:
@@ -1105,7 +1121,8 @@ def _loaded_settings(
     read now."""
     loaded: list[FileResult] = []
     if run.selector.reads_settings:
-        configured = project_file_facts(project_root(run.config), display_path)
+        root = project_root(run.config)
+        configured = project_file_facts(root, display_path)
         loaded.extend(r for r in configured if r.path not in {h.path for h in [*results, *context]})
     have = [*results, *context, *loaded]
     read = {r.path for r in have}
@@ -1122,6 +1139,13 @@ def _loaded_settings(
         found = run.facts(fresh)
         loaded.extend(found)
         asked |= {star for r in found for star in r.facts.broker.star_imports}
+    if run.selector.reads_settings:
+        # Where the settings read the broker URL from the environment, the
+        # project's deployment files say its value.
+        variables = _environment_variables([*results, *context, *loaded])
+        if variables:
+            deployed = deployment_facts(project_root(run.config), display_path, variables)
+            loaded.extend(r for r in deployed if r.path not in read)
     return loaded
 
 

@@ -144,7 +144,12 @@ class Selector:
             name for config in self.configs.loaded() for name in config.extend_enqueue_functions
         )
         return ProjectSettings(
-            self.base, margin, named, enqueue_functions=enqueues, for_path=per_path
+            self.base,
+            margin,
+            named,
+            enqueue_functions=enqueues,
+            for_path=per_path,
+            broker=self.config.broker,
         )
 
     def _project_for_path(self, path: str) -> tuple[frozenset[str], float]:

@@ -109,6 +109,27 @@ def rebuild_index():
 """,
         id="sqs-predefined-queues-keep-their-own-timeout",
     ),
+    Valid(
+        _TASK_3600,
+        id="broker-url-from-the-environment-no-deployment-file-names",
+        project={
+            "proj_settings": (
+                "import environ\n\n"
+                "env = environ.Env()\n"
+                'CELERY_BROKER_URL = env("CELERY_BROKER_URL")\n'
+            ),
+        },
+    ),
+    Valid(
+        _TASK_3600,
+        id="environment-default-is-amqp",
+        project={
+            "proj_settings": (
+                "from decouple import config\n\n"
+                'CELERY_BROKER_URL = config("BROKER_URL", default="amqp://rabbit:5672//")\n'
+            ),
+        },
+    ),
 )
 
 INVALID = (
@@ -207,5 +228,15 @@ def rebuild_index():
 """,
         (5, 37, "visibility_timeout is 900 s"),
         id="sqs-creation-attributes-override-the-option",
+    ),
+    invalid(
+        _TASK_3600,
+        (4, 25, "but the Redis broker (proj/settings.py:4) redelivers"),
+        id="django-environ-default-is-redis",
+        proj_settings=(
+            "import environ\n\n"
+            "env = environ.Env()\n"
+            'CELERY_BROKER_URL = env.str("CELERY_BROKER", "redis://cache:6379/2")\n'
+        ),
     ),
 )
