@@ -695,3 +695,15 @@ def test_pydantic_settings_fields(
     write(tmp_path, files)
     found = _findings(tmp_path, monkeypatch)
     assert [f.split(" ")[0] for f in found] == ["app/worker.py:6:JL501"] * reported
+
+
+@pytest.mark.parametrize(
+    ("base", "exponent", "expected"),
+    [(10.0, 2.0, 100.0), (2.0, -1.0, 0.5), (0.0, -1.0, None), (-8.0, 0.5, None), (2.0, 1e3, None)],
+)
+def test_a_power_is_evaluated_only_where_it_is_a_real_duration(
+    base: float, exponent: float, expected: float | None
+) -> None:
+    from joblint.analysis.evaluation import evaluate
+
+    assert evaluate(("op", "**", ("num", base), ("num", exponent)), {}) == expected

@@ -32,6 +32,7 @@ _OPERATORS: dict[type[cst.BaseBinaryOp], str] = {
     cst.Multiply: "*",
     cst.Divide: "/",
     cst.FloorDivide: "//",
+    cst.Power: "**",
 }
 _MAX_STRING = 10_000
 

@@ -77,6 +77,10 @@ def _as_number(value: Value | None) -> float | None:
     return None
 
 
+_MAX_EXPONENT = 64
+_MAX_BASE = 1e6
+
+
 def _arithmetic(op: str, left: Value | None, right: Value | None) -> float | None:
     a, b = _as_number(left), _as_number(right)
     if a is None or b is None:
@@ -87,9 +91,21 @@ def _arithmetic(op: str, left: Value | None, right: Value | None) -> float | Non
         return a - b
     if op == "*":
         return a * b
+    if op == "**":
+        return _power(a, b)
     if b == 0:
         return None
     return a / b if op == "/" else float(a // b)
+
+
+def _power(base: float, exponent: float) -> float | None:
+    """`60 * (10**2)`; a power too large to be a duration, or one that is not
+    a real number (`0 ** -1`, `(-8) ** 0.5`), is no number here."""
+    if abs(exponent) > _MAX_EXPONENT or abs(base) > _MAX_BASE:
+        return None
+    if (base == 0 and exponent < 0) or (base < 0 and not exponent.is_integer()):
+        return None
+    return float(base**exponent)
 
 
 def as_seconds(expr: Expr | None, constants: Mapping[str, Expr]) -> float | None:

@@ -134,6 +134,31 @@ def rebuild_index():
 
 INVALID = (
     invalid(
+        """
+from celery import shared_task
+
+HOURS_23 = 23 * 60 * 60
+
+@shared_task(time_limit=HOURS_23, soft_time_limit=HOURS_23)
+def nightly_maintenance():
+    ...
+""",
+        (
+            "proj/settings.py",
+            3,
+            27,
+            "broker visibility_timeout is 6000 s (proj/settings.py:3) but task "
+            "'nightly_maintenance' has time_limit 82800 s",
+        ),
+        id="a-timeout-written-with-a-power",
+        proj_settings=(
+            'CELERY_BROKER_URL = "redis://queue:6379/0"\n'
+            "CELERY_BROKER_TRANSPORT_OPTIONS = {\n"
+            '    "visibility_timeout": 60 * (10**2),\n'
+            "}\n"
+        ),
+    ),
+    invalid(
         _TASK_3600,
         (
             "proj/settings/base.py",
