@@ -25,6 +25,7 @@ from joblint.libraries.locking import LockApi as LockApi
 from joblint.libraries.locking import LockReceiver as LockReceiver
 from joblint.libraries.locking import NonBlockingAcquire as NonBlockingAcquire
 from joblint.libraries.locking import RedisClients as RedisClients
+from joblint.libraries.locking import TryLockContext as TryLockContext
 from joblint.libraries.queries import ModelKeyApi as ModelKeyApi
 from joblint.libraries.queries import QueryApi as QueryApi
 from joblint.libraries.queries import RowLockApi as RowLockApi
@@ -264,8 +265,14 @@ KEY_LOCK_COMMANDS: dict[str, tuple[KeyLockCommand, ...]] = {
     method: _by_receiver(c for c in _KEY_LOCKS if c.method == method)
     for method in dict.fromkeys(c.method for c in _KEY_LOCKS)
 }
-# Those conditional by the method alone (SETNX): no expiry parameter at all.
-SETNX_METHODS: frozenset[str] = frozenset(c.method for c in _KEY_LOCKS if not c.flag_keyword)
+# Those conditional by the method alone, on any receiver (SETNX, HSETNX).
+SETNX_METHODS: frozenset[str] = frozenset(
+    c.method for c in _KEY_LOCKS if not c.flag_keyword and c.receiver is LockReceiver.ANY
+)
+# Those conditional by the method alone on the receiver they need (a cache's `add`).
+RECEIVER_SETNX_METHODS: frozenset[str] = frozenset(
+    c.method for c in _KEY_LOCKS if not c.flag_keyword and c.receiver is not LockReceiver.ANY
+)
 
 _KEY_COMMANDS: tuple[KeyCommands, ...] = collect("KEY_COMMANDS")
 # `delete` methods releasing a key.
@@ -277,6 +284,11 @@ GET_METHODS: frozenset[str] = _names(c.get_methods for c in _KEY_COMMANDS)
 # delete on a condition.
 EXPIRE_METHODS: frozenset[str] = _names(c.expire_methods for c in _KEY_COMMANDS)
 SCRIPT_METHODS: frozenset[str] = _names(c.script_methods for c in _KEY_COMMANDS)
+# `hdel(name, field)`: deleting a hash's field (the release of an HSETNX lock).
+FIELD_DELETE_METHODS: frozenset[str] = _names(c.field_delete_methods for c in _KEY_COMMANDS)
+# The check and the set of a check-then-set (`if not r.exists(key): r.set(key, v)`).
+EXISTS_METHODS: frozenset[str] = _names(c.exists_methods for c in _KEY_COMMANDS)
+SET_METHODS: frozenset[str] = _names(c.set_methods for c in _KEY_COMMANDS)
 
 _LOCK_APIS: tuple[LockApi, ...] = collect("LOCK_APIS")
 # Functions/classes (by qualified name) that make a lock.
@@ -298,6 +310,12 @@ def _non_blocking(found: Iterable[NonBlockingAcquire]) -> dict[str, tuple[str, .
 
 
 NON_BLOCKING_ACQUIRES: dict[str, tuple[str, ...]] = _non_blocking(collect("NON_BLOCKING_ACQUIRES"))
+
+# Context managers yielding whether they got the lock (`with advisory_lock(key,
+# wait=False) as acquired:`), by qualified name.
+TRY_LOCK_CONTEXTS: dict[str, TryLockContext] = {
+    context.qualname: context for context in collect("TRY_LOCK_CONTEXTS")
+}
 
 # --- Is a SET NX a lock? ---------------------------------------------------------------
 

@@ -31,6 +31,8 @@ _OWN_METHODS = sorted(set(locks.LOCK_METHODS) - set(_RECEIVER_METHODS))
 _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(locks.SETNX_METHODS))),
+    # A cache's `add(key, v, timeout=None)`: on a cache object.
+    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (REDIS_CLIENTS,)),
     # `.lock(name)`: on a Redis client or a cache.
     Trigger(tuple(f".{m}(" for m in _RECEIVER_METHODS), (REDIS_CLIENTS,)),
     Trigger(tuple(f".{m}(" for m in _OWN_METHODS)),
@@ -248,7 +250,9 @@ def run(r: Redis):
         """A key lock that never expires, if the key is a lock's."""
         if not acquire.never_expires:
             return
-        evidence = lock_evidence(acquire.call, self.context, result_read=True)
+        evidence = lock_evidence(
+            acquire.call, self.context, result_read=True, command=acquire.command
+        )
         if evidence.is_lock:
             self._report_lock(acquire.call, _key_lock_message(acquire), requires=evidence.requires)
 
@@ -307,7 +311,7 @@ def run(r: Redis):
 
 def _key_lock_message(acquire: KeyLock) -> str:
     command = acquire.command
-    instead = f"use {command.fix} or {locks.RUNTIME_LOCK}"
+    instead = f"use {command.receiver_text}{command.fix} or {locks.RUNTIME_LOCK}"
     if not command.takes_expiry:
         return (
             f"{command.display} sets a lock key that never expires (a later expire() isn't "
@@ -316,8 +320,12 @@ def _key_lock_message(acquire: KeyLock) -> str:
     keywords = "/".join(command.expiry_keywords)
     if command.default_expires:
         # Only an explicit None never expires: name it in the call.
-        call = f"{command.method}(..., {keywords}=None, {command.flag_keyword}=True)"
-        return f"{command.receiver_text}{call} never expires; {instead}"
+        flag = f", {command.flag_keyword}=True" if command.flag_keyword else ""
+        call = f"{command.method}(..., {keywords}=None{flag})"
+        return (
+            f"{command.receiver_text}{call} never expires: a crashed worker holds the lock "
+            f"forever; {instead}"
+        )
     return (
         f"{command.receiver_text}{command.display} without {keywords}: the lock key never "
         f"expires and a crashed worker holds it forever; {instead}"
