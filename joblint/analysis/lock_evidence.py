@@ -43,10 +43,12 @@ _MAX_FOLLOW = 6
 
 @dataclass(frozen=True, slots=True)
 class LockEvidence:
-    """`is_lock`: the SET NX is a lock, provided every requirement holds."""
+    """`is_lock`: the SET NX is a lock, provided every requirement holds;
+    `released`: the key is deleted after it (the work done, the lock freed)."""
 
     is_lock: bool
     requires: tuple[Requirement, ...] = ()
+    released: bool = False
 
 
 _LOCK = LockEvidence(True)
@@ -79,7 +81,9 @@ def check_then_set_evidence(
     A key that merely isn't a literal says nothing here: a cache fill looks the
     same."""
     resolver = context.resolver
-    if _released_later(call, key, context, expiry_counts=False) or _names_lock(key, resolver):
+    if _released_later(call, key, context, expiry_counts=False):
+        return LockEvidence(True, _redis_in_reach(call, context), released=True)
+    if _names_lock(key, resolver):
         return LockEvidence(True, _redis_in_reach(call, context))
     constant = _key_constant(key, resolver)
     if isinstance(constant, _Constant):

@@ -288,7 +288,8 @@ SCRIPT_METHODS: frozenset[str] = _names(c.script_methods for c in _KEY_COMMANDS)
 FIELD_DELETE_METHODS: frozenset[str] = _names(c.field_delete_methods for c in _KEY_COMMANDS)
 # The check and the set of a check-then-set (`if not r.exists(key): r.set(key, v)`).
 EXISTS_METHODS: frozenset[str] = _names(c.exists_methods for c in _KEY_COMMANDS)
-SET_METHODS: frozenset[str] = _names(c.set_methods for c in _KEY_COMMANDS)
+TTL_FIRST_SET_METHODS: frozenset[str] = _names(c.timed_set_methods for c in _KEY_COMMANDS)
+SET_METHODS: frozenset[str] = _names(c.set_methods for c in _KEY_COMMANDS) | TTL_FIRST_SET_METHODS
 
 _LOCK_APIS: tuple[LockApi, ...] = collect("LOCK_APIS")
 # Functions/classes (by qualified name) that make a lock.
@@ -352,11 +353,45 @@ _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
-def names_a_lock(text: str) -> bool:
-    """Whether a key's text has a lock word among its words."""
+def _has_word(text: str, wanted: frozenset[str]) -> bool:
     words = _NOT_WORD.split(_CAMEL_BOUNDARY.sub(" ", text).lower())
     joined = f" {' '.join(w for w in words if w)} "
-    return any(f" {word} " in joined for word in LOCK_KEY_WORDS)
+    return any(f" {word} " in joined for word in wanted)
+
+
+def names_a_lock(text: str) -> bool:
+    """Whether a key's text has a lock word among its words."""
+    return _has_word(text, LOCK_KEY_WORDS)
+
+
+# The value a lock stores is a marker or its owner's token: a value whose text
+# has one of these words (`token`, `self.request.id`, `uuid4().hex`,
+# `time.time()`). A computed value under a lock-like key is a cache entry.
+LOCK_VALUE_WORDS: frozenset[str] = frozenset(
+    {
+        "token",
+        "id",
+        "uuid",
+        "uuid1",
+        "uuid4",
+        "pid",
+        "getpid",
+        "owner",
+        "worker",
+        "hostname",
+        "gethostname",
+        "now",
+        "time",
+        "timestamp",
+        "locked",
+        "lock",
+    }
+)
+
+
+def names_a_token(text: str) -> bool:
+    """Whether a stored value's text has a token word among its words."""
+    return _has_word(text, LOCK_VALUE_WORDS)
 
 
 # --- Tests of an error -------------------------------------------------------------------

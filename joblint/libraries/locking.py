@@ -179,9 +179,11 @@ class KeyCommands:
     field_delete_methods: tuple[str, ...] = ()
     # Whether the key is present (`exists(key)`), the check of a check-then-set.
     exists_methods: tuple[str, ...] = ()
-    # Setting its value whatever it holds (`set(key, value)`, `setex(key, ttl,
-    # value)`): the set of a check-then-set.
+    # Setting its value whatever it holds (`set(key, value)`): the set of a
+    # check-then-set; those taking the expiry before the value (`setex(key,
+    # ttl, value)`).
     set_methods: tuple[str, ...] = ()
+    timed_set_methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

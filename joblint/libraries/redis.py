@@ -102,8 +102,9 @@ KEY_COMMANDS = (
         script_methods=("eval", "evalsha", "fcall", "delex"),
         field_delete_methods=("hdel",),
         exists_methods=("exists",),
+        set_methods=("set",),
         # setex(name, time, value), psetex(name, time_ms, value)
-        set_methods=("set", "setex", "psetex"),
+        timed_set_methods=("setex", "psetex"),
     ),
 )
 
