@@ -9,6 +9,11 @@ one for a lock only with evidence of it:
   function;
 - the result gates the work: tested by an `if`/`while`/conditional
   expression, returned, or assigned to a name that is then tested or returned.
+A cache's `add()` (`any_key_is_evidence` off) needs more than a key that is
+no literal; a hash's `hsetnx(name, field, v)` follows the name, with a lock
+word in the field counting too. The set of a check-then-set
+(`check_then_set_evidence`) is a lock's only when the key names one or is
+deleted after the set.
 A result that is asserted instead (`assert r.set(...)`, `self.assertTrue(...)`,
 or a name bound to it asserted later) makes the call a test of SET NX itself:
 a delete after it is the test's clean-up. A key that is a module constant of
@@ -150,10 +155,24 @@ class _Constant:
     qualname: str
 
 
-def _names_lock(key: cst.BaseExpression, resolver: Resolver) -> bool:
-    """The key's text, or the string it statically is, names a lock."""
+def _names_lock(key: cst.BaseExpression, resolver: Resolver, depth: int = 0) -> bool:
+    """The key's text, the text of the expression a local name is bound to
+    (`key = f"sync-lock:{pk}"`), or the string it statically is, names a lock."""
     if locks.names_a_lock(key_code(key)):
         return True
+    node = unwrap(key)
+    if isinstance(node, cst.Name) and depth < _MAX_FOLLOW:
+        binding = resolver.lookup(node.value)
+        if (
+            binding is not None
+            and not binding.qualname
+            and binding.kind is not BindingKind.IMPORT
+            and binding.unpack_index is None
+            and not binding.iterated
+            and isinstance(binding.expr, cst.BaseExpression)
+            and _names_lock(binding.expr, resolver, depth + 1)
+        ):
+            return True
     value = _static_key(key, resolver, 0)
     return isinstance(value, str) and locks.names_a_lock(value)
 

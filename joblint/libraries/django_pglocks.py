@@ -9,6 +9,4 @@ from __future__ import annotations
 
 from joblint.libraries.locking import TryLockContext
 
-TRY_LOCK_CONTEXTS = (
-    TryLockContext("django_pglocks.advisory_lock", keyword="wait", position=2),
-)
+TRY_LOCK_CONTEXTS = (TryLockContext("django_pglocks.advisory_lock", keyword="wait", position=2),)

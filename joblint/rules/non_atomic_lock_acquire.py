@@ -12,15 +12,19 @@ from joblint.analysis.redis_clients import is_cache, key_code, method_name, posi
 from joblint.analysis.sql import lookup_for
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
-from joblint.knowledge.tokens import REDIS_CLIENTS, Trigger
+from joblint.knowledge.tokens import Trigger, alternatives
 from joblint.rule import LineOf, Rule, Valid, invalid
 
+# A Redis client or a cache is named, also inside other words (`redis_client`,
+# `self.cache`): the last part of a Redis module's name.
+_STORE_WORDS = {module.rsplit(".", 1)[-1] for module in locks.REDIS_MODULES}
+
 _TRIGGERS: tuple[Trigger, ...] = (
-    # A check of a key (`r.get(key)`, `r.exists(key)`, `cache.has_key(key)`),
-    # where a Redis client or a cache is named.
+    # A check of a key (`r.get(key)`, `r.exists(key)`, `cache.has_key(key)`)
+    # and a set.
     Trigger(
         tuple(f".{m}(" for m in sorted(locks.GET_METHODS | locks.EXISTS_METHODS)),
-        (REDIS_CLIENTS,),
+        (alternatives(_STORE_WORDS),),
         also=(tuple(f".{m}(" for m in sorted(locks.SET_METHODS)),),
     ),
 )
@@ -113,6 +117,9 @@ class NonAtomicLockAcquire(Rule):
     """
 
     CODE = "JL405"
+    # Preview until real code shows its findings right: check-then-set pairs
+    # are mostly cache fills and rate limits, which the lock evidence rejects.
+    PREVIEW = True
     TRIGGERS = _TRIGGERS
     SUMMARY = "Lock taken in two steps (check, then set): two workers can both take it"
     HELP = (
@@ -184,10 +191,11 @@ def sync(account_id):
         ),
     )
 
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+    # At the end of a block: the names bound in it (`key = f"lock:{pk}"`) are known.
+    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._check_block(node.body)
 
-    def visit_Module(self, node: cst.Module) -> None:
+    def leave_Module(self, node: cst.Module) -> None:
         self._check_block(node.body)
 
     def _check_block(self, body: Sequence[cst.BaseStatement]) -> None:

@@ -49,15 +49,21 @@ class UncheckedLockAcquire(Rule):
     ## What it does
     Finds non-blocking lock attempts whose result is ignored:
     `lock.acquire(blocking=False)` as a bare statement;
-    `set(key, value, nx=True, ...)` as a bare statement; a
-    `SELECT pg_try_advisory_lock(...)` (or `pg_try_advisory_xact_lock`, and
-    their `_shared` forms) executed and its row never read.
+    `set(key, value, nx=True, ...)` as a bare statement; a Django cache used
+    as a lock, `cache.add(key, value, ...)` (or `aadd`), as a bare statement;
+    a `SELECT pg_try_advisory_lock(...)` (or `pg_try_advisory_xact_lock`, and
+    their `_shared` forms) executed and its row never read; django-pglocks
+    `advisory_lock(key, wait=False)` whose acquired flag is never read
+    (`with advisory_lock(key, wait=False):` without `as`, an `as acquired`
+    the block never reads, or the call used as a decorator).
 
     A bare `set(..., nx=True)` counts only when it is a lock attempt: its key
     is not a string literal, or names a lock (`lock`, `mutex`, `running`...),
     or the same key is deleted or expired later in the function. A bare SET NX
     of a literal key that names no lock seeds state (a counter, a marker a
-    test sets up) and is no lock attempt.
+    test sets up) and is no lock attempt. A bare `cache.add(...)` needs a lock
+    word in its key or a delete of the key later: keeping an existing entry
+    (`cache.add(key, computed, 300)`) is a cache fill.
 
     ## Why is this bad?
     A non-blocking attempt doesn't fail when the lock is taken: it returns
@@ -106,6 +112,10 @@ class UncheckedLockAcquire(Rule):
       (`fetchone()`, iteration, passing it on) counts as reading the row.
       An advisory lock used inside the query (`WHERE pg_try_advisory_lock(id)`)
       is checked by the query itself and never reported.
+    - `advisory_lock(..., wait=False)` counts only as a literal false (keyword
+      or third positional); its flag counts as read when its name appears
+      anywhere in the `with` block (logged or passed on included). A module's
+      own function named `advisory_lock` is not the library's.
     """
 
     CODE = "JL404"
@@ -279,9 +289,7 @@ async def sync(r: Redis, token):
         for pending in mine:
             if not _read_after(scope, pending):
                 functions = self._advisory_functions(pending.node)
-                self.report(
-                    pending.node, _advisory_message(functions[0] if functions else "")
-                )
+                self.report(pending.node, _advisory_message(functions[0] if functions else ""))
 
 
 def _try_lock_message(entered: TryLockEntered, how: str) -> str:

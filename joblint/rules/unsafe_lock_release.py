@@ -258,9 +258,7 @@ class Maintenance:
         if expects_error(node, self.context):
             return  # a test that the call raises: no lock is taken or released
         if acquire is not None:
-            evidence = lock_evidence(
-                node, self.context, result_read=True, command=acquire.command
-            )
+            evidence = lock_evidence(node, self.context, result_read=True, command=acquire.command)
             if evidence.is_lock:
                 key = key_code(acquire.key)
                 scope.acquires.append(
