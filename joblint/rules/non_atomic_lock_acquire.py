@@ -315,7 +315,7 @@ def _checks(test: cst.BaseExpression, bound: dict[str, cst.Call]) -> list[_Check
         return [_flipped(check) for check in _checks(test.expression, bound)]
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if not _is_none(target.comparator):
+        if not _is_empty(target.comparator):
             return []
         if isinstance(target.operator, cst.Is | cst.Equal):
             return [_flipped(check) for check in _checks(test.left, bound)]
@@ -341,8 +341,12 @@ def _flipped(check: _Check) -> _Check:
     return _Check(check.read, check.receiver, check.key, not check.absent_when_true, check.bound)
 
 
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+def _is_empty(node: cst.BaseExpression) -> bool:
+    """`None`, `0`, `False`: what an absent key reads as (`exists(key) == 0`)."""
+    node = unwrap(node)
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "False")
+    return isinstance(node, cst.Integer) and node.value == "0"
 
 
 def _leaves(block: cst.BaseSuite) -> bool:

@@ -209,4 +209,21 @@ def wait_then_take(token):
         (10, 5, "checked at line 8"),
         id="wait-loop-then-set",
     ),
+    invalid(
+        """
+import redis
+
+r = redis.Redis()
+
+def publish(name, token):
+    if r.exists(f"lock:{name}") == 0:
+        r.set(f"lock:{name}", token, ex=60)
+    if r.exists(f"leader:{name}") != 0:
+        return
+    r.set(f"leader:{name}", token, ex=60)
+""",
+        (8, 9, "checked at line 7"),
+        (11, 5, "checked at line 9"),
+        id="exists-compared-with-zero",
+    ),
 )
