@@ -226,6 +226,32 @@ def non_blocking_acquire(call: cst.Call) -> NonBlockingAcquire | None:
     return None
 
 
+# --- a lock context told not to wait -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TryLockEntered:
+    """`advisory_lock(key, wait=False)`: a context manager that yields whether
+    it got the lock, and runs its block either way."""
+
+    call: cst.Call
+    api: locks.TryLockContext
+
+
+def try_lock_context(call: cst.Call, context: FileContext) -> TryLockEntered | None:
+    """The library's try-lock context manager, told not to wait (a literal false)."""
+    api = locks.TRY_LOCK_CONTEXTS.get(context.resolver.library_name(call.func) or "")
+    if api is None:
+        return None
+    value = keyword(call, api.keyword)
+    args = positional(call)
+    if value is None and api.position is not None and len(args) > api.position:
+        value = args[api.position]
+    if value is not None and literal(value) is Tri.NO:
+        return TryLockEntered(call, api)
+    return None
+
+
 # --- a key released or read -------------------------------------------------------------
 
 

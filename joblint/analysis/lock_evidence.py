@@ -9,6 +9,11 @@ one for a lock only with evidence of it:
   function;
 - the result gates the work: tested by an `if`/`while`/conditional
   expression, returned, or assigned to a name that is then tested or returned.
+A cache's `add()` (`any_key_is_evidence` off) needs more than a key that is
+no literal; a hash's `hsetnx(name, field, v)` follows the name, with a lock
+word in the field counting too. The set of a check-then-set
+(`check_then_set_evidence`) is a lock's only when the key names one or is
+deleted after the set.
 A result that is asserted instead (`assert r.set(...)`, `self.assertTrue(...)`,
 or a name bound to it asserted later) makes the call a test of SET NX itself:
 a delete after it is the test's clean-up. A key that is a module constant of
@@ -43,23 +48,53 @@ _MAX_FOLLOW = 6
 
 @dataclass(frozen=True, slots=True)
 class LockEvidence:
-    """`is_lock`: the SET NX is a lock, provided every requirement holds."""
+    """`is_lock`: the SET NX is a lock, provided every requirement holds;
+    `released`: the key is deleted after it (the work done, the lock freed)."""
 
     is_lock: bool
     requires: tuple[Requirement, ...] = ()
+    released: bool = False
 
 
 _LOCK = LockEvidence(True)
 _NOT_A_LOCK = LockEvidence(False)
 
 
-def lock_evidence(call: cst.Call, context: FileContext, *, result_read: bool) -> LockEvidence:
+def lock_evidence(
+    call: cst.Call,
+    context: FileContext,
+    *,
+    result_read: bool,
+    command: locks.KeyLockCommand | None = None,
+) -> LockEvidence:
     """Whether a `set(key, v, nx=True)` / `setnx(key, v)` is a lock.
-    `result_read`: False for a bare statement (its result can't gate anything)."""
-    found = _key_evidence(call, context, result_read)
+    `result_read`: False for a bare statement (its result can't gate anything);
+    `command`: what the call is read as (how many arguments name the key, and
+    whether any key that is no literal is evidence)."""
+    found = _key_evidence(call, context, result_read, command)
     if not found.is_lock:
         return found
     return LockEvidence(True, found.requires + _redis_in_reach(call, context))
+
+
+def check_then_set_evidence(
+    call: cst.Call, key: cst.BaseExpression, context: FileContext
+) -> LockEvidence:
+    """Whether the set of a check-then-set (`if not r.get(key): r.set(key, v)`)
+    takes a lock: the key names one (its text, or the value of the constant it
+    is), or the key is deleted after the set (the work done, the lock freed).
+    A key that merely isn't a literal says nothing here: a cache fill looks the
+    same."""
+    resolver = context.resolver
+    if _released_later(call, key, context, expiry_counts=False):
+        return LockEvidence(True, _redis_in_reach(call, context), released=True)
+    if _names_lock(key, resolver):
+        return LockEvidence(True, _redis_in_reach(call, context))
+    constant = _key_constant(key, resolver)
+    if isinstance(constant, _Constant):
+        requires = (Requirement(locks.LOCK_KEY_REQUIREMENT, constant.qualname),)
+        return LockEvidence(True, requires + _redis_in_reach(call, context))
+    return _NOT_A_LOCK
 
 
 def _redis_in_reach(call: cst.Call, context: FileContext) -> tuple[Requirement, ...]:
@@ -75,14 +110,26 @@ def _redis_in_reach(call: cst.Call, context: FileContext) -> tuple[Requirement, 
     return (Requirement("reaches", "", module=module, reach=locks.REDIS_MODULES),)
 
 
-def _key_evidence(call: cst.Call, context: FileContext, result_read: bool) -> LockEvidence:
+def _key_evidence(
+    call: cst.Call,
+    context: FileContext,
+    result_read: bool,
+    command: locks.KeyLockCommand | None,
+) -> LockEvidence:
     args = positional(call)
     if not args:
         return _LOCK
     key = args[0]
-    constant = _key_constant(key, context.resolver)
-    if constant is None:
+    resolver = context.resolver
+    # The other parts of the key (a hash's field) count only by their words.
+    others = args[1 : command.key_arguments] if command is not None else []
+    if any(_names_lock(part, resolver) for part in others):
         return _LOCK
+    constant = _key_constant(key, resolver)
+    if constant is None:
+        if command is None or command.any_key_is_evidence or _names_lock(key, resolver):
+            return _LOCK
+        constant = _Plain()  # a key that is no literal and names no lock
     use = _result_use(call, context)
     # An asserted result is a test of SET NX itself: the delete after it is the
     # test's clean-up, not a release.
@@ -106,6 +153,28 @@ class _Constant:
     """A module constant: its value may be in another file."""
 
     qualname: str
+
+
+def _names_lock(key: cst.BaseExpression, resolver: Resolver, depth: int = 0) -> bool:
+    """The key's text, the text of the expression a local name is bound to
+    (`key = f"sync-lock:{pk}"`), or the string it statically is, names a lock."""
+    if locks.names_a_lock(key_code(key)):
+        return True
+    node = unwrap(key)
+    if isinstance(node, cst.Name) and depth < _MAX_FOLLOW:
+        binding = resolver.lookup(node.value)
+        if (
+            binding is not None
+            and not binding.qualname
+            and binding.kind is not BindingKind.IMPORT
+            and binding.unpack_index is None
+            and not binding.iterated
+            and isinstance(binding.expr, cst.BaseExpression)
+            and _names_lock(binding.expr, resolver, depth + 1)
+        ):
+            return True
+    value = _static_key(key, resolver, 0)
+    return isinstance(value, str) and locks.names_a_lock(value)
 
 
 def _key_constant(key: cst.BaseExpression, resolver: Resolver) -> _Plain | _Constant | None:
@@ -159,9 +228,12 @@ def _static_key(
 # --- released or expired later --------------------------------------------------------
 
 
-def _released_later(call: cst.Call, key: cst.BaseExpression, context: FileContext) -> bool:
-    """The same key (by its source text) is deleted, expired or passed to a
-    release script after `call`, in the function that makes it."""
+def _released_later(
+    call: cst.Call, key: cst.BaseExpression, context: FileContext, *, expiry_counts: bool = True
+) -> bool:
+    """The same key (by its source text) is deleted, expired (where
+    `expiry_counts`) or passed to a release script after `call`, in the
+    function that makes it."""
     wanted = key_code(key)
     state = {"after": False, "found": False}
 
@@ -169,20 +241,21 @@ def _released_later(call: cst.Call, key: cst.BaseExpression, context: FileContex
         if node is call:
             state["after"] = True
         elif state["after"] and not state["found"] and isinstance(node, cst.Call):
-            state["found"] = _releases(node, wanted)
+            state["found"] = _releases(node, wanted, expiry_counts)
 
     walk(context.frame.node, enter, lambda node: None)
     return state["found"]
 
 
-def _releases(node: cst.Call, key: str) -> bool:
+def _releases(node: cst.Call, key: str, expiry_counts: bool) -> bool:
     method = method_name(node)
     args = positional(node)
     if method in locks.DELETE_METHODS or method in locks.SCRIPT_METHODS:
         return any(key_code(arg) == key for arg in args)
-    if method in locks.EXPIRE_METHODS:
-        return bool(args) and key_code(args[0]) == key
-    return False
+    first = method in locks.FIELD_DELETE_METHODS or (
+        expiry_counts and method in locks.EXPIRE_METHODS
+    )
+    return first and bool(args) and key_code(args[0]) == key
 
 
 # --- what the result is used for ---------------------------------------------------

@@ -25,6 +25,7 @@ from joblint.libraries.locking import LockApi as LockApi
 from joblint.libraries.locking import LockReceiver as LockReceiver
 from joblint.libraries.locking import NonBlockingAcquire as NonBlockingAcquire
 from joblint.libraries.locking import RedisClients as RedisClients
+from joblint.libraries.locking import TryLockContext as TryLockContext
 from joblint.libraries.queries import ModelKeyApi as ModelKeyApi
 from joblint.libraries.queries import QueryApi as QueryApi
 from joblint.libraries.queries import RowLockApi as RowLockApi
@@ -264,8 +265,14 @@ KEY_LOCK_COMMANDS: dict[str, tuple[KeyLockCommand, ...]] = {
     method: _by_receiver(c for c in _KEY_LOCKS if c.method == method)
     for method in dict.fromkeys(c.method for c in _KEY_LOCKS)
 }
-# Those conditional by the method alone (SETNX): no expiry parameter at all.
-SETNX_METHODS: frozenset[str] = frozenset(c.method for c in _KEY_LOCKS if not c.flag_keyword)
+# Those conditional by the method alone, on any receiver (SETNX, HSETNX).
+SETNX_METHODS: frozenset[str] = frozenset(
+    c.method for c in _KEY_LOCKS if not c.flag_keyword and c.receiver is LockReceiver.ANY
+)
+# Those conditional by the method alone on the receiver they need (a cache's `add`).
+RECEIVER_SETNX_METHODS: frozenset[str] = frozenset(
+    c.method for c in _KEY_LOCKS if not c.flag_keyword and c.receiver is not LockReceiver.ANY
+)
 
 _KEY_COMMANDS: tuple[KeyCommands, ...] = collect("KEY_COMMANDS")
 # `delete` methods releasing a key.
@@ -277,6 +284,12 @@ GET_METHODS: frozenset[str] = _names(c.get_methods for c in _KEY_COMMANDS)
 # delete on a condition.
 EXPIRE_METHODS: frozenset[str] = _names(c.expire_methods for c in _KEY_COMMANDS)
 SCRIPT_METHODS: frozenset[str] = _names(c.script_methods for c in _KEY_COMMANDS)
+# `hdel(name, field)`: deleting a hash's field (the release of an HSETNX lock).
+FIELD_DELETE_METHODS: frozenset[str] = _names(c.field_delete_methods for c in _KEY_COMMANDS)
+# The check and the set of a check-then-set (`if not r.exists(key): r.set(key, v)`).
+EXISTS_METHODS: frozenset[str] = _names(c.exists_methods for c in _KEY_COMMANDS)
+TTL_FIRST_SET_METHODS: frozenset[str] = _names(c.timed_set_methods for c in _KEY_COMMANDS)
+SET_METHODS: frozenset[str] = _names(c.set_methods for c in _KEY_COMMANDS) | TTL_FIRST_SET_METHODS
 
 _LOCK_APIS: tuple[LockApi, ...] = collect("LOCK_APIS")
 # Functions/classes (by qualified name) that make a lock.
@@ -298,6 +311,12 @@ def _non_blocking(found: Iterable[NonBlockingAcquire]) -> dict[str, tuple[str, .
 
 
 NON_BLOCKING_ACQUIRES: dict[str, tuple[str, ...]] = _non_blocking(collect("NON_BLOCKING_ACQUIRES"))
+
+# Context managers yielding whether they got the lock (`with advisory_lock(key,
+# wait=False) as acquired:`), by qualified name.
+TRY_LOCK_CONTEXTS: dict[str, TryLockContext] = {
+    context.qualname: context for context in collect("TRY_LOCK_CONTEXTS")
+}
 
 # --- Is a SET NX a lock? ---------------------------------------------------------------
 
@@ -334,11 +353,45 @@ _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
-def names_a_lock(text: str) -> bool:
-    """Whether a key's text has a lock word among its words."""
+def _has_word(text: str, wanted: frozenset[str]) -> bool:
     words = _NOT_WORD.split(_CAMEL_BOUNDARY.sub(" ", text).lower())
     joined = f" {' '.join(w for w in words if w)} "
-    return any(f" {word} " in joined for word in LOCK_KEY_WORDS)
+    return any(f" {word} " in joined for word in wanted)
+
+
+def names_a_lock(text: str) -> bool:
+    """Whether a key's text has a lock word among its words."""
+    return _has_word(text, LOCK_KEY_WORDS)
+
+
+# The value a lock stores is a marker or its owner's token: a value whose text
+# has one of these words (`token`, `self.request.id`, `uuid4().hex`,
+# `time.time()`). A computed value under a lock-like key is a cache entry.
+LOCK_VALUE_WORDS: frozenset[str] = frozenset(
+    {
+        "token",
+        "id",
+        "uuid",
+        "uuid1",
+        "uuid4",
+        "pid",
+        "getpid",
+        "owner",
+        "worker",
+        "hostname",
+        "gethostname",
+        "now",
+        "time",
+        "timestamp",
+        "locked",
+        "lock",
+    }
+)
+
+
+def names_a_token(text: str) -> bool:
+    """Whether a stored value's text has a token word among its words."""
+    return _has_word(text, LOCK_VALUE_WORDS)
 
 
 # --- Tests of an error -------------------------------------------------------------------

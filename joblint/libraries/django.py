@@ -11,7 +11,13 @@ from joblint.libraries.base import (
     TxFamily,
 )
 from joblint.libraries.job_work import Claims, SideEffect, TableReads
-from joblint.libraries.locking import CacheFramework, LockApi, LockReceiver
+from joblint.libraries.locking import (
+    CacheFramework,
+    KeyCommands,
+    KeyLockCommand,
+    LockApi,
+    LockReceiver,
+)
 from joblint.libraries.objects import Family, ManagerFetches, ObjectKind, ParameterAttribute
 from joblint.libraries.python import ENUM
 from joblint.libraries.queries import ModelKeyApi, QueryApi, RowLockApi, RowWrites, SqlApi
@@ -85,6 +91,36 @@ CACHE_FRAMEWORKS = (
 )
 LOCK_APIS = (
     LockApi("cache.lock(...)", method="lock", receiver=LockReceiver.CACHE, backend_defined=True),
+)
+
+# BaseCache.add(key, value, timeout=DEFAULT_TIMEOUT, version=None) (and its
+# async `aadd`): stores only if the key is absent, and says whether it did; a
+# cache used as a lock takes it this way. Without a timeout the cache's
+# default applies (it expires); `timeout=None` never expires. No cache can
+# compare and delete in one step.
+_CACHE_ADD_FIX = "add(key, token, timeout=...)"
+KEY_LOCK_COMMANDS = tuple(
+    KeyLockCommand(
+        method,
+        receiver=LockReceiver.CACHE,
+        receiver_text="cache.",
+        expiry_keywords=("timeout",),
+        expiry_position=2,
+        default_expires=True,
+        fix=_CACHE_ADD_FIX,
+        any_key_is_evidence=False,
+        compare_and_delete=False,
+    )
+    for method in ("add", "aadd")
+)
+# BaseCache.get/has_key/set/delete and their async forms.
+KEY_COMMANDS = (
+    KeyCommands(
+        delete_methods=("delete", "adelete"),
+        get_methods=("get", "aget"),
+        exists_methods=("has_key", "ahas_key"),
+        set_methods=("set", "aset"),
+    ),
 )
 
 # django.test.SimpleTestCase's `with self.assertRaisesMessage(E, "..."):`.

@@ -9,7 +9,6 @@ from joblint.libraries.locking import (
     LockReceiver,
     RedisClients,
 )
-from joblint.libraries.redis import SET_NX_FIX
 
 REDIS_CLIENTS = (
     RedisClients(constructors=("django_redis.get_redis_connection",), modules=("django_redis",)),
@@ -42,6 +41,6 @@ KEY_LOCK_COMMANDS = (
         expiry_keywords=("timeout",),
         expiry_position=2,
         default_expires=True,
-        fix=SET_NX_FIX,
+        fix="set(key, token, timeout=..., nx=True)",
     ),
 )

@@ -16,6 +16,8 @@ merges them into the lookups the lock analysis reads):
 - `LOCK_APIS` (`LockApi`): calls that make a lock object.
 - `NON_BLOCKING_ACQUIRES` (`NonBlockingAcquire`): lock methods that return
   instead of waiting when told so.
+- `TRY_LOCK_CONTEXTS` (`TryLockContext`): context managers that take a lock
+  and, told not to wait, yield whether they got it.
 - `TRY_LOCK_SQL_FUNCTIONS` (`str`): SQL functions whose boolean result says
   whether a lock was taken.
 - `ERROR_TEST_FUNCTIONS` (`str`, qualified names) and `ERROR_TEST_METHODS`
@@ -136,6 +138,17 @@ class KeyLockCommand:
     arguments: int = 2
     # The acquire with an expiry, for messages.
     fix: str = ""
+    # The leading positionals that name the key together (a hash's name and
+    # field: 2); the first is the key the lock evidence follows, a lock word in
+    # any of them names a lock.
+    key_arguments: int = 1
+    # A key that is no string literal is evidence of a lock. Not for a cache's
+    # add(): keeping an existing entry (`cache.add(key, computed)`) is a cache
+    # fill as often as a lock.
+    any_key_is_evidence: bool = True
+    # Its lock can be released with a token check (a script on the same
+    # store): a plain delete of it is then unsafe (JL403). A cache has none.
+    compare_and_delete: bool = True
 
     @property
     def takes_expiry(self) -> bool:
@@ -162,6 +175,15 @@ class KeyCommands:
     # Running a script on keys among the arguments (a Lua release), or
     # deleting on a condition.
     script_methods: tuple[str, ...] = ()
+    # Deleting a field of the hash named by the first argument (`hdel(name, field)`).
+    field_delete_methods: tuple[str, ...] = ()
+    # Whether the key is present (`exists(key)`), the check of a check-then-set.
+    exists_methods: tuple[str, ...] = ()
+    # Setting its value whatever it holds (`set(key, value)`): the set of a
+    # check-then-set; those taking the expiry before the value (`setex(key,
+    # ttl, value)`).
+    set_methods: tuple[str, ...] = ()
+    timed_set_methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,3 +192,14 @@ class NonBlockingAcquire:
 
     method: str
     keyword: str
+
+
+@dataclass(frozen=True, slots=True)
+class TryLockContext:
+    """A context manager that takes a lock and yields whether it got it
+    (`with advisory_lock(key, wait=False) as acquired:`): told not to wait (a
+    literal false `keyword`, or at `position`), its block runs either way."""
+
+    qualname: str
+    keyword: str
+    position: int | None = None

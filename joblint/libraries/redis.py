@@ -1,7 +1,9 @@
 """redis-py: clients, `SET NX` locks, `Lock` objects (redis-py 8.1 signatures,
 checked with `inspect.signature`).
 
-The clients that speak redis-py's API (aioredis, merged into `redis.asyncio`;
+The clients that speak redis-py's API (aioredis 2, merged into `redis.asyncio`
+with the same signatures: `aioredis.from_url`, `aioredis.Redis`,
+`aioredis.lock.Lock(redis, name, timeout=None, ...)`, aioredis 2.0.1;
 redis-py-cluster's `rediscluster`, merged into `redis.cluster`; walrus, built
 on it; fakeredis, its test double) put the same commands in reach.
 """
@@ -35,10 +37,22 @@ REDIS_CLIENTS = (
             "redis.asyncio.Redis",
             "redis.asyncio.StrictRedis",
             "redis.asyncio.client.Redis",
+            "redis.asyncio.client.StrictRedis",
             "redis.asyncio.Redis.from_url",
+            "redis.asyncio.StrictRedis.from_url",
             "redis.asyncio.Redis.from_pool",
             "redis.asyncio.from_url",
+            "redis.asyncio.utils.from_url",
             "redis.asyncio.RedisCluster",
+            "redis.asyncio.cluster.RedisCluster",
+            "aioredis.Redis",
+            "aioredis.StrictRedis",
+            "aioredis.client.Redis",
+            "aioredis.client.StrictRedis",
+            "aioredis.Redis.from_url",
+            "aioredis.StrictRedis.from_url",
+            "aioredis.from_url",
+            "aioredis.utils.from_url",
         ),
         classes=(
             "redis.Redis",
@@ -47,8 +61,12 @@ REDIS_CLIENTS = (
             "redis.RedisCluster",
             "redis.cluster.RedisCluster",
             "redis.asyncio.Redis",
+            "redis.asyncio.StrictRedis",
             "redis.asyncio.client.Redis",
             "redis.asyncio.RedisCluster",
+            "aioredis.Redis",
+            "aioredis.StrictRedis",
+            "aioredis.client.Redis",
         ),
         pipeline_methods=("pipeline",),
         modules=("redis", "aioredis", "rediscluster", "walrus", "fakeredis"),
@@ -70,6 +88,9 @@ KEY_LOCK_COMMANDS = (
     ),
     # setnx(name, value): no expiry parameter at all.
     KeyLockCommand("setnx", fix=SET_NX_FIX),
+    # hsetnx(name, key, value): a hash field set only when absent; a field has
+    # no expiry of its own in this call either.
+    KeyLockCommand("hsetnx", arguments=3, key_arguments=2, fix=SET_NX_FIX),
 )
 
 KEY_COMMANDS = (
@@ -79,6 +100,11 @@ KEY_COMMANDS = (
         expire_methods=("expire", "pexpire", "expireat", "pexpireat"),
         # `delex(key, ifeq=token)` deletes on a condition.
         script_methods=("eval", "evalsha", "fcall", "delex"),
+        field_delete_methods=("hdel",),
+        exists_methods=("exists",),
+        set_methods=("set",),
+        # setex(name, time, value), psetex(name, time_ms, value)
+        timed_set_methods=("setex", "psetex"),
     ),
 )
 
@@ -93,6 +119,12 @@ LOCK_APIS = (
     LockApi(
         "redis.asyncio.lock.Lock(...)",
         qualname="redis.asyncio.lock.Lock",
+        expiry_keyword="timeout",
+        expiry_position=2,
+    ),
+    LockApi(
+        "aioredis.lock.Lock(...)",
+        qualname="aioredis.lock.Lock",
         expiry_keyword="timeout",
         expiry_position=2,
     ),

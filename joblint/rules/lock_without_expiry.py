@@ -31,6 +31,8 @@ _OWN_METHODS = sorted(set(locks.LOCK_METHODS) - set(_RECEIVER_METHODS))
 _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(locks.SETNX_METHODS))),
+    # A cache's `add(key, v, timeout=None)`: on a cache object.
+    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (REDIS_CLIENTS,)),
     # `.lock(name)`: on a Redis client or a cache.
     Trigger(tuple(f".{m}(" for m in _RECEIVER_METHODS), (REDIS_CLIENTS,)),
     Trigger(tuple(f".{m}(" for m in _OWN_METHODS)),
@@ -48,21 +50,25 @@ class LockWithoutExpiry(Rule):
     """
     ## What it does
     Finds Redis locks that never expire: `set(key, value, nx=True)` with none
-    of `ex`, `px`, `exat`, `pxat`; `setnx(...)`; redis-py `r.lock(name)` and
-    `redis.lock.Lock(client, name)` without `timeout=`; a Django cache's
-    `cache.lock(name)` without its backend's expiry (`timeout=` for
-    django-redis, `expire=` for python-redis-lock's
+    of `ex`, `px`, `exat`, `pxat`; `setnx(...)` and `hsetnx(...)`; redis-py
+    `r.lock(name)` and `redis.lock.Lock(client, name)` without `timeout=`;
+    a Django cache used as a lock, `cache.add(key, value, timeout=None)`
+    (and `aadd`); a Django cache's `cache.lock(name)` without its backend's
+    expiry (`timeout=` for django-redis, `expire=` for python-redis-lock's
     `redis_lock.django_cache.RedisCache`); python-redis-lock
     `redis_lock.Lock(conn, name)` without `expire=`; Huey `lock_task(...)`,
-    which has no expiry at all.
+    which has no expiry at all. The asyncio clients (`redis.asyncio`,
+    aioredis 2: `await r.set(...)`, `r.lock(...)`, `aioredis.lock.Lock`)
+    are read exactly as redis-py.
 
-    A `set(..., nx=True)` or `setnx(...)` counts as a lock only with evidence
-    of one: its key is not a string literal, or names a lock (`lock`,
-    `mutex`, `singleton`, `running`, `leader`...), or the same key is deleted
-    or expired later in the function, or the result gates the work (`if
-    r.set(...)`, `if not r.set(...): return`, assigned and then tested, or
-    returned). A literal-key `SET NX` without any of these is a plain Redis
-    command: a counter seeded once, a marker a test sets up.
+    A `set(..., nx=True)`, `setnx(...)`, `hsetnx(...)` or `cache.add(...)`
+    counts as a lock only with evidence of one: its key is not a string
+    literal, or names a lock (`lock`, `mutex`, `singleton`, `running`,
+    `leader`...), or the same key is deleted or expired later in the
+    function, or the result gates the work (`if r.set(...)`, `if not
+    r.set(...): return`, assigned and then tested, or returned). A
+    literal-key `SET NX` without any of these is a plain Redis command: a
+    counter seeded once, a marker a test sets up.
 
     ## Why is this bad?
     A worker that dies while holding the lock (OOM kill, deploy, lost
@@ -157,6 +163,14 @@ class LockWithoutExpiry(Rule):
       python-redis-lock's `expire`) nothing is reported.
     - `**kwargs` (or `*args`) that may carry the expiry makes the call unknown:
       not reported. `ex=None` is no expiry.
+    - `cache.add(key, value)` without a timeout keeps the cache's default
+      expiry: not reported; only `timeout=None` (or a positional `None`) is.
+      A key that is no literal is not evidence enough for a cache's `add`
+      (keeping an existing entry is a cache fill as often as a lock): it
+      needs a lock word, a delete of the key later, or a result that gates.
+    - `hsetnx(name, field, value)`: the hash's name is the key the evidence
+      follows (a delete of it, or `hdel(name, ...)`, releases it); a lock word
+      in the field counts too. aioredis 1's `set(..., exist=...)` is not read.
     """
 
     CODE = "JL402"
@@ -165,8 +179,8 @@ class LockWithoutExpiry(Rule):
     SUMMARY = "Redis lock without an expiry: a crashed worker holds it forever"
     HELP = (
         "Give the lock a TTL with the keyword of its API (ex=/px= for set(), timeout= for "
-        "redis-py and django-redis locks, expire= for python-redis-lock) or use "
-        "joblint.runtime.lock.RedisLock"
+        "redis-py and django-redis locks and a Django cache's add(), expire= for "
+        "python-redis-lock) or use joblint.runtime.lock.RedisLock"
     )
 
     VALID = (
@@ -248,7 +262,9 @@ def run(r: Redis):
         """A key lock that never expires, if the key is a lock's."""
         if not acquire.never_expires:
             return
-        evidence = lock_evidence(acquire.call, self.context, result_read=True)
+        evidence = lock_evidence(
+            acquire.call, self.context, result_read=True, command=acquire.command
+        )
         if evidence.is_lock:
             self._report_lock(acquire.call, _key_lock_message(acquire), requires=evidence.requires)
 
@@ -307,7 +323,7 @@ def run(r: Redis):
 
 def _key_lock_message(acquire: KeyLock) -> str:
     command = acquire.command
-    instead = f"use {command.fix} or {locks.RUNTIME_LOCK}"
+    instead = f"use {command.receiver_text}{command.fix} or {locks.RUNTIME_LOCK}"
     if not command.takes_expiry:
         return (
             f"{command.display} sets a lock key that never expires (a later expire() isn't "
@@ -316,8 +332,12 @@ def _key_lock_message(acquire: KeyLock) -> str:
     keywords = "/".join(command.expiry_keywords)
     if command.default_expires:
         # Only an explicit None never expires: name it in the call.
-        call = f"{command.method}(..., {keywords}=None, {command.flag_keyword}=True)"
-        return f"{command.receiver_text}{call} never expires; {instead}"
+        flag = f", {command.flag_keyword}=True" if command.flag_keyword else ""
+        call = f"{command.method}(..., {keywords}=None{flag})"
+        return (
+            f"{command.receiver_text}{call} never expires: a crashed worker holds the lock "
+            f"forever; {instead}"
+        )
     return (
         f"{command.receiver_text}{command.display} without {keywords}: the lock key never "
         f"expires and a crashed worker holds it forever; {instead}"

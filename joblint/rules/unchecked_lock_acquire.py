@@ -5,14 +5,21 @@ from dataclasses import dataclass
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.lock_calls import KeyLock, NonBlockingAcquire, key_lock, non_blocking_acquire
+from joblint.analysis.lock_calls import (
+    KeyLock,
+    NonBlockingAcquire,
+    TryLockEntered,
+    key_lock,
+    non_blocking_acquire,
+    try_lock_context,
+)
 from joblint.analysis.lock_evidence import expects_error, lock_evidence
 from joblint.analysis.names import unwrap
 from joblint.analysis.redis_clients import client_kind, key_code, method_name, receiver
 from joblint.analysis.sql import call_sql, lookup_for, selected_functions
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
-from joblint.knowledge.tokens import NX, Trigger, tails
+from joblint.knowledge.tokens import NX, REDIS_CLIENTS, Trigger, tails
 from joblint.rule import Rule, Valid, invalid
 
 
@@ -30,6 +37,10 @@ _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("blocking",), (r"\bblocking\s*=[\s(]*(?:false|none|[\d._])",)),
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(tails(locks.TRY_ADVISORY_FUNCTIONS)))),
+    # A cache's `add(...)`: on a cache object.
+    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (REDIS_CLIENTS,)),
+    # `with advisory_lock(key, wait=False):`
+    Trigger(tuple(sorted(tails(locks.TRY_LOCK_CONTEXTS)))),
 )
 
 
@@ -38,15 +49,21 @@ class UncheckedLockAcquire(Rule):
     ## What it does
     Finds non-blocking lock attempts whose result is ignored:
     `lock.acquire(blocking=False)` as a bare statement;
-    `set(key, value, nx=True, ...)` as a bare statement; a
-    `SELECT pg_try_advisory_lock(...)` (or `pg_try_advisory_xact_lock`, and
-    their `_shared` forms) executed and its row never read.
+    `set(key, value, nx=True, ...)` as a bare statement; a Django cache used
+    as a lock, `cache.add(key, value, ...)` (or `aadd`), as a bare statement;
+    a `SELECT pg_try_advisory_lock(...)` (or `pg_try_advisory_xact_lock`, and
+    their `_shared` forms) executed and its row never read; django-pglocks
+    `advisory_lock(key, wait=False)` whose acquired flag is never read
+    (`with advisory_lock(key, wait=False):` without `as`, an `as acquired`
+    the block never reads, or the call used as a decorator).
 
     A bare `set(..., nx=True)` counts only when it is a lock attempt: its key
     is not a string literal, or names a lock (`lock`, `mutex`, `running`...),
     or the same key is deleted or expired later in the function. A bare SET NX
     of a literal key that names no lock seeds state (a counter, a marker a
-    test sets up) and is no lock attempt.
+    test sets up) and is no lock attempt. A bare `cache.add(...)` needs a lock
+    word in its key or a delete of the key later: keeping an existing entry
+    (`cache.add(key, computed, 300)`) is a cache fill.
 
     ## Why is this bad?
     A non-blocking attempt doesn't fail when the lock is taken: it returns
@@ -95,6 +112,10 @@ class UncheckedLockAcquire(Rule):
       (`fetchone()`, iteration, passing it on) counts as reading the row.
       An advisory lock used inside the query (`WHERE pg_try_advisory_lock(id)`)
       is checked by the query itself and never reported.
+    - `advisory_lock(..., wait=False)` counts only as a literal false (keyword
+      or third positional); its flag counts as read when its name appears
+      anywhere in the `with` block (logged or passed on included). A module's
+      own function named `advisory_lock` is not the library's.
     """
 
     CODE = "JL404"
@@ -197,16 +218,43 @@ async def sync(r: Redis, token):
             return
         # A bare SET NX of a key that names no lock (a counter seeded once, a
         # marker set up by a test) is a plain command, not a lock attempt.
-        evidence = lock_evidence(acquire.call, self.context, result_read=False)
+        evidence = lock_evidence(
+            acquire.call, self.context, result_read=False, command=acquire.command
+        )
         if not evidence.is_lock:
             return
+        command = acquire.command
         self.report(
             acquire.call,
-            f"{acquire.command.display} as a bare statement: its return value is the only "
-            "signal of who won the lock, and it is ignored, so every worker runs the job. Use "
-            f"`if not r.{acquire.command.fix}: return` or {locks.RUNTIME_LOCK}",
+            f"{command.receiver_text}{command.display} as a bare statement: its return value "
+            "is the only signal of who won the lock, and it is ignored, so every worker runs "
+            f"the job. Use `if not {command.receiver_text or 'r.'}{command.fix}: return` or "
+            f"{locks.RUNTIME_LOCK}",
             requires=evidence.requires,
         )
+
+    # --- a try-lock context whose flag is never read ----------------------------------
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            call = unwrap(item.item)
+            if not isinstance(call, cst.Call):
+                continue
+            entered = try_lock_context(call, self.context)
+            if entered is None or expects_error(call, self.context):
+                continue
+            target = item.asname.name if item.asname is not None else None
+            if target is None:
+                self.report(call, _try_lock_message(entered, "without `as`"))
+            elif isinstance(target, cst.Name) and not _name_read(node.body, target):
+                self.report(call, _try_lock_message(entered, f"as {target.value}, never read"))
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        call = node.decorator
+        if isinstance(call, cst.Call):
+            entered = try_lock_context(call, self.context)
+            if entered is not None:
+                self.report(call, _try_lock_message(entered, "as a decorator"))
 
     def _check_advisory(self, call: cst.Call, method: str) -> None:
         functions = self._advisory_functions(call)
@@ -241,9 +289,31 @@ async def sync(r: Redis, token):
         for pending in mine:
             if not _read_after(scope, pending):
                 functions = self._advisory_functions(pending.node)
-                self.report(
-                    pending.node, _advisory_message(functions[0] if functions else "")
-                )
+                self.report(pending.node, _advisory_message(functions[0] if functions else ""))
+
+
+def _try_lock_message(entered: TryLockEntered, how: str) -> str:
+    api = entered.api
+    name = api.qualname.rsplit(".", 1)[-1]
+    return (
+        f"{name}(..., {api.keyword}=False) {how}: it yields whether the lock was taken and "
+        "the block runs either way, so the job runs without the lock. Use "
+        f"`with {name}(key, {api.keyword}=False) as acquired:` and skip when not acquired, or "
+        f"{locks.ADVISORY_LOCK_FIX}"
+    )
+
+
+def _name_read(scope: cst.CSTNode, target: cst.Name) -> bool:
+    """Whether `target`'s name is read in `scope` (the block of the `with`: once
+    it ends, the lock is already released)."""
+    found = {"yes": False}
+
+    def enter(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name) and node is not target and node.value == target.value:
+            found["yes"] = True
+
+    walk(scope, enter, lambda node: None)
+    return found["yes"]
 
 
 def _advisory_message(function: str) -> str:

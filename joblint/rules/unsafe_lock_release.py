@@ -246,8 +246,11 @@ class Maintenance:
         acquire = key_lock(node, self.context)
         # A lock taken by a command without an expiry is JL402's: it never
         # expires, so no other worker takes it over, and it must become one
-        # with an expiry first.
-        if acquire is not None and not acquire.command.takes_expiry:
+        # with an expiry first. A store with no compare-and-delete (a cache's
+        # add) has no safer release to point to.
+        if acquire is not None and not (
+            acquire.command.takes_expiry and acquire.command.compare_and_delete
+        ):
             acquire = None
         released = released_keys(node) if acquire is None else None
         if acquire is None and released is None:
@@ -255,7 +258,7 @@ class Maintenance:
         if expects_error(node, self.context):
             return  # a test that the call raises: no lock is taken or released
         if acquire is not None:
-            evidence = lock_evidence(node, self.context, result_read=True)
+            evidence = lock_evidence(node, self.context, result_read=True, command=acquire.command)
             if evidence.is_lock:
                 key = key_code(acquire.key)
                 scope.acquires.append(

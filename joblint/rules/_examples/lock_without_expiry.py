@@ -129,6 +129,56 @@ def claim_invoice(ledger, invoice_id):
 """,
         id="no-redis-in-reach",
     ),
+    Valid(
+        """
+from django.core.cache import cache
+
+class Ledger:
+    def add(self, key, value, timeout=None):
+        pass
+
+def remember(user_id, ledger, tags):
+    if cache.add(f"lock:{user_id}", 1):
+        pass
+    if cache.add(f"lock:{user_id}", 1, timeout=60):
+        pass
+    if not cache.add(f"sync-lock:{user_id}", 1, 60):
+        return
+    cache.add(f"seen:{user_id}", 1, timeout=None)
+    ledger.add(f"lock:{user_id}", 1, timeout=None)
+    tags.add("lock")
+""",
+        id="cache-add-expiring-or-no-lock",
+    ),
+    Valid(
+        """
+import redis
+
+r = redis.Redis()
+
+def remember(user_id, state):
+    r.hsetnx("user-states", user_id, state)
+    r.hsetnx("user-states", "count", 0)
+""",
+        id="hsetnx-as-a-plain-command",
+    ),
+    Valid(
+        """
+import aioredis
+import aioredis.lock
+
+client = aioredis.from_url("redis://localhost")
+
+async def run(token):
+    async with client.lock("report", timeout=60):
+        pass
+    async with aioredis.lock.Lock(client, "report", 60):
+        pass
+    if not await client.set(f"lock:{token}", token, nx=True, ex=60):
+        return
+""",
+        id="aioredis-with-expiry",
+    ),
 )
 
 INVALID = (
@@ -410,5 +460,65 @@ def nightly_report(token):
         (5, 12, "set(..., nx=True) without ex/px/exat/pxat"),
         id="redis-in-reach-through-a-project-module",
         app_connections="import redis\n\nredis_client = redis.Redis()\n",
+    ),
+    invalid(
+        """
+import redis
+
+r = redis.Redis()
+
+def run(job_id, token):
+    if not r.hsetnx("locks", job_id, token):
+        return
+    r.hsetnx("jobs", "lock", token)
+    r.hsetnx("jobs", job_id, token)
+    work(job_id)
+    r.hdel("jobs", job_id)
+""",
+        (7, 12, "hsetnx() sets a lock key that never expires"),
+        (9, 5, "hsetnx()"),
+        (10, 5, "set(key, token, nx=True, ex=...)"),
+        id="hsetnx",
+    ),
+    invalid(
+        """
+import aioredis
+import aioredis.lock
+
+client = aioredis.Redis.from_url("redis://localhost")
+
+async def run(name, token):
+    async with client.lock("report"):
+        pass
+    async with aioredis.lock.Lock(client, "report"):
+        pass
+    if not await client.set(f"lock:{name}", token, nx=True):
+        return
+""",
+        (8, 16, "timeout="),
+        (10, 16, "aioredis.lock.Lock(...) without timeout="),
+        (12, 18, "ex/px/exat/pxat"),
+        id="aioredis",
+    ),
+    invalid(
+        """
+from django.core.cache import cache, caches
+
+async def run(name, token):
+    if not cache.add(f"lock:{name}", token, timeout=None):
+        return
+    if not caches["locks"].add(name, token, None):
+        return
+    if not await cache.aadd(f"sync:{name}", token, timeout=None):
+        return
+    cache.add("nightly-report", token, timeout=None)
+    build_report()
+    cache.delete("nightly-report")
+""",
+        (5, 12, "cache.add(..., timeout=None) never expires"),
+        (7, 12, "use cache.add(key, token, timeout=...)"),
+        (9, 18, "cache.aadd(..., timeout=None)"),
+        (11, 5, "timeout=None"),
+        id="django-cache-add-without-expiry",
     ),
 )

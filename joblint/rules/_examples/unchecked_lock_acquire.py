@@ -64,6 +64,57 @@ class Reentry(unittest.TestCase):
 """,
         id="error-tests",
     ),
+    Valid(
+        """
+from django.core.cache import cache
+
+def sync(account_id, token, report):
+    if not cache.add(f"sync-lock:{account_id}", token, 600):
+        return
+    won = cache.add("nightly-lock", token, timeout=600)
+    if not won:
+        return
+    cache.add(f"report:{account_id}", report, 300)
+    cache.add("report-count", 0)
+""",
+        id="cache-add-checked-or-a-cache-fill",
+    ),
+    Valid(
+        """
+from contextlib import contextmanager
+from django_pglocks import advisory_lock
+
+def send_digest():
+    with advisory_lock("digest", wait=False) as acquired:
+        if not acquired:
+            return
+        send_all()
+    with advisory_lock("digest"):
+        send_all()
+    with advisory_lock("digest", wait=True):
+        send_all()
+
+def rebuild():
+    with advisory_lock("rebuild", False, False) as got:
+        log_attempt(got)
+        rebuild_index()
+""",
+        id="advisory-lock-flag-read-or-waiting",
+    ),
+    Valid(
+        """
+from contextlib import contextmanager
+
+@contextmanager
+def advisory_lock(key, wait=True):
+    yield True
+
+def send_digest():
+    with advisory_lock("digest", wait=False):
+        send_all()
+""",
+        id="own-advisory-lock",
+    ),
 )
 
 INVALID = (
@@ -108,5 +159,44 @@ def sweep(token, name):
         (13, 5, "bare statement"),
         id="bare-set-nx-with-lock-evidence",
         app_keys='LAST_SCAN = "stats:last-scan"\nSWEEP = "lock:sweep"\n',
+    ),
+    invalid(
+        """
+from django.core.cache import cache, caches
+
+async def sync(account_id, token):
+    cache.add(f"sync-lock:{account_id}", token, 600)
+    run_sync(account_id)
+    caches["locks"].add(f"rebuild:{account_id}", token, timeout=600)
+    rebuild(account_id)
+    caches["locks"].delete(f"rebuild:{account_id}")
+    await cache.aadd("nightly-mutex", token, 60)
+""",
+        (5, 5, "cache.add() as a bare statement"),
+        (7, 5, "if not cache.add(key, token, timeout=...): return"),
+        (10, 11, "cache.aadd()"),
+        id="cache-add-bare-statement",
+    ),
+    invalid(
+        """
+import django_pglocks
+from django_pglocks import advisory_lock
+
+def send_digest():
+    with advisory_lock("digest", wait=False):
+        send_all()
+    with django_pglocks.advisory_lock("digest", wait=False) as acquired:
+        send_all()
+    if acquired:
+        log_sent()
+
+@advisory_lock("rebuild", wait=False)
+def rebuild():
+    rebuild_index()
+""",
+        (6, 10, "without `as`"),
+        (8, 10, "as acquired, never read"),
+        (13, 2, "as a decorator"),
+        id="advisory-lock-flag-unread",
     ),
 )
