@@ -117,9 +117,6 @@ class NonAtomicLockAcquire(Rule):
     """
 
     CODE = "JL405"
-    # Preview until real code shows its findings right: check-then-set pairs
-    # are mostly cache fills and rate limits, which the lock evidence rejects.
-    PREVIEW = True
     TRIGGERS = _TRIGGERS
     SUMMARY = "Lock taken in two steps (check, then set): two workers can both take it"
     HELP = (
