@@ -594,10 +594,15 @@ ROW_LOCK_CASES = [
         "def claim():\n    global rows\n    rows.select_for_update().update(state='x')\n",
         True,
     ),
-    # A lock that picks, in a function that writes nothing: no claim.
+    # A lock that picks, in a function that writes nothing: no claim; one
+    # that returns the row hands it to callers who may claim it.
+    (
+        "def peek():\n    job = Job.objects.select_for_update().first()\n    log(job)\n",
+        False,
+    ),
     (
         "def peek():\n    return Job.objects.select_for_update().first()\n",
-        False,
+        True,
     ),
     ("def take():\n    job = Job.objects.select_for_update().first()\n    job.save()\n", True),
     ("def take(s):\n    job = s.query(Job).with_for_update().first()\n    job.a = 1\n", True),

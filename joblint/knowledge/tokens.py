@@ -239,6 +239,25 @@ def modules_of(qualnames: Iterable[str]) -> str:
     return rf"\b(?:{alternatives(tops(qualnames))})\b"
 
 
+def _module_named(module: str) -> str:
+    """`a.b.c` imported (`import a.b.c`, `from a.b.c import x`) or imported
+    from its parent (`from a.b import c`), as a pattern."""
+    parent, _, last = module.rpartition(".")
+    whole = rf"\b{re.escape(module)}\b"
+    if not parent:
+        return whole
+    return rf"{whole}|\bfrom\s+{re.escape(parent)}\s+import\b[^\n]*\b{re.escape(last)}\b"
+
+
+# A framework cache's module is named (`from django.core.cache import cache`,
+# a `RedisCache` annotation's module): the receivers a cache's `add` lock needs.
+CACHE_MODULES = "|".join(
+    _module_named(module)
+    for module in sorted(
+        {name.rsplit(".", 1)[0] for name in [*locks.CACHE_OBJECTS, *locks.CACHE_CLASSES]}
+    )
+)
+
 # A Redis client or a framework cache is named (`redis.Redis(...)`,
 # `get_redis_connection`, `from django.core.cache import cache`): the receivers
 # `.lock(name)` needs.

@@ -8,6 +8,7 @@ from joblint.analysis.redis_clients import positional
 from joblint.analysis.rewrite import with_keyword
 from joblint.knowledge import locks
 from joblint.knowledge.tokens import (
+    CACHE_MODULES,
     CACHES_SETTING,
     NX,
     REDIS_CLIENTS,
@@ -32,7 +33,8 @@ _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(locks.SETNX_METHODS))),
     # A cache's `add(key, v, timeout=None)`: on a cache object.
-    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (REDIS_CLIENTS,)),
+    # A cache's `add(...)`: a file naming a cache's module.
+    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (CACHE_MODULES,)),
     # `.lock(name)`: on a Redis client or a cache.
     Trigger(tuple(f".{m}(" for m in _RECEIVER_METHODS), (REDIS_CLIENTS,)),
     Trigger(tuple(f".{m}(" for m in _OWN_METHODS)),

@@ -19,13 +19,24 @@ from joblint.rule import LineOf, Rule, Valid, invalid
 # `self.cache`): the last part of a Redis module's name.
 _STORE_WORDS = {module.rsplit(".", 1)[-1] for module in locks.REDIS_MODULES}
 
+# A key that names a lock (its words, as the file spells them), or one deleted
+# once the work is done.
+_LOCK_EVIDENCE = {
+    *(word for word in locks.LOCK_KEY_WORDS if " " not in word),
+    *(f".{m}(" for m in locks.DELETE_METHODS),
+}
+
 _TRIGGERS: tuple[Trigger, ...] = (
     # A check of a key (`r.get(key)`, `r.exists(key)`, `cache.has_key(key)`)
     # and a set.
+    # The lock evidence: a lock word in the file, or a delete of a key.
     Trigger(
         tuple(f".{m}(" for m in sorted(locks.GET_METHODS | locks.EXISTS_METHODS)),
         (alternatives(_STORE_WORDS),),
-        also=(tuple(f".{m}(" for m in sorted(locks.SET_METHODS)),),
+        also=(
+            tuple(f".{m}(" for m in sorted(locks.SET_METHODS)),
+            tuple(sorted(_LOCK_EVIDENCE)),
+        ),
     ),
 )
 

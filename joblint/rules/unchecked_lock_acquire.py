@@ -19,7 +19,7 @@ from joblint.analysis.redis_clients import client_kind, key_code, method_name, r
 from joblint.analysis.sql import call_sql, lookup_for, selected_functions
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
-from joblint.knowledge.tokens import NX, REDIS_CLIENTS, Trigger, tails
+from joblint.knowledge.tokens import CACHE_MODULES, NX, Trigger, tails
 from joblint.rule import Rule, Valid, invalid
 
 
@@ -38,7 +38,8 @@ _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(tails(locks.TRY_ADVISORY_FUNCTIONS)))),
     # A cache's `add(...)`: on a cache object.
-    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (REDIS_CLIENTS,)),
+    # A cache's `add(...)`: a file naming a cache's module.
+    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (CACHE_MODULES,)),
     # `with advisory_lock(key, wait=False):`
     Trigger(tuple(sorted(tails(locks.TRY_LOCK_CONTEXTS)))),
 )
