@@ -99,16 +99,29 @@ DEFINES_ON_CALL_TASKS = alternatives({name.lower() for name in jobs.ENQUEUE_ON_C
 # --- Enqueue calls ------------------------------------------------------------------
 
 _TASK_OR_QUEUE = (jobs.Receiver.TASK, jobs.Receiver.QUEUE)
+# Task or queue methods whose name is too common to gate on a job library or
+# task name alone (`.run(`, `.map(`): the file imports their library.
+LIBRARY_BOUND_METHODS: dict[str, tuple[str, ...]] = {
+    method: tuple(sorted({module for shape in shapes for module in shape.reach}))
+    for method, shapes in jobs.ENQUEUE_METHODS.items()
+    if all(shape.receiver in _TASK_OR_QUEUE and shape.reach for shape in shapes)
+}
 # Methods whose receiver must be a task or queue object: the gated ones.
 WORD_METHODS = sorted(
     method
     for method, shapes in jobs.ENQUEUE_METHODS.items()
     if all(shape.receiver in _TASK_OR_QUEUE for shape in shapes)
+    and method not in LIBRARY_BOUND_METHODS
 )
 # Methods distinctive on their own (`.delay(`, `.apply_async(`, `.send_task(`) and
 # signature methods (`.s(`, `.si(`) whose payloads are checked too.
 _OWN_METHODS = sorted(
-    ({*jobs.ENQUEUE_METHODS, *payloads.PAYLOAD_SHAPES} - set(WORD_METHODS) - {"__call__"})
+    (
+        {*jobs.ENQUEUE_METHODS, *payloads.PAYLOAD_SHAPES}
+        - set(WORD_METHODS)
+        - set(LIBRARY_BOUND_METHODS)
+        - {"__call__"}
+    )
     - {"task.enqueue"}
 )
 
@@ -134,8 +147,14 @@ _PARTIAL = Trigger(
     (rf"\.(?:{alternatives({*_OWN_METHODS, *WORD_METHODS})})\s*[,)]",),
 )
 
+_LIBRARY_BOUND = tuple(
+    Trigger(calls([method]), (rf"\b(?:{alternatives(set(modules))})\b",))
+    for method, modules in sorted(LIBRARY_BOUND_METHODS.items())
+)
+
 ENQUEUE_TRIGGERS: tuple[Trigger, ...] = (
     Trigger(calls(_OWN_METHODS)),
+    *_LIBRARY_BOUND,
     # `task.chunks(...)()` enqueues the chunks.
     Trigger(calls(["chunks"])),
     Trigger(calls(WORD_METHODS), gated=True),
@@ -468,6 +487,9 @@ def _catch_triggers(api: RetryCall) -> Iterator[Trigger]:
         yield Trigger(tuple(sorted(tails(api.callees))), (_module_word(api.callees),))
 
 
+# `except:`, `except Exception as exc:`, `except (KeyError, BaseException):`.
+_CATCH_ALL = r"\bexcept\s*(?:\(?\s*(?:[\w.]+\s*,\s*)*(?:base)?exception\b[^:\n]*)?:"
+
 # Retries that may be for every exception (JL303); a task's own retry is in an
 # except clause.
 RETRY_CATCHES: tuple[Trigger, ...] = _distinct(
@@ -486,7 +508,7 @@ RETRY_CATCHES: tuple[Trigger, ...] = _distinct(
         # A bound task handing itself to a helper of the project's that
         # retries it (`retry_later(self, exc)`), in an except clause.
         *(
-            Trigger(("except",), (r"\w\(\s*self\s*[,)]",), gated=True)
+            Trigger(("except",), (_CATCH_ALL, r"\w\(\s*self\s*[,)]"), gated=True)
             for r in retries.TASK_RETRIES
             if r.method is not None and r.method.bind_keyword
         ),

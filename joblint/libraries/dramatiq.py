@@ -32,7 +32,8 @@ LIBRARIES = (
             ("send", EnqueueMethod((), Receiver.TASK)),
             ("send_with_options", EnqueueMethod((), Receiver.TASK_LIKE)),
             ("enqueue", EnqueueMethod((), Receiver.QUEUE)),
-            ("run", EnqueueMethod((), Receiver.QUEUE)),
+            # `.run(` is everywhere: only where Dramatiq is imported.
+            ("run", EnqueueMethod((), Receiver.QUEUE, reach=("dramatiq",))),
         ),
         payload_shapes=(
             ("send", PayloadShape()),

@@ -58,7 +58,8 @@ LIBRARIES = (
             # `huey.enqueue(task.s(...))`; `task.map(items)` enqueues one task
             # per item (huey 3.3.0, huey/api.py `Huey.enqueue`, `TaskWrapper.map`).
             ("enqueue", EnqueueMethod((), Receiver.QUEUE)),
-            ("map", EnqueueMethod((), Receiver.TASK)),
+            # `.map(` is everywhere: only where Huey is imported.
+            ("map", EnqueueMethod((), Receiver.TASK, reach=("huey",))),
         ),
         enqueues_on_call=True,
         message_methods=("s",),
