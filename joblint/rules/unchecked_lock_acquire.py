@@ -19,7 +19,7 @@ from joblint.analysis.redis_clients import client_kind, key_code, method_name, r
 from joblint.analysis.sql import call_sql, lookup_for, selected_functions
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
-from joblint.knowledge.tokens import CACHE_MODULES, NX, Trigger, tails
+from joblint.knowledge.tokens import CACHE_MODULES, NX, Trigger, modules_of, tails
 from joblint.rule import Rule, Valid, invalid
 
 
@@ -41,7 +41,11 @@ _TRIGGERS: tuple[Trigger, ...] = (
     # A cache's `add(...)`: a file naming a cache's module.
     Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (CACHE_MODULES,)),
     # `with advisory_lock(key, wait=False):`
-    Trigger(tuple(sorted(tails(locks.TRY_LOCK_CONTEXTS)))),
+    # django-pglocks' `advisory_lock(key, wait=False)`: a file importing it.
+    Trigger(
+        tuple(f"{name}(" for name in sorted(tails(locks.TRY_LOCK_CONTEXTS))),
+        (modules_of(locks.TRY_LOCK_CONTEXTS),),
+    ),
 )
 
 
