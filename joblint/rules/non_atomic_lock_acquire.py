@@ -37,6 +37,7 @@ _TRIGGERS: tuple[Trigger, ...] = (
             tuple(f".{m}(" for m in sorted(locks.SET_METHODS)),
             tuple(sorted(_LOCK_EVIDENCE)),
         ),
+        confirm="key-checked-then-set",
     ),
 )
 
