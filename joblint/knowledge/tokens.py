@@ -507,8 +507,16 @@ RETRY_CATCHES: tuple[Trigger, ...] = _distinct(
         ),
         # A bound task handing itself to a helper of the project's that
         # retries it (`retry_later(self, exc)`), in an except clause.
+        # The task is bound where it is defined: `bind=True`, or a task class.
         *(
-            Trigger(("except",), (_CATCH_ALL, r"\w\(\s*self\s*[,)]"), gated=True)
+            Trigger(
+                ("except",),
+                (
+                    _CATCH_ALL,
+                    r"\w\(\s*self\s*[,)]",
+                    rf"\b{r.method.bind_keyword}\s*=\s*true\b|\bclass\s+\w+\s*\([^)]*task\b",
+                ),
+            )
             for r in retries.TASK_RETRIES
             if r.method is not None and r.method.bind_keyword
         ),
