@@ -16,6 +16,19 @@ _SKIPPED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast
 _RETRY_METHODS = frozenset(r.method.name for r in retries.TASK_RETRIES if r.method is not None)
 
 
+def may_retry_a_parameter(function: _Function, attributes: list[ast.AST]) -> bool:
+    """Whether any of the function's own attribute nodes is a parameter's
+    retry method: the cheap test before `retried_parameters` walks it."""
+    positional = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr in _RETRY_METHODS
+        and isinstance(node.value, ast.Name)
+        and node.value.id in positional
+        for node in attributes
+    )
+
+
 def retried_parameters(function: _Function) -> tuple[str, ...]:
     """The positions of `function`'s positional parameters whose retry method
     it calls where every exception its caller handed it is retried: not in an

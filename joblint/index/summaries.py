@@ -35,7 +35,7 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
-from joblint.index.handed import retried_parameters
+from joblint.index.handed import may_retry_a_parameter, retried_parameters
 from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
@@ -770,7 +770,7 @@ class ModuleReader:
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
         summary.returns = function_returns(node, self.kinds(node), self._qualifiers(stack))
-        if not outer and ast.Attribute in self.kinds(node):
+        if not outer and may_retry_a_parameter(node, self.of_kind(node, ast.Attribute)):
             summary.retries_handed = retried_parameters(node)
         summary.claims = self._claims(node, stack)
         summary.writes, summary.blind_writes = self._writes(node, stack, summary)
