@@ -66,6 +66,14 @@ PAYLOAD_CASES = [
     # A decorated function of the module may be a task enqueued on call.
     ("@huey.task()\ndef t(o):\n    pass\ndef f():\n    t(load())\n", True),
     ("def t(o):\n    pass\ndef f():\n    t(load())\n", False),
+    # Collections of rows, values a library hands the code, a receiver's instance.
+    ("def f():\n    send.delay(list(Order.objects.all()))\n", True),
+    ("def f(qs):\n    send.delay(list(qs), [o.pk for o in qs])\n", False),
+    ("def f():\n    send.delay([o for o in Order.objects.all()])\n", True),
+    ("class V:\n    def f(self):\n        send.delay(self.request.user)\n", True),
+    ("class V:\n    def f(self):\n        send.delay(self.request.user.pk)\n", False),
+    ("def f(form):\n    send.delay(form.instance)\n", True),
+    ("def f(sender, instance, **kw):\n    send.delay(instance)\n", True),
 ]
 
 
@@ -117,6 +125,15 @@ _ARGUMENTS = [
     "order if order else None",
     "self",
     "request",
+    "self.request.user",
+    "self.get_object()",
+    "form.save()",
+    "serializer.instance",
+    "list(rows)",
+    "[o for o in rows]",
+    "(t.s(o) for o in rows)",
+    "{o.pk: o for o in Order.objects.all()}",
+    "instance",
 ]
 _BINDINGS = [
     "",
@@ -130,8 +147,19 @@ _BINDINGS = [
     "with lock() as order:\n        pass\n",
     "order, created = Order.objects.get_or_create(a=1)\n",
     "order: Order = load()\n",
+    "rows = Order.objects.filter(a=1)\n",
+    "form = OrderForm(data)\n",
 ]
-_PARAMETERS = ["order", "order: Order", "order=None", "*order", "request, order", "self, order"]
+_PARAMETERS = [
+    "order",
+    "order: Order",
+    "order=None",
+    "*order",
+    "request, order",
+    "self, order",
+    "sender, instance, **kw",
+    "form, serializer",
+]
 _CALLS = [
     "send.delay({})",
     "send.apply_async(args=[{}], queue={})",

@@ -29,6 +29,7 @@ from joblint.analysis.tasks import classify_enqueue, maybe_task
 from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
 from joblint.models import (
+    M2M,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
@@ -207,10 +208,16 @@ def _classify(
     built = _dict_call(node)
     if built is not None:
         return [i for a in built.args for i in _classify(a.value, context, held=held)]
+    collected = _collection_issues(node, context)
+    if collected is not None:
+        return [_inside(i, node) for i in collected]
     if isinstance(node, cst.Name):
         return _classify_name(node, context, as_dict, held)
     if isinstance(node, cst.Attribute):
         return _classify_attribute(node, context)
+    known = _known_value(node, context)
+    if known:
+        return known
     if isinstance(node, cst.Call | cst.Subscript):
         issues = [_at(i, node) for i in _value_issues(node, context, None, False)]
         if as_dict and isinstance(node, cst.Call):
@@ -234,6 +241,9 @@ def _classify_name(
     node: cst.Name, context: FileContext, as_dict: bool = False, held: bool = False
 ) -> list[PayloadIssue]:
     name = node.value
+    source = _comprehension_source(node, context)
+    if source is not None:
+        return [_at(i, node) for i in _row_issues(source, context)]
     binding = context.resolver.lookup(name)
     if name == "self" and context.frame.class_name and _is_parameter(binding):
         return [PayloadIssue(node, name, SELF, context.frame.class_name)]
@@ -242,6 +252,9 @@ def _classify_name(
     if _is_parameter(binding):
         if name == "request":
             return [PayloadIssue(node, name, REQUEST)]
+        received = _received_instance(node, binding, context)
+        if received is not None:
+            return [received]
         if binding.annotation is not None:
             return [_at(i, node) for i in _annotation_issues(binding.annotation, context)]
         return []
@@ -252,6 +265,9 @@ def _classify_name(
         if held:
             return []
         return [_inside(i, node) for i in _container_issues(name, binding.expr, context)]
+    collected = _collection_issues(binding.expr, context) if whole else None
+    if collected is not None:
+        return [] if held else [_inside(i, node) for i in collected]
     issues = _value_issues(binding.expr, context, binding.unpack_index, binding.iterated)
     found = [_at(i, node) for i in issues]
     expr = unwrap(binding.expr)
@@ -399,18 +415,201 @@ def _returned_alternatives(
     ]
 
 
+def _known_value(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """A value a library hands the code by a name of its own: `request.user`,
+    `self.request.user`, `self.get_object()`, `form.save()`, `serializer.instance`
+    (`knowledge.payloads.PARAMETER_ATTRIBUTES`)."""
+    called = isinstance(node, cst.Call)
+    parts = dotted_parts(node.func if isinstance(node, cst.Call) else node)
+    if parts is None or len(parts) < 2:
+        return []
+    known = kb.PARAMETER_ATTRIBUTES.get((parts[0], ".".join(parts[1:])))
+    if known is None or known.called != called:
+        return []
+    root = context.resolver.lookup(parts[0])
+    if not (_is_parameter(root) or (known.local_too and _bound_to_a_call(root))):
+        return []
+    return [PayloadIssue(node, _render(node), known.kind, known.class_name)]
+
+
+def _bound_to_a_call(binding: Binding | None) -> bool:
+    """A local assigned the result of a call (`form = OrderForm(data)`)."""
+    if binding is None or binding.expr is None or binding.unpack_index is not None:
+        return False
+    return not binding.iterated and isinstance(unwrap(binding.expr), cst.Call)
+
+
+def _received_instance(
+    node: cst.Name, binding: Binding, context: FileContext
+) -> PayloadIssue | None:
+    """The instance a model signal hands its receiver (`instance` of a
+    `post_save` receiver the module connects)."""
+    for frame in reversed(context.frames):
+        function = frame.node
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        if not any(p is binding.node for p in _own_parameters(function)):
+            continue
+        receiving = frame.receiving
+        if receiving is None or receiving.instance_keyword != node.value:
+            return None
+        if not receiving.instance_kind:
+            return None
+        # A many-to-many change hands either side's instance.
+        model = receiving.model.rsplit(".", 1)[-1] if M2M not in receiving.writes else ""
+        what = model or f"the instance {receiving.signal} sends"
+        return PayloadIssue(node, node.value, receiving.instance_kind, what)
+    return None
+
+
+def _own_parameters(function: cst.FunctionDef) -> Iterator[cst.Param]:
+    params = function.params
+    yield from (*params.posonly_params, *params.params, *params.kwonly_params)
+
+
+# Builtins that collect what they iterate over (`list(qs)`: the rows).
+_COLLECTING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
+
+
+def _collection_issues(
+    node: cst.BaseExpression, context: FileContext
+) -> list[PayloadIssue] | None:
+    """What a collection built from an iteration holds: `list(qs)`, `[o for o
+    in qs]`, `(t for t in qs)`, a dict comprehension's values; None when
+    `node` is no such collection."""
+    node = unwrap(node)
+    if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+        element = node.value if isinstance(node, cst.DictComp) else node.elt
+        return _element_issues(unwrap(element), node.for_in, context)
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+        return None
+    if node.func.value not in _COLLECTING_BUILTINS or context.resolver.lookup(node.func.value):
+        return None
+    if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    issues = _row_issues(node.args[0].value, context)
+    return [replace(i, text="", fixable=False) for i in issues]
+
+
+def _element_issues(
+    element: cst.BaseExpression, loops: cst.CompFor, context: FileContext
+) -> list[PayloadIssue]:
+    """A comprehension's element: a target of its loops (the rows iterated)
+    or any value the payload rules read (`Order.objects.get(pk=p)`)."""
+    if isinstance(element, cst.Name):
+        source = _loop_source(element.value, loops)
+        if source is not None:
+            return [replace(i, text=element.value, fixable=False) for i in _row_issues(source, context)]
+        if _binds(loops, element.value):
+            return []  # a target of a loop unpacking, or a nested loop's
+    return [replace(i, fixable=False) for i in _classify(element, context, held=True)]
+
+
+def _loop_source(name: str, loops: cst.CompFor) -> cst.BaseExpression | None:
+    """What the comprehension loop binding `name` alone iterates over (the
+    innermost loop binding it)."""
+    found: cst.BaseExpression | None = None
+    loop: cst.CompFor | None = loops
+    while loop is not None:
+        if isinstance(loop.target, cst.Name) and loop.target.value == name:
+            found = loop.iter
+        elif name in _target_names(loop.target):
+            found = None
+        loop = loop.inner_for_in
+    return found
+
+
+def _binds(loops: cst.CompFor, name: str) -> bool:
+    loop: cst.CompFor | None = loops
+    while loop is not None:
+        if name in _target_names(loop.target):
+            return True
+        loop = loop.inner_for_in
+    return False
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
+def _row_issues(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """The rows iterating over `node` gives: a queryset's, a session query's,
+    a helper's returning rows; through a local bound once to one."""
+    node = unwrap(node)
+    if isinstance(node, cst.Name):
+        binding = context.resolver.lookup(node.value)
+        if binding is None or _is_parameter(binding) or binding.expr is None:
+            return []
+        if binding.unpack_index is not None or binding.iterated:
+            return []
+        node = unwrap(binding.expr)
+    if isinstance(node, cst.Name | cst.Attribute):
+        return []
+    return _value_issues(node, context, None, True)
+
+
+def _comprehension_source(node: cst.Name, context: FileContext) -> cst.BaseExpression | None:
+    """What a name bound by a comprehension's loop around `node`, in the
+    statement being read, iterates over (`group(t.s(o) for o in qs)`)."""
+    statement = context.statement
+    if statement is None:
+        return None
+    finder = _ComprehensionTarget(node)
+    statement.visit(finder)
+    return finder.source
+
+
+class _ComprehensionTarget(cst.CSTVisitor):
+    """The iterable of the innermost comprehension loop binding the name
+    `node` around it (None: no comprehension binds it there)."""
+
+    def __init__(self, node: cst.Name) -> None:
+        self.node = node
+        self.loops: list[cst.CompFor] = []
+        self.source: cst.BaseExpression | None = None
+        self.done = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.done:
+            return False
+        if node is self.node:
+            self.done = True
+            for loops in reversed(self.loops):
+                if _binds(loops, self.node.value):
+                    self.source = _loop_source(self.node.value, loops)
+                    return False
+            return False
+        if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+            self.loops.append(node.for_in)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.done:
+            return
+        if isinstance(
+            original_node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
+        ):
+            self.loops.pop()
+
+
 def _is_parameter(binding: Binding | None) -> bool:
     return binding is not None and isinstance(binding.node, cst.Param)
 
 
 def _classify_attribute(node: cst.Attribute, context: FileContext) -> list[PayloadIssue]:
+    known = _known_value(node, context)
+    if known:
+        return known
     parts = dotted_parts(node)
     if parts is None or len(parts) != 2:
         return []
     root = context.resolver.lookup(parts[0])
-    known = kb.PARAMETER_ATTRIBUTES.get((parts[0], parts[1]))
-    if known is not None and _is_parameter(root):
-        return [PayloadIssue(node, ".".join(parts), known.kind, known.class_name)]
     # `Color.RED`: a member of a class the index may know as an enum.
     if root is not None and root.kind in (BindingKind.IMPORT, BindingKind.DEF):
         if not parts[1].isupper() or in_standard_library(root.qualname):
@@ -471,6 +670,10 @@ def _value_issues(
         found = _session_fetch(node, context, iterated, session)
         if found is not None:
             return found
+    if isinstance(node, cst.Call) and unpack_index is None and not iterated:
+        known = _known_value(node, context)
+        if known:
+            return known
     if isinstance(node, cst.Call) and unpack_index is None:
         returned = _returned_alternatives(node, context, iterated)
         if iterated:

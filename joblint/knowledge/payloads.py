@@ -48,6 +48,11 @@ PARAMETER_ATTRIBUTES: dict[tuple[str, str], ParameterAttribute] = {
     (a.parameter, a.attribute): a for a in collect("PARAMETER_ATTRIBUTES")
 }
 
+# The parameter a model signal's receiver is handed the written instance by.
+RECEIVED_INSTANCE_NAMES = frozenset(
+    s.instance_keyword for s in collect("MODEL_SIGNALS") if s.instance_keyword
+)
+
 # --- ORM fetches ---------------------------------------------------------------
 
 # `X.objects.<method>(...)`: a manager's chains fetching instances or querysets.

@@ -53,10 +53,16 @@ _FETCH_WORDS = frozenset(
         *(w for f in kb.SESSION_FETCHES for w in f.rows_methods),
     }
 )
-# `request.user`: both parts, either of which makes a two-part attribute count.
-_PARAMETER_WORDS = frozenset(part for pair in kb.PARAMETER_ATTRIBUTES for part in pair)
-# Parameters the rules report by name.
-_REPORTED_NAMES = frozenset({"self", "request"})
+# `request.user`, `self.request.user`: the attributes the rules read by name, as parts.
+_KNOWN_ATTRIBUTES = frozenset(
+    (known.parameter, *known.attribute.split("."))
+    for known in kb.PARAMETER_ATTRIBUTES.values()
+    if not known.called
+)
+# Parameters the rules report by name (a receiver's `instance`: by what connects it).
+_REPORTED_NAMES = frozenset({"self", "request", *kb.RECEIVED_INSTANCE_NAMES})
+# Builtins whose value holds what they iterate over (`list(qs)`).
+_COLLECTING = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
 _BUILTINS = frozenset(dir(builtins))
 _DICT = "dict"
 # Stands for a binding that is not `name = value` (a loop target, an import...).
@@ -166,6 +172,14 @@ class _Module:
             return any(self.may_hold(value, function, seen) for value in node.values)
         if isinstance(node, ast.Starred):
             return self.may_hold(node.value, function, seen)
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            return _comprehension_may_hold(node.elt, node.generators) or self.may_hold(
+                node.elt, function, seen
+            )
+        if isinstance(node, ast.DictComp):
+            return _comprehension_may_hold(node.value, node.generators) or self.may_hold(
+                node.value, function, seen
+            )
         if isinstance(node, ast.Name):
             return self._name_may_hold(node.id, function, seen)
         if isinstance(node, ast.Attribute):
@@ -174,7 +188,7 @@ class _Module:
             return isinstance(_unawaited(node.value), ast.Call)  # `X.objects.filter()[0]`
         if isinstance(node, ast.Call):
             return self._call_value_may_hold(node, function, seen)
-        return False  # a literal, an operation, a comprehension, ...
+        return False  # a literal, an operation, ...
 
     def _call_value_may_hold(
         self, call: ast.Call, function: _Function | None, seen: frozenset[str]
@@ -187,6 +201,8 @@ class _Module:
         if root == _DICT and isinstance(func, ast.Name) and not self.bound(_DICT):
             values = [*call.args, *(keyword.value for keyword in call.keywords)]
             return any(self.may_hold(value, function, seen) for value in values)
+        if root in _COLLECTING and isinstance(func, ast.Name) and not self.bound(root):
+            return any(self.may_hold(value, function, seen) for value in call.args)
         if root in _BUILTINS and not self.bound(root):
             return False  # `str(order.pk)`: the standard library's
         return not self.from_standard_library(root) or _chain_may_fetch(func)
@@ -310,11 +326,22 @@ def _chain_may_fetch(node: ast.expr) -> bool:
 
 
 def _attribute_may_hold(node: ast.Attribute) -> bool:
-    """Only a two-part attribute is read: a parameter's known attribute
-    (`request.user`) or a member of a class (`Color.RED`, upper case)."""
-    if not isinstance(node.value, ast.Name):
+    """A parameter's known attribute (`request.user`, `self.request.user`) or a
+    member of a class (`Color.RED`, upper case, two parts)."""
+    parts = dotted(node)
+    if parts is None:
         return False
-    return node.attr.isupper() or node.attr in _PARAMETER_WORDS or node.value.id in _PARAMETER_WORDS
+    if len(parts) == 2 and node.attr.isupper():
+        return True
+    return tuple(parts) in _KNOWN_ATTRIBUTES
+
+
+def _comprehension_may_hold(element: ast.expr, loops: Sequence[ast.comprehension]) -> bool:
+    """The element is a loop's target: the rows iterated may be a queryset's."""
+    return isinstance(element, ast.Name) and any(
+        element.id in {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        for loop in loops
+    )
 
 
 def _unawaited(node: ast.expr) -> ast.expr:

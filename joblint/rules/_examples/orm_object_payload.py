@@ -88,6 +88,70 @@ def remind(pk):
         id="same-named-helper-elsewhere-returning-an-id",
         project={"app_models": _MODELS, "app_billing": _BILLING, "app_elsewhere": _ELSEWHERE},
     ),
+    Valid(
+        """
+from django.db.models.signals import post_save
+from django.dispatch import Signal, receiver
+from .models import Order
+from .tasks import notify
+
+order_paid = Signal()
+
+@receiver(post_save, sender=Order)
+def on_save(sender, instance, created, **kwargs):
+    notify.delay(instance.pk, created)
+
+@receiver(order_paid)
+def on_paid(sender, instance, **kwargs):
+    notify.delay(instance)
+
+def not_connected(sender, instance, **kwargs):
+    notify.delay(instance)
+""",
+        id="receiver-passing-the-key-a-project-signal-and-an-unconnected-lookalike",
+    ),
+    Valid(
+        """
+from .models import Order
+from .tasks import export
+
+def run(pks):
+    qs = Order.objects.filter(paid=True)
+    export.delay([o.pk for o in qs], list(qs.values_list("pk", flat=True)))
+    export.delay(list(Order.objects.values("pk", "email")), [pk for pk in pks])
+    export.delay({o.pk: o.email for o in qs}, sorted(pks), list(pks))
+""",
+        id="collections-of-keys-and-values",
+    ),
+    Valid(
+        """
+from django.views.generic import UpdateView
+from .tasks import notify
+
+class OrderUpdate(UpdateView):
+    def form_valid(self, form):
+        notify.delay(self.request.user.pk, form.instance.pk, form.cleaned_data["email"])
+        return super().form_valid(form)
+
+    def post(self, request, *args, **kwargs):
+        notify.delay(self.get_object().pk)
+
+def perform_create(serializer):
+    notify.delay(serializer.data["id"], serializer.validated_data)
+""",
+        id="keys-of-what-views-forms-and-serializers-hand",
+    ),
+    Valid(
+        """
+from .tasks import notify
+
+class Exporter:
+    def run(self, form, serializer):
+        self.form = form
+        notify.delay(self.form, self.serializer)
+""",
+        id="attributes-named-like-forms-of-another-object",
+    ),
 )
 
 INVALID = (
@@ -300,5 +364,150 @@ def remind(pk):
 """,
         id="task-of-a-project-task-decorator",
         app_models=_MODELS,
+    ),
+    invalid(
+        """
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
+from .models import Order
+from .tasks import notify
+
+@receiver(post_save, sender=Order)
+def on_save(sender, instance, created, **kwargs):
+    notify.delay(instance)
+    notify.apply_async(kwargs={"order": instance})
+    transaction.on_commit(lambda: notify.delay([instance]))
+
+@receiver([post_delete, m2m_changed])
+def on_change(sender, instance, **kwargs):
+    notify.delay(instance=instance)
+
+def on_saved_again(sender, instance, **kwargs):
+    notify.delay(instance)
+
+post_save.connect(on_saved_again, sender=Order)
+""",
+        (10, 18, "'instance' is a Django model instance (Order) passed to notify.delay()"),
+        (11, 41, "'instance' is a Django model instance (Order)"),
+        (12, 49, "'instance' is a Django model instance (Order)"),
+        (
+            16,
+            27,
+            "'instance' is a Django model instance (the instance m2m_changed or post_delete "
+            "sends)",
+        ),
+        (19, 18, "'instance' is a Django model instance (Order)"),
+        fixed="""
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
+from .models import Order
+from .tasks import notify
+
+@receiver(post_save, sender=Order)
+def on_save(sender, instance, created, **kwargs):
+    notify.delay(instance.pk)
+    notify.apply_async(kwargs={"order": instance.pk})
+    transaction.on_commit(lambda: notify.delay([instance.pk]))
+
+@receiver([post_delete, m2m_changed])
+def on_change(sender, instance, **kwargs):
+    notify.delay(instance=instance.pk)
+
+def on_saved_again(sender, instance, **kwargs):
+    notify.delay(instance.pk)
+
+post_save.connect(on_saved_again, sender=Order)
+""",
+        id="signal-receivers-instance",
+    ),
+    invalid(
+        """
+from celery import group
+from .models import Order
+from .tasks import export, notify
+
+def run(pks):
+    orders = list(Order.objects.filter(paid=True))
+    export.delay(orders)
+    qs = Order.objects.filter(paid=False)
+    export.delay([o for o in qs], {o.pk: o for o in qs})
+    group(notify.s(o) for o in qs).apply_async()
+    export.delay([Order.objects.get(pk=pk) for pk in pks])
+""",
+        (8, 18, "'orders' holds a Django model instance (Order) passed to export.delay()"),
+        (10, 18, "'[o for o in qs]' holds 'o', a Django model instance (Order)"),
+        (10, 35, "'{o.pk: o for o in qs}' holds 'o', a Django model instance (Order)"),
+        (11, 20, "'o' is a Django model instance (Order) passed to notify.s()"),
+        (12, 18, "holds 'Order.objects.get(pk=pk)', a Django model instance (Order)"),
+        fixed="""
+from celery import group
+from .models import Order
+from .tasks import export, notify
+
+def run(pks):
+    orders = list(Order.objects.filter(paid=True))
+    export.delay(orders)
+    qs = Order.objects.filter(paid=False)
+    export.delay([o for o in qs], {o.pk: o for o in qs})
+    group(notify.s(o.pk) for o in qs).apply_async()
+    export.delay([Order.objects.get(pk=pk) for pk in pks])
+""",
+        id="collections-and-comprehensions-of-rows",
+    ),
+    invalid(
+        """
+from django.views.generic import UpdateView
+from rest_framework import viewsets
+from .forms import OrderForm
+from .tasks import notify
+
+class OrderUpdate(UpdateView):
+    def form_valid(self, form):
+        notify.delay(self.request.user, form.instance)
+        return super().form_valid(form)
+
+    def post(self, request, *args, **kwargs):
+        order = self.get_object()
+        notify.delay(order)
+
+class OrderViewSet(viewsets.ModelViewSet):
+    def perform_create(self, serializer):
+        notify.delay(serializer.save())
+
+def submit(request):
+    form = OrderForm(request.POST)
+    notify.delay(form.save())
+""",
+        (9, 22, "'self.request.user' is a Django model instance (User)"),
+        (9, 41, "'form.instance' is a Django model instance (the form's model)"),
+        (14, 22, "'order' is a Django model instance (the view's object)"),
+        (18, 22, "'serializer.save()' is a Django model instance (the serializer's model)"),
+        (22, 18, "'form.save()' is a Django model instance (the form's model)"),
+        fixed="""
+from django.views.generic import UpdateView
+from rest_framework import viewsets
+from .forms import OrderForm
+from .tasks import notify
+
+class OrderUpdate(UpdateView):
+    def form_valid(self, form):
+        notify.delay(self.request.user.pk, form.instance.pk)
+        return super().form_valid(form)
+
+    def post(self, request, *args, **kwargs):
+        order = self.get_object()
+        notify.delay(order.pk)
+
+class OrderViewSet(viewsets.ModelViewSet):
+    def perform_create(self, serializer):
+        notify.delay(serializer.save().pk)
+
+def submit(request):
+    form = OrderForm(request.POST)
+    notify.delay(form.save().pk)
+""",
+        id="what-views-forms-and-serializers-hand",
     ),
 )
