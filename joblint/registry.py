@@ -41,6 +41,7 @@ class RuleInfo(NamedTuple):
     judges_suppressions: bool = False  # `Rule.JUDGES_SUPPRESSIONS`
     reads_settings: bool = False  # `Rule.READS_SETTINGS`
     follows_calls: bool = False  # `Rule.FOLLOWS_CALLS`
+    follows_arguments: bool = False  # `Rule.FOLLOWS_ARGUMENTS`
 
 
 def rule_modules() -> tuple[str, ...]:
@@ -124,6 +125,7 @@ def info_of(rule: type[Rule]) -> RuleInfo:
         rule.JUDGES_SUPPRESSIONS,
         rule.READS_SETTINGS,
         rule.FOLLOWS_CALLS,
+        rule.FOLLOWS_ARGUMENTS,
     )
 
 
@@ -198,6 +200,10 @@ def reads_settings(code: str) -> bool:
 
 def follows_calls(code: str) -> bool:
     return any(info.follows_calls for info in catalog() if info.code == code)
+
+
+def follows_arguments(code: str) -> bool:
+    return any(info.follows_arguments for info in catalog() if info.code == code)
 
 
 def all_codes() -> list[str]:

@@ -180,6 +180,10 @@ class Rule:
     # model): it also runs on files its triggers miss when the project model
     # says one of their calls inside a transaction leads to an enqueue.
     FOLLOWS_CALLS: ClassVar[bool] = False
+    # Its findings follow the arguments a call passes a project function that
+    # hands them on to an enqueue (reported at the caller): it also runs on the
+    # files calling such a function that its triggers miss.
+    FOLLOWS_ARGUMENTS: ClassVar[bool] = False
 
     def __init__(self, context: FileContext) -> None:
         self.context = context

@@ -65,7 +65,11 @@ PAYLOAD_CASES = [
     ("def f(a):\n    q.enqueue(job_function, load(a))\n", True),
     # A decorated function of the module may be a task enqueued on call.
     ("@huey.task()\ndef t(o):\n    pass\ndef f():\n    t(load())\n", True),
-    ("def t(o):\n    pass\ndef f():\n    t(load())\n", False),
+    # A call of any project function passing a live object: it may hand it on.
+    ("def t(o):\n    pass\ndef f():\n    t(load())\n", True),
+    ("def t(o):\n    pass\ndef f(o):\n    t(o, o.pk, str(o))\n", False),
+    ("def f(request):\n    schedule(request.user)\n", True),
+    ("def f():\n    Order(customer=load())\n", False),
     # Collections of rows, values a library hands the code, a receiver's instance.
     ("def f():\n    send.delay(list(Order.objects.all()))\n", True),
     ("def f(qs):\n    send.delay(list(qs), [o.pk for o in qs])\n", False),
@@ -74,6 +78,9 @@ PAYLOAD_CASES = [
     ("class V:\n    def f(self):\n        send.delay(self.request.user.pk)\n", False),
     ("def f(form):\n    send.delay(form.instance)\n", True),
     ("def f(sender, instance, **kw):\n    send.delay(instance)\n", True),
+    # A task may use an unannotated parameter as a model; not one named as a key.
+    ("def f(order):\n    send.delay(order)\n", True),
+    ("def f(order_id, pks):\n    send.delay(order_id, pks)\n", False),
 ]
 
 

@@ -29,16 +29,22 @@ from joblint.analysis.tasks import classify_enqueue, maybe_task
 from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
 from joblint.models import (
+    HANDED,
+    HANDS_TO_PAYLOAD,
     M2M,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
     RETURNS_OBJECT,
+    USED_AS_MODEL,
     Requirement,
 )
 
 SELF = "self"
 REQUEST = "request"
+# A value of unknown type passed where the task uses its parameter as a model
+# instance (`USED_AS_MODEL` settles it).
+MODEL_PARAMETER = "model-parameter"
 
 _RENDER_LIMIT = 40
 _EMPTY_MODULE = cst.Module(body=[])
@@ -93,8 +99,133 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
                     issue.holder,
                 )
             )
+    reported = {id(issue.node) for issue in issues}
+    task = _enqueued_task(call, context)
+    if task:
+        for value, position, keyword in _task_places(call, shape):
+            if id(unwrap(value)) not in reported and id(value) not in reported:
+                unknown = _unknown_object(value, context, task, position, keyword)
+                if unknown is not None:
+                    issues.append(replace(unknown, requires=requires + unknown.requires))
     text = dotted_text(call.func)
     return PayloadSite(f"{text}()" if text else "the enqueue call", tuple(issues))
+
+
+def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
+    """The live objects a call of a project function passes it, each one a
+    finding if the function hands that parameter on to a job's payload
+    (`HANDS_TO_PAYLOAD`: `schedule_email(request.user)` where
+    `schedule_email(user)` calls `send_email.delay(user)`)."""
+    if not call.args:
+        return None
+    enqueue = context.enqueue(call)
+    if enqueue is not None and any(not e.requires for e in enqueue.alternatives()):
+        return None  # an enqueue (where it may be one, a Huey task called, both are read)
+    qualname = context.resolver.qualified_name(call.func)
+    text = dotted_text(call.func)
+    if qualname is None or text is None or not jobs.may_be_project_code(qualname):
+        return None
+    called = text.rsplit(".", 1)[-1]
+    if called[:1].isupper() or called in kb.ENQUEUE_METHOD_NAMES:
+        # A class made (its constructor keeps what it is given), or a method
+        # named like an enqueue: read as one where it is one, else no helper.
+        return None
+    issues: list[PayloadIssue] = []
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            break
+        place = ("", arg.keyword.value) if arg.keyword is not None else (str(position), "")
+        if arg.keyword is None:
+            position += 1
+        for issue in _classify(arg.value, context):
+            if issue.kind in (SELF, REQUEST):
+                continue  # handed to helpers everywhere, and rarely on to a job
+            requirement = Requirement(HANDS_TO_PAYLOAD, qualname, reach=place)
+            issues.append(replace(issue, requires=(*issue.requires, requirement), fixable=False))
+    if not issues:
+        return None
+    return PayloadSite(f"{text}(), which hands it on to {HANDED}", tuple(issues))
+
+
+def _enqueued_task(call: cst.Call, context: FileContext) -> str:
+    """The project task an enqueue call enqueues, by its own method ("" for
+    another enqueue: a queue's, a signature's)."""
+    enqueue = context.enqueue(call)
+    if enqueue is None or enqueue.signed:
+        return ""
+    return enqueue.task
+
+
+def _task_places(
+    call: cst.Call, shape: kb.PayloadShape
+) -> Iterator[tuple[cst.BaseExpression, str, str]]:
+    """The payload arguments of a task's enqueue with the task's parameter
+    each binds: (value, position, "") or (value, "", keyword)."""
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return  # `*args`/`**kwargs`: positions no longer tell
+    at = 0
+    for index, arg in enumerate(positional):
+        if index < shape.skip_positional:
+            continue
+        if index == shape.args_position:
+            yield from _displayed_positions(arg.value)
+        elif index == shape.kwargs_position:
+            yield from _displayed_keywords(arg.value)
+        elif shape.rest_is_payload:
+            yield arg.value, str(at), ""
+            at += 1
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        name = arg.keyword.value
+        if name and name == shape.args_keyword:
+            yield from _displayed_positions(arg.value)
+        elif name and name == shape.kwargs_keyword:
+            yield from _displayed_keywords(arg.value)
+        elif shape.rest_is_payload and not _reserved(name, shape):
+            yield arg.value, "", name
+
+
+def _displayed_positions(
+    node: cst.BaseExpression,
+) -> Iterator[tuple[cst.BaseExpression, str, str]]:
+    if isinstance(node, cst.List | cst.Tuple):
+        for index, element in enumerate(node.elements):
+            if isinstance(element, cst.StarredElement):
+                return
+            yield element.value, str(index), ""
+
+
+def _displayed_keywords(
+    node: cst.BaseExpression,
+) -> Iterator[tuple[cst.BaseExpression, str, str]]:
+    if isinstance(node, cst.Dict):
+        for item in node.elements:
+            if isinstance(item, cst.DictElement) and isinstance(item.key, cst.SimpleString):
+                key = item.key.evaluated_value
+                if isinstance(key, str):
+                    yield item.value, "", key
+
+
+def _unknown_object(
+    value: cst.BaseExpression, context: FileContext, task: str, position: str, keyword: str
+) -> PayloadIssue | None:
+    """A value whose type the file doesn't tell and whose name doesn't say it
+    is a key: an unannotated parameter, or a loop's item (`order`, not
+    `order_id`). A finding where the task uses that parameter as a model."""
+    node = unwrap(value)
+    if not isinstance(node, cst.Name) or kb.names_a_key(node.value):
+        return None
+    binding = context.resolver.lookup(node.value)
+    if binding is None or binding.kind is not BindingKind.OTHER:
+        return None
+    unannotated = _is_parameter(binding) and binding.annotation is None
+    if not (unannotated or binding.iterated) or node.value in ("self", "cls", "request"):
+        return None
+    requirement = Requirement(USED_AS_MODEL, task, reach=(position, keyword))
+    return PayloadIssue(node, node.value, MODEL_PARAMETER, "", (requirement,), fixable=False)
 
 
 def _shape_and_requirements(
@@ -471,9 +602,7 @@ def _own_parameters(function: cst.FunctionDef) -> Iterator[cst.Param]:
 _COLLECTING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
 
 
-def _collection_issues(
-    node: cst.BaseExpression, context: FileContext
-) -> list[PayloadIssue] | None:
+def _collection_issues(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue] | None:
     """What a collection built from an iteration holds: `list(qs)`, `[o for o
     in qs]`, `(t for t in qs)`, a dict comprehension's values; None when
     `node` is no such collection."""
@@ -499,7 +628,9 @@ def _element_issues(
     if isinstance(element, cst.Name):
         source = _loop_source(element.value, loops)
         if source is not None:
-            return [replace(i, text=element.value, fixable=False) for i in _row_issues(source, context)]
+            return [
+                replace(i, text=element.value, fixable=False) for i in _row_issues(source, context)
+            ]
         if _binds(loops, element.value):
             return []  # a target of a loop unpacking, or a nested loop's
     return [replace(i, fixable=False) for i in _classify(element, context, held=True)]
@@ -592,9 +723,7 @@ class _ComprehensionTarget(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if self.done:
             return
-        if isinstance(
-            original_node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
-        ):
+        if isinstance(original_node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
             self.loops.pop()
 
 

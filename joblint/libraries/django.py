@@ -548,6 +548,12 @@ PARAMETER_ATTRIBUTES = (
     ),
 )
 
+# What only a model instance has: `refresh_from_db()` and `save()` (called
+# with no positional argument: a file's or an image's `save(path)` takes one),
+# the `_meta` options and the `pk` property (django/db/models/base.py, Django 5.1).
+MODEL_INSTANCE_METHODS = ("refresh_from_db", "save")
+MODEL_INSTANCE_ATTRIBUTES = ("_meta", "pk")
+
 MANAGER_FETCHES = (
     ManagerFetches(
         manager_attribute="objects",

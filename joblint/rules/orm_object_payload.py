@@ -2,12 +2,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from joblint.analysis.payloads import REQUEST, SELF, PayloadIssue, payload_site
+from joblint.analysis.payloads import (
+    MODEL_PARAMETER,
+    REQUEST,
+    SELF,
+    PayloadIssue,
+    handed_site,
+    payload_site,
+)
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.tokens import PAYLOAD_TRIGGERS
+from joblint.models import USED
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
-_REPORTED = frozenset({*kb.ORM_KINDS, *kb.ROWS_KINDS, SELF, REQUEST})
+_REPORTED = frozenset({*kb.ORM_KINDS, *kb.ROWS_KINDS, SELF, REQUEST, MODEL_PARAMETER})
 
 
 def _message(issue: PayloadIssue, call_text: str) -> str:
@@ -24,6 +32,11 @@ def _message(issue: PayloadIssue, call_text: str) -> str:
         return f"'{issue.holder}' holds '{text}', {kind.what} ({model}) {passed}: pass {instead}"
     if kind is not None:
         return f"'{text}' is {kind.what} ({model}) {passed}: pass {kind.instead.format(text=text)}"
+    if issue.kind == MODEL_PARAMETER:
+        return (
+            f"'{text}' is {passed}, whose task uses it as a model instance ({USED}): pass "
+            f"its primary key ({text}.pk) and re-fetch the row in the task"
+        )
     if issue.kind == SELF:
         return (
             f"'self' (a {model} instance) {passed}: pass its identifier and rebuild or "
@@ -109,6 +122,8 @@ class OrmObjectPayload(Rule):
     CODE = "JL201"
     # Huey task calls have no token: the second pass finds files naming a Huey task.
     TRIGGERS = PAYLOAD_TRIGGERS
+    # `schedule_email(request.user)` in a file with no enqueue of its own.
+    FOLLOWS_ARGUMENTS = True
     SUMMARY = "ORM object or other live object passed in a job payload: pass its ID instead"
     HELP = "Pass the primary key (obj.pk / obj.id) and re-fetch the object inside the job"
 
@@ -198,17 +213,17 @@ def view(request, pk):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        site = payload_site(node, self.context)
-        if site is None:
-            return
-        for issue in site.issues:
-            if issue.kind in _REPORTED:
-                self.report(
-                    issue.node,
-                    _message(issue, site.call_text),
-                    requires=issue.requires,
-                    fix=_key_fix(issue),
-                )
+        for site in (payload_site(node, self.context), handed_site(node, self.context)):
+            if site is None:
+                continue
+            for issue in site.issues:
+                if issue.kind in _REPORTED:
+                    self.report(
+                        issue.node,
+                        _message(issue, site.call_text),
+                        requires=issue.requires,
+                        fix=_key_fix(issue),
+                    )
 
 
 # --- fixes ---------------------------------------------------------------------------------

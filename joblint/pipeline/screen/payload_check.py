@@ -146,8 +146,25 @@ class _Module:
         if shapes is None and isinstance(call.func, ast.Name) and name in self.decorated:
             shapes = (kb.PAYLOAD_SHAPES[_CALLED],)
         if shapes is None:
+            return self._helper_call_may_hold(call, function)
+        # A task's parameter it uses as a model: an argument of unknown type counts.
+        return any(self.may_hold(value, function, unknown=True) for value in _payload(call, shapes))
+
+    def _helper_call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
+        """A call of a function the project may define (`schedule_email(request.user)`),
+        which may hand its argument on to an enqueue (one named like an
+        enqueue method is read as one, by the rules too)."""
+        parts = dotted(call.func)
+        if parts is None or parts[-1][:1].isupper() or parts[-1] in kb.ENQUEUE_METHOD_NAMES:
             return False
-        return any(self.may_hold(value, function) for value in _payload(call, shapes))
+        root = parts[0]
+        if (root in _BUILTINS and not self.bound(root)) or self.from_standard_library(root):
+            return False
+        values = [
+            *(a for a in call.args if not isinstance(a, ast.Starred)),
+            *(k.value for k in call.keywords if k.arg is not None),
+        ]
+        return any(self.may_hold(value, function) for value in values)
 
     def _partial_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
         """`partial(queue.enqueue, f, order)`: the arguments bound now."""
@@ -156,20 +173,28 @@ class _Module:
         if last_name(call.args[0]) not in _SHAPES:
             return False
         values = [*call.args[1:], *(keyword.value for keyword in call.keywords)]
-        return any(self.may_hold(value, function) for value in values)
+        return any(self.may_hold(value, function, unknown=True) for value in values)
 
     # --- the values -------------------------------------------------------------
 
     def may_hold(
-        self, node: ast.expr, function: _Function | None, seen: frozenset[str] = frozenset()
+        self,
+        node: ast.expr,
+        function: _Function | None,
+        seen: frozenset[str] = frozenset(),
+        unknown: bool = False,
     ) -> bool:
         """Whether the rules may take the value for a live object (`_classify`
-        of `joblint.analysis.payloads`). `seen`: names being followed."""
+        of `joblint.analysis.payloads`). `seen`: names being followed;
+        `unknown`: an unannotated parameter not named like a key counts (a
+        task may use it as a model)."""
         node = _unawaited(node)
+        if unknown and isinstance(node, ast.Name) and self._unknown_parameter(node.id, function):
+            return True
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            return any(self.may_hold(element, function, seen) for element in node.elts)
+            return any(self.may_hold(e, function, seen, unknown) for e in node.elts)
         if isinstance(node, ast.Dict):
-            return any(self.may_hold(value, function, seen) for value in node.values)
+            return any(self.may_hold(v, function, seen, unknown) for v in node.values)
         if isinstance(node, ast.Starred):
             return self.may_hold(node.value, function, seen)
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
@@ -206,6 +231,11 @@ class _Module:
         if root in _BUILTINS and not self.bound(root):
             return False  # `str(order.pk)`: the standard library's
         return not self.from_standard_library(root) or _chain_may_fetch(func)
+
+    def _unknown_parameter(self, name: str, function: _Function | None) -> bool:
+        if function is None or kb.names_a_key(name):
+            return False
+        return _PARAMETER in self.scope(function).values.get(name, ())
 
     def _name_may_hold(self, name: str, function: _Function | None, seen: frozenset[str]) -> bool:
         """An unannotated parameter holds nothing the rules follow; a local

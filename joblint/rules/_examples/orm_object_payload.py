@@ -24,6 +24,25 @@ _LEDGER = (
     "    return invoice\n"
 )
 _ELSEWHERE = "def load(pk):\n    return int(pk)\n"
+_MAIL_TASKS = (
+    "from celery import shared_task\n\n"
+    "@shared_task\ndef send_email(user_id, template='welcome'): ...\n"
+)
+_MAIL = (
+    "from app.tasks import send_email\n\n"
+    "def schedule_email(user):\n    send_email.delay(user)\n\n"
+    "def schedule_later(user, delay):\n    send_email.apply_async(args=[user], countdown=delay)\n\n"
+    "def welcome(user):\n    schedule_email(user)\n\n"
+    "def schedule_by_key(user):\n    send_email.delay(user.pk)\n\n"
+    "def log_signup(user):\n    print(user)\n"
+)
+_JOBS = (
+    "from celery import shared_task\n\n"
+    "@shared_task\ndef refresh(invoice):\n    invoice.refresh_from_db()\n\n"
+    "@shared_task(bind=True)\ndef archive(self, invoice, note=''):\n"
+    "    invoice.archived = True\n    invoice.save()\n\n"
+    "@shared_task\ndef render(invoice_id, image):\n    image.save('/tmp/render.png')\n"
+)
 
 VALID = (
     Valid(
@@ -151,6 +170,33 @@ class Exporter:
         notify.delay(self.form, self.serializer)
 """,
         id="attributes-named-like-forms-of-another-object",
+    ),
+    Valid(
+        """
+from app.mail import log_signup, schedule_by_key, schedule_email, schedule_later
+
+def signup(request, pk):
+    schedule_by_key(request.user)
+    schedule_email(request.user.pk)
+    log_signup(request.user)
+    schedule_later(request.user.pk, request.user)
+""",
+        id="helpers-passing-keys-on-or-keeping-the-object",
+        project={"app_tasks": _MAIL_TASKS, "app_mail": _MAIL},
+    ),
+    Valid(
+        """
+from app.jobs import archive, refresh, render
+
+def remind(invoice_id, image, invoice_pks, note):
+    refresh.delay(invoice_id)
+    render.delay(invoice_id, image)
+    archive.delay(invoice_id, note=note)
+    for pk in invoice_pks:
+        refresh.delay(pk)
+""",
+        id="task-parameters-used-as-models-passed-keys",
+        project={"app_jobs": _JOBS},
     ),
 )
 
@@ -394,8 +440,7 @@ post_save.connect(on_saved_again, sender=Order)
         (
             16,
             27,
-            "'instance' is a Django model instance (the instance m2m_changed or post_delete "
-            "sends)",
+            "'instance' is a Django model instance (the instance m2m_changed or post_delete sends)",
         ),
         (19, 18, "'instance' is a Django model instance (Order)"),
         fixed="""
@@ -509,5 +554,61 @@ def submit(request):
     notify.delay(form.save().pk)
 """,
         id="what-views-forms-and-serializers-hand",
+    ),
+    invalid(
+        """
+from app.mail import schedule_email, schedule_later, welcome
+from app.models import Invoice
+
+def signup(request, pk):
+    schedule_email(request.user)
+    invoice = Invoice.objects.get(pk=pk)
+    schedule_later(invoice, 60)
+    welcome(user=request.user)
+""",
+        (
+            6,
+            20,
+            "'request.user' is a Django model instance (User) passed to schedule_email(), "
+            "which hands it on to send_email.delay() at app/mail.py:4: pass request.user.pk",
+        ),
+        (
+            8,
+            20,
+            "'invoice' is a Django model instance (Invoice) passed to schedule_later(), which "
+            "hands it on to send_email.apply_async() at app/mail.py:7",
+        ),
+        (
+            9,
+            18,
+            "passed to welcome(), which hands it on to send_email.delay() at app/mail.py:4 "
+            "(welcome() → schedule_email() at app/mail.py:10 → send_email.delay() at "
+            "app/mail.py:4)",
+        ),
+        id="helpers-handing-a-parameter-on-to-an-enqueue",
+        app_models=_MODELS,
+        app_tasks=_MAIL_TASKS,
+        app_mail=_MAIL,
+    ),
+    invalid(
+        """
+from app.jobs import archive, refresh
+
+def remind(invoice, invoices):
+    refresh.delay(invoice)
+    archive.apply_async(args=[invoice], kwargs={"note": "late"})
+    for item in invoices:
+        archive.delay(invoice=item)
+""",
+        (
+            5,
+            19,
+            "'invoice' is passed to refresh.delay(), whose task uses it as a model instance "
+            "(invoice.refresh_from_db() at app/jobs.py:5): pass its primary key (invoice.pk)",
+        ),
+        (6, 31, "(invoice.save() at app/jobs.py:10)"),
+        (8, 31, "'item' is passed to archive.delay(), whose task uses it as a model instance"),
+        id="task-parameters-used-as-models",
+        app_jobs=_JOBS,
     ),
 )
