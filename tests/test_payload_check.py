@@ -65,8 +65,12 @@ PAYLOAD_CASES = [
     ("def f(a):\n    q.enqueue(job_function, load(a))\n", True),
     # A decorated function of the module may be a task enqueued on call.
     ("@huey.task()\ndef t(o):\n    pass\ndef f():\n    t(load())\n", True),
-    # A call of any project function passing a live object: it may hand it on.
-    ("def t(o):\n    pass\ndef f():\n    t(load())\n", True),
+    # A call of any project function passing a live object: it may hand it on
+    # (not what another helper returns, nor `self`, the request, an import).
+    ("def t(o):\n    pass\ndef f():\n    t(load())\n", False),
+    ("def t(o):\n    pass\ndef f():\n    t(Order.objects.get(pk=1))\n", True),
+    ("import json\ndef f(self, request):\n    t(self, request, json, len)\n", False),
+    ("def f(rows):\n    out = []\n    out.append(Order.objects.first())\n", False),
     ("def t(o):\n    pass\ndef f(o):\n    t(o, o.pk, str(o))\n", False),
     ("def f(request):\n    schedule(request.user)\n", True),
     ("def f():\n    Order(customer=load())\n", False),
@@ -178,6 +182,9 @@ _CALLS = [
     "async_task('app.job', {})",
     "local_task({})",
     "send.send_with_options(args=({},))",
+    # A project function, which may hand its argument on to a job.
+    "load({}, key={})",
+    "rows.append({})",
 ]
 _HEADER = (
     "import json\nfrom functools import partial\nfrom django_q.tasks import async_task\n"

@@ -99,7 +99,9 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
                     issue.holder,
                 )
             )
-    reported = {id(issue.node) for issue in issues}
+    # A value reported for sure is not read again; one pending (what a helper
+    # returns) is: one finding per place stands.
+    reported = {id(issue.node) for issue in issues if len(issue.requires) == len(requires)}
     task = _enqueued_task(call, context)
     if task:
         for value, position, keyword in _task_places(call, shape):
@@ -139,13 +141,44 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
         if arg.keyword is None:
             position += 1
         for issue in _classify(arg.value, context):
-            if issue.kind in (SELF, REQUEST):
-                continue  # handed to helpers everywhere, and rarely on to a job
+            if issue.kind in (SELF, REQUEST) or not _read_when_handed(issue):
+                continue
             requirement = Requirement(HANDS_TO_PAYLOAD, qualname, reach=place)
             issues.append(replace(issue, requires=(*issue.requires, requirement), fixable=False))
     if not issues:
         return None
     return PayloadSite(f"{text}(), which hands it on to {HANDED}", tuple(issues))
+
+
+def _returned_by_project_code(binding: Binding, context: FileContext) -> bool:
+    """A local bound once, whole, to a call of a function the project may
+    define (not a builtin's, the standard library's or another library's)."""
+    if binding.expr is None or binding.unpack_index is not None or binding.iterated:
+        return False
+    call = unwrap(binding.expr)
+    if not isinstance(call, cst.Call):
+        return False
+    text = dotted_text(call.func)
+    if text is None or context.resolver.lookup(text.split(".")[0]) is None:
+        return False  # a builtin, or a value a call returns
+    qualname = context.resolver.qualified_name(call.func)
+    return qualname is None or jobs.may_be_project_code(qualname)
+
+
+def _read_when_handed(issue: PayloadIssue) -> bool:
+    """Whether a live object passed to a helper is read there: not `self`
+    nor the request (handed to helpers everywhere, rarely on to a job), nor
+    what another helper returns or a lower-case callable builds (pending
+    findings at most calls of a project: the cost outweighs the rare find)."""
+    for requirement in issue.requires:
+        if requirement.kind == RETURNS_OBJECT:
+            return False
+        if (
+            requirement.kind == "class"
+            and not requirement.qualname.rsplit(".", 1)[-1][:1].isupper()
+        ):
+            return False
+    return True
 
 
 def _enqueued_task(call: cst.Call, context: FileContext) -> str:
@@ -213,16 +246,21 @@ def _unknown_object(
     value: cst.BaseExpression, context: FileContext, task: str, position: str, keyword: str
 ) -> PayloadIssue | None:
     """A value whose type the file doesn't tell and whose name doesn't say it
-    is a key: an unannotated parameter, or a loop's item (`order`, not
-    `order_id`). A finding where the task uses that parameter as a model."""
+    is a key: an unannotated parameter, a loop's item, a local bound to what
+    a project function returns (`order`, not `order_id`). A finding where
+    the task uses that parameter as a model."""
     node = unwrap(value)
     if not isinstance(node, cst.Name) or kb.names_a_key(node.value):
+        return None
+    if node.value in ("self", "cls", "request"):
         return None
     binding = context.resolver.lookup(node.value)
     if binding is None or binding.kind is not BindingKind.OTHER:
         return None
-    unannotated = _is_parameter(binding) and binding.annotation is None
-    if not (unannotated or binding.iterated) or node.value in ("self", "cls", "request"):
+    if _is_parameter(binding):
+        if binding.annotation is not None:
+            return None
+    elif not (binding.iterated or _returned_by_project_code(binding, context)):
         return None
     requirement = Requirement(USED_AS_MODEL, task, reach=(position, keyword))
     return PayloadIssue(node, node.value, MODEL_PARAMETER, "", (requirement,), fixable=False)

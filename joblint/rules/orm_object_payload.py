@@ -60,7 +60,15 @@ class OrmObjectPayload(Rule):
     returns: `order = orders.load(pk)` where `load` returns
     `Order.objects.get(...)`), and a model instance in a dict spread into the
     enqueue (`**params`, `kwargs=params`: a local dict, its `params["k"] = v`
-    stores, or the dict a helper returns).
+    stores, or the dict a helper returns). Also the objects a step away: the
+    `instance` a model signal hands its receiver, rows collected from a
+    queryset (`list(qs)`, `[o for o in qs]`, `group(t.s(o) for o in qs)`),
+    what views, forms and serializers hand the code (`self.request.user`,
+    `self.get_object()`, `form.save()`, `serializer.instance`), a live object
+    passed to a project function that hands that parameter on to an enqueue
+    (reported at the caller, the enqueue named), and any non-key value passed
+    where the task's body uses the parameter as a model instance
+    (`order.refresh_from_db()`, `order.save()`, `order._meta`, `order.pk`).
 
     ## Why is this bad?
     The object is serialized when the job is enqueued and used when it runs,
@@ -113,6 +121,20 @@ class OrmObjectPayload(Rule):
     - A dict spread into an enqueue is read where it is built in the same
       function (a literal, `dict(...)`, `params["k"] = v`) or returned by a
       helper as a literal; no fix is offered for values inside a dict.
+    - A receiver's `instance` is read where the module connects it
+      (`@receiver(post_save, sender=Order)`, `post_save.connect(f, ...)`),
+      not where another module does. `form`/`serializer` are read by those
+      names (a parameter, or a local bound to a call).
+    - A value passed to a project function is read when it is a fetch, a
+      value a library hands the code, or a class built; not `self`, the
+      request, nor what another helper returns. The function hands the
+      parameter on unchanged (itself, in a list or dict display), directly or
+      through the project functions it passes it to.
+    - A task uses a parameter as a model where its body calls
+      `refresh_from_db()` or `save()` (no positional argument) on it or reads
+      its `_meta` or `pk`; then a parameter, a loop's item or what a project
+      function returns is reported there unless its name says it is a key
+      (`order_id`, `pks`). The task's JSON serializer is not read.
     - A class is a model when the files linted together say so (bases
       resolved through imports, across files and levels of inheritance). A
       class that can't be resolved counts as a Django model only when it is

@@ -61,6 +61,20 @@ _KNOWN_ATTRIBUTES = frozenset(
 )
 # Parameters the rules report by name (a receiver's `instance`: by what connects it).
 _REPORTED_NAMES = frozenset({"self", "request", *kb.RECEIVED_INSTANCE_NAMES})
+# `get_object_or_404(Order, ...)`: the last part of a library's fetch function.
+_FETCH_FUNCTIONS = frozenset(
+    name.rsplit(".", 1)[-1]
+    for fetches in kb.MANAGER_FETCHES
+    for name in (*fetches.row_functions, *fetches.rows_functions)
+)
+# `self.get_object()`, `form.save()`: the calls the rules read by name, as parts.
+_KNOWN_CALLS = frozenset(
+    (known.parameter, *known.attribute.split("."))
+    for known in kb.PARAMETER_ATTRIBUTES.values()
+    if known.called
+)
+# Names passed to helpers everywhere, which the rules don't read there.
+_HANDED_EVERYWHERE = frozenset({"self", "cls", "request"})
 # Builtins whose value holds what they iterate over (`list(qs)`).
 _COLLECTING = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
 _BUILTINS = frozenset(dir(builtins))
@@ -125,6 +139,10 @@ class _Module:
     def bound(self, name: str) -> bool:
         return name in self._imports
 
+    def imported_only(self, name: str) -> bool:
+        """Bound only by imports."""
+        return bool(self._imports.get(name))
+
     def from_standard_library(self, name: str) -> bool:
         """Bound only by imports of the standard library."""
         targets = self._imports.get(name)
@@ -160,11 +178,20 @@ class _Module:
         root = parts[0]
         if (root in _BUILTINS and not self.bound(root)) or self.from_standard_library(root):
             return False
+        if function is not None and root not in _HANDED_EVERYWHERE:
+            bound = self.scope(function).values.get(root, ())
+            if bound and all(_plain_local(value) for value in bound):
+                return False  # `rows.append(x)`: a method of a local the rules don't type
         values = [
             *(a for a in call.args if not isinstance(a, ast.Starred)),
             *(k.value for k in call.keywords if k.arg is not None),
         ]
-        return any(self.may_hold(value, function) for value in values)
+        # `self` and the request are handed to helpers everywhere: not read there.
+        return any(
+            self.may_hold(value, function, helper=True)
+            for value in values
+            if not (isinstance(value, ast.Name) and value.id in _HANDED_EVERYWHERE)
+        )
 
     def _partial_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
         """`partial(queue.enqueue, f, order)`: the arguments bound now."""
@@ -183,35 +210,39 @@ class _Module:
         function: _Function | None,
         seen: frozenset[str] = frozenset(),
         unknown: bool = False,
+        helper: bool = False,
     ) -> bool:
         """Whether the rules may take the value for a live object (`_classify`
         of `joblint.analysis.payloads`). `seen`: names being followed;
         `unknown`: an unannotated parameter not named like a key counts (a
-        task may use it as a model)."""
+        task may use it as a model); `helper`: the value is passed to a
+        project function, where what a helper returns is not read."""
         node = _unawaited(node)
         if unknown and isinstance(node, ast.Name) and self._unknown_parameter(node.id, function):
             return True
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            return any(self.may_hold(e, function, seen, unknown) for e in node.elts)
+            return any(self.may_hold(e, function, seen, unknown, helper) for e in node.elts)
         if isinstance(node, ast.Dict):
-            return any(self.may_hold(v, function, seen, unknown) for v in node.values)
+            return any(self.may_hold(v, function, seen, unknown, helper) for v in node.values)
         if isinstance(node, ast.Starred):
-            return self.may_hold(node.value, function, seen)
+            return self.may_hold(node.value, function, seen, helper=helper)
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
             return _comprehension_may_hold(node.elt, node.generators) or self.may_hold(
-                node.elt, function, seen
+                node.elt, function, seen, helper=helper
             )
         if isinstance(node, ast.DictComp):
             return _comprehension_may_hold(node.value, node.generators) or self.may_hold(
-                node.value, function, seen
+                node.value, function, seen, helper=helper
             )
         if isinstance(node, ast.Name):
-            return self._name_may_hold(node.id, function, seen)
+            return self._name_may_hold(node.id, function, seen, helper)
         if isinstance(node, ast.Attribute):
             return _attribute_may_hold(node)
         if isinstance(node, ast.Subscript):
             return isinstance(_unawaited(node.value), ast.Call)  # `X.objects.filter()[0]`
         if isinstance(node, ast.Call):
+            if helper:
+                return _fetch_or_construction(node)
             return self._call_value_may_hold(node, function, seen)
         return False  # a literal, an operation, ...
 
@@ -237,7 +268,9 @@ class _Module:
             return False
         return _PARAMETER in self.scope(function).values.get(name, ())
 
-    def _name_may_hold(self, name: str, function: _Function | None, seen: frozenset[str]) -> bool:
+    def _name_may_hold(
+        self, name: str, function: _Function | None, seen: frozenset[str], helper: bool = False
+    ) -> bool:
         """An unannotated parameter holds nothing the rules follow; a local
         bound only by `name = value` holds what its values may hold (and
         what the function stores in it, if it is a container)."""
@@ -245,18 +278,19 @@ class _Module:
             return True
         scope = self.scope(function)
         values = scope.values.get(name)
-        if not values:
-            return True  # the module's, a closure's: not read here
+        if not values:  # the module's, a closure's: not read here
+            # Passed to a helper: an import or a builtin is no object the rules read.
+            return not helper or (self.bound(name) and not self.imported_only(name))
         followed = seen | {name}
         for value in values:
             if value is _PARAMETER:
                 continue
             if not isinstance(value, ast.expr):  # `_UNKNOWN`
                 return True
-            if self.may_hold(value, function, followed):
+            if self.may_hold(value, function, followed, helper=helper):
                 return True
             stored = scope.stores.get(name, ()) if _is_container(value) else ()
-            if any(self.may_hold(item, function, followed) for item in stored):
+            if any(self.may_hold(item, function, followed, helper=helper) for item in stored):
                 return True
         return False
 
@@ -364,6 +398,29 @@ def _attribute_may_hold(node: ast.Attribute) -> bool:
     if len(parts) == 2 and node.attr.isupper():
         return True
     return tuple(parts) in _KNOWN_ATTRIBUTES
+
+
+def _plain_local(value: ast.AST) -> bool:
+    """A local's value whose methods are no project function's: a literal,
+    a display, an operation (not a call, whose value may be a project object)."""
+    return isinstance(value, ast.expr) and not isinstance(_unawaited(value), ast.Call)
+
+
+def _fetch_or_construction(call: ast.Call) -> bool:
+    """A call whose value the rules read where it is passed to a helper: an
+    ORM fetch (`.objects`, `.first()`, `get_object_or_404(...)`), a value a
+    library hands the code (`self.get_object()`, `form.save()`), a class
+    built (`Order(...)`): not what a helper returns."""
+    parts = dotted(call.func)
+    if parts is None:
+        return _chain_may_fetch(call.func)
+    last = parts[-1]
+    return (
+        _chain_may_fetch(call.func)
+        or last[:1].isupper()
+        or last in _FETCH_FUNCTIONS
+        or tuple(parts) in _KNOWN_CALLS
+    )
 
 
 def _comprehension_may_hold(element: ast.expr, loops: Sequence[ast.comprehension]) -> bool:

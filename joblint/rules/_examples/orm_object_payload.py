@@ -173,6 +173,7 @@ class Exporter:
     ),
     Valid(
         """
+from app.accounts import self_service_user
 from app.mail import log_signup, schedule_by_key, schedule_email, schedule_later
 
 def signup(request, pk):
@@ -180,20 +181,31 @@ def signup(request, pk):
     schedule_email(request.user.pk)
     log_signup(request.user)
     schedule_later(request.user.pk, request.user)
+    schedule_email(self_service_user(request))
 """,
         id="helpers-passing-keys-on-or-keeping-the-object",
-        project={"app_tasks": _MAIL_TASKS, "app_mail": _MAIL},
+        project={
+            "app_tasks": _MAIL_TASKS,
+            "app_mail": _MAIL,
+            "app_accounts": "def self_service_user(request):\n    return request.user.pk\n",
+        },
     ),
     Valid(
         """
+import json
 from app.jobs import archive, refresh, render
 
-def remind(invoice_id, image, invoice_pks, note):
+def remind(invoice_id, image, invoice_pks, note, invoice):
     refresh.delay(invoice_id)
     render.delay(invoice_id, image)
     archive.delay(invoice_id, note=note)
     for pk in invoice_pks:
         refresh.delay(pk)
+    label = str(invoice)
+    document = json.dumps({"id": invoice_id})
+    refresh.delay(label)
+    archive.delay(document)
+    archive.delay(*invoice_pks)
 """,
         id="task-parameters-used-as-models-passed-keys",
         project={"app_jobs": _JOBS},
@@ -593,22 +605,27 @@ def signup(request, pk):
     invalid(
         """
 from app.jobs import archive, refresh
+from app.lookups import find_invoice
 
-def remind(invoice, invoices):
+def remind(invoice, invoices, pk):
     refresh.delay(invoice)
     archive.apply_async(args=[invoice], kwargs={"note": "late"})
     for item in invoices:
         archive.delay(invoice=item)
+    found = find_invoice(pk)
+    refresh.delay(found)
 """,
         (
-            5,
+            6,
             19,
             "'invoice' is passed to refresh.delay(), whose task uses it as a model instance "
             "(invoice.refresh_from_db() at app/jobs.py:5): pass its primary key (invoice.pk)",
         ),
-        (6, 31, "(invoice.save() at app/jobs.py:10)"),
-        (8, 31, "'item' is passed to archive.delay(), whose task uses it as a model instance"),
+        (7, 31, "(invoice.save() at app/jobs.py:10)"),
+        (9, 31, "'item' is passed to archive.delay(), whose task uses it as a model instance"),
+        (11, 19, "'found' is passed to refresh.delay(), whose task uses it as a model instance"),
         id="task-parameters-used-as-models",
         app_jobs=_JOBS,
+        app_lookups="def find_invoice(pk):\n    return registry[pk]\n",
     ),
 )
