@@ -118,8 +118,8 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     finding if the function hands that parameter on to a job's payload
     (`HANDS_TO_PAYLOAD`: `schedule_email(request.user)` where
     `schedule_email(user)` calls `send_email.delay(user)`)."""
-    if not call.args:
-        return None
+    if not call.args or not context.frame.key:
+        return None  # module level: a decorator's arguments, a script's setup
     enqueue = context.enqueue(call)
     if enqueue is not None and any(not e.requires for e in enqueue.alternatives()):
         return None  # an enqueue (where it may be one, a Huey task called, both are read)
@@ -140,8 +140,10 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
         place = ("", arg.keyword.value) if arg.keyword is not None else (str(position), "")
         if arg.keyword is None:
             position += 1
+        if _names_a_module_value(arg.value, context):
+            continue  # a module's constant, set up once: not read here
         for issue in _classify(arg.value, context):
-            if issue.kind in (SELF, REQUEST) or not _read_when_handed(issue):
+            if not _read_when_handed(issue):
                 continue
             requirement = Requirement(HANDS_TO_PAYLOAD, qualname, reach=place)
             issues.append(replace(issue, requires=(*issue.requires, requirement), fixable=False))
@@ -165,20 +167,34 @@ def _returned_by_project_code(binding: Binding, context: FileContext) -> bool:
     return qualname is None or jobs.may_be_project_code(qualname)
 
 
+def _names_a_module_value(node: cst.BaseExpression, context: FileContext) -> bool:
+    """A name in `node` is the module's own value (`DEFAULT = ...` at module level)."""
+    module = context.resolver.module_scope.names
+    finder = _Names()
+    node.visit(finder)
+    for name in finder.names:
+        binding = context.resolver.lookup(name)
+        if binding is not None and module.get(name) is binding and binding.expr is not None:
+            return True
+    return False
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
 def _read_when_handed(issue: PayloadIssue) -> bool:
-    """Whether a live object passed to a helper is read there: not `self`
-    nor the request (handed to helpers everywhere, rarely on to a job), nor
-    what another helper returns or a lower-case callable builds (pending
-    findings at most calls of a project: the cost outweighs the rare find)."""
-    for requirement in issue.requires:
-        if requirement.kind == RETURNS_OBJECT:
-            return False
-        if (
-            requirement.kind == "class"
-            and not requirement.qualname.rsplit(".", 1)[-1][:1].isupper()
-        ):
-            return False
-    return True
+    """Whether a live object passed to a helper is read there: only what the
+    file alone tells is one (a fetch, a value a library hands the code, a
+    receiver's instance); not `self` nor the request (handed to helpers
+    everywhere, rarely on to a job), nor what another helper returns or a
+    class builds (pending findings at most calls of a project: the cost
+    outweighs the rare find)."""
+    return issue.kind not in (SELF, REQUEST) and not issue.requires
 
 
 def _enqueued_task(call: cst.Call, context: FileContext) -> str:

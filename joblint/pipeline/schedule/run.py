@@ -1045,20 +1045,18 @@ def _forwarder_callers(
     gets its new result in place of the old (`context` gets the index read).
     Whether it linted any."""
     codes = run.follows_arguments
-    ran = [
-        s for s in sources if s not in pool and not all(run.lacks_rule(s, code) for code in codes)
-    ]
+    pooled = {id(s) for s in pool}  # by identity: sources compare by their data
+    lacking = {
+        id(s) for s in sources if id(s) in pooled or any(run.lacks_rule(s, c) for c in codes)
+    }
+    ran = [s for s in sources if id(s) not in lacking]
     have = {r.path for r in [*results, *context] if r.index is not None}
     context.extend(run.index([s for s in ran if s.shown not in have]))
     names = ProjectIndex.build([*results, *context]).graph.payload_forwarders()
     if not names:
         return False
     words = _Words(names, rb"\s*\(")
-    chosen = [
-        s
-        for s in sources
-        if (s in pool or any(run.lacks_rule(s, code) for code in codes)) and words.search(s.data)
-    ]
+    chosen = [s for s in sources if id(s) in lacking and words.search(s.data)]
     if not chosen:
         return False
     taken = {id(s) for s in chosen}

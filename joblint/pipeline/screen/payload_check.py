@@ -83,6 +83,8 @@ _DICT = "dict"
 _UNKNOWN = ast.Pass()
 # Stands for an unannotated parameter: nothing the rules follow.
 _PARAMETER = ast.Pass()
+# Stands for an annotated parameter: its class may be a model's.
+_ANNOTATED = ast.Pass()
 
 
 def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
@@ -139,10 +141,6 @@ class _Module:
     def bound(self, name: str) -> bool:
         return name in self._imports
 
-    def imported_only(self, name: str) -> bool:
-        """Bound only by imports."""
-        return bool(self._imports.get(name))
-
     def from_standard_library(self, name: str) -> bool:
         """Bound only by imports of the standard library."""
         targets = self._imports.get(name)
@@ -171,7 +169,10 @@ class _Module:
     def _helper_call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
         """A call of a function the project may define (`schedule_email(request.user)`),
         which may hand its argument on to an enqueue (one named like an
-        enqueue method is read as one, by the rules too)."""
+        enqueue method is read as one, by the rules too; one outside a
+        function is not read)."""
+        if function is None:
+            return False
         parts = dotted(call.func)
         if parts is None or parts[-1][:1].isupper() or parts[-1] in kb.ENQUEUE_METHOD_NAMES:
             return False
@@ -263,6 +264,14 @@ class _Module:
             return False  # `str(order.pk)`: the standard library's
         return not self.from_standard_library(root) or _chain_may_fetch(func)
 
+    @staticmethod
+    def _only_loops_or_parameters(name: str, values: list[ast.AST], scope: _Scope) -> bool:
+        """Every binding of `name` is a parameter or a `for` statement's target
+        (an annotated parameter's class is read only where it is enqueued)."""
+        unknown = sum(1 for value in values if value is _UNKNOWN)
+        others = all(value in (_PARAMETER, _ANNOTATED, _UNKNOWN) for value in values)
+        return others and unknown == len(scope.loops.get(name, ()))
+
     def _unknown_parameter(self, name: str, function: _Function | None) -> bool:
         if function is None or kb.names_a_key(name):
             return False
@@ -274,14 +283,18 @@ class _Module:
         """An unannotated parameter holds nothing the rules follow; a local
         bound only by `name = value` holds what its values may hold (and
         what the function stores in it, if it is a container)."""
+        if helper and (function is None or name in _HANDED_EVERYWHERE):
+            return False  # the rules read only a function's own values there
         if function is None or name in _REPORTED_NAMES or name in seen:
             return True
         scope = self.scope(function)
         values = scope.values.get(name)
         if not values:  # the module's, a closure's: not read here
-            # Passed to a helper: an import or a builtin is no object the rules read.
-            return not helper or (self.bound(name) and not self.imported_only(name))
+            return not helper
         followed = seen | {name}
+        if helper and self._only_loops_or_parameters(name, values, scope):
+            # Passed to a helper, a loop's item is read where the loop is over a fetch.
+            return any(_chain_may_fetch(source) for source in scope.loops.get(name, ()))
         for value in values:
             if value is _PARAMETER:
                 continue
@@ -304,17 +317,21 @@ class _Scope:
     def __init__(self, function: _Function) -> None:
         self.values: dict[str, list[ast.AST]] = {}
         self.stores: dict[str, list[ast.expr]] = {}
+        # The names a `for` statement binds alone, with what it iterates over.
+        self.loops: dict[str, list[ast.expr]] = {}
         arguments = function.args
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         for parameter in (*every, arguments.vararg, arguments.kwarg):
             if parameter is not None:
-                known = _PARAMETER if parameter.annotation is None else _UNKNOWN
+                known = _PARAMETER if parameter.annotation is None else _ANNOTATED
                 self._bind(parameter.arg, known)
         body = function.body if isinstance(function.body, list) else [function.body]
         assigned: set[int] = set()  # `ast.walk` meets an assignment before its targets
         for node in _walk(body):
             if isinstance(node, ast.Assign | ast.AnnAssign):
                 assigned.update(self._read_assignment(node))
+            if isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
+                self.loops.setdefault(node.target.id, []).append(node.iter)
             for name, binder in bound_names(node):
                 if id(binder) not in assigned:
                     self._bind(name, _UNKNOWN)
@@ -409,18 +426,13 @@ def _plain_local(value: ast.AST) -> bool:
 def _fetch_or_construction(call: ast.Call) -> bool:
     """A call whose value the rules read where it is passed to a helper: an
     ORM fetch (`.objects`, `.first()`, `get_object_or_404(...)`), a value a
-    library hands the code (`self.get_object()`, `form.save()`), a class
-    built (`Order(...)`): not what a helper returns."""
+    library hands the code (`self.get_object()`, `form.save()`): not what a
+    helper returns, nor a class built."""
     parts = dotted(call.func)
     if parts is None:
         return _chain_may_fetch(call.func)
-    last = parts[-1]
-    return (
-        _chain_may_fetch(call.func)
-        or last[:1].isupper()
-        or last in _FETCH_FUNCTIONS
-        or tuple(parts) in _KNOWN_CALLS
-    )
+    known = parts[-1] in _FETCH_FUNCTIONS or tuple(parts) in _KNOWN_CALLS
+    return known or _chain_may_fetch(call.func)
 
 
 def _comprehension_may_hold(element: ast.expr, loops: Sequence[ast.comprehension]) -> bool:
