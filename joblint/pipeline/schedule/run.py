@@ -663,7 +663,9 @@ def _lint_discovered(
     everything = [*sources, *others]
     context.extend(_helper_callers(run, everything, results, context))
     context.extend(_on_demand(run, everything, pool, results, context))
-    if run.follows_arguments and _forwarder_callers(run, sources, pool, results, context):
+    if run.follows_arguments and _forwarder_callers(
+        run, sources, everything, pool, results, context
+    ):
         context.extend(_on_demand(run, everything, pool, results, context))
     if run.follows_calls:
         partly = [s for s in wanted if run.lacks_call_following(s)]
@@ -1033,6 +1035,7 @@ def _helper_callers(
 def _forwarder_callers(
     run: _Run,
     sources: list[_Source],
+    everything: list[_Source],
     pool: list[_Source],
     results: list[FileResult],
     context: list[FileResult],
@@ -1049,9 +1052,16 @@ def _forwarder_callers(
     lacking = {
         id(s) for s in sources if id(s) in pooled or any(run.lacks_rule(s, c) for c in codes)
     }
+    if not lacking:
+        return False  # every file was linted with them
     ran = [s for s in sources if id(s) not in lacking]
     have = {r.path for r in [*results, *context] if r.index is not None}
     context.extend(run.index([s for s in ran if s.shown not in have]))
+    if len(everything) > len(sources):  # some files named: the functions they call
+        found = _callee_modules(run, sources, everything, lacking, context)
+        context.extend(found)
+        callees = {name for r in found if r.index is not None for name in _calls_made(r.index)}
+        context.extend(_on_demand(run, everything, pool, results, context, lambda _: callees))
     names = ProjectIndex.build([*results, *context]).graph.payload_forwarders()
     if not names:
         return False
@@ -1065,6 +1075,30 @@ def _forwarder_callers(
     results[:] = [r for r in results if r.path not in again]
     results.extend(run.lint(chosen, counted=True, triggered=True, also=codes))
     return True
+
+
+def _callee_modules(
+    run: _Run,
+    sources: list[_Source],
+    everything: list[_Source],
+    lacking: set[int],
+    context: list[FileResult],
+) -> list[FileResult]:
+    """The index of the named files lacking the rules that follow arguments,
+    and of the modules of the project functions they call (which may hand
+    an argument on to a job), where none was read."""
+    have = {r.path for r in context if r.index is not None}
+    named = run.index([s for s in sources if id(s) in lacking and s.shown not in have])
+    have |= {s.shown for s in sources}
+    modules = _ByModule(everything)
+    callees = {name for r in named if r.index is not None for name in _calls_made(r.index)}
+    wanted = [s for s in modules.of(candidate_modules(callees, modules)) if s.shown not in have]
+    return [*named, *run.index(wanted)]
+
+
+def _calls_made(index: ModuleIndex) -> set[str]:
+    """What the module's functions call (qualified names)."""
+    return {call.callee for function in index.functions for call in function.calls}
 
 
 @dataclass(slots=True)
