@@ -611,6 +611,8 @@ def _known_value(node: cst.BaseExpression, context: FileContext) -> list[Payload
     known = kb.PARAMETER_ATTRIBUTES.get((parts[0], ".".join(parts[1:])))
     if known is None or known.called != called:
         return []
+    if called and parts[0] == "self" and parts[1] in context.own_methods:
+        return []  # the class's own method: what it returns is the project model's to tell
     root = context.resolver.lookup(parts[0])
     if not (_is_parameter(root) or (known.local_too and _bound_to_a_call(root))):
         return []

@@ -124,7 +124,8 @@ class OrmObjectPayload(Rule):
     - A receiver's `instance` is read where the module connects it
       (`@receiver(post_save, sender=Order)`, `post_save.connect(f, ...)`),
       not where another module does. `form`/`serializer` are read by those
-      names (a parameter, or a local bound to a call).
+      names (a parameter, or a local bound to a call); `self.get_object()`
+      of a class defining its own is read through what that returns.
     - A value passed to a project function is read when it is a fetch, a
       value a library hands the code, or a class built; not `self`, the
       request, nor what another helper returns. The function hands the

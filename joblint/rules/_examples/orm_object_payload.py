@@ -167,7 +167,10 @@ from .tasks import notify
 class Exporter:
     def run(self, form, serializer):
         self.form = form
-        notify.delay(self.form, self.serializer)
+        notify.delay(self.form, self.serializer, self.get_object())
+
+    def get_object(self):
+        return self.bucket.fetch(self.key)
 """,
         id="attributes-named-like-forms-of-another-object",
     ),
@@ -209,6 +212,20 @@ def remind(invoice_id, image, invoice_pks, note, invoice):
 """,
         id="task-parameters-used-as-models-passed-keys",
         project={"app_jobs": _JOBS},
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+@shared_task
+def export(payload, options):
+    payload.model_dump()
+    options.validate()
+
+def run(payload, options):
+    export.delay(payload, options)
+""",
+        id="task-parameters-used-as-other-objects",
     ),
 )
 
