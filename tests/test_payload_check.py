@@ -82,6 +82,8 @@ PAYLOAD_CASES = [
     ("class V:\n    def f(self):\n        send.delay(self.request.user.pk)\n", False),
     ("def f(form):\n    send.delay(form.instance)\n", True),
     ("def f(sender, instance, **kw):\n    send.delay(instance)\n", True),
+    ("def f(sender, **kw):\n    send.delay(kw['instance'], kw['created'])\n", True),
+    ("def f(sender, **kw):\n    send.delay(kw['created'])\n", False),
     # A task may use an unannotated parameter as a model; not one named as a key.
     ("def f(order):\n    send.delay(order)\n", True),
     ("def f(order_id, pks):\n    send.delay(order_id, pks)\n", False),
@@ -145,6 +147,8 @@ _ARGUMENTS = [
     "(t.s(o) for o in rows)",
     "{o.pk: o for o in Order.objects.all()}",
     "instance",
+    "kw['instance']",
+    "kw.get('instance')",
 ]
 _BINDINGS = [
     "",
@@ -169,6 +173,7 @@ _PARAMETERS = [
     "request, order",
     "self, order",
     "sender, instance, **kw",
+    "sender, **kw",
     "form, serializer",
 ]
 _CALLS = [

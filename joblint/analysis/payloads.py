@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from joblint.analysis.context import FileContext
+from joblint.analysis.context import FileContext, Frame
 from joblint.analysis.names import (
     Binding,
     BindingKind,
@@ -400,7 +400,7 @@ def _classify(
         return _classify_name(node, context, as_dict, held)
     if isinstance(node, cst.Attribute):
         return _classify_attribute(node, context)
-    known = _known_value(node, context)
+    known = _known_value(node, context) or _received_keyword(node, context)
     if known:
         return known
     if isinstance(node, cst.Call | cst.Subscript):
@@ -627,15 +627,18 @@ def _bound_to_a_call(binding: Binding | None) -> bool:
 
 
 def _received_instance(
-    node: cst.Name, binding: Binding, context: FileContext
+    node: cst.Name, binding: Binding, context: FileContext, of: Frame | None = None
 ) -> PayloadIssue | None:
     """The instance a model signal hands its receiver (`instance` of a
-    `post_save` receiver the module connects)."""
+    `post_save` receiver the module connects; `of`: the receiver's frame,
+    known already)."""
     for frame in reversed(context.frames):
         function = frame.node
         if not isinstance(function, cst.FunctionDef):
             continue
-        if not any(p is binding.node for p in _own_parameters(function)):
+        if of is None and not any(p is binding.node for p in _own_parameters(function)):
+            continue
+        if of is not None and frame is not of:
             continue
         receiving = frame.receiving
         if receiving is None or receiving.instance_keyword != node.value:
@@ -647,6 +650,40 @@ def _received_instance(
         what = model or f"the instance {receiving.signal} sends"
         return PayloadIssue(node, node.value, receiving.instance_kind, what)
     return None
+
+
+def _received_keyword(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """`kwargs["instance"]`, `kwargs.get("instance")`: the instance a model
+    signal hands its receiver, read from the receiver's `**kwargs`."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        owner, key = node.value, index.value if isinstance(index, cst.Index) else None
+    elif (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get"
+        and node.args
+    ):
+        owner, key = node.func.value, node.args[0].value
+    else:
+        return []
+    if not (isinstance(owner, cst.Name) and isinstance(key, cst.SimpleString)):
+        return []
+    binding = context.resolver.lookup(owner.value)
+    if binding is None:
+        return []
+    for frame in reversed(context.frames):
+        function = frame.node
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        if function.params.star_kwarg is not binding.node:
+            continue
+        receiving = frame.receiving
+        if receiving is None or key.evaluated_value != receiving.instance_keyword:
+            return []
+        issue = _received_instance(cst.Name(receiving.instance_keyword), binding, context, frame)
+        return [] if issue is None else [_at(issue, node)]
+    return []
 
 
 def _own_parameters(function: cst.FunctionDef) -> Iterator[cst.Param]:
@@ -855,8 +892,8 @@ def _value_issues(
         found = _session_fetch(node, context, iterated, session)
         if found is not None:
             return found
-    if isinstance(node, cst.Call) and unpack_index is None and not iterated:
-        known = _known_value(node, context)
+    if isinstance(node, cst.Call | cst.Subscript) and unpack_index is None and not iterated:
+        known = _known_value(node, context) or _received_keyword(node, context)
         if known:
             return known
     if isinstance(node, cst.Call) and unpack_index is None:

@@ -121,7 +121,8 @@ class OrmObjectPayload(Rule):
     - A dict spread into an enqueue is read where it is built in the same
       function (a literal, `dict(...)`, `params["k"] = v`) or returned by a
       helper as a literal; no fix is offered for values inside a dict.
-    - A receiver's `instance` is read where the module connects it
+    - A receiver's `instance` (its parameter, or `kwargs["instance"]`) is
+      read where the module connects it
       (`@receiver(post_save, sender=Order)`, `post_save.connect(f, ...)`),
       not where another module does. `form`/`serializer` are read by those
       names (a parameter, or a local bound to a call); `self.get_object()`

@@ -239,8 +239,10 @@ class _Module:
             return self._name_may_hold(node.id, function, seen, helper)
         if isinstance(node, ast.Attribute):
             return _attribute_may_hold(node)
-        if isinstance(node, ast.Subscript):
-            return isinstance(_unawaited(node.value), ast.Call)  # `X.objects.filter()[0]`
+        if isinstance(node, ast.Subscript):  # `X.objects.filter()[0]`, `kwargs["instance"]`
+            key = node.slice
+            received = isinstance(key, ast.Constant) and key.value in kb.RECEIVED_INSTANCE_NAMES
+            return received or isinstance(_unawaited(node.value), ast.Call)
         if isinstance(node, ast.Call):
             if helper:
                 return _fetch_or_construction(node)

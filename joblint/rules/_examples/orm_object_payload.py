@@ -462,6 +462,11 @@ def on_saved_again(sender, instance, **kwargs):
     notify.delay(instance)
 
 post_save.connect(on_saved_again, sender=Order)
+
+@receiver(post_save, sender=Order)
+def on_save_kwargs(sender, **kwargs):
+    order = kwargs["instance"]
+    notify.delay(order, kwargs.get("instance"), kwargs["created"])
 """,
         (10, 18, "'instance' is a Django model instance (Order) passed to notify.delay()"),
         (11, 41, "'instance' is a Django model instance (Order)"),
@@ -472,6 +477,8 @@ post_save.connect(on_saved_again, sender=Order)
             "'instance' is a Django model instance (the instance m2m_changed or post_delete sends)",
         ),
         (19, 18, "'instance' is a Django model instance (Order)"),
+        (26, 18, "'order' is a Django model instance (Order)"),
+        (26, 25, "'kwargs.get(\"instance\")' is a Django model instance (Order)"),
         fixed="""
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
@@ -493,6 +500,11 @@ def on_saved_again(sender, instance, **kwargs):
     notify.delay(instance.pk)
 
 post_save.connect(on_saved_again, sender=Order)
+
+@receiver(post_save, sender=Order)
+def on_save_kwargs(sender, **kwargs):
+    order = kwargs["instance"]
+    notify.delay(order.pk, kwargs.get("instance").pk, kwargs["created"])
 """,
         id="signal-receivers-instance",
     ),
