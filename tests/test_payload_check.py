@@ -164,6 +164,8 @@ _BINDINGS = [
     "order: Order = load()\n",
     "rows = Order.objects.filter(a=1)\n",
     "form = OrderForm(data)\n",
+    "for order in get_list_or_404(Order):\n        pass\n",
+    "try:\n        pass\n    except Exception as order:\n        pass\n",
 ]
 _PARAMETERS = [
     "order",
@@ -189,10 +191,12 @@ _CALLS = [
     "send.send_with_options(args=({},))",
     # A project function, which may hand its argument on to a job.
     "load({}, key={})",
+    "load(list({}), [{}])",
     "rows.append({})",
 ]
 _HEADER = (
     "import json\nfrom functools import partial\nfrom django_q.tasks import async_task\n"
+    "from django.shortcuts import get_list_or_404\n"
     "from .models import Order, Color, get_order, make, load, lock\nfrom .tasks import send\n\n"
     "@app.task\ndef local_task(value):\n    pass\n\n"
 )

@@ -61,6 +61,14 @@ _KNOWN_ATTRIBUTES = frozenset(
 )
 # Parameters the rules report by name (a receiver's `instance`: by what connects it).
 _REPORTED_NAMES = frozenset({"self", "request", *kb.RECEIVED_INSTANCE_NAMES})
+# Where the rows come from in a fetch the file alone tells: a manager, a
+# session's query of a class (`.objects`, `.query`, `.scalars`).
+_SOURCE_WORDS = frozenset(
+    {
+        *(m.manager_attribute for m in kb.MANAGER_FETCHES),
+        *(w for f in kb.SESSION_FETCHES for w in (*f.entity_methods, *f.statement_methods)),
+    }
+)
 # `get_object_or_404(Order, ...)`: the last part of a library's fetch function.
 _FETCH_FUNCTIONS = frozenset(
     name.rsplit(".", 1)[-1]
@@ -245,9 +253,21 @@ class _Module:
             return received or isinstance(_unawaited(node.value), ast.Call)
         if isinstance(node, ast.Call):
             if helper:
-                return _fetch_or_construction(node)
+                return self._handed_call_may_hold(node, function, seen)
             return self._call_value_may_hold(node, function, seen)
         return False  # a literal, an operation, ...
+
+    def _handed_call_may_hold(
+        self, call: ast.Call, function: _Function | None, seen: frozenset[str]
+    ) -> bool:
+        """A call's value passed to a helper: a fetch the file alone tells, or
+        a builtin collecting such values (`list(qs)`, `dict(order=...)`)."""
+        func = call.func
+        collecting = isinstance(func, ast.Name) and func.id in (_COLLECTING | {_DICT})
+        if collecting and isinstance(func, ast.Name) and not self.bound(func.id):
+            values = [*call.args, *(keyword.value for keyword in call.keywords)]
+            return any(self.may_hold(v, function, seen, helper=True) for v in values)
+        return _fetch_or_construction(call)
 
     def _call_value_may_hold(
         self, call: ast.Call, function: _Function | None, seen: frozenset[str]
@@ -272,7 +292,7 @@ class _Module:
         (an annotated parameter's class is read only where it is enqueued)."""
         unknown = sum(1 for value in values if value is _UNKNOWN)
         others = all(value in (_PARAMETER, _ANNOTATED, _UNKNOWN) for value in values)
-        return others and unknown == len(scope.loops.get(name, ()))
+        return others and unknown == len(scope.loops.get(name, ())) + scope.caught.get(name, 0)
 
     def _unknown_parameter(self, name: str, function: _Function | None) -> bool:
         if function is None or kb.names_a_key(name):
@@ -296,7 +316,11 @@ class _Module:
         followed = seen | {name}
         if helper and self._only_loops_or_parameters(name, values, scope):
             # Passed to a helper, a loop's item is read where the loop is over a fetch.
-            return any(_chain_may_fetch(source) for source in scope.loops.get(name, ()))
+            return any(
+                _chain_may_fetch(source)
+                or (isinstance(source, ast.Call) and _fetch_or_construction(source))
+                for source in scope.loops.get(name, ())
+            )
         for value in values:
             if value is _PARAMETER:
                 continue
@@ -321,6 +345,9 @@ class _Scope:
         self.stores: dict[str, list[ast.expr]] = {}
         # The names a `for` statement binds alone, with what it iterates over.
         self.loops: dict[str, list[ast.expr]] = {}
+        # The names bound to what the rules never read as a row where it is
+        # passed to a helper: `except ... as e`, `with open(p) as f`, an import.
+        self.caught: dict[str, int] = {}
         arguments = function.args
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         for parameter in (*every, arguments.vararg, arguments.kwarg):
@@ -334,6 +361,8 @@ class _Scope:
                 assigned.update(self._read_assignment(node))
             if isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
                 self.loops.setdefault(node.target.id, []).append(node.iter)
+            for name in _never_rows(node):
+                self.caught[name] = self.caught.get(name, 0) + 1
             for name, binder in bound_names(node):
                 if id(binder) not in assigned:
                     self._bind(name, _UNKNOWN)
@@ -354,6 +383,18 @@ class _Scope:
                 and isinstance(target.value, ast.Name)
             ):
                 self.stores.setdefault(target.value.id, []).append(node.value)
+
+
+def _never_rows(node: ast.AST) -> Iterator[str]:
+    """The names `node` binds to an exception, a context manager's value or
+    an import (one each time `bound_names` counts them)."""
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        yield node.name
+    elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+        yield node.optional_vars.id
+    elif isinstance(node, ast.Import | ast.ImportFrom):
+        for alias in node.names:
+            yield alias.asname or alias.name.split(".")[0]
 
 
 def _walk(statements: Sequence[ast.AST]) -> Iterator[ast.AST]:
@@ -393,11 +434,12 @@ def _target(node: ast.Import | ast.ImportFrom, alias: ast.alias) -> str:
     return f"{node.module}.{alias.name}"
 
 
-def _chain_may_fetch(node: ast.expr) -> bool:
+def _chain_may_fetch(node: ast.expr, words: frozenset[str] | None = None) -> bool:
     """A name along the chain is a manager's or a session's (`.objects`, `.query`, `.first`)."""
+    words = _FETCH_WORDS if words is None else words
     while True:
         if isinstance(node, ast.Attribute):
-            if node.attr in _FETCH_WORDS:
+            if node.attr in words:
                 return True
             node = node.value
         elif isinstance(node, ast.Call):
@@ -427,14 +469,14 @@ def _plain_local(value: ast.AST) -> bool:
 
 def _fetch_or_construction(call: ast.Call) -> bool:
     """A call whose value the rules read where it is passed to a helper: an
-    ORM fetch (`.objects`, `.first()`, `get_object_or_404(...)`), a value a
-    library hands the code (`self.get_object()`, `form.save()`): not what a
-    helper returns, nor a class built."""
+    ORM fetch the file alone tells (`Order.objects...`, `session.query(Order)...`,
+    `get_object_or_404(...)`), a value a library hands the code
+    (`self.get_object()`, `form.save()`): not what a helper returns, nor a
+    class built."""
     parts = dotted(call.func)
-    if parts is None:
-        return _chain_may_fetch(call.func)
-    known = parts[-1] in _FETCH_FUNCTIONS or tuple(parts) in _KNOWN_CALLS
-    return known or _chain_may_fetch(call.func)
+    if parts is not None and (parts[-1] in _FETCH_FUNCTIONS or tuple(parts) in _KNOWN_CALLS):
+        return True
+    return _chain_may_fetch(call.func, _SOURCE_WORDS)
 
 
 def _comprehension_may_hold(element: ast.expr, loops: Sequence[ast.comprehension]) -> bool:
