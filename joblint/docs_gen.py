@@ -162,8 +162,8 @@ def catalog_source() -> str:
             ")",
             "",
             "# (code, name, module, preview, whole-project rule, summary, triggers,",
-            "#  judges suppressions, reads settings, follows calls, yields to):",
-            "# see joblint.registry.RuleInfo",
+            "#  judges suppressions, reads settings, follows calls, yields to,",
+            "#  follows arguments): see joblint.registry.RuleInfo",
             "RULES: tuple[tuple[Any, ...], ...] = (",
         ]
     )

@@ -107,6 +107,15 @@ class Requirement:
       `reach[0]` in the project function `qualname` (as its module's index
       names it) must call a project function that retries the task handed
       at position `reach[1]` (`FunctionSummary.retries_handed`);
+    - "hands-to-payload" (`HANDS_TO_PAYLOAD`): the project function
+      `qualname` must hand the argument at `reach` (position, keyword) on to
+      the payload of an enqueue, itself or through the project functions it
+      passes it to (`ProjectCall.flags`, `ProjectCall.held`), at most
+      `MAX_HOPS` deep; the message names the enqueue where it says `HANDED`;
+    - "used-as-model" (`USED_AS_MODEL`): the task `qualname` must use the
+      argument at `reach` (position, keyword) as a model instance
+      (`FunctionSummary.model_uses`); the message names the use where it
+      says `USED`;
     - "written-in-transaction" (`WRITTEN_IN_TRANSACTION`): the project must
       write the model class `qualname` inside a transaction somewhere, in one
       of the ways `libraries` names (`SAVE`, `DELETE`, `M2M` with the
@@ -249,6 +258,16 @@ RUNS_NOW = "runs-now"
 # Where a pending finding's message names the task that hands itself to a helper.
 CALLER = "\u27e8caller\u27e9"
 RETURNS_OBJECT = "returns-object"
+# The project function `qualname` hands the argument a call passes it (at the
+# (position, keyword) `reach` gives) on to a job's payload, itself or through
+# functions it passes it to; the message names the enqueue where it says `HANDED`.
+HANDS_TO_PAYLOAD = "hands-to-payload"
+HANDED = "\u27e8handed\u27e9"
+# The task `qualname` uses the argument an enqueue passes it (at the
+# (position, keyword) `reach` gives) as a model instance; the message names
+# the use where it says `USED`.
+USED_AS_MODEL = "used-as-model"
+USED = "\u27e8used\u27e9"
 # `RETURNS_OBJECT`'s `reach[1]`: the value is in the dict the call returns;
 # or the call's argument (at position `reach[2]`, or keyword `reach[3]`) is.
 RETURNED_ITEM = "item"
@@ -301,6 +320,8 @@ MODEL_REQUIREMENTS = frozenset(
         LEADS_TO_EFFECT,
         TASK_DECORATOR_RERUNS,
         JOB_TOUCHES,
+        HANDS_TO_PAYLOAD,
+        USED_AS_MODEL,
     }
 )
 
@@ -437,6 +458,10 @@ class ProjectCall:
     # (`job = next_job()`, `for job in next_jobs():`): `RESULT_WRITTEN`,
     # `RESULT_SET`, or "" for neither (`joblint.index.row_uses`).
     result_use: str = ""
+    # The caller's own steady parameters it passes inside a list, tuple, set
+    # or dict display (`args=[order]`, `kwargs={"order": order}`): (position
+    # or keyword of the argument holding it, the parameter).
+    held: tuple[tuple[str, str], ...] = ()
 
     def shown(self) -> str:
         """How a message writes the call: `mail.send()`, `call_command("rebuild_index")`."""
@@ -573,6 +598,9 @@ class FunctionSummary:
     # and any test of its other parameters: a caller handing it a bound task
     # there retries that task on whatever the caller caught.
     retries_handed: tuple[str, ...] = ()
+    # Its steady parameters its body uses as a model instance
+    # (`order.refresh_from_db()`, `order._meta`): (parameter, line, how it reads).
+    model_uses: tuple[tuple[str, int, str], ...] = ()
 
     @property
     def commits_after_yield(self) -> bool:

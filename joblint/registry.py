@@ -42,6 +42,7 @@ class RuleInfo(NamedTuple):
     reads_settings: bool = False  # `Rule.READS_SETTINGS`
     follows_calls: bool = False  # `Rule.FOLLOWS_CALLS`
     yields_to: tuple[str, ...] = ()  # `Rule.YIELDS_TO`
+    follows_arguments: bool = False  # `Rule.FOLLOWS_ARGUMENTS`
 
 
 def rule_modules() -> tuple[str, ...]:
@@ -126,6 +127,7 @@ def info_of(rule: type[Rule]) -> RuleInfo:
         rule.READS_SETTINGS,
         rule.FOLLOWS_CALLS,
         rule.YIELDS_TO,
+        rule.FOLLOWS_ARGUMENTS,
     )
 
 
@@ -200,6 +202,10 @@ def reads_settings(code: str) -> bool:
 
 def follows_calls(code: str) -> bool:
     return any(info.follows_calls for info in catalog() if info.code == code)
+
+
+def follows_arguments(code: str) -> bool:
+    return any(info.follows_arguments for info in catalog() if info.code == code)
 
 
 def all_codes() -> list[str]:

@@ -187,6 +187,10 @@ class Rule:
     # one finding per call (an enqueue inside a transaction is JL101's, not
     # JL106's, whichever step finds the transaction).
     YIELDS_TO: ClassVar[tuple[str, ...]] = ()
+    # Its findings follow the arguments a call passes a project function that
+    # hands them on to an enqueue (reported at the caller): it also runs on the
+    # files calling such a function that its triggers miss.
+    FOLLOWS_ARGUMENTS: ClassVar[bool] = False
 
     def __init__(self, context: FileContext) -> None:
         self.context = context

@@ -65,7 +65,28 @@ PAYLOAD_CASES = [
     ("def f(a):\n    q.enqueue(job_function, load(a))\n", True),
     # A decorated function of the module may be a task enqueued on call.
     ("@huey.task()\ndef t(o):\n    pass\ndef f():\n    t(load())\n", True),
+    # A call of any project function passing a live object: it may hand it on
+    # (not what another helper returns, nor `self`, the request, an import).
     ("def t(o):\n    pass\ndef f():\n    t(load())\n", False),
+    ("def t(o):\n    pass\ndef f():\n    t(Order.objects.get(pk=1))\n", True),
+    ("import json\ndef f(self, request):\n    t(self, request, json, len)\n", False),
+    ("def f(rows):\n    out = []\n    out.append(Order.objects.first())\n", False),
+    ("def t(o):\n    pass\ndef f(o):\n    t(o, o.pk, str(o))\n", False),
+    ("def f(request):\n    schedule(request.user)\n", True),
+    ("def f():\n    Order(customer=load())\n", False),
+    # Collections of rows, values a library hands the code, a receiver's instance.
+    ("def f():\n    send.delay(list(Order.objects.all()))\n", True),
+    ("def f(qs):\n    send.delay(list(qs), [o.pk for o in qs])\n", False),
+    ("def f():\n    send.delay([o for o in Order.objects.all()])\n", True),
+    ("class V:\n    def f(self):\n        send.delay(self.request.user)\n", True),
+    ("class V:\n    def f(self):\n        send.delay(self.request.user.pk)\n", False),
+    ("def f(form):\n    send.delay(form.instance)\n", True),
+    ("def f(sender, instance, **kw):\n    send.delay(instance)\n", True),
+    ("def f(sender, **kw):\n    send.delay(kw['instance'], kw['created'])\n", True),
+    ("def f(sender, **kw):\n    send.delay(kw['created'])\n", False),
+    # A task may use an unannotated parameter as a model; not one named as a key.
+    ("def f(order):\n    send.delay(order)\n", True),
+    ("def f(order_id, pks):\n    send.delay(order_id, pks)\n", False),
 ]
 
 
@@ -117,6 +138,17 @@ _ARGUMENTS = [
     "order if order else None",
     "self",
     "request",
+    "self.request.user",
+    "self.get_object()",
+    "form.save()",
+    "serializer.instance",
+    "list(rows)",
+    "[o for o in rows]",
+    "(t.s(o) for o in rows)",
+    "{o.pk: o for o in Order.objects.all()}",
+    "instance",
+    "kw['instance']",
+    "kw.get('instance')",
 ]
 _BINDINGS = [
     "",
@@ -130,8 +162,22 @@ _BINDINGS = [
     "with lock() as order:\n        pass\n",
     "order, created = Order.objects.get_or_create(a=1)\n",
     "order: Order = load()\n",
+    "rows = Order.objects.filter(a=1)\n",
+    "form = OrderForm(data)\n",
+    "for order in get_list_or_404(Order):\n        pass\n",
+    "try:\n        pass\n    except Exception as order:\n        pass\n",
 ]
-_PARAMETERS = ["order", "order: Order", "order=None", "*order", "request, order", "self, order"]
+_PARAMETERS = [
+    "order",
+    "order: Order",
+    "order=None",
+    "*order",
+    "request, order",
+    "self, order",
+    "sender, instance, **kw",
+    "sender, **kw",
+    "form, serializer",
+]
 _CALLS = [
     "send.delay({})",
     "send.apply_async(args=[{}], queue={})",
@@ -143,9 +189,14 @@ _CALLS = [
     "async_task('app.job', {})",
     "local_task({})",
     "send.send_with_options(args=({},))",
+    # A project function, which may hand its argument on to a job.
+    "load({}, key={})",
+    "load(list({}), [{}])",
+    "rows.append({})",
 ]
 _HEADER = (
     "import json\nfrom functools import partial\nfrom django_q.tasks import async_task\n"
+    "from django.shortcuts import get_list_or_404\n"
     "from .models import Order, Color, get_order, make, load, lock\nfrom .tasks import send\n\n"
     "@app.task\ndef local_task(value):\n    pass\n\n"
 )

@@ -72,6 +72,9 @@ class Frame:
     # A function or method whose body runs inside a request's transaction if
     # the project step finds a request handler reaching it (`REACHED`).
     reached: TxScope | None = None
+    # What a model signal receiver is connected to (None: not a receiver
+    # the module connects).
+    receiving: Receiving | None = None
 
     @property
     def loop_depth(self) -> int:
@@ -337,6 +340,7 @@ class FileContext:
             if view is not None:  # outside everything the function opens itself
                 frame.transactions.append(view)
         receiving = decorated_receiving(node, self.resolver) or self.receivers.get(key)
+        frame.receiving = receiving
         if receiving is not None:  # outside its own decorators' transactions
             frame.transactions.append(receiving.scope(node))
         elif not outer.key and looks_like_receiver(node):

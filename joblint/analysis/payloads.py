@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from joblint.analysis.context import FileContext
+from joblint.analysis.context import FileContext, Frame
 from joblint.analysis.names import (
     Binding,
     BindingKind,
@@ -29,15 +29,22 @@ from joblint.analysis.tasks import classify_enqueue, maybe_task
 from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
 from joblint.models import (
+    HANDED,
+    HANDS_TO_PAYLOAD,
+    M2M,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
     RETURNS_OBJECT,
+    USED_AS_MODEL,
     Requirement,
 )
 
 SELF = "self"
 REQUEST = "request"
+# A value of unknown type passed where the task uses its parameter as a model
+# instance (`USED_AS_MODEL` settles it).
+MODEL_PARAMETER = "model-parameter"
 
 _RENDER_LIMIT = 40
 _EMPTY_MODULE = cst.Module(body=[])
@@ -92,8 +99,187 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
                     issue.holder,
                 )
             )
+    # A value reported for sure is not read again; one pending (what a helper
+    # returns) is: one finding per place stands.
+    reported = {id(issue.node) for issue in issues if len(issue.requires) == len(requires)}
+    task = _enqueued_task(call, context)
+    if task:
+        for value, position, keyword in _task_places(call, shape):
+            if id(unwrap(value)) not in reported and id(value) not in reported:
+                unknown = _unknown_object(value, context, task, position, keyword)
+                if unknown is not None:
+                    issues.append(replace(unknown, requires=requires + unknown.requires))
     text = dotted_text(call.func)
     return PayloadSite(f"{text}()" if text else "the enqueue call", tuple(issues))
+
+
+def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
+    """The live objects a call of a project function passes it, each one a
+    finding if the function hands that parameter on to a job's payload
+    (`HANDS_TO_PAYLOAD`: `schedule_email(request.user)` where
+    `schedule_email(user)` calls `send_email.delay(user)`)."""
+    if not call.args or not context.frame.key:
+        return None  # module level: a decorator's arguments, a script's setup
+    enqueue = context.enqueue(call)
+    if enqueue is not None and any(not e.requires for e in enqueue.alternatives()):
+        return None  # an enqueue (where it may be one, a Huey task called, both are read)
+    qualname = context.resolver.qualified_name(call.func)
+    text = dotted_text(call.func)
+    if qualname is None or text is None or not jobs.may_be_project_code(qualname):
+        return None
+    called = text.rsplit(".", 1)[-1]
+    if called[:1].isupper() or called in kb.ENQUEUE_METHOD_NAMES:
+        # A class made (its constructor keeps what it is given), or a method
+        # named like an enqueue: read as one where it is one, else no helper.
+        return None
+    issues: list[PayloadIssue] = []
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            break
+        place = ("", arg.keyword.value) if arg.keyword is not None else (str(position), "")
+        if arg.keyword is None:
+            position += 1
+        if _names_a_module_value(arg.value, context):
+            continue  # a module's constant, set up once: not read here
+        for issue in _classify(arg.value, context):
+            if not _read_when_handed(issue):
+                continue
+            requirement = Requirement(HANDS_TO_PAYLOAD, qualname, reach=place)
+            issues.append(replace(issue, requires=(*issue.requires, requirement), fixable=False))
+    if not issues:
+        return None
+    return PayloadSite(f"{text}(), which hands it on to {HANDED}", tuple(issues))
+
+
+def _returned_by_project_code(binding: Binding, context: FileContext) -> bool:
+    """A local bound once, whole, to a call of a function the project may
+    define (not a builtin's, the standard library's or another library's)."""
+    if binding.expr is None or binding.unpack_index is not None or binding.iterated:
+        return False
+    call = unwrap(binding.expr)
+    if not isinstance(call, cst.Call):
+        return False
+    text = dotted_text(call.func)
+    if text is None or context.resolver.lookup(text.split(".")[0]) is None:
+        return False  # a builtin, or a value a call returns
+    qualname = context.resolver.qualified_name(call.func)
+    return qualname is None or jobs.may_be_project_code(qualname)
+
+
+def _names_a_module_value(node: cst.BaseExpression, context: FileContext) -> bool:
+    """A name in `node` is the module's own value (`DEFAULT = ...` at module level)."""
+    module = context.resolver.module_scope.names
+    finder = _Names()
+    node.visit(finder)
+    for name in finder.names:
+        binding = context.resolver.lookup(name)
+        if binding is not None and module.get(name) is binding and binding.expr is not None:
+            return True
+    return False
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _read_when_handed(issue: PayloadIssue) -> bool:
+    """Whether a live object passed to a helper is read there: only what the
+    file alone tells is one (a fetch, a value a library hands the code, a
+    receiver's instance); not `self` nor the request (handed to helpers
+    everywhere, rarely on to a job), nor what another helper returns or a
+    class builds (pending findings at most calls of a project: the cost
+    outweighs the rare find)."""
+    return issue.kind not in (SELF, REQUEST) and not issue.requires
+
+
+def _enqueued_task(call: cst.Call, context: FileContext) -> str:
+    """The project task an enqueue call enqueues, by its own method ("" for
+    another enqueue: a queue's, a signature's)."""
+    enqueue = context.enqueue(call)
+    if enqueue is None or enqueue.signed:
+        return ""
+    return enqueue.task
+
+
+def _task_places(
+    call: cst.Call, shape: kb.PayloadShape
+) -> Iterator[tuple[cst.BaseExpression, str, str]]:
+    """The payload arguments of a task's enqueue with the task's parameter
+    each binds: (value, position, "") or (value, "", keyword)."""
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return  # `*args`/`**kwargs`: positions no longer tell
+    at = 0
+    for index, arg in enumerate(positional):
+        if index < shape.skip_positional:
+            continue
+        if index == shape.args_position:
+            yield from _displayed_positions(arg.value)
+        elif index == shape.kwargs_position:
+            yield from _displayed_keywords(arg.value)
+        elif shape.rest_is_payload:
+            yield arg.value, str(at), ""
+            at += 1
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        name = arg.keyword.value
+        if name and name == shape.args_keyword:
+            yield from _displayed_positions(arg.value)
+        elif name and name == shape.kwargs_keyword:
+            yield from _displayed_keywords(arg.value)
+        elif shape.rest_is_payload and not _reserved(name, shape):
+            yield arg.value, "", name
+
+
+def _displayed_positions(
+    node: cst.BaseExpression,
+) -> Iterator[tuple[cst.BaseExpression, str, str]]:
+    if isinstance(node, cst.List | cst.Tuple):
+        for index, element in enumerate(node.elements):
+            if isinstance(element, cst.StarredElement):
+                return
+            yield element.value, str(index), ""
+
+
+def _displayed_keywords(
+    node: cst.BaseExpression,
+) -> Iterator[tuple[cst.BaseExpression, str, str]]:
+    if isinstance(node, cst.Dict):
+        for item in node.elements:
+            if isinstance(item, cst.DictElement) and isinstance(item.key, cst.SimpleString):
+                key = item.key.evaluated_value
+                if isinstance(key, str):
+                    yield item.value, "", key
+
+
+def _unknown_object(
+    value: cst.BaseExpression, context: FileContext, task: str, position: str, keyword: str
+) -> PayloadIssue | None:
+    """A value whose type the file doesn't tell and whose name doesn't say it
+    is a key: an unannotated parameter, a loop's item, a local bound to what
+    a project function returns (`order`, not `order_id`). A finding where
+    the task uses that parameter as a model."""
+    node = unwrap(value)
+    if not isinstance(node, cst.Name) or kb.names_a_key(node.value):
+        return None
+    if node.value in ("self", "cls", "request"):
+        return None
+    binding = context.resolver.lookup(node.value)
+    if binding is None or binding.kind is not BindingKind.OTHER:
+        return None
+    if _is_parameter(binding):
+        if binding.annotation is not None:
+            return None
+    elif not (binding.iterated or _returned_by_project_code(binding, context)):
+        return None
+    requirement = Requirement(USED_AS_MODEL, task, reach=(position, keyword))
+    return PayloadIssue(node, node.value, MODEL_PARAMETER, "", (requirement,), fixable=False)
 
 
 def _shape_and_requirements(
@@ -207,10 +393,16 @@ def _classify(
     built = _dict_call(node)
     if built is not None:
         return [i for a in built.args for i in _classify(a.value, context, held=held)]
+    collected = _collection_issues(node, context)
+    if collected is not None:
+        return [_inside(i, node) for i in collected]
     if isinstance(node, cst.Name):
         return _classify_name(node, context, as_dict, held)
     if isinstance(node, cst.Attribute):
         return _classify_attribute(node, context)
+    known = _known_value(node, context) or _received_keyword(node, context)
+    if known:
+        return known
     if isinstance(node, cst.Call | cst.Subscript):
         issues = [_at(i, node) for i in _value_issues(node, context, None, False)]
         if as_dict and isinstance(node, cst.Call):
@@ -234,6 +426,9 @@ def _classify_name(
     node: cst.Name, context: FileContext, as_dict: bool = False, held: bool = False
 ) -> list[PayloadIssue]:
     name = node.value
+    source = _comprehension_source(node, context)
+    if source is not None:
+        return [_at(i, node) for i in _row_issues(source, context)]
     binding = context.resolver.lookup(name)
     if name == "self" and context.frame.class_name and _is_parameter(binding):
         return [PayloadIssue(node, name, SELF, context.frame.class_name)]
@@ -242,6 +437,9 @@ def _classify_name(
     if _is_parameter(binding):
         if name == "request":
             return [PayloadIssue(node, name, REQUEST)]
+        received = _received_instance(node, binding, context)
+        if received is not None:
+            return [received]
         if binding.annotation is not None:
             return [_at(i, node) for i in _annotation_issues(binding.annotation, context)]
         return []
@@ -252,6 +450,9 @@ def _classify_name(
         if held:
             return []
         return [_inside(i, node) for i in _container_issues(name, binding.expr, context)]
+    collected = _collection_issues(binding.expr, context) if whole else None
+    if collected is not None:
+        return [] if held else [_inside(i, node) for i in collected]
     issues = _value_issues(binding.expr, context, binding.unpack_index, binding.iterated)
     found = [_at(i, node) for i in issues]
     expr = unwrap(binding.expr)
@@ -399,18 +600,238 @@ def _returned_alternatives(
     ]
 
 
+def _known_value(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """A value a library hands the code by a name of its own: `request.user`,
+    `self.request.user`, `self.get_object()`, `form.save()`, `serializer.instance`
+    (`knowledge.payloads.PARAMETER_ATTRIBUTES`)."""
+    called = isinstance(node, cst.Call)
+    parts = dotted_parts(node.func if isinstance(node, cst.Call) else node)
+    if parts is None or len(parts) < 2:
+        return []
+    known = kb.PARAMETER_ATTRIBUTES.get((parts[0], ".".join(parts[1:])))
+    if known is None or known.called != called:
+        return []
+    if called and parts[0] == "self" and parts[1] in context.own_methods:
+        return []  # the class's own method: what it returns is the project model's to tell
+    root = context.resolver.lookup(parts[0])
+    if not (_is_parameter(root) or (known.local_too and _bound_to_a_call(root))):
+        return []
+    return [PayloadIssue(node, _render(node), known.kind, known.class_name)]
+
+
+def _bound_to_a_call(binding: Binding | None) -> bool:
+    """A local assigned the result of a call (`form = OrderForm(data)`)."""
+    if binding is None or binding.expr is None or binding.unpack_index is not None:
+        return False
+    return not binding.iterated and isinstance(unwrap(binding.expr), cst.Call)
+
+
+def _received_instance(
+    node: cst.Name, binding: Binding, context: FileContext, of: Frame | None = None
+) -> PayloadIssue | None:
+    """The instance a model signal hands its receiver (`instance` of a
+    `post_save` receiver the module connects; `of`: the receiver's frame,
+    known already)."""
+    for frame in reversed(context.frames):
+        function = frame.node
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        if of is None and not any(p is binding.node for p in _own_parameters(function)):
+            continue
+        if of is not None and frame is not of:
+            continue
+        receiving = frame.receiving
+        if receiving is None or receiving.instance_keyword != node.value:
+            return None
+        if not receiving.instance_kind:
+            return None
+        # A many-to-many change hands either side's instance.
+        model = receiving.model.rsplit(".", 1)[-1] if M2M not in receiving.writes else ""
+        what = model or f"the instance {receiving.signal} sends"
+        return PayloadIssue(node, node.value, receiving.instance_kind, what)
+    return None
+
+
+def _received_keyword(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """`kwargs["instance"]`, `kwargs.get("instance")`: the instance a model
+    signal hands its receiver, read from the receiver's `**kwargs`."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        owner, key = node.value, index.value if isinstance(index, cst.Index) else None
+    elif (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get"
+        and node.args
+    ):
+        owner, key = node.func.value, node.args[0].value
+    else:
+        return []
+    if not (isinstance(owner, cst.Name) and isinstance(key, cst.SimpleString)):
+        return []
+    binding = context.resolver.lookup(owner.value)
+    if binding is None:
+        return []
+    for frame in reversed(context.frames):
+        function = frame.node
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        if function.params.star_kwarg is not binding.node:
+            continue
+        receiving = frame.receiving
+        if receiving is None or key.evaluated_value != receiving.instance_keyword:
+            return []
+        issue = _received_instance(cst.Name(receiving.instance_keyword), binding, context, frame)
+        return [] if issue is None else [_at(issue, node)]
+    return []
+
+
+def _own_parameters(function: cst.FunctionDef) -> Iterator[cst.Param]:
+    params = function.params
+    yield from (*params.posonly_params, *params.params, *params.kwonly_params)
+
+
+# Builtins that collect what they iterate over (`list(qs)`: the rows).
+_COLLECTING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
+
+
+def _collection_issues(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue] | None:
+    """What a collection built from an iteration holds: `list(qs)`, `[o for o
+    in qs]`, `(t for t in qs)`, a dict comprehension's values; None when
+    `node` is no such collection."""
+    node = unwrap(node)
+    if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+        element = node.value if isinstance(node, cst.DictComp) else node.elt
+        return _element_issues(unwrap(element), node.for_in, context)
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+        return None
+    if node.func.value not in _COLLECTING_BUILTINS or context.resolver.lookup(node.func.value):
+        return None
+    if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    issues = _row_issues(node.args[0].value, context)
+    return [replace(i, text="", fixable=False) for i in issues]
+
+
+def _element_issues(
+    element: cst.BaseExpression, loops: cst.CompFor, context: FileContext
+) -> list[PayloadIssue]:
+    """A comprehension's element: a target of its loops (the rows iterated)
+    or any value the payload rules read (`Order.objects.get(pk=p)`)."""
+    if isinstance(element, cst.Name):
+        source = _loop_source(element.value, loops)
+        if source is not None:
+            return [
+                replace(i, text=element.value, fixable=False) for i in _row_issues(source, context)
+            ]
+        if _binds(loops, element.value):
+            return []  # a target of a loop unpacking, or a nested loop's
+    return [replace(i, fixable=False) for i in _classify(element, context, held=True)]
+
+
+def _loop_source(name: str, loops: cst.CompFor) -> cst.BaseExpression | None:
+    """What the comprehension loop binding `name` alone iterates over (the
+    innermost loop binding it)."""
+    found: cst.BaseExpression | None = None
+    loop: cst.CompFor | None = loops
+    while loop is not None:
+        if isinstance(loop.target, cst.Name) and loop.target.value == name:
+            found = loop.iter
+        elif name in _target_names(loop.target):
+            found = None
+        loop = loop.inner_for_in
+    return found
+
+
+def _binds(loops: cst.CompFor, name: str) -> bool:
+    loop: cst.CompFor | None = loops
+    while loop is not None:
+        if name in _target_names(loop.target):
+            return True
+        loop = loop.inner_for_in
+    return False
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
+def _row_issues(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:
+    """The rows iterating over `node` gives: a queryset's, a session query's,
+    a helper's returning rows; through a local bound once to one."""
+    node = unwrap(node)
+    if isinstance(node, cst.Name):
+        binding = context.resolver.lookup(node.value)
+        if binding is None or _is_parameter(binding) or binding.expr is None:
+            return []
+        if binding.unpack_index is not None or binding.iterated:
+            return []
+        node = unwrap(binding.expr)
+    if isinstance(node, cst.Name | cst.Attribute):
+        return []
+    return _value_issues(node, context, None, True)
+
+
+def _comprehension_source(node: cst.Name, context: FileContext) -> cst.BaseExpression | None:
+    """What a name bound by a comprehension's loop around `node`, in the
+    statement being read, iterates over (`group(t.s(o) for o in qs)`)."""
+    statement = context.statement
+    if statement is None:
+        return None
+    finder = _ComprehensionTarget(node)
+    statement.visit(finder)
+    return finder.source
+
+
+class _ComprehensionTarget(cst.CSTVisitor):
+    """The iterable of the innermost comprehension loop binding the name
+    `node` around it (None: no comprehension binds it there)."""
+
+    def __init__(self, node: cst.Name) -> None:
+        self.node = node
+        self.loops: list[cst.CompFor] = []
+        self.source: cst.BaseExpression | None = None
+        self.done = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.done:
+            return False
+        if node is self.node:
+            self.done = True
+            for loops in reversed(self.loops):
+                if _binds(loops, self.node.value):
+                    self.source = _loop_source(self.node.value, loops)
+                    return False
+            return False
+        if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+            self.loops.append(node.for_in)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.done:
+            return
+        if isinstance(original_node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+            self.loops.pop()
+
+
 def _is_parameter(binding: Binding | None) -> bool:
     return binding is not None and isinstance(binding.node, cst.Param)
 
 
 def _classify_attribute(node: cst.Attribute, context: FileContext) -> list[PayloadIssue]:
+    known = _known_value(node, context)
+    if known:
+        return known
     parts = dotted_parts(node)
     if parts is None or len(parts) != 2:
         return []
     root = context.resolver.lookup(parts[0])
-    known = kb.PARAMETER_ATTRIBUTES.get((parts[0], parts[1]))
-    if known is not None and _is_parameter(root):
-        return [PayloadIssue(node, ".".join(parts), known.kind, known.class_name)]
     # `Color.RED`: a member of a class the index may know as an enum.
     if root is not None and root.kind in (BindingKind.IMPORT, BindingKind.DEF):
         if not parts[1].isupper() or in_standard_library(root.qualname):
@@ -471,6 +892,10 @@ def _value_issues(
         found = _session_fetch(node, context, iterated, session)
         if found is not None:
             return found
+    if isinstance(node, cst.Call | cst.Subscript) and unpack_index is None and not iterated:
+        known = _known_value(node, context) or _received_keyword(node, context)
+        if known:
+            return known
     if isinstance(node, cst.Call) and unpack_index is None:
         returned = _returned_alternatives(node, context, iterated)
         if iterated:

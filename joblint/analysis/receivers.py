@@ -53,6 +53,10 @@ class Receiving:
     # The framework's own transaction the signal is always sent in ("": none,
     # it depends on the writer): how a message names the write it wraps.
     own_transaction: str = ""
+    # The keyword the receiver is handed the written instance by, and that
+    # value's kind (`ModelSignals.instance_keyword`/`instance_kind`).
+    instance_keyword: str = ""
+    instance_kind: str = ""
 
     def fact(self, handler: str, line: int) -> ReceiverFact:
         """As the project step learns it: `handler` connected at `line`."""
@@ -227,7 +231,15 @@ def _receiving(
         return None
     writes = frozenset(kinds.values())
     own = next((text for write, text in signals.own_transactions if write in writes), "")
-    return Receiving(" or ".join(sorted(kinds)), writes, model, m2m_field, own)
+    return Receiving(
+        " or ".join(sorted(kinds)),
+        writes,
+        model,
+        m2m_field,
+        own,
+        signals.instance_keyword,
+        signals.instance_kind,
+    )
 
 
 def _argument(

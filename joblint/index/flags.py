@@ -134,6 +134,38 @@ def _calls(statements: list[ast.stmt]) -> Iterable[ast.Call]:
                 yield node
 
 
+def call_held(call: ast.Call, steady: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """The caller's steady parameters `call` passes inside a list, tuple,
+    set or dict display (`args=[order]`), by the position or keyword of the
+    argument holding it (`ProjectCall.held`)."""
+    held: list[tuple[str, str]] = []
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        held.extend((str(position), name) for name in _displayed(arg, steady))
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            held.extend((keyword.arg, name) for name in _displayed(keyword.value, steady))
+    return tuple(held)
+
+
+def _displayed(value: ast.expr, steady: frozenset[str]) -> list[str]:
+    """The steady parameters a display holds, at any depth of displays."""
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        elements = value.elts
+    elif isinstance(value, ast.Dict):
+        elements = [v for v in value.values]
+    else:
+        return []
+    found: list[str] = []
+    for element in elements:
+        if isinstance(element, ast.Name) and element.id in steady:
+            found.append(element.id)
+        else:
+            found.extend(_displayed(element, steady))
+    return found
+
+
 def _passed(value: ast.expr, steady: frozenset[str]) -> str:
     if isinstance(value, ast.Constant) and isinstance(value.value, _LITERALS):
         return TRUE_FLAG if value.value else FALSE_FLAG

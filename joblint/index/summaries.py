@@ -31,6 +31,7 @@ from joblint.index.flags import (
     Guard,
     call_flags,
     call_guards,
+    call_held,
     command_flags,
     parameter_defaults,
     positional_parameters,
@@ -287,6 +288,7 @@ class _Summary:
     defers: list[str] = field(default_factory=list)
     registers: str = ""
     retries_handed: tuple[str, ...] = ()
+    model_uses: tuple[tuple[str, int, str], ...] = ()
 
 
 class ModuleReader:
@@ -419,6 +421,7 @@ class ModuleReader:
                     defers=tuple(found.defers),
                     registers=found.registers,
                     retries_handed=found.retries_handed,
+                    model_uses=found.model_uses,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -780,6 +783,7 @@ class ModuleReader:
         summary.yields = min((cast(ast.Yield, y).lineno for y in yields), default=0)
         summary.asynchronous = isinstance(node, ast.AsyncFunctionDef)
         summary.hands_on = self._hands_on(node, frame)
+        summary.model_uses = self._model_uses(node, frame)
         if summary.commits and self.may_hook:
             summary.commit_settings = self._commit_settings(node, summary.commits)
         kinds = self.kinds(node)
@@ -787,6 +791,32 @@ class ModuleReader:
             for inner in self.own(node):  # in their order: the summaries keep it
                 if isinstance(inner, _Function):
                     self._function(inner, f"{key}.<locals>.{inner.name}", "", stack)
+
+    def _model_uses(self, node: _Function, frame: _Frame) -> tuple[tuple[str, int, str], ...]:
+        """Its steady parameters it uses as a model instance, the first use of
+        each (`order.refresh_from_db()`, `order.save()`, `order._meta`)."""
+        if not frame.steady:
+            return ()
+        found: dict[str, tuple[str, int, str]] = {}
+        methods = {
+            id(call.func)
+            for call in cast(list[ast.Call], self.of_kind(node, ast.Call))
+            if not call.args
+        }
+        for attribute in cast(list[ast.Attribute], self.of_kind(node, ast.Attribute)):
+            owner = attribute.value
+            if not isinstance(owner, ast.Name) or owner.id not in frame.steady:
+                continue
+            if attribute.attr in payloads.MODEL_INSTANCE_ATTRIBUTES:
+                how = f"{owner.id}.{attribute.attr}"
+            elif attribute.attr in payloads.MODEL_INSTANCE_METHODS and id(attribute) in methods:
+                how = f"{owner.id}.{attribute.attr}()"
+            else:
+                continue
+            use = (owner.id, attribute.lineno, how)
+            if owner.id not in found or use[1] < found[owner.id][1]:
+                found[owner.id] = use
+        return tuple(sorted(found.values()))
 
     def _hands_on(self, node: _Function, frame: _Frame) -> int:
         """The line of a middleware's first call of the app it wraps (`await
@@ -1229,6 +1259,7 @@ class ModuleReader:
             idempotent,
             frame.guards.get(id(node), ()),
             call_flags(node, frame.steady),
+            held=call_held(node, frame.steady),
         )
 
     def _callee(self, func: ast.expr, stack: list[_Frame]) -> tuple[str, str] | None:

@@ -48,6 +48,26 @@ PARAMETER_ATTRIBUTES: dict[tuple[str, str], ParameterAttribute] = {
     (a.parameter, a.attribute): a for a in collect("PARAMETER_ATTRIBUTES")
 }
 
+# The parameter a model signal's receiver is handed the written instance by.
+RECEIVED_INSTANCE_NAMES = frozenset(
+    s.instance_keyword for s in collect("MODEL_SIGNALS") if s.instance_keyword
+)
+
+# A parameter a function uses so is a model instance (`order.refresh_from_db()`,
+# `order.save()` with no positional argument, `order._meta`).
+MODEL_INSTANCE_METHODS = frozenset(collect("MODEL_INSTANCE_METHODS"))
+MODEL_INSTANCE_ATTRIBUTES = frozenset(collect("MODEL_INSTANCE_ATTRIBUTES"))
+
+# A name saying its value is a key, not an object (`order_id`, `pks`).
+KEY_NAMES = frozenset({"id", "ids", "pk", "pks", "uuid", "uuids", "key", "keys"})
+KEY_NAME_SUFFIXES = tuple(f"_{name}" for name in sorted(KEY_NAMES))
+
+
+def names_a_key(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in KEY_NAMES or lowered.endswith(KEY_NAME_SUFFIXES)
+
+
 # --- ORM fetches ---------------------------------------------------------------
 
 # `X.objects.<method>(...)`: a manager's chains fetching instances or querysets.
@@ -71,6 +91,12 @@ def _payload_shapes() -> dict[str, PayloadShape]:
 
 # enqueue method ("__call__" for a task called, or a shape name) -> its payload.
 PAYLOAD_SHAPES: dict[str, PayloadShape] = _payload_shapes()
+
+# The method names of enqueues (and signatures): a call named so is read as
+# an enqueue or not at all, never as a helper handing its arguments on.
+ENQUEUE_METHOD_NAMES = frozenset(
+    {key.rsplit(".", 1)[-1] for key in PAYLOAD_SHAPES if key != "__call__"} | {"s", "si"}
+)
 
 # `partial(enqueue_method, *args, **kwargs)`: the enqueue's payload, bound now.
 PARTIAL_FUNCTIONS = frozenset({"functools.partial"})

@@ -112,6 +112,10 @@ class ModelSignals:
     atomic_manager_writes: tuple[tuple[str, str], ...] = ()
     # Manager methods that may create the row (a receiver's `created` is True).
     creating_methods: tuple[str, ...] = ()
+    # The keyword a receiver is handed the written instance by, and the kind
+    # of that value (`joblint.libraries.objects`): "" for none.
+    instance_keyword: str = ""
+    instance_kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)

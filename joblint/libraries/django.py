@@ -469,6 +469,10 @@ REQUEST_HANDLERS = (
 
 # --- model signals ------------------------------------------------------------------
 #
+# The kinds of a model instance and a queryset (`OBJECT_KINDS` below).
+MODEL = "django_model"
+QUERYSET = "queryset"
+
 # Django sends these from `Model.save()`/`delete()` (also through a manager's
 # `create`, `get_or_create`, `update_or_create` and a queryset's `delete`) and
 # from a many-to-many field's `add`/`remove`/`set`/`clear`/`create`: in the
@@ -512,13 +516,15 @@ MODEL_SIGNALS = (
             ("update_or_create", "transaction.atomic() Django opens in update_or_create()"),
         ),
         creating_methods=("create", "get_or_create", "update_or_create"),
+        # Every receiver of these is handed the model instance as `instance=`
+        # (django/db/models/base.py `save_base`, deletion.py `Collector.delete`,
+        # fields/related_descriptors.py: m2m_changed's `instance`).
+        instance_keyword="instance",
+        instance_kind=MODEL,
     ),
 )
 
 # --- model classes and the manager's fetches ----------------------------------------
-
-MODEL = "django_model"
-QUERYSET = "queryset"
 
 OBJECT_KINDS = (
     ObjectKind(
@@ -557,8 +563,32 @@ BASE_CLASS_KINDS = (
 # imported from a module named `models` is taken as a model.
 UNRESOLVED_MODEL_MODULES = (("models", MODEL),)
 
-# A view's `request.user`: the logged-in user, a model instance.
-PARAMETER_ATTRIBUTES = (ParameterAttribute("request", "user", MODEL, "User"),)
+# A view's `request.user`: the logged-in user, a model instance (also a
+# class-based view's, which `View.setup` keeps as `self.request`). A detail
+# view's `self.get_object()` is the instance the URL names (Django's
+# `SingleObjectMixin.get_object`, django/views/generic/detail.py; Django REST
+# framework's `GenericAPIView.get_object`, rest_framework/generics.py). A model
+# form's `instance`, and what its `save()` returns, are the form's model
+# instance (`BaseModelForm.save`, django/forms/models.py); a DRF serializer's
+# `save()` returns its `instance` (`BaseSerializer.save`,
+# rest_framework/serializers.py, 3.15).
+PARAMETER_ATTRIBUTES = (
+    ParameterAttribute("request", "user", MODEL, "User"),
+    ParameterAttribute("self", "request.user", MODEL, "User"),
+    ParameterAttribute("self", "get_object", MODEL, "the view's object", called=True),
+    ParameterAttribute("form", "instance", MODEL, "the form's model", local_too=True),
+    ParameterAttribute("form", "save", MODEL, "the form's model", called=True, local_too=True),
+    ParameterAttribute("serializer", "instance", MODEL, "the serializer's model", local_too=True),
+    ParameterAttribute(
+        "serializer", "save", MODEL, "the serializer's model", called=True, local_too=True
+    ),
+)
+
+# What only a model instance has: `refresh_from_db()` and `save()` (called
+# with no positional argument: a file's or an image's `save(path)` takes one),
+# the `_meta` options and the `pk` property (django/db/models/base.py, Django 5.1).
+MODEL_INSTANCE_METHODS = ("refresh_from_db", "save")
+MODEL_INSTANCE_ATTRIBUTES = ("_meta", "pk")
 
 MANAGER_FETCHES = (
     ManagerFetches(

@@ -13,7 +13,8 @@ lookups the class index and the payload analysis read):
 - `TABLE_FLAG_BASES` (`TableFlagBase`): a base whose class keyword decides the kind.
 - `UNRESOLVED_MODEL_MODULES` (`(module name, kind)` pairs): a class the project
   doesn't define, imported from a module of that name, is taken to have the kind.
-- `PARAMETER_ATTRIBUTES` (`ParameterAttribute`): `request.user` of a parameter.
+- `PARAMETER_ATTRIBUTES` (`ParameterAttribute`): `request.user` of a parameter,
+  `self.get_object()`, `form.save()`: values of a known kind by what they are called.
 - `MANAGER_FETCHES` (`ManagerFetches`) and `SESSION_FETCHES`
   (`SessionFetches`): the ORM calls that fetch rows.
 """
@@ -62,12 +63,17 @@ class TableFlagBase:
 
 @dataclass(frozen=True, slots=True)
 class ParameterAttribute:
-    """`request.user` where `request` is a parameter: a value of a known kind."""
+    """`request.user` where `request` is a parameter: a value of a known kind.
+    `attribute` may be dotted (`self.request.user`); `called`: the value is
+    what calling it returns (`self.get_object()`); `local_too`: the root may
+    also be a local bound to a call (`form = OrderForm(request.POST)`)."""
 
     parameter: str
     attribute: str
     kind: str
     class_name: str
+    called: bool = False
+    local_too: bool = False
 
 
 @dataclass(frozen=True, slots=True)

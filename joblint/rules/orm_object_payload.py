@@ -2,12 +2,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from joblint.analysis.payloads import REQUEST, SELF, PayloadIssue, payload_site
+from joblint.analysis.payloads import (
+    MODEL_PARAMETER,
+    REQUEST,
+    SELF,
+    PayloadIssue,
+    handed_site,
+    payload_site,
+)
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.tokens import PAYLOAD_TRIGGERS
+from joblint.models import USED
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
-_REPORTED = frozenset({*kb.ORM_KINDS, *kb.ROWS_KINDS, SELF, REQUEST})
+_REPORTED = frozenset({*kb.ORM_KINDS, *kb.ROWS_KINDS, SELF, REQUEST, MODEL_PARAMETER})
 
 
 def _message(issue: PayloadIssue, call_text: str) -> str:
@@ -24,6 +32,11 @@ def _message(issue: PayloadIssue, call_text: str) -> str:
         return f"'{issue.holder}' holds '{text}', {kind.what} ({model}) {passed}: pass {instead}"
     if kind is not None:
         return f"'{text}' is {kind.what} ({model}) {passed}: pass {kind.instead.format(text=text)}"
+    if issue.kind == MODEL_PARAMETER:
+        return (
+            f"'{text}' is {passed}, whose task uses it as a model instance ({USED}): pass "
+            f"its primary key ({text}.pk) and re-fetch the row in the task"
+        )
     if issue.kind == SELF:
         return (
             f"'self' (a {model} instance) {passed}: pass its identifier and rebuild or "
@@ -47,7 +60,15 @@ class OrmObjectPayload(Rule):
     returns: `order = orders.load(pk)` where `load` returns
     `Order.objects.get(...)`), and a model instance in a dict spread into the
     enqueue (`**params`, `kwargs=params`: a local dict, its `params["k"] = v`
-    stores, or the dict a helper returns).
+    stores, or the dict a helper returns). Also the objects a step away: the
+    `instance` a model signal hands its receiver, rows collected from a
+    queryset (`list(qs)`, `[o for o in qs]`, `group(t.s(o) for o in qs)`),
+    what views, forms and serializers hand the code (`self.request.user`,
+    `self.get_object()`, `form.save()`, `serializer.instance`), a live object
+    passed to a project function that hands that parameter on to an enqueue
+    (reported at the caller, the enqueue named), and any non-key value passed
+    where the task's body uses the parameter as a model instance
+    (`order.refresh_from_db()`, `order.save()`, `order._meta`, `order.pk`).
 
     ## Why is this bad?
     The object is serialized when the job is enqueued and used when it runs,
@@ -100,6 +121,22 @@ class OrmObjectPayload(Rule):
     - A dict spread into an enqueue is read where it is built in the same
       function (a literal, `dict(...)`, `params["k"] = v`) or returned by a
       helper as a literal; no fix is offered for values inside a dict.
+    - A receiver's `instance` (its parameter, or `kwargs["instance"]`) is
+      read where the module connects it
+      (`@receiver(post_save, sender=Order)`, `post_save.connect(f, ...)`),
+      not where another module does. `form`/`serializer` are read by those
+      names (a parameter, or a local bound to a call); `self.get_object()`
+      of a class defining its own is read through what that returns.
+    - A value passed to a project function is read when it is a fetch, a
+      value a library hands the code, or a class built; not `self`, the
+      request, nor what another helper returns. The function hands the
+      parameter on unchanged (itself, in a list or dict display), directly or
+      through the project functions it passes it to.
+    - A task uses a parameter as a model where its body calls
+      `refresh_from_db()` or `save()` (no positional argument) on it or reads
+      its `_meta` or `pk`; then a parameter, a loop's item or what a project
+      function returns is reported there unless its name says it is a key
+      (`order_id`, `pks`). The task's JSON serializer is not read.
     - A class is a model when the files linted together say so (bases
       resolved through imports, across files and levels of inheritance). A
       class that can't be resolved counts as a Django model only when it is
@@ -109,6 +146,8 @@ class OrmObjectPayload(Rule):
     CODE = "JL201"
     # Huey task calls have no token: the second pass finds files naming a Huey task.
     TRIGGERS = PAYLOAD_TRIGGERS
+    # `schedule_email(request.user)` in a file with no enqueue of its own.
+    FOLLOWS_ARGUMENTS = True
     SUMMARY = "ORM object or other live object passed in a job payload: pass its ID instead"
     HELP = "Pass the primary key (obj.pk / obj.id) and re-fetch the object inside the job"
 
@@ -198,17 +237,17 @@ def view(request, pk):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        site = payload_site(node, self.context)
-        if site is None:
-            return
-        for issue in site.issues:
-            if issue.kind in _REPORTED:
-                self.report(
-                    issue.node,
-                    _message(issue, site.call_text),
-                    requires=issue.requires,
-                    fix=_key_fix(issue),
-                )
+        for site in (payload_site(node, self.context), handed_site(node, self.context)):
+            if site is None:
+                continue
+            for issue in site.issues:
+                if issue.kind in _REPORTED:
+                    self.report(
+                        issue.node,
+                        _message(issue, site.call_text),
+                        requires=issue.requires,
+                        fix=_key_fix(issue),
+                    )
 
 
 # --- fixes ---------------------------------------------------------------------------------

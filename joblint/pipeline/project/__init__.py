@@ -20,6 +20,8 @@ from joblint.models import (
     CLAIMED_BY_CALLER,
     CLAIMER,
     ENQUEUES_NOW,
+    HANDED,
+    HANDS_TO_PAYLOAD,
     JOB_TOUCHES,
     LEADS_TO_EFFECT,
     LEADS_TO_ENQUEUE,
@@ -46,6 +48,8 @@ from joblint.models import (
     TASK_DECORATOR_SETS,
     UNCOMMITTED,
     URL_VIEW,
+    USED,
+    USED_AS_MODEL,
     WRITE_VERBS,
     WRITTEN,
     WRITTEN_IN_TRANSACTION,
@@ -60,7 +64,7 @@ from joblint.models import (
     Span,
     TaskDef,
 )
-from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsView
+from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsView, hops_text
 from joblint.pipeline.project.entries import RequestReach
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.pipeline.project.writes import TransactionalWrites, Written
@@ -448,6 +452,10 @@ class ProjectIndex:
         if requirement.kind == RETRIES_HANDED_TASK:
             text, position = requirement.reach
             return self.graph.retrying_helper(requirement.qualname, text, position) is not None
+        if requirement.kind == HANDS_TO_PAYLOAD:
+            return self.graph.hands_to_payload(requirement.qualname, *requirement.reach) is not None
+        if requirement.kind == USED_AS_MODEL:
+            return self.graph.model_use(requirement.qualname, *requirement.reach) is not None
         if requirement.kind == WRITTEN_IN_TRANSACTION:
             return self._written(requirement) is not None
         if requirement.kind == URL_VIEW:
@@ -475,12 +483,20 @@ class ProjectIndex:
         reached = next((r for r in pending.requires if r.kind == REACHED), None)
         if reached is not None and REACHED_FROM in finding.message:
             return self._naming_handler(finding, reached)
+        handing = next((r for r in pending.requires if r.kind == HANDS_TO_PAYLOAD), None)
+        if handing is not None and HANDED in finding.message:
+            finding = self._naming_enqueue(finding, handing)
+        used = next((r for r in pending.requires if r.kind == USED_AS_MODEL), None)
+        if used is not None and USED in finding.message:
+            return self._naming_use(finding, used)
         returning = next((r for r in pending.requires if r.kind == RETURNS_OBJECT), None)
         if returning is not None and RETURNED in finding.message:
             return self._naming_helper(finding, returning)
         growing = next((r for r in pending.requires if r.kind == RETURNS_GROWTH), None)
         if growing is not None and RETURNED in finding.message:
             return self._naming_growth(finding, growing)
+        if handing is not None:
+            return finding
         helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
         if helper is not None and CALLER in finding.message:
             return self._naming_caller(finding, helper)
@@ -627,7 +643,33 @@ class ProjectIndex:
         if found is None:
             return finding
         text, related = found
-        return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
+        message = finding.message.replace(RETURNED, text)
+        return replace(finding, message=message, related=(*finding.related, related))
+
+    def _naming_enqueue(self, finding: Finding, requirement: Requirement) -> Finding:
+        """The message names the enqueue the helper hands the value to, and
+        the hops there (the enqueue the last)."""
+        hops = self.graph.hands_to_payload(requirement.qualname, *requirement.reach)
+        if hops is None:
+            return finding
+        last = hops[-1]
+        where = f"{last.call.shown()} at {last.path}:{last.call.line}"
+        text = where if len(hops) == 1 else f"{where} ({hops_text(hops)})"
+        related = tuple(
+            Related(hop.path, _line(hop.call.line), f"{hop.step()}, handing it on") for hop in hops
+        )
+        message = finding.message.replace(HANDED, text)
+        return replace(finding, message=message, related=(*finding.related, *related))
+
+    def _naming_use(self, finding: Finding, requirement: Requirement) -> Finding:
+        """The message names where the task uses the argument as a model instance."""
+        use = self.graph.model_use(requirement.qualname, *requirement.reach)
+        if use is None:
+            return finding
+        path, line, how = use
+        message = finding.message.replace(USED, f"{how} at {path}:{line}")
+        related = Related(path, _line(line), f"the task uses it as a model instance: {how}")
+        return replace(finding, message=message, related=(*finding.related, related))
 
     def _chain(self, requirement: Requirement, path: str, line: int) -> Chain | None:
         """The chain a LEADS_TO_ENQUEUE requirement asks for."""
@@ -843,7 +885,7 @@ def _asked_of_model(
                     found.update(index.graph.callees_at(result.path, line, requirement.qualname))
                 elif requirement.kind == ENQUEUES_NOW:
                     found.update(index.graph.deferral_methods(requirement.qualname))
-                elif requirement.kind == RUNS_NOW or requirement.kind == JOB_TOUCHES:
+                elif requirement.kind in (RUNS_NOW, JOB_TOUCHES, HANDS_TO_PAYLOAD, USED_AS_MODEL):
                     found.add(requirement.qualname)
     return found
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, TypeVar
 from joblint.index import returns
 from joblint.index.flags import FALSE_FLAG, PASSED_ON, TRUE_FLAG, UNKNOWN_PASSING
 from joblint.knowledge import jobs, requests, retries, work
-from joblint.knowledge.payloads import ENUM
+from joblint.knowledge.payloads import ENUM, PAYLOAD_SHAPES
 from joblint.models import (
     FileResult,
     FunctionSummary,
@@ -604,6 +604,77 @@ class CallGraph:
         index = int(position) if position.isdigit() else -1
         return 0 <= index < len(parameters) and parameters[index] in summary.defers
 
+    # --- payloads -----------------------------------------------------------------
+
+    def hands_to_payload(
+        self, function: str, position: str, keyword: str
+    ) -> tuple[Hop, ...] | None:
+        """How the project function `function` hands the argument a call
+        passes it at `position` (a digit string, "" for none) or as `keyword`
+        on to an enqueue's payload: the hops, the last one's call the enqueue
+        (itself, or through the project functions it passes it to)."""
+        return self._handing(function, position, keyword, MAX_HOPS, set())
+
+    def _handing(
+        self, function: str, position: str, keyword: str, depth: int, seen: set[str]
+    ) -> tuple[Hop, ...] | None:
+        found = self.resolve(function)
+        if found is None or found in seen or depth == 0:
+            return None
+        seen.add(found)
+        summary, path = self.functions[found]
+        parameter = _parameter_at(summary, position, keyword)
+        if parameter is None:
+            return None
+        for call in summary.calls:
+            direct = [place for place, value in call.flags if value == PASSED_ON + parameter]
+            held = [place for place, name in call.held if name == parameter]
+            if not direct and not held:
+                continue
+            hop = Hop(found, path, call)
+            if self.enqueued_by(call, path) is not None:
+                if _in_payload(call.callee, direct, held):
+                    return (hop,)
+                continue
+            for place in direct:
+                at, named = (place, "") if place.isdigit() else ("", place)
+                rest = self._handing(call.callee, at, named, depth - 1, seen)
+                if rest is not None:
+                    return (hop, *rest)
+        return None
+
+    def payload_forwarders(self) -> set[str]:
+        """The names (last part) of the loaded functions that hand one of
+        their parameters on to a job's payload, themselves or through others
+        (`hands_to_payload`): their callers may pass them a live object."""
+        found: set[str] = set()
+        for function, (summary, _) in self.functions.items():
+            handed = {value[len(PASSED_ON) :] for call in summary.calls for _, value in call.flags}
+            handed |= {name for call in summary.calls for _, name in call.held}
+            handed.discard("")
+            parameters = [p for p in summary.parameters if p not in ("self", "cls")]
+            for parameter in handed:
+                if parameter in parameters:
+                    at = str(parameters.index(parameter))
+                    if self.hands_to_payload(function, at, "") is not None:
+                        found.add(function.rsplit(".", 1)[-1])
+                        break
+                elif self.hands_to_payload(function, "", parameter) is not None:
+                    found.add(function.rsplit(".", 1)[-1])
+                    break
+        return found
+
+    def model_use(self, task: str, position: str, keyword: str) -> tuple[str, int, str] | None:
+        """Where the task `task` uses the argument an enqueue passes it at
+        `position` or as `keyword` as a model instance: (path, line, how it reads)."""
+        found = self.resolve(task)
+        if found is None:
+            return None
+        summary, path = self.functions[found]
+        parameter = _parameter_at(summary, position, keyword)
+        use = next((u for u in summary.model_uses if u[0] == parameter), None)
+        return (path, use[1], use[2]) if use is not None else None
+
     def deferral_methods(self, enqueue: str) -> set[str]:
         """The task and the methods of its class `deferred` looks up: what it
         needs loaded."""
@@ -1095,6 +1166,42 @@ class TaskDecorating:
 
     library: str
     options: dict[str, str]
+
+
+def _parameter_at(summary: FunctionSummary, position: str, keyword: str) -> str | None:
+    """The parameter of the function an argument at `position` or named
+    `keyword` binds (a method's own `self`/`cls` is not passed)."""
+    if keyword:
+        return keyword
+    parameters = list(summary.parameters)
+    if parameters[:1] and parameters[0] in ("self", "cls"):
+        parameters = parameters[1:]
+    index = int(position) if position.isdigit() else -1
+    return parameters[index] if 0 <= index < len(parameters) else None
+
+
+def _in_payload(callee: str, direct: list[str], held: list[str]) -> bool:
+    """Whether an enqueue's argument at one of the places `direct` (the value
+    itself) or `held` (inside a display there) is in the job's payload."""
+    method = callee.rsplit(".", 1)[-1]
+    shape = PAYLOAD_SHAPES.get(method) or PAYLOAD_SHAPES["__call__"]
+    containers = {shape.args_keyword, shape.kwargs_keyword} - {""}
+    positions = {shape.args_position, shape.kwargs_position}
+
+    def passed(place: str, inside: bool) -> bool:
+        if place.isdigit():
+            index = int(place)
+            if index in positions:
+                return inside
+            return shape.rest_is_payload and index >= shape.skip_positional
+        if place in containers:
+            return inside
+        reserved = place in shape.reserved or bool(
+            shape.reserved_prefix and place.startswith(shape.reserved_prefix)
+        )
+        return shape.rest_is_payload and not reserved
+
+    return any(passed(p, False) for p in direct) or any(passed(p, True) for p in held)
 
 
 def _before_commit(summary: FunctionSummary) -> tuple[ProjectCall, ...]:

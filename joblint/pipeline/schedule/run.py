@@ -76,7 +76,7 @@ from joblint.pipeline.schedule.workers import (
 from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
 from joblint.pipeline.source import UNPARSEABLE, SourceError, budget, unparseable_result
-from joblint.registry import follows_calls
+from joblint.registry import follows_arguments, follows_calls
 from joblint.settings import LintSettings, ModuleInfo
 
 if TYPE_CHECKING:
@@ -498,6 +498,11 @@ class _Run:
         return selected and code not in self._settings(source, triggered=True).codes
 
     @property
+    def follows_arguments(self) -> frozenset[str]:
+        """The selected rules whose findings follow arguments into project functions."""
+        return frozenset(code for code in self.selector.base if follows_arguments(code))
+
+    @property
     def follows_calls(self) -> frozenset[str]:
         """The selected rules whose findings follow calls across modules."""
         return frozenset(code for code in self.selector.base if follows_calls(code))
@@ -660,6 +665,10 @@ def _lint_discovered(
     everything = [*sources, *others]
     context.extend(_helper_callers(run, everything, results, context))
     context.extend(_on_demand(run, everything, pool, results, context))
+    if run.follows_arguments and _forwarder_callers(
+        run, sources, everything, pool, results, context
+    ):
+        context.extend(_on_demand(run, everything, pool, results, context))
     if run.follows_calls:
         partly = [s for s in wanted if run.lacks_call_following(s)]
         model = _Model(everything, pool, partly, linted, named_files)
@@ -1025,6 +1034,75 @@ def _helper_callers(
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     wanted = [s for s in everything if s.shown not in indexed and names.search(s.data)]
     return run.index(wanted)
+
+
+def _forwarder_callers(
+    run: _Run,
+    sources: list[_Source],
+    everything: list[_Source],
+    pool: list[_Source],
+    results: list[FileResult],
+    context: list[FileResult],
+) -> bool:
+    """Lint, with the rules that follow arguments, the run's own files that
+    were skipped or linted without them where a call names a project
+    function handing a parameter on to a job's payload (`CallGraph.
+    payload_forwarders`, from the index of the files those rules ran on): a
+    live object passed there is reported at the caller. A file linted before
+    gets its new result in place of the old (`context` gets the index read).
+    Whether it linted any."""
+    codes = run.follows_arguments
+    pooled = {id(s) for s in pool}  # by identity: sources compare by their data
+    lacking = {
+        id(s) for s in sources if id(s) in pooled or any(run.lacks_rule(s, c) for c in codes)
+    }
+    if not lacking:
+        return False  # every file was linted with them
+    ran = [s for s in sources if id(s) not in lacking]
+    have = {r.path for r in [*results, *context] if r.index is not None}
+    context.extend(run.index([s for s in ran if s.shown not in have]))
+    if len(everything) > len(sources):  # some files named: the functions they call
+        found = _callee_modules(run, sources, everything, lacking, context)
+        context.extend(found)
+        callees = {name for r in found if r.index is not None for name in _calls_made(r.index)}
+        context.extend(_on_demand(run, everything, pool, results, context, lambda _: callees))
+    names = ProjectIndex.build([*results, *context]).graph.payload_forwarders()
+    if not names:
+        return False
+    words = _Words(names, rb"\s*\(")
+    chosen = [s for s in sources if id(s) in lacking and words.search(s.data)]
+    if not chosen:
+        return False
+    taken = {id(s) for s in chosen}
+    pool[:] = [s for s in pool if id(s) not in taken]
+    again = {s.shown for s in chosen}
+    results[:] = [r for r in results if r.path not in again]
+    results.extend(run.lint(chosen, counted=True, triggered=True, also=codes))
+    return True
+
+
+def _callee_modules(
+    run: _Run,
+    sources: list[_Source],
+    everything: list[_Source],
+    lacking: set[int],
+    context: list[FileResult],
+) -> list[FileResult]:
+    """The index of the named files lacking the rules that follow arguments,
+    and of the modules of the project functions they call (which may hand
+    an argument on to a job), where none was read."""
+    have = {r.path for r in context if r.index is not None}
+    named = run.index([s for s in sources if id(s) in lacking and s.shown not in have])
+    have |= {s.shown for s in sources}
+    modules = _ByModule(everything)
+    callees = {name for r in named if r.index is not None for name in _calls_made(r.index)}
+    wanted = [s for s in modules.of(candidate_modules(callees, modules)) if s.shown not in have]
+    return [*named, *run.index(wanted)]
+
+
+def _calls_made(index: ModuleIndex) -> set[str]:
+    """What the module's functions call (qualified names)."""
+    return {call.callee for function in index.functions for call in function.calls}
 
 
 @dataclass(slots=True)

@@ -53,16 +53,46 @@ _FETCH_WORDS = frozenset(
         *(w for f in kb.SESSION_FETCHES for w in f.rows_methods),
     }
 )
-# `request.user`: both parts, either of which makes a two-part attribute count.
-_PARAMETER_WORDS = frozenset(part for pair in kb.PARAMETER_ATTRIBUTES for part in pair)
-# Parameters the rules report by name.
-_REPORTED_NAMES = frozenset({"self", "request"})
+# `request.user`, `self.request.user`: the attributes the rules read by name, as parts.
+_KNOWN_ATTRIBUTES = frozenset(
+    (known.parameter, *known.attribute.split("."))
+    for known in kb.PARAMETER_ATTRIBUTES.values()
+    if not known.called
+)
+# Parameters the rules report by name (a receiver's `instance`: by what connects it).
+_REPORTED_NAMES = frozenset({"self", "request", *kb.RECEIVED_INSTANCE_NAMES})
+# Where the rows come from in a fetch the file alone tells: a manager, a
+# session's query of a class (`.objects`, `.query`, `.scalars`).
+_SOURCE_WORDS = frozenset(
+    {
+        *(m.manager_attribute for m in kb.MANAGER_FETCHES),
+        *(w for f in kb.SESSION_FETCHES for w in (*f.entity_methods, *f.statement_methods)),
+    }
+)
+# `get_object_or_404(Order, ...)`: the last part of a library's fetch function.
+_FETCH_FUNCTIONS = frozenset(
+    name.rsplit(".", 1)[-1]
+    for fetches in kb.MANAGER_FETCHES
+    for name in (*fetches.row_functions, *fetches.rows_functions)
+)
+# `self.get_object()`, `form.save()`: the calls the rules read by name, as parts.
+_KNOWN_CALLS = frozenset(
+    (known.parameter, *known.attribute.split("."))
+    for known in kb.PARAMETER_ATTRIBUTES.values()
+    if known.called
+)
+# Names passed to helpers everywhere, which the rules don't read there.
+_HANDED_EVERYWHERE = frozenset({"self", "cls", "request"})
+# Builtins whose value holds what they iterate over (`list(qs)`).
+_COLLECTING = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
 _BUILTINS = frozenset(dir(builtins))
 _DICT = "dict"
 # Stands for a binding that is not `name = value` (a loop target, an import...).
 _UNKNOWN = ast.Pass()
 # Stands for an unannotated parameter: nothing the rules follow.
 _PARAMETER = ast.Pass()
+# Stands for an annotated parameter: its class may be a model's.
+_ANNOTATED = ast.Pass()
 
 
 def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
@@ -140,8 +170,37 @@ class _Module:
         if shapes is None and isinstance(call.func, ast.Name) and name in self.decorated:
             shapes = (kb.PAYLOAD_SHAPES[_CALLED],)
         if shapes is None:
+            return self._helper_call_may_hold(call, function)
+        # A task's parameter it uses as a model: an argument of unknown type counts.
+        return any(self.may_hold(value, function, unknown=True) for value in _payload(call, shapes))
+
+    def _helper_call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
+        """A call of a function the project may define (`schedule_email(request.user)`),
+        which may hand its argument on to an enqueue (one named like an
+        enqueue method is read as one, by the rules too; one outside a
+        function is not read)."""
+        if function is None:
             return False
-        return any(self.may_hold(value, function) for value in _payload(call, shapes))
+        parts = dotted(call.func)
+        if parts is None or parts[-1][:1].isupper() or parts[-1] in kb.ENQUEUE_METHOD_NAMES:
+            return False
+        root = parts[0]
+        if (root in _BUILTINS and not self.bound(root)) or self.from_standard_library(root):
+            return False
+        if function is not None and root not in _HANDED_EVERYWHERE:
+            bound = self.scope(function).values.get(root, ())
+            if bound and all(_plain_local(value) for value in bound):
+                return False  # `rows.append(x)`: a method of a local the rules don't type
+        values = [
+            *(a for a in call.args if not isinstance(a, ast.Starred)),
+            *(k.value for k in call.keywords if k.arg is not None),
+        ]
+        # `self` and the request are handed to helpers everywhere: not read there.
+        return any(
+            self.may_hold(value, function, helper=True)
+            for value in values
+            if not (isinstance(value, ast.Name) and value.id in _HANDED_EVERYWHERE)
+        )
 
     def _partial_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
         """`partial(queue.enqueue, f, order)`: the arguments bound now."""
@@ -150,31 +209,65 @@ class _Module:
         if last_name(call.args[0]) not in _SHAPES:
             return False
         values = [*call.args[1:], *(keyword.value for keyword in call.keywords)]
-        return any(self.may_hold(value, function) for value in values)
+        return any(self.may_hold(value, function, unknown=True) for value in values)
 
     # --- the values -------------------------------------------------------------
 
     def may_hold(
-        self, node: ast.expr, function: _Function | None, seen: frozenset[str] = frozenset()
+        self,
+        node: ast.expr,
+        function: _Function | None,
+        seen: frozenset[str] = frozenset(),
+        unknown: bool = False,
+        helper: bool = False,
     ) -> bool:
         """Whether the rules may take the value for a live object (`_classify`
-        of `joblint.analysis.payloads`). `seen`: names being followed."""
+        of `joblint.analysis.payloads`). `seen`: names being followed;
+        `unknown`: an unannotated parameter not named like a key counts (a
+        task may use it as a model); `helper`: the value is passed to a
+        project function, where what a helper returns is not read."""
         node = _unawaited(node)
+        if unknown and isinstance(node, ast.Name) and self._unknown_parameter(node.id, function):
+            return True
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            return any(self.may_hold(element, function, seen) for element in node.elts)
+            return any(self.may_hold(e, function, seen, unknown, helper) for e in node.elts)
         if isinstance(node, ast.Dict):
-            return any(self.may_hold(value, function, seen) for value in node.values)
+            return any(self.may_hold(v, function, seen, unknown, helper) for v in node.values)
         if isinstance(node, ast.Starred):
-            return self.may_hold(node.value, function, seen)
+            return self.may_hold(node.value, function, seen, helper=helper)
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            return _comprehension_may_hold(node.elt, node.generators) or self.may_hold(
+                node.elt, function, seen, helper=helper
+            )
+        if isinstance(node, ast.DictComp):
+            return _comprehension_may_hold(node.value, node.generators) or self.may_hold(
+                node.value, function, seen, helper=helper
+            )
         if isinstance(node, ast.Name):
-            return self._name_may_hold(node.id, function, seen)
+            return self._name_may_hold(node.id, function, seen, helper)
         if isinstance(node, ast.Attribute):
             return _attribute_may_hold(node)
-        if isinstance(node, ast.Subscript):
-            return isinstance(_unawaited(node.value), ast.Call)  # `X.objects.filter()[0]`
+        if isinstance(node, ast.Subscript):  # `X.objects.filter()[0]`, `kwargs["instance"]`
+            key = node.slice
+            received = isinstance(key, ast.Constant) and key.value in kb.RECEIVED_INSTANCE_NAMES
+            return received or isinstance(_unawaited(node.value), ast.Call)
         if isinstance(node, ast.Call):
+            if helper:
+                return self._handed_call_may_hold(node, function, seen)
             return self._call_value_may_hold(node, function, seen)
-        return False  # a literal, an operation, a comprehension, ...
+        return False  # a literal, an operation, ...
+
+    def _handed_call_may_hold(
+        self, call: ast.Call, function: _Function | None, seen: frozenset[str]
+    ) -> bool:
+        """A call's value passed to a helper: a fetch the file alone tells, or
+        a builtin collecting such values (`list(qs)`, `dict(order=...)`)."""
+        func = call.func
+        collecting = isinstance(func, ast.Name) and func.id in (_COLLECTING | {_DICT})
+        if collecting and isinstance(func, ast.Name) and not self.bound(func.id):
+            values = [*call.args, *(keyword.value for keyword in call.keywords)]
+            return any(self.may_hold(v, function, seen, helper=True) for v in values)
+        return _fetch_or_construction(call)
 
     def _call_value_may_hold(
         self, call: ast.Call, function: _Function | None, seen: frozenset[str]
@@ -187,30 +280,56 @@ class _Module:
         if root == _DICT and isinstance(func, ast.Name) and not self.bound(_DICT):
             values = [*call.args, *(keyword.value for keyword in call.keywords)]
             return any(self.may_hold(value, function, seen) for value in values)
+        if root in _COLLECTING and isinstance(func, ast.Name) and not self.bound(root):
+            return any(self.may_hold(value, function, seen) for value in call.args)
         if root in _BUILTINS and not self.bound(root):
             return False  # `str(order.pk)`: the standard library's
         return not self.from_standard_library(root) or _chain_may_fetch(func)
 
-    def _name_may_hold(self, name: str, function: _Function | None, seen: frozenset[str]) -> bool:
+    @staticmethod
+    def _only_loops_or_parameters(name: str, values: list[ast.AST], scope: _Scope) -> bool:
+        """Every binding of `name` is a parameter or a `for` statement's target
+        (an annotated parameter's class is read only where it is enqueued)."""
+        unknown = sum(1 for value in values if value is _UNKNOWN)
+        others = all(value in (_PARAMETER, _ANNOTATED, _UNKNOWN) for value in values)
+        return others and unknown == len(scope.loops.get(name, ())) + scope.caught.get(name, 0)
+
+    def _unknown_parameter(self, name: str, function: _Function | None) -> bool:
+        if function is None or kb.names_a_key(name):
+            return False
+        return _PARAMETER in self.scope(function).values.get(name, ())
+
+    def _name_may_hold(
+        self, name: str, function: _Function | None, seen: frozenset[str], helper: bool = False
+    ) -> bool:
         """An unannotated parameter holds nothing the rules follow; a local
         bound only by `name = value` holds what its values may hold (and
         what the function stores in it, if it is a container)."""
+        if helper and (function is None or name in _HANDED_EVERYWHERE):
+            return False  # the rules read only a function's own values there
         if function is None or name in _REPORTED_NAMES or name in seen:
             return True
         scope = self.scope(function)
         values = scope.values.get(name)
-        if not values:
-            return True  # the module's, a closure's: not read here
+        if not values:  # the module's, a closure's: not read here
+            return not helper
         followed = seen | {name}
+        if helper and self._only_loops_or_parameters(name, values, scope):
+            # Passed to a helper, a loop's item is read where the loop is over a fetch.
+            return any(
+                _chain_may_fetch(source)
+                or (isinstance(source, ast.Call) and _fetch_or_construction(source))
+                for source in scope.loops.get(name, ())
+            )
         for value in values:
             if value is _PARAMETER:
                 continue
             if not isinstance(value, ast.expr):  # `_UNKNOWN`
                 return True
-            if self.may_hold(value, function, followed):
+            if self.may_hold(value, function, followed, helper=helper):
                 return True
             stored = scope.stores.get(name, ()) if _is_container(value) else ()
-            if any(self.may_hold(item, function, followed) for item in stored):
+            if any(self.may_hold(item, function, followed, helper=helper) for item in stored):
                 return True
         return False
 
@@ -224,17 +343,26 @@ class _Scope:
     def __init__(self, function: _Function) -> None:
         self.values: dict[str, list[ast.AST]] = {}
         self.stores: dict[str, list[ast.expr]] = {}
+        # The names a `for` statement binds alone, with what it iterates over.
+        self.loops: dict[str, list[ast.expr]] = {}
+        # The names bound to what the rules never read as a row where it is
+        # passed to a helper: `except ... as e`, `with open(p) as f`, an import.
+        self.caught: dict[str, int] = {}
         arguments = function.args
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         for parameter in (*every, arguments.vararg, arguments.kwarg):
             if parameter is not None:
-                known = _PARAMETER if parameter.annotation is None else _UNKNOWN
+                known = _PARAMETER if parameter.annotation is None else _ANNOTATED
                 self._bind(parameter.arg, known)
         body = function.body if isinstance(function.body, list) else [function.body]
         assigned: set[int] = set()  # `ast.walk` meets an assignment before its targets
         for node in _walk(body):
             if isinstance(node, ast.Assign | ast.AnnAssign):
                 assigned.update(self._read_assignment(node))
+            if isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
+                self.loops.setdefault(node.target.id, []).append(node.iter)
+            for name in _never_rows(node):
+                self.caught[name] = self.caught.get(name, 0) + 1
             for name, binder in bound_names(node):
                 if id(binder) not in assigned:
                     self._bind(name, _UNKNOWN)
@@ -255,6 +383,18 @@ class _Scope:
                 and isinstance(target.value, ast.Name)
             ):
                 self.stores.setdefault(target.value.id, []).append(node.value)
+
+
+def _never_rows(node: ast.AST) -> Iterator[str]:
+    """The names `node` binds to an exception, a context manager's value or
+    an import (one each time `bound_names` counts them)."""
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        yield node.name
+    elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+        yield node.optional_vars.id
+    elif isinstance(node, ast.Import | ast.ImportFrom):
+        for alias in node.names:
+            yield alias.asname or alias.name.split(".")[0]
 
 
 def _walk(statements: Sequence[ast.AST]) -> Iterator[ast.AST]:
@@ -294,11 +434,12 @@ def _target(node: ast.Import | ast.ImportFrom, alias: ast.alias) -> str:
     return f"{node.module}.{alias.name}"
 
 
-def _chain_may_fetch(node: ast.expr) -> bool:
+def _chain_may_fetch(node: ast.expr, words: frozenset[str] | None = None) -> bool:
     """A name along the chain is a manager's or a session's (`.objects`, `.query`, `.first`)."""
+    words = _FETCH_WORDS if words is None else words
     while True:
         if isinstance(node, ast.Attribute):
-            if node.attr in _FETCH_WORDS:
+            if node.attr in words:
                 return True
             node = node.value
         elif isinstance(node, ast.Call):
@@ -310,11 +451,40 @@ def _chain_may_fetch(node: ast.expr) -> bool:
 
 
 def _attribute_may_hold(node: ast.Attribute) -> bool:
-    """Only a two-part attribute is read: a parameter's known attribute
-    (`request.user`) or a member of a class (`Color.RED`, upper case)."""
-    if not isinstance(node.value, ast.Name):
+    """A parameter's known attribute (`request.user`, `self.request.user`) or a
+    member of a class (`Color.RED`, upper case, two parts)."""
+    parts = dotted(node)
+    if parts is None:
         return False
-    return node.attr.isupper() or node.attr in _PARAMETER_WORDS or node.value.id in _PARAMETER_WORDS
+    if len(parts) == 2 and node.attr.isupper():
+        return True
+    return tuple(parts) in _KNOWN_ATTRIBUTES
+
+
+def _plain_local(value: ast.AST) -> bool:
+    """A local's value whose methods are no project function's: a literal,
+    a display, an operation (not a call, whose value may be a project object)."""
+    return isinstance(value, ast.expr) and not isinstance(_unawaited(value), ast.Call)
+
+
+def _fetch_or_construction(call: ast.Call) -> bool:
+    """A call whose value the rules read where it is passed to a helper: an
+    ORM fetch the file alone tells (`Order.objects...`, `session.query(Order)...`,
+    `get_object_or_404(...)`), a value a library hands the code
+    (`self.get_object()`, `form.save()`): not what a helper returns, nor a
+    class built."""
+    parts = dotted(call.func)
+    if parts is not None and (parts[-1] in _FETCH_FUNCTIONS or tuple(parts) in _KNOWN_CALLS):
+        return True
+    return _chain_may_fetch(call.func, _SOURCE_WORDS)
+
+
+def _comprehension_may_hold(element: ast.expr, loops: Sequence[ast.comprehension]) -> bool:
+    """The element is a loop's target: the rows iterated may be a queryset's."""
+    return isinstance(element, ast.Name) and any(
+        element.id in {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        for loop in loops
+    )
 
 
 def _unawaited(node: ast.expr) -> ast.expr:
