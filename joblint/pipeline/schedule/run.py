@@ -73,9 +73,16 @@ from joblint.pipeline.schedule.workers import (
     screen_sources,
     worker_count,
 )
+from joblint.pipeline.screen.payload_check import forwarder_call_may_hold
 from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
-from joblint.pipeline.source import UNPARSEABLE, SourceError, budget, unparseable_result
+from joblint.pipeline.source import (
+    UNPARSEABLE,
+    SourceError,
+    budget,
+    quiet_ast_parse,
+    unparseable_result,
+)
 from joblint.registry import follows_arguments, follows_calls
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -1070,7 +1077,12 @@ def _forwarder_callers(
     if not names:
         return False
     words = _Words(names, rb"\s*\(")
-    chosen = [s for s in sources if id(s) in lacking and words.search(s.data)]
+    short = frozenset(name.rsplit(".", 1)[-1] for name in names)
+    chosen = [
+        s
+        for s in sources
+        if id(s) in lacking and words.search(s.data) and _may_hand_object(s, short)
+    ]
     if not chosen:
         return False
     taken = {id(s) for s in chosen}
@@ -1079,6 +1091,17 @@ def _forwarder_callers(
     results[:] = [r for r in results if r.path not in again]
     results.extend(run.lint(chosen, counted=True, triggered=True, also=codes))
     return True
+
+
+def _may_hand_object(source: _Source, names: frozenset[str]) -> bool:
+    """Python's AST says a call of one of `names` in the file may pass a live
+    object (what the rules would read there); a file `ast` can't take is
+    linted as it would be."""
+    try:
+        tree = quiet_ast_parse(source.data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return forwarder_call_may_hold(tree, names)
 
 
 def _callee_modules(

@@ -102,6 +102,16 @@ def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
     return any(module.call_may_hold(call, function) for call, function in _calls(tree))
 
 
+def forwarder_call_may_hold(tree: ast.Module, names: frozenset[str]) -> bool:
+    """Whether some call of a function named in `names` (project functions
+    handing an argument on to a job's payload) may pass it a live object."""
+    module = _Module(tree)
+    return any(
+        last_name(call.func) in names and module.call_may_hold(call, function)
+        for call, function in _calls(tree)
+    )
+
+
 def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, _Function | None]]:
     """Every call, with the innermost function whose body holds it (a
     function's decorators and defaults are in the scope around it)."""
