@@ -121,6 +121,8 @@ def _key_evidence(
         return _LOCK
     key = args[0]
     resolver = context.resolver
+    if _counted(call, key, context) and not _names_lock(key, resolver):
+        return _NOT_A_LOCK  # `add(key, 1)` then `incr(key)`: a counter's seed
     # The other parts of the key (a hash's field) count only by their words.
     others = args[1 : command.key_arguments] if command is not None else []
     if any(_names_lock(part, resolver) for part in others):
@@ -242,6 +244,22 @@ def _released_later(
             state["after"] = True
         elif state["after"] and not state["found"] and isinstance(node, cst.Call):
             state["found"] = _releases(node, wanted, expiry_counts)
+
+    walk(context.frame.node, enter, lambda node: None)
+    return state["found"]
+
+
+def _counted(call: cst.Call, key: cst.BaseExpression, context: FileContext) -> bool:
+    """The same key (by its source text) is counted on (`incr`, `decr`)
+    anywhere in the function that sets it."""
+    wanted = key_code(key)
+    state = {"found": False}
+
+    def enter(node: cst.CSTNode) -> None:
+        if not state["found"] and isinstance(node, cst.Call) and node is not call:
+            args = positional(node)
+            if method_name(node) in locks.COUNT_METHODS and args:
+                state["found"] = key_code(args[0]) == wanted
 
     walk(context.frame.node, enter, lambda node: None)
     return state["found"]

@@ -287,6 +287,8 @@ SCRIPT_METHODS: frozenset[str] = _names(c.script_methods for c in _KEY_COMMANDS)
 # `hdel(name, field)`: deleting a hash's field (the release of an HSETNX lock).
 FIELD_DELETE_METHODS: frozenset[str] = _names(c.field_delete_methods for c in _KEY_COMMANDS)
 # The check and the set of a check-then-set (`if not r.exists(key): r.set(key, v)`).
+# Counting on a key's value: a key set if absent then counted is a counter.
+COUNT_METHODS: frozenset[str] = _names(c.count_methods for c in _KEY_COMMANDS)
 EXISTS_METHODS: frozenset[str] = _names(c.exists_methods for c in _KEY_COMMANDS)
 TTL_FIRST_SET_METHODS: frozenset[str] = _names(c.timed_set_methods for c in _KEY_COMMANDS)
 SET_METHODS: frozenset[str] = _names(c.set_methods for c in _KEY_COMMANDS) | TTL_FIRST_SET_METHODS

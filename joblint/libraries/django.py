@@ -120,6 +120,7 @@ KEY_COMMANDS = (
         get_methods=("get", "aget"),
         exists_methods=("has_key", "ahas_key"),
         set_methods=("set", "aset"),
+        count_methods=("incr", "aincr", "decr", "adecr"),
     ),
 )
 

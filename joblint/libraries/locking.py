@@ -184,6 +184,9 @@ class KeyCommands:
     # ttl, value)`).
     set_methods: tuple[str, ...] = ()
     timed_set_methods: tuple[str, ...] = ()
+    # Counting on its value (`incr(key)`): a key set if absent and then
+    # counted is a counter's seed, not a lock.
+    count_methods: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

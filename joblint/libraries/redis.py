@@ -105,6 +105,7 @@ KEY_COMMANDS = (
         set_methods=("set",),
         # setex(name, time, value), psetex(name, time_ms, value)
         timed_set_methods=("setex", "psetex"),
+        count_methods=("incr", "incrby", "incrbyfloat", "decr", "decrby", "hincrby"),
     ),
 )
 

@@ -179,6 +179,25 @@ async def run(token):
 """,
         id="aioredis-with-expiry",
     ),
+    Valid(
+        """
+import redis
+from django.core.cache import cache
+
+r = redis.Redis()
+
+def count_view(pk, delta=1):
+    key = f"views:{pk}"
+    created = cache.add(key, 1, timeout=None)
+    if not created:
+        cache.incr(key, delta=delta)
+
+def count_download(name):
+    if not r.set(f"downloads:{name}", 0, nx=True):
+        r.incr(f"downloads:{name}")
+""",
+        id="counters-seeded-if-absent-then-counted",
+    ),
 )
 
 INVALID = (
