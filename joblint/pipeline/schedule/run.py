@@ -1078,10 +1078,15 @@ def _forwarder_callers(
         return False
     words = _Words(names, rb"\s*\(")
     short = frozenset(name.rsplit(".", 1)[-1] for name in names)
+    tests = run.selector.test_code()
     chosen = [
         s
         for s in sources
-        if id(s) in lacking and words.search(s.data) and _may_hand_object(s, short)
+        if id(s) in lacking
+        # What test code hands a helper is hidden from the report anyway.
+        and (s.shown not in tests or tests.includes(s.shown))
+        and words.search(s.data)
+        and _may_hand_object(s, short)
     ]
     if not chosen:
         return False
