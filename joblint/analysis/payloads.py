@@ -26,6 +26,7 @@ from joblint.analysis.names import (
 )
 from joblint.analysis.targets import task_like_target
 from joblint.analysis.tasks import classify_enqueue, maybe_task
+from joblint.analysis.walk import children, contains
 from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
 from joblint.models import (
@@ -489,37 +490,28 @@ def _container_issues(
         values.extend(e.value for e in node.elements)
     function = context.frame.node
     if isinstance(function, cst.FunctionDef):
-        values.extend(_stored_items(function, name))
+        stores = context.memo("stored-items", function, lambda: _stored_items(function))
+        values.extend(stores.get(name, ()))
     return [i for value in values for i in _classify(value, context, held=True)]
 
 
-def _stored_items(function: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
-    """The values `name[...] = value` statements of the function store."""
-    finder = _ItemStores(name)
-    function.body.visit(finder)
-    return finder.values
-
-
-class _ItemStores(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.values: list[cst.BaseExpression] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # a nested function's stores run when it does
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            subscript = target.target
-            if (
-                isinstance(subscript, cst.Subscript)
-                and isinstance(subscript.value, cst.Name)
-                and subscript.value.value == self.name
-            ):
-                self.values.append(node.value)
+def _stored_items(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """The values `name[...] = value` statements of the function store, by
+    `name` (not those of the functions and lambdas it defines: they store
+    when they run). One pass over the function for every name asked."""
+    stores: dict[str, list[cst.BaseExpression]] = {}
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef | cst.Lambda):
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                subscript = target.target
+                if isinstance(subscript, cst.Subscript) and isinstance(subscript.value, cst.Name):
+                    stores.setdefault(subscript.value.value, []).append(node.value)
+        stack.extend(reversed(children(node)))
+    return stores
 
 
 def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]:
@@ -784,38 +776,65 @@ def _comprehension_source(node: cst.Name, context: FileContext) -> cst.BaseExpre
     statement = context.statement
     if statement is None:
         return None
-    finder = _ComprehensionTarget(node)
-    statement.visit(finder)
-    return finder.source
+    sources = context.memo(
+        "comprehension-sources", statement, lambda: _comprehension_sources(statement)
+    )
+    return sources.get(id(node))
 
 
-class _ComprehensionTarget(cst.CSTVisitor):
-    """The iterable of the innermost comprehension loop binding the name
-    `node` around it (None: no comprehension binds it there)."""
+def _comprehension_sources(statement: cst.CSTNode) -> dict[int, cst.BaseExpression]:
+    """For each name a comprehension's loop in the statement binds, where it
+    is read inside the comprehension: what that loop iterates over (one
+    visit of the statement for all its names). A compound statement's own
+    body holds statements of their own: only its header is visited."""
+    finder = _ComprehensionTargets()
+    for part in _header(statement):
+        if contains(part, cst.CompFor):  # a quick look before the visit
+            part.visit(finder)
+    return finder.sources
 
-    def __init__(self, node: cst.Name) -> None:
-        self.node = node
+
+def _header(statement: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The parts of a statement outside the blocks it holds (all of a simple one)."""
+    if isinstance(statement, cst.If | cst.While):
+        return (statement.test,)
+    if isinstance(statement, cst.For):
+        return (statement.target, statement.iter)
+    if isinstance(statement, cst.With):
+        return statement.items
+    if isinstance(statement, cst.FunctionDef):
+        return (*statement.decorators, statement.params)
+    if isinstance(statement, cst.ClassDef):
+        return (*statement.decorators, *statement.bases, *statement.keywords)
+    if isinstance(statement, cst.Try | cst.TryStar):
+        return ()
+    if isinstance(statement, cst.Match):
+        return (statement.subject,)
+    return (statement,)
+
+
+class _ComprehensionTargets(cst.CSTVisitor):
+    """The iterable of the innermost comprehension loop binding each name
+    read around it."""
+
+    def __init__(self) -> None:
         self.loops: list[cst.CompFor] = []
-        self.source: cst.BaseExpression | None = None
-        self.done = False
+        self.sources: dict[int, cst.BaseExpression] = {}
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.done:
-            return False
-        if node is self.node:
-            self.done = True
+        if isinstance(node, cst.Name):
             for loops in reversed(self.loops):
-                if _binds(loops, self.node.value):
-                    self.source = _loop_source(self.node.value, loops)
-                    return False
+                if _binds(loops, node.value):
+                    source = _loop_source(node.value, loops)
+                    if source is not None:
+                        self.sources[id(node)] = source
+                    break
             return False
         if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
             self.loops.append(node.for_in)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.done:
-            return
         if isinstance(original_node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
             self.loops.pop()
 
