@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,14 +74,13 @@ from joblint.pipeline.schedule.workers import (
     screen_sources,
     worker_count,
 )
-from joblint.pipeline.screen.payload_check import forwarder_call_may_hold
+from joblint.pipeline.screen.payload_check import source_may_hand_object
 from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
 from joblint.pipeline.source import (
     UNPARSEABLE,
     SourceError,
     budget,
-    quiet_ast_parse,
     unparseable_result,
 )
 from joblint.registry import follows_arguments, follows_calls
@@ -1079,15 +1079,15 @@ def _forwarder_callers(
     words = _Words(names, rb"\s*\(")
     short = frozenset(name.rsplit(".", 1)[-1] for name in names)
     tests = run.selector.test_code()
-    chosen = [
+    naming = [
         s
         for s in sources
         if id(s) in lacking
         # What test code hands a helper is hidden from the report anyway.
         and (s.shown not in tests or tests.includes(s.shown))
         and words.search(s.data)
-        and _may_hand_object(s, short)
     ]
+    chosen = _handing_objects(run, naming, short)
     if not chosen:
         return False
     taken = {id(s) for s in chosen}
@@ -1098,15 +1098,18 @@ def _forwarder_callers(
     return True
 
 
-def _may_hand_object(source: _Source, names: frozenset[str]) -> bool:
-    """Python's AST says a call of one of `names` in the file may pass a live
-    object (what the rules would read there); a file `ast` can't take is
-    linted as it would be."""
-    try:
-        tree = quiet_ast_parse(source.data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
-    return forwarder_call_may_hold(tree, names)
+def _handing_objects(run: _Run, sources: list[_Source], names: frozenset[str]) -> list[_Source]:
+    """The files where Python's AST says a call of one of `names` may pass a
+    live object (what the rules would read there), decided in the workers."""
+    pool = run._pool()
+    if pool.started and len(sources) > 1:
+        with pool.batch() as executor:
+            verdicts = list(
+                executor.map(source_may_hand_object, [s.data for s in sources], repeat(names))
+            )
+    else:
+        verdicts = [source_may_hand_object(s.data, names) for s in sources]
+    return [s for s, verdict in zip(sources, verdicts, strict=True) if verdict]
 
 
 def _callee_modules(

@@ -25,6 +25,7 @@ from joblint.index.plain import bound_names
 from joblint.index.summaries import dotted, last_name
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.jobs import in_standard_library
+from joblint.pipeline.source import quiet_ast_parse
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
@@ -100,6 +101,16 @@ def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
     the payload rules could report or leave pending."""
     module = _Module(tree)
     return any(module.call_may_hold(call, function) for call, function in _calls(tree))
+
+
+def source_may_hand_object(data: bytes, names: frozenset[str]) -> bool:
+    """`forwarder_call_may_hold` of a file's bytes (run in a worker); a file
+    Python's `ast` can't take may (LibCST reports it as it would)."""
+    try:
+        tree = quiet_ast_parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return forwarder_call_may_hold(tree, names)
 
 
 def forwarder_call_may_hold(tree: ast.Module, names: frozenset[str]) -> bool:
