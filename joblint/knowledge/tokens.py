@@ -258,23 +258,22 @@ def modules_of(qualnames: Iterable[str]) -> str:
     return rf"\b(?:{alternatives(tops(qualnames))})\b"
 
 
-def _module_named(module: str) -> str:
-    """`a.b.c` imported (`import a.b.c`, `from a.b.c import x`) or imported
-    from its parent (`from a.b import c`), as a pattern."""
-    parent, _, last = module.rpartition(".")
-    whole = rf"\b{re.escape(module)}\b"
-    if not parent:
-        return whole
-    return rf"{whole}|\bfrom\s+{re.escape(parent)}\s+import\b[^\n]*\b{re.escape(last)}\b"
+def _modules_named(modules: set[str]) -> str:
+    """One of `modules` imported (`import a.b.c`, `from a.b.c import x`) or
+    imported from its parent (`from a.b import c`; any parent with any last
+    name: more than those, never less), as one pattern."""
+    parents = {m.rpartition(".")[0] for m in modules if "." in m}
+    lasts = {m.rpartition(".")[2] for m in modules if "." in m}
+    return (
+        rf"\b(?:{alternatives(modules)})\b"
+        rf"|\bfrom\s+(?:{alternatives(parents)})\s+import\b[^\n]*\b(?:{alternatives(lasts)})\b"
+    )
 
 
 # A framework cache's module is named (`from django.core.cache import cache`,
 # a `RedisCache` annotation's module): the receivers a cache's `add` lock needs.
-CACHE_MODULES = "|".join(
-    _module_named(module)
-    for module in sorted(
-        {name.rsplit(".", 1)[0] for name in [*locks.CACHE_OBJECTS, *locks.CACHE_CLASSES]}
-    )
+CACHE_MODULES = _modules_named(
+    {name.rsplit(".", 1)[0] for name in [*locks.CACHE_OBJECTS, *locks.CACHE_CLASSES]}
 )
 
 # A Redis client or a framework cache is named (`redis.Redis(...)`,
@@ -512,10 +511,12 @@ RETRY_CATCHES: tuple[Trigger, ...] = _distinct(
             Trigger(
                 ("except",),
                 (
-                    _CATCH_ALL,
-                    r"\w\(\s*self\s*[,)]",
                     rf"\b{r.method.bind_keyword}\s*=\s*true\b|\bclass\s+\w+\s*\([^)]*task\b",
+                    r"\w\(\s*self\s*[,)]",
+                    _CATCH_ALL,
                 ),
+                # Words the patterns need, looked for with the anchors first.
+                also=(("self",), (r.method.bind_keyword, "task")),
             )
             for r in retries.TASK_RETRIES
             if r.method is not None and r.method.bind_keyword

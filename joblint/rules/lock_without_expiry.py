@@ -34,7 +34,11 @@ _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(tuple(sorted(locks.SETNX_METHODS))),
     # A cache's `add(key, v, timeout=None)`: on a cache object.
     # A cache's `add(...)`: a file naming a cache's module.
-    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (CACHE_MODULES,)),
+    Trigger(
+        tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)),
+        (CACHE_MODULES,),
+        also=(("cache",),),  # every cache module's name holds the word
+    ),
     # `.lock(name)`: on a Redis client or a cache.
     Trigger(tuple(f".{m}(" for m in _RECEIVER_METHODS), (REDIS_CLIENTS,)),
     Trigger(tuple(f".{m}(" for m in _OWN_METHODS)),

@@ -39,7 +39,11 @@ _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(tuple(sorted(tails(locks.TRY_ADVISORY_FUNCTIONS)))),
     # A cache's `add(...)`: on a cache object.
     # A cache's `add(...)`: a file naming a cache's module.
-    Trigger(tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)), (CACHE_MODULES,)),
+    Trigger(
+        tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)),
+        (CACHE_MODULES,),
+        also=(("cache",),),  # every cache module's name holds the word
+    ),
     # `with advisory_lock(key, wait=False):`
     # django-pglocks' `advisory_lock(key, wait=False)`: a file importing it.
     Trigger(
