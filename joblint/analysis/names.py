@@ -227,6 +227,17 @@ class Resolver:
         return [qualname for qualname in named if qualname is not None]
 
 
+def target_names(target: cst.BaseExpression) -> set[str]:
+    """The names an assignment or loop target binds (`a`, `a, (b, *c)`)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        return {n for e in target.elements for n in target_names(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return set()
+
+
 def name_assignments(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpression]]:
     """`name = value` and `name: T = value` with a plain name target: (name, value)."""
     if isinstance(stmt, cst.Assign):

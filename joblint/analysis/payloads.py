@@ -22,6 +22,7 @@ from joblint.analysis.names import (
     dotted_parts,
     dotted_text,
     in_standard_library,
+    target_names,
     unwrap,
 )
 from joblint.analysis.targets import task_like_target
@@ -729,7 +730,7 @@ def _loop_source(name: str, loops: cst.CompFor) -> cst.BaseExpression | None:
     while loop is not None:
         if isinstance(loop.target, cst.Name) and loop.target.value == name:
             found = loop.iter
-        elif name in _target_names(loop.target):
+        elif name in target_names(loop.target):
             found = None
         loop = loop.inner_for_in
     return found
@@ -738,20 +739,10 @@ def _loop_source(name: str, loops: cst.CompFor) -> cst.BaseExpression | None:
 def _binds(loops: cst.CompFor, name: str) -> bool:
     loop: cst.CompFor | None = loops
     while loop is not None:
-        if name in _target_names(loop.target):
+        if name in target_names(loop.target):
             return True
         loop = loop.inner_for_in
     return False
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, cst.Tuple | cst.List):
-        return {n for e in target.elements for n in _target_names(e.value)}
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
 
 
 def _row_issues(node: cst.BaseExpression, context: FileContext) -> list[PayloadIssue]:

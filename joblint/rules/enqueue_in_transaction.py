@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import Resolver, dotted_text, unwrap
+from joblint.analysis.names import Resolver, dotted_text, target_names, unwrap
 from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.references import ReadNames, Reference, reference
 from joblint.analysis.tasks import Enqueue, decorator_task_library
@@ -852,7 +852,7 @@ def checkout(order):
         return None
 
     def visit_For(self, node: cst.For) -> None:
-        self._loop_names.append(_target_names(node.target))
+        self._loop_names.append(target_names(node.target))
 
     def leave_For(self, node: cst.For) -> None:
         self._loop_names.pop()
@@ -1274,16 +1274,6 @@ CREATING_CALLS = frozenset({"create", "get_or_create", "update_or_create", "save
 CREATED_ARGUMENT = "created"
 
 # --- fixes ---------------------------------------------------------------------------------
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, cst.Tuple | cst.List):
-        return {n for e in target.elements for n in _target_names(e.value)}
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
 
 
 def _alone(call: cst.Call, statement: cst.CSTNode | None) -> bool:
