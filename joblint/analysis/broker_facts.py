@@ -8,7 +8,7 @@ until the engine has positions; `finish` turns them into plain `BrokerFacts`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -16,9 +16,9 @@ import libcst as cst
 from joblint.analysis.constants import Expr, to_expr
 from joblint.analysis.names import (
     Resolver,
+    class_attributes,
     dotted_text,
     module_name_from_import,
-    name_assignments,
     resolve_relative,
 )
 from joblint.knowledge import brokers as kb
@@ -92,7 +92,7 @@ class BrokerCollector:
         """Settings as class attributes; the project step decides whether the
         class is a settings class (by its bases or by what loads it)."""
         owner = self.resolver.local_qualname(node.name.value)
-        for name, value in _class_attributes(node):
+        for name, value in class_attributes(node):
             setting = kb.SPELLING_TO_SETTING.get(name)
             if setting is not None:
                 self.configs.append(_Config(setting, name, value, from_app=False, owner=owner))
@@ -340,17 +340,6 @@ class BrokerCollector:
 
 
 _BOOLEANS = {"True": 1.0, "False": 0.0}
-
-
-def _class_attributes(node: cst.ClassDef) -> Iterator[tuple[str, cst.BaseExpression]]:
-    """`NAME = value` and `NAME: T = value` statements of a class body."""
-    if not isinstance(node.body, cst.IndentedBlock):
-        return
-    for line in node.body.body:
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            yield from name_assignments(small)
 
 
 def _visibility_place(

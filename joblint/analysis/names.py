@@ -250,3 +250,13 @@ def name_assignments(stmt: cst.CSTNode) -> Iterator[tuple[str, cst.BaseExpressio
         and isinstance(stmt.target, cst.Name)
     ):
         yield stmt.target.value, stmt.value
+
+
+def class_attributes(node: cst.ClassDef) -> Iterator[tuple[str, cst.BaseExpression]]:
+    """`NAME = value` and `NAME: T = value` statements of a class body."""
+    if not isinstance(node.body, cst.IndentedBlock):
+        return
+    for line in node.body.body:
+        if isinstance(line, cst.SimpleStatementLine):
+            for small in line.body:
+                yield from name_assignments(small)

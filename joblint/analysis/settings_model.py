@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from joblint.analysis.constants import Expr, to_expr
-from joblint.analysis.names import Resolver
+from joblint.analysis.names import Resolver, class_attributes
 from joblint.knowledge import brokers as kb
 from joblint.libraries.base import SettingsModel
 
@@ -97,37 +97,17 @@ def _options(node: cst.ClassDef, model: SettingsModel) -> tuple[str, bool]:
     `model_config = SettingsConfigDict(env_prefix="APP_")` (or a dict) or
     pydantic 1's `class Config: env_prefix = "APP_"`."""
     options: dict[str, cst.BaseExpression] = {}
-    for name, value in _fields_and_assignments(node):
-        if name == model.config_attribute and value is not None:
+    for name, value in class_attributes(node):
+        if name == model.config_attribute:
             options.update(_keywords(value))
     if isinstance(node.body, cst.IndentedBlock):
         for statement in node.body.body:
             if isinstance(statement, cst.ClassDef) and statement.name.value == model.config_class:
-                options.update(
-                    (name, value)
-                    for name, value in _fields_and_assignments(statement)
-                    if value is not None
-                )
+                options.update(class_attributes(statement))
     prefix = options.get(model.prefix_option)
     case = options.get(model.case_option)
     sensitive = isinstance(case, cst.Name) and case.value == "True"
     return (_text(prefix) if prefix is not None else ""), sensitive
-
-
-def _fields_and_assignments(
-    node: cst.ClassDef,
-) -> Iterator[tuple[str, cst.BaseExpression | None]]:
-    yield from _fields(node)
-    if not isinstance(node.body, cst.IndentedBlock):
-        return
-    for line in node.body.body:
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                target = small.targets[0].target
-                if isinstance(target, cst.Name):
-                    yield target.value, small.value
 
 
 def _keywords(value: cst.BaseExpression) -> Iterator[tuple[str, cst.BaseExpression]]:
