@@ -135,13 +135,7 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
         # named like an enqueue: read as one where it is one, else no helper.
         return None
     issues: list[PayloadIssue] = []
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            break
-        place = ("", arg.keyword.value) if arg.keyword is not None else (str(position), "")
-        if arg.keyword is None:
-            position += 1
+    for place, arg in _argument_places(call):
         if _names_a_module_value(arg.value, context):
             continue  # a module's constant, set up once: not read here
         for issue in _classify(arg.value, context):
@@ -152,6 +146,20 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     if not issues:
         return None
     return PayloadSite(f"{text}(), which hands it on to {HANDED}", tuple(issues))
+
+
+def _argument_places(call: cst.Call) -> Iterator[tuple[tuple[str, str], cst.Arg]]:
+    """Each argument before the first `*`/`**`, with the place a callee reads
+    it from: ("0", "") for the first positional, ("", "name") for `name=`."""
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return
+        if arg.keyword is not None:
+            yield ("", arg.keyword.value), arg
+        else:
+            yield (str(position), ""), arg
+            position += 1
 
 
 def _returned_by_project_code(binding: Binding, context: FileContext) -> bool:
@@ -524,13 +532,7 @@ def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]
     if site is None:
         return found
     function, text = site
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            break
-        place = ("", arg.keyword.value) if arg.keyword is not None else (str(position), "")
-        if arg.keyword is None:
-            position += 1
+    for place, arg in _argument_places(call):
         for issue in _classify(arg.value, context):
             requirement = Requirement(
                 RETURNS_OBJECT, function, reach=(text, RETURNED_PARAMETER, *place)

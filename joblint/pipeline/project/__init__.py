@@ -686,13 +686,16 @@ class ProjectIndex:
         hop = self._passing_task(requirement)
         if hop is None:
             return finding
-        owner, _, task = hop.function.rpartition(".")
-        if owner in self.graph.classes:
-            task = f"{owner.rsplit('.', 1)[-1]}.{task}"
+        task = self._shown(hop.function)
         text = f"'{task}' passes itself at {hop.path}:{hop.call.line}"
         step = f"{task}() passes itself to {hop.call.text}()"
         related = (Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), step),)
         return replace(finding, message=finding.message.replace(CALLER, text), related=related)
+
+    def _shown(self, function: str) -> str:
+        """How a message names a function: `send`, or `Mailer.send` for a method."""
+        owner, _, name = function.rpartition(".")
+        return f"{owner.rsplit('.', 1)[-1]}.{name}" if owner in self.graph.classes else name
 
     def _claiming_caller(self, requirement: Requirement) -> Hop | None:
         uses = frozenset({RESULT_WRITTEN, *(u for u in requirement.reach if u == RESULT_SET)})
@@ -703,9 +706,7 @@ class ProjectIndex:
         hop = self._claiming_caller(requirement)
         if hop is None:
             return finding
-        owner, _, caller = hop.function.rpartition(".")
-        if owner in self.graph.classes:
-            caller = f"{owner.rsplit('.', 1)[-1]}.{caller}"
+        caller = self._shown(hop.function)
         text = f"its caller '{caller}' claims it at {hop.path}:{hop.call.line}"
         step = f"{caller}() claims what {hop.call.text}() returns"
         related = (Related(hop.path, _line(hop.call.line), step),)

@@ -20,7 +20,7 @@ does, to the same depth.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
@@ -1291,14 +1291,25 @@ class ReturnsView:
     def at(self, function: str, text: str, item: bool) -> list[Returned]:
         """What the calls written `text` in the summarised `function` return
         (`item`: the values of the dict they return)."""
+        results = []
+        for callee in self._called(function, text):
+            results.extend(self.returned(callee, item, MAX_HOPS, frozenset()))
+        return results
+
+    def _called(self, function: str, text: str) -> list[str]:
+        """What the calls written `text` in the summarised `function` call, as
+        its index names them."""
         found = self.graph.functions.get(function)
         if found is None:
             return []
-        callees = sorted({c.callee for c in found[0].calls if c.text == text})
-        results = []
+        return sorted({c.callee for c in found[0].calls if c.text == text})
+
+    def _resolved(self, callees: list[str]) -> Iterator[str]:
+        """The project functions `callees` are, where the graph knows them."""
         for callee in callees:
-            results.extend(self.returned(callee, item, MAX_HOPS, frozenset()))
-        return results
+            target = self.graph.resolve(callee)
+            if target is not None:
+                yield target
 
     def returned(
         self, qualname: str, item: bool, depth: int, seen: frozenset[str]
@@ -1388,13 +1399,7 @@ class ReturnsView:
         returns a value growing with its parameter at `position` (or named
         `keyword`), every return of it so (`joblint.index.returns.GROWS`),
         and that parameter's name."""
-        found = self.graph.functions.get(function)
-        if found is None:
-            return None
-        for callee in sorted({c.callee for c in found[0].calls if c.text == text}):
-            target = self.graph.resolve(callee)
-            if target is None:
-                continue
+        for target in self._resolved(self._called(function, text)):
             summary, path = self.graph.functions[target]
             own = [fact for fact in summary.returns if not fact.key]
             if not own or any(fact.how != returns.GROWS for fact in own):
@@ -1413,13 +1418,7 @@ class ReturnsView:
         """Where a function the calls written `text` in `function` call puts
         its parameter (at `position`, or named `keyword`) in the dict it
         returns: the caller's argument ends up there."""
-        found = self.graph.functions.get(function)
-        if found is None:
-            return None
-        for callee in sorted({c.callee for c in found[0].calls if c.text == text}):
-            target = self.graph.resolve(callee)
-            if target is None:
-                continue
+        for target in self._resolved(self._called(function, text)):
             summary, path = self.graph.functions[target]
             for fact in summary.returns:
                 if fact.how != returns.PARAM or not fact.key:
