@@ -15,9 +15,6 @@ import libcst as cst
 from joblint.analysis.names import dotted_text, unwrap
 from joblint.knowledge import jobs
 
-# The attributes of an instance that name its row.
-_KEY_ATTRIBUTES = frozenset({"pk", "id", "uuid"})
-
 
 def written_instance(call: cst.Call) -> str | None:
     """The instance whose row `call` writes (its dotted text), or None."""
@@ -46,7 +43,7 @@ def _instance_of(node: cst.BaseExpression) -> str | None:
     node = unwrap(node)
     if isinstance(node, cst.Call) and len(node.args) == 1 and dotted_text(node.func) == "str":
         node = unwrap(node.args[0].value)  # `str(order.pk)`
-    if isinstance(node, cst.Attribute) and node.attr.value in _KEY_ATTRIBUTES:
+    if isinstance(node, cst.Attribute) and node.attr.value in jobs.ROW_KEY_ATTRIBUTES:
         return dotted_text(node.value)
     if isinstance(node, cst.Name | cst.Attribute):
         return dotted_text(node)
@@ -61,7 +58,7 @@ def _pinned_instance(query: cst.Call) -> str | None:
     for arg in query.args:
         if arg.keyword is not None and arg.keyword.value in jobs.KEY_LOOKUPS:
             value = unwrap(arg.value)
-            if isinstance(value, cst.Attribute) and value.attr.value in _KEY_ATTRIBUTES:
+            if isinstance(value, cst.Attribute) and value.attr.value in jobs.ROW_KEY_ATTRIBUTES:
                 return dotted_text(value.value)
     return None
 
@@ -69,5 +66,5 @@ def _pinned_instance(query: cst.Call) -> str | None:
 def _is_query(node: cst.BaseExpression) -> bool:
     """`qs.filter(...).delete()`, `Order.objects.delete()`: a queryset, not an instance."""
     return isinstance(node, cst.Call) or (
-        isinstance(node, cst.Attribute) and node.attr.value in {"objects", "_default_manager"}
+        isinstance(node, cst.Attribute) and node.attr.value in jobs.MODEL_MANAGERS
     )

@@ -326,3 +326,5 @@ ROW_WRITE_METHODS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.
 PINNED_WRITE_METHODS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.pinned_methods)
 PINNING_FILTERS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.filters)
 KEY_LOOKUPS: frozenset[str] = frozenset(k for w in _ROW_WRITES for k in w.key_lookups)
+ROW_KEY_ATTRIBUTES: frozenset[str] = frozenset(a for w in _ROW_WRITES for a in w.key_attributes)
+MODEL_MANAGERS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.managers)

@@ -728,5 +728,7 @@ ROW_WRITES = (
         pinned_methods=frozenset({"update", "aupdate", "delete", "adelete"}),
         filters=frozenset({"filter", "select_for_update"}),
         key_lookups=frozenset({"pk", "id", "pk__exact", "id__exact"}),
+        key_attributes=frozenset({"pk", "id", "uuid"}),
+        managers=frozenset({"objects", "_default_manager", "_base_manager"}),
     ),
 )

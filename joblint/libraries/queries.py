@@ -155,3 +155,7 @@ class RowWrites:
     pinned_methods: frozenset[str]
     filters: frozenset[str]
     key_lookups: frozenset[str]
+    # An instance's attributes holding its row's key (`order.pk`).
+    key_attributes: frozenset[str] = frozenset()
+    # A model's managers: `Order.objects.delete()` writes a queryset, not an instance.
+    managers: frozenset[str] = frozenset()

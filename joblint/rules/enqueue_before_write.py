@@ -11,6 +11,7 @@ from joblint.analysis.row_writes import carried_instances, written_instance
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge import payloads
 from joblint.knowledge.jobs import DELAY_OPTIONS, DELAYED_METHODS, ROW_WRITE_METHODS
+from joblint.knowledge.payloads import PayloadShape
 from joblint.knowledge.tokens import enqueue_and
 from joblint.rule import LineOf, Rule, Valid, invalid
 
@@ -206,20 +207,21 @@ def publish(article):
         shape = payloads.PAYLOAD_SHAPES.get(enqueue.method)
         if shape is None:
             return frozenset()
-        unread = self._unread_arguments(node, enqueue)
+        unread = self._unread_arguments(node, enqueue) if _one_to_one(shape) else set()
         arguments = (a for a in payload_arguments(node, shape) if id(a) not in unread)
         return carried_instances(arguments)
 
     def _unread_arguments(self, node: cst.Call, enqueue: Enqueue) -> set[int]:
-        """The arguments of a `delay`-shaped call whose parameter the task,
-        defined in this module, never reads."""
+        """The arguments of a call passing them straight to the task's
+        parameters (`_one_to_one`) whose parameter the task, defined in this
+        module, never reads."""
         task = self._task_function(enqueue)
-        if task is None or enqueue.method not in {"delay", "__call__", "send", "kiq"}:
+        if task is None:
             return set()
         params = [p.name.value for p in (*task.params.posonly_params, *task.params.params)]
         if isinstance(task.params.star_arg, cst.Param) or task.params.star_kwarg is not None:
             return set()  # `*args`/`**kwargs` may read anything
-        read = _names_read(task)
+        read = self.context.memo("names-read", task, lambda: _names_read(task))
         unread: set[int] = set()
         positional = [a for a in node.args if a.keyword is None and not a.star]
         offset = 1 if params[:1] == ["self"] else 0
@@ -282,6 +284,17 @@ def _first_write_after(
             return None
         return write
     return None
+
+
+def _one_to_one(shape: PayloadShape) -> bool:
+    """The call's arguments are the task's, in order (`task.delay(a, b=c)`),
+    not after a function or inside an `args=` list (`enqueue(f, a)`, `apply_async((a,))`)."""
+    return (
+        shape.skip_positional == 0
+        and shape.rest_is_payload
+        and shape.args_position < 0
+        and shape.kwargs_position < 0
+    )
 
 
 def _held_back(call: cst.Call) -> bool:
