@@ -2108,4 +2108,34 @@ def publish(photos):
         crunch.map([photo.pk for photo in photos])
 """,
     ),
+    invalid(
+        """
+from django.db import transaction
+from redis import Redis
+from rq import Queue
+from .jobs import ship
+
+queue = Queue(connection=Redis())
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        queue.enqueue_at(order.ship_at, ship, order.pk)
+""",
+        (12, 9, "RQ job 'ship' is enqueued inside transaction.atomic() (line 10)"),
+        id="rq-enqueue-at-names-the-job-after-the-time",
+        fixed="""
+from django.db import transaction
+from redis import Redis
+from rq import Queue
+from .jobs import ship
+
+queue = Queue(connection=Redis())
+
+def checkout(order):
+    with transaction.atomic():
+        order.save()
+        transaction.on_commit(lambda: queue.enqueue_at(order.ship_at, ship, order.pk))
+""",
+    ),
 )
