@@ -151,7 +151,15 @@ class Requirement:
       `libraries`, enqueued by the request handler `qualname` itself, must be
       able to depend on what the request writes (as `JOB_TOUCHES`, with the
       classes the handler and everything it calls write; unknown writes or an
-      unknown task body keep the finding).
+      unknown task body keep the finding);
+    - "row-depends" (`ROW_DEPENDS`): the job of the task `qualname`, handed
+      the key of a row at `reach` (position, keyword), must depend on the
+      write that follows the enqueue: the write sets the fields `libraries`
+      (`ANY_FIELD`: any) and, with `reach[2]` == `WHOLE_ROW`, saves the whole
+      row. It does unless the task (defined in the project) loads the row by
+      that key itself, hands it on nowhere, reads none of those fields and
+      writes none the write saves (but fields every save sets itself), nor
+      saves the whole row back (`RowUse`).
     """
 
     kind: str
@@ -285,6 +293,11 @@ REACHED = "reached"
 ASYNC_REACH = "async"
 JOB_TOUCHES = "job-touches"
 REQUEST_DEPENDS = "request-depends"
+ROW_DEPENDS = "row-depends"
+# `ROW_DEPENDS`'s `libraries` when the write may set any field of the row.
+ANY_FIELD = "*"
+# `ROW_DEPENDS`'s `reach[2]` when the write saves the whole row.
+WHOLE_ROW = "whole"
 # Where a pending finding's message names the request handler reaching it.
 REACHED_FROM = "\u27e8reached\u27e9"
 TASK_DECORATOR_RERUNS = "task-decorator-reruns"
@@ -322,6 +335,7 @@ MODEL_REQUIREMENTS = frozenset(
         JOB_TOUCHES,
         HANDS_TO_PAYLOAD,
         USED_AS_MODEL,
+        ROW_DEPENDS,
     }
 )
 
@@ -355,6 +369,8 @@ class ClassFacts:
     # Sets of field names its body declares unique (primary key, `unique=True`,
     # unique constraints), each sorted; its bases' come from their own facts.
     unique_keys: tuple[tuple[str, ...], ...] = ()
+    # Fields its body declares set by every save itself (`auto_now=True`).
+    self_set_fields: tuple[str, ...] = ()
 
 
 # A static expression from `joblint.analysis.constants` (nested tuples).
@@ -424,6 +440,23 @@ class BrokerFacts:
     star_imports: tuple[str, ...] = ()
     # Environment variables a deployment file sets (facts of no Python file).
     environment: tuple[EnvironmentValue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RowUse:
+    """A row a function loads by the key its parameter holds (`order =
+    Order.objects.get(pk=order_id)`), and the fields it reads and writes of it."""
+
+    parameter: str
+    model: str  # the model class the load names, qualified ("" when not known)
+    line: int  # where it loads the row
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    # It saves the whole row (`order.save()`): every field, as it read them.
+    saves_all: bool = False
+    # It hands the row on (to a call, a return, a container) or calls a
+    # method of it no library's data knows: what is done with it is not known.
+    handed_on: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -601,6 +634,9 @@ class FunctionSummary:
     # Its steady parameters its body uses as a model instance
     # (`order.refresh_from_db()`, `order._meta`): (parameter, line, how it reads).
     model_uses: tuple[tuple[str, int, str], ...] = ()
+    # The rows it loads by the key a parameter hands it, and what it does
+    # with their fields (`joblint.index.row_fields`).
+    row_uses: tuple[RowUse, ...] = ()
 
     @property
     def commits_after_yield(self) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from joblint.analysis.model_keys import unique_keys
+from joblint.analysis.model_keys import self_set_fields, unique_keys
 from joblint.analysis.names import Resolver, unwrap
 from joblint.knowledge import payloads
 from joblint.models import ClassFacts
@@ -45,7 +45,13 @@ def class_facts(node: cst.ClassDef, qualname: str, resolver: Resolver) -> ClassF
         name = resolver.qualified_name(_decorator_target(decorator))
         if name is not None and name in payloads.CLASS_DECORATOR_KINDS:
             kinds.add(payloads.CLASS_DECORATOR_KINDS[name])
-    return ClassFacts(qualname, tuple(bases), tuple(sorted(kinds)), unique_keys(node))
+    return ClassFacts(
+        qualname,
+        tuple(bases),
+        tuple(sorted(kinds)),
+        unique_keys(node),
+        self_set_fields(node),
+    )
 
 
 def assigned_class_facts(

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 
 from joblint.analysis.names import last_name, name_assignments
-from joblint.knowledge import locks
+from joblint.knowledge import jobs, locks
 
 UniqueKey = tuple[str, ...]
 
@@ -39,6 +39,18 @@ def unique_keys(node: cst.ClassDef) -> tuple[UniqueKey, ...]:
     if primary:
         found.append(tuple(primary))
     return tuple(dict.fromkeys(tuple(sorted(key)) for key in found if key))
+
+
+def self_set_fields(node: cst.ClassDef) -> tuple[str, ...]:
+    """The fields every save of the class sets itself (`auto_now=True`), sorted."""
+    found = set()
+    for stmt in _body(node):
+        for name, value in name_assignments(stmt):
+            if isinstance(value, cst.Call):
+                option = _keyword(value, jobs.SELF_SET_FIELD_OPTIONS)
+                if option is not None and _is_true(option):
+                    found.add(name)
+    return tuple(sorted(found))
 
 
 def _body(node: cst.ClassDef) -> Iterator[cst.CSTNode]:

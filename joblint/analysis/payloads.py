@@ -106,7 +106,7 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     reported = {id(issue.node) for issue in issues if len(issue.requires) == len(requires)}
     task = _enqueued_task(call, context)
     if task:
-        for value, position, keyword in _task_places(call, shape):
+        for value, position, keyword in task_places(call, shape):
             if id(unwrap(value)) not in reported and id(value) not in reported:
                 unknown = _unknown_object(value, context, task, position, keyword)
                 if unknown is not None:
@@ -216,7 +216,7 @@ def _enqueued_task(call: cst.Call, context: FileContext) -> str:
     return enqueue.task
 
 
-def _task_places(
+def task_places(
     call: cst.Call, shape: kb.PayloadShape
 ) -> Iterator[tuple[cst.BaseExpression, str, str]]:
     """The payload arguments of a task's enqueue with the task's parameter

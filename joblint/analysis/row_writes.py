@@ -39,6 +39,24 @@ def carried_instances(arguments: Iterator[cst.BaseExpression]) -> frozenset[str]
     return frozenset(found)
 
 
+def loads_a_row(value: cst.BaseExpression) -> bool:
+    """`Order.objects.get(pk=...)`, `qs.first()`, `get_object_or_404(...)`,
+    `self.get_object()`: a row read from the database, with its fields as stored."""
+    node = unwrap(value)
+    if isinstance(node, cst.Await):
+        node = unwrap(node.expression)
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else dotted_text(func)
+    return name in jobs.ROW_LOADERS or name in jobs.ROW_LOADER_FUNCTIONS
+
+
+def instance_of(node: cst.BaseExpression) -> str | None:
+    """The instance an argument names: itself or its key (`order.pk`, `str(order.id)`)."""
+    return _instance_of(node)
+
+
 def _instance_of(node: cst.BaseExpression) -> str | None:
     node = unwrap(node)
     if isinstance(node, cst.Call) and len(node.args) == 1 and dotted_text(node.func) == "str":

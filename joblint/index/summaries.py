@@ -48,6 +48,7 @@ from joblint.index.returns import (
     fetched,
     function_returns,
 )
+from joblint.index.row_fields import row_uses
 from joblint.index.row_uses import result_uses
 from joblint.index.services import found_service, registered_service
 from joblint.index.signals import module_connections
@@ -60,6 +61,7 @@ from joblint.models import (
     ModuleIndex,
     ProjectCall,
     ReturnFact,
+    RowUse,
     ServiceRegistration,
     TaskDecorator,
     TxOpening,
@@ -289,6 +291,7 @@ class _Summary:
     registers: str = ""
     retries_handed: tuple[str, ...] = ()
     model_uses: tuple[tuple[str, int, str], ...] = ()
+    row_uses: tuple[RowUse, ...] = ()
 
 
 class ModuleReader:
@@ -422,6 +425,7 @@ class ModuleReader:
                     registers=found.registers,
                     retries_handed=found.retries_handed,
                     model_uses=found.model_uses,
+                    row_uses=found.row_uses,
                 )
                 for key, found in self.summaries.items()
             ),
@@ -784,6 +788,10 @@ class ModuleReader:
         summary.asynchronous = isinstance(node, ast.AsyncFunctionDef)
         summary.hands_on = self._hands_on(node, frame)
         summary.model_uses = self._model_uses(node, frame)
+        if node.decorator_list:  # what a task does with the row it is handed the key of
+            summary.row_uses = row_uses(
+                self.kinds(node), frame.steady, lambda expr: self._qualify(expr, stack)
+            )
         if summary.commits and self.may_hook:
             summary.commit_settings = self._commit_settings(node, summary.commits)
         kinds = self.kinds(node)

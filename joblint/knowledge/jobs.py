@@ -328,3 +328,18 @@ PINNING_FILTERS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.fi
 KEY_LOOKUPS: frozenset[str] = frozenset(k for w in _ROW_WRITES for k in w.key_lookups)
 ROW_KEY_ATTRIBUTES: frozenset[str] = frozenset(a for w in _ROW_WRITES for a in w.key_attributes)
 MODEL_MANAGERS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.managers)
+# How a job loads the row it was handed the key of, and what it may do with it
+# without handing it on (`joblint.index.row_fields`).
+ROW_LOADERS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.row_loaders)
+ROW_LOADER_FUNCTIONS: frozenset[str] = frozenset(f for w in _ROW_WRITES for f in w.loader_functions)
+ONLY_FIELDS_KEYWORDS: frozenset[str] = frozenset(
+    w.only_fields_keyword for w in _ROW_WRITES if w.only_fields_keyword
+)
+# The writes of one row that set fields of it rather than delete it.
+_DELETES: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.deleting_methods)
+ROW_SAVE_METHODS: frozenset[str] = ROW_WRITE_METHODS - _DELETES
+PINNED_UPDATE_METHODS: frozenset[str] = PINNED_WRITE_METHODS - _DELETES
+ROW_PLAIN_METHODS: frozenset[str] = frozenset(m for w in _ROW_WRITES for m in w.plain_methods)
+SELF_SET_FIELD_OPTIONS: frozenset[str] = frozenset(
+    o for w in _ROW_WRITES for o in w.self_set_options
+)

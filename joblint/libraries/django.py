@@ -730,5 +730,12 @@ ROW_WRITES = (
         key_lookups=frozenset({"pk", "id", "pk__exact", "id__exact"}),
         key_attributes=frozenset({"pk", "id", "uuid"}),
         managers=frozenset({"objects", "_default_manager", "_base_manager"}),
+        row_loaders=frozenset({"get", "aget", "first", "afirst", "last", "alast"}),
+        # `self.get_object()`: a view's row (Django's and DRF's generic views).
+        loader_functions=frozenset({"get_object_or_404", "aget_object_or_404", "get_object"}),
+        deleting_methods=frozenset({"delete", "adelete"}),
+        only_fields_keyword="update_fields",
+        plain_methods=frozenset({"refresh_from_db", "arefresh_from_db", "full_clean", "clean"}),
+        self_set_options=frozenset({"auto_now"}),
     ),
 )

@@ -159,3 +159,18 @@ class RowWrites:
     key_attributes: frozenset[str] = frozenset()
     # A model's managers: `Order.objects.delete()` writes a queryset, not an instance.
     managers: frozenset[str] = frozenset()
+    # How a job loads one row by the key it was handed: a query's methods
+    # returning one row (`Order.objects.get(pk=order_id)`, `.filter(...).first()`)
+    # and functions doing it (`get_object_or_404(Order, pk=order_id)`).
+    row_loaders: frozenset[str] = frozenset()
+    loader_functions: frozenset[str] = frozenset()
+    # The instance's and the queryset's methods above that delete the row.
+    deleting_methods: frozenset[str] = frozenset()
+    # The keyword of a save naming the only fields it writes (`update_fields=`).
+    only_fields_keyword: str = ""
+    # An instance's methods that neither hand its row on nor change what the
+    # job reads of it (`order.refresh_from_db()`); a save writes (above).
+    plain_methods: frozenset[str] = frozenset()
+    # A field option making every save set the field itself (`auto_now=True`):
+    # a save racing another over it writes a fresh value, not a stale one.
+    self_set_options: frozenset[str] = frozenset()

@@ -1,19 +1,30 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.analysis.names import dotted_text
-from joblint.analysis.payloads import payload_arguments
-from joblint.analysis.row_writes import carried_instances, written_instance
+from joblint.analysis.names import BindingKind, dotted_text, unwrap
+from joblint.analysis.payloads import payload_arguments, task_places
+from joblint.analysis.row_writes import (
+    carried_instances,
+    instance_of,
+    loads_a_row,
+    written_instance,
+)
 from joblint.analysis.tasks import Enqueue
-from joblint.knowledge import payloads
+from joblint.knowledge import jobs, payloads
 from joblint.knowledge.jobs import DELAY_OPTIONS, DELAYED_METHODS, ROW_WRITE_METHODS
 from joblint.knowledge.payloads import PayloadShape
 from joblint.knowledge.tokens import enqueue_and
+from joblint.models import ANY_FIELD, ROW_DEPENDS, WHOLE_ROW, Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
+
+# How many local names a payload value is followed through (`kwargs=options`,
+# `options = {"order_id": order_id}`, `order_id = order.pk`).
+_MAX_ALIASES = 3
 
 # A block of code, and the blocks it sits in: two places are on one path when
 # one's blocks are a prefix of the other's (not two arms of an `if`).
@@ -27,6 +38,9 @@ class _Enqueue:
     node: cst.Call
     enqueue: Enqueue
     statement: cst.CSTNode | None
+    # What the payload's local names stand for, read where the enqueue is
+    # (its function's names): id(argument) -> the values.
+    built_earlier: dict[int, tuple[cst.BaseExpression, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +56,13 @@ class _FunctionState:
     enqueues: list[_Enqueue] = field(default_factory=list)
     writes: list[_Write] = field(default_factory=list)
     exits: list[tuple[int, Blocks]] = field(default_factory=list)
+    # What a whole-row save writes: the fields set on an instance
+    # (`order.state = ...`), instances handed to a call (which may set any),
+    # and names bound to something other than a row loaded from the database
+    # (a new instance: every field is new). Each with its place in the order.
+    fields_set: list[tuple[int, str, str]] = field(default_factory=list)
+    handed: list[tuple[int, str]] = field(default_factory=list)
+    bound_new: list[tuple[int, str]] = field(default_factory=list)
 
 
 class EnqueueBeforeWrite(Rule):
@@ -80,6 +101,18 @@ class EnqueueBeforeWrite(Rule):
     No automatic fix: moving the enqueue past the write changes what runs
     when the write fails, which only the author can judge.
 
+    ## When the job doesn't depend on the write
+    Where the task is the project's and loads the row itself by the key it
+    is handed (`Order.objects.get(pk=order_id)`), what it does with the row
+    decides: a finding where it reads a field the write sets, writes a field
+    the write saves again (a whole-row `save()` puts the old value back), or
+    saves the whole row itself; none where the fields are apart
+    (`save(update_fields=["note"])` against a job that only reads `total`).
+    A field every save sets itself (`auto_now=True`) is no conflict. The
+    fields a whole-row save sets are those the function assigns on the
+    instance; one it handed to a call may have any set, and a row it did
+    not load (`Order.objects.create(...)`, `Order(...)`) is new to the job.
+
     ## Known limits
     - One function is looked at: a write in the caller, or in a method of the
       project that saves (`order.mark_paid()`), is not seen.
@@ -87,17 +120,19 @@ class EnqueueBeforeWrite(Rule):
       again between the enqueue and the write is taken for the same object.
     - A task defined in the same module that never reads the parameter the
       object is passed as does not depend on the row: no finding. A task
-      defined elsewhere is assumed to read it.
+      that hands the row (or only its key) on to other code, or one outside
+      the project, is assumed to depend on every field.
     - An enqueue that holds the job back (`countdown=`, `eta=`, Dramatiq's and
       Huey's `delay=`, RQ's `enqueue_in`/`enqueue_at`, arq's `_defer_by`) is
       taken as scheduled past the write: no finding.
     - A write in another arm of an `if`/`try` than the enqueue is on another
       path: no finding; so is one after a `return`/`raise` in the enqueue's
       own block.
+    - A task picked at run time (`TASKS[kind].delay(...)`) is not an enqueue
+      the rule knows.
     """
 
     CODE = "JL106"
-    PREVIEW = True
     YIELDS_TO = ("JL101",)
     TRIGGERS = enqueue_and(
         tuple(f".{method}(" for method in sorted({*ROW_WRITE_METHODS, "update", "aupdate"})),
@@ -129,6 +164,27 @@ def publish(article, counter):
 """,
             id="a-write-of-another-object",
         ),
+        Valid(
+            """
+from celery import shared_task
+
+from .models import Article
+
+
+@shared_task
+def count_words(article_id):
+    article = Article.objects.get(pk=article_id)
+    article.words = len(article.body.split())
+    article.save(update_fields=["words"])
+
+
+def feature(article):
+    count_words.delay(article.pk)
+    article.featured = True
+    article.save(update_fields=["featured"])
+""",
+            id="the-job-and-the-write-set-other-fields",
+        ),
     )
     INVALID = (
         invalid(
@@ -147,6 +203,33 @@ def publish(article):
                 "(line 7) writes its row",
             ),
             id="enqueue-then-save",
+        ),
+        invalid(
+            """
+from celery import shared_task
+
+from .models import Article
+
+
+@shared_task
+def count_words(article_id):
+    article = Article.objects.get(pk=article_id)
+    article.words = len(article.body.split())
+    article.save(update_fields=["words"])
+
+
+def feature(article):
+    count_words.delay(article.pk)
+    article.featured = True
+    article.save()
+""",
+            (
+                15,
+                5,
+                "task 'count_words' is enqueued with article before article.save() "
+                "(line 17) writes its row",
+            ),
+            id="a-whole-row-save-puts-back-what-the-job-wrote",
         ),
     )
 
@@ -184,11 +267,35 @@ def publish(article):
     def visit_Raise(self, node: cst.Raise) -> None:
         self._states[-1].exits.append((self.context.order, tuple(self._blocks)))
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._note_target(target.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._note_target(node.target, None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._note_target(node.target, node.value)
+
+    def _note_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        state, order = self._states[-1], self.context.order
+        if isinstance(target, cst.Attribute):
+            owner = dotted_text(target.value)
+            if owner:
+                state.fields_set.append((order, owner, target.attr.value))
+        elif isinstance(target, cst.Name) and value is not None and not loads_a_row(value):
+            state.bound_new.append((order, target.value))
+
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
         if context.in_on_commit_callback:
             return
         state = self._states[-1]
+        for arg in node.args:
+            text = dotted_text(unwrap(arg.value))
+            if text:
+                state.handed.append((context.order, text))
         instance = written_instance(node)
         if instance is not None:
             state.writes.append(_Write(context.order, tuple(self._blocks), node, instance))
@@ -199,17 +306,51 @@ def publish(article):
         enqueue = context.enqueue(node)
         if enqueue is None or _held_back(node):
             return
+        shape = payloads.PAYLOAD_SHAPES.get(enqueue.method)
+        names = [a for a in payload_arguments(node, shape)] if shape is not None else []
+        built = {id(a): tuple(self._built_earlier(a)) for a in names if isinstance(a, cst.Name)}
         state.enqueues.append(
-            _Enqueue(context.order, tuple(self._blocks), node, enqueue, context.statement)
+            _Enqueue(context.order, tuple(self._blocks), node, enqueue, context.statement, built)
         )
 
-    def _carried(self, node: cst.Call, enqueue: Enqueue) -> frozenset[str]:
+    def _carried(self, pending: _Enqueue) -> frozenset[str]:
+        node, enqueue = pending.node, pending.enqueue
         shape = payloads.PAYLOAD_SHAPES.get(enqueue.method)
         if shape is None:
             return frozenset()
         unread = self._unread_arguments(node, enqueue) if _one_to_one(shape) else set()
         arguments = (a for a in payload_arguments(node, shape) if id(a) not in unread)
-        return carried_instances(arguments)
+        built = pending.built_earlier
+        return carried_instances(v for a in arguments for v in built.get(id(a), (a,)))
+
+    def _built_earlier(
+        self, node: cst.BaseExpression, depth: int = 0
+    ) -> Iterator[cst.BaseExpression]:
+        """The values a local name stands for, bound once in the function: the
+        items of a container built earlier (`kwargs=options` with `options =
+        {"order_id": order.pk}`) or a key read earlier (`order_id = order.pk`)."""
+        node = unwrap(node)
+        binding = self.context.resolver.lookup(node.value) if isinstance(node, cst.Name) else None
+        if (
+            binding is None
+            or binding.expr is None
+            or binding.unpack_index is not None
+            or binding.iterated
+            or binding.kind not in (BindingKind.OTHER, BindingKind.VALUE)
+            or isinstance(binding.node, cst.Param)
+            or depth >= _MAX_ALIASES
+        ):
+            yield node
+            return
+        value = unwrap(binding.expr)
+        if isinstance(value, cst.Dict | cst.List | cst.Tuple):
+            for item in value.elements:
+                if isinstance(item, cst.DictElement | cst.Element):
+                    yield from self._built_earlier(item.value, depth + 1)
+        elif isinstance(value, cst.Attribute | cst.Name):
+            yield from self._built_earlier(value, depth + 1)
+        else:
+            yield node
 
     def _unread_arguments(self, node: cst.Call, enqueue: Enqueue) -> set[int]:
         """The arguments of a call passing them straight to the task's
@@ -243,16 +384,23 @@ def publish(article):
 
     def _check(self, state: _FunctionState) -> None:
         for pending in state.enqueues:
-            instances = self._carried(pending.node, pending.enqueue)
+            instances = self._carried(pending)
             write = _first_write_after(pending, instances, state) if instances else None
             if write is not None:
-                self._report(pending, write)
+                self._report(pending, write, state)
 
-    def _report(self, pending: _Enqueue, write: _Write) -> None:
+    def _report(self, pending: _Enqueue, write: _Write, state: _FunctionState) -> None:
         for reading in pending.enqueue.alternatives():
-            self._report_reading(pending, reading, write)
+            depends = _row_depends(pending.node, reading, write, state)
+            self._report_reading(pending, reading, write, depends)
 
-    def _report_reading(self, pending: _Enqueue, enqueue: Enqueue, write: _Write) -> None:
+    def _report_reading(
+        self,
+        pending: _Enqueue,
+        enqueue: Enqueue,
+        write: _Write,
+        depends: tuple[Requirement, ...],
+    ) -> None:
         target = _write_text(write.node)
         instance = write.instance
 
@@ -266,10 +414,68 @@ def publish(article):
         self.report(
             pending.node,
             message,
-            requires=enqueue.requires,
+            requires=(*enqueue.requires, *depends),
             statement=pending.statement,
             related=((write.node, f"{instance}'s row is written here"),),
         )
+
+
+def _row_depends(
+    node: cst.Call, enqueue: Enqueue, write: _Write, state: _FunctionState
+) -> tuple[Requirement, ...]:
+    """`ROW_DEPENDS` for a write of an existing row that a project task's
+    argument carries the key of: the job must depend on what the write sets.
+    None (the finding stands) for a delete, a new row, or a payload whose
+    parameter places are not known."""
+    shape = payloads.PAYLOAD_SHAPES.get(enqueue.method)
+    written = _fields_written(write, state)
+    if shape is None or not enqueue.task or enqueue.signed or written is None:
+        return ()
+    fields, how = written
+    for value, position, keyword in task_places(node, shape):
+        if instance_of(value) == write.instance:
+            reach = (position, keyword, how)
+            return (Requirement(ROW_DEPENDS, enqueue.task, frozenset(fields), reach=reach),)
+    return ()
+
+
+def _fields_written(write: _Write, state: _FunctionState) -> tuple[set[str], str] | None:
+    """The fields a write sets (`ANY_FIELD`: any may be) and whether it saves
+    the whole row (`WHOLE_ROW`); None for a delete or a row it creates."""
+    call, instance = write.node, write.instance
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    if method not in jobs.ROW_SAVE_METHODS and method not in jobs.PINNED_UPDATE_METHODS:
+        return None  # a delete: whatever the job does with the row, it goes
+    if any(o < write.order and name == instance for o, name in state.bound_new):
+        return None  # not loaded here: a new row, or one of unknown fields
+    if method in jobs.PINNED_UPDATE_METHODS:
+        named = {a.keyword.value for a in call.args if a.keyword is not None}
+        every = all(a.keyword is not None for a in call.args)
+        return (named if every and named else {ANY_FIELD}), ""
+    only = _only_fields(call)
+    if only is not None:
+        return only, ""
+    if any(o < write.order and text == instance for o, text in state.handed):
+        return {ANY_FIELD}, WHOLE_ROW  # a call handed it may have set any field
+    fields = {f for o, owner, f in state.fields_set if o < write.order and owner == instance}
+    return fields, WHOLE_ROW
+
+
+def _only_fields(call: cst.Call) -> set[str] | None:
+    """The fields a save names (`update_fields=["state"]`); None: the whole row."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in jobs.ONLY_FIELDS_KEYWORDS:
+            value = arg.value
+            if isinstance(value, cst.List | cst.Tuple | cst.Set):
+                names = [
+                    e.value.evaluated_value
+                    for e in value.elements
+                    if isinstance(e.value, cst.SimpleString)
+                ]
+                if len(names) == len(value.elements) and all(isinstance(n, str) for n in names):
+                    return {str(n) for n in names}
+            return {ANY_FIELD}
+    return None
 
 
 def _first_write_after(

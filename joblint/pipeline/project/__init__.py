@@ -15,6 +15,7 @@ from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads, requests, work
 from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES, FIX_HINTS, TxFamily
 from joblint.models import (
+    ANY_FIELD,
     CALLER,
     CHAIN,
     CLAIMED_BY_CALLER,
@@ -41,6 +42,7 @@ from joblint.models import (
     RETURNED_PARAMETER,
     RETURNS_GROWTH,
     RETURNS_OBJECT,
+    ROW_DEPENDS,
     RUNS_NOW,
     SAVE,
     TASK_DECORATOR,
@@ -50,6 +52,7 @@ from joblint.models import (
     URL_VIEW,
     USED,
     USED_AS_MODEL,
+    WHOLE_ROW,
     WRITE_VERBS,
     WRITTEN,
     WRITTEN_IN_TRANSACTION,
@@ -232,6 +235,33 @@ class ProjectIndex:
                     keys |= self.unique_keys(base)
             self._unique_keys[qualname] = frozenset(keys)
         return self._unique_keys[qualname]
+
+    def self_set_fields(self, qualname: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        """The fields every save of a model class sets itself, its bases' included."""
+        qualname = self.canonical(qualname)
+        facts = self.classes.get(qualname)
+        if facts is None or qualname in seen:
+            return set()
+        found = set(facts.self_set_fields)
+        for base in facts.bases:
+            found |= self.self_set_fields(base, seen | {qualname})
+        return found
+
+    def _row_depends(self, requirement: Requirement) -> bool:
+        """`ROW_DEPENDS`: whether the job may depend on the write that follows its enqueue."""
+        position, keyword, how = requirement.reach
+        use = self.graph.row_use(requirement.qualname, position, keyword)
+        if use is None or use.handed_on:
+            return True  # what the job does with the row is not known
+        written = requirement.libraries
+        if use.reads and (ANY_FIELD in written or not written.isdisjoint(use.reads)):
+            return True  # it may read a field before the write sets it
+        if use.saves_all and written:
+            return True  # its save may put back what the write set
+        rewritten = set(use.writes) - self.self_set_fields(use.model)
+        if how == WHOLE_ROW or ANY_FIELD in written:
+            return bool(rewritten)  # the write saves its old values back
+        return not rewritten.isdisjoint(written)
 
     def _unindexed_kinds(self, qualname: str) -> frozenset[str]:
         owner, _, attribute = qualname.rpartition(".")
@@ -465,6 +495,8 @@ class ProjectIndex:
             return self._received(requirement.qualname, requirement.libraries) is not None
         if requirement.kind == JOB_TOUCHES:
             return self.graph.touches(requirement.qualname, requirement.libraries)
+        if requirement.kind == ROW_DEPENDS:
+            return self._row_depends(requirement)
         if requirement.kind == REQUEST_DEPENDS:
             task = next(iter(requirement.libraries), "")
             return self.reach.handler_depends(requirement.qualname, task)
@@ -779,6 +811,10 @@ def _wanted_names(
                     wanted |= index.unreached(requirement.module)
                 if requirement.kind not in _NOT_A_NAME | _MODEL_KINDS:
                     wanted |= index.unknown(requirement.qualname)
+                elif requirement.kind == ROW_DEPENDS:  # the fields its model sets itself
+                    use = index.graph.row_use(requirement.qualname, *requirement.reach[:2])
+                    if use is not None and use.model and use.writes:
+                        wanted |= index.unknown(use.model)
         broker = result.facts.broker
         exprs = [
             *(c.value for c in broker.config),
@@ -886,7 +922,13 @@ def _asked_of_model(
                     found.update(index.graph.callees_at(result.path, line, requirement.qualname))
                 elif requirement.kind == ENQUEUES_NOW:
                     found.update(index.graph.deferral_methods(requirement.qualname))
-                elif requirement.kind in (RUNS_NOW, JOB_TOUCHES, HANDS_TO_PAYLOAD, USED_AS_MODEL):
+                elif requirement.kind in (
+                    RUNS_NOW,
+                    JOB_TOUCHES,
+                    HANDS_TO_PAYLOAD,
+                    USED_AS_MODEL,
+                    ROW_DEPENDS,
+                ):
                     found.add(requirement.qualname)
     return found
 

@@ -34,6 +34,7 @@ from joblint.models import (
     ModuleIndex,
     ProjectCall,
     ReturnFact,
+    RowUse,
     ServiceRegistration,
     TaskDecorator,
 )
@@ -674,6 +675,28 @@ class CallGraph:
         parameter = _parameter_at(summary, position, keyword)
         use = next((u for u in summary.model_uses if u[0] == parameter), None)
         return (path, use[1], use[2]) if use is not None else None
+
+    def row_use(self, task: str, position: str, keyword: str) -> RowUse | None:
+        """What the task `task` does with the row whose key an enqueue passes
+        it at `position` or as `keyword`, where it loads that row itself
+        (its loads and writes by that key, merged)."""
+        found = self.resolve(task)
+        if found is None:
+            return None
+        summary = self.functions[found][0]
+        parameter = _parameter_at(summary, position, keyword)
+        uses = [u for u in summary.row_uses if u.parameter == parameter]
+        if not uses:
+            return None
+        return RowUse(
+            uses[0].parameter,
+            next((u.model for u in uses if u.model), ""),
+            uses[0].line,
+            tuple(sorted({f for u in uses for f in u.reads})),
+            tuple(sorted({f for u in uses for f in u.writes})),
+            any(u.saves_all for u in uses),
+            any(u.handed_on for u in uses),
+        )
 
     def deferral_methods(self, enqueue: str) -> set[str]:
         """The task and the methods of its class `deferred` looks up: what it
