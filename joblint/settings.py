@@ -33,6 +33,11 @@ class Options:
     # Django database aliases that take no writes (`read-only-databases`): a
     # transaction on one is no transaction a job can race.
     read_only_databases: frozenset[str] = frozenset()
+    # Unqualified names of the project's functions that hand a parameter on
+    # to a job's payload (`CallGraph.payload_forwarders`, learned from the
+    # index by the run): only their calls are read for the live objects they
+    # are handed (JL201). Empty: none is known, no call is read so.
+    payload_forwarders: frozenset[str] = frozenset()
 
     def rule_option(self, code: str, key: str) -> RuleOptionValue | None:
         return next((v for c, k, v in self.rule_options if (c, k) == (code, key)), None)

@@ -13,7 +13,7 @@ from joblint.config import DEFAULT_TEST_PATHS, lint_options, parse_table
 from joblint.index import index_source
 from joblint.models import FileResult, Finding
 from joblint.pipeline.lint import lint_source
-from joblint.pipeline.project import ProjectSettings
+from joblint.pipeline.project import ProjectIndex, ProjectSettings
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.registry import all_rules
 from joblint.registry import examples as registry_examples
@@ -51,13 +51,26 @@ def lint_example(
     settings = LintSettings(frozenset({rule.CODE}) | rule.EXAMPLE_CODES, _options(rule, example))
     sources = {EXAMPLE_MODULE: example.code if code is None else code}
     sources.update({name.replace("_", "."): code for name, code in example.project.items()})
-    results = [
+    results = _lint_sources(sources, settings)
+    # As a run does: once the index tells the functions handing a parameter
+    # on to a payload, the files are read again for the calls of those.
+    forwarders = ProjectIndex.build(results).graph.payload_forwarders()
+    if forwarders:
+        short = frozenset(name.rsplit(".", 1)[-1] for name in forwarders)
+        options = replace(settings.options, payload_forwarders=short)
+        results = _lint_sources(sources, replace(settings, options=options))
+    # As a run reports them: test files among the example's project (a test
+    # project's settings, say) give its production code no facts.
+    tests = TestCode(Path.cwd(), DEFAULT_TEST_PATHS)
+    found = settle_scoped(results, ProjectSettings(settings.codes), [], tests).findings
+    return [f for f in found if f.code == rule.CODE]
+
+
+def _lint_sources(sources: dict[str, str], settings: LintSettings) -> list[FileResult]:
+    return [
         _with_index(
             lint_source(
-                f"{module.replace('.', '/')}.py",
-                code.encode(),
-                settings,
-                ModuleInfo(module),
+                f"{module.replace('.', '/')}.py", code.encode(), settings, ModuleInfo(module)
             ),
             code,
             module,
@@ -65,11 +78,6 @@ def lint_example(
         )
         for module, code in sources.items()
     ]
-    # As a run reports them: test files among the example's project (a test
-    # project's settings, say) give its production code no facts.
-    tests = TestCode(Path.cwd(), DEFAULT_TEST_PATHS)
-    found = settle_scoped(results, ProjectSettings(settings.codes), [], tests).findings
-    return [f for f in found if f.code == rule.CODE]
 
 
 def _with_index(result: FileResult, code: str, module: str, settings: LintSettings) -> FileResult:

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.pipeline.lint import lint_source
-from joblint.pipeline.screen.payload_check import payload_may_hold_object
+from joblint.pipeline.screen.payload_check import (
+    forwarder_call_may_hold,
+    payload_may_hold_object,
+)
 from joblint.pipeline.screen.prefilter import Prefilter
 from joblint.pipeline.screen.verdicts import screen_source
 from joblint.pipeline.source import quiet_ast_parse
@@ -20,8 +23,15 @@ from joblint.registry import all_rules
 from joblint.settings import LintSettings, ModuleInfo, Options
 
 PAYLOAD_RULES = frozenset({"JL201", "JL202"})
-# As a run lints: the project's tasks that enqueue when called are known.
-SETTINGS = LintSettings(PAYLOAD_RULES, Options(call_enqueues=frozenset()))
+# As a run lints once it knows the project's tasks that enqueue when called
+# and its functions handing a parameter on to a payload (`FORWARDERS`).
+SETTINGS = LintSettings(
+    PAYLOAD_RULES,
+    Options(
+        call_enqueues=frozenset(),
+        payload_forwarders=frozenset({"t", "schedule", "load", "append", "Order"}),
+    ),
+)
 
 PAYLOAD_CASES = [
     # Keys, literals and conversions: nothing the rules read.
@@ -65,15 +75,8 @@ PAYLOAD_CASES = [
     ("def f(a):\n    q.enqueue(job_function, load(a))\n", True),
     # A decorated function of the module may be a task enqueued on call.
     ("@huey.task()\ndef t(o):\n    pass\ndef f():\n    t(load())\n", True),
-    # A call of any project function passing a live object: it may hand it on
-    # (not what another helper returns, nor `self`, the request, an import).
-    ("def t(o):\n    pass\ndef f():\n    t(load())\n", False),
-    ("def t(o):\n    pass\ndef f():\n    t(Order.objects.get(pk=1))\n", True),
-    ("import json\ndef f(self, request):\n    t(self, request, json, len)\n", False),
-    ("def f(rows):\n    out = []\n    out.append(Order.objects.first())\n", False),
-    ("def t(o):\n    pass\ndef f(o):\n    t(o, o.pk, str(o))\n", False),
-    ("def f(request):\n    schedule(request.user)\n", True),
-    ("def f():\n    Order(customer=load())\n", False),
+    # (A project function's call is read only once the run knows it hands a
+    # parameter on to a payload: `HANDED_CASES`.)
     # Collections of rows, values a library hands the code, a receiver's instance.
     ("def f():\n    send.delay(list(Order.objects.all()))\n", True),
     ("def f(qs):\n    send.delay(list(qs), [o.pk for o in qs])\n", False),
@@ -88,6 +91,37 @@ PAYLOAD_CASES = [
     ("def f(order):\n    send.delay(order)\n", True),
     ("def f(order_id, pks):\n    send.delay(order_id, pks)\n", False),
 ]
+
+
+# The project functions a run found handing a parameter on to a payload.
+FORWARDERS = frozenset({"t", "schedule", "load", "append", "Order"})
+HANDED_CASES = [
+    # A call of one passing a live object: it may hand it on (not what
+    # another helper returns, nor `self`, the request, an import).
+    ("def t(o):\n    pass\ndef f():\n    t(load())\n", False),
+    ("def t(o):\n    pass\ndef f():\n    t(Order.objects.get(pk=1))\n", True),
+    ("import json\ndef f(self, request):\n    t(self, request, json, len)\n", False),
+    ("def f(rows):\n    out = []\n    out.append(Order.objects.first())\n", False),
+    ("def t(o):\n    pass\ndef f(o):\n    t(o, o.pk, str(o))\n", False),
+    ("def f(request):\n    schedule(request.user)\n", True),
+    ("def f():\n    Order(customer=load())\n", False),
+    ("def f(request):\n    other(request.user)\n", False),  # no forwarder of that name
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), HANDED_CASES)
+def test_the_forwarder_check_says_yes_only_where_a_forwarder_may_be_handed_an_object(
+    source: str, expected: bool
+) -> None:
+    assert forwarder_call_may_hold(quiet_ast_parse(source), FORWARDERS) is expected
+
+
+@pytest.mark.parametrize(("source", "expected"), HANDED_CASES)
+def test_where_the_forwarder_check_says_no_the_rules_find_nothing(
+    source: str, expected: bool
+) -> None:
+    if not expected:
+        assert _payload_results(source) == []
 
 
 @pytest.mark.parametrize(("source", "expected"), PAYLOAD_CASES)
@@ -224,7 +258,7 @@ def test_an_enqueue_the_check_passes_over_is_one_the_rules_never_read(
         tree = quiet_ast_parse(source)
     except SyntaxError:
         return  # `*order` where no star goes
-    if not payload_may_hold_object(tree):
+    if not payload_may_hold_object(tree) and not forwarder_call_may_hold(tree, FORWARDERS):
         assert _payload_results(source) == [], source
 
 

@@ -120,7 +120,7 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     finding if the function hands that parameter on to a job's payload
     (`HANDS_TO_PAYLOAD`: `schedule_email(request.user)` where
     `schedule_email(user)` calls `send_email.delay(user)`)."""
-    if not call.args or not context.frame.key:
+    if not call.args or not context.frame.key or not context.options.payload_forwarders:
         return None  # module level: a decorator's arguments, a script's setup
     enqueue = context.enqueue(call)
     if enqueue is not None and any(not e.requires for e in enqueue.alternatives()):
@@ -130,6 +130,8 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     if qualname is None or text is None or not jobs.may_be_project_code(qualname):
         return None
     called = text.rsplit(".", 1)[-1]
+    if called not in context.options.payload_forwarders:
+        return None  # no function of that name hands a parameter on to a job
     if called[:1].isupper() or called in kb.ENQUEUE_METHOD_NAMES:
         # A class made (its constructor keeps what it is given), or a method
         # named like an enqueue: read as one where it is one, else no helper.

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -16,7 +16,12 @@ from joblint.analysis.row_writes import (
 )
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge import jobs, payloads
-from joblint.knowledge.jobs import DELAY_OPTIONS, DELAYED_METHODS, ROW_WRITE_METHODS
+from joblint.knowledge.jobs import (
+    DELAY_OPTIONS,
+    DELAYED_METHODS,
+    PINNED_WRITE_METHODS,
+    ROW_WRITE_METHODS,
+)
 from joblint.knowledge.payloads import PayloadShape
 from joblint.knowledge.tokens import enqueue_and
 from joblint.models import ANY_FIELD, ROW_DEPENDS, WHOLE_ROW, Requirement
@@ -134,9 +139,13 @@ class EnqueueBeforeWrite(Rule):
 
     CODE = "JL106"
     YIELDS_TO = ("JL101",)
-    TRIGGERS = enqueue_and(
-        tuple(f".{method}(" for method in sorted({*ROW_WRITE_METHODS, "update", "aupdate"})),
-        r"\.(?:a?save|a?delete|a?update)\(",
+    # The AST check: an enqueue and, after it in the same function, a write.
+    TRIGGERS = tuple(
+        trigger if trigger.gated else replace(trigger, confirm="enqueue-then-write")
+        for trigger in enqueue_and(
+            tuple(f".{method}(" for method in sorted({*ROW_WRITE_METHODS, *PINNED_WRITE_METHODS})),
+            r"\.(?:a?save|a?delete|a?update)\(",
+        )
     )
     SUMMARY = "Job enqueued before the row it reads is written: a worker may read it first"
     HELP = "Write first, then enqueue (after the commit)"

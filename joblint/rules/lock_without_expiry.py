@@ -32,11 +32,12 @@ _OWN_METHODS = sorted(set(locks.LOCK_METHODS) - set(_RECEIVER_METHODS))
 _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(locks.SETNX_METHODS))),
-    # A cache's `add(key, v, timeout=None)`: on a cache object.
-    # A cache's `add(...)`: a file naming a cache's module.
+    # A cache's `add(...)`: a file naming a cache's module, where the AST
+    # shows an `add(` on what may be a cache object (not a set's).
     Trigger(
         tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)),
         (CACHE_MODULES,),
+        confirm="cache-add-call",
         also=(("cache",),),  # every cache module's name holds the word
     ),
     # `.lock(name)`: on a Redis client or a cache.

@@ -37,11 +37,12 @@ _TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("blocking",), (r"\bblocking\s*=[\s(]*(?:false|none|[\d._])",)),
     Trigger(("nx",), (NX,)),
     Trigger(tuple(sorted(tails(locks.TRY_ADVISORY_FUNCTIONS)))),
-    # A cache's `add(...)`: on a cache object.
-    # A cache's `add(...)`: a file naming a cache's module.
+    # A cache's `add(...)`: a file naming a cache's module, where the AST
+    # shows an `add(` on what may be a cache object (not a set's).
     Trigger(
         tuple(f".{m}(" for m in sorted(locks.RECEIVER_SETNX_METHODS)),
         (CACHE_MODULES,),
+        confirm="cache-add-call",
         also=(("cache",),),  # every cache module's name holds the word
     ),
     # `with advisory_lock(key, wait=False):`

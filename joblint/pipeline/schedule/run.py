@@ -363,22 +363,31 @@ class _Run:
         counted: bool = False,
         triggered: bool = False,
         also: frozenset[str] = frozenset(),
+        forwarders: frozenset[str] = frozenset(),
     ) -> list[FileResult]:
         """`counted`: the progress bar has already counted these files.
         `triggered`: run only the rules the screening found triggers of (and
-        the selected rules among `also`)."""
+        the selected rules among `also`). `forwarders`: the project functions
+        handing a parameter on to a payload (`Options.payload_forwarders`)."""
         on_file = None if counted else self.options.on_file
         jobs = self._jobs(sources, triggered=triggered)
-        if also:
+        if also or forwarders:
             jobs = [
-                replace(j, settings=self._with(j.settings, s.path, also))
+                replace(j, settings=self._with(j.settings, s.path, also, forwarders))
                 for j, s in zip(jobs, sources, strict=True)
             ]
         return run_jobs(jobs, self._pool(), self.cache, on_file, self.entries)
 
-    def _with(self, settings: LintSettings, path: Path, also: frozenset[str]) -> LintSettings:
+    def _with(
+        self,
+        settings: LintSettings,
+        path: Path,
+        also: frozenset[str],
+        forwarders: frozenset[str] = frozenset(),
+    ) -> LintSettings:
         selected = self.selector.settings_for(path).codes
-        return replace(settings, codes=settings.codes | (also & selected))
+        options = replace(settings.options, payload_forwarders=forwarders)
+        return replace(settings, codes=settings.codes | (also & selected), options=options)
 
     def check_syntax_meanwhile(self, skipped: list[_Source]) -> None:
         """Start the syntax checks JL001 will ask of the skipped files in the
@@ -1051,20 +1060,18 @@ def _forwarder_callers(
     results: list[FileResult],
     context: list[FileResult],
 ) -> bool:
-    """Lint, with the rules that follow arguments, the run's own files that
-    were skipped or linted without them where a call names a project
-    function handing a parameter on to a job's payload (`CallGraph.
-    payload_forwarders`, from the index of the files those rules ran on): a
-    live object passed there is reported at the caller. A file linted before
-    gets its new result in place of the old (`context` gets the index read).
-    Whether it linted any."""
+    """Lint again, with the rules that follow arguments and the names of
+    the project functions handing a parameter on to a job's payload
+    (`CallGraph.payload_forwarders`, from the index of the files those rules
+    ran on), the run's own files where a call of one may pass a live object:
+    it is reported at the caller. The first pass reads no such call (it
+    can't know the functions), so a file linted then gets its new result in
+    place of the old (`context` gets the index read). Whether it linted any."""
     codes = run.follows_arguments
     pooled = {id(s) for s in pool}  # by identity: sources compare by their data
     lacking = {
         id(s) for s in sources if id(s) in pooled or any(run.lacks_rule(s, c) for c in codes)
     }
-    if not lacking:
-        return False  # every file was linted with them
     ran = [s for s in sources if id(s) not in lacking]
     have = {r.path for r in [*results, *context] if r.index is not None}
     context.extend(run.index([s for s in ran if s.shown not in have]))
@@ -1082,10 +1089,8 @@ def _forwarder_callers(
     naming = [
         s
         for s in sources
-        if id(s) in lacking
         # What test code hands a helper is hidden from the report anyway.
-        and (s.shown not in tests or tests.includes(s.shown))
-        and words.search(s.data)
+        if (s.shown not in tests or tests.includes(s.shown)) and words.search(s.data)
     ]
     chosen = _handing_objects(run, naming, short)
     if not chosen:
@@ -1094,7 +1099,7 @@ def _forwarder_callers(
     pool[:] = [s for s in pool if id(s) not in taken]
     again = {s.shown for s in chosen}
     results[:] = [r for r in results if r.path not in again]
-    results.extend(run.lint(chosen, counted=True, triggered=True, also=codes))
+    results.extend(run.lint(chosen, counted=True, triggered=True, also=codes, forwarders=short))
     return True
 
 

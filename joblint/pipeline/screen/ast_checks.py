@@ -16,9 +16,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import cast
 
 from joblint.index.summaries import child_nodes, last_name
 from joblint.knowledge import jobs, locks, retries
+from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
 from joblint.pipeline.screen.payload_check import payload_may_hold_object
 from joblint.pipeline.source import quiet_ast_parse
 
@@ -639,6 +641,112 @@ def _key_texts(call: ast.Call) -> Iterator[str]:
             yield ast.dump(keyword.value)
 
 
+# The names of the calls that may enqueue, as the enqueue triggers spell them
+# (`.delay(`, `async_task(`, `partial(`), and the calls that may write a row.
+_ENQUEUE_WORDS = frozenset(
+    anchor.strip(".(") for trigger in ENQUEUE_TRIGGERS for anchor in trigger.anchors
+)
+_ROW_WRITES = jobs.ROW_WRITE_METHODS | jobs.PINNED_WRITE_METHODS
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def enqueue_then_write(tree: ast.Module, lowered: bytes) -> bool:
+    """JL106: in one function (or among the module's own statements), a call
+    that may enqueue and after it a call that may write a row (`.save(`,
+    `.update(`, `.delete(`). A lambda's or a class's body is read as part of
+    the function around it, as the rule reads it."""
+    scopes: list[ast.AST] = [tree]
+    scopes.extend(node for node in ast.walk(tree) if isinstance(node, _FUNCTIONS))
+    for scope in scopes:
+        first: tuple[int, int] | None = None
+        writes: list[tuple[int, int]] = []
+        for node in _body_nodes(scope, _FUNCTIONS):
+            if not isinstance(node, ast.Call):
+                continue
+            where = (node.lineno, node.col_offset)
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _ROW_WRITES:
+                writes.append(where)
+            if last_name(func) in _ENQUEUE_WORDS and (first is None or where < first):
+                first = where
+        if first is not None and any(where > first for where in writes):
+            return True
+    return False
+
+
+_CACHE = "cache"
+
+
+def cache_add_call(tree: ast.Module, lowered: bytes) -> bool:
+    """JL402/JL404: a cache's `add(...)` (`aadd`): on a receiver whose text
+    names a cache, or that holds a name the file binds to one (imported from
+    a cache's module, assigned from or annotated with something naming a
+    cache). Every framework cache object and cache class the rules know is
+    named so; a set's `add` never is."""
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in locks.RECEIVER_SETNX_METHODS
+    ]
+    if not calls:
+        return False
+    cachey = _cache_names(tree)
+    return any(_names_cache(cast(ast.Attribute, call.func).value, cachey) for call in calls)
+
+
+def _cache_names(tree: ast.Module) -> set[str]:
+    """The names (and attribute names) the file binds to what may be a cache."""
+    found: set[str] = set()
+    bindings: list[tuple[list[ast.expr], ast.expr]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = (node.module or "").lower()
+            found.update(
+                alias.asname or alias.name
+                for alias in node.names
+                if _CACHE in module or _CACHE in alias.name.lower()
+            )
+        elif isinstance(node, ast.Import):
+            found.update(
+                (alias.asname or alias.name).split(".")[0]
+                for alias in node.names
+                if _CACHE in alias.name.lower()
+            )
+        elif isinstance(node, ast.Assign):
+            bindings.append((node.targets, node.value))
+        elif isinstance(node, ast.AnnAssign):
+            bindings.append(([node.target], node.annotation))
+            if node.value is not None:
+                bindings.append(([node.target], node.value))
+        elif isinstance(node, ast.arg) and node.annotation is not None:
+            bindings.append(([ast.Name(node.arg)], node.annotation))
+    for targets, value in bindings:  # after the imports: `c = cache_alias`
+        if _names_cache(value, found):
+            for target in targets:
+                found.update(_bound_words(target))
+    return found
+
+
+def _bound_words(target: ast.expr) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, ast.Attribute):
+        yield target.attr
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            yield from _bound_words(element)
+
+
+def _names_cache(node: ast.expr, cachey: set[str]) -> bool:
+    for part in ast.walk(node):
+        word = part.id if isinstance(part, ast.Name) else getattr(part, "attr", None)
+        if isinstance(word, str) and (_CACHE in word.lower() or word in cachey):
+            return True
+    return False
+
+
 CONFIRMERS: dict[str, Callable[[_Scan], bool]] = {
     "sleep-in-retry-loop": sleep_in_retry_loop,
     "while-true-retry": while_true_retry,
@@ -650,6 +758,8 @@ TREE_CONFIRMERS: dict[str, Callable[[ast.Module, bytes], bool]] = {
     "on-commit-in-loop": on_commit_in_loop,
     "payload-may-hold-object": payload_may_hold_object,
     "key-checked-then-set": key_checked_then_set,
+    "enqueue-then-write": enqueue_then_write,
+    "cache-add-call": cache_add_call,
 }
 
 

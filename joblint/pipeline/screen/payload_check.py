@@ -98,7 +98,9 @@ _ANNOTATED = ast.Pass()
 
 def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
     """Whether some enqueue-like call in the module may pass an argument
-    the payload rules could report or leave pending."""
+    the payload rules could report or leave pending. (A call of a project
+    function handing it on is read once the run knows those functions:
+    `forwarder_call_may_hold`.)"""
     module = _Module(tree)
     return any(module.call_may_hold(call, function) for call, function in _calls(tree))
 
@@ -118,7 +120,7 @@ def forwarder_call_may_hold(tree: ast.Module, names: frozenset[str]) -> bool:
     handing an argument on to a job's payload) may pass it a live object."""
     module = _Module(tree)
     return any(
-        last_name(call.func) in names and module.call_may_hold(call, function)
+        last_name(call.func) in names and module.call_may_hold(call, function, helpers=True)
         for call, function in _calls(tree)
     )
 
@@ -183,7 +185,11 @@ class _Module:
 
     # --- the calls --------------------------------------------------------------
 
-    def call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
+    def call_may_hold(
+        self, call: ast.Call, function: _Function | None, helpers: bool = False
+    ) -> bool:
+        """`helpers`: a call of a function that is no enqueue may be a
+        project function handing what it is passed on to one."""
         name = last_name(call.func)
         if name in _PARTIALS:
             return self._partial_may_hold(call, function)
@@ -191,7 +197,7 @@ class _Module:
         if shapes is None and isinstance(call.func, ast.Name) and name in self.decorated:
             shapes = (kb.PAYLOAD_SHAPES[_CALLED],)
         if shapes is None:
-            return self._helper_call_may_hold(call, function)
+            return helpers and self._helper_call_may_hold(call, function)
         # A task's parameter it uses as a model: an argument of unknown type counts.
         return any(self.may_hold(value, function, unknown=True) for value in _payload(call, shapes))
 
