@@ -56,8 +56,7 @@ def lint_example(
     # on to a payload, the files are read again for the calls of those.
     forwarders = ProjectIndex.build(results).graph.payload_forwarders()
     if forwarders:
-        short = frozenset(name.rsplit(".", 1)[-1] for name in forwarders)
-        options = replace(settings.options, payload_forwarders=short)
+        options = replace(settings.options, payload_forwarders=frozenset(forwarders))
         results = _lint_sources(sources, replace(settings, options=options))
     # As a run reports them: test files among the example's project (a test
     # project's settings, say) give its production code no facts.

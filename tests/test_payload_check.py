@@ -29,7 +29,7 @@ SETTINGS = LintSettings(
     PAYLOAD_RULES,
     Options(
         call_enqueues=frozenset(),
-        payload_forwarders=frozenset({"t", "schedule", "load", "append", "Order"}),
+        payload_forwarders=frozenset({"t", "remind", "load", "append", "Order", "later"}),
     ),
 )
 
@@ -93,8 +93,16 @@ PAYLOAD_CASES = [
 ]
 
 
-# The project functions a run found handing a parameter on to a payload.
-FORWARDERS = frozenset({"t", "schedule", "load", "append", "Order"})
+# The project functions a run found handing a parameter on to a payload,
+# and the places a caller passes it at.
+FORWARDERS = {
+    "t": frozenset({("0", ""), ("", "o")}),
+    "remind": frozenset({("0", "")}),
+    "load": frozenset({("0", ""), ("1", ""), ("", "key")}),
+    "append": frozenset({("0", "")}),
+    "Order": frozenset({("", "customer")}),
+    "later": frozenset({("1", ""), ("", "order")}),
+}
 HANDED_CASES = [
     # A call of one passing a live object: it may hand it on (not what
     # another helper returns, nor `self`, the request, an import).
@@ -103,9 +111,14 @@ HANDED_CASES = [
     ("import json\ndef f(self, request):\n    t(self, request, json, len)\n", False),
     ("def f(rows):\n    out = []\n    out.append(Order.objects.first())\n", False),
     ("def t(o):\n    pass\ndef f(o):\n    t(o, o.pk, str(o))\n", False),
-    ("def f(request):\n    schedule(request.user)\n", True),
+    ("def f(request):\n    remind(request.user)\n", True),
     ("def f():\n    Order(customer=load())\n", False),
     ("def f(request):\n    other(request.user)\n", False),  # no forwarder of that name
+    # Only the places it hands on are read.
+    ("def f(request):\n    later(request.user, 1)\n", False),
+    ("def f(request):\n    later(1, request.user)\n", True),
+    ("def f(request):\n    later(1, order=request.user)\n", True),
+    ("def f(request):\n    later(note=request.user)\n", False),
 ]
 
 

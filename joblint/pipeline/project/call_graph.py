@@ -644,26 +644,27 @@ class CallGraph:
                     return (hop, *rest)
         return None
 
-    def payload_forwarders(self) -> set[str]:
+    def payload_forwarders(self) -> dict[str, frozenset[tuple[str, str]]]:
         """The names (last part) of the loaded functions that hand one of
         their parameters on to a job's payload, themselves or through others
-        (`hands_to_payload`): their callers may pass them a live object."""
-        found: set[str] = set()
+        (`hands_to_payload`), each with the places a caller passes such a
+        parameter at ((position, ""), ("", keyword)): their callers may pass
+        them a live object there."""
+        found: dict[str, set[tuple[str, str]]] = {}
         for function, (summary, _) in self.functions.items():
             handed = {value[len(PASSED_ON) :] for call in summary.calls for _, value in call.flags}
             handed |= {name for call in summary.calls for _, name in call.held}
             handed.discard("")
             parameters = [p for p in summary.parameters if p not in ("self", "cls")]
-            for parameter in handed:
+            short = function.rsplit(".", 1)[-1]
+            for parameter in sorted(handed):
                 if parameter in parameters:
                     at = str(parameters.index(parameter))
                     if self.hands_to_payload(function, at, "") is not None:
-                        found.add(function.rsplit(".", 1)[-1])
-                        break
+                        found.setdefault(short, set()).update({(at, ""), ("", parameter)})
                 elif self.hands_to_payload(function, "", parameter) is not None:
-                    found.add(function.rsplit(".", 1)[-1])
-                    break
-        return found
+                    found.setdefault(short, set()).add(("", parameter))
+        return {name: frozenset(places) for name, places in found.items()}
 
     def model_use(self, task: str, position: str, keyword: str) -> tuple[str, int, str] | None:
         """Where the task `task` uses the argument an enqueue passes it at

@@ -74,7 +74,7 @@ from joblint.pipeline.schedule.workers import (
     screen_sources,
     worker_count,
 )
-from joblint.pipeline.screen.payload_check import source_may_hand_object
+from joblint.pipeline.screen.payload_check import Forwarders, source_may_hand_object
 from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
 from joblint.pipeline.source import (
@@ -1083,8 +1083,7 @@ def _forwarder_callers(
     names = ProjectIndex.build([*results, *context]).graph.payload_forwarders()
     if not names:
         return False
-    words = _Words(names, rb"\s*\(")
-    short = frozenset(name.rsplit(".", 1)[-1] for name in names)
+    words = _Words(set(names), rb"\s*\(")
     tests = run.selector.test_code()
     naming = [
         s
@@ -1092,18 +1091,19 @@ def _forwarder_callers(
         # What test code hands a helper is hidden from the report anyway.
         if (s.shown not in tests or tests.includes(s.shown)) and words.search(s.data)
     ]
-    chosen = _handing_objects(run, naming, short)
+    chosen = _handing_objects(run, naming, names)
     if not chosen:
         return False
     taken = {id(s) for s in chosen}
     pool[:] = [s for s in pool if id(s) not in taken]
     again = {s.shown for s in chosen}
     results[:] = [r for r in results if r.path not in again]
-    results.extend(run.lint(chosen, counted=True, triggered=True, also=codes, forwarders=short))
+    handing = frozenset(names)
+    results.extend(run.lint(chosen, counted=True, triggered=True, also=codes, forwarders=handing))
     return True
 
 
-def _handing_objects(run: _Run, sources: list[_Source], names: frozenset[str]) -> list[_Source]:
+def _handing_objects(run: _Run, sources: list[_Source], names: Forwarders) -> list[_Source]:
     """The files where Python's AST says a call of one of `names` may pass a
     live object (what the rules would read there), decided in the workers."""
     pool = run._pool()

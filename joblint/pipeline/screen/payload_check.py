@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from joblint.index.plain import bound_names
 from joblint.index.summaries import dotted, last_name
@@ -105,7 +105,12 @@ def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
     return any(module.call_may_hold(call, function) for call, function in _calls(tree))
 
 
-def source_may_hand_object(data: bytes, names: frozenset[str]) -> bool:
+# Project functions handing a parameter on to a payload, by their last name:
+# the places a caller passes it at ((position, ""), ("", keyword)).
+Forwarders = Mapping[str, frozenset[tuple[str, str]]]
+
+
+def source_may_hand_object(data: bytes, names: Forwarders) -> bool:
     """`forwarder_call_may_hold` of a file's bytes (run in a worker); a file
     Python's `ast` can't take may (LibCST reports it as it would)."""
     try:
@@ -115,13 +120,15 @@ def source_may_hand_object(data: bytes, names: frozenset[str]) -> bool:
     return forwarder_call_may_hold(tree, names)
 
 
-def forwarder_call_may_hold(tree: ast.Module, names: frozenset[str]) -> bool:
+def forwarder_call_may_hold(tree: ast.Module, names: Forwarders) -> bool:
     """Whether some call of a function named in `names` (project functions
-    handing an argument on to a job's payload) may pass it a live object."""
+    handing an argument on to a job's payload) may pass it a live object
+    at a place it hands on."""
     module = _Module(tree)
     return any(
-        last_name(call.func) in names and module.call_may_hold(call, function, helpers=True)
+        module.handed_call_may_hold(call, function, names[name])
         for call, function in _calls(tree)
+        if (name := last_name(call.func)) in names
     )
 
 
@@ -185,11 +192,7 @@ class _Module:
 
     # --- the calls --------------------------------------------------------------
 
-    def call_may_hold(
-        self, call: ast.Call, function: _Function | None, helpers: bool = False
-    ) -> bool:
-        """`helpers`: a call of a function that is no enqueue may be a
-        project function handing what it is passed on to one."""
+    def call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
         name = last_name(call.func)
         if name in _PARTIALS:
             return self._partial_may_hold(call, function)
@@ -197,15 +200,17 @@ class _Module:
         if shapes is None and isinstance(call.func, ast.Name) and name in self.decorated:
             shapes = (kb.PAYLOAD_SHAPES[_CALLED],)
         if shapes is None:
-            return helpers and self._helper_call_may_hold(call, function)
+            return False  # a project function's call: `handed_call_may_hold`
         # A task's parameter it uses as a model: an argument of unknown type counts.
         return any(self.may_hold(value, function, unknown=True) for value in _payload(call, shapes))
 
-    def _helper_call_may_hold(self, call: ast.Call, function: _Function | None) -> bool:
+    def handed_call_may_hold(
+        self, call: ast.Call, function: _Function | None, places: frozenset[tuple[str, str]]
+    ) -> bool:
         """A call of a function the project may define (`schedule_email(request.user)`),
-        which may hand its argument on to an enqueue (one named like an
-        enqueue method is read as one, by the rules too; one outside a
-        function is not read)."""
+        which may hand what it is passed at `places` on to an enqueue (one
+        named like an enqueue method is read as one, by the rules too; one
+        outside a function is not read)."""
         if function is None:
             return False
         parts = dotted(call.func)
@@ -218,10 +223,12 @@ class _Module:
             bound = self.scope(function).values.get(root, ())
             if bound and all(_plain_local(value) for value in bound):
                 return False  # `rows.append(x)`: a method of a local the rules don't type
-        values = [
-            *(a for a in call.args if not isinstance(a, ast.Starred)),
-            *(k.value for k in call.keywords if k.arg is not None),
-        ]
+        values = [k.value for k in call.keywords if ("", k.arg) in places]
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                break  # the places after it are not known (nor read)
+            if (str(position), "") in places:
+                values.append(arg)
         # `self` and the request are handed to helpers everywhere: not read there.
         return any(
             self.may_hold(value, function, helper=True)
