@@ -219,10 +219,10 @@ class _Module:
         root = parts[0]
         if (root in _BUILTINS and not self.bound(root)) or self.from_standard_library(root):
             return False
-        if function is not None and root not in _HANDED_EVERYWHERE:
-            bound = self.scope(function).values.get(root, ())
-            if bound and all(_plain_local(value) for value in bound):
-                return False  # `rows.append(x)`: a method of a local the rules don't type
+        if root in self.scope(function).values:
+            # `self.notify(x)`, `manager.notify(x)`: a parameter's or a local's
+            # method, which the rules resolve to no function of the project.
+            return False
         values = [k.value for k in call.keywords if ("", k.arg) in places]
         for position, arg in enumerate(call.args):
             if isinstance(arg, ast.Starred):
@@ -493,12 +493,6 @@ def _attribute_may_hold(node: ast.Attribute) -> bool:
     if len(parts) == 2 and node.attr.isupper():
         return True
     return tuple(parts) in _KNOWN_ATTRIBUTES
-
-
-def _plain_local(value: ast.AST) -> bool:
-    """A local's value whose methods are no project function's: a literal,
-    a display, an operation (not a call, whose value may be a project object)."""
-    return isinstance(value, ast.expr) and not isinstance(_unawaited(value), ast.Call)
 
 
 def _fetch_or_construction(call: ast.Call) -> bool:
