@@ -34,6 +34,9 @@ def task_like_target(
     looked_up = _looked_up(unwrap(node), resolver)
     if looked_up is not None:
         return looked_up
+    picked = _picked(unwrap(node), resolver) if follow_locals else None
+    if picked is not None:
+        return picked
     parts = dotted_parts(unwrap(node))
     if parts is None:
         return None
@@ -53,6 +56,35 @@ def task_like_target(
         assert binding.expr is not None
         return _looked_up(binding.expr, resolver)
     return None
+
+
+def _picked(node: cst.BaseExpression, resolver: Resolver) -> TaskRef | None:
+    """`builders[kind]` where `builders = {"csv": build_csv, "pdf": build_pdf}`
+    is bound once here: a task picked at run time from a dict of them. One
+    of its library when every value is a task of it defined here; else, when
+    every value names something the project step may tell is a task, the
+    first of them stands for all (they are read alike); the display names
+    the lookup."""
+    if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name):
+        return None
+    binding = resolver.lookup(node.value.value)
+    if binding is None or binding.kind is not BindingKind.OTHER or binding.iterated:
+        return None
+    table = unwrap(binding.expr) if binding.expr is not None else None
+    if binding.unpack_index is not None or not isinstance(table, cst.Dict) or not table.elements:
+        return None
+    refs = []
+    for element in table.elements:
+        if not isinstance(element, cst.DictElement):
+            return None
+        ref = task_like_target(element.value, resolver, follow_locals=False)
+        if ref is None:
+            return None
+        refs.append(ref)
+    libraries = {ref.library for ref in refs}
+    if len(libraries) != 1:
+        return None
+    return TaskRef(refs[0].qualname, f"{node.value.value}[...]", refs[0].library)
 
 
 def _looked_up(node: cst.BaseExpression, resolver: Resolver) -> TaskRef | None:

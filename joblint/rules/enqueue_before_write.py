@@ -31,9 +31,11 @@ from joblint.rule import LineOf, Rule, Valid, invalid
 # `options = {"order_id": order_id}`, `order_id = order.pk`).
 _MAX_ALIASES = 3
 
-# A block of code, and the blocks it sits in: two places are on one path when
-# one's blocks are a prefix of the other's (not two arms of an `if`).
-Blocks = tuple[int, ...]
+# A block of code, and the blocks it sits in, each with the compound statement
+# it is an arm of (`if`/`elif`/`else` arms share one): two places are on one
+# path unless, where their blocks first differ, those are two arms of one
+# statement (one place after the other's statement ends is on its path).
+Blocks = tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,8 @@ class _FunctionState:
     fields_set: list[tuple[int, str, str]] = field(default_factory=list)
     handed: list[tuple[int, str]] = field(default_factory=list)
     bound_new: list[tuple[int, str]] = field(default_factory=list)
+    # Values put in a local dict so far (`options.update({...})`, `options[k] = v`).
+    dict_items: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
 
 
 class EnqueueBeforeWrite(Rule):
@@ -132,9 +136,12 @@ class EnqueueBeforeWrite(Rule):
       taken as scheduled past the write: no finding.
     - A write in another arm of an `if`/`try` than the enqueue is on another
       path: no finding; so is one after a `return`/`raise` in the enqueue's
-      own block.
-    - A task picked at run time (`TASKS[kind].delay(...)`) is not an enqueue
-      the rule knows.
+      own block or a block around it.
+    - A task picked at run time from a dict of tasks bound once
+      (`BUILDERS[kind].delay(...)`, `BUILDERS = {"csv": build_csv, ...}`) is
+      read as any of them: the finding stands whatever each task does with
+      the row. A payload dict is followed through the items put in it
+      before the enqueue (`options.update({"order_id": order.pk})`).
     """
 
     CODE = "JL106"
@@ -248,14 +255,34 @@ def feature(article):
         # Checked at the end of the module, when every task it defines is known.
         self._done: list[_FunctionState] = []
         self._functions: dict[str, cst.FunctionDef] = {}
-        self._blocks: list[int] = []
+        self._blocks: list[tuple[int, int]] = []
+        # The compound statements being read, innermost last, each with the
+        # id its arms share.
+        self._owners: list[tuple[cst.CSTNode, int]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if len(self._states) == 1:
             self._functions[node.name.value] = node
         self._states.append(_FunctionState())
+        self._enter(node)
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        outer = self._owners[-1] if self._owners else None
+        if outer is not None and isinstance(outer[0], cst.If) and outer[0].orelse is node:
+            self._owners.append((node, outer[1]))  # an `elif`: an arm of the same `if`
+        else:
+            self._owners.append((node, id(node)))
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        self._owners.pop()
+
+    visit_If = visit_Try = visit_TryStar = visit_For = visit_While = _enter
+    visit_With = visit_Match = _enter
+    leave_If = leave_Try = leave_TryStar = leave_For = leave_While = _leave
+    leave_With = leave_Match = _leave
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._owners.pop()
         state = self._states.pop()
         if state.enqueues and state.writes:
             self._done.append(state)
@@ -265,7 +292,8 @@ def feature(article):
             self._check(state)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._blocks.append(id(node))
+        owner = self._owners[-1][1] if self._owners else 0
+        self._blocks.append((owner, id(node)))
 
     def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._blocks.pop()
@@ -289,6 +317,8 @@ def feature(article):
 
     def _note_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         state, order = self._states[-1], self.context.order
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and value:
+            state.dict_items.setdefault(target.value.value, []).append(value)
         if isinstance(target, cst.Attribute):
             owner = dotted_text(target.value)
             if owner:
@@ -305,6 +335,7 @@ def feature(article):
             text = dotted_text(unwrap(arg.value))
             if text:
                 state.handed.append((context.order, text))
+        _note_dict_update(node, state)
         instance = written_instance(node)
         if instance is not None:
             state.writes.append(_Write(context.order, tuple(self._blocks), node, instance))
@@ -337,8 +368,13 @@ def feature(article):
     ) -> Iterator[cst.BaseExpression]:
         """The values a local name stands for, bound once in the function: the
         items of a container built earlier (`kwargs=options` with `options =
-        {"order_id": order.pk}`) or a key read earlier (`order_id = order.pk`)."""
+        {"order_id": order.pk}`, or items put in it since), or a key read
+        earlier (`order_id = order.pk`)."""
         node = unwrap(node)
+        if isinstance(node, cst.Name) and depth < _MAX_ALIASES:
+            # `options.update({"order_id": order.pk})`, `options["order_id"] = ...` before.
+            for added in self._states[-1].dict_items.get(node.value, ()):
+                yield from self._built_earlier(added, depth + 1)
         binding = self.context.resolver.lookup(node.value) if isinstance(node, cst.Name) else None
         if (
             binding is None
@@ -429,6 +465,22 @@ def feature(article):
         )
 
 
+def _note_dict_update(call: cst.Call, state: _FunctionState) -> None:
+    """`options.update({"k": v})`, `options.update(k=v)`: the values put in."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return
+    if func.attr.value != "update" or not call.args:
+        return
+    items = state.dict_items.setdefault(func.value.value, [])
+    for arg in call.args:
+        value = unwrap(arg.value)
+        if arg.keyword is not None:
+            items.append(value)
+        elif isinstance(value, cst.Dict):
+            items.extend(e.value for e in value.elements if isinstance(e, cst.DictElement))
+
+
 def _row_depends(
     node: cst.Call, enqueue: Enqueue, write: _Write, state: _FunctionState
 ) -> tuple[Requirement, ...]:
@@ -440,6 +492,8 @@ def _row_depends(
     written = _fields_written(write, state)
     if shape is None or not enqueue.task or enqueue.signed or written is None:
         return ()
+    if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Subscript):
+        return ()  # a task picked at run time (`builders[kind].delay(...)`): any of them
     fields, how = written
     for value, position, keyword in task_places(node, shape):
         if instance_of(value) == write.instance:
@@ -540,13 +594,17 @@ def _write_text(call: cst.Call) -> str:
 
 
 def _one_path(first: Blocks, second: Blocks) -> bool:
-    shorter = min(len(first), len(second))
-    return first[:shorter] == second[:shorter]
+    for one, other in zip(first, second, strict=False):
+        if one != other:
+            return one[0] != other[0]  # two arms of one statement: another path
+    return True
 
 
 def _exits_between(pending: _Enqueue, order: int, state: _FunctionState) -> bool:
+    """A `return`/`raise` after the enqueue, before the write, in the
+    enqueue's block or one around it: every path from the enqueue leaves there."""
     return any(
-        pending.order < exit_order < order and blocks == pending.blocks
+        pending.order < exit_order < order and pending.blocks[: len(blocks)] == blocks
         for exit_order, blocks in state.exits
     )
 
