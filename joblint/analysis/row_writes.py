@@ -33,7 +33,7 @@ def carried_instances(arguments: Iterator[cst.BaseExpression]) -> frozenset[str]
     """The instances a payload names: themselves or their key (`order.pk`)."""
     found = set()
     for argument in arguments:
-        instance = _instance_of(argument)
+        instance = instance_of(argument)
         if instance is not None:
             found.add(instance)
     return frozenset(found)
@@ -54,10 +54,6 @@ def loads_a_row(value: cst.BaseExpression) -> bool:
 
 def instance_of(node: cst.BaseExpression) -> str | None:
     """The instance an argument names: itself or its key (`order.pk`, `str(order.id)`)."""
-    return _instance_of(node)
-
-
-def _instance_of(node: cst.BaseExpression) -> str | None:
     node = unwrap(node)
     if isinstance(node, cst.Call) and len(node.args) == 1 and dotted_text(node.func) == "str":
         node = unwrap(node.args[0].value)  # `str(order.pk)`

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
+from joblint.index.row_uses import bound_once, chain_links
 from joblint.knowledge import jobs
 from joblint.models import RowUse
 
@@ -81,12 +82,8 @@ def _loads(
     if not candidates:
         return {}
     bound: dict[str, _Row] = {}
-    counts: dict[str, int] = {}
     for node in kinds.get(ast.Assign, []):
         assign = cast(ast.Assign, node)
-        for target in assign.targets:
-            for name in _bound_names(target):
-                counts[name] = counts.get(name, 0) + 1
         value = assign.value.value if isinstance(assign.value, ast.Await) else assign.value
         if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
             continue
@@ -96,7 +93,10 @@ def _loads(
         if keyed is not None:
             model = _model_of(cast(ast.Call, value), qualify)
             bound[assign.targets[0].id] = _Row(keyed, model, assign.lineno)
-    return {name: row for name, row in bound.items() if counts.get(name) == 1}
+    if not bound:
+        return {}
+    once = bound_once(kinds)  # a name bound again may hold another row
+    return {name: row for name, row in bound.items() if name in once}
 
 
 def _is_load(call: ast.Call) -> bool:
@@ -109,7 +109,7 @@ def _is_load(call: ast.Call) -> bool:
 def _keyed_parameter(call: ast.Call, parameters: frozenset[str]) -> str | None:
     """The parameter whose key a link of the chain `call` ends compares
     (`.get(pk=order_id)`, `.filter(id=order_id).first()`)."""
-    for link in _links(call):
+    for link in chain_links(call):
         for keyword in link.keywords:
             if keyword.arg in jobs.KEY_LOOKUPS:
                 name = _key_name(keyword.value)
@@ -127,16 +127,6 @@ def _key_name(node: ast.expr) -> str | None:
     ):
         node = node.args[0]
     return node.id if isinstance(node, ast.Name) else None
-
-
-def _links(call: ast.Call) -> Iterator[ast.Call]:
-    node: ast.expr = call
-    while isinstance(node, ast.Call | ast.Attribute):
-        if isinstance(node, ast.Call):
-            yield node
-            node = node.func
-        else:
-            node = node.value
 
 
 def _model_of(call: ast.Call, qualify: Qualify) -> str:
@@ -241,13 +231,3 @@ def _tested_names(kinds: _Kinds, name: str) -> Iterator[int]:
                 test = test.left
             if isinstance(test, ast.Name) and test.id == name:
                 yield id(test)
-
-
-def _bound_names(target: ast.expr) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, ast.Tuple | ast.List):
-        for element in target.elts:
-            yield from _bound_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _bound_names(target.value)

@@ -60,7 +60,7 @@ def _bound_results(kinds: _Kinds) -> dict[str, int]:
     ]
     if not assigned and not loops:
         return {}
-    once = _bound_once(kinds)
+    once = bound_once(kinds)
     bound = {name: call for name, call in assigned if name in once}
     for loop in sorted(loops, key=lambda n: (n.lineno, n.col_offset)):
         target = loop.target
@@ -74,7 +74,7 @@ def _bound_results(kinds: _Kinds) -> dict[str, int]:
     return bound
 
 
-def _bound_once(kinds: _Kinds) -> set[str]:
+def bound_once(kinds: _Kinds) -> set[str]:
     """The names the function binds exactly once (a rebound name may hold another value)."""
     counts: dict[str, int] = {}
     for node in _of(kinds, _BINDING_KINDS):
@@ -143,7 +143,7 @@ def _written(call: ast.Call, names: set[str]) -> Iterator[str]:
     if isinstance(receiver, ast.Name) and receiver.id in names and _method(call) in _SAVES:
         yield receiver.id
         return
-    links = _links(call)
+    links = chain_links(call)
     writes = [link for link in links if _method(link) in locks.ROW_WRITE_CALLS]
     if not writes:
         return
@@ -156,7 +156,7 @@ def _written(call: ast.Call, names: set[str]) -> Iterator[str]:
             yield from _keys_named(link, names)
 
 
-def _links(call: ast.Call) -> list[ast.Call]:
+def chain_links(call: ast.Call) -> list[ast.Call]:
     """The calls of the chain `call` ends, itself last (`update(Job)`,
     `.where(...)`, `.values(...)`)."""
     links = [call]

@@ -31,6 +31,21 @@ from joblint.rule import LineOf, Rule, Valid, invalid
 # `options = {"order_id": order_id}`, `order_id = order.pk`).
 _MAX_ALIASES = 3
 
+# The examples' task: it writes one field of the row it loads.
+_COUNT_WORDS = """
+from celery import shared_task
+
+from .models import Article
+
+
+@shared_task
+def count_words(article_id):
+    article = Article.objects.get(pk=article_id)
+    article.words = len(article.body.split())
+    article.save(update_fields=["words"])
+
+"""
+
 # A block of code, and the blocks it sits in, each with the compound statement
 # it is an arm of (`if`/`elif`/`else` arms share one): two places are on one
 # path unless, where their blocks first differ, those are two arms of one
@@ -181,19 +196,8 @@ def publish(article, counter):
             id="a-write-of-another-object",
         ),
         Valid(
-            """
-from celery import shared_task
-
-from .models import Article
-
-
-@shared_task
-def count_words(article_id):
-    article = Article.objects.get(pk=article_id)
-    article.words = len(article.body.split())
-    article.save(update_fields=["words"])
-
-
+            _COUNT_WORDS
+            + """
 def feature(article):
     count_words.delay(article.pk)
     article.featured = True
@@ -221,19 +225,8 @@ def publish(article):
             id="enqueue-then-save",
         ),
         invalid(
-            """
-from celery import shared_task
-
-from .models import Article
-
-
-@shared_task
-def count_words(article_id):
-    article = Article.objects.get(pk=article_id)
-    article.words = len(article.body.split())
-    article.save(update_fields=["words"])
-
-
+            _COUNT_WORDS
+            + """
 def feature(article):
     count_words.delay(article.pk)
     article.featured = True
