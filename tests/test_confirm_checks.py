@@ -1,0 +1,67 @@
+"""The AST checks confirming JL106's and the cache locks' triggers: yes where
+the rules may report, no on the look-alikes (and there the rules find nothing)."""
+
+from __future__ import annotations
+
+import pytest
+
+from joblint.pipeline.lint import lint_source
+from joblint.pipeline.screen.ast_checks import cache_add_call, enqueue_then_write
+from joblint.pipeline.source import quiet_ast_parse
+from joblint.settings import LintSettings, ModuleInfo
+
+_TASK = "from .tasks import notify\n\n"
+ENQUEUE_THEN_WRITE = [
+    (_TASK + "def f(o):\n    notify.delay(o.pk)\n    o.save()\n", True),
+    (_TASK + "async def f(o):\n    if o:\n        notify.delay(o.pk)\n    await o.asave()\n", True),
+    (_TASK + "notify.delay(O.pk)\nO.save()\n", True),  # the module's own statements
+    # Look-alikes: the write first, or in another function.
+    (_TASK + "def f(o):\n    o.save()\n    notify.delay(o.pk)\n", False),
+    (_TASK + "def f(o):\n    notify.delay(o.pk)\n\ndef g(o):\n    o.save()\n", False),
+    (_TASK + "def f(o):\n    def later():\n        notify.delay(o.pk)\n    o.save()\n", False),
+]
+CACHE_ADD = [
+    ("from django.core.cache import cache\n\ndef f(k):\n    cache.add(k, 1)\n", True),
+    ("from django.core.cache import cache as store\n\ndef f(k):\n    store.add(k, 1)\n", True),
+    (
+        "from django.core.cache import caches\n\nlocks = caches['locks']\n\n"
+        "def f(k):\n    locks.add(k, 1, timeout=None)\n",
+        True,
+    ),
+    ("from django.core.cache import BaseCache\n\ndef f(c: BaseCache, k):\n    c.add(k, 1)\n", True),
+    # Look-alikes: a set's add in a module using a cache.
+    (
+        "from django.core.cache import cache\n\ndef f(ks):\n    seen = set()\n    seen.add(ks)\n",
+        False,
+    ),
+    (
+        "from django.core.cache import cache\n\ndef f(user, group):\n"
+        "    user.groups.add(group)\n    cache.set('k', 1)\n",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), ENQUEUE_THEN_WRITE)
+def test_enqueue_then_write(source: str, expected: bool) -> None:
+    data = source.encode()
+    assert enqueue_then_write(quiet_ast_parse(data), data.lower()) is expected
+    if not expected:
+        assert _found(source, "JL106") == []
+
+
+@pytest.mark.parametrize(("source", "expected"), CACHE_ADD)
+def test_cache_add_call(source: str, expected: bool) -> None:
+    data = source.encode()
+    assert cache_add_call(quiet_ast_parse(data), data.lower()) is expected
+    if not expected:
+        assert _found(source, "JL402") == [] and _found(source, "JL404") == []
+
+
+def _found(source: str, code: str) -> list[str]:
+    result = lint_source(
+        "app/views.py", source.encode(), LintSettings(frozenset({code})), ModuleInfo("app.views")
+    )
+    return [
+        f"{f.code}:{f.span.line}" for f in [*result.findings, *(p.finding for p in result.pending)]
+    ]
