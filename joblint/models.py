@@ -393,6 +393,9 @@ class ConfigValue:
     # The settings class whose body sets it (`class Prod(Base): CELERY_... = ...`);
     # "" for a module constant or an app's setting.
     owner: str = ""
+    # The test of the module-level `if` it is set under (`if os.environ.get("X"):`),
+    # negated for its `else:`; None when set unconditionally.
+    guard: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,8 @@ from joblint.libraries.django import SETTINGS_MODULE_VARIABLE
 from joblint.models import BrokerFacts, ConfigValue, Delay, Place, Span, TimeLimit
 
 SpanOf = Callable[[cst.CSTNode], Span]
+# The test of the top-level `if` a statement is under, and whether in its `else:`.
+Guard = tuple[cst.BaseExpression, bool]
 
 
 @dataclass(slots=True)
@@ -35,6 +37,7 @@ class _Config:
     value: cst.BaseExpression
     from_app: bool
     owner: str = ""
+    guard: Guard | None = None
 
 
 @dataclass(slots=True)
@@ -99,10 +102,12 @@ class BrokerCollector:
 
     # --- module-level constants: `CELERY_TASK_TIME_LIMIT = 60 * 60` ------------
 
-    def module_assignment(self, name: str, value: cst.BaseExpression) -> None:
+    def module_assignment(
+        self, name: str, value: cst.BaseExpression, guard: Guard | None = None
+    ) -> None:
         setting = kb.SPELLING_TO_SETTING.get(name)
         if setting is not None:
-            self.configs.append(_Config(setting, name, value, from_app=False))
+            self.configs.append(_Config(setting, name, value, from_app=False, guard=guard))
 
     # --- `app.conf.task_time_limit = 600` -----------------------------------------
 
@@ -285,6 +290,15 @@ class BrokerCollector:
 
     # --- to plain facts ---------------------------------------------------------------
 
+    def _guard(self, guard: Guard | None) -> Expr | None:
+        """A test the deployment files may decide (None: none, or none that can be read)."""
+        if guard is None:
+            return None
+        test = to_expr(guard[0], self.resolver)
+        if test is None:
+            return None
+        return ("not", test) if guard[1] else test
+
     def unplaced(self) -> BrokerFacts:
         """The facts that need no position (a file with nothing to place)."""
         return BrokerFacts(
@@ -316,6 +330,7 @@ class BrokerCollector:
                     c.from_app,
                     _visibility_place(c.value, place),
                     c.owner,
+                    self._guard(c.guard),
                 )
                 for c in self.configs
             ),

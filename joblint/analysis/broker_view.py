@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from joblint.analysis.evaluation import Expr, Value, as_seconds, evaluate
+from joblint.analysis.evaluation import Expr, Value, as_seconds, evaluate, text_of, truth
 from joblint.knowledge import brokers as kb
 from joblint.models import ConfigValue, EnvironmentValue, FileFacts, Place, TimeLimit
 
@@ -114,6 +114,7 @@ class BrokerView:
             for value in file_facts.broker.environment:
                 environment[value.variable].append(value)
         constants.update(_instance_attributes(all_facts, constants))
+        constants.update(_star_imported(all_facts, constants))
         urls = _Urls(constants, dict(environment), declared)
         project = cls()
         for file_facts in all_facts:
@@ -165,6 +166,38 @@ def _instance_attributes(all_facts: list[FileFacts], constants: dict[str, Expr])
             for attribute, expr in members.get(cls, ()):
                 found.setdefault(f"{instance}.{attribute}", expr)
     return found
+
+
+def _star_imported(all_facts: list[FileFacts], constants: dict[str, Expr]) -> dict[str, Expr]:
+    """`module.NAME` for a constant a module gets by `from .base import *`
+    (and that it doesn't bind itself), also through a chain of them."""
+    stars = {f.module: f.broker.star_imports for f in all_facts if f.broker.star_imports}
+    if not stars:
+        return {}
+    wanted = {target for targets in stars.values() for target in targets}
+    names: dict[str, set[str]] = defaultdict(set)
+    for qualname in constants:
+        module, _, name = qualname.rpartition(".")
+        if module in wanted:
+            names[module].add(name)
+    found: dict[str, Expr] = {}
+    for _ in range(_MAX_STAR_DEPTH):
+        grew = False
+        for module, targets in stars.items():
+            for target in targets:
+                for name in sorted(names.get(target, ())):
+                    key = f"{module}.{name}"
+                    if key not in constants and key not in found:
+                        found[key] = ("ref", f"{target}.{name}")
+                        if module in wanted:
+                            names[module].add(name)
+                        grew = True
+        if not grew:
+            break
+    return found
+
+
+_MAX_STAR_DEPTH = 4
 
 
 def _limit_label(limit: TimeLimit) -> str:
@@ -313,6 +346,7 @@ def _configuration(
     """The configuration of `settings`, or None when it hands no job to a
     broker that redelivers (eager, or a transport without visibility timeout)."""
     constants = urls.constants
+    settings = urls.in_force(settings, defaults=False)
     for role in kb.EAGER_ROLES:
         if any(_truthy(evaluate(v.value, constants)) for v in settings.get(role, ())):
             return None
@@ -321,6 +355,10 @@ def _configuration(
     if not redelivers:
         return None
     configuration.transport = transport
+    if transport is not None and transport.source_places:
+        # The deployment files say the transport: what they leave unset has
+        # the value the code gives it then.
+        settings = urls.in_force(settings, defaults=True)
     for value in settings.get(kb.TIME_LIMIT, []):
         seconds = as_seconds(value.value, constants)
         if seconds is not None:
@@ -400,6 +438,13 @@ class _Candidate:
     source: str = ""
     places: tuple[Place, ...] = ()
 
+    def then(self, other: _Candidate) -> _Candidate:
+        """This text followed by `other`'s, said by both."""
+        text = None if self.text is None or other.text is None else self.text + other.text
+        source = "; ".join(s for s in (self.source, other.source) if s)
+        places = (*self.places, *(p for p in other.places if p not in self.places))
+        return _Candidate(text, source, places)
+
 
 @dataclass(frozen=True, slots=True)
 class _Urls:
@@ -444,23 +489,117 @@ class _Urls:
         if self.declared:
             text = self.declared if "://" in self.declared else f"{self.declared}://"
             return [_Candidate(text, "joblint's `broker` setting")]
+        found = self._texts(value.value)
+        # A deployment file's value that is no URL (`change-me`) says nothing.
+        urls = [c for c in found if c.text is None or "://" in c.text]
+        return urls or [_Candidate(None)]
+
+    def _texts(self, expr: Expr | None, depth: int = 0) -> list[_Candidate]:
+        """The texts a value may have, each with what says it: static, the
+        deployment files' values of the variables it reads, or a URL built of
+        parts (`"{}://{}".format(transport, host)`, `f"{scheme}://..."`, a
+        URL helper's `scheme=`) up to its scheme; `a if test else b` gives the
+        arm the deployment files decide, else both. Text None: not known."""
+        unknown = [_Candidate(None)]
+        if expr is None or depth > _MAX_REF_DEPTH:
+            return unknown
+        static = evaluate(expr, self.constants)
+        text = text_of(static)
+        if text is not None:
+            return [_Candidate(text)]
+        kind = expr[0]
+        if kind == "ref":
+            return self._texts(self.constants.get(expr[1]), depth + 1)
+        if kind in ("env", "env_or"):
+            return self._deployed(expr if kind == "env" else expr[2]) or unknown
+        if kind == "cat" or (kind == "op" and expr[1] == "+"):
+            return self._prefixes(expr[1:] if kind == "cat" else expr[2:], depth)
+        if kind == "cond":
+            decided = self.decide(expr[1])
+            if decided is not None:
+                return self._texts(expr[2] if decided else expr[3], depth + 1)
+            return [*self._texts(expr[2], depth + 1), *self._texts(expr[3], depth + 1)]
+        return unknown
+
+    def _deployed(self, expr: Expr) -> list[_Candidate]:
         deployed = [
             v
-            for variable in _variables(value.value, self.constants)
+            for variable in _variables(expr, self.constants)
             for v in self.environment.get(variable, ())
-            if _scheme(v.value)
         ]
-        if not deployed:
-            return [_Candidate(url if isinstance(url, str) else None)]
-        # Files that disagree (redis in one, amqp in another) leave it unknown.
-        return [
-            _Candidate(
-                v.value,
-                f"{v.variable} is {_scheme(v.value)}:// in {_where(v.place)}",
-                tuple(d.place for d in deployed),
+        return [_Candidate(v.value, _said(v), tuple(d.place for d in deployed)) for v in deployed]
+
+    def _prefixes(self, parts: tuple[Expr, ...], depth: int) -> list[_Candidate]:
+        """A built string's texts up to its scheme's "://" (what follows it
+        never decides the transport)."""
+        found = [_Candidate("")]
+        for part in parts:
+            if all(c.text is not None and "://" in c.text for c in found):
+                break
+            options = self._texts(part, depth + 1)
+            found = [c.then(o) for c in found for o in options][:_MAX_CANDIDATES]
+        return found
+
+    def in_force(self, settings: Settings, *, defaults: bool) -> Settings:
+        """The settings less those set under a test the deployment files
+        decide false (`if os.environ.get("X"):` where they leave X unset);
+        with `defaults`, a variable they don't set has the code's default."""
+        kept: Settings = {}
+        for role, values in settings.items():
+            kept[role] = [
+                v
+                for v in values
+                if v.guard is None or self.decide(v.guard, defaults=defaults) is not False
+            ]
+        return kept
+
+    def decide(self, test: Expr, *, defaults: bool = False) -> bool | None:
+        """A test's truth with the deployment files' values (and, with
+        `defaults`, the code's default of a variable they leave unset)."""
+        return truth(evaluate(self._resolved(test, defaults, 0), self.constants))
+
+    def _resolved(self, expr: Expr, defaults: bool, depth: int) -> Expr:
+        """`expr` with its environment reads replaced by what the deployment
+        files give them (when they agree)."""
+        if depth > _MAX_REF_DEPTH:
+            return _UNKNOWN
+        kind = expr[0]
+        if kind == "ref":
+            target = self.constants.get(expr[1])
+            return self._resolved(target, defaults, depth + 1) if target is not None else expr
+        if kind in ("env", "env_or"):
+            values = {c.text for c in self._deployed(expr if kind == "env" else expr[2])}
+            if len(values) == 1:
+                return ("str", values.pop())
+            if not values and defaults and kind == "env_or":
+                return self._resolved(expr[1], defaults, depth + 1)
+            return _UNKNOWN
+        if kind in _TESTED_KINDS:
+            return (
+                kind,
+                *(
+                    self._resolved(part, defaults, depth + 1) if _is_expr(part) else part
+                    for part in expr[1:]
+                ),
             )
-            for v in deployed
-        ]
+        return expr
+
+
+_UNKNOWN: Expr = ("unknown",)
+# Kinds whose parts a test's environment reads may be in.
+_TESTED_KINDS = frozenset({"cmp", "len", "not", "num_of", "op", "cat", "cond", "neg"})
+_MAX_CANDIDATES = 16
+
+
+def _is_expr(part: object) -> bool:
+    return isinstance(part, tuple) and bool(part) and isinstance(part[0], str)
+
+
+def _said(value: EnvironmentValue) -> str:
+    """ "BROKER_URL is redis:// in .env:2", "BROKER_SCHEME is redis in compose.yml:7"."""
+    scheme = _scheme(value.value)
+    shown = f"{scheme}://" if scheme else value.value
+    return f"{value.variable} is {shown} in {_where(value.place)}"
 
 
 def _scheme(text: str) -> str:
@@ -476,6 +615,8 @@ def _variables(expr: Expr | None, constants: dict[str, Expr], depth: int = 0) ->
         return ()
     if expr[0] == "env":
         return tuple(str(name) for name in expr[1:])
+    if expr[0] == "env_or":
+        return _variables(expr[2], constants, depth + 1)
     if expr[0] == "ref":
         return _variables(constants.get(expr[1]), constants, depth + 1)
     return ()

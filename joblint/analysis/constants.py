@@ -10,6 +10,8 @@ else is unknown (None) and never produces a finding.
 
 from __future__ import annotations
 
+import re
+import string
 from collections.abc import Callable
 
 import libcst as cst
@@ -67,10 +69,141 @@ def _string(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | 
             return ("str", (left[1] + right[1])[:_MAX_STRING])
         return None
     if isinstance(node, cst.FormattedString):
-        # Only the static text matters (a broker URL's scheme): holes become "{}".
-        parts = [p.value if isinstance(p, cst.FormattedStringText) else "{}" for p in node.parts]
-        return ("str", "".join(parts)[:_MAX_STRING])
+        return _formatted(node, resolver, depth)
     return None
+
+
+def _formatted(node: cst.FormattedString, resolver: Resolver, depth: int) -> Expr:
+    """An f-string: its static text with holes as "{}", unless a hole comes
+    before the first "://" (a URL whose scheme is a value: `f"{scheme}://..."`);
+    then its parts, text and values, for the broker rules to resolve."""
+    parts: list[Expr] = []
+    text = ""
+    scheme_hole = False
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            parts.append(("str", part.value))
+            text += part.value
+            continue
+        scheme_hole = scheme_hole or "://" not in text
+        value = (
+            _part(part.expression, resolver, depth)
+            if isinstance(part, cst.FormattedStringExpression)
+            else None
+        )
+        parts.append(value if value is not None else _UNKNOWN)
+        text += "{}"
+    if scheme_hole and "://" in text:
+        return ("cat", *parts)
+    return ("str", text[:_MAX_STRING])
+
+
+# A part of a built string that can't be known here.
+_UNKNOWN: Expr = ("unknown",)
+
+
+def _part(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    """A value a string is built of. A name no statement of the module binds
+    is the module's own (a settings module's `from .base import *` brings it;
+    the broker rules follow star imports)."""
+    found = to_expr(node, resolver, depth + 1)
+    if found is None and isinstance(node, cst.Name) and resolver.lookup(node.value) is None:
+        return ("ref", f"{resolver.module}.{node.value}")
+    return found
+
+
+def _string_format(node: cst.Call, resolver: Resolver, depth: int) -> Expr | None:
+    """`"{}://{}".format(a, b)` (positional, numbered and named fields) as its parts."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "format"):
+        return None
+    template = func.value
+    text = template.evaluated_value if isinstance(template, cst.SimpleString) else None
+    if not isinstance(text, str) or any(a.star for a in node.args):
+        return None
+    positional = [a.value for a in node.args if a.keyword is None]
+    named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    parts: list[Expr] = []
+    automatic = 0
+    try:
+        fields = list(_FORMATTER.parse(text))
+    except ValueError:
+        return None
+    for literal, field, _spec, _conversion in fields:
+        if literal:
+            parts.append(("str", literal))
+        if field is None:
+            continue
+        key = field.split(".", 1)[0].split("[", 1)[0]
+        whole = key == field  # not an attribute or item of the argument
+        if not key:
+            key, automatic = str(automatic), automatic + 1
+        argument = (
+            positional[int(key)] if key.isdigit() and int(key) < len(positional) else named.get(key)
+        )
+        value = _part(argument, resolver, depth) if argument is not None and whole else None
+        parts.append(value if value is not None else _UNKNOWN)
+    return ("cat", *parts)
+
+
+def _percent_format(node: cst.BinaryOperation, resolver: Resolver, depth: int) -> Expr | None:
+    """`"%s://%s" % (a, b)`: only `%s`/`%d` fields, each given in order."""
+    template = node.left
+    text = template.evaluated_value if isinstance(template, cst.SimpleString) else None
+    if not isinstance(text, str):
+        return None
+    right = node.right
+    values = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
+    pieces = re.split(r"(%[sd%])", text)
+    parts: list[Expr] = []
+    given = iter(values)
+    for piece in pieces:
+        if piece == "%%":
+            parts.append(("str", "%"))
+        elif piece in ("%s", "%d"):
+            argument = next(given, None)
+            if argument is None or isinstance(argument, cst.StarredElement):
+                return None
+            value = _part(argument, resolver, depth)
+            parts.append(value if value is not None else _UNKNOWN)
+        elif "%" in piece:
+            return None  # a field this reader doesn't know (`%(name)s`, `%05d`)
+        elif piece:
+            parts.append(("str", piece))
+    return ("cat", *parts) if next(given, None) is None else None
+
+
+def _conditional(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
+    """`a if test else b`, `len(x) > 0`, `not x`: what deciding between
+    settings needs (the broker rules decide the test with the deployment files)."""
+    if isinstance(node, cst.IfExp):
+        test = to_expr(node.test, resolver, depth + 1)
+        body = to_expr(node.body, resolver, depth + 1)
+        orelse = to_expr(node.orelse, resolver, depth + 1)
+        return ("cond", test or _UNKNOWN, body or _UNKNOWN, orelse or _UNKNOWN)
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        target = node.comparisons[0]
+        op = _COMPARISONS.get(type(target.operator))
+        left = to_expr(node.left, resolver, depth + 1)
+        right = to_expr(target.comparator, resolver, depth + 1)
+        if op is None or left is None or right is None:
+            return None
+        return ("cmp", op, left, right)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = to_expr(node.expression, resolver, depth + 1)
+        return ("not", inner) if inner is not None else None
+    return None
+
+
+_COMPARISONS: dict[type[cst.BaseCompOp], str] = {
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+}
+_FORMATTER = string.Formatter()
 
 
 def _dict(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
@@ -89,6 +222,8 @@ def _dict(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | No
 def _binary(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
     if not isinstance(node, cst.BinaryOperation):
         return None
+    if isinstance(node.operator, cst.Modulo) and isinstance(node.left, cst.SimpleString):
+        return _percent_format(node, resolver, depth)
     op = _OPERATORS.get(type(node.operator))
     right = to_expr(node.right, resolver, depth + 1)
     if op == "+" and right is not None and _is_now(node.left, resolver):
@@ -132,6 +267,12 @@ def _call(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | No
     if qualname in {"int", "float"} and len(node.args) == 1:
         inner = to_expr(node.args[0].value, resolver, depth + 1)
         return ("num_of", inner) if inner is not None else None
+    if qualname == "len" and len(node.args) == 1:
+        inner = to_expr(node.args[0].value, resolver, depth + 1)
+        return ("len", inner) if inner is not None else None
+    built = _string_format(node, resolver, depth) or _url_built(node, qualname, resolver, depth)
+    if built is not None:
+        return built
     read = _environment_read(node, qualname, resolver)
     if read is not None:
         return _read_value(read[0], read[1], resolver, depth)
@@ -140,6 +281,19 @@ def _call(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | No
     keyword = kb.value_default(qualname)
     if keyword is not None:  # a settings value wrapper: `values.IntegerValue(3600)`
         return _default_argument(node, keyword, resolver, depth)
+    return None
+
+
+def _url_built(node: cst.Call, qualname: str, resolver: Resolver, depth: int) -> Expr | None:
+    """A URL a builder makes (`build_url(scheme=..., host=...)`): its scheme
+    and what follows it, unknown."""
+    keyword = kb.url_scheme_keyword(qualname) if qualname else None
+    if keyword is None:
+        return None
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            scheme = to_expr(arg.value, resolver, depth + 1)
+            return ("cat", scheme or _UNKNOWN, ("str", "://"), _UNKNOWN)
     return None
 
 
@@ -209,8 +363,14 @@ def _read_value(
         found = to_expr(default, resolver, depth + 1)
         if found is not None and found[0] == "env" and variable:
             return ("env", variable, *found[1:])
+        if found is not None and found[0] == "env_or" and variable:
+            return ("env_or", found[1], ("env", variable, *found[2][1:]))
         return found
-    return ("env", variable) if variable else None
+    if not variable:
+        return None
+    if isinstance(default, cst.SimpleString):  # `""`: what the code sees when nothing sets it
+        return ("env_or", ("str", ""), ("env", variable))
+    return ("env", variable)
 
 
 def _blank(node: cst.BaseExpression) -> bool:
@@ -263,6 +423,7 @@ def _timedelta(node: cst.Call, resolver: Resolver, depth: int) -> Expr | None:
 
 _TRANSLATORS: tuple[Callable[[cst.BaseExpression, Resolver, int], Expr | None], ...] = (
     _number,
+    _conditional,
     _string,
     _dict,
     _binary,

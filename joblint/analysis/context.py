@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import libcst as cst
 
 from joblint.analysis.assignments import Assignments, ScopeNode
-from joblint.analysis.broker_facts import SpanOf
+from joblint.analysis.broker_facts import Guard, SpanOf
 from joblint.analysis.file_facts import COLLECTORS, SettingsCollector
 from joblint.analysis.names import Binding, BindingKind, Resolver, Scope, Value, unwrap
 from joblint.analysis.receivers import (
@@ -226,6 +226,9 @@ class FileContext:
                 self._bind_definition(stmt, self.resolver.module_scope)
             elif isinstance(stmt, cst.Assign | cst.AnnAssign):
                 self._bind_assignment(stmt)
+        guards = module_guards(module.body)
+        for collector in self.collectors:
+            collector.module_guards(guards)
         for stmt in statements:
             for collector in self.collectors:
                 collector.module_statement(stmt)
@@ -531,6 +534,23 @@ def _top_level_statements(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
             yield from _top_level_statements(_compound_bodies(stmt))
         else:
             yield stmt
+
+
+def module_guards(body: Sequence[cst.CSTNode]) -> dict[int, Guard]:
+    """The statements of top-level `if` blocks (no `elif`), by id: the test
+    and whether they are in its `else:`."""
+    found: dict[int, Guard] = {}
+    for stmt in body:
+        if not isinstance(stmt, cst.If) or isinstance(stmt.orelse, cst.If):
+            continue
+        arms = [(stmt.body, False)]
+        if stmt.orelse is not None:
+            arms.append((stmt.orelse.body, True))
+        for block, negated in arms:
+            if isinstance(block, cst.IndentedBlock):
+                for small in _top_level_statements(block.body):
+                    found[id(small)] = (stmt.test, negated)
+    return found
 
 
 def _compound_bodies(stmt: cst.If | cst.Try | cst.With) -> list[cst.CSTNode]:

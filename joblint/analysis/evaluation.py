@@ -39,7 +39,74 @@ def evaluate(expr: Expr | None, constants: Mapping[str, Expr], depth: int = 0) -
     if kind == "item":  # ("item", key, mapping expr): one entry of a static dict
         mapping = evaluate(expr[2], constants, depth + 1)
         return mapping.get(expr[1]) if isinstance(mapping, dict) else None
+    if kind == "cat":  # a string built of parts: known when every part is
+        texts = [text_of(evaluate(part, constants, depth + 1)) for part in expr[1:]]
+        return "".join(t for t in texts if t is not None) if None not in texts else None
+    if kind == "cond":  # `a if test else b`: known when the arms agree or the test is static
+        decided = truth(evaluate(expr[1], constants, depth + 1))
+        if decided is not None:
+            return evaluate(expr[2] if decided else expr[3], constants, depth + 1)
+        body = evaluate(expr[2], constants, depth + 1)
+        return (
+            body if body is not None and body == evaluate(expr[3], constants, depth + 1) else None
+        )
+    if kind == "op" and expr[1] == "+":
+        left = evaluate(expr[2], constants, depth + 1)
+        right = evaluate(expr[3], constants, depth + 1)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        return _arithmetic("+", left, right)
+    return _test(expr, constants, depth)
+
+
+def _test(expr: Expr, constants: Mapping[str, Expr], depth: int) -> Value | None:
+    """`len(x)`, `not x` and a comparison, as numbers (a test's 1.0 or 0.0)."""
+    kind = expr[0]
+    if kind == "len":
+        inner = evaluate(expr[1], constants, depth + 1)
+        return float(len(inner)) if isinstance(inner, str | dict) else None
+    if kind == "not":
+        decided = truth(evaluate(expr[1], constants, depth + 1))
+        return None if decided is None else float(not decided)
+    if kind == "cmp":
+        return _compare(
+            expr[1],
+            evaluate(expr[2], constants, depth + 1),
+            evaluate(expr[3], constants, depth + 1),
+        )
     return _evaluate_number(expr, constants, depth)
+
+
+def text_of(value: Value | None) -> str | None:
+    """A value as it reads inside a built string (`3600`, not `3600.0`)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return str(int(value)) if float(value).is_integer() else str(value)
+    return None
+
+
+def truth(value: Value | None) -> bool | None:
+    """Whether a known value is true, as Python tests it; None when unknown."""
+    if value is None:
+        return None
+    return bool(value)
+
+
+def _compare(op: str, left: Value | None, right: Value | None) -> float | None:
+    if left is None or right is None:
+        return None
+    if op in ("==", "!="):
+        a: Value | float | None = _as_number(left) if not isinstance(right, str) else left
+        b: Value | float | None = _as_number(right) if not isinstance(left, str) else right
+        if a is None or b is None:
+            return None
+        return float((a == b) == (op == "=="))
+    x, y = _as_number(left), _as_number(right)
+    if x is None or y is None or isinstance(left, str) or isinstance(right, str):
+        return None
+    found = {">": x > y, ">=": x >= y, "<": x < y, "<=": x <= y}.get(op)
+    return None if found is None else float(found)
 
 
 def _evaluate_number(expr: Expr, constants: Mapping[str, Expr], depth: int) -> float | None:

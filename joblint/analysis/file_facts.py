@@ -11,12 +11,12 @@ fact is a new collector in `COLLECTORS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import libcst as cst
 
-from joblint.analysis.broker_facts import BrokerCollector, SpanOf
+from joblint.analysis.broker_facts import BrokerCollector, Guard, SpanOf
 from joblint.analysis.cache_settings import cache_backends
 from joblint.analysis.classes import assigned_class_facts, class_facts, model_factory_kind
 from joblint.analysis.constants import Expr, to_expr
@@ -61,6 +61,9 @@ class Collector:
     def module_statement(self, statement: cst.CSTNode) -> None:
         """A module-level statement (also inside top-level if/try/with), once
         every module-level name is bound."""
+
+    def module_guards(self, guards: Mapping[int, Guard]) -> None:
+        """The tests of top-level `if` blocks, by id of the statements under them."""
 
     def definition(self, binding: Binding, receiver: str, params: tuple[str, ...]) -> None:
         """A module-level def or class (`receiver`: a task decorator's
@@ -368,13 +371,18 @@ class BrokerSettingsCollector(Collector):
     def __init__(self, resolver: Resolver) -> None:
         super().__init__(resolver)
         self.brokers = BrokerCollector(resolver)
+        self.guards: Mapping[int, Guard] = {}
+
+    def module_guards(self, guards: Mapping[int, Guard]) -> None:
+        self.guards = guards
 
     def module_statement(self, statement: cst.CSTNode) -> None:
         self.brokers.module_statement(statement)
         value = _assigned_value(statement)
         if value is not None:
+            guard = self.guards.get(id(statement))
             for name in _assigned_names(statement):
-                self.brokers.module_assignment(name, value)
+                self.brokers.module_assignment(name, value, guard)
 
     def task_decorator(self, name: str, decorator: cst.Decorator, library: str) -> None:
         if library in TIME_LIMIT_LIBRARIES:

@@ -11,6 +11,7 @@ from joblint.libraries.base import (
     EnvironmentReader,
     SettingsClasses,
     SettingsModel,
+    UrlBuilder,
 )
 
 CONFIGS: tuple[BrokerConfig, ...] = collect("BROKER_CONFIGS")
@@ -18,6 +19,7 @@ TRANSPORTS: tuple[BrokerTransport, ...] = collect("BROKER_TRANSPORTS")
 SETTINGS_CLASS_KINDS: tuple[SettingsClasses, ...] = collect("SETTINGS_CLASSES")
 ENVIRONMENT_READERS: tuple[EnvironmentReader, ...] = collect("ENVIRONMENT_READERS")
 SETTINGS_MODELS: tuple[SettingsModel, ...] = collect("SETTINGS_MODELS")
+URL_BUILDERS: tuple[UrlBuilder, ...] = collect("URL_BUILDERS")
 
 # Setting roles the whole-project view reads.
 BROKER_URL = "broker_url"
@@ -109,3 +111,18 @@ ENV_DECLARING_CLASSES: frozenset[str] = frozenset(
 ENV_DEFAULT_KEYWORDS: frozenset[str] = frozenset(r.default_keyword for r in ENVIRONMENT_READERS)
 # Settings model base class -> its model (`SettingsModel`).
 SETTINGS_MODEL_OF_BASE: dict[str, SettingsModel] = {b: m for m in SETTINGS_MODELS for b in m.bases}
+
+# URL builders (`UrlBuilder`): function -> its scheme keyword; a project
+# helper's name word -> the keyword.
+URL_BUILDER_SCHEMES: dict[str, str] = {
+    function: b.scheme_keyword for b in URL_BUILDERS for function in b.functions
+}
+URL_HELPER_WORDS: dict[str, str] = {b.word: b.scheme_keyword for b in URL_BUILDERS if b.word}
+
+
+def url_scheme_keyword(qualname: str) -> str | None:
+    """The keyword giving the scheme of the URL a call of `qualname` builds, or None."""
+    if qualname in URL_BUILDER_SCHEMES:
+        return URL_BUILDER_SCHEMES[qualname]
+    name = qualname.rpartition(".")[2].lower()
+    return next((k for word, k in URL_HELPER_WORDS.items() if word in name), None)

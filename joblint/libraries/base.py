@@ -336,6 +336,19 @@ class EnvironmentReader:
 
 
 @dataclass(frozen=True, slots=True)
+class UrlBuilder:
+    """Calls that build a URL from its parts, its scheme given by a keyword
+    (`yarl.URL.build(scheme=...)`). `word` names a project's own helpers of
+    the kind: a function whose name holds it (`make_url(scheme=...)`) and
+    that is passed the keyword builds a URL whose scheme it is."""
+
+    library: str
+    functions: tuple[str, ...]
+    scheme_keyword: str = "scheme"
+    word: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsModel:
     """Settings classes whose fields are read from environment variables
     (pydantic-settings' `BaseSettings`): a field `broker_url: str` is the

@@ -13,7 +13,14 @@ from joblint.libraries.base import EnvironmentReader
 ENVIRONMENT_READERS = (
     EnvironmentReader(
         "django-environ",
-        instance_classes=("environ.Env", "environ.environ.Env"),
+        # `FileAwareEnv` (django-environ 0.9+, `environ/environ.py`) reads
+        # `X_FILE` first, else what `Env` reads.
+        instance_classes=(
+            "environ.Env",
+            "environ.environ.Env",
+            "environ.FileAwareEnv",
+            "environ.environ.FileAwareEnv",
+        ),
         instance_methods=(("", 2), ("str", 1)),
         declares_defaults=True,
     ),

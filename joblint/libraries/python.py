@@ -6,7 +6,7 @@ loops and exception types."""
 
 from __future__ import annotations
 
-from joblint.libraries.base import EnvironmentReader
+from joblint.libraries.base import EnvironmentReader, UrlBuilder
 from joblint.libraries.job_work import Claims, SideEffect, TableReads
 from joblint.libraries.locking import NonBlockingAcquire
 from joblint.libraries.objects import Family, ObjectKind
@@ -174,5 +174,15 @@ ENVIRONMENT_READERS = (
         "python",
         functions=(("os.environ.get", 1), ("os.getenv", 1), ("os.environ.setdefault", 1)),
         mappings=("os.environ",),
+    ),
+)
+
+# URLs built from their parts: `urllib.parse`'s named tuples, and a project's own
+# helper taking the scheme as a keyword (`build_url(scheme=..., host=...)`).
+URL_BUILDERS = (
+    UrlBuilder(
+        "python",
+        ("urllib.parse.SplitResult", "urllib.parse.ParseResult"),
+        word="url",
     ),
 )
