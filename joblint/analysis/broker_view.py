@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 from joblint.analysis.evaluation import Expr, Value, as_seconds, evaluate, text_of, truth
 from joblint.knowledge import brokers as kb
-from joblint.models import ConfigValue, EnvironmentValue, FileFacts, Place, TimeLimit
+from joblint.libraries.django import SETTINGS_MODULE_VARIABLE
+from joblint.models import ConfigValue, Delay, EnvironmentValue, FileFacts, Place, TimeLimit
 
 # Settings by role: every value a layer gives it (assignments in branches all count).
 Settings = dict[str, list[ConfigValue]]
@@ -117,18 +118,26 @@ class BrokerView:
         constants.update(_star_imported(all_facts, constants))
         urls = _Urls(constants, dict(environment), declared)
         project = cls()
+        # Limits and delays read from Django's settings: known per configuration.
+        pending_limits: list[TimeLimit] = []
+        pending_delays: list[Delay] = []
         for file_facts in all_facts:
             for limit in file_facts.broker.time_limits:
                 seconds = as_seconds(limit.value, constants)
                 if seconds is not None:
                     project.task_limits.append(Limit(_limit_label(limit), seconds, limit.place))
+                elif _reads_settings(limit.value):
+                    pending_limits.append(limit)
             for delay in file_facts.broker.delays:
                 seconds = as_seconds(delay.value, constants)
                 if seconds is not None:
                     project.delays.append(
                         TimedDelay(delay.keyword, delay.call, seconds, delay.place)
                     )
+                elif _reads_settings(delay.value):
+                    pending_delays.append(delay)
         layers = _Layers.build(all_facts)
+        layers.selected = _deployed_settings(environment)
         app = _by_role(v for f in all_facts for v in f.broker.config if v.from_app)
         found: list[Configuration | None] = []
         for name in layers.in_force():
@@ -147,6 +156,20 @@ class BrokerView:
 
             configuration.task_limits = [lim for lim in project.task_limits if here(lim.place)]
             configuration.delays = [d for d in project.delays if here(d.place)]
+            read = _SettingsReads(configuration.name, constants)
+            for limit in pending_limits:
+                seconds = read.seconds(limit.value)
+                if seconds is not None and here(limit.place):
+                    configuration.task_limits.append(
+                        Limit(_limit_label(limit), seconds, limit.place)
+                    )
+            for delay in pending_delays:
+                seconds = read.seconds(delay.value)
+                if seconds is not None and here(delay.place):
+                    timed = TimedDelay(delay.keyword, delay.call, seconds, delay.place)
+                    configuration.delays.append(timed)
+                    if timed not in project.delays:
+                        project.delays.append(timed)
             project.configurations.append(configuration)
         return project
 
@@ -166,6 +189,53 @@ def _instance_attributes(all_facts: list[FileFacts], constants: dict[str, Expr])
             for attribute, expr in members.get(cls, ()):
                 found.setdefault(f"{instance}.{attribute}", expr)
     return found
+
+
+def _reads_settings(expr: Expr | None, depth: int = 0) -> bool:
+    """Whether a value reads Django's settings (`settings.X`, `getattr(settings, "X", d)`)."""
+    if expr is None or depth > _MAX_REF_DEPTH:
+        return False
+    if expr[0] == "setting":
+        return True
+    if expr[0] == "ref":
+        return expr[1].rpartition(".")[0] in kb.SETTINGS_OBJECT_NAMES
+    return any(_is_expr(part) and _reads_settings(part, depth + 1) for part in expr[1:])
+
+
+@dataclass(frozen=True, slots=True)
+class _SettingsReads:
+    """Values reading Django's settings, in one configuration: `settings.X`
+    is its `X` (also one a settings module star-imports), `getattr(settings,
+    "X", d)` the same or `d` where it sets none."""
+
+    configuration: str
+    constants: dict[str, Expr]
+
+    def seconds(self, expr: Expr | None) -> float | None:
+        if expr is None or not self.configuration:
+            return None
+        return as_seconds(self._in_force(expr, 0), self.constants)
+
+    def _in_force(self, expr: Expr, depth: int) -> Expr:
+        if depth > _MAX_REF_DEPTH:
+            return _UNKNOWN
+        kind = expr[0]
+        if kind == "setting":
+            key = f"{self.configuration}.{expr[1]}"
+            return ("ref", key) if key in self.constants else expr[2]
+        if kind == "ref":
+            owner, _, name = expr[1].rpartition(".")
+            if owner in kb.SETTINGS_OBJECT_NAMES:
+                key = f"{self.configuration}.{name}"
+                return ("ref", key) if key in self.constants else _UNKNOWN
+            target = self.constants.get(expr[1])
+            return self._in_force(target, depth + 1) if target is not None else expr
+        if kind == "dict":
+            return expr
+        return (
+            kind,
+            *(self._in_force(part, depth + 1) if _is_expr(part) else part for part in expr[1:]),
+        )
 
 
 def _star_imported(all_facts: list[FileFacts], constants: dict[str, Expr]) -> dict[str, Expr]:
@@ -224,6 +294,8 @@ class _Layers:
     named: set[str] = field(default_factory=set)
     # Layer -> the module that defines it.
     modules: dict[str, str] = field(default_factory=dict)
+    # The settings the deployment files select (`DJANGO_SETTINGS_MODULE` in compose).
+    selected: set[str] = field(default_factory=set)
     _effective: dict[str, Settings] = field(default_factory=dict)
 
     @classmethod
@@ -280,7 +352,11 @@ class _Layers:
                 return
 
     def in_force(self) -> list[str]:
-        """The leaves of the layers, and the layers loaded by name."""
+        """The leaves of the layers, and the layers loaded by name; only those
+        the deployment files select, where they select any."""
+        chosen = self.selected & set(self.layers)
+        if chosen:
+            return sorted(chosen)
         built_on = {p for layer in self.layers.values() for p in layer.parents}
         return sorted(n for n in self.layers if n not in built_on or n in self.named)
 
@@ -300,6 +376,13 @@ class _Layers:
         settings.update(layer.own)
         self._effective[name] = settings
         return settings
+
+
+def _deployed_settings(environment: Environment) -> set[str]:
+    """The settings modules (and classes) the deployment files name."""
+    modules = {v.value for v in environment.get(SETTINGS_MODULE_VARIABLE, ())}
+    classes = {v.value for name in kb.SETTINGS_CLASS_VARIABLES for v in environment.get(name, ())}
+    return modules | {f"{module}.{cls}" for module in modules for cls in classes}
 
 
 def _named(all_facts: list[FileFacts]) -> set[str]:

@@ -267,6 +267,8 @@ def _call(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | No
     if qualname in {"int", "float"} and len(node.args) == 1:
         inner = to_expr(node.args[0].value, resolver, depth + 1)
         return ("num_of", inner) if inner is not None else None
+    if qualname == "getattr":
+        return _setting_read(node, resolver, depth)
     if qualname == "len" and len(node.args) == 1:
         inner = to_expr(node.args[0].value, resolver, depth + 1)
         return ("len", inner) if inner is not None else None
@@ -282,6 +284,23 @@ def _call(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | No
     if keyword is not None:  # a settings value wrapper: `values.IntegerValue(3600)`
         return _default_argument(node, keyword, resolver, depth)
     return None
+
+
+def _setting_read(node: cst.Call, resolver: Resolver, depth: int) -> Expr | None:
+    """`getattr(settings, "NAME", default)` on Django's settings: the setting
+    in the configuration in force, else the default (the broker rules read it
+    per configuration)."""
+    args = node.args
+    if not 2 <= len(args) <= 3 or any(a.keyword is not None or a.star for a in args):
+        return None
+    if resolver.qualified_name(args[0].value) not in kb.SETTINGS_OBJECT_NAMES:
+        return None
+    name = args[1].value
+    setting = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+    if not isinstance(setting, str) or not setting.isidentifier():
+        return None
+    default = to_expr(args[2].value, resolver, depth + 1) if len(args) == 3 else None
+    return ("setting", setting, default or _UNKNOWN)
 
 
 def _url_built(node: cst.Call, qualname: str, resolver: Resolver, depth: int) -> Expr | None:

@@ -34,7 +34,7 @@ def _qualified(node: cst.BaseExpression, lookup: Lookup) -> str | None:
 
 
 def client_kind(node: cst.BaseExpression, lookup: Lookup, depth: int = 0) -> str | None:
-    """"client", "pipeline" or None (unknown / not Redis)."""
+    """ "client", "pipeline" or None (unknown / not Redis)."""
     node = unwrap(node)
     if depth > _MAX_FOLLOW:
         return None
@@ -106,9 +106,7 @@ def _is_client_annotation(node: cst.BaseExpression, lookup: Lookup) -> bool:
             for e in node.slice
         )
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-        return _is_client_annotation(node.left, lookup) or _is_client_annotation(
-            node.right, lookup
-        )
+        return _is_client_annotation(node.left, lookup) or _is_client_annotation(node.right, lookup)
     return _qualified(node, lookup) in locks.REDIS_CLIENT_CLASSES
 
 

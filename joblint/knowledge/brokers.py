@@ -36,6 +36,10 @@ CONFIG_ATTRIBUTES: frozenset[str] = frozenset(c.config_attribute for c in CONFIG
 UPDATE_METHODS: frozenset[str] = frozenset(m for c in CONFIGS for m in c.update_methods)
 LOADER_METHODS: frozenset[str] = frozenset(c.loader_method for c in CONFIGS)
 DJANGO_SETTINGS_OBJECTS: frozenset[str] = frozenset(c.django_settings_object for c in CONFIGS)
+# The same objects as code names them (`from django.conf import settings`).
+SETTINGS_OBJECT_NAMES: frozenset[str] = frozenset(
+    o.replace(":", ".") for o in DJANGO_SETTINGS_OBJECTS
+)
 CONFIG_MODULE_NAMES: frozenset[str] = frozenset(n for c in CONFIGS for n in c.config_module_names)
 VISIBILITY_KEYS: frozenset[str] = frozenset(c.visibility_key for c in CONFIGS)
 # Broker URL scheme -> the transport it selects.

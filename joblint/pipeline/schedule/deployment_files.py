@@ -52,18 +52,35 @@ def deployment_facts(
 ) -> list[FileResult]:
     """Facts of the deployment files of the project at `root` that set one of
     `variables` (those the code reads: the rest never decides anything)."""
-    found: list[FileResult] = []
+    return facts_of(deployment_values(root, shown), variables)
+
+
+def deployment_values(root: Path, shown: Callable[[Path], str]) -> list[EnvironmentValue]:
+    """Every value the deployment files of the project at `root` give a variable."""
+    found: list[EnvironmentValue] = []
     for path, entries in _read(root):
         where = shown(path)
-        values = tuple(
+        found.extend(
             EnvironmentValue(variable, value, Place(where, Span(line, 1, line, 1)))
             for variable, value, line in entries
-            if variable in variables
         )
-        if values:
-            facts = FileFacts(module="", broker=BrokerFacts(environment=values))
-            found.append(FileResult(where, facts=facts, parsed=False))
     return found
+
+
+def facts_of(values: list[EnvironmentValue], variables: Container[str]) -> list[FileResult]:
+    """The values of `variables`, as the facts of the files that give them."""
+    by_file: dict[str, list[EnvironmentValue]] = {}
+    for value in values:
+        if value.variable in variables:
+            by_file.setdefault(value.place.path, []).append(value)
+    return [
+        FileResult(
+            where,
+            facts=FileFacts(module="", broker=BrokerFacts(environment=tuple(given))),
+            parsed=False,
+        )
+        for where, given in by_file.items()
+    ]
 
 
 def deployment_signature(root: Path) -> list[str]:

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 from joblint.analysis.evaluation import environment_variables
 from joblint.config import Config, Configs
 from joblint.knowledge import jobs, requests
+from joblint.knowledge.brokers import SETTINGS_CLASS_VARIABLES
+from joblint.libraries.django import SETTINGS_MODULE_VARIABLE
 from joblint.models import (
     ASYNC_REACH,
     HOOK_AROUND,
@@ -31,6 +33,7 @@ from joblint.models import (
     RECEIVES,
     REQUEST_DEPENDS,
     WRITTEN_IN_TRANSACTION,
+    EnvironmentValue,
     FileResult,
     Finding,
     ModuleIndex,
@@ -57,7 +60,11 @@ from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.report.progress import CACHED, SKIPPED
-from joblint.pipeline.schedule.deployment_files import deployment_facts, deployment_signature
+from joblint.pipeline.schedule.deployment_files import (
+    deployment_signature,
+    deployment_values,
+    facts_of,
+)
 from joblint.pipeline.schedule.memo import Input, Memo, Outcome, Remembered, Settled, run_key
 from joblint.pipeline.schedule.project_files import project_file_facts
 from joblint.pipeline.schedule.selection import Selector
@@ -1217,13 +1224,20 @@ def _project_model(
 def _environment_variables(results: list[FileResult]) -> set[str]:
     """The environment variables the files' settings and module constants read
     (the broker URL's among them): those the deployment files are read for."""
-    found: set[str] = set()
+    # The variables naming the settings in force: where the deployment files
+    # set them, they choose the configuration.
+    found: set[str] = {SETTINGS_MODULE_VARIABLE, *SETTINGS_CLASS_VARIABLES}
     for result in results:
         for _name, expr in result.facts.constants:
             found |= environment_variables(expr)
         for value in result.facts.broker.config:
-            found |= environment_variables(value.value)
+            found |= environment_variables(value.value) | environment_variables(value.guard)
     return found
+
+
+def _has_broker_settings(results: list[FileResult]) -> bool:
+    """Whether any file sets a broker setting (else no deployment file can matter)."""
+    return any(result.facts.broker.config for result in results)
 
 
 def _loaded_settings(
@@ -1234,14 +1248,18 @@ def _loaded_settings(
     what one sets holds for the project loading the other. Returns those
     read now."""
     loaded: list[FileResult] = []
+    deployed: list[EnvironmentValue] = []
     if run.selector.reads_settings:
         root = project_root(run.config)
         configured = project_file_facts(root, display_path)
         loaded.extend(r for r in configured if r.path not in {h.path for h in [*results, *context]})
+        deployed = deployment_values(root, display_path)
     have = [*results, *context, *loaded]
     read = {r.path for r in have}
     modules = _ByModule(everything)
     asked = {named for r in have for named in r.facts.loads_settings}
+    # The settings module the deployment files run the project with.
+    asked |= {v.value for v in deployed if v.variable == SETTINGS_MODULE_VARIABLE}
     asked |= {star for r in have for star in r.facts.broker.star_imports}
     done: set[str] = set()
     for _ in range(_MAX_SETTINGS_DEPTH):
@@ -1257,9 +1275,8 @@ def _loaded_settings(
         # Where the settings read the broker URL from the environment, the
         # project's deployment files say its value.
         variables = _environment_variables([*results, *context, *loaded])
-        if variables:
-            deployed = deployment_facts(project_root(run.config), display_path, variables)
-            loaded.extend(r for r in deployed if r.path not in read)
+        if _has_broker_settings([*results, *context, *loaded]):
+            loaded.extend(r for r in facts_of(deployed, variables) if r.path not in read)
     return loaded
 
 
