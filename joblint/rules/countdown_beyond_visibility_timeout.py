@@ -22,7 +22,10 @@ class CountdownBeyondVisibilityTimeout(ProjectRule):
     than the visibility timeout in force on a Redis or SQS broker (the one the
     project's settings set, or the transport's default: Redis 3600 s, SQS
     1800 s), in the shortest of the configurations the project runs with (as
-    JL501 reads them).
+    JL501 reads them). A delay read from Django's settings
+    (`countdown=settings.REMINDER_DELAY`, `getattr(settings,
+    "REMINDER_DELAY", 900)`) is read in each configuration: its value there
+    (also one a settings module star-imports), else the default.
 
     ## Why is this bad?
     Celery keeps a delayed message unacknowledged in the worker until its ETA.

@@ -44,7 +44,14 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     project root and its `docker/`, `deploy/`, `config/`, `envs/`...
     directories (not files named for tests or CI: `.env.test`,
     `docker-compose.ci.yml`). Files that disagree (redis in one, amqp in
-    another) leave it unknown.
+    another) leave it unknown. A URL built of parts (`str.format`, `%`, `+`,
+    an f-string, a URL helper's `scheme=`) takes its transport from the part
+    before `://`, a variable or setting resolved the same way; a URL chosen
+    by a test (`a if test else b`) from the arm the deployment files decide,
+    else from both arms when they agree. Where the deployment files set
+    `DJANGO_SETTINGS_MODULE`, that settings module is the configuration in
+    force, and a setting assigned under a top-level `if` they decide false
+    is not.
 
     Settings are read per configuration the project can run with: a settings
     module that star-imports another (`from .base import *`) overrides what it
@@ -87,6 +94,11 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
       `env.str(...)`, `config(...)`) or of a django-configurations value
       (`values.IntegerValue(3600)`). Anything else is unknown and never
       reported, except a broker URL read from the environment (above).
+    - A setting assigned under a top-level `if` counts unless the test can
+      be decided with the deployment files (when they also said the
+      transport, a variable they leave unset has the code's default: `if
+      os.environ.get("X", ""):` is false); nested or `elif` branches always
+      count.
     - Deployment files are read with a small line reader, not a YAML parser:
       an `environment:` block (mapping or `- KEY=value` list, a one-line
       `[...]`/`{...}`, a block anchored elsewhere and merged in with

@@ -57,6 +57,18 @@ class Testing(Base):
 """,
         },
     ),
+    Valid(
+        """
+from django.conf import settings
+from .tasks import remind
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=getattr(settings, "REMINDER_DELAY", 900))
+    remind.apply_async(args=(user.pk,), countdown=settings.FOLLOW_UP_DELAY)
+""",
+        id="setting-unset-with-a-short-default-and-an-unknown-setting",
+        project={"proj_settings": 'CELERY_BROKER_URL = "redis://queue:6379/0"\n'},
+    ),
 )
 
 INVALID = (
@@ -97,5 +109,19 @@ class Base(Configuration):
 class Prod(Base):
     DEBUG = False
 """,
+    ),
+    invalid(
+        """
+from django.conf import settings
+from .tasks import remind
+
+def later(user):
+    remind.apply_async(args=(user.pk,), countdown=getattr(settings, "REMINDER_DELAY", 900))
+    remind.apply_async(args=(user.pk,), countdown=settings.REMINDER_DELAY + 60)
+""",
+        (6, 41, "countdown of 7200 s is longer than the Redis broker's default"),
+        (7, 41, "countdown of 7260 s"),
+        id="delay-read-from-the-settings-in-force",
+        proj_settings='CELERY_BROKER_URL = "redis://queue:6379/0"\nREMINDER_DELAY = 2 * 3600\n',
     ),
 )

@@ -130,6 +130,29 @@ def rebuild_index():
             ),
         },
     ),
+    Valid(
+        _TASK_3600,
+        id="url-arms-that-disagree-with-nothing-deciding",
+        project={
+            "proj_settings": (
+                "import os\n\n"
+                "CELERY_BROKER_URL = (\n"
+                '    "amqp://rabbit//" if os.environ.get("USE_RABBIT") else "redis://queue:6379/0"\n'
+                ")\n"
+            ),
+        },
+    ),
+    Valid(
+        _TASK_3600,
+        id="url-scheme-from-a-variable-nothing-sets",
+        project={
+            "proj_settings": (
+                "import os\n\n"
+                'QUEUE_SCHEME = os.environ.get("QUEUE_SCHEME", "")\n'
+                'CELERY_BROKER_URL = f"{QUEUE_SCHEME}://queue:6379/0"\n'
+            ),
+        },
+    ),
 )
 
 INVALID = (
@@ -262,6 +285,27 @@ def rebuild_index():
             "import environ\n\n"
             "env = environ.Env()\n"
             'CELERY_BROKER_URL = env.str("CELERY_BROKER", "redis://cache:6379/2")\n'
+        ),
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+@shared_task(time_limit=2 * 3600)
+def rebuild_index():
+    ...
+""",
+        (
+            4,
+            25,
+            "task 'rebuild_index' has time_limit 7200 s (app/example.py:4) but the Redis broker "
+            "(proj/settings.py:4) redelivers",
+        ),
+        id="url-built-from-a-scheme-setting",
+        proj_settings=(
+            'QUEUE_SCHEME = "redis"\n'
+            'QUEUE_HOST = "queue.internal"\n\n'
+            'CELERY_BROKER_URL = "{}://{}:6379/0".format(QUEUE_SCHEME, QUEUE_HOST)\n'
         ),
     ),
 )
