@@ -200,6 +200,8 @@ DELAYS = (
     "    harvest.apply_async(countdown=settings.HARVEST_DELAY)\n"
     "    harvest.apply_async(countdown=getattr(settings, 'RESEED_DELAY', 3 * 3600) + 60)\n"
     "    harvest.apply_async(countdown=getattr(settings, 'WATER_DELAY', 600))\n"
+    "    harvest.apply_async(countdown=DRY_DELAY)\n\n"
+    "DRY_DELAY = getattr(settings, 'HARVEST_DELAY', 60)\n"
 )
 SPLIT = {
     "farm/settings/__init__.py": "",
@@ -224,6 +226,7 @@ def test_settings_read_in_the_module_the_deployment_files_select(
         "farm/planning.py:5:JL502",
         "farm/planning.py:6:JL502",
         "farm/planning.py:7:JL502",
+        "farm/planning.py:9:JL502",
     ]
     assert "countdown of 7200 s" in found[0]
     assert "countdown of 10860 s" in found[2]

@@ -126,7 +126,7 @@ class BrokerView:
                 seconds = as_seconds(limit.value, constants)
                 if seconds is not None:
                     project.task_limits.append(Limit(_limit_label(limit), seconds, limit.place))
-                elif _reads_settings(limit.value):
+                elif _reads_settings(limit.value, constants):
                     pending_limits.append(limit)
             for delay in file_facts.broker.delays:
                 seconds = as_seconds(delay.value, constants)
@@ -134,7 +134,7 @@ class BrokerView:
                     project.delays.append(
                         TimedDelay(delay.keyword, delay.call, seconds, delay.place)
                     )
-                elif _reads_settings(delay.value):
+                elif _reads_settings(delay.value, constants):
                     pending_delays.append(delay)
         layers = _Layers.build(all_facts)
         layers.selected = _deployed_settings(environment)
@@ -191,15 +191,18 @@ def _instance_attributes(all_facts: list[FileFacts], constants: dict[str, Expr])
     return found
 
 
-def _reads_settings(expr: Expr | None, depth: int = 0) -> bool:
-    """Whether a value reads Django's settings (`settings.X`, `getattr(settings, "X", d)`)."""
+def _reads_settings(expr: Expr | None, constants: dict[str, Expr], depth: int = 0) -> bool:
+    """Whether a value reads Django's settings (`settings.X`, `getattr(settings,
+    "X", d)`), also through module constants."""
     if expr is None or depth > _MAX_REF_DEPTH:
         return False
     if expr[0] == "setting":
         return True
     if expr[0] == "ref":
-        return expr[1].rpartition(".")[0] in kb.SETTINGS_OBJECT_NAMES
-    return any(_is_expr(part) and _reads_settings(part, depth + 1) for part in expr[1:])
+        if expr[1].rpartition(".")[0] in kb.SETTINGS_OBJECT_NAMES:
+            return True
+        return _reads_settings(constants.get(expr[1]), constants, depth + 1)
+    return any(_is_expr(part) and _reads_settings(part, constants, depth + 1) for part in expr[1:])
 
 
 @dataclass(frozen=True, slots=True)
