@@ -622,7 +622,8 @@ class RetrySites:
             if self._means_no_bound(found.value, params):
                 unbounded = unbounded or found
                 continue
-            return (BoundSetting(found.node, bound, params.says, found.value),)
+            none = bound is Bound.ATTEMPTS and _allows_no_retry(found.value, params)
+            return (BoundSetting(found.node, bound, params.says, found.value, no_retries=none),)
         if unbounded is not None:
             says = params.says_set or params.says
             rewrite = self._bound_value_rewrite(unbounded, params)
@@ -742,6 +743,13 @@ def _is(node: cst.BaseExpression, value: Value) -> bool:
     if value is Value.FALSY:
         return literal_truth(node) is False
     return literal_number(node) == 0
+
+
+def _allows_no_retry(value: cst.BaseExpression, params: BoundParams) -> bool:
+    """A literal count of attempts that leaves no retry: 0 retries, or 1
+    attempt where the count includes the first run."""
+    number = literal_number(value)
+    return number == (1 if params.attempts.counts_first_run else 0)
 
 
 def _switched_off(call: cst.Call, switch: Param) -> bool:

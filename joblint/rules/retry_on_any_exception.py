@@ -106,7 +106,10 @@ class RetryOnAnyException(RetryRule):
 
     def judge(self, policy: RetryPolicy) -> None:
         """Every exception is retried: a bare except clause around the retry,
-        or `Exception`/`BaseException` among the types it is for."""
+        or `Exception`/`BaseException` among the types it is for. A policy
+        whose literal bound allows no retry (`max_retries=0`) retries nothing."""
+        if policy.catches and any(bound.no_retries for bound in policy.bounds):
+            return
         for catch in policy.catches:
             if catch.caught is Caught.EVERYTHING and self.first_time(catch.node):
                 self.report_at(
