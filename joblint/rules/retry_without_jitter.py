@@ -4,7 +4,7 @@ from joblint.analysis.expressions import snippet
 from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, DelayTerm, RetryPolicy
 from joblint.knowledge.tokens import RETRY_DELAYS, SLEEP, Trigger
 from joblint.libraries.retry_api import Growth
-from joblint.models import RETURNED
+from joblint.models import RETURNED, RETURNS_GROWTH
 from joblint.rule import LineOf, Message, Valid, invalid
 from joblint.rules._retry_base import RetryRule, as_fix
 
@@ -302,6 +302,15 @@ def _message(term: DelayTerm) -> Message:
     if grown_by is None:
         return f"{term.says.cause}: {_SAME_TIME}. {term.says.remedy}"
     text = snippet(grown_by)
+    if any(r.kind == RETURNS_GROWTH and not any(r.reach[1:]) for r in term.requires):
+        # A list of waits a project function returns: the project step says where.
+        def listed(line_of: LineOf) -> str:
+            return (
+                f"{term.says.cause} ({text}, line {line_of(grown_by)}: {RETURNED}): "
+                f"{_SAME_TIME}. {term.says.remedy}"
+            )
+
+        return listed
     # A project function computing it: the project step says where it grows.
     through = f"; {RETURNED}" if term.requires else ""
 

@@ -200,9 +200,9 @@ class ProjectIndex:
                 rooted = _rooted(target, module, modules, tops)
                 if rooted is not None and self._defines(rooted, modules):
                     written.setdefault(target, set()).add(rooted)
-        for target, rooted in written.items():
-            if len(rooted) == 1:
-                only = next(iter(rooted))
+        for target, found in written.items():
+            if len(found) == 1:
+                only = next(iter(found))
                 self.aliases.setdefault(target, only)
                 self.graph.aliases.setdefault(target, only)
 
@@ -696,6 +696,8 @@ class ProjectIndex:
         """How a `RETURNS_GROWTH` requirement holds: the words naming the
         function returning the growing delay and where, and that place."""
         text, position, keyword = requirement.reach
+        if not position and not keyword:
+            return self._growing_schedule(requirement.qualname, text)
         found = self.returns.growth_at(requirement.qualname, text, position, keyword)
         if found is None:
             return None
@@ -704,6 +706,20 @@ class ProjectIndex:
         step = f"{hop.function.rsplit('.', 1)[-1]}() returns a delay growing with {parameter}"
         said = f"{text}() returns it at {where}, growing with its parameter {parameter}"
         return said, Related(hop.path, _line(hop.line), step)
+
+    def _growing_schedule(self, function: str, text: str) -> tuple[str, Related] | None:
+        """A project function returning a growing list of waits: the words
+        naming where it is built, and that place."""
+        hops = self.returns.schedule_at(function, text)
+        if hops is None:
+            return None
+        built = hops[-1]
+        name = built.function.rsplit(".", 1)[-1]
+        where = f"{built.path}:{built.line}"
+        step = f"{name}() returns a list of waits growing with their position"
+        through = f"{text}() returns {name}()'s list" if len(hops) > 1 else f"{text}() returns it"
+        said = f"{through}, growing with its position at {where}"
+        return said, Related(built.path, _line(built.line), step)
 
     def _naming_growth(self, finding: Finding, requirement: Requirement) -> Finding:
         found = self._growing(requirement)
@@ -1023,7 +1039,7 @@ def _rooted(target: str, module: str, modules: set[str], tops: set[str]) -> str 
     """`target` imported in `module` from an import root above it: the
     nearest package `P` holding `module` with `P.<first part of target>` a
     module of the project."""
-    top, _, rest = target.partition(".")
+    top = target.partition(".")[0]
     if top in tops or not may_be_project_code(top):
         return None
     package = module.rpartition(".")[0]

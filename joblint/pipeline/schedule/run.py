@@ -50,8 +50,8 @@ from joblint.pipeline.project import (
     ProjectIndex,
     ProjectSettings,
     candidate_modules,
-    package_roots,
     job_names,
+    package_roots,
     task_helpers,
     wanted,
 )
@@ -969,7 +969,9 @@ def _on_demand(
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
         names, called = wanted([*results, *context, *loaded], asked)
         to_index = [
-            s for s in modules.of(candidate_modules(called, modules, modules.roots)) if s.shown not in indexed
+            s
+            for s in modules.of(candidate_modules(called, modules, modules.roots))
+            if s.shown not in indexed
         ]
         if registrars is None and any(requests.names_service(name) for name in called):
             registrars = _service_registrars(everything)
@@ -1139,7 +1141,11 @@ def _callee_modules(
     have |= {s.shown for s in sources}
     modules = _ByModule(everything)
     callees = {name for r in named if r.index is not None for name in _calls_made(r.index)}
-    wanted = [s for s in modules.of(candidate_modules(callees, modules, modules.roots)) if s.shown not in have]
+    wanted = [
+        s
+        for s in modules.of(candidate_modules(callees, modules, modules.roots))
+        if s.shown not in have
+    ]
     return [*named, *run.index(wanted)]
 
 
