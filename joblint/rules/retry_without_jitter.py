@@ -38,7 +38,10 @@ class RetryWithoutJitter(RetryRule):
     tasks it decorates; a task decorator of the project named by bare name,
     imported or defined in the module (`task = app.task`, a re-export of
     `shared_task`, a function forwarding its `**kwargs` to one, also through
-    a nested decorator it returns), counts like `@app.task(...)`, and so does
+    a nested decorator it returns; also imported from a package's own
+    import root, `from jobs import worker_task` in `workers/general/tasks.py`
+    where `workers/jobs` is a package of the project and no top-level
+    module is `jobs`), counts like `@app.task(...)`, and so does
     a call of a function making a task of the one it is handed with them
     (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
     return app.task(**opts)(fn)`); a `partial`'s call overrides the options
@@ -53,7 +56,17 @@ class RetryWithoutJitter(RetryRule):
     grows with the parameter the caller hands the attempt count to and has
     no random part (a cap, `return 600`, may stand beside):
     `countdown=backoff(self.request.retries)` and `time.sleep(backoff(attempt))`
-    are reported at the delay, naming where the function returns it.
+    are reported at the delay, naming where the function returns it. A
+    list of waits a project function returns reaches RQ's
+    `Retry(interval=...)` the same way (`interval=waits(5)`, also through a
+    name one branch binds to that call while the others bind no random
+    value): it grows when the function builds it with no random part (a
+    literal of growing numbers, a comprehension over `range` whose item
+    grows with the counter, or a local list that loops over `range` append
+    such items to and nothing else changes), or returns what another such
+    function returns (annotated as returning a list); a literal number may
+    stand beside it (`return 0`). Reported at `interval=`, naming where the
+    list is built.
 
     "Grows with the attempt" means `**`, `<<`, `pow`/`math.pow`, or a
     multiplication by the attempt count or a name derived from it. Additive
