@@ -880,9 +880,11 @@ def plan(queue, report_id, backoff=False, waits=0):
 def plan_nightly(queue, report_id):
     queue.enqueue(build_report, report_id, retry=Retry(max=5, interval=planned_waits(5)))
 """,
-        (25, 63, "waits_for() returns squared_waits()'s list, growing with its position at app/example.py:11"),
+        (25, 63, "waits_for() returns squared_waits()'s list, growing with its position at"),
         (29, 63, "planned_waits() returns it, growing with its position at app/waits.py:2"),
         id="rq-waits-a-project-function-builds-growing",
-        app_waits="def planned_waits(count):\n    return [10 * 2 ** step for step in range(count)]\n",
+        app_waits=(
+            "def planned_waits(count):\n    return [10 * 2 ** step for step in range(count)]\n"
+        ),
     ),
 )
