@@ -194,9 +194,14 @@ class ProjectIndex:
         as written then means it too, where every importer agrees."""
         modules = {*self.imports, *(m.module for m in self.graph.by_path.values() if m.module)}
         tops = {m.split(".")[0] for m in modules}
+        # The names a package below the top ends with: the only first parts
+        # such an import can have (most imports are libraries': one look-up).
+        inner = {m.rpartition(".")[2] for m in modules if "." in m} - tops
         written: dict[str, set[str]] = {}
         for module, targets in self.imports.items():
             for target in targets:
+                if target.partition(".")[0] not in inner:
+                    continue
                 rooted = _rooted(target, module, modules, tops)
                 if rooted is not None and self._defines(rooted, modules):
                     written.setdefault(target, set()).add(rooted)
