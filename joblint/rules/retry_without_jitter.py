@@ -167,7 +167,10 @@ class RetryWithoutJitter(RetryRule):
       the one such call in the delay and its returns compute the growth
       in place: one returning another function's result, or reading the
       attempt from the task it is handed (`def delay(task): return 2 **
-      task.request.retries`), is not followed.
+      task.request.retries`), is not followed. For RQ's list of waits, a
+      function returning another's list is followed only when annotated as
+      returning a list, and a list changed by anything but appends in loops
+      over `range` (`extend`, `insert`, `+=`) is not read.
     - Local assignments are followed without regard to order or branches:
       if any assignment to the delay adds a random part, nothing is reported.
     - Sleep loops count as retry loops when an `except` handler in them (also
