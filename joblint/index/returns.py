@@ -193,8 +193,10 @@ class _Reader:
             if growing_list(value, body, reader):
                 facts.append(ReturnFact(SCHEDULE, line=node.lineno))
                 continue
-            callee = self.names.callee(value.func) if isinstance(value, ast.Call) else None
-            if not forwards or callee is None or not jobs.may_be_project_code(callee):
+            if not forwards or not isinstance(value, ast.Call):
+                return ()
+            callee = self.names.callee(value.func)
+            if callee is None or not jobs.may_be_project_code(callee):
                 return ()
             facts.append(ReturnFact(SCHEDULE, callee, node.lineno))
         return tuple(facts)
