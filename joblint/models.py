@@ -101,6 +101,9 @@ class Requirement:
       a project function every return of which grows with its parameter at
       position `reach[1]` (or named `reach[2]`) and has no random part
       (`return 2 ** attempt`): the caller passes the attempt count there.
+      With neither `reach[1]` nor `reach[2]`, a project function returning
+      a list of waits growing with their position (`SCHEDULE` return facts,
+      followed through the functions whose result it returns).
       The message names the function and where it returns the delay where
       it says `RETURNED`;
     - "retries-handed-task" (`RETRIES_HANDED_TASK`): the call written

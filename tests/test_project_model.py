@@ -14,6 +14,7 @@ from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.index import index_source
 from joblint.models import FunctionSummary, ModuleIndex, TxOpening
+from joblint.pipeline.project import candidate_modules, package_roots
 from joblint.settings import ModuleInfo, Options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -606,3 +607,86 @@ def test_index_tells_what_a_caller_does_with_a_result() -> None:
     assert uses[13] == "written"  # the rows of a name looped over
     assert uses[17] == ""  # the name is bound again: what is saved is another row
     assert uses[20] == ""  # a cache key, not a row write
+
+
+def test_index_tells_functions_returning_a_growing_list_of_waits() -> None:
+    index = _index(
+        "import random\n"
+        "def squares(count) -> list:\n"
+        "    waits = [1]\n"
+        "    for step in range(2, count):\n"
+        "        waits.append(step ** 2)\n"
+        "    return waits\n"
+        "def waits_for(count, on) -> list | int:\n"
+        "    if on:\n"
+        "        return squares(count)\n"
+        "    return 0\n"
+        "def doubling(count):\n"
+        "    return [5 * 2 ** i for i in range(count)]\n"
+        "def literal():\n"
+        "    return [1, 10, 60]\n"
+        "def even(count):\n"
+        "    return [30 for _ in range(count)]\n"
+        "def spread(count):\n"
+        "    waits = []\n"
+        "    for step in range(count):\n"
+        "        waits.append(2 ** step + random.random())\n"
+        "    return waits\n"
+        "def extended(count):\n"
+        "    waits = []\n"
+        "    for step in range(count):\n"
+        "        waits.append(2 ** step)\n"
+        "    waits.insert(0, other())\n"
+        "    return waits\n"
+        "def forwarding(count):\n"
+        "    return squares(count)\n"
+    )
+
+    def facts(name: str) -> set[tuple[str, str]]:
+        return {(f.how, f.name) for f in _function(index, f"app.m.{name}").returns}
+
+    assert facts("squares") == {("schedule", "")}
+    assert facts("waits_for") == {("schedule", "app.m.squares")}
+    assert facts("doubling") == facts("literal") == {("schedule", "")}
+    # Constant, jittered or changed otherwise: no growing list; an
+    # unannotated forwarder keeps the call it returns.
+    assert "schedule" not in {how for how, _ in facts("even") | facts("spread")}
+    assert "schedule" not in {how for how, _ in facts("extended")}
+    assert facts("forwarding") == {("call", "app.m.squares")}
+
+
+def test_helpers_retry_the_task_they_are_handed_in_every_arm_of_an_if() -> None:
+    index = _index(
+        "def routed(task, note, exc):\n"
+        "    if note is None:\n"
+        "        task.retry(exc=exc)\n"
+        "    else:\n"
+        "        task.retry(exc=exc, queue=note.queue)\n"
+        "def some(task, note, exc):\n"
+        "    if note:\n"
+        "        task.retry()\n"
+        "    elif exc:\n"
+        "        task.retry()\n"
+        "def caught(task, note, exc):\n"
+        "    if note:\n"
+        "        task.retry()\n"
+        "    else:\n"
+        "        try:\n"
+        "            note.send()\n"
+        "        except OSError:\n"
+        "            task.retry()\n"
+    )
+    assert _function(index, "app.m.routed").retries_handed == ("0",)
+    assert _function(index, "app.m.some").retries_handed == ()
+    assert _function(index, "app.m.caught").retries_handed == ()
+
+
+def test_packages_imported_from_their_own_import_root() -> None:
+    modules = {"workers", "workers.jobs", "workers.jobs.decorator", "workers.general.tasks"}
+    modules |= {"backend", "backend.celery", "backend.utils", "web.utils"}
+    roots = package_roots(modules)
+    assert roots["jobs"] == "workers.jobs"
+    # A library's name, or one two packages end with, says nothing.
+    assert "celery" not in roots and "utils" not in roots
+    assert candidate_modules({"jobs.worker_task"}, modules, roots) == {"workers.jobs"}
+    assert candidate_modules({"celery.shared_task", "utils.x"}, modules, roots) == set()

@@ -78,6 +78,9 @@ class BoundSetting:
     rewrite: Rewrite | None = None
     # Facts of the whole project the reading depends on (the library of a task).
     requires: tuple[Requirement, ...] = ()
+    # A literal bound allowing no retry at all (Celery `max_retries=0`): the
+    # first failure is final, whatever the policy would retry on.
+    no_retries: bool = False
 
 
 @dataclass(frozen=True, slots=True)

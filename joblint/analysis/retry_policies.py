@@ -25,6 +25,7 @@ from joblint.analysis.expressions import (
     AttemptTest,
     DelayAnalysis,
     Loop,
+    Randomness,
     ScopeValues,
     counting_target,
     growing_numbers,
@@ -93,7 +94,7 @@ from joblint.libraries.retry_api import (
     Value,
     WaitStrategies,
 )
-from joblint.models import Requirement
+from joblint.models import RETURNS_GROWTH, Requirement
 
 _MAX_DEPTH = 10
 
@@ -379,7 +380,41 @@ class RetrySites:
             if params.switch_on:
                 rewrite = Rewrite(switch.value, cst.Name("True"), params.switch_on)
         growing = self._growth(found.value, growth)
+        if growing is Growth.UNKNOWN and growth.reads is Reads.SCHEDULE:
+            through = self._helper_schedule(found.value)
+            if through is not None:
+                call, needs = through
+                says = params.says
+                term = DelayTerm(node, Growth.EXPONENTIAL, jitter, says, call, requires=(needs,))
+                return (Delay((term,)),)
         return (Delay((DelayTerm(node, growing, jitter, params.says, rewrite=rewrite),)),)
+
+    def _helper_schedule(self, value: cst.BaseExpression) -> tuple[cst.Call, Requirement] | None:
+        """A list of waits a project function returns (`interval=waits(5)`),
+        also through a name bound to such a call (in one branch: the others
+        bind it to values with no random part): the call, and what the
+        project must confirm for the list to grow (`RETURNS_GROWTH`, handed
+        no attempt)."""
+        analysis = self._here()
+        if isinstance(value, cst.Name):
+            bound = analysis.assigned(value.value)
+            calls = [v for v in bound if isinstance(v, cst.Call)]
+            others = [v for v in bound if not isinstance(v, cst.Call)]
+            plain = all(
+                isinstance(v, cst.BaseExpression)
+                and analysis.randomness(v) is not Randomness.RANDOM
+                for v in others
+            )
+            if len(calls) != 1 or not plain:
+                return None
+            value = calls[0]
+        if not isinstance(value, cst.Call) or analysis.randomness(value) is not Randomness.UNKNOWN:
+            return None
+        site = self._helper_site()(value)
+        if site is None:
+            return None
+        function, text = site
+        return value, Requirement(RETURNS_GROWTH, function, reach=(text, "", ""))
 
     def _growth(self, value: cst.BaseExpression, param: GrowthParam) -> Growth:
         if param.reads is Reads.SWITCH:
@@ -622,7 +657,8 @@ class RetrySites:
             if self._means_no_bound(found.value, params):
                 unbounded = unbounded or found
                 continue
-            return (BoundSetting(found.node, bound, params.says, found.value),)
+            none = bound is Bound.ATTEMPTS and _allows_no_retry(found.value, params)
+            return (BoundSetting(found.node, bound, params.says, found.value, no_retries=none),)
         if unbounded is not None:
             says = params.says_set or params.says
             rewrite = self._bound_value_rewrite(unbounded, params)
@@ -742,6 +778,13 @@ def _is(node: cst.BaseExpression, value: Value) -> bool:
     if value is Value.FALSY:
         return literal_truth(node) is False
     return literal_number(node) == 0
+
+
+def _allows_no_retry(value: cst.BaseExpression, params: BoundParams) -> bool:
+    """A literal count of attempts that leaves no retry: 0 retries, or 1
+    attempt where the count includes the first run."""
+    number = literal_number(value)
+    return number == (1 if params.attempts.counts_first_run else 0)
 
 
 def _switched_off(call: cst.Call, switch: Param) -> bool:

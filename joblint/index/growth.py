@@ -15,6 +15,7 @@ included) makes the return not one, and so does a name that says
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Callable, Mapping
 
 from joblint.knowledge import retries
@@ -22,6 +23,8 @@ from joblint.knowledge import retries
 _MAX_DEPTH = 20
 _GROWING = (ast.Pow, ast.LShift)
 _KEEPS_LEFT = (ast.Sub, ast.Div, ast.FloorDiv)
+# The calls a loop counts attempts over.
+_COUNTING = frozenset({"range"})
 
 
 class GrowthReader:
@@ -34,6 +37,10 @@ class GrowthReader:
     ) -> None:
         self.locals = locals
         self.callee = callee
+
+    def deterministic(self, value: ast.expr) -> bool:
+        """Whether `value` surely has no random part."""
+        return self._deterministic(value, 0)
 
     def growing_parameters(self, value: ast.expr, parameters: Mapping[str, int]) -> set[str]:
         """The parameters `value` grows with, when it has no random part
@@ -114,6 +121,10 @@ class GrowthReader:
                 return False
         return True
 
+    def called(self, func: ast.expr) -> str:
+        """A call's callable, qualified (a builtin by its bare name)."""
+        return self._called(func)
+
     def _called(self, func: ast.expr) -> str:
         qualname = self.callee(func)
         if qualname is not None:
@@ -150,3 +161,102 @@ def is_number(node: ast.expr) -> bool:
         and isinstance(node.value, int | float)
         and not isinstance(node.value, bool)
     )
+
+
+def growing_list(
+    value: ast.expr, body: Mapping[type[ast.AST], list[ast.AST]], reader: GrowthReader
+) -> bool:
+    """A list of waits growing with their position and with no random part:
+    a literal of growing numbers, a comprehension over a counter whose item
+    grows with it, or a local list (assigned once) that loops over `range`
+    append such items to and nothing else changes (`body`: the function's
+    own nodes, by kind)."""
+    if isinstance(value, ast.List | ast.Tuple):
+        numbers = [_number(e) for e in value.elts]
+        return all(n is not None for n in numbers) and _growing([n or 0.0 for n in numbers])
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1:
+        loop = value.generators[0]
+        counter = _counter(loop.target, loop.iter, reader)
+        return counter is not None and not loop.ifs and _item_grows(value.elt, counter, reader)
+    if isinstance(value, ast.Name) and isinstance(reader.locals.get(value.id), ast.List):
+        return _appended_growing(value.id, body, reader)
+    return False
+
+
+def _appended_growing(
+    name: str, body: Mapping[type[ast.AST], list[ast.AST]], reader: GrowthReader
+) -> bool:
+    """Every use of the list `name` changing it is an `append` in a loop over
+    `range` of an item growing with the loop's counter, and there is one;
+    its first items have no random part."""
+    start = reader.locals[name]
+    if not _plain_items(start, reader):
+        return False
+    appended: set[int] = set()
+    for loop in body.get(ast.For, ()):
+        assert isinstance(loop, ast.For)
+        counter = _counter(loop.target, loop.iter, reader)
+        if counter is None:
+            continue
+        for statement in loop.body:
+            call = statement.value if isinstance(statement, ast.Expr) else None
+            if (
+                isinstance(call, ast.Call)
+                and _is_method_of(call.func, name, "append")
+                and len(call.args) == 1
+                and not call.keywords
+                and _item_grows(call.args[0], counter, reader)
+            ):
+                appended.add(id(call.func))
+    if not appended:
+        return False
+    # Any other method called on it (`extend`, `insert`, another `append`)
+    # may add what the loops don't.
+    for node in body.get(ast.Attribute, ()):
+        assert isinstance(node, ast.Attribute)
+        used = isinstance(node.value, ast.Name) and node.value.id == name
+        if used and id(node) not in appended:
+            return False
+    return True
+
+
+def _plain_items(start: ast.expr, reader: GrowthReader) -> bool:
+    assert isinstance(start, ast.List)
+    return all(not isinstance(e, ast.Starred) and reader.deterministic(e) for e in start.elts)
+
+
+def _is_method_of(func: ast.expr, name: str, method: str) -> bool:
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == method
+        and isinstance(func.value, ast.Name)
+        and func.value.id == name
+    )
+
+
+def _counter(target: ast.expr, iterable: ast.expr, reader: GrowthReader) -> str | None:
+    """The loop's counter: its target name over `range(...)`."""
+    if not isinstance(target, ast.Name) or not isinstance(iterable, ast.Call):
+        return None
+    return target.id if reader.called(iterable.func) in _COUNTING else None
+
+
+def _item_grows(item: ast.expr, counter: str, reader: GrowthReader) -> bool:
+    return reader.growing_parameters(item, {counter: 0}) == {counter}
+
+
+def _number(node: ast.expr) -> float | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return None if isinstance(node.value, bool) else float(node.value)
+    return None
+
+
+def _growing(values: list[float]) -> bool:
+    """At least two waits, never shrinking, the last above the first."""
+    if len(values) < 2:
+        return False
+    steady = all(b >= a for a, b in itertools.pairwise(values))
+    return steady and values[-1] > values[0]

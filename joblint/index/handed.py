@@ -43,7 +43,8 @@ def retried_parameters(function: _Function) -> tuple[str, ...]:
             continue
         if isinstance(node, ast.If | ast.IfExp | ast.While):
             tested = _names(node.test) & set(positional)
-            if tested - _retried_names(node, positional):
+            partly = tested - _retried_names(node, positional)
+            if partly and not _every_arm_retries(node, positional):
                 continue  # it retries only some of what it was handed
         if isinstance(node, ast.Call):
             name = _retry_receiver(node)
@@ -73,6 +74,39 @@ def _retried_names(node: ast.AST, positional: list[str]) -> set[str]:
         for name in [_retry_receiver(sub)]
         if name in positional
     }
+
+
+def _every_arm_retries(node: ast.If | ast.IfExp | ast.While, positional: list[str]) -> set[str]:
+    """The parameters every arm of an `if` retries (`if note is None:
+    task.retry(...) else: task.retry(countdown=...)`): retried whatever the
+    test reads, the test only picks how. A nested `if` counts when every arm
+    of it does; an except clause or a nested scope does not."""
+    if isinstance(node, ast.While):
+        return set()
+    if isinstance(node, ast.IfExp):
+        arms: list[list[ast.AST]] = [[node.body], [node.orelse]]
+    else:
+        arms = [list(node.body), list(node.orelse)]
+    common: set[str] | None = None
+    for arm in arms:
+        found: set[str] = set()
+        for statement in arm:
+            found |= _surely_retried(statement, positional)
+        common = found if common is None else common & found
+    return common or set()
+
+
+def _surely_retried(node: ast.AST, positional: list[str]) -> set[str]:
+    if isinstance(node, ast.If | ast.IfExp):
+        return _every_arm_retries(node, positional)
+    if isinstance(node, (*_SKIPPED, ast.While, ast.For, ast.AsyncFor)):
+        return set()
+    found: set[str] = set()
+    if isinstance(node, ast.Call):
+        found.add(_retry_receiver(node) or "")
+    for child in ast.iter_child_nodes(node):
+        found |= _surely_retried(child, positional)
+    return found & set(positional)
 
 
 def _names(node: ast.AST) -> set[str]:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
-from joblint.index.growth import GrowthReader, is_number
+from joblint.index.growth import GrowthReader, growing_list, is_number
 from joblint.knowledge import jobs
 from joblint.knowledge.payloads import MANAGER_FETCHES, ManagerFetches
 from joblint.models import ReturnFact
@@ -37,6 +37,11 @@ PARAM = "param"
 # keyword-only) that has no random part (`return 2 ** attempt`): a delay
 # growing with the attempt when a caller passes the attempt count there.
 GROWS = "grows"
+# A list of waits growing with their position and with no random part
+# (`[5, 30, 120]`, `[2 ** i for i in range(n)]`, a list a loop over `range`
+# appends such values to); with `name`, what the project function of that
+# name returns (a function annotated as returning a list, forwarding a call).
+SCHEDULE = "schedule"
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _NONE_ANNOTATIONS = frozenset({"None", "NoReturn", "Never"})
@@ -69,6 +74,9 @@ def function_returns(
     growing = reader.growth(returns)
     if growing:
         return growing
+    schedule = reader.schedule(returns, body, _says_list(function))
+    if schedule:
+        return schedule
     annotated = _annotated(function, names)
     if annotated is not None:
         return annotated
@@ -164,6 +172,34 @@ class _Reader:
             for name in sorted(common or ())
             for line in lines
         )
+
+    def schedule(
+        self,
+        returns: list[ast.Return],
+        body: Mapping[type[ast.AST], list[ast.AST]],
+        forwards: bool,
+    ) -> tuple[ReturnFact, ...]:
+        """A `SCHEDULE` fact per return that is a growing list of waits (a
+        literal number beside them is no return of its own) or, with
+        `forwards`, a call of a project function; () when any other return is
+        there, or none builds or forwards a list."""
+        reader = GrowthReader(self.locals, self.names.callee)
+        facts: list[ReturnFact] = []
+        for node in returns:
+            assert node.value is not None
+            value = node.value
+            if is_number(value):
+                continue
+            if growing_list(value, body, reader):
+                facts.append(ReturnFact(SCHEDULE, line=node.lineno))
+                continue
+            if not forwards or not isinstance(value, ast.Call):
+                return ()
+            callee = self.names.callee(value.func)
+            if callee is None or not jobs.may_be_project_code(callee):
+                return ()
+            facts.append(ReturnFact(SCHEDULE, callee, node.lineno))
+        return tuple(facts)
 
     def _steady(self, value: ast.expr) -> bool:
         """A return that is a cap among growing ones: a literal number, a
@@ -289,6 +325,22 @@ def _assigned_once(body: Mapping[type[ast.AST], list[ast.AST]]) -> dict[str, ast
             name = cast(ast.ClassDef, scope).name
             stores[name] = stores.get(name, 0) + 1
     return {name: value for name, value in values.items() if stores.get(name) == 1}
+
+
+_LIST_ANNOTATIONS = frozenset({"list", "List", "Sequence", "tuple", "Tuple"})
+
+
+def _says_list(function: _Function) -> bool:
+    """A return annotation naming a list (`-> list[int]`, `-> list | None`)."""
+    written = function.returns
+    annotation = None if written is None else annotation_expr(written)
+    if annotation is None:
+        return False
+    return any(
+        (isinstance(node, ast.Name) and node.id in _LIST_ANNOTATIONS)
+        or (isinstance(node, ast.Attribute) and node.attr in _LIST_ANNOTATIONS)
+        for node in ast.walk(annotation)
+    )
 
 
 def _parameters(function: _Function) -> dict[str, int]:

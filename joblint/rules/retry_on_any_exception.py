@@ -33,7 +33,10 @@ class RetryOnAnyException(RetryRule):
     tasks it decorates; a task decorator of the project named by bare name,
     imported or defined in the module (`task = app.task`, a re-export of
     `shared_task`, a function forwarding its `**kwargs` to one, also through
-    a nested decorator it returns), counts like `@app.task(...)`, and so does
+    a nested decorator it returns; also imported from a package's own
+    import root, `from jobs import worker_task` in `workers/general/tasks.py`
+    where `workers/jobs` is a package of the project and no top-level
+    module is `jobs`), counts like `@app.task(...)`, and so does
     a call of a function making a task of the one it is handed with them
     (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
     return app.task(**opts)(fn)`); a `partial`'s call overrides the options
@@ -47,8 +50,12 @@ class RetryOnAnyException(RetryRule):
     bare `except:`), `retry_later(self, exc)`, is reported at the clause
     when the helper retries it whatever it was handed: not inside an except
     clause of its own, nor under a test of its other parameters
-    (`if isinstance(exc, IOError):`). The task is its first parameter handed
-    on by position, and the file must name a job library or task.
+    (`if isinstance(exc, IOError):`) unless every arm of that `if` retries
+    it (`if note is None: task.retry(...) else: task.retry(queue=...)`). The
+    task is its first parameter handed on by position, and the file must
+    name a job library or task. A policy whose literal bound allows no retry
+    at all (Celery `max_retries=0`, or a `self.retry(max_retries=0)`) retries
+    nothing: not reported.
 
     ## Why is this bad?
     Retries help with transient failures: timeouts, dropped connections,
@@ -106,7 +113,10 @@ class RetryOnAnyException(RetryRule):
 
     def judge(self, policy: RetryPolicy) -> None:
         """Every exception is retried: a bare except clause around the retry,
-        or `Exception`/`BaseException` among the types it is for."""
+        or `Exception`/`BaseException` among the types it is for. A policy
+        whose literal bound allows no retry (`max_retries=0`) retries nothing."""
+        if policy.catches and any(bound.no_retries for bound in policy.bounds):
+            return
         for catch in policy.catches:
             if catch.caught is Caught.EVERYTHING and self.first_time(catch.node):
                 self.report_at(

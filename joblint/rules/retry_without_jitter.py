@@ -4,7 +4,7 @@ from joblint.analysis.expressions import snippet
 from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, DelayTerm, RetryPolicy
 from joblint.knowledge.tokens import RETRY_DELAYS, SLEEP, Trigger
 from joblint.libraries.retry_api import Growth
-from joblint.models import RETURNED
+from joblint.models import RETURNED, RETURNS_GROWTH
 from joblint.rule import LineOf, Message, Valid, invalid
 from joblint.rules._retry_base import RetryRule, as_fix
 
@@ -38,7 +38,10 @@ class RetryWithoutJitter(RetryRule):
     tasks it decorates; a task decorator of the project named by bare name,
     imported or defined in the module (`task = app.task`, a re-export of
     `shared_task`, a function forwarding its `**kwargs` to one, also through
-    a nested decorator it returns), counts like `@app.task(...)`, and so does
+    a nested decorator it returns; also imported from a package's own
+    import root, `from jobs import worker_task` in `workers/general/tasks.py`
+    where `workers/jobs` is a package of the project and no top-level
+    module is `jobs`), counts like `@app.task(...)`, and so does
     a call of a function making a task of the one it is handed with them
     (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
     return app.task(**opts)(fn)`); a `partial`'s call overrides the options
@@ -53,7 +56,17 @@ class RetryWithoutJitter(RetryRule):
     grows with the parameter the caller hands the attempt count to and has
     no random part (a cap, `return 600`, may stand beside):
     `countdown=backoff(self.request.retries)` and `time.sleep(backoff(attempt))`
-    are reported at the delay, naming where the function returns it.
+    are reported at the delay, naming where the function returns it. A
+    list of waits a project function returns reaches RQ's
+    `Retry(interval=...)` the same way (`interval=waits(5)`, also through a
+    name one branch binds to that call while the others bind no random
+    value): it grows when the function builds it with no random part (a
+    literal of growing numbers, a comprehension over `range` whose item
+    grows with the counter, or a local list that loops over `range` append
+    such items to and nothing else changes), or returns what another such
+    function returns (annotated as returning a list); a literal number may
+    stand beside it (`return 0`). Reported at `interval=`, naming where the
+    list is built.
 
     "Grows with the attempt" means `**`, `<<`, `pow`/`math.pow`, or a
     multiplication by the attempt count or a name derived from it. Additive
@@ -154,7 +167,10 @@ class RetryWithoutJitter(RetryRule):
       the one such call in the delay and its returns compute the growth
       in place: one returning another function's result, or reading the
       attempt from the task it is handed (`def delay(task): return 2 **
-      task.request.retries`), is not followed.
+      task.request.retries`), is not followed. For RQ's list of waits, a
+      function returning another's list is followed only when annotated as
+      returning a list, and a list changed by anything but appends in loops
+      over `range` (`extend`, `insert`, `+=`) is not read.
     - Local assignments are followed without regard to order or branches:
       if any assignment to the delay adds a random part, nothing is reported.
     - Sleep loops count as retry loops when an `except` handler in them (also
@@ -302,6 +318,15 @@ def _message(term: DelayTerm) -> Message:
     if grown_by is None:
         return f"{term.says.cause}: {_SAME_TIME}. {term.says.remedy}"
     text = snippet(grown_by)
+    if any(r.kind == RETURNS_GROWTH and not any(r.reach[1:]) for r in term.requires):
+        # A list of waits a project function returns: the project step says where.
+        def listed(line_of: LineOf) -> str:
+            return (
+                f"{term.says.cause} ({text}, line {line_of(grown_by)}: {RETURNED}): "
+                f"{_SAME_TIME}. {term.says.remedy}"
+            )
+
+        return listed
     # A project function computing it: the project step says where it grows.
     through = f"; {RETURNED}" if term.requires else ""
 

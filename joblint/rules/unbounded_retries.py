@@ -32,7 +32,10 @@ class UnboundedRetries(RetryRule):
     tasks it decorates; a task decorator of the project named by bare name,
     imported or defined in the module (`task = app.task`, a re-export of
     `shared_task`, a function forwarding its `**kwargs` to one, also through
-    a nested decorator it returns), counts like `@app.task(...)`, and so does
+    a nested decorator it returns; also imported from a package's own
+    import root, `from jobs import worker_task` in `workers/general/tasks.py`
+    where `workers/jobs` is a package of the project and no top-level
+    module is `jobs`), counts like `@app.task(...)`, and so does
     a call of a function making a task of the one it is handed with them
     (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
     return app.task(**opts)(fn)`); a `partial`'s call overrides the options

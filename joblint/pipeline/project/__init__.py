@@ -7,13 +7,18 @@ a cache or a worker process.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import locks, payloads, requests, work
-from joblint.knowledge.jobs import ENQUEUE_ON_CALL_LIBRARIES, FIX_HINTS, TxFamily
+from joblint.knowledge.jobs import (
+    ENQUEUE_ON_CALL_LIBRARIES,
+    FIX_HINTS,
+    TxFamily,
+    may_be_project_code,
+)
 from joblint.models import (
     ANY_FIELD,
     CALLER,
@@ -175,7 +180,49 @@ class ProjectIndex:
             for alias, backend in facts.cache_backends:
                 index.cache_backends.setdefault(alias, []).append((backend, setter))
         index._add_plain_classes(results)
+        index._root_imports()
         return index
+
+    def _root_imports(self) -> None:
+        """Imports written from a package's own import root (`from jobs
+        import worker_task` in `workers/general/tasks.py`, run with `workers/`
+        on the path, where `workers` is itself a package): the name is the
+        project's `workers.jobs.worker_task`. Taken so only when no
+        top-level module of the project is `jobs`, the library joblint
+        knows or the standard library has none, the importing module is
+        under the package, and the project defines the name there; the name
+        as written then means it too, where every importer agrees."""
+        modules = {*self.imports, *(m.module for m in self.graph.by_path.values() if m.module)}
+        tops = {m.split(".")[0] for m in modules}
+        # The names a package below the top ends with: the only first parts
+        # such an import can have (most imports are libraries': one look-up).
+        inner = {m.rpartition(".")[2] for m in modules if "." in m} - tops
+        written: dict[str, set[str]] = {}
+        for module, targets in self.imports.items():
+            for target in targets:
+                if target.partition(".")[0] not in inner:
+                    continue
+                rooted = _rooted(target, module, modules, tops)
+                if rooted is not None and self._defines(rooted, modules):
+                    written.setdefault(target, set()).add(rooted)
+        for target, found in written.items():
+            if len(found) == 1:
+                only = next(iter(found))
+                self.aliases.setdefault(target, only)
+                self.graph.aliases.setdefault(target, only)
+
+    def _defines(self, name: str, modules: set[str]) -> bool:
+        return (
+            name in modules
+            or name in self.aliases
+            or name in self.graph.aliases
+            or name in self.graph.functions
+            or name in self.graph.task_decorators
+            or name in self.tasks
+            or name in self.classes
+            or name in self.plain
+            or name in self.constants
+        )
 
     def _add_plain_classes(self, results: list[FileResult]) -> None:
         """The classes the index tells are plain, where no facts tell more:
@@ -654,6 +701,8 @@ class ProjectIndex:
         """How a `RETURNS_GROWTH` requirement holds: the words naming the
         function returning the growing delay and where, and that place."""
         text, position, keyword = requirement.reach
+        if not position and not keyword:
+            return self._growing_schedule(requirement.qualname, text)
         found = self.returns.growth_at(requirement.qualname, text, position, keyword)
         if found is None:
             return None
@@ -662,6 +711,20 @@ class ProjectIndex:
         step = f"{hop.function.rsplit('.', 1)[-1]}() returns a delay growing with {parameter}"
         said = f"{text}() returns it at {where}, growing with its parameter {parameter}"
         return said, Related(hop.path, _line(hop.line), step)
+
+    def _growing_schedule(self, function: str, text: str) -> tuple[str, Related] | None:
+        """A project function returning a growing list of waits: the words
+        naming where it is built, and that place."""
+        hops = self.returns.schedule_at(function, text)
+        if hops is None:
+            return None
+        built = hops[-1]
+        name = built.function.rsplit(".", 1)[-1]
+        where = f"{built.path}:{built.line}"
+        step = f"{name}() returns a list of waits growing with their position"
+        through = f"{text}() returns {name}()'s list" if len(hops) > 1 else f"{text}() returns it"
+        said = f"{through}, growing with its position at {where}"
+        return said, Related(built.path, _line(built.line), step)
 
     def _naming_growth(self, finding: Finding, requirement: Requirement) -> Finding:
         found = self._growing(requirement)
@@ -933,20 +996,63 @@ def _asked_of_model(
     return found
 
 
-def candidate_modules(names: set[str], known: Container[str]) -> set[str]:
+def candidate_modules(
+    names: set[str], known: Container[str], roots: Mapping[str, str] | None = None
+) -> set[str]:
     """The modules that define `pkg.mod.Name` (or re-export it): of its
     prefixes, the longest that is a module of the project (`known`). Python
     imports `pkg.mod` from its own file whatever `pkg/__init__.py` holds, so
-    the packages above it are not read for its names."""
+    the packages above it are not read for its names. A name none of whose
+    prefixes is known is looked for under the package `roots` names for its
+    first part (`package_roots`)."""
     modules: set[str] = set()
     for name in names:
-        module = name
-        while "." in module:
-            module = module.rpartition(".")[0]
-            if module in known:
-                modules.add(module)
-                break
+        found = _longest_module(name, known)
+        top, _, rest = name.partition(".")
+        if found is None and roots and top in roots and rest:
+            found = _longest_module(f"{roots[top]}.{rest}", known)
+        if found is not None:
+            modules.add(found)
     return modules
+
+
+def _longest_module(name: str, known: Container[str]) -> str | None:
+    module = name
+    while "." in module:
+        module = module.rpartition(".")[0]
+        if module in known:
+            return module
+    return None
+
+
+def package_roots(modules: Iterable[str]) -> dict[str, str]:
+    """`jobs` -> `workers.jobs` for a package of the project whose bare name
+    is no top-level module of it, nor the standard library's or a library's
+    joblint knows, when one package only ends so: code under `workers` run
+    with that directory on the import path imports it as `jobs`."""
+    names = set(modules)
+    tops = {m.split(".")[0] for m in names}
+    found: dict[str, set[str]] = {}
+    for module in names:
+        head, _, last = module.rpartition(".")
+        if head and last not in tops and may_be_project_code(last):
+            found.setdefault(last, set()).add(module)
+    return {last: next(iter(packages)) for last, packages in found.items() if len(packages) == 1}
+
+
+def _rooted(target: str, module: str, modules: set[str], tops: set[str]) -> str | None:
+    """`target` imported in `module` from an import root above it: the
+    nearest package `P` holding `module` with `P.<first part of target>` a
+    module of the project."""
+    top = target.partition(".")[0]
+    if top in tops or not may_be_project_code(top):
+        return None
+    package = module.rpartition(".")[0]
+    while package:
+        if f"{package}.{top}" in modules:
+            return f"{package}.{target}"
+        package = package.rpartition(".")[0]
+    return None
 
 
 def job_names(results: list[FileResult]) -> tuple[set[str], set[str]]:

@@ -1411,7 +1411,7 @@ class ReturnsView:
                 continue
             seen.add(target)
             for fact in self.graph.functions[target][0].returns:
-                if fact.how == returns.CALL:
+                if fact.how == returns.CALL or (fact.how == returns.SCHEDULE and fact.name):
                     todo.append((fact.name, depth + 1))
                 elif fact.how == returns.MEMBER:
                     classes.add(fact.name)
@@ -1435,6 +1435,40 @@ class ReturnsView:
                 if (at and fact.kind == at) or (keyword and fact.name == keyword):
                     return Returning(target, path, fact.line), fact.name
         return None
+
+    def schedule_at(self, function: str, text: str) -> tuple[Returning, ...] | None:
+        """Where a function the calls written `text` in `function` call
+        returns a growing list of waits (`joblint.index.returns.SCHEDULE`),
+        every return of it so: the hops, the one building the list last."""
+        for target in self._resolved(self._called(function, text)):
+            found = self._schedule(target, MAX_HOPS, frozenset())
+            if found is not None:
+                return found
+        return None
+
+    def _schedule(
+        self, target: str, depth: int, seen: frozenset[str]
+    ) -> tuple[Returning, ...] | None:
+        """The hops to where `target` builds the growing list it returns,
+        through the project functions whose result it returns (each one so)."""
+        if target in seen or depth == 0:
+            return None
+        summary, path = self.graph.functions[target]
+        own = [fact for fact in summary.returns if not fact.key]
+        if not own or any(fact.how not in (returns.SCHEDULE, returns.CALL) for fact in own):
+            return None
+        built: tuple[Returning, ...] | None = None
+        for fact in own:
+            hop = Returning(target, path, fact.line)
+            if fact.how == returns.SCHEDULE and not fact.name:
+                built = built or (hop,)
+                continue
+            inner = self.graph.resolve(fact.name)
+            further = None if inner is None else self._schedule(inner, depth - 1, seen | {target})
+            if further is None:
+                return None  # a list another function returns, which may not grow
+            built = built or (hop, *further)
+        return built
 
     def parameter_at(
         self, function: str, text: str, position: str, keyword: str

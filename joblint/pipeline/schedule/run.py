@@ -10,6 +10,7 @@ every result to the project step. `joblint.api` is its public face.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -53,6 +54,7 @@ from joblint.pipeline.project import (
     ProjectSettings,
     candidate_modules,
     job_names,
+    package_roots,
     task_helpers,
     wanted,
 )
@@ -974,7 +976,9 @@ def _on_demand(
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):
         names, called = wanted([*results, *context, *loaded], asked)
         to_index = [
-            s for s in modules.of(candidate_modules(called, modules)) if s.shown not in indexed
+            s
+            for s in modules.of(candidate_modules(called, modules, modules.roots))
+            if s.shown not in indexed
         ]
         if registrars is None and any(requests.names_service(name) for name in called):
             registrars = _service_registrars(everything)
@@ -985,7 +989,7 @@ def _on_demand(
         loaded.extend(found)
         indexed.update(s.shown for s in to_index)
         names -= {name for r in found if r.index is not None for name in _plain(r.index)}
-        batch = remaining.take(candidate_modules(names, modules))
+        batch = remaining.take(candidate_modules(names, modules, modules.roots))
         if not batch and not to_index:
             break
         loaded.extend(run.facts(batch))
@@ -1032,6 +1036,11 @@ class _ByModule:
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
+
+    @functools.cached_property
+    def roots(self) -> dict[str, str]:
+        """The packages imported from their own import root (`package_roots`)."""
+        return package_roots(self._by_name)
 
     def of(self, names: set[str]) -> list[_Source]:
         found = [entry for name in names for entry in self._by_name.get(name, ())]
@@ -1139,7 +1148,11 @@ def _callee_modules(
     have |= {s.shown for s in sources}
     modules = _ByModule(everything)
     callees = {name for r in named if r.index is not None for name in _calls_made(r.index)}
-    wanted = [s for s in modules.of(candidate_modules(callees, modules)) if s.shown not in have]
+    wanted = [
+        s
+        for s in modules.of(candidate_modules(callees, modules, modules.roots))
+        if s.shown not in have
+    ]
     return [*named, *run.index(wanted)]
 
 
@@ -1351,7 +1364,7 @@ def _request_callers(
     reader = _Indexer(run, [*results, *context])
     read, loaded = reader.read, reader.loaded
 
-    own = modules.of(candidate_modules(targets, modules))
+    own = modules.of(candidate_modules(targets, modules, modules.roots))
     if not requests_on:  # only signals may reach them: modules that connect receivers
         own = [s for s in own if any(word in s.data for word in _CONNECTING_WORDS)]
     read(own)
@@ -1391,7 +1404,7 @@ def _request_callers(
             owners = {
                 e.of for r in have if r.index for e in r.index.entries if e.needs in _NEEDS_OWNER
             }
-            read(modules.of(candidate_modules(owners, modules)))
+            read(modules.of(candidate_modules(owners, modules, modules.roots)))
             # A mixin's request-taking method is a handler of the views that
             # derive from it: the modules naming the mixin may define them.
             mixins = _mixins_with_handlers(have, asked) - mixins_looked_for
@@ -1661,7 +1674,7 @@ def _request_hooks(
         if name
     }
     modules = _ByModule(everything)
-    read(modules.of(candidate_modules(targets, modules)))
+    read(modules.of(candidate_modules(targets, modules, modules.roots)))
     if _hooks_commit([*results, *context, *loaded]):
         read([s for s in everything if any(word in s.data for word in _ROUTE_CALL_WORDS)])
     return loaded
@@ -1831,7 +1844,7 @@ def _library_creators(
             for call in summary.calls
             if call.callee.rsplit(".", 1)[-1] in asked
         }
-        read(modules.of(candidate_modules(owners, modules)))
+        read(modules.of(candidate_modules(owners, modules, modules.roots)))
         asked |= _callers_named(calling, looked_for, set())
     return loaded
 

@@ -25,6 +25,26 @@ def guarded(task, call):
 
 def report(task, exc):
     logging.getLogger(__name__).warning("%s failed: %s", task.name, exc)
+
+def retry_routed(task, note, exc):
+    if note is None:
+        raise task.retry(exc=exc)
+    else:
+        raise task.retry(exc=exc, queue=note.queue)
+
+def retry_noted(task, note, exc):
+    if note is not None:
+        raise task.retry(exc=exc)
+    elif isinstance(exc, ConnectionError):
+        raise task.retry(exc=exc, countdown=30)
+"""
+
+# A task decorator of the project's, in a package the example imports from its
+# own import root (`from jobs import ...` inside `app/`, run with `app/` on the path).
+OWN_ROOT_FACTORY = """from celery import shared_task
+
+def worker_task(*args, **kwargs):
+    return shared_task(*args, **kwargs)
 """
 
 VALID = (
@@ -99,6 +119,39 @@ def pull(account_id, client):
 """,
         id="helpers-handed-the-task-that-pick-what-they-retry-or-dont",
         project={"app_helpers": HELPERS},
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+from app.helpers import retry_noted
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id, note=None):
+    try:
+        fetch(account_id)
+    except Exception as exc:
+        retry_noted(self, note, exc)
+""",
+        id="a-helper-retrying-in-some-arms-of-an-if-only",
+        project={"app_helpers": HELPERS},
+    ),
+    Valid(
+        """
+from celery import shared_task
+
+from jobs import worker_task
+
+@shared_task(autoretry_for=(Exception,), max_retries=0)
+def sync(account_id):
+    fetch(account_id)
+
+@worker_task(bind=True, autoretry_for=(Exception,), max_retries=0, retry_backoff=True)
+def push(self, account_id):
+    send(account_id)
+""",
+        id="a-bound-allowing-no-retry-retries-nothing",
+        project={"app_jobs": OWN_ROOT_FACTORY},
     ),
 )
 
@@ -225,5 +278,42 @@ def push(self, account_id):
         (17, 5, "bare except"),
         id="a-bound-task-handing-itself-to-a-helper-that-retries-it",
         app_helpers=HELPERS,
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+from app.helpers import retry_routed
+
+@shared_task(bind=True, max_retries=4)
+def sync(self, account_id, note=None):
+    try:
+        fetch(account_id)
+    except Exception as exc:
+        retry_routed(self, note, exc)
+""",
+        (10, 12, "retry_routed(self, ...) (a retry of the task) in this except clause retries"),
+        id="a-helper-retrying-the-task-in-every-arm-of-an-if",
+        app_helpers=HELPERS,
+    ),
+    invalid(
+        """
+from jobs import worker_task
+
+@worker_task(bind=True, autoretry_for=(Exception,), max_retries=3)
+def sync(self, account_id):
+    fetch(account_id)
+
+@worker_task(bind=True, max_retries=3)
+def push(self, account_id):
+    try:
+        send(account_id)
+    except Exception as exc:
+        raise self.retry(exc=exc)
+""",
+        (4, 40, "Celery autoretry_for retries every exception (Exception)"),
+        (12, 12, "self.retry(...) in this except clause retries every exception"),
+        id="a-factory-imported-from-the-package-own-import-root",
+        app_jobs=OWN_ROOT_FACTORY,
     ),
 )

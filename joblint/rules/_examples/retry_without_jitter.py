@@ -332,6 +332,47 @@ def pull(client):
     Valid(
         """
 import random
+
+from rq import Retry
+
+from app.waits import even_waits, extended_waits, spread_waits
+
+
+def plan(queue, report_id, spread=False, waits=0):
+    if spread:
+        waits = spread_waits(4)
+    queue.enqueue(build_report, report_id, retry=Retry(max=4, interval=waits))
+
+
+def plan_even(queue, report_id):
+    queue.enqueue(build_report, report_id, retry=Retry(max=4, interval=even_waits(4)))
+
+
+def plan_extended(queue, report_id, waits=None):
+    if waits is None:
+        waits = [random.uniform(1, 5) for _ in range(4)]
+    else:
+        waits = extended_waits(4)
+    queue.enqueue(build_report, report_id, retry=Retry(max=4, interval=waits))
+""",
+        id="rq-waits-from-project-functions-constant-jittered-or-extended",
+        project={
+            "app_waits": (
+                "import random\n\n"
+                "def even_waits(count):\n    waits = []\n"
+                "    for step in range(count):\n        waits.append(30)\n    return waits\n\n"
+                "def spread_waits(count) -> list:\n    return with_spread(count)\n\n"
+                "def with_spread(count):\n    waits = []\n    for step in range(count):\n"
+                "        waits.append(5 * 2 ** step + random.uniform(0, 5))\n    return waits\n\n"
+                "def extended_waits(count):\n    waits = [5]\n    for step in range(count):\n"
+                "        waits.append(5 * 3 ** step)\n    waits.extend(settings_waits())\n"
+                "    return waits\n"
+            )
+        },
+    ),
+    Valid(
+        """
+import random
 import time
 
 
@@ -807,5 +848,43 @@ class Client:
 """,
         (17, 28, "self._backoff() returns it at app/example.py:7, growing with its parameter n"),
         id="a-method-computing-the-delay-from-the-parameter-it-is-handed",
+    ),
+    invalid(
+        """
+from rq import Retry
+
+from app.waits import planned_waits
+
+
+def squared_waits(count) -> list:
+    waits = [1]
+    for step in range(2, count + 1):
+        waits.append(step ** 2)
+    return waits
+
+
+def waits_for(count, backoff) -> list | int:
+    if backoff:
+        return squared_waits(count)
+    return 0
+
+
+def plan(queue, report_id, backoff=False, waits=0):
+    if backoff:
+        waits = waits_for(4, backoff)
+    else:
+        waits = waits
+    queue.enqueue(build_report, report_id, retry=Retry(max=4, interval=waits))
+
+
+def plan_nightly(queue, report_id):
+    queue.enqueue(build_report, report_id, retry=Retry(max=5, interval=planned_waits(5)))
+""",
+        (25, 63, "waits_for() returns squared_waits()'s list, growing with its position at"),
+        (29, 63, "planned_waits() returns it, growing with its position at app/waits.py:2"),
+        id="rq-waits-a-project-function-builds-growing",
+        app_waits=(
+            "def planned_waits(count):\n    return [10 * 2 ** step for step in range(count)]\n"
+        ),
     ),
 )
