@@ -629,7 +629,7 @@ def key_checked_then_set(tree: ast.Module, lowered: bytes) -> bool:
     return not checked.isdisjoint(set_keys)
 
 
-_KEY_CHECKS = locks.GET_METHODS | locks.EXISTS_METHODS
+_KEY_CHECKS = locks.GET_METHODS | locks.EXISTS_METHODS | locks.RESPONSE_LOOKUP_METHODS
 
 
 def _key_texts(call: ast.Call) -> Iterator[str]:
