@@ -88,11 +88,16 @@ class NonAtomicLockAcquire(Rule):
     r.get(key): r.set(key, token)`, `if not r.exists(key): ...
     r.set(key, ...)`, `if cache.get(key) is None: cache.set(key, ...)`, and
     the early exit `if r.get(key): return` followed by `r.set(key, ...)`;
-    the asyncio clients (`await r.get(key)`) alike.
+    the asyncio clients (`await r.get(key)`) alike, and edx-django-utils'
+    `TieredCache` (`if TieredCache.get_cached_response(key).is_found:
+    return` then `TieredCache.set_all_tiers(key, ...)`).
 
     Only a lock counts: the key names one (`lock`, `mutex`, `running`,
     `singleton`... with a marker or an owner's token as the value), or the
-    key is deleted after the set, when the work ends.
+    key is deleted after the set, when the work ends, or the function is a
+    try-lock: its name names a lock (`acquire_report_lock`) and it answers
+    whether it took it (`return True` and `return False`), with a marker or
+    a token as the value.
 
     ## Why is this bad?
     Between the check and the set, another worker runs the same check, sees
@@ -143,7 +148,11 @@ class NonAtomicLockAcquire(Rule):
       to, `v = cache.get(key) ... v = compute(); cache.set(key, v)`); a set
       whose value is computed (`cache.set("running_jobs", count_jobs())`)
       unless the key is deleted after it; a `set(..., nx=True)` after the
-      check (atomic).
+      check (atomic). A delete of the key in another function (a
+      `release_...` beside the acquire) is no evidence on its own: a cache's
+      invalidation deletes a debounce marker's key just the same.
+    - edx-django-utils' `RequestCache` has the same lookup but lives in one
+      request's thread: no other worker races with it, and it is not read.
     - Like the other lock rules, the calls are Redis's or a cache's only
       where a Redis client or Django's cache is in reach (the receiver, or
       an import of the module or a project module it imports).
