@@ -93,14 +93,14 @@ def check_then_set_evidence(
     """Whether the set of a check-then-set (`if not r.get(key): r.set(key, v)`)
     takes a lock: the key names one (its text, or the value of the constant it
     is), or the key is deleted after the set (the work done, the lock freed),
-    or the function is a try-lock (`try_lock_function`). A key that merely
+    or the function is a try-lock (`_try_lock_function`). A key that merely
     isn't a literal says nothing here: a cache fill looks the same. Nor does
     a delete of the key in another function of the module: a cache's
     invalidation deletes a debounce marker's key just as a release does."""
     resolver = context.resolver
     if _released_later(call, key, context, expiry_counts=False):
         return LockEvidence(True, _redis_in_reach(call, context), released=True)
-    if _names_lock(key, resolver) or try_lock_function(context.frame.node):
+    if _names_lock(key, resolver) or _try_lock_function(context.frame.node):
         return LockEvidence(True, _redis_in_reach(call, context))
     constant = _key_constant(key, resolver)
     if isinstance(constant, _Constant):
@@ -109,7 +109,7 @@ def check_then_set_evidence(
     return _NOT_A_LOCK
 
 
-def try_lock_function(node: cst.CSTNode) -> bool:
+def _try_lock_function(node: cst.CSTNode) -> bool:
     """A function whose name names a lock and that answers whether it took
     it: among its own returns, `return True` and `return False`."""
     if not isinstance(node, cst.FunctionDef) or not locks.names_a_lock(node.name.value):
