@@ -1,5 +1,6 @@
-"""The AST checks confirming JL106's and the cache locks' triggers: yes where
-the rules may report, no on the look-alikes (and there the rules find nothing)."""
+"""The AST checks confirming JL106's, the cache locks' and JL405's triggers:
+yes where the rules may report, no on the look-alikes (and there the rules
+find nothing)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.screen.ast_checks import cache_add_call, enqueue_then_write
+from joblint.pipeline.screen.key_check import key_checked_then_set
 from joblint.pipeline.source import quiet_ast_parse
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -41,6 +43,75 @@ CACHE_ADD = [
     ),
 ]
 
+_CACHE = "from django.core.cache import cache\n\n"
+_TIERED = "from edx_django_utils.cache import TieredCache\n\n"
+KEY_CHECKED_THEN_SET = [
+    # The key names a lock; through a local name; a constant of another module.
+    (
+        _CACHE + "def f(pk):\n    if cache.get(f'lock:{pk}') is None:\n"
+        "        cache.set(f'lock:{pk}', 1, 60)\n",
+        True,
+    ),
+    (
+        _CACHE + "def f(pk):\n    key = f'sync-lock:{pk}'\n    if not cache.get(key):\n"
+        "        cache.set(key, True, 60)\n",
+        True,
+    ),
+    (
+        _CACHE + "from .keys import REPORT\n\ndef f():\n    if cache.get(REPORT):\n"
+        "        return\n    cache.set(REPORT, 'held', 60)\n",
+        True,
+    ),
+    # The key deleted after the set, whatever the value.
+    (
+        _CACHE + "def f(pk, v):\n    if cache.get(pk) is None:\n        cache.set(pk, v)\n"
+        "        work()\n        cache.delete(pk)\n",
+        True,
+    ),
+    # A try-lock function: a TieredCache lookup, a key naming no lock.
+    (
+        _TIERED + "def take_plan_lock(pk):\n    key = make_key(pk)\n"
+        "    found = TieredCache.get_cached_response(key)\n    if found.is_found:\n"
+        "        return False\n    TieredCache.set_all_tiers(key, 'held', 60)\n    return True\n",
+        True,
+    ),
+    # Look-alikes: cache fills (a computed value, a refill), a marker under a
+    # key naming no lock, a set in another function, on another receiver,
+    # a lock-named function with no True/False answer.
+    (
+        _CACHE + "def f(pk):\n    v = cache.get(f'price:{pk}')\n    if v is None:\n"
+        "        v = compute(pk)\n        cache.set(f'price:{pk}', v, 300)\n    return v\n",
+        False,
+    ),
+    (
+        _CACHE + "def f(pk):\n    key = f'seen:{pk}'\n    if cache.get(key):\n        return\n"
+        "    cache.set(key, True, 60)\n",
+        False,
+    ),
+    (
+        _CACHE + "def f(pk):\n    return cache.get(f'lock:{pk}')\n\n"
+        "def g(pk):\n    cache.set(f'lock:{pk}', 1)\n",
+        False,
+    ),
+    (
+        _CACHE + "def f(other, pk):\n    if cache.get(f'lock:{pk}') is None:\n"
+        "        other.set(f'lock:{pk}', 1)\n",
+        False,
+    ),
+    (
+        _CACHE + "def lock_tip(pk):\n    if cache.get(make_key(pk)) is None:\n"
+        "        cache.set(make_key(pk), 'shown', 60)\n",
+        False,
+    ),
+    (
+        _TIERED + "def outline(pk):\n    key = make_key(pk)\n"
+        "    found = TieredCache.get_cached_response(key)\n    if found.is_found:\n"
+        "        return found.value\n    value = build(pk)\n"
+        "    TieredCache.set_all_tiers(key, value, 60)\n    return value\n",
+        False,
+    ),
+]
+
 
 @pytest.mark.parametrize(("source", "expected"), ENQUEUE_THEN_WRITE)
 def test_enqueue_then_write(source: str, expected: bool) -> None:
@@ -56,6 +127,14 @@ def test_cache_add_call(source: str, expected: bool) -> None:
     assert cache_add_call(quiet_ast_parse(data), data.lower()) is expected
     if not expected:
         assert _found(source, "JL402") == [] and _found(source, "JL404") == []
+
+
+@pytest.mark.parametrize(("source", "expected"), KEY_CHECKED_THEN_SET)
+def test_key_checked_then_set(source: str, expected: bool) -> None:
+    data = source.encode()
+    assert key_checked_then_set(quiet_ast_parse(data), data.lower()) is expected
+    if not expected:
+        assert _found(source, "JL405") == []
 
 
 def _found(source: str, code: str) -> list[str]:

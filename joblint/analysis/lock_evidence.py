@@ -12,8 +12,10 @@ one for a lock only with evidence of it:
 A cache's `add()` (`any_key_is_evidence` off) needs more than a key that is
 no literal; a hash's `hsetnx(name, field, v)` follows the name, with a lock
 word in the field counting too. The set of a check-then-set
-(`check_then_set_evidence`) is a lock's only when the key names one or is
-deleted after the set.
+(`check_then_set_evidence`) is a lock's only when the key names one, or is
+deleted after the set, or the function taking it is a try-lock: its name
+names a lock and it answers whether it took it (`return True` and `return
+False`), as `acquire_report_lock()` does.
 A result that is asserted instead (`assert r.set(...)`, `self.assertTrue(...)`,
 or a name bound to it asserted later) makes the call a test of SET NX itself:
 a delete after it is the test's clean-up. A key that is a module constant of
@@ -37,13 +39,21 @@ import libcst as cst
 from joblint.analysis.constants import to_expr
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import BindingKind, Resolver, unwrap
-from joblint.analysis.redis_clients import client_kind, key_code, method_name, positional, receiver
+from joblint.analysis.redis_clients import (
+    client_kind,
+    key_code,
+    method_name,
+    positional,
+    receiver,
+    response_cache,
+)
 from joblint.analysis.sql import lookup_for
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
 from joblint.models import Requirement
 
 _MAX_FOLLOW = 6
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,13 +92,15 @@ def check_then_set_evidence(
 ) -> LockEvidence:
     """Whether the set of a check-then-set (`if not r.get(key): r.set(key, v)`)
     takes a lock: the key names one (its text, or the value of the constant it
-    is), or the key is deleted after the set (the work done, the lock freed).
-    A key that merely isn't a literal says nothing here: a cache fill looks the
-    same."""
+    is), or the key is deleted after the set (the work done, the lock freed),
+    or the function is a try-lock (`_try_lock_function`). A key that merely
+    isn't a literal says nothing here: a cache fill looks the same. Nor does
+    a delete of the key in another function of the module: a cache's
+    invalidation deletes a debounce marker's key just as a release does."""
     resolver = context.resolver
     if _released_later(call, key, context, expiry_counts=False):
         return LockEvidence(True, _redis_in_reach(call, context), released=True)
-    if _names_lock(key, resolver):
+    if _names_lock(key, resolver) or _try_lock_function(context.frame.node):
         return LockEvidence(True, _redis_in_reach(call, context))
     constant = _key_constant(key, resolver)
     if isinstance(constant, _Constant):
@@ -97,12 +109,39 @@ def check_then_set_evidence(
     return _NOT_A_LOCK
 
 
+def _try_lock_function(node: cst.CSTNode) -> bool:
+    """A function whose name names a lock and that answers whether it took
+    it: among its own returns, `return True` and `return False`."""
+    if not isinstance(node, cst.FunctionDef) or not locks.names_a_lock(node.name.value):
+        return False
+    answers: set[str] = set()
+    nested = {"depth": 0}
+
+    def enter(inner: cst.CSTNode) -> None:
+        if isinstance(inner, _SCOPES):
+            nested["depth"] += 1
+        elif nested["depth"] == 0 and isinstance(inner, cst.Return):
+            value = inner.value
+            if isinstance(value, cst.Name) and value.value in ("True", "False"):
+                answers.add(value.value)
+
+    def leave(inner: cst.CSTNode) -> None:
+        if isinstance(inner, _SCOPES):
+            nested["depth"] -= 1
+
+    walk(node.body, enter, leave)
+    return answers == {"True", "False"}
+
+
 def _redis_in_reach(call: cst.Call, context: FileContext) -> tuple[Requirement, ...]:
     """A library-specific shape needs the library: the receiver is a Redis
-    client, or a Redis module is imported here (or, for the project step to
-    say, by a project module this one imports)."""
+    client or a shared cache known by its name, or a Redis module is
+    imported here (or, for the project step to say, by a project module this
+    one imports)."""
     target = receiver(call)
     if target is not None and client_kind(target, lookup_for(context)) is not None:
+        return ()
+    if target is not None and response_cache(target, context.resolver) is not None:
         return ()
     if context.resolver.imports_any(locks.REDIS_MODULES):
         return ()

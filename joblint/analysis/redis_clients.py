@@ -6,7 +6,8 @@ A receiver counts as a Redis client when it is (or a name assigned once is, or
 (`locks.REDIS_CLIENT_CONSTRUCTORS`: `redis.Redis(...)`, `Redis.from_url(...)`,
 ...), a `.pipeline()` of one, or a parameter annotated with a client class.
 A cache is one of the frameworks' cache objects (`cache`, `caches["x"]`) or a
-name annotated with a cache class. Anything else is unknown.
+name annotated with a cache class; a response cache (`response_cache`) is
+known by its qualified name. Anything else is unknown.
 """
 
 from __future__ import annotations
@@ -121,6 +122,13 @@ def is_cache(node: cst.BaseExpression, lookup: Lookup) -> bool:
     if isinstance(node, cst.Subscript):
         node = node.value
     return _qualified(node, lookup) in locks.CACHE_OBJECTS or bool(cache_class(node, lookup))
+
+
+def response_cache(node: cst.BaseExpression, resolver: Resolver) -> locks.ResponseCache | None:
+    """The shared cache `node` names whose reads answer with a response
+    (`TieredCache`, by its qualified name), else None."""
+    qualname = resolver.qualified_name(unwrap(node))
+    return locks.RESPONSE_CACHES.get(qualname) if qualname else None
 
 
 def cache_class(node: cst.BaseExpression, lookup: Lookup) -> str:

@@ -25,6 +25,7 @@ from joblint.libraries.locking import LockApi as LockApi
 from joblint.libraries.locking import LockReceiver as LockReceiver
 from joblint.libraries.locking import NonBlockingAcquire as NonBlockingAcquire
 from joblint.libraries.locking import RedisClients as RedisClients
+from joblint.libraries.locking import ResponseCache as ResponseCache
 from joblint.libraries.locking import TryLockContext as TryLockContext
 from joblint.libraries.queries import ModelKeyApi as ModelKeyApi
 from joblint.libraries.queries import QueryApi as QueryApi
@@ -292,6 +293,15 @@ COUNT_METHODS: frozenset[str] = _names(c.count_methods for c in _KEY_COMMANDS)
 EXISTS_METHODS: frozenset[str] = _names(c.exists_methods for c in _KEY_COMMANDS)
 TTL_FIRST_SET_METHODS: frozenset[str] = _names(c.timed_set_methods for c in _KEY_COMMANDS)
 SET_METHODS: frozenset[str] = _names(c.set_methods for c in _KEY_COMMANDS) | TTL_FIRST_SET_METHODS
+
+# Shared caches whose read answers with a response (`cache.lookup(key).found`),
+# by the qualified name of the store the methods are called on.
+RESPONSE_CACHES: dict[str, ResponseCache] = {
+    store: cache for cache in collect("RESPONSE_CACHES") for store in cache.stores
+}
+# Their reads of a key, and the attributes saying the key was found.
+RESPONSE_LOOKUP_METHODS: frozenset[str] = _names(c.lookup_methods for c in RESPONSE_CACHES.values())
+FOUND_ATTRIBUTES: frozenset[str] = frozenset(c.found_attribute for c in RESPONSE_CACHES.values())
 
 _LOCK_APIS: tuple[LockApi, ...] = collect("LOCK_APIS")
 # Functions/classes (by qualified name) that make a lock.

@@ -13,6 +13,9 @@ merges them into the lookups the lock analysis reads):
   is absent (the acquire of a lock on that key).
 - `KEY_COMMANDS` (`KeyCommands`): the other commands on a lock's key (its
   release, its read, its expiry, scripts).
+- `RESPONSE_CACHES` (`ResponseCache`): a shared cache whose read of a key
+  answers with a response object, not the value (the check of a
+  check-then-set is then an attribute of the response).
 - `LOCK_APIS` (`LockApi`): calls that make a lock object.
 - `NON_BLOCKING_ACQUIRES` (`NonBlockingAcquire`): lock methods that return
   instead of waiting when told so.
@@ -187,6 +190,23 @@ class KeyCommands:
     # Counting on its value (`incr(key)`): a key set if absent and then
     # counted is a counter's seed, not a lock.
     count_methods: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseCache:
+    """A cache shared by the workers whose read of a key answers with a
+    response object rather than the value: the key is present when the
+    response's `found_attribute` is true (`cache.lookup(key).found`). Its
+    other commands on the key (set, delete) are `KeyCommands`."""
+
+    # The class or object the methods are called on, by qualified name.
+    stores: tuple[str, ...]
+    # Reads of one key (its first argument) that answer with a response.
+    lookup_methods: tuple[str, ...]
+    found_attribute: str
+    # The store has no set-if-absent of its own: whose one-step acquire
+    # takes a lock on the same keys (the cache it fronts).
+    atomic_receiver: LockReceiver = LockReceiver.ANY
 
 
 @dataclass(frozen=True, slots=True)

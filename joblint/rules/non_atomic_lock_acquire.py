@@ -7,8 +7,15 @@ import libcst as cst
 
 from joblint.analysis.lock_calls import key_lock
 from joblint.analysis.lock_evidence import check_then_set_evidence, expects_error
-from joblint.analysis.names import unwrap
-from joblint.analysis.redis_clients import is_cache, key_code, method_name, positional, receiver
+from joblint.analysis.names import Resolver, unwrap
+from joblint.analysis.redis_clients import (
+    is_cache,
+    key_code,
+    method_name,
+    positional,
+    receiver,
+    response_cache,
+)
 from joblint.analysis.sql import lookup_for
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
@@ -16,8 +23,12 @@ from joblint.knowledge.tokens import Trigger, alternatives
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 # A Redis client or a cache is named, also inside other words (`redis_client`,
-# `self.cache`): the last part of a Redis module's name.
-_STORE_WORDS = {module.rsplit(".", 1)[-1] for module in locks.REDIS_MODULES}
+# `self.cache`): the last part of a Redis module's name, or a response cache's.
+_STORE_WORDS = {
+    *(module.rsplit(".", 1)[-1] for module in locks.REDIS_MODULES),
+    *(store.rsplit(".", 1)[-1].lower() for store in locks.RESPONSE_CACHES),
+}
+_READ_METHODS = locks.GET_METHODS | locks.EXISTS_METHODS | locks.RESPONSE_LOOKUP_METHODS
 
 # A key that names a lock (its words, as the file spells them), or one deleted
 # once the work is done.
@@ -27,11 +38,12 @@ _LOCK_EVIDENCE = {
 }
 
 _TRIGGERS: tuple[Trigger, ...] = (
-    # A check of a key (`r.get(key)`, `r.exists(key)`, `cache.has_key(key)`)
-    # and a set.
-    # The lock evidence: a lock word in the file, or a delete of a key.
+    # A check of a key (`r.get(key)`, `r.exists(key)`, `cache.has_key(key)`,
+    # a response cache's lookup) and a set.
+    # The lock evidence: a lock word in the file (in the key or the function's
+    # name), or a delete of a key.
     Trigger(
-        tuple(f".{m}(" for m in sorted(locks.GET_METHODS | locks.EXISTS_METHODS)),
+        tuple(f".{m}(" for m in sorted(_READ_METHODS)),
         (alternatives(_STORE_WORDS),),
         also=(
             tuple(f".{m}(" for m in sorted(locks.SET_METHODS)),
@@ -59,6 +71,15 @@ class _Check:
     bound: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """A name bound to a read; `response`: to a response cache's lookup,
+    whose attribute (not its truth) says whether the key was found."""
+
+    read: cst.Call
+    response: bool = False
+
+
 class NonAtomicLockAcquire(Rule):
     """
     ## What it does
@@ -67,11 +88,16 @@ class NonAtomicLockAcquire(Rule):
     r.get(key): r.set(key, token)`, `if not r.exists(key): ...
     r.set(key, ...)`, `if cache.get(key) is None: cache.set(key, ...)`, and
     the early exit `if r.get(key): return` followed by `r.set(key, ...)`;
-    the asyncio clients (`await r.get(key)`) alike.
+    the asyncio clients (`await r.get(key)`) alike, and edx-django-utils'
+    `TieredCache` (`if TieredCache.get_cached_response(key).is_found:
+    return` then `TieredCache.set_all_tiers(key, ...)`).
 
     Only a lock counts: the key names one (`lock`, `mutex`, `running`,
     `singleton`... with a marker or an owner's token as the value), or the
-    key is deleted after the set, when the work ends.
+    key is deleted after the set, when the work ends, or the function is a
+    try-lock: its name names a lock (`acquire_report_lock`) and it answers
+    whether it took it (`return True` and `return False`), with a marker or
+    a token as the value.
 
     ## Why is this bad?
     Between the check and the set, another worker runs the same check, sees
@@ -122,7 +148,11 @@ class NonAtomicLockAcquire(Rule):
       to, `v = cache.get(key) ... v = compute(); cache.set(key, v)`); a set
       whose value is computed (`cache.set("running_jobs", count_jobs())`)
       unless the key is deleted after it; a `set(..., nx=True)` after the
-      check (atomic).
+      check (atomic). A delete of the key in another function (a
+      `release_...` beside the acquire) is no evidence on its own: a cache's
+      invalidation deletes a debounce marker's key just the same.
+    - edx-django-utils' `RequestCache` has the same lookup but lives in one
+      request's thread: no other worker races with it, and it is not read.
     - Like the other lock rules, the calls are Redis's or a cache's only
       where a Redis client or Django's cache is in reach (the receiver, or
       an import of the module or a project module it imports).
@@ -220,7 +250,8 @@ def sync(account_id):
         before: Sequence[cst.BaseStatement],
         after: Sequence[cst.BaseStatement],
     ) -> None:
-        for check in _checks(node.test, _bound_reads(before)):
+        resolver = self.context.resolver
+        for check in _checks(node.test, _bound_reads(before, resolver), resolver):
             if check.absent_when_true:
                 guarded: list[cst.CSTNode] = [node.body]
             else:
@@ -238,7 +269,8 @@ def sync(account_id):
         """`while r.get(key): sleep(...)` then `r.set(key, ...)`: a wait, then the same race."""
         if _breaks(node.body):
             return
-        for check in _checks(node.test, _bound_reads(before)):
+        resolver = self.context.resolver
+        for check in _checks(node.test, _bound_reads(before, resolver), resolver):
             if not check.absent_when_true:
                 self._report_set(check, list(after))
 
@@ -291,10 +323,21 @@ def _read(node: cst.BaseExpression) -> cst.Call | None:
     return node if len(positional(node)) >= 1 else None
 
 
-def _bound_reads(before: Sequence[cst.BaseStatement]) -> dict[str, cst.Call]:
+def _lookup(node: cst.BaseExpression, resolver: Resolver) -> cst.Call | None:
+    """`TieredCache.get_cached_response(key)`: a response cache's read of one key."""
+    node = unwrap(node)
+    if not isinstance(node, cst.Call) or method_name(node) not in locks.RESPONSE_LOOKUP_METHODS:
+        return None
+    target = receiver(node)
+    if target is None or response_cache(target, resolver) is None:
+        return None
+    return node if len(positional(node)) >= 1 else None
+
+
+def _bound_reads(before: Sequence[cst.BaseStatement], resolver: Resolver) -> dict[str, _Bound]:
     """Names bound to a read by the statements before the check, in its block
     (the last binding of each name wins)."""
-    bound: dict[str, cst.Call] = {}
+    bound: dict[str, _Bound] = {}
     for statement in before:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -302,38 +345,49 @@ def _bound_reads(before: Sequence[cst.BaseStatement]) -> dict[str, cst.Call]:
             if not isinstance(small, cst.Assign):
                 continue
             read = _read(small.value)
+            lookup = _lookup(small.value, resolver) if read is None else None
             for target in small.targets:
-                if isinstance(target.target, cst.Name):
-                    if read is not None:
-                        bound[target.target.value] = read
-                    else:
-                        bound.pop(target.target.value, None)
+                if not isinstance(target.target, cst.Name):
+                    continue
+                if read is not None:
+                    bound[target.target.value] = _Bound(read)
+                elif lookup is not None:
+                    bound[target.target.value] = _Bound(lookup, response=True)
+                else:
+                    bound.pop(target.target.value, None)
     return bound
 
 
-def _checks(test: cst.BaseExpression, bound: dict[str, cst.Call]) -> list[_Check]:
+def _checks(test: cst.BaseExpression, bound: dict[str, _Bound], resolver: Resolver) -> list[_Check]:
     """The reads a condition tests, and whether it holds when the key is absent.
     Under `and`, the absent tests hold for the block; under `or`, the present
     ones do (for the code after a block that leaves)."""
     test = unwrap(test)
     if isinstance(test, cst.BooleanOperation):
         wanted = isinstance(test.operator, cst.And)
-        found = _checks(test.left, bound) + _checks(test.right, bound)
+        found = _checks(test.left, bound, resolver) + _checks(test.right, bound, resolver)
         return [check for check in found if check.absent_when_true is wanted]
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return [_flipped(check) for check in _checks(test.expression, bound)]
+        return [_flipped(check) for check in _checks(test.expression, bound, resolver)]
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         if not _is_empty(target.comparator):
             return []
         if isinstance(target.operator, cst.Is | cst.Equal):
-            return [_flipped(check) for check in _checks(test.left, bound)]
+            return [_flipped(check) for check in _checks(test.left, bound, resolver)]
         if isinstance(target.operator, cst.IsNot | cst.NotEqual):
-            return _checks(test.left, bound)
+            return _checks(test.left, bound, resolver)
         return []
     name = ""
-    if isinstance(test, cst.Name) and test.value in bound:
-        name, read = test.value, bound[test.value]
+    if isinstance(test, cst.Attribute):
+        found_lookup = _found(test, bound, resolver)
+        if found_lookup is None:
+            return []
+        name, read = found_lookup
+    elif isinstance(test, cst.Name) and test.value in bound:
+        if bound[test.value].response:
+            return []  # a response has no truth value: its attribute says
+        name, read = test.value, bound[test.value].read
     else:
         found_read = _read(test)
         if found_read is None:
@@ -344,6 +398,27 @@ def _checks(test: cst.BaseExpression, bound: dict[str, cst.Call]) -> list[_Check
         return []
     key = key_code(positional(read)[0])
     return [_Check(read, key_code(target_node), key, absent_when_true=False, bound=name)]
+
+
+def _found(
+    test: cst.Attribute, bound: dict[str, _Bound], resolver: Resolver
+) -> tuple[str, cst.Call] | None:
+    """`response.is_found` of a name bound to a lookup, or of the lookup itself:
+    the name ("" for the lookup) and the lookup; None for any other attribute."""
+    value = unwrap(test.value)
+    name = ""
+    if isinstance(value, cst.Name) and value.value in bound and bound[value.value].response:
+        name, read = value.value, bound[value.value].read
+    else:
+        lookup = _lookup(value, resolver)
+        if lookup is None:
+            return None
+        read = lookup
+    target = receiver(read)
+    cache = response_cache(target, resolver) if target is not None else None
+    if cache is None or test.attr.value != cache.found_attribute:
+        return None
+    return name, read
 
 
 def _flipped(check: _Check) -> _Check:
@@ -456,8 +531,11 @@ def _marks(call: cst.Call) -> bool:
 def _atomic_acquire(call: cst.Call, rule: Rule) -> str:
     """The one-step acquire on this receiver, by the libraries' set-if-absent commands."""
     target = receiver(call)
+    fronted = response_cache(target, rule.context.resolver) if target is not None else None
     on_cache = target is not None and is_cache(target, lookup_for(rule.context))
     wanted = locks.LockReceiver.CACHE if on_cache else locks.LockReceiver.ANY
+    if fronted is not None:
+        wanted = fronted.atomic_receiver
     for commands in locks.KEY_LOCK_COMMANDS.values():
         for command in commands:
             if command.receiver is wanted and command.takes_expiry:

@@ -21,6 +21,7 @@ from typing import cast
 from joblint.index.summaries import child_nodes, last_name
 from joblint.knowledge import jobs, locks, retries
 from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
+from joblint.pipeline.screen.key_check import key_checked_then_set
 from joblint.pipeline.screen.payload_check import payload_may_hold_object
 from joblint.pipeline.source import quiet_ast_parse
 
@@ -610,35 +611,6 @@ def _root_name(decorator: ast.expr) -> str:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else ""
-
-
-def key_checked_then_set(tree: ast.Module, lowered: bytes) -> bool:
-    """A key read (`get`, `exists`, `has_key`) and set (`set`, `setex`...)
-    somewhere in the file, written the same way (JL405 compares keys by their
-    text): more than a check-then-set, never less."""
-    checked: set[str] = set()
-    set_keys: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-            continue
-        method = node.func.attr
-        if method in _KEY_CHECKS:
-            checked.update(_key_texts(node))
-        elif method in locks.SET_METHODS:
-            set_keys.update(_key_texts(node))
-    return not checked.isdisjoint(set_keys)
-
-
-_KEY_CHECKS = locks.GET_METHODS | locks.EXISTS_METHODS
-
-
-def _key_texts(call: ast.Call) -> Iterator[str]:
-    """The key a store call may name: its first argument or a keyword."""
-    if call.args:
-        yield ast.dump(call.args[0])
-    for keyword in call.keywords:
-        if keyword.arg is not None:
-            yield ast.dump(keyword.value)
 
 
 # The names of the calls that may enqueue, as the enqueue triggers spell them

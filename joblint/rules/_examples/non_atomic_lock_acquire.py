@@ -110,6 +110,50 @@ def claim(store, name):
 """,
         id="no-redis-in-reach",
     ),
+    Valid(
+        """
+from edx_django_utils.cache import RequestCache, TieredCache
+
+def course_outline(course_id):
+    key = f"outline:{course_id}"
+    response = TieredCache.get_cached_response(key)
+    if response.is_found:
+        return response.value
+    outline = build_outline(course_id)
+    TieredCache.set_all_tiers(key, outline, 300)
+    return outline
+
+def acquire_render_lock(page_id):
+    local = RequestCache("render")
+    response = local.get_cached_response(page_id)
+    if response.is_found:
+        return False
+    local.set(page_id, True)
+    return True
+""",
+        id="tiered-cache-fill-and-request-cache",
+    ),
+    Valid(
+        """
+from django.core.cache import cache
+
+def show_lock_screen_tip(user_id):
+    if cache.get(f"banner:{user_id}") is None:
+        cache.set(f"banner:{user_id}", "shown", 3600)
+        show_tip(user_id)
+
+class Profile:
+    def announce_change(self):
+        if cache.get(self.notice_key):
+            return
+        send_change_notice(self)
+        cache.set(self.notice_key, True, 60)
+
+    def reset_notice(self):
+        cache.delete(self.notice_key)
+""",
+        id="markers-in-lock-named-function-and-sibling-delete",
+    ),
 )
 
 INVALID = (
@@ -225,5 +269,42 @@ def publish(name, token):
         (8, 9, "checked at line 7"),
         (11, 5, "checked at line 9"),
         id="exists-compared-with-zero",
+    ),
+    invalid(
+        """
+from edx_django_utils.cache import TieredCache
+
+def acquire_export_lock(account_id):
+    key = f"export:{account_id}"
+    response = TieredCache.get_cached_response(key)
+    if response.is_found:
+        return False
+    TieredCache.set_all_tiers(key, "held", 600)
+    return True
+
+def rebuild(index_name, token):
+    if not TieredCache.get_cached_response(f"rebuild:{index_name}").is_found:
+        TieredCache.set_all_tiers(f"rebuild:{index_name}", token, 900)
+        rebuild_index(index_name)
+        TieredCache.delete_all_tiers(f"rebuild:{index_name}")
+""",
+        (9, 5, "cache.add(key, token, timeout=...)"),
+        (14, 9, "set_all_tiers("),
+        id="tiered-cache-try-lock-and-released",
+    ),
+    invalid(
+        """
+import redis
+
+r = redis.Redis()
+
+def take_report_lock(day, worker_id):
+    if r.exists(f"report:{day}"):
+        return False
+    r.set(f"report:{day}", worker_id, ex=900)
+    return True
+""",
+        (9, 5, "set(key, token, nx=True, ex=...)"),
+        id="try-lock-function",
     ),
 )
