@@ -25,7 +25,14 @@ from joblint.analysis.sql import (
 from joblint.analysis.task_functions import TaskDefinition, task_definition
 from joblint.knowledge import locks
 from joblint.knowledge.trigger import Trigger
-from joblint.models import CLAIMED_BY_CALLER, CLAIMER, RESULT_SET, Requirement
+from joblint.models import (
+    CLAIMED_BY_CALLER,
+    CLAIMER,
+    JOB_RUNNER,
+    RESULT_SET,
+    RUN_BY_JOB,
+    Requirement,
+)
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 # `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
@@ -303,6 +310,9 @@ def claim(conn):
         job = self._job()
         if job is not None:
             self._check_chain(node.iter, iterated=True, job=job)
+        elif self._functions:
+            # A plain function's loop is a job's where a task runs the function.
+            self._check_chain(node.iter, iterated=True, run_by_job=True)
 
     def _job(self) -> TaskDefinition | None:
         """The job whose body we are in (its own body, not a nested function's)."""
@@ -351,7 +361,12 @@ def claim(conn):
     # --- ORM chains --------------------------------------------------------------------
 
     def _check_chain(
-        self, top: cst.BaseExpression, *, iterated: bool, job: TaskDefinition | None = None
+        self,
+        top: cst.BaseExpression,
+        *,
+        iterated: bool,
+        job: TaskDefinition | None = None,
+        run_by_job: bool = False,
     ) -> None:
         top = unwrap(top)
         if id(top) in self._covered:
@@ -375,7 +390,7 @@ def claim(conn):
         requires = _unpinned_requirements(links, conditions)
         if requires is None:
             return
-        job_loop = job is not None and lock.picks_next.how is Pick.LOOP
+        job_loop = (job is not None or run_by_job) and lock.picks_next.how is Pick.LOOP
         if job_loop and not _every_worker_locks_them(model, conditions):
             return
         claimed = self._claim(top, lock, model, lookup)
@@ -385,11 +400,18 @@ def claim(conn):
         requires = (*requires, *claimed)
         if job is not None and job_loop:
             requires = (*requires, *job.requires)
+        runner = ""
+        if run_by_job:
+            found = self._run_by_job()
+            if by_caller or found is None:
+                return  # the function claims the rows itself, and is a project function
+            runner, requirement = found
+            requires = (*requires, requirement)
         self._reported.add(id(name))
         api = lock.api
         self.report(
             name,
-            _chain_message(lock, lock.picks_next, job, by_caller),
+            _chain_message(lock, lock.picks_next, job, by_caller, runner),
             requires=requires,
             fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
         )
@@ -406,6 +428,16 @@ def claim(conn):
             return None
         claimed = self._claimed_by_caller(lock)
         return None if claimed is None else (claimed,)
+
+    def _run_by_job(self) -> tuple[str, Requirement] | None:
+        """The function we are in, and what the project model must find for
+        its loop to be a job's: a task running it."""
+        frame = self.context.frame
+        if not isinstance(frame.node, cst.FunctionDef):
+            return None
+        return frame.node.name.value, Requirement(
+            RUN_BY_JOB, self.context.resolver.local_qualname(frame.key)
+        )
 
     def _claimed_by_caller(self, lock: RowLock) -> Requirement | None:
         """A function handing the locked rows back picks them for its callers:
@@ -516,13 +548,17 @@ def _every_worker_locks_them(model: str | None, conditions: list[Condition]) -> 
 
 
 def _chain_message(
-    lock: RowLock, pick: PickNext, job: TaskDefinition | None, by_caller: bool
+    lock: RowLock, pick: PickNext, job: TaskDefinition | None, by_caller: bool, runner: str = ""
 ) -> str:
+    """`runner`: the plain function looping over the rows, which a task runs."""
     api = lock.api
     what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
     if job is not None and pick.how is Pick.LOOP:
         # Every run of the job locks every matching row: the others wait.
         loops = f"the rows the job '{job.name}' loops over"
+        what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
+    elif runner:
+        loops = f"the rows '{runner}' loops over for {JOB_RUNNER}"
         what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
     handed_back = f" (it returns what it locks, and {CLAIMER})" if by_caller else ""
     return (

@@ -334,7 +334,7 @@ class _OrmLocks:
     from was assigned (the rule follows a name assigned once in its scope, or
     `self.<name>`; here any assignment of the name anywhere counts), or a
     locking chain a `for` iterates inside a `while` loop (at any depth) or in
-    a decorated function (a job's body); and the function it is in may claim
+    a function (a job's body, or a function a job may run); and the function it is in may claim
     the rows (the rule asks that it write or delete them, or return them to a
     caller that does): here, any save, update or delete call, attribute
     assignment or `return` of a value anywhere in the outermost function
@@ -345,7 +345,7 @@ class _OrmLocks:
         self.texts: list[str] = []
         # Of every call and subscript, with the outermost function around it.
         self.chains: list[tuple[_Chain, ast.AST | None]] = []
-        # What a `for` inside a `while` iterates, with the function around it.
+        # What a `for` in a function or a `while` iterates, with the function around it.
         self.iterated: list[tuple[_Chain, ast.AST | None]] = []
         self._writes: dict[int, bool] = {}  # by the function's id
         values: list[tuple[str, _Chain, ast.AST | None]] = []
@@ -361,7 +361,7 @@ class _OrmLocks:
                 continue
             if isinstance(node, ast.Call | ast.Subscript):
                 self.chains.append((_chain(node), function))
-            elif isinstance(node, ast.For | ast.AsyncFor) and (in_while or _decorated(function)):
+            elif isinstance(node, ast.For | ast.AsyncFor) and (in_while or function is not None):
                 self.iterated.append((_chain(node.iter), function))
             elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 chain = _chain(node.value)
@@ -476,13 +476,6 @@ class _OrmLocks:
 # the rows to a caller, which may claim them.
 _WRITE_METHODS = locks.ROW_SAVE_METHODS | locks.ROW_WRITE_CALLS
 _WRITE_FUNCTIONS = locks.ROW_WRITE_CALLS
-
-
-def _decorated(function: ast.AST | None) -> bool:
-    """A decorated function: it may be a job, whose loop over locked rows the rule reads."""
-    return isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and bool(
-        function.decorator_list
-    )
 
 
 def _may_write(node: ast.AST) -> bool:
