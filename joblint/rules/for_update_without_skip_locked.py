@@ -12,7 +12,7 @@ from joblint.analysis.orm_filters import Condition, Kind, chain_conditions, chai
 from joblint.analysis.redis_clients import Tri
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.row_claims import Use, locked_rows_use
-from joblint.analysis.row_locks import Pick, PickNext, RowLock, row_lock
+from joblint.analysis.row_locks import Pick, PickNext, RowLock, executed_statement, row_lock
 from joblint.analysis.sql import (
     Lookup,
     SqlText,
@@ -304,15 +304,20 @@ def claim(conn):
         self._while_depth[-1] -= 1
 
     def visit_For(self, node: cst.For) -> None:
+        rows = node.iter
+        # `for row in session.scalars(stmt)`: the rows of the statement's chain.
+        statement = executed_statement(rows, lookup_for(self.context))
+        if statement is not None:
+            rows = statement
         if self._while_depth[-1] > 0:
-            self._check_chain(node.iter, iterated=True)
+            self._check_chain(rows, iterated=True)
             return
         job = self._job()
         if job is not None:
-            self._check_chain(node.iter, iterated=True, job=job)
+            self._check_chain(rows, iterated=True, job=job)
         elif self._functions:
             # A plain function's loop is a job's where a task runs the function.
-            self._check_chain(node.iter, iterated=True, run_by_job=True)
+            self._check_chain(rows, iterated=True, run_by_job=True)
 
     def _job(self) -> TaskDefinition | None:
         """The job whose body we are in (its own body, not a nested function's)."""
@@ -369,7 +374,8 @@ def claim(conn):
         run_by_job: bool = False,
     ) -> None:
         top = unwrap(top)
-        if id(top) in self._covered:
+        # A loop reads the rows of a chain checked where it was written.
+        if id(top) in self._covered and not iterated:
             return
         written = chain_nodes(top)
         self._covered.update(id(n) for n in written)

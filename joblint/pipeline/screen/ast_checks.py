@@ -321,6 +321,22 @@ def _names_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id in ("self", "cls")
 
 
+def _executed(node: ast.expr) -> ast.expr:
+    """The statement a session runs and whose rows `node` keeps
+    (`session.scalars(stmt).all()`, as `row_locks.executed_statement`
+    reads it), else `node`."""
+    call = node
+    while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+        method = call.func.attr
+        if method in locks.EXECUTE_METHODS:
+            positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+            return positional[0] if positional else node
+        if method not in locks.RESULT_ROWS_METHODS:
+            return node
+        call = call.func.value
+    return node
+
+
 def _root(node: ast.expr) -> str:
     """A name, `self.<name>` (for `cls.` too), or "" (nothing the rule follows)."""
     if isinstance(node, ast.Name):
@@ -362,9 +378,9 @@ class _OrmLocks:
             if isinstance(node, ast.Call | ast.Subscript):
                 self.chains.append((_chain(node), function))
             elif isinstance(node, ast.For | ast.AsyncFor) and (in_while or function is not None):
-                self.iterated.append((_chain(node.iter), function))
+                self.iterated.append((_chain(_executed(node.iter)), function))
             elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-                chain = _chain(node.value)
+                chain = _chain(_executed(node.value))
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 found = [(n, chain, function) for t in targets if (n := _target_name(t))]
                 values.extend(found)
