@@ -8,7 +8,13 @@ import libcst as cst
 from joblint.analysis.chains import Link, chain_links, chain_nodes
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import unwrap
-from joblint.analysis.orm_filters import Condition, Kind, chain_conditions, chain_model
+from joblint.analysis.orm_filters import (
+    Condition,
+    Kind,
+    chain_conditions,
+    chain_model,
+    constructed_model,
+)
 from joblint.analysis.redis_clients import Tri
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.row_claims import Use, locked_rows_use
@@ -407,7 +413,7 @@ def claim(conn):
         if job is not None and job_loop:
             requires = (*requires, *job.requires)
         runner = ""
-        if run_by_job:
+        if run_by_job and job_loop:
             found = self._run_by_job()
             if by_caller or found is None:
                 return  # the function claims the rows itself, and is a project function
@@ -469,7 +475,10 @@ def claim(conn):
             fetches_one=lock.fetches_one,
             assignment_writes=lock.api.assignment_writes,
             model=model,
-            model_of=lambda call: chain_model(chain_links(call, lookup), lookup.resolver),
+            model_of=lambda call: (
+                chain_model(chain_links(call, lookup), lookup.resolver)
+                or constructed_model(call, lookup.resolver)
+            ),
         )
 
 
