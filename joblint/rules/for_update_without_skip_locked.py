@@ -63,11 +63,11 @@ class ForUpdateWithoutSkipLocked(Rule):
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
     `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
-    a worker's `while` loop or in a job's body (a model's rows filtered by
-    constants alone, with no LIMIT: every run locks every matching row; a
-    value the job is given, `order=order_id`, or a parent's rows,
-    `batch.jobs`, keep each run to its own), when the function then claims
-    the locked rows:
+    a worker's `while` loop, in a job's body or in a function a job runs (a
+    model's rows filtered by constants alone, with no LIMIT: every run locks
+    every matching row; a value the job is given, `order=order_id`, or a
+    parent's rows, `batch.jobs`, keep each run to its own), when the function
+    then claims the locked rows:
     writes them (`row.status = ...; row.save()`, or with SQLAlchemy the
     attribute assignment alone), updates or deletes them (`qs.update(...)`,
     `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
@@ -75,9 +75,14 @@ class ForUpdateWithoutSkipLocked(Rule):
     returns the locked row(s) is reported when one of its callers, in any
     module of the project, claims what it returns (`job = next_job(s);
     job.state = "running"`, `for job in next_jobs(s): job.save()`); the
-    message names that caller. An ORM `.order_by(...)` alone picks nothing:
-    it locks every matching row in that order (the usual way to avoid
-    deadlocks).
+    message names that caller. A plain function looping over such rows and
+    claiming each (`for job in Job.query.filter(Job.state == "due")
+    .with_for_update().all(): job.state = "queued"`, or the rows of a
+    statement a session runs, `session.scalars(stmt)`) is reported where a
+    task of the project runs it, itself or through the project's functions;
+    the message names the task and the calls down to the function. An ORM
+    `.order_by(...)` alone picks nothing: it locks every matching row in that
+    order (the usual way to avoid deadlocks).
 
     Not reported, because the lock names its row and waiting for it is right
     (`SKIP LOCKED` would turn "another worker holds it" into "not found"):
@@ -100,7 +105,8 @@ class ForUpdateWithoutSkipLocked(Rule):
     invoice number, to add one), handed back to callers none of which claims
     them (they only read them), or a find-or-create
     (the function tests the lookup and, when it found nothing, creates a row of
-    the same model: skipping a locked row would create a duplicate).
+    the same model, `Model.objects.create(...)` or `Model(...)` saved
+    afterwards: skipping a locked row would create a duplicate).
 
     ## Why is this bad?
     Every worker asks for the same "next" row. The first one locks it; all the
@@ -187,8 +193,11 @@ class ForUpdateWithoutSkipLocked(Rule):
       by raw SQL, or by a caller's caller is not seen, and the lock is not
       reported. A caller in the project's tests counts as a caller. A job is
       a function a job library's decorator (or the project's own task
-      decorator) registers; a loop in a plain function outside a `while` is
-      not read (one-off code).
+      decorator) registers, or a method of a job library's task class; a
+      loop in a plain function outside a `while` counts only where a job
+      calls the function, itself or through at most 6 project functions
+      (called by name: a function handed around as a value, or a management
+      command or a request running it, is no job's), else it is one-off code.
     """
 
     CODE = "JL401"
