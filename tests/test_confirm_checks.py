@@ -1,12 +1,17 @@
-"""The AST checks confirming JL106's and the cache locks' triggers: yes where
-the rules may report, no on the look-alikes (and there the rules find nothing)."""
+"""The AST checks confirming JL106's, the cache locks' and JL401's triggers:
+yes where the rules may report, no on the look-alikes (and there the rules
+find nothing)."""
 
 from __future__ import annotations
 
 import pytest
 
 from joblint.pipeline.lint import lint_source
-from joblint.pipeline.screen.ast_checks import cache_add_call, enqueue_then_write
+from joblint.pipeline.screen.ast_checks import (
+    cache_add_call,
+    enqueue_then_write,
+    row_lock_picking_rows,
+)
 from joblint.pipeline.source import quiet_ast_parse
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -41,6 +46,27 @@ CACHE_ADD = [
     ),
 ]
 
+_ROWS = "from sqlalchemy import select\n\nfrom .models import Job\n\n"
+_LOCKED = 'select(Job).where(Job.state == "due").with_for_update()'
+ROW_LOCK_LOOPS = [
+    # A loop in a plain function, which a job may run: the rule asks the project.
+    (_ROWS + f"def f(s):\n    for j in s.scalars({_LOCKED}):\n        j.state = 'x'\n", True),
+    (
+        _ROWS + f"def f(s):\n    stmt = {_LOCKED}\n    rows = s.execute(stmt).scalars().all()\n"
+        "    for j in rows:\n        j.state = 'x'\n",
+        True,
+    ),
+    (
+        _ROWS + "def f():\n    for j in Job.query.filter(Job.state == 'due').with_for_update():\n"
+        "        j.delete()\n",
+        True,
+    ),
+    # Look-alikes: one row fetched, a loop outside functions, nothing written.
+    (_ROWS + f"def f(s):\n    j = s.scalars({_LOCKED}).first()\n    print(j)\n", False),
+    (_ROWS + f"for j in S.scalars({_LOCKED}):\n    j.state = 'x'\n", False),
+    (_ROWS + f"def f(s):\n    for j in s.scalars({_LOCKED}):\n        print(j)\n", False),
+]
+
 
 @pytest.mark.parametrize(("source", "expected"), ENQUEUE_THEN_WRITE)
 def test_enqueue_then_write(source: str, expected: bool) -> None:
@@ -56,6 +82,14 @@ def test_cache_add_call(source: str, expected: bool) -> None:
     assert cache_add_call(quiet_ast_parse(data), data.lower()) is expected
     if not expected:
         assert _found(source, "JL402") == [] and _found(source, "JL404") == []
+
+
+@pytest.mark.parametrize(("source", "expected"), ROW_LOCK_LOOPS)
+def test_row_lock_loops(source: str, expected: bool) -> None:
+    data = source.encode()
+    assert row_lock_picking_rows(quiet_ast_parse(data), data.lower()) is expected
+    if not expected:
+        assert _found(source, "JL401") == []
 
 
 def _found(source: str, code: str) -> list[str]:

@@ -98,10 +98,12 @@ def executed_statement(top: cst.BaseExpression, lookup: Lookup) -> cst.BaseExpre
         call = link.call
         if link.method not in locks.EXECUTE_METHODS or call is None:
             continue
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if not positional:
+            continue  # `result.scalars()`: the rows of what ran before
         if any(later.method not in locks.RESULT_ROWS_METHODS for later in links[index + 1 :]):
             return None  # `.first()`: one row, no loop over them
-        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-        return positional[0] if positional else None
+        return positional[0]
     return None
 
 

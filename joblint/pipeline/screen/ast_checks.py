@@ -328,9 +328,9 @@ def _executed(node: ast.expr) -> ast.expr:
     call = node
     while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
         method = call.func.attr
-        if method in locks.EXECUTE_METHODS:
-            positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-            return positional[0] if positional else node
+        positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+        if method in locks.EXECUTE_METHODS and positional:
+            return positional[0]
         if method not in locks.RESULT_ROWS_METHODS:
             return node
         call = call.func.value
