@@ -364,6 +364,9 @@ class _OrmLocks:
         # What a `for` in a function or a `while` iterates, with the function around it.
         self.iterated: list[tuple[_Chain, ast.AST | None]] = []
         self._writes: dict[int, bool] = {}  # by the function's id
+        # The names bound to the rows of a statement a session runs, with the
+        # statement's chain: what a `for` over the name iterates.
+        self._executions: list[tuple[str, _Chain, ast.AST | None]] = []
         values: list[tuple[str, _Chain, ast.AST | None]] = []
         stack: list[tuple[ast.AST, bool, ast.AST | None]] = [(tree, False, None)]
         while stack:
@@ -380,10 +383,14 @@ class _OrmLocks:
             elif isinstance(node, ast.For | ast.AsyncFor) and (in_while or function is not None):
                 self.iterated.append((_chain(_executed(node.iter)), function))
             elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-                chain = _chain(_executed(node.value))
+                chain = _chain(node.value)
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                found = [(n, chain, function) for t in targets if (n := _target_name(t))]
-                values.extend(found)
+                names = [n for t in targets if (n := _target_name(t))]
+                values.extend((name, chain, function) for name in names)
+                statement = _executed(node.value)
+                if statement is not node.value:
+                    ran = _chain(statement)
+                    self._executions.extend((name, ran, function) for name in names)
             inside = in_while or isinstance(node, ast.While)
             if function is None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 # Its decorators and defaults run where it is defined; its body in it.
@@ -456,14 +463,15 @@ class _OrmLocks:
         is assigned there), and what holds a lock, also through other names
         (every chain using it)."""
         self._hold()
-        chains = [c for c, _ in (*self.chains, *self.iterated)] + [c for _, c, _ in self._values]
+        chains = [c for c, _ in (*self.chains, *self.iterated)]
+        chains += [c for _, c, _ in (*self._values, *self._executions)]
         starts = {chain.root for chain in chains if chain.locks and chain.root}
         holders = {name for (name, _), (locks_rows, _) in self.holders.items() if locks_rows}
         return _plain(starts), _plain(holders)
 
     def pick_next(self) -> bool:
         if not any(chain.locks for chain, _ in (*self.chains, *self.iterated)) and not any(
-            chain.locks for _, chain, _ in self._values
+            chain.locks for _, chain, _ in (*self._values, *self._executions)
         ):
             return False  # no chain locks, nor anything a name holds
         self._hold()
@@ -472,8 +480,19 @@ class _OrmLocks:
             if found.locks and found.picks and self._may_claim(function):
                 return True
         return any(
-            self._with_holder(chain, function).locks and self._may_claim(function)
+            self._iterates_locked(chain, function) and self._may_claim(function)
             for chain, function in self.iterated
+        )
+
+    def _iterates_locked(self, chain: _Chain, function: ast.AST | None) -> bool:
+        """A loop over a locking chain, or over a name bound to the rows of
+        a statement a session runs (`rows = session.scalars(stmt).all()`)."""
+        if self._with_holder(chain, function).locks:
+            return True
+        return any(
+            self._with_holder(ran, where).locks
+            for name, ran, where in self._executions
+            if name == chain.root
         )
 
     def _may_claim(self, function: ast.AST | None) -> bool:
