@@ -1066,13 +1066,15 @@ def _helper_callers(
 
 def _plain_callers(results: list[FileResult], names: set[str]) -> set[str]:
     """The unqualified names of the undecorated functions in `results`
-    calling one of `names`: no decorator makes them a task."""
+    calling one of `names`: no decorator makes them a task. A special
+    method (`__init__`) is run by Python, not called by its name."""
     return {
-        summary.qualname.rsplit(".", 1)[-1]
+        name
         for result in results
         if result.index is not None
         for summary in result.index.functions
         if not summary.decorators
+        and not (name := summary.qualname.rsplit(".", 1)[-1]).startswith("__")
         and any(call.callee.rsplit(".", 1)[-1] in names for call in summary.calls)
     }
 
