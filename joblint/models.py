@@ -79,6 +79,11 @@ class Requirement:
       (`RESULT_SET`,), where setting a field writes (an ORM flushing what its
       session holds), set a field of them; the message names that caller
       where it says `CLAIMER`;
+    - "run-by-job" (`RUN_BY_JOB`): a task of the project (a function a job
+      library's decorator or the project's task decorator registers, or a
+      method of a task class) must call the project function `qualname`,
+      itself or through project functions, at most `MAX_HOPS` calls up; the
+      message names the task and the calls where it says `JOB_RUNNER`;
     - "passed-a-task" (`PASSED_A_TASK`): some bound task of one of `libraries`
       must pass itself (its first parameter) to the function `qualname` at the
       parameter `reach` gives as (position, name); the message names that
@@ -262,6 +267,9 @@ CLAIMER = "\u27e8claimer\u27e9"
 # field of it (`job.state = "running"`).
 RESULT_WRITTEN = "written"
 RESULT_SET = "set"
+RUN_BY_JOB = "run-by-job"
+# Where a pending finding's message names the task running the function.
+JOB_RUNNER = "\u27e8job\u27e9"
 ENQUEUES_NOW = "enqueues-now"
 # A callable handed to the project function `qualname` (at the (position,
 # keyword) `reach` gives) runs now: the function doesn't defer it to COMMIT.
@@ -328,6 +336,7 @@ MODEL_REQUIREMENTS = frozenset(
         TASK_DECORATOR_SETS,
         PASSED_A_TASK,
         CLAIMED_BY_CALLER,
+        RUN_BY_JOB,
         ENQUEUES_NOW,
         RUNS_NOW,
         RETURNS_OBJECT,

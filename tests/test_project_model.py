@@ -690,3 +690,53 @@ def test_packages_imported_from_their_own_import_root() -> None:
     assert "celery" not in roots and "utils" not in roots
     assert candidate_modules({"jobs.worker_task"}, modules, roots) == {"workers.jobs"}
     assert candidate_modules({"celery.shared_task", "utils.x"}, modules, roots) == set()
+
+
+def test_a_loop_over_every_row_is_a_jobs_where_a_task_reaches_it_through_a_cycle(
+    tmp_path: Path,
+) -> None:
+    """A function looping over every due row and claiming each is reported
+    where a task runs it, through callers calling each other; no task up
+    there, nothing is reported, and the search ends."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__init__.py").write_text("")
+    (app / "store.py").write_text(
+        "from django.db import transaction\n"
+        "\n"
+        "from app.models import Slot\n"
+        "\n"
+        "def release_due():\n"
+        "    with transaction.atomic():\n"
+        "        for slot in Slot.objects.select_for_update().filter(state='due'):\n"
+        "            slot.state = 'free'\n"
+        "            slot.save()\n"
+    )
+    (app / "sweep.py").write_text(
+        "from app.store import release_due\n"
+        "\n"
+        "def sweep(again):\n"
+        "    if again:\n"
+        "        resweep()\n"
+        "    release_due()\n"
+        "\n"
+        "def resweep():\n"
+        "    sweep(False)\n"
+    )
+    run = lint_paths([tmp_path], Config(root=tmp_path), RunOptions())
+    assert run.internal_errors == [] and run.findings == []
+    (app / "tasks.py").write_text(
+        "from celery import shared_task\n"
+        "\n"
+        "from app.sweep import resweep\n"
+        "\n"
+        "@shared_task\n"
+        "def nightly():\n"
+        "    resweep()\n"
+    )
+    run = lint_paths([tmp_path], Config(root=tmp_path), RunOptions())
+    found = [(f.code, Path(f.path).relative_to(tmp_path), f.span.line) for f in run.findings]
+    assert found == [("JL401", Path("app/store.py"), 7)]
+    message = run.findings[0].message
+    assert "for the job 'nightly' (nightly() → resweep() at " in message
+    assert "→ release_due() at " in message

@@ -98,6 +98,14 @@ def _entity(call: cst.Call, resolver: Resolver) -> str | None:
     return _class_name(resolver.qualified_name(node), drop_attribute=False)
 
 
+def constructed_model(call: cst.Call, resolver: Resolver | None) -> str | None:
+    """The qualified name of the class a constructor call makes
+    (`Job(state="new")`), when its callee is class-like; else None."""
+    if resolver is None or not _is_class_like(call.func):
+        return None
+    return _class_name(resolver.qualified_name(call.func), drop_attribute=False)
+
+
 def _is_class_like(node: cst.BaseExpression) -> bool:
     last = last_name(node)
     return last is not None and last[:1].isupper()

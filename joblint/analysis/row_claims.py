@@ -24,7 +24,7 @@ from enum import Enum
 import libcst as cst
 
 from joblint.analysis.expressions import function_body, scope_nodes
-from joblint.analysis.names import unwrap
+from joblint.analysis.names import last_name, unwrap
 from joblint.analysis.walk import children
 from joblint.knowledge import locks
 
@@ -41,7 +41,8 @@ class _Held(Enum):
     ROWS = "rows"  # a query, a result, a list: iterating it gives rows
 
 
-# The model a create call makes (`Job.objects.create(...)` -> "app.models.Job").
+# The model a create call makes (`Job.objects.create(...)`, or a constructor
+# `Job(...)` -> "app.models.Job").
 ModelOf = Callable[[cst.Call], str | None]
 
 
@@ -330,11 +331,16 @@ def _is_lookup(tracker: _Tracker, node: cst.BaseExpression) -> bool:
 
 
 def _creates_same_model(tracker: _Tracker, branch: cst.CSTNode) -> bool:
+    """A create call of the locked query's model in `branch`, or its
+    constructor (`row = Job(...)`, saved afterwards)."""
     for inner in _nodes(branch):
-        if not isinstance(inner, cst.Call) or not isinstance(inner.func, cst.Attribute):
+        if not isinstance(inner, cst.Call):
             continue
-        creates = inner.func.attr.value in locks.ROW_CREATE_METHODS
-        if creates and tracker.model_of(inner) == tracker.model:
+        func = inner.func
+        creates = isinstance(func, cst.Attribute) and func.attr.value in locks.ROW_CREATE_METHODS
+        name = last_name(func)
+        constructs = name is not None and name[:1].isupper()
+        if (creates or constructs) and tracker.model_of(inner) == tracker.model:
             return True
     return False
 

@@ -5,7 +5,8 @@ A chain with one of the ORMs' row-locking methods (`locks.ROW_LOCK_METHODS`:
 link locks, whether the lock waits for rows other transactions hold (none of
 the API's non-waiting keywords, `skip_locked=`/`nowait=`, is true), and why
 the chain picks the next row(s) among many, if it does (a pick-next method,
-an index or a slice, or a `for` in a worker's loop).
+an index or a slice, or a `for` in a worker's loop). A statement a session
+runs (`session.scalars(stmt)`) gives the rows of the chain it is.
 """
 
 from __future__ import annotations
@@ -86,6 +87,24 @@ def row_lock(top: cst.BaseExpression, lookup: Lookup, *, iterated: bool) -> RowL
     lock = links[index]
     api = locks.ROW_LOCK_METHODS[lock.method]
     return RowLock(links, index, api, _waits(lock, api), _picks_next(links, iterated))
+
+
+def executed_statement(top: cst.BaseExpression, lookup: Lookup) -> cst.BaseExpression | None:
+    """The statement whose rows `top` gives, where it runs one and keeps its
+    rows (`session.scalars(stmt)`, `session.execute(stmt).scalars().all()`,
+    or a name assigned one); None otherwise."""
+    links = chain_links(top, lookup)
+    for index, link in enumerate(links):
+        call = link.call
+        if link.method not in locks.EXECUTE_METHODS or call is None:
+            continue
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if not positional:
+            continue  # `result.scalars()`: the rows of what ran before
+        if any(later.method not in locks.RESULT_ROWS_METHODS for later in links[index + 1 :]):
+            return None  # `.first()`: one row, no loop over them
+        return positional[0]
+    return None
 
 
 def _waits(lock: Link, api: locks.RowLockApi) -> Tri:

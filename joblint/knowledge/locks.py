@@ -115,6 +115,10 @@ AND_CALLS: frozenset[str] = _names(q.and_calls for q in _QUERIES)
 OR_CALLS: frozenset[str] = _names(q.or_calls for q in _QUERIES)
 # A chain ending in one of these fetches one row by its arguments: never pick-next.
 SINGLE_ROW_METHODS: frozenset[str] = _names(q.single_row_methods for q in _QUERIES)
+# Methods running a statement given as their first argument, and those of
+# their result that give its rows still (`session.scalars(stmt).all()`).
+EXECUTE_METHODS: frozenset[str] = _names(q.execute_methods for q in _QUERIES)
+RESULT_ROWS_METHODS: frozenset[str] = _names(q.result_rows_methods for q in _QUERIES)
 # Column methods meaning "key IN (...)", and the other column operators: a
 # condition that is no equality.
 IN_METHODS: frozenset[str] = _names(q.in_methods for q in _QUERIES)

@@ -82,6 +82,11 @@ class QueryApi:
     row_fetch_methods: tuple[str, ...] = ()
     # Calls (by last name) whose first argument is the model a query reads.
     entity_calls: tuple[str, ...] = ()
+    # Methods running the statement given as their first argument (a
+    # session's), and the methods of what they return that give its rows
+    # still (iterating `session.scalars(stmt).all()` iterates the rows).
+    execute_methods: tuple[str, ...] = ()
+    result_rows_methods: tuple[str, ...] = ()
 
     # --- conditions ---
     # Calls (by last name) whose conditions must all hold (`Q(...)`, `and_(...)`),

@@ -66,6 +66,9 @@ QUERY_APIS = (
         ),
         # `select(Job)`, `session.query(Job)`.
         entity_calls=("select", "query"),
+        # `session.scalars(stmt)`, `session.execute(stmt).scalars().all()`.
+        execute_methods=("scalars", "execute", "stream", "stream_scalars"),
+        result_rows_methods=("all", "scalars", "unique", "fetchall", "yield_per"),
         and_calls=("and_", "sqlalchemy.and_", "sqlalchemy.sql.and_"),
         or_calls=("or_", "not_", "sqlalchemy.or_", "sqlalchemy.not_", "sqlalchemy.sql.or_"),
         in_methods=("in_",),

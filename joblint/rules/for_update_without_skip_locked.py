@@ -8,11 +8,17 @@ import libcst as cst
 from joblint.analysis.chains import Link, chain_links, chain_nodes
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import unwrap
-from joblint.analysis.orm_filters import Condition, Kind, chain_conditions, chain_model
+from joblint.analysis.orm_filters import (
+    Condition,
+    Kind,
+    chain_conditions,
+    chain_model,
+    constructed_model,
+)
 from joblint.analysis.redis_clients import Tri
 from joblint.analysis.rewrite import with_keyword
 from joblint.analysis.row_claims import Use, locked_rows_use
-from joblint.analysis.row_locks import Pick, PickNext, RowLock, row_lock
+from joblint.analysis.row_locks import Pick, PickNext, RowLock, executed_statement, row_lock
 from joblint.analysis.sql import (
     Lookup,
     SqlText,
@@ -25,7 +31,14 @@ from joblint.analysis.sql import (
 from joblint.analysis.task_functions import TaskDefinition, task_definition
 from joblint.knowledge import locks
 from joblint.knowledge.trigger import Trigger
-from joblint.models import CLAIMED_BY_CALLER, CLAIMER, RESULT_SET, Requirement
+from joblint.models import (
+    CLAIMED_BY_CALLER,
+    CLAIMER,
+    JOB_RUNNER,
+    RESULT_SET,
+    RUN_BY_JOB,
+    Requirement,
+)
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 # `FOR UPDATE`/`FOR NO KEY UPDATE`/`FOR SHARE` in SQL, `select_for_update`,
@@ -50,11 +63,11 @@ class ForUpdateWithoutSkipLocked(Rule):
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
     `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
-    a worker's `while` loop or in a job's body (a model's rows filtered by
-    constants alone, with no LIMIT: every run locks every matching row; a
-    value the job is given, `order=order_id`, or a parent's rows,
-    `batch.jobs`, keep each run to its own), when the function then claims
-    the locked rows:
+    a worker's `while` loop, in a job's body or in a function a job runs (a
+    model's rows filtered by constants alone, with no LIMIT: every run locks
+    every matching row; a value the job is given, `order=order_id`, or a
+    parent's rows, `batch.jobs`, keep each run to its own), when the function
+    then claims the locked rows:
     writes them (`row.status = ...; row.save()`, or with SQLAlchemy the
     attribute assignment alone), updates or deletes them (`qs.update(...)`,
     `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
@@ -62,9 +75,14 @@ class ForUpdateWithoutSkipLocked(Rule):
     returns the locked row(s) is reported when one of its callers, in any
     module of the project, claims what it returns (`job = next_job(s);
     job.state = "running"`, `for job in next_jobs(s): job.save()`); the
-    message names that caller. An ORM `.order_by(...)` alone picks nothing:
-    it locks every matching row in that order (the usual way to avoid
-    deadlocks).
+    message names that caller. A plain function looping over such rows and
+    claiming each (`for job in Job.query.filter(Job.state == "due")
+    .with_for_update().all(): job.state = "queued"`, or the rows of a
+    statement a session runs, `session.scalars(stmt)`) is reported where a
+    task of the project runs it, itself or through the project's functions;
+    the message names the task and the calls down to the function. An ORM
+    `.order_by(...)` alone picks nothing: it locks every matching row in that
+    order (the usual way to avoid deadlocks).
 
     Not reported, because the lock names its row and waiting for it is right
     (`SKIP LOCKED` would turn "another worker holds it" into "not found"):
@@ -87,7 +105,8 @@ class ForUpdateWithoutSkipLocked(Rule):
     invoice number, to add one), handed back to callers none of which claims
     them (they only read them), or a find-or-create
     (the function tests the lookup and, when it found nothing, creates a row of
-    the same model: skipping a locked row would create a duplicate).
+    the same model, `Model.objects.create(...)` or `Model(...)` saved
+    afterwards: skipping a locked row would create a duplicate).
 
     ## Why is this bad?
     Every worker asks for the same "next" row. The first one locks it; all the
@@ -174,8 +193,11 @@ class ForUpdateWithoutSkipLocked(Rule):
       by raw SQL, or by a caller's caller is not seen, and the lock is not
       reported. A caller in the project's tests counts as a caller. A job is
       a function a job library's decorator (or the project's own task
-      decorator) registers; a loop in a plain function outside a `while` is
-      not read (one-off code).
+      decorator) registers, or a method of a job library's task class; a
+      loop in a plain function outside a `while` counts only where a job
+      calls the function, itself or through at most 6 project functions
+      (called by name: a function handed around as a value, or a management
+      command or a request running it, is no job's), else it is one-off code.
     """
 
     CODE = "JL401"
@@ -297,12 +319,20 @@ def claim(conn):
         self._while_depth[-1] -= 1
 
     def visit_For(self, node: cst.For) -> None:
+        rows = node.iter
+        # `for row in session.scalars(stmt)`: the rows of the statement's chain.
+        statement = executed_statement(rows, lookup_for(self.context))
+        if statement is not None:
+            rows = statement
         if self._while_depth[-1] > 0:
-            self._check_chain(node.iter, iterated=True)
+            self._check_chain(rows, iterated=True)
             return
         job = self._job()
         if job is not None:
-            self._check_chain(node.iter, iterated=True, job=job)
+            self._check_chain(rows, iterated=True, job=job)
+        elif self._functions:
+            # A plain function's loop is a job's where a task runs the function.
+            self._check_chain(rows, iterated=True, run_by_job=True)
 
     def _job(self) -> TaskDefinition | None:
         """The job whose body we are in (its own body, not a nested function's)."""
@@ -351,10 +381,16 @@ def claim(conn):
     # --- ORM chains --------------------------------------------------------------------
 
     def _check_chain(
-        self, top: cst.BaseExpression, *, iterated: bool, job: TaskDefinition | None = None
+        self,
+        top: cst.BaseExpression,
+        *,
+        iterated: bool,
+        job: TaskDefinition | None = None,
+        run_by_job: bool = False,
     ) -> None:
         top = unwrap(top)
-        if id(top) in self._covered:
+        # A loop reads the rows of a chain checked where it was written.
+        if id(top) in self._covered and not iterated:
             return
         written = chain_nodes(top)
         self._covered.update(id(n) for n in written)
@@ -375,7 +411,7 @@ def claim(conn):
         requires = _unpinned_requirements(links, conditions)
         if requires is None:
             return
-        job_loop = job is not None and lock.picks_next.how is Pick.LOOP
+        job_loop = (job is not None or run_by_job) and lock.picks_next.how is Pick.LOOP
         if job_loop and not _every_worker_locks_them(model, conditions):
             return
         claimed = self._claim(top, lock, model, lookup)
@@ -385,11 +421,18 @@ def claim(conn):
         requires = (*requires, *claimed)
         if job is not None and job_loop:
             requires = (*requires, *job.requires)
+        runner = ""
+        if run_by_job and job_loop:
+            found = self._run_by_job()
+            if by_caller or found is None:
+                return  # the function claims the rows itself, and is a project function
+            runner, requirement = found
+            requires = (*requires, requirement)
         self._reported.add(id(name))
         api = lock.api
         self.report(
             name,
-            _chain_message(lock, lock.picks_next, job, by_caller),
+            _chain_message(lock, lock.picks_next, job, by_caller, runner),
             requires=requires,
             fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
         )
@@ -406,6 +449,16 @@ def claim(conn):
             return None
         claimed = self._claimed_by_caller(lock)
         return None if claimed is None else (claimed,)
+
+    def _run_by_job(self) -> tuple[str, Requirement] | None:
+        """The function we are in, and what the project model must find for
+        its loop to be a job's: a task running it."""
+        frame = self.context.frame
+        if not isinstance(frame.node, cst.FunctionDef):
+            return None
+        return frame.node.name.value, Requirement(
+            RUN_BY_JOB, self.context.resolver.local_qualname(frame.key)
+        )
 
     def _claimed_by_caller(self, lock: RowLock) -> Requirement | None:
         """A function handing the locked rows back picks them for its callers:
@@ -431,7 +484,10 @@ def claim(conn):
             fetches_one=lock.fetches_one,
             assignment_writes=lock.api.assignment_writes,
             model=model,
-            model_of=lambda call: chain_model(chain_links(call, lookup), lookup.resolver),
+            model_of=lambda call: (
+                chain_model(chain_links(call, lookup), lookup.resolver)
+                or constructed_model(call, lookup.resolver)
+            ),
         )
 
 
@@ -516,13 +572,17 @@ def _every_worker_locks_them(model: str | None, conditions: list[Condition]) -> 
 
 
 def _chain_message(
-    lock: RowLock, pick: PickNext, job: TaskDefinition | None, by_caller: bool
+    lock: RowLock, pick: PickNext, job: TaskDefinition | None, by_caller: bool, runner: str = ""
 ) -> str:
+    """`runner`: the plain function looping over the rows, which a task runs."""
     api = lock.api
     what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
     if job is not None and pick.how is Pick.LOOP:
         # Every run of the job locks every matching row: the others wait.
         loops = f"the rows the job '{job.name}' loops over"
+        what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
+    elif runner:
+        loops = f"the rows '{runner}' loops over for {JOB_RUNNER}"
         what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
     handed_back = f" (it returns what it locks, and {CLAIMER})" if by_caller else ""
     return (

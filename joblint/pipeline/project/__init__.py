@@ -28,6 +28,7 @@ from joblint.models import (
     ENQUEUES_NOW,
     HANDED,
     HANDS_TO_PAYLOAD,
+    JOB_RUNNER,
     JOB_TOUCHES,
     LEADS_TO_EFFECT,
     LEADS_TO_ENQUEUE,
@@ -48,6 +49,7 @@ from joblint.models import (
     RETURNS_GROWTH,
     RETURNS_OBJECT,
     ROW_DEPENDS,
+    RUN_BY_JOB,
     RUNS_NOW,
     SAVE,
     TASK_DECORATOR,
@@ -516,6 +518,8 @@ class ProjectIndex:
             return self._passing_task(requirement) is not None
         if requirement.kind == CLAIMED_BY_CALLER:
             return self._claiming_caller(requirement) is not None
+        if requirement.kind == RUN_BY_JOB:
+            return self.graph.job_reaching(requirement.qualname) is not None
         if requirement.kind == LEADS_TO_EFFECT:
             return self.graph.effect_chain_at(path, line, requirement.qualname) is not None
         if requirement.kind == TASK_DECORATOR_RERUNS:
@@ -582,6 +586,9 @@ class ProjectIndex:
         picker = next((r for r in pending.requires if r.kind == CLAIMED_BY_CALLER), None)
         if picker is not None and CLAIMER in finding.message:
             return self._naming_claimer(finding, picker)
+        runner = next((r for r in pending.requires if r.kind == RUN_BY_JOB), None)
+        if runner is not None and JOB_RUNNER in finding.message:
+            return self._naming_job(finding, runner)
         effect = next((r for r in pending.requires if r.kind == LEADS_TO_EFFECT), None)
         if effect is not None and CHAIN in finding.message:
             return self._naming_effect(finding, effect, path)
@@ -807,6 +814,16 @@ class ProjectIndex:
         related = (Related(hop.path, _line(hop.call.line), step),)
         return replace(finding, message=finding.message.replace(CLAIMER, text), related=related)
 
+    def _naming_job(self, finding: Finding, requirement: Requirement) -> Finding:
+        """The message names the task running the function, and the calls down to it."""
+        hops = self.graph.job_reaching(requirement.qualname)
+        if not hops:
+            return finding
+        task = self._shown(hops[0].function)
+        text = f"the job '{task}' ({hops_text(hops)})"
+        related = tuple(Related(hop.path, _line(hop.call.line), hop.step()) for hop in hops)
+        return replace(finding, message=finding.message.replace(JOB_RUNNER, text), related=related)
+
     def _library_object(self, requirement: Requirement) -> bool:
         library = self.object_library(requirement.qualname, requirement.queue)
         if library is None:
@@ -952,7 +969,7 @@ def task_helpers(results: list[FileResult]) -> set[str]:
         for result in results
         for pending in result.pending
         for requirement in pending.requires
-        if requirement.kind in (PASSED_A_TASK, CLAIMED_BY_CALLER)
+        if requirement.kind in (PASSED_A_TASK, CLAIMED_BY_CALLER, RUN_BY_JOB)
     }
 
 
@@ -968,6 +985,8 @@ def _asked_decorators(index: ProjectIndex, results: list[FileResult]) -> set[str
                     found.add(requirement.qualname)
                 elif requirement.kind == PASSED_A_TASK:
                     found |= index.graph.helper_callers(requirement.qualname)
+                elif requirement.kind == RUN_BY_JOB:
+                    found |= index.graph.callers_decorators(requirement.qualname)
     return found
 
 

@@ -139,6 +139,8 @@ class CallGraph:
     _chains: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
     _uncommitted: dict[tuple[str, str, _Flags], Chain | None] = field(default_factory=dict)
     _opens: dict[str, bool] = field(default_factory=dict)
+    # Function -> the calls of it the loaded functions make (built when first asked).
+    _callers: dict[str, list[Hop]] | None = None
     # Signal -> the names connected to it (built when first asked).
     _receivers: dict[str, list[str]] | None = None
     # Command name -> the loaded modules defining it (built when first asked).
@@ -1033,6 +1035,66 @@ class CallGraph:
                 if call.result_use in uses and self.resolve(call.callee) == target:
                     return Hop(caller, path, call)
         return None
+
+    def job_reaching(self, function: str) -> tuple[Hop, ...] | None:
+        """The calls from the nearest task (fewest calls up, at most
+        `MAX_HOPS`) down to the project function `function`; None when no
+        task of the loaded modules reaches it."""
+        start = self.resolve(function)
+        if start is None:
+            return None
+        frontier: list[tuple[str, tuple[Hop, ...]]] = [(start, ())]
+        seen = {start}
+        for _ in range(MAX_HOPS):
+            following: list[tuple[str, tuple[Hop, ...]]] = []
+            for name, hops in frontier:
+                for hop in self._callers_of(name):
+                    step = (hop, *hops)
+                    if self.runs_as_job(hop.function):
+                        return step
+                    if hop.function not in seen:
+                        seen.add(hop.function)
+                        following.append((hop.function, step))
+            frontier = following
+        return None
+
+    def callers_decorators(self, function: str) -> set[str]:
+        """The decorators of the functions calling `function`, up to
+        `MAX_HOPS` calls up: what telling whether one is a task needs loaded."""
+        start = self.resolve(function)
+        found: set[str] = set()
+        frontier = [start] if start is not None else []
+        seen = set(frontier)
+        for _ in range(MAX_HOPS):
+            callers = {hop.function for name in frontier for hop in self._callers_of(name)}
+            found.update(use.qualname for c in callers for use in self.functions[c][0].decorators)
+            frontier = sorted(callers - seen)
+            seen |= callers
+        return found
+
+    def runs_as_job(self, function: str) -> bool:
+        """A task: a function a job library's decorator (or the project's task
+        decorator) registers, or a method of a library's task class."""
+        if self.index.task_library(function) is not None:
+            return True
+        summary = self.functions[function][0]
+        for use in summary.decorators:
+            if self.task_decorator(use.qualname, use.called) is not None:
+                return True
+        owner = function.rpartition(".")[0]
+        return owner in self.classes and self._task_class_library(owner) is not None
+
+    def _callers_of(self, function: str) -> list[Hop]:
+        if self._callers is None:
+            found: dict[str, list[Hop]] = {}
+            for name in sorted(self.functions):
+                summary, path = self.functions[name]
+                for call in summary.calls:
+                    target = self.resolve(call.callee)
+                    if target is not None and target != name:
+                        found.setdefault(target, []).append(Hop(name, path, call))
+            self._callers = found
+        return self._callers.get(function, [])
 
     def retrying_helper(self, function: str, text: str, position: str) -> Hop | None:
         """The call written `text` in `function` of a helper that retries the

@@ -33,6 +33,7 @@ from joblint.models import (
     REACHED,
     RECEIVES,
     REQUEST_DEPENDS,
+    RUN_BY_JOB,
     WRITTEN_IN_TRANSACTION,
     EnvironmentValue,
     FileResult,
@@ -1062,10 +1063,36 @@ def _helper_callers(
     helpers = task_helpers(results)
     if not helpers:
         return []
-    names = _Words(helpers, rb"\s*\(")  # a call of one
-    indexed = {r.path for r in [*results, *context] if r.index is not None}
-    wanted = [s for s in everything if s.shown not in indexed and names.search(s.data)]
-    return run.index(wanted)
+    reader = _Indexer(run, [*results, *context])
+    # A function a task may run through others (`RUN_BY_JOB`): their callers
+    # too, hop by hop, up to a function a decorator may make a task.
+    run_by_jobs = {r.qualname.rsplit(".", 1)[-1] for r in _requirements(results, RUN_BY_JOB)}
+    asked: set[str] = set(helpers)
+    looked_for: set[str] = set()
+    for _ in range(MAX_HOPS):
+        names = _words(asked - looked_for, rb"\s*\(")  # a call of one
+        looked_for |= asked
+        if names is None:
+            break
+        reader.read([s for s in everything if names.search(s.data)])
+        run_by_jobs |= _plain_callers([*results, *context, *reader.loaded], run_by_jobs)
+        asked |= run_by_jobs
+    return reader.loaded
+
+
+def _plain_callers(results: list[FileResult], names: set[str]) -> set[str]:
+    """The unqualified names of the undecorated functions in `results`
+    calling one of `names`: no decorator makes them a task. A special
+    method (`__init__`) is run by Python, not called by its name."""
+    return {
+        name
+        for result in results
+        if result.index is not None
+        for summary in result.index.functions
+        if not summary.decorators
+        and not (name := summary.qualname.rsplit(".", 1)[-1]).startswith("__")
+        and any(call.callee.rsplit(".", 1)[-1] in names for call in summary.calls)
+    }
 
 
 def _forwarder_callers(

@@ -322,6 +322,22 @@ def _names_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id in ("self", "cls")
 
 
+def _executed(node: ast.expr) -> ast.expr:
+    """The statement a session runs and whose rows `node` keeps
+    (`session.scalars(stmt).all()`, as `row_locks.executed_statement`
+    reads it), else `node`."""
+    call = node
+    while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+        method = call.func.attr
+        positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+        if method in locks.EXECUTE_METHODS and positional:
+            return positional[0]
+        if method not in locks.RESULT_ROWS_METHODS:
+            return node
+        call = call.func.value
+    return node
+
+
 def _root(node: ast.expr) -> str:
     """A name, `self.<name>` (for `cls.` too), or "" (nothing the rule follows)."""
     if isinstance(node, ast.Name):
@@ -335,7 +351,7 @@ class _OrmLocks:
     from was assigned (the rule follows a name assigned once in its scope, or
     `self.<name>`; here any assignment of the name anywhere counts), or a
     locking chain a `for` iterates inside a `while` loop (at any depth) or in
-    a decorated function (a job's body); and the function it is in may claim
+    a function (a job's body, or a function a job may run); and the function it is in may claim
     the rows (the rule asks that it write or delete them, or return them to a
     caller that does): here, any save, update or delete call, attribute
     assignment or `return` of a value anywhere in the outermost function
@@ -346,9 +362,12 @@ class _OrmLocks:
         self.texts: list[str] = []
         # Of every call and subscript, with the outermost function around it.
         self.chains: list[tuple[_Chain, ast.AST | None]] = []
-        # What a `for` inside a `while` iterates, with the function around it.
+        # What a `for` in a function or a `while` iterates, with the function around it.
         self.iterated: list[tuple[_Chain, ast.AST | None]] = []
         self._writes: dict[int, bool] = {}  # by the function's id
+        # The names bound to the rows of a statement a session runs, with the
+        # statement's chain: what a `for` over the name iterates.
+        self._executions: list[tuple[str, _Chain, ast.AST | None]] = []
         values: list[tuple[str, _Chain, ast.AST | None]] = []
         stack: list[tuple[ast.AST, bool, ast.AST | None]] = [(tree, False, None)]
         while stack:
@@ -362,13 +381,17 @@ class _OrmLocks:
                 continue
             if isinstance(node, ast.Call | ast.Subscript):
                 self.chains.append((_chain(node), function))
-            elif isinstance(node, ast.For | ast.AsyncFor) and (in_while or _decorated(function)):
-                self.iterated.append((_chain(node.iter), function))
+            elif isinstance(node, ast.For | ast.AsyncFor) and (in_while or function is not None):
+                self.iterated.append((_chain(_executed(node.iter)), function))
             elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 chain = _chain(node.value)
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                found = [(n, chain, function) for t in targets if (n := _target_name(t))]
-                values.extend(found)
+                names = [n for t in targets if (n := _target_name(t))]
+                values.extend((name, chain, function) for name in names)
+                statement = _executed(node.value)
+                if statement is not node.value:
+                    ran = _chain(statement)
+                    self._executions.extend((name, ran, function) for name in names)
             inside = in_while or isinstance(node, ast.While)
             if function is None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 # Its decorators and defaults run where it is defined; its body in it.
@@ -441,14 +464,15 @@ class _OrmLocks:
         is assigned there), and what holds a lock, also through other names
         (every chain using it)."""
         self._hold()
-        chains = [c for c, _ in (*self.chains, *self.iterated)] + [c for _, c, _ in self._values]
+        chains = [c for c, _ in (*self.chains, *self.iterated)]
+        chains += [c for _, c, _ in (*self._values, *self._executions)]
         starts = {chain.root for chain in chains if chain.locks and chain.root}
         holders = {name for (name, _), (locks_rows, _) in self.holders.items() if locks_rows}
         return _plain(starts), _plain(holders)
 
     def pick_next(self) -> bool:
         if not any(chain.locks for chain, _ in (*self.chains, *self.iterated)) and not any(
-            chain.locks for _, chain, _ in self._values
+            chain.locks for _, chain, _ in (*self._values, *self._executions)
         ):
             return False  # no chain locks, nor anything a name holds
         self._hold()
@@ -457,8 +481,19 @@ class _OrmLocks:
             if found.locks and found.picks and self._may_claim(function):
                 return True
         return any(
-            self._with_holder(chain, function).locks and self._may_claim(function)
+            self._iterates_locked(chain, function) and self._may_claim(function)
             for chain, function in self.iterated
+        )
+
+    def _iterates_locked(self, chain: _Chain, function: ast.AST | None) -> bool:
+        """A loop over a locking chain, or over a name bound to the rows of
+        a statement a session runs (`rows = session.scalars(stmt).all()`)."""
+        if self._with_holder(chain, function).locks:
+            return True
+        return any(
+            self._with_holder(ran, where).locks
+            for name, ran, where in self._executions
+            if name == chain.root
         )
 
     def _may_claim(self, function: ast.AST | None) -> bool:
@@ -477,13 +512,6 @@ class _OrmLocks:
 # the rows to a caller, which may claim them.
 _WRITE_METHODS = locks.ROW_SAVE_METHODS | locks.ROW_WRITE_CALLS
 _WRITE_FUNCTIONS = locks.ROW_WRITE_CALLS
-
-
-def _decorated(function: ast.AST | None) -> bool:
-    """A decorated function: it may be a job, whose loop over locked rows the rule reads."""
-    return isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and bool(
-        function.decorator_list
-    )
 
 
 def _may_write(node: ast.AST) -> bool:

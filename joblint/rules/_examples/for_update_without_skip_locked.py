@@ -399,6 +399,23 @@ def latest_draft(author):
             draft = Cart.objects.create(customer=author, state="draft")
         draft.save()
         return draft
+
+
+def reopen_cart(customer, total):
+    # The newest open cart, or a new one made by the model's constructor and
+    # saved below: skipping a locked cart would make a second one.
+    with transaction.atomic():
+        cart = (
+            Cart.objects.select_for_update()
+            .filter(customer=customer, state="open")
+            .order_by("-created")
+            .first()
+        )
+        if cart is None:
+            cart = Cart(customer=customer, state="open")
+        cart.total = total
+        cart.save()
+        return cart
 """,
         id="find-or-create-waits-on-purpose",
     ),
@@ -551,6 +568,93 @@ def count_queued():
         return total
 """,
         id="job-loop-pinned-scoped-skip-locked-not-a-job-or-not-claimed",
+    ),
+    Valid(
+        """
+from flask import Flask
+
+from .models import Reminder, db
+
+app = Flask(__name__)
+
+
+def flag_waiting_reminders():
+    # A loop over every waiting row, but only a request runs it.
+    waiting = Reminder.query.filter(Reminder.state == "waiting").with_for_update().all()
+    for reminder in waiting:
+        reminder.state = "held"
+    db.session.commit()
+
+
+@app.post("/reminders/hold")
+def hold_reminders():
+    flag_waiting_reminders()
+    return "", 204
+""",
+        id="function-looping-over-every-row-run-by-a-request-only",
+    ),
+    Valid(
+        """
+from celery import shared_task
+from sqlalchemy import select
+
+from .models import Reminder, db
+
+
+def flag_due(session):
+    stmt = select(Reminder).where(Reminder.state == "due").with_for_update(skip_locked=True)
+    for reminder in session.scalars(stmt):
+        reminder.state = "sending"
+    session.commit()
+
+
+def flag_listed(ids):
+    # The rows are pinned by their keys: the caller names them.
+    for reminder in Reminder.query.filter(Reminder.id.in_(ids)).with_for_update():
+        reminder.state = "sending"
+    db.session.commit()
+
+
+def count_due():
+    # Locked to read a stable count, never written.
+    due = Reminder.query.filter(Reminder.state == "due").with_for_update().all()
+    return sum(reminder.weight for reminder in due)
+
+
+@shared_task
+def send_due(ids):
+    flag_due(db.session)
+    flag_listed(ids)
+    count_due()
+""",
+        id="function-run-by-a-job-skip-locked-pinned-or-read-only",
+    ),
+    Valid(
+        """
+from django.core.management.base import BaseCommand
+
+from app.archive import purge_expired
+
+
+class Command(BaseCommand):
+    # An administrator's one-off command serialises on the rows.
+    def handle(self, *args, **options):
+        purge_expired()
+""",
+        id="function-looping-over-every-row-run-by-a-command",
+        project={
+            "app_archive": """
+from django.db import transaction
+
+from app.models import Upload
+
+
+def purge_expired():
+    with transaction.atomic():
+        for upload in Upload.objects.select_for_update().filter(state="expired"):
+            upload.delete()
+""",
+        },
     ),
 )
 
@@ -1145,5 +1249,108 @@ def start_queued():
             job.save()
 """,
         id="job-loop-over-every-queued-row",
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+from .models import Reminder, db
+from .mail import deliver
+
+
+def mark_due_reminders(now):
+    due = (
+        Reminder.query.filter(Reminder.state == "waiting", Reminder.due_at < now)
+        .order_by(Reminder.due_at)
+        .with_for_update()
+        .all()
+    )
+    for reminder in due:
+        reminder.state = "sending"
+    db.session.commit()
+    return due
+
+
+@shared_task
+def send_due_reminders(now):
+    for reminder in mark_due_reminders(now):
+        deliver.delay(reminder.id)
+""",
+        (
+            12,
+            10,
+            "the rows 'mark_due_reminders' loops over for the job 'send_due_reminders' "
+            "(send_due_reminders() → mark_due_reminders() at app/example.py:23)",
+        ),
+        fixed="""
+from celery import shared_task
+
+from .models import Reminder, db
+from .mail import deliver
+
+
+def mark_due_reminders(now):
+    due = (
+        Reminder.query.filter(Reminder.state == "waiting", Reminder.due_at < now)
+        .order_by(Reminder.due_at)
+        .with_for_update(skip_locked=True)
+        .all()
+    )
+    for reminder in due:
+        reminder.state = "sending"
+    db.session.commit()
+    return due
+
+
+@shared_task
+def send_due_reminders(now):
+    for reminder in mark_due_reminders(now):
+        deliver.delay(reminder.id)
+""",
+        id="function-looping-over-every-row-run-by-a-job-in-its-module",
+    ),
+    invalid(
+        """
+from sqlalchemy import select
+
+from .models import Export
+
+
+def restart_stale_exports(session):
+    stmt = select(Export).where(Export.status == "stale").with_for_update()
+    for export in session.scalars(stmt).all():
+        export.status = "rebuilding"
+    session.commit()
+""",
+        (8, 59, "for the job 'rebuild' (rebuild() → refresh() at app/jobs.py:15"),
+        fixed="""
+from sqlalchemy import select
+
+from .models import Export
+
+
+def restart_stale_exports(session):
+    stmt = select(Export).where(Export.status == "stale").with_for_update(skip_locked=True)
+    for export in session.scalars(stmt).all():
+        export.status = "rebuilding"
+    session.commit()
+""",
+        id="function-looping-over-every-row-run-by-a-job-in-another-module",
+        app_jobs="""
+import dramatiq
+
+from app.db import Session
+from app.example import restart_stale_exports
+
+
+def refresh():
+    with Session() as session:
+        restart_stale_exports(session)
+
+
+@dramatiq.actor
+def rebuild():
+    refresh()
+""",
     ),
 )
