@@ -576,18 +576,24 @@ def _chain_message(
 ) -> str:
     """`runner`: the plain function looping over the rows, which a task runs."""
     api = lock.api
-    what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
+    fix = f"use {api.fix} (or {locks.QUEUE_FIX})"
     if job is not None and pick.how is Pick.LOOP:
-        # Every run of the job locks every matching row: the others wait.
-        loops = f"the rows the job '{job.name}' loops over"
-        what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
-    elif runner:
-        loops = f"the rows '{runner}' loops over for {JOB_RUNNER}"
-        what = f"{api.method}() on {loops} (no LIMIT: each run locks them all)"
+        return _loop_message(api.method, f"the job '{job.name}' loops over", fix)
+    if runner:
+        return _loop_message(api.method, f"'{runner}' loops over for {JOB_RUNNER}", fix)
+    what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
     handed_back = f" (it returns what it locks, and {CLAIMER})" if by_caller else ""
     return (
         f"{what} waits for rows other workers hold{handed_back}, so workers queue behind one "
-        f"row: use {api.fix} (or {locks.QUEUE_FIX})"
+        f"row: {fix}"
+    )
+
+
+def _loop_message(method: str, looped: str, fix: str) -> str:
+    """Every run of the job locks every matching row: the others wait."""
+    return (
+        f"{method}() locks every row {looped}, with no LIMIT: each run locks them all and "
+        f"another run waits until the first commits, so workers queue behind one another: {fix}"
     )
 
 

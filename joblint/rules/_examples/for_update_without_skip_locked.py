@@ -1233,7 +1233,7 @@ def start_queued():
             job.state = "running"
             job.save()
 """,
-        (11, 32, "the rows the job 'start_queued' loops over (no LIMIT"),
+        (11, 32, "every row the job 'start_queued' loops over, with no LIMIT"),
         fixed="""
 from celery import shared_task
 from django.db import transaction
@@ -1279,7 +1279,7 @@ def send_due_reminders(now):
         (
             12,
             10,
-            "the rows 'mark_due_reminders' loops over for the job 'send_due_reminders' "
+            "every row 'mark_due_reminders' loops over for the job 'send_due_reminders' "
             "(send_due_reminders() → mark_due_reminders() at app/example.py:23)",
         ),
         fixed="""
