@@ -1,8 +1,4 @@
-<<<<<<< HEAD
-"""The AST checks confirming JL106's, the cache locks' and JL405's triggers:
-=======
-"""The AST checks confirming JL106's, the cache locks' and JL401's triggers:
->>>>>>> jl401b
+"""The AST checks confirming JL106's, JL401's, the cache locks' and JL405's triggers:
 yes where the rules may report, no on the look-alikes (and there the rules
 find nothing)."""
 
@@ -11,16 +7,12 @@ from __future__ import annotations
 import pytest
 
 from joblint.pipeline.lint import lint_source
-<<<<<<< HEAD
-from joblint.pipeline.screen.ast_checks import cache_add_call, enqueue_then_write
-from joblint.pipeline.screen.key_check import key_checked_then_set
-=======
 from joblint.pipeline.screen.ast_checks import (
     cache_add_call,
     enqueue_then_write,
     row_lock_picking_rows,
 )
->>>>>>> jl401b
+from joblint.pipeline.screen.key_check import key_checked_then_set
 from joblint.pipeline.source import quiet_ast_parse
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -55,7 +47,6 @@ CACHE_ADD = [
     ),
 ]
 
-<<<<<<< HEAD
 _CACHE = "from django.core.cache import cache\n\n"
 _TIERED = "from edx_django_utils.cache import TieredCache\n\n"
 KEY_CHECKED_THEN_SET = [
@@ -123,7 +114,8 @@ KEY_CHECKED_THEN_SET = [
         "    TieredCache.set_all_tiers(key, value, 60)\n    return value\n",
         False,
     ),
-=======
+]
+
 _ROWS = "from sqlalchemy import select\n\nfrom .models import Job\n\n"
 _LOCKED = 'select(Job).where(Job.state == "due").with_for_update()'
 ROW_LOCK_LOOPS = [
@@ -143,7 +135,6 @@ ROW_LOCK_LOOPS = [
     (_ROWS + f"def f(s):\n    j = s.scalars({_LOCKED}).first()\n    print(j)\n", False),
     (_ROWS + f"for j in S.scalars({_LOCKED}):\n    j.state = 'x'\n", False),
     (_ROWS + f"def f(s):\n    for j in s.scalars({_LOCKED}):\n        print(j)\n", False),
->>>>>>> jl401b
 ]
 
 
@@ -163,21 +154,20 @@ def test_cache_add_call(source: str, expected: bool) -> None:
         assert _found(source, "JL402") == [] and _found(source, "JL404") == []
 
 
-<<<<<<< HEAD
 @pytest.mark.parametrize(("source", "expected"), KEY_CHECKED_THEN_SET)
 def test_key_checked_then_set(source: str, expected: bool) -> None:
     data = source.encode()
     assert key_checked_then_set(quiet_ast_parse(data), data.lower()) is expected
     if not expected:
         assert _found(source, "JL405") == []
-=======
+
+
 @pytest.mark.parametrize(("source", "expected"), ROW_LOCK_LOOPS)
 def test_row_lock_loops(source: str, expected: bool) -> None:
     data = source.encode()
     assert row_lock_picking_rows(quiet_ast_parse(data), data.lower()) is expected
     if not expected:
         assert _found(source, "JL401") == []
->>>>>>> jl401b
 
 
 def _found(source: str, code: str) -> list[str]:
