@@ -408,6 +408,9 @@ class TaskScopes:
             helper = self._helper_parameter(function, receiver, retries, context)
             if helper is not None:
                 return helper
+            enclosing = self._enclosing_task(function, receiver, retries, context)
+            if enclosing is not None:
+                return enclosing
         binding = context.resolver.lookup(receiver)
         if (
             binding is not None
@@ -452,8 +455,29 @@ class TaskScopes:
         handed = Requirement(RETRIES_HANDED_TASK, function_name, reach=(text, position))
         return (*bound, handed), f"{text}({task}, ...)"
 
+    def _enclosing_task(
+        self, function: cst.FunctionDef, receiver: str, retries: TaskRetries, context: FileContext
+    ) -> tuple[Requirement, ...] | None:
+        """`self.retry(...)` in a function nested in a bound task, `self` the
+        task's own (not a name of the nested function): the task's retry."""
+        if receiver in _names_bound_in(function):
+            return None
+        for frame in reversed(context.frames[:-1]):
+            outer = frame.node
+            if not isinstance(outer, cst.FunctionDef):
+                return None
+            if receiver == first_parameter(outer):
+                return self._bound_task(outer, retries, context, frame.class_name)
+            if receiver in _names_bound_in(outer):
+                return None
+        return None
+
     def _bound_task(
-        self, function: cst.FunctionDef, retries: TaskRetries, context: FileContext
+        self,
+        function: cst.FunctionDef,
+        retries: TaskRetries,
+        context: FileContext,
+        class_name: str | None = None,
     ) -> tuple[Requirement, ...] | None:
         bind_keyword = retries.method.bind_keyword if retries.method else ""
         for options in function_options(function, retries, context.resolver):
@@ -467,7 +491,8 @@ class TaskScopes:
                 sets = frozenset({f"{bind_keyword}=True"})
                 binds = Requirement(TASK_DECORATOR_SETS, options.decorator, sets)
                 return (*options.requires, binds)
-        in_class = bool(context.frame.class_name) and bool(self._classes)
+        owner = context.frame.class_name if class_name is None else class_name
+        in_class = bool(owner) and bool(self._classes)
         if in_class and retries.library in self._classes[-1][1]:
             return ()
         return None
@@ -502,3 +527,30 @@ def _annotated_as_task(
             annotation = resolver.qualified_name(param.annotation.annotation)
             return annotation is not None and annotation in retries.task_bases
     return False
+
+
+def _names_bound_in(function: cst.FunctionDef) -> set[str]:
+    """The parameters of `function` and the names its top-level statements assign."""
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    for node in function.body.body:
+        for target in _assigned(node):
+            names.add(target)
+    return names
+
+
+def _assigned(statement: cst.BaseStatement) -> list[str]:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return []
+    found: list[str] = []
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            found += [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
+        elif isinstance(small, cst.AnnAssign | cst.AugAssign) and isinstance(
+            small.target, cst.Name
+        ):
+            found.append(small.target.value)
+    return found

@@ -45,7 +45,10 @@ class RetryOnAnyException(RetryRule):
     module-level helper (`def retry_later(task, exc)`) is a task's own retry
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the
-    helper, once, naming one such task and the line it does so. A bound task
+    helper, once, naming one such task and the line it does so.
+    `self.retry(...)` in a function nested in a bound task, where `self` is
+    the task's (neither a parameter of the nested function nor a name its
+    top-level statements assign), is the task's own retry too. A bound task
     handing itself to such a helper from inside `except Exception:` (or a
     bare `except:`), `retry_later(self, exc)`, is reported at the clause
     when the helper retries it whatever it was handed: not inside an except

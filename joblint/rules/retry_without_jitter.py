@@ -51,6 +51,9 @@ class RetryWithoutJitter(RetryRule):
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the
     helper, once, naming one such task and the line it does so.
+    `self.retry(...)` in a function nested in a bound task, where `self` is
+    the task's (neither a parameter of the nested function nor a name its
+    top-level statements assign), is the task's own retry too.
     A project function computing the delay (`def backoff(n): return 2 ** n`,
     in the module or imported from another) grows it when every return of it
     grows with the parameter the caller hands the attempt count to and has

@@ -45,6 +45,9 @@ class UnboundedRetries(RetryRule):
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the
     helper, once, naming one such task and the line it does so.
+    `self.retry(...)` in a function nested in a bound task, where `self` is
+    the task's (neither a parameter of the nested function nor a name its
+    top-level statements assign), is the task's own retry too.
 
     A `while True` loop is a retry loop only when a `break`/`return` follows
     the guarded call inside the same `try` (its body or its `else:`). Not

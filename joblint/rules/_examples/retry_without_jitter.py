@@ -412,9 +412,57 @@ def export_pages(client):
 """,
         id="growth-by-reassignment-jittered-or-not-the-sleep",
     ),
+    Valid(
+        """
+from celery import shared_task
+from joblint.runtime.backoff import full_jitter
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    def attempt():
+        try:
+            fetch(account_id)
+        except ConnectionError as exc:
+            raise self.retry(exc=exc, countdown=full_jitter(self.request.retries, base=30))
+
+    attempt()
+""",
+        id="nested-function-of-a-bound-task-jittered",
+    ),
+    Valid(
+        """
+class Poller:
+    def poll(self, account_id):
+        def attempt():
+            try:
+                return fetch(account_id)
+            except ConnectionError:
+                self.retry(countdown=60 * self.request.retries)
+
+        return attempt()
+""",
+        id="nested-function-in-a-method-of-a-plain-class",
+    ),
 )
 
 INVALID = (
+    invalid(
+        """
+from celery import shared_task
+
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    def attempt():
+        try:
+            fetch(account_id)
+        except ConnectionError as exc:
+            raise self.retry(exc=exc, countdown=60 * self.request.retries)
+
+    attempt()
+""",
+        (10, 49, "60 * self.request.retries"),
+        id="nested-function-of-a-bound-task",
+    ),
     invalid(
         """
 from celery import shared_task
