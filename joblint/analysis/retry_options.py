@@ -542,15 +542,13 @@ def _names_bound_in(function: cst.FunctionDef) -> set[str]:
     return names
 
 
-def _assigned(statement: cst.BaseStatement) -> list[str]:
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return []
-    found: list[str] = []
-    for small in statement.body:
-        if isinstance(small, cst.Assign):
-            found += [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
-        elif isinstance(small, cst.AnnAssign | cst.AugAssign) and isinstance(
-            small.target, cst.Name
-        ):
-            found.append(small.target.value)
-    return found
+def _assigned(statement: cst.BaseStatement | cst.BaseSmallStatement) -> list[str]:
+    if isinstance(statement, cst.SimpleStatementLine):
+        return [name for small in statement.body for name in _assigned(small)]
+    if isinstance(statement, cst.Assign):
+        return [t.target.value for t in statement.targets if isinstance(t.target, cst.Name)]
+    if isinstance(statement, cst.AnnAssign | cst.AugAssign) and isinstance(
+        statement.target, cst.Name
+    ):
+        return [statement.target.value]
+    return []
