@@ -552,6 +552,8 @@ class Configs:
         self.root = config
         self._directories: dict[str, Config] = {}
         self._files: dict[Path, Config] = {}
+        # Each file's, by the path as asked: an absolute path costs a getcwd.
+        self._paths: dict[Path | str, Config] = {}
         if config.source is not None:
             self._files[config.source.resolve()] = config
 
@@ -559,7 +561,11 @@ class Configs:
         """The configuration of the file at `path`."""
         if not self.root.hierarchical:
             return self.root
-        return self.for_directory(os.path.dirname(os.path.abspath(path)))
+        found = self._paths.get(path)
+        if found is None:
+            found = self.for_directory(os.path.dirname(os.path.abspath(path)))
+            self._paths[path] = found
+        return found
 
     def for_directory(self, directory: str) -> Config:
         """The configuration of the files in `directory` (an absolute path)."""

@@ -363,9 +363,12 @@ class _Run:
         settings = self.selector.settings_for(source.path)
         screening = source.screening if triggered and self.options.use_prefilter else None
         narrowed = _triggered(settings, screening)
-        if narrowed is settings or (self.calls is not None and self.calls.search(source.data)):
+        if narrowed is settings or self._calls_tasks(source):
             return settings  # every rule (a Huey task call has no trigger of its own)
         return narrowed
+
+    def _calls_tasks(self, source: _Source) -> bool:
+        return self.calls is not None and self.calls.search(source.data) is not None
 
     def lint(
         self,
@@ -518,10 +521,17 @@ class _Run:
         lowered = source.data.lower()
         return any(Prefilter.has_context(code, lowered) for code in missing)
 
-    def lacks_rule(self, source: _Source, code: str) -> bool:
-        """Whether the first pass linted `source` without the selected rule `code`."""
-        selected = code in self.selector.settings_for(source.path).codes
-        return selected and code not in self._settings(source, triggered=True).codes
+    def lacks_rule(self, source: _Source, *codes: str) -> bool:
+        """Whether the first pass linted `source` without one of the selected
+        rules `codes`."""
+        settings = self.selector.settings_for(source.path)
+        selected = settings.codes.intersection(codes)
+        if not selected:
+            return False
+        screening = source.screening if self.options.use_prefilter else None
+        # The file's text is searched only where the screening left one out.
+        narrowed = _triggered(settings, screening)
+        return not selected <= narrowed.codes and not self._calls_tasks(source)
 
     @property
     def follows_arguments(self) -> frozenset[str]:
@@ -1112,9 +1122,7 @@ def _forwarder_callers(
     place of the old (`context` gets the index read). Whether it linted any."""
     codes = run.follows_arguments
     pooled = {id(s) for s in pool}  # by identity: sources compare by their data
-    lacking = {
-        id(s) for s in sources if id(s) in pooled or any(run.lacks_rule(s, c) for c in codes)
-    }
+    lacking = {id(s) for s in sources if id(s) in pooled or run.lacks_rule(s, *codes)}
     ran = [s for s in sources if id(s) not in lacking]
     have = {r.path for r in [*results, *context] if r.index is not None}
     context.extend(run.index([s for s in ran if s.shown not in have]))

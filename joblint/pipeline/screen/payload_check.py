@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 
 from joblint.index.plain import bound_names
@@ -152,36 +153,44 @@ def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, _Function | None]]:
 
 
 class _Module:
-    """What the module binds, read once: the imports of names bound by
-    nothing else, and the module's decorated functions."""
+    """What the module binds, read when first asked (most calls are decided
+    without it): the imports of names bound by nothing else, and the
+    module's decorated functions."""
 
     def __init__(self, tree: ast.Module) -> None:
-        # name -> what each import binding it imports; None: bound otherwise too.
-        self._imports: dict[str, set[str] | None] = {}
-        self.decorated: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                for alias in node.names:
-                    self._import(alias.asname or alias.name.split(".")[0], _target(node, alias))
-                continue
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
-                self.decorated.add(node.name)
-            if not isinstance(node, ast.alias):
-                for name, _ in bound_names(node):
-                    self._imports[name] = None
+        self._tree = tree
         self._scopes: dict[int, _Scope] = {}
 
-    def _import(self, name: str, target: str) -> None:
-        targets = self._imports.setdefault(name, set())
-        if targets is not None:
-            targets.add(target)
+    @functools.cached_property
+    def _bindings(self) -> tuple[dict[str, set[str] | None], set[str]]:
+        # name -> what each import binding it imports; None: bound otherwise too.
+        imports: dict[str, set[str] | None] = {}
+        decorated: set[str] = set()
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for alias in node.names:
+                    name = alias.asname or alias.name.split(".")[0]
+                    targets = imports.setdefault(name, set())
+                    if targets is not None:
+                        targets.add(_target(node, alias))
+                continue
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
+                decorated.add(node.name)
+            if not isinstance(node, ast.alias):
+                for name, _ in bound_names(node):
+                    imports[name] = None
+        return imports, decorated
+
+    @property
+    def decorated(self) -> set[str]:
+        return self._bindings[1]
 
     def bound(self, name: str) -> bool:
-        return name in self._imports
+        return name in self._bindings[0]
 
     def from_standard_library(self, name: str) -> bool:
         """Bound only by imports of the standard library."""
-        targets = self._imports.get(name)
+        targets = self._bindings[0].get(name)
         return bool(targets) and all(in_standard_library(t) for t in targets or ())
 
     def scope(self, function: _Function) -> _Scope:
@@ -217,11 +226,11 @@ class _Module:
         if parts is None or parts[-1][:1].isupper() or parts[-1] in kb.ENQUEUE_METHOD_NAMES:
             return False
         root = parts[0]
-        if (root in _BUILTINS and not self.bound(root)) or self.from_standard_library(root):
-            return False
         if root in self.scope(function).values:
             # `self.notify(x)`, `manager.notify(x)`: a parameter's or a local's
             # method, which the rules resolve to no function of the project.
+            return False
+        if (root in _BUILTINS and not self.bound(root)) or self.from_standard_library(root):
             return False
         values = [k.value for k in call.keywords if ("", k.arg) in places]
         for position, arg in enumerate(call.args):
