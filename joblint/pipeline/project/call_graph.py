@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 
 # How many calls deep a chain may go (a view -> a service -> a mailer -> ...).
 MAX_HOPS = 6
+# How deep `CallGraph._forwards` follows hand-overs before it gives up
+# (unremembered): well past the hops a finding may take.
+_FORWARD_DEPTH = 4 * MAX_HOPS
 # What `joblint.index.signals` calls the function a factory returns.
 RETURNED_BY_FACTORY = "<returned>"
 # How many names a call's qualified name may be followed through (re-exports,
@@ -653,6 +656,7 @@ class CallGraph:
         parameter at ((position, ""), ("", keyword)): their callers may pass
         them a live object there."""
         found: dict[str, set[tuple[str, str]]] = {}
+        known: dict[tuple[str, str], bool] = {}
         for function, (summary, _) in self.functions.items():
             handed = {value[len(PASSED_ON) :] for call in summary.calls for _, value in call.flags}
             handed |= {name for call in summary.calls for _, name in call.held}
@@ -662,11 +666,64 @@ class CallGraph:
             for parameter in sorted(handed):
                 if parameter in parameters:
                     at = str(parameters.index(parameter))
-                    if self.hands_to_payload(function, at, "") is not None:
+                    if self._forwards(function, at, "", known, set())[0]:
                         found.setdefault(short, set()).update({(at, ""), ("", parameter)})
-                elif self.hands_to_payload(function, "", parameter) is not None:
+                elif self._forwards(function, "", parameter, known, set())[0]:
                     found.setdefault(short, set()).add(("", parameter))
         return {name: frozenset(places) for name, places in found.items()}
+
+    def _forwards(
+        self,
+        function: str,
+        position: str,
+        keyword: str,
+        known: dict[tuple[str, str], bool],
+        active: set[tuple[str, str]],
+    ) -> tuple[bool, bool]:
+        """`hands_to_payload` as yes or no, each function's parameter searched
+        once for all the callers asking (`known`): whether it hands the
+        argument on, and whether that answer holds everywhere (a search cut
+        short by a function already being searched is not remembered). It may
+        say yes where `hands_to_payload`'s hop limit would not: it only
+        chooses the callers to read, and each finding is checked with
+        `hands_to_payload` itself."""
+        found = self.resolve(function)
+        if found is None:
+            return False, True
+        summary, path = self.functions[found]
+        parameter = _parameter_at(summary, position, keyword)
+        if parameter is None:
+            return False, True
+        key = (found, parameter)
+        if key in known:
+            return known[key], True
+        if key in active or len(active) > _FORWARD_DEPTH:
+            return False, False
+        active.add(key)
+        exact = True
+        try:
+            for call in summary.calls:
+                direct = [place for place, value in call.flags if value == PASSED_ON + parameter]
+                held = [place for place, name in call.held if name == parameter]
+                if not direct and not held:
+                    continue
+                if self.enqueued_by(call, path) is not None:
+                    if _in_payload(call.callee, direct, held):
+                        known[key] = True
+                        return True, True
+                    continue
+                for place in direct:
+                    at, named = (place, "") if place.isdigit() else ("", place)
+                    hands, sure = self._forwards(call.callee, at, named, known, active)
+                    if hands:
+                        known[key] = True
+                        return True, True
+                    exact = exact and sure
+        finally:
+            active.discard(key)
+        if exact:
+            known[key] = False
+        return False, exact
 
     def model_use(self, task: str, position: str, keyword: str) -> tuple[str, int, str] | None:
         """Where the task `task` uses the argument an enqueue passes it at
