@@ -162,36 +162,43 @@ class _Module:
         self._scopes: dict[int, _Scope] = {}
 
     @functools.cached_property
-    def _bindings(self) -> tuple[dict[str, set[str] | None], set[str]]:
-        # name -> what each import binding it imports; None: bound otherwise too.
-        imports: dict[str, set[str] | None] = {}
+    def _imported(self) -> tuple[dict[str, set[str]], set[str]]:
+        """name -> what the imports binding it import; the decorated functions."""
+        imports: dict[str, set[str]] = {}
         decorated: set[str] = set()
         for node in ast.walk(self._tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 for alias in node.names:
                     name = alias.asname or alias.name.split(".")[0]
-                    targets = imports.setdefault(name, set())
-                    if targets is not None:
-                        targets.add(_target(node, alias))
-                continue
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
+                    imports.setdefault(name, set()).add(_target(node, alias))
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
                 decorated.add(node.name)
-            if not isinstance(node, ast.alias):
-                for name, _ in bound_names(node):
-                    imports[name] = None
         return imports, decorated
+
+    @functools.cached_property
+    def _bound_otherwise(self) -> set[str]:
+        """The names something besides an import binds (read only when a
+        builtin's or a standard module's name is in question)."""
+        return {
+            name
+            for node in ast.walk(self._tree)
+            if not isinstance(node, ast.alias | ast.Import | ast.ImportFrom)
+            for name, _ in bound_names(node)
+        }
 
     @property
     def decorated(self) -> set[str]:
-        return self._bindings[1]
+        return self._imported[1]
 
     def bound(self, name: str) -> bool:
-        return name in self._bindings[0]
+        return name in self._imported[0] or name in self._bound_otherwise
 
     def from_standard_library(self, name: str) -> bool:
         """Bound only by imports of the standard library."""
-        targets = self._bindings[0].get(name)
-        return bool(targets) and all(in_standard_library(t) for t in targets or ())
+        targets = self._imported[0].get(name)
+        if not targets or not all(in_standard_library(t) for t in targets):
+            return False
+        return name not in self._bound_otherwise
 
     def scope(self, function: _Function) -> _Scope:
         found = self._scopes.get(id(function))
