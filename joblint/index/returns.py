@@ -70,6 +70,9 @@ def function_returns(
         for node in body.get(ast.Return, ())
         if isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value)
     ]
+    if not returns:
+        annotated = _annotated(function, names)
+        return () if annotated is None else annotated
     reader = _Reader(names, _assigned_once(body), _parameters(function))
     growing = reader.growth(returns)
     if growing:
@@ -80,8 +83,6 @@ def function_returns(
     annotated = _annotated(function, names)
     if annotated is not None:
         return annotated
-    if not returns:
-        return ()
     facts: list[ReturnFact] = []
     for node in returns:
         assert node.value is not None
