@@ -19,6 +19,21 @@ def sync(self, account_id):
         retry_later(self, exc)
 """
 
+# A bound task retrying from a function nested in it (its `self` the task's).
+NESTED_RETRY = """
+from celery import shared_task
+{imports}
+@shared_task(bind=True, max_retries=5)
+def sync(self, account_id):
+    def attempt():
+        try:
+            fetch(account_id)
+        except ConnectionError as exc:
+            raise self.retry(exc=exc, countdown={delay})
+
+    attempt()
+"""
+
 VALID = (
     Valid(
         """
@@ -413,20 +428,10 @@ def export_pages(client):
         id="growth-by-reassignment-jittered-or-not-the-sleep",
     ),
     Valid(
-        """
-from celery import shared_task
-from joblint.runtime.backoff import full_jitter
-
-@shared_task(bind=True, max_retries=5)
-def sync(self, account_id):
-    def attempt():
-        try:
-            fetch(account_id)
-        except ConnectionError as exc:
-            raise self.retry(exc=exc, countdown=full_jitter(self.request.retries, base=30))
-
-    attempt()
-""",
+        NESTED_RETRY.format(
+            imports="from joblint.runtime.backoff import full_jitter\n",
+            delay="full_jitter(self.request.retries, base=30)",
+        ),
         id="nested-function-of-a-bound-task-jittered",
     ),
     Valid(
@@ -447,19 +452,7 @@ class Poller:
 
 INVALID = (
     invalid(
-        """
-from celery import shared_task
-
-@shared_task(bind=True, max_retries=5)
-def sync(self, account_id):
-    def attempt():
-        try:
-            fetch(account_id)
-        except ConnectionError as exc:
-            raise self.retry(exc=exc, countdown=60 * self.request.retries)
-
-    attempt()
-""",
+        NESTED_RETRY.format(imports="", delay="60 * self.request.retries"),
         (10, 49, "60 * self.request.retries"),
         id="nested-function-of-a-bound-task",
     ),
