@@ -16,6 +16,7 @@ from joblint.analysis.context import FileContext
 from joblint.analysis.expressions import first_parameter
 from joblint.analysis.names import Binding, BindingKind, Resolver, dotted_parts
 from joblint.analysis.project_calls import project_call_text
+from joblint.analysis.scopes import bound_names, parameter_names
 from joblint.analysis.tasks import task_decorator_library
 from joblint.analysis.values import value_of
 from joblint.knowledge.jobs import PARTIAL_FUNCTIONS, may_be_project_code
@@ -530,25 +531,5 @@ def _annotated_as_task(
 
 
 def _names_bound_in(function: cst.FunctionDef) -> set[str]:
-    """The parameters of `function` and the names its top-level statements assign."""
-    params = function.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.add(star.name.value)
-    for node in function.body.body:
-        for target in _assigned(node):
-            names.add(target)
-    return names
-
-
-def _assigned(statement: cst.BaseStatement | cst.BaseSmallStatement) -> list[str]:
-    if isinstance(statement, cst.SimpleStatementLine):
-        return [name for small in statement.body for name in _assigned(small)]
-    if isinstance(statement, cst.Assign):
-        return [t.target.value for t in statement.targets if isinstance(t.target, cst.Name)]
-    if isinstance(statement, cst.AnnAssign | cst.AugAssign) and isinstance(
-        statement.target, cst.Name
-    ):
-        return [statement.target.value]
-    return []
+    """The parameters of `function` and the names its own body binds."""
+    return set(parameter_names(function.params)) | bound_names(function.body)
