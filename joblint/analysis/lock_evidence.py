@@ -32,6 +32,7 @@ their arguments, test that an error is raised: no lock is taken there.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -48,7 +49,7 @@ from joblint.analysis.redis_clients import (
     response_cache,
 )
 from joblint.analysis.sql import lookup_for
-from joblint.analysis.walk import walk
+from joblint.analysis.walk import children, walk
 from joblint.knowledge import locks
 from joblint.models import Requirement
 
@@ -114,23 +115,24 @@ def _try_lock_function(node: cst.CSTNode) -> bool:
     it: among its own returns, `return True` and `return False`."""
     if not isinstance(node, cst.FunctionDef) or not locks.names_a_lock(node.name.value):
         return False
-    answers: set[str] = set()
-    nested = {"depth": 0}
-
-    def enter(inner: cst.CSTNode) -> None:
-        if isinstance(inner, _SCOPES):
-            nested["depth"] += 1
-        elif nested["depth"] == 0 and isinstance(inner, cst.Return):
-            value = inner.value
-            if isinstance(value, cst.Name) and value.value in ("True", "False"):
-                answers.add(value.value)
-
-    def leave(inner: cst.CSTNode) -> None:
-        if isinstance(inner, _SCOPES):
-            nested["depth"] -= 1
-
-    walk(node.body, enter, leave)
+    answers = {
+        value.value
+        for returned in _own_returns(node)
+        if isinstance(value := returned.value, cst.Name) and value.value in ("True", "False")
+    }
     return answers == {"True", "False"}
+
+
+def _own_returns(function: cst.FunctionDef) -> Iterator[cst.Return]:
+    """The function's returns, not those of functions, classes or lambdas in it."""
+    stack = list(children(function.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, cst.Return):
+            yield node
+        stack.extend(children(node))
 
 
 def _redis_in_reach(call: cst.Call, context: FileContext) -> tuple[Requirement, ...]:
