@@ -115,6 +115,13 @@ class Requirement:
       `reach[0]` in the project function `qualname` (as its module's index
       names it) must call a project function that retries the task handed
       at position `reach[1]` (`FunctionSummary.retries_handed`);
+    - "retry-delay-handed" (`RETRY_DELAY_HANDED`): the call written
+      `reach[0]` in the project function `qualname` must call a project
+      function that retries the task handed at position `reach[1]` with the
+      delay handed at position `reach[2]` (or as the keyword `reach[3]`),
+      as a delay keyword itself or through the dict a project function it
+      hands the delay to returns (`FunctionSummary.retry_delays`); the
+      message names the helper and its retry where it says `RETURNED`;
     - "hands-to-payload" (`HANDS_TO_PAYLOAD`): the project function
       `qualname` must hand the argument at `reach` (position, keyword) on to
       the payload of an enqueue, itself or through the project functions it
@@ -295,6 +302,7 @@ RETURNED_PARAMETER = "parameter"
 RETURNED = "\u27e8returned\u27e9"
 RETURNS_GROWTH = "returns-growth"
 RETRIES_HANDED_TASK = "retries-handed-task"
+RETRY_DELAY_HANDED = "retry-delay-handed"
 WRITTEN_IN_TRANSACTION = "written-in-transaction"
 RECEIVES = "receives"
 URL_VIEW = "url-view"
@@ -455,6 +463,23 @@ class BrokerFacts:
     star_imports: tuple[str, ...] = ()
     # Environment variables a deployment file sets (facts of no Python file).
     environment: tuple[EnvironmentValue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RetryDelayHanded:
+    """A helper's retry of the task handed at its positional parameter
+    `task` (a position) with the delay its parameter `parameter` (at
+    `position`, "-1" keyword-only) gives: `task.retry(countdown=delay)`, or
+    through the dict the project function `built_by` returns when handed it
+    at `built_at` (a position) or as `built_as` (a keyword)."""
+
+    task: str
+    position: str
+    parameter: str
+    line: int  # the retry's
+    built_by: str = ""
+    built_at: str = ""
+    built_as: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -646,6 +671,8 @@ class FunctionSummary:
     # and any test of its other parameters: a caller handing it a bound task
     # there retries that task on whatever the caller caught.
     retries_handed: tuple[str, ...] = ()
+    # Its retries of a task it is handed with a delay another parameter gives.
+    retry_delays: tuple[RetryDelayHanded, ...] = ()
     # Its steady parameters its body uses as a model instance
     # (`order.refresh_from_db()`, `order._meta`): (parameter, line, how it reads).
     model_uses: tuple[tuple[str, int, str], ...] = ()

@@ -681,6 +681,46 @@ def test_helpers_retry_the_task_they_are_handed_in_every_arm_of_an_if() -> None:
     assert _function(index, "app.m.caught").retries_handed == ()
 
 
+def test_helpers_retry_the_task_they_are_handed_with_the_delay_handed_beside_it() -> None:
+    index = _index(
+        "from typing import Any\n"
+        "def later(task, exc, wait=None):\n"
+        "    raise task.retry(exc=exc, **params('retry', countdown=wait))\n"
+        "def at(task, exc, when):\n"
+        "    try:\n"
+        "        exc.log()\n"
+        "    except OSError:\n"
+        "        task.retry(eta=when)\n"
+        "def logged(task, waited):\n"
+        "    log(waited)\n"
+        "    task.retry(countdown=60)\n"
+        "def params(queue, countdown=None) -> dict[str, Any]:\n"
+        "    found: dict[str, Any] = {'queue': queue}\n"
+        "    if countdown is not None:\n"
+        "        found['countdown'] = countdown\n"
+        "    return found\n"
+        "def plain(queue) -> dict[str, Any]:\n"
+        "    return {'queue': queue}\n"
+    )
+
+    def delays(name: str) -> set[tuple[str, str, str, str, str, str]]:
+        return {
+            (d.task, d.position, d.parameter, d.built_by, d.built_at, d.built_as)
+            for d in _function(index, f"app.m.{name}").retry_delays
+        }
+
+    # Through a dict a project function builds, by keyword; an except clause
+    # of the helper's own waits as long; a parameter only logged is no delay.
+    assert delays("later") == {("0", "2", "wait", "app.m.params", "", "countdown")}
+    assert delays("at") == {("0", "2", "when", "", "", "")}
+    assert delays("logged") == set()
+    # A dict annotation keeps the parameters the dict holds, also set by key.
+    held = {(f.how, f.name, f.kind, f.key) for f in _function(index, "app.m.params").returns}
+    assert ("param", "countdown", "1", "countdown") in held
+    assert ("param", "queue", "0", "queue") in held
+    assert {f.how for f in _function(index, "app.m.plain").returns} == {"plain", "param"}
+
+
 def test_packages_imported_from_their_own_import_root() -> None:
     modules = {"workers", "workers.jobs", "workers.jobs.decorator", "workers.general.tasks"}
     modules |= {"backend", "backend.celery", "backend.utils", "web.utils"}

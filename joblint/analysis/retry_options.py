@@ -24,6 +24,7 @@ from joblint.libraries.retry_api import Param, TaskRetries, Unresolved
 from joblint.models import (
     PASSED_A_TASK,
     RETRIES_HANDED_TASK,
+    RETRY_DELAY_HANDED,
     TASK_DECORATOR,
     TASK_DECORATOR_SETS,
     Requirement,
@@ -370,6 +371,35 @@ def retry_receiver(call: cst.Call, method: str) -> str | None:
     return func.value.value if isinstance(func.value, cst.Name) else None
 
 
+@dataclass(frozen=True, slots=True)
+class HandedTask:
+    """A bound task handing itself to a project function (`retry_later(self,
+    exc)`): the task's name, the argument's position, the call as written,
+    the calling function as the project model's index names it, and what
+    must hold for the caller to be a bound task."""
+
+    task: str
+    position: int
+    text: str
+    function: str
+    bound: tuple[Requirement, ...]
+
+    def retried(self) -> Requirement:
+        """The helper must retry the task on whatever it is handed."""
+        reach = (self.text, str(self.position))
+        return Requirement(RETRIES_HANDED_TASK, self.function, reach=reach)
+
+    def delayed(self, position: str, keyword: str) -> Requirement:
+        """The helper must retry the task with the delay handed at `position`
+        (or as `keyword`)."""
+        reach = (self.text, str(self.position), position, keyword)
+        return Requirement(RETRY_DELAY_HANDED, self.function, reach=reach)
+
+    @property
+    def written(self) -> str:
+        return f"{self.text}({self.task}, ...)"
+
+
 class TaskScopes:
     """Tracks the job libraries' `Task` subclasses being visited, to tell a
     task's `self.retry(...)` from any other object's `retry` method."""
@@ -421,13 +451,12 @@ class TaskScopes:
             return ()
         return None
 
-    def handed_retry(
+    def handed_task(
         self, call: cst.Call, retries: TaskRetries, context: FileContext
-    ) -> tuple[tuple[Requirement, ...], str] | None:
+    ) -> HandedTask | None:
         """`retry_later(self, exc)` in a bound task: the call hands the task to
-        a project function, which the project step must find retrying it
-        (`RETRIES_HANDED_TASK`). What must hold, and the call as a message
-        writes it; None for any other call."""
+        a project function, which the project step must find retrying it.
+        None for any other call."""
         function = context.frame.node
         key = context.frame.key
         if retries.method is None or not isinstance(function, cst.FunctionDef) or not key:
@@ -435,7 +464,7 @@ class TaskScopes:
         task = first_parameter(function)
         position = next(
             (
-                str(i)
+                i
                 for i, arg in enumerate(call.args)
                 if arg.keyword is None
                 and not arg.star
@@ -444,7 +473,7 @@ class TaskScopes:
             ),
             None,
         )
-        if task is None or position is None or any(a.star for a in call.args[: int(position)]):
+        if task is None or position is None or any(a.star for a in call.args[:position]):
             return None
         text = project_call_text(context, call)
         if text is None or text.split(".")[0] == task:
@@ -453,8 +482,7 @@ class TaskScopes:
         if bound is None:
             return None
         function_name = context.resolver.local_qualname(key)
-        handed = Requirement(RETRIES_HANDED_TASK, function_name, reach=(text, position))
-        return (*bound, handed), f"{text}({task}, ...)"
+        return HandedTask(task, position, text, function_name, bound)
 
     def _enclosing_task(
         self, function: cst.FunctionDef, receiver: str, retries: TaskRetries, context: FileContext

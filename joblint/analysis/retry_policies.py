@@ -16,6 +16,7 @@ time a rule asks for it, while the visit is at that node.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import libcst as cst
@@ -54,6 +55,7 @@ from joblint.analysis.retry_loops import WhileLoop, always_true, loops_of, sleep
 from joblint.analysis.retry_options import (
     CallArguments,
     DictEntries,
+    HandedTask,
     Setting,
     Settings,
     TaskOptions,
@@ -238,13 +240,9 @@ class RetrySites:
             requires = self._scopes.task_retry(node, r, self.context)
             if requires is not None:
                 return (self._method_policy(node, r.method, requires),)
-            handler = self._handler_here()
-            handed = self._scopes.handed_retry(node, r, self.context) if handler else None
-            if handler is not None and handed is not None:
-                needs, written = handed
-                where = f"{written} (a retry of the task)"
-                catches = partial(self._handler_catches, node, handler, where)
-                return (RetryPolicy(node, catches=catches, requires=needs),)
+            handed = self._scopes.handed_task(node, r, self.context)
+            if handed is not None:
+                return self._handed_policies(node, r.method, handed)
         if id(node) not in self._decorator_calls:
             for r in retries.TASK_RETRIES:
                 options = factory_options(node, r, self.resolver)
@@ -314,6 +312,48 @@ class RetrySites:
             catches=partial(self._handler_catches, call, handler, where) if handler else None,
             requires=requires,
         )
+
+    def _handed_policies(
+        self, call: cst.Call, method: RetryMethod, handed: HandedTask
+    ) -> tuple[RetryPolicy, ...]:
+        """A bound task handing itself to a helper: from an except clause,
+        the helper's retry is of what the clause catches; the other arguments
+        may be the delay the helper retries the task with."""
+        found = []
+        handler = self._handler_here()
+        if handler is not None:
+            where = f"{handed.written} (a retry of the task)"
+            catches = partial(self._handler_catches, call, handler, where)
+            needs = (*handed.bound, handed.retried())
+            found.append(RetryPolicy(call, catches=catches, requires=needs))
+        if len(call.args) > 1:
+            delays = partial(self._handed_delays, call, method, handed)
+            found.append(RetryPolicy(call, delays=delays, requires=handed.bound))
+        return tuple(found)
+
+    def _handed_delays(
+        self, call: cst.Call, method: RetryMethod, handed: HandedTask
+    ) -> tuple[Delay, ...]:
+        """The arguments beside the task growing with its attempt count: the
+        delay, if the helper retries the task with what it is handed there
+        (`RETRY_DELAY_HANDED`)."""
+
+        def is_attempt(node: cst.BaseExpression) -> bool:
+            return is_attempt_count(node, method.attempt_count)
+
+        analysis = self._here(is_attempt)
+        says = worded(method.says, task=handed.task)
+        delays = []
+        for i, arg in enumerate(call.args):
+            if arg.star or i == handed.position:
+                continue
+            term = computed_term(arg.value, analysis, says)
+            if term.growth is not Growth.EXPONENTIAL or term.grown_by is None:
+                continue
+            at = "" if arg.keyword else str(i)
+            needs = handed.delayed(at, arg.keyword.value if arg.keyword else "")
+            delays.append(Delay((replace(term, requires=(needs,)),)))
+        return tuple(delays)
 
     def _sleep_policy(self, call: cst.Call, sleep_keyword: str) -> RetryPolicy:
         scope = self.context.frame.node

@@ -1,17 +1,21 @@
 """Which parameters a helper retries as a job library's task (`def
 retry_later(task, exc): raise task.retry(exc=exc)`), read from its `ast` for
 the project model: a bound task handing itself there from inside an except
-clause retries on whatever that clause caught (JL303)."""
+clause retries on whatever that clause caught (JL303), and a delay it hands
+there with the task is the delay the task waits (JL301)."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
-from joblint.knowledge import retries
+from joblint.knowledge import jobs, retries
+from joblint.models import RetryDelayHanded
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 # Not walked: nested scopes, and except clauses (a retry there is of what they catch).
-_SKIPPED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ExceptHandler)
+_SKIPPED = (*_SCOPES, ast.ExceptHandler)
 # The retry methods of the job libraries' bound tasks (`self.retry`).
 _RETRY_METHODS = frozenset(r.method.name for r in retries.TASK_RETRIES if r.method is not None)
 
@@ -111,3 +115,63 @@ def _surely_retried(node: ast.AST, positional: list[str]) -> set[str]:
 
 def _names(node: ast.AST) -> set[str]:
     return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+
+
+def retry_delay_parameters(
+    function: _Function, callee: Callable[[ast.expr], str | None]
+) -> tuple[RetryDelayHanded, ...]:
+    """Where `function` retries a task handed at a positional parameter with
+    a delay another of its parameters gives: `task.retry(countdown=delay)`,
+    or `task.retry(**build(countdown=delay))` where `build` (named as
+    `callee` qualifies it) is a function of the project the project step
+    must find returning a dict that holds it under a delay keyword. A caller
+    handing a growing delay there makes the task's retry delay grow."""
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    parameters = {name: str(i) for i, name in enumerate(positional)}
+    parameters.update((a.arg, "-1") for a in function.args.kwonlyargs)
+    found: list[RetryDelayHanded] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):  # a retry in an except clause waits as long
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        receiver = _retry_receiver(node) if isinstance(node, ast.Call) else None
+        if receiver is None or receiver not in positional:
+            continue
+        assert isinstance(node, ast.Call)
+        task = str(positional.index(receiver))
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg in retries.TASK_DELAY_KEYWORDS and isinstance(value, ast.Name):
+                if value.id in parameters:
+                    found.append(
+                        RetryDelayHanded(task, parameters[value.id], value.id, node.lineno)
+                    )
+            elif keyword.arg is None and isinstance(value, ast.Call):
+                found.extend(_built_delays(value, task, parameters, callee, node.lineno))
+    return tuple(sorted(set(found), key=lambda f: (f.line, f.parameter)))
+
+
+def _built_delays(
+    built: ast.Call,
+    task: str,
+    parameters: dict[str, str],
+    callee: Callable[[ast.expr], str | None],
+    line: int,
+) -> list[RetryDelayHanded]:
+    """`**build(x, delay=d)`: each parameter handed to `build`, and where."""
+    name = callee(built.func)
+    if name is None or not jobs.may_be_project_code(name):
+        return []
+    found = [
+        RetryDelayHanded(task, parameters[arg.id], arg.id, line, name, str(i), "")
+        for i, arg in enumerate(built.args)
+        if isinstance(arg, ast.Name) and arg.id in parameters
+    ]
+    found.extend(
+        RetryDelayHanded(task, parameters[k.value.id], k.value.id, line, name, "", k.arg)
+        for k in built.keywords
+        if k.arg is not None and isinstance(k.value, ast.Name) and k.value.id in parameters
+    )
+    return found

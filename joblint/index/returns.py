@@ -73,7 +73,7 @@ def function_returns(
     if not returns:
         annotated = _annotated(function, names)
         return () if annotated is None else annotated
-    reader = _Reader(names, _assigned_once(body), _parameters(function))
+    reader = _Reader(names, _assigned_once(body), _parameters(function), _keyed_stores(body))
     growing = reader.growth(returns)
     if growing:
         return growing
@@ -81,13 +81,16 @@ def function_returns(
     if schedule:
         return schedule
     annotated = _annotated(function, names)
-    if annotated is not None:
+    if annotated is not None and not _says_dict(function):
         return annotated
     facts: list[ReturnFact] = []
     for node in returns:
         assert node.value is not None
         facts.extend(reader.returned(node.value, node.lineno))
-    return tuple(facts)
+    if annotated is None:
+        return tuple(facts)
+    # `-> dict[str, Any]`: the parameters it holds still end up in the dict.
+    return (*annotated, *(fact for fact in facts if fact.how == PARAM))
 
 
 def annotation_expr(annotation: ast.expr) -> ast.expr | None:
@@ -133,12 +136,16 @@ class _Reader:
     names: Qualifiers
     locals: dict[str, ast.expr]
     parameters: dict[str, int]
+    # A local's string keys set by `name["key"] = value`, and their values.
+    keyed: dict[str, list[tuple[str, ast.expr]]]
 
     def returned(self, value: ast.expr, line: int) -> list[ReturnFact]:
+        stored = self.keyed.get(value.id, []) if isinstance(value, ast.Name) else []
         value = self._through_local(value)
         items = _dict_items(value)
         if items is None:
             return [self.fact(value, line)]
+        items = [*items, *stored]
         facts = [ReturnFact(PLAIN, line=line)]
         for key, item in items:
             item = self._through_local(item)
@@ -308,12 +315,17 @@ def _dict_items(value: ast.expr) -> list[tuple[str, ast.expr]] | None:
 
 
 def _assigned_once(body: Mapping[type[ast.AST], list[ast.AST]]) -> dict[str, ast.expr]:
-    """Locals bound once, by a plain `name = value`: their value."""
+    """Locals bound once, by a plain `name = value` (or `name: T = value`):
+    their value."""
     values: dict[str, ast.expr] = {}
     for node in body.get(ast.Assign, ()):
         assert isinstance(node, ast.Assign)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             values[node.targets[0].id] = node.value
+    for node in body.get(ast.AnnAssign, ()):
+        assert isinstance(node, ast.AnnAssign)
+        if isinstance(node.target, ast.Name) and node.value is not None:
+            values[node.target.id] = node.value
     if not values:
         return values
     stores: dict[str, int] = {}
@@ -328,18 +340,47 @@ def _assigned_once(body: Mapping[type[ast.AST], list[ast.AST]]) -> dict[str, ast
     return {name: value for name, value in values.items() if stores.get(name) == 1}
 
 
+def _keyed_stores(
+    body: Mapping[type[ast.AST], list[ast.AST]],
+) -> dict[str, list[tuple[str, ast.expr]]]:
+    """`params["countdown"] = countdown`: per local, the string keys set so
+    and their values."""
+    found: dict[str, list[tuple[str, ast.expr]]] = {}
+    for node in body.get(ast.Assign, ()):
+        assert isinstance(node, ast.Assign)
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, str)
+        ):
+            found.setdefault(target.value.id, []).append((target.slice.value, node.value))
+    return found
+
+
 _LIST_ANNOTATIONS = frozenset({"list", "List", "Sequence", "tuple", "Tuple"})
+_DICT_ANNOTATIONS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
 
 
 def _says_list(function: _Function) -> bool:
     """A return annotation naming a list (`-> list[int]`, `-> list | None`)."""
+    return _annotation_names(function, _LIST_ANNOTATIONS)
+
+
+def _says_dict(function: _Function) -> bool:
+    """A return annotation naming a dict (`-> dict[str, Any]`)."""
+    return _annotation_names(function, _DICT_ANNOTATIONS)
+
+
+def _annotation_names(function: _Function, names: frozenset[str]) -> bool:
     written = function.returns
     annotation = None if written is None else annotation_expr(written)
     if annotation is None:
         return False
     return any(
-        (isinstance(node, ast.Name) and node.id in _LIST_ANNOTATIONS)
-        or (isinstance(node, ast.Attribute) and node.attr in _LIST_ANNOTATIONS)
+        (isinstance(node, ast.Name) and node.id in names)
+        or (isinstance(node, ast.Attribute) and node.attr in names)
         for node in ast.walk(annotation)
     )
 

@@ -36,7 +36,11 @@ from joblint.index.flags import (
     parameter_defaults,
     positional_parameters,
 )
-from joblint.index.handed import may_retry_a_parameter, retried_parameters
+from joblint.index.handed import (
+    may_retry_a_parameter,
+    retried_parameters,
+    retry_delay_parameters,
+)
 from joblint.index.hooks import module_hooks
 from joblint.index.registering import attached_decorator, config_adders, returned_decorator
 from joblint.index.returns import (
@@ -60,6 +64,7 @@ from joblint.models import (
     FunctionSummary,
     ModuleIndex,
     ProjectCall,
+    RetryDelayHanded,
     ReturnFact,
     RowUse,
     ServiceRegistration,
@@ -290,6 +295,7 @@ class _Summary:
     defers: list[str] = field(default_factory=list)
     registers: str = ""
     retries_handed: tuple[str, ...] = ()
+    retry_delays: tuple[RetryDelayHanded, ...] = ()
     model_uses: tuple[tuple[str, int, str], ...] = ()
     row_uses: tuple[RowUse, ...] = ()
 
@@ -424,6 +430,7 @@ class ModuleReader:
                     defers=tuple(found.defers),
                     registers=found.registers,
                     retries_handed=found.retries_handed,
+                    retry_delays=found.retry_delays,
                     model_uses=found.model_uses,
                     row_uses=found.row_uses,
                 )
@@ -776,9 +783,11 @@ class ModuleReader:
         summary.decorators = self._decorator_uses(node, outer)
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
-        summary.returns = function_returns(node, self.kinds(node), self._qualifiers(stack))
+        qualifiers = self._qualifiers(stack)
+        summary.returns = function_returns(node, self.kinds(node), qualifiers)
         if not outer and may_retry_a_parameter(node, self.of_kind(node, ast.Attribute)):
             summary.retries_handed = retried_parameters(node)
+            summary.retry_delays = retry_delay_parameters(node, qualifiers.callee)
         summary.claims = self._claims(node, stack)
         summary.writes, summary.blind_writes = self._writes(node, stack, summary)
         summary.field_sets = self._sets_fields(node)

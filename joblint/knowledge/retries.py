@@ -79,6 +79,10 @@ BARE_RETRY_DECORATORS: dict[str, RetryCall] = {
     name: api for api in RETRY_CALL_APIS for name in api.bare
 }
 TASK_RETRIES: tuple[TaskRetries, ...] = collect("TASK_RETRIES")
+# The keywords of the job libraries' retry methods setting the delay (`countdown=`).
+TASK_DELAY_KEYWORDS: frozenset[str] = frozenset(
+    keyword for r in TASK_RETRIES if r.method is not None for keyword in r.method.delay_keywords
+)
 RETRY_SETTINGS: dict[str, RetrySetting] = {s.setting: s for s in collect("RETRY_SETTINGS")}
 
 # --- conflicts: retried on purpose, not failures ----------

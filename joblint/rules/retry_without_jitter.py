@@ -51,6 +51,16 @@ class RetryWithoutJitter(RetryRule):
     when a bound task (`bind=True` in its decorator or the factory, or a
     method of a `Task` subclass) passes itself there: it is reported in the
     helper, once, naming one such task and the line it does so.
+    A delay a bound task hands such a helper beside itself
+    (`retry_later(self, exc, 2 ** self.request.retries)`, also by keyword)
+    is reported at that argument when the helper retries the task with the
+    parameter it lands in: as `countdown=` (or `eta=`) itself, or through
+    the dict a project function it hands the parameter to returns holding
+    it under that key (`task.retry(**retry_params(countdown=wait))`, where
+    `retry_params` returns a dict literal, or a local dict it sets
+    `params["countdown"] = countdown` in); the message names the helper's
+    retry. A helper that only logs it, or hands it on under another key
+    (`expires`), is not one.
     `self.retry(...)` in a function nested in a bound task, where `self` is
     the task's (neither a parameter of the nested function nor a name its
     top-level statements assign), is the task's own retry too.
@@ -174,6 +184,11 @@ class RetryWithoutJitter(RetryRule):
       function returning another's list is followed only when annotated as
       returning a list, and a list changed by anything but appends in loops
       over `range` (`extend`, `insert`, `+=`) is not read.
+    - A delay handed to a helper is followed one call deep: a helper
+      handing it on to a second helper, or building the retry's keywords in
+      a dict of its own (`kwargs = {"countdown": wait}; task.retry(**kwargs)`),
+      is not followed, nor a growing delay a project function computes
+      there (`retry_later(self, exc, backoff(self.request.retries))`).
     - Local assignments are followed without regard to order or branches:
       if any assignment to the delay adds a random part, nothing is reported.
     - Sleep loops count as retry loops when an `except` handler in them (also

@@ -43,6 +43,7 @@ from joblint.models import (
     RESULT_SET,
     RESULT_WRITTEN,
     RETRIES_HANDED_TASK,
+    RETRY_DELAY_HANDED,
     RETURNED,
     RETURNED_ITEM,
     RETURNED_PARAMETER,
@@ -86,6 +87,11 @@ BEFORE_COMMIT = "before COMMIT. "
 # How many project imports away a library may be and still be "in reach"
 # (`views` imports `jobs`, which imports `arq`: one hop).
 _MAX_REACH_HOPS = 3
+# Requirements on what a call in a function reaches through what project
+# functions return or do with what they are handed: their modules are read.
+_RETURNS_KINDS = frozenset(
+    {RETURNS_OBJECT, RETURNS_GROWTH, RETRIES_HANDED_TASK, RETRY_DELAY_HANDED}
+)
 _NO_BROKER_FACTS = BrokerFacts()
 # Requirement kinds whose `qualname` names no definition to load on demand.
 _NOT_A_NAME = frozenset(
@@ -533,6 +539,8 @@ class ProjectIndex:
         if requirement.kind == RETRIES_HANDED_TASK:
             text, position = requirement.reach
             return self.graph.retrying_helper(requirement.qualname, text, position) is not None
+        if requirement.kind == RETRY_DELAY_HANDED:
+            return self.returns.delay_helper(requirement.qualname, *requirement.reach) is not None
         if requirement.kind == HANDS_TO_PAYLOAD:
             return self.graph.hands_to_payload(requirement.qualname, *requirement.reach) is not None
         if requirement.kind == USED_AS_MODEL:
@@ -578,6 +586,9 @@ class ProjectIndex:
         growing = next((r for r in pending.requires if r.kind == RETURNS_GROWTH), None)
         if growing is not None and RETURNED in finding.message:
             return self._naming_growth(finding, growing)
+        delaying = next((r for r in pending.requires if r.kind == RETRY_DELAY_HANDED), None)
+        if delaying is not None and RETURNED in finding.message:
+            return self._naming_delay_helper(finding, delaying)
         if handing is not None:
             return finding
         helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
@@ -739,6 +750,20 @@ class ProjectIndex:
             return finding
         text, related = found
         return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
+
+    def _naming_delay_helper(self, finding: Finding, requirement: Requirement) -> Finding:
+        """The message names the helper retrying the task with the delay."""
+        text = requirement.reach[0]
+        found = self.returns.delay_helper(requirement.qualname, *requirement.reach)
+        if found is None:
+            return finding
+        hop, parameter = found
+        where = f"{hop.path}:{hop.line}"
+        said = f"{text}() retries the task with it as {parameter} at {where}"
+        step = f"{hop.function.rsplit('.', 1)[-1]}() retries the task with {parameter}"
+        related = Related(hop.path, _line(hop.line), step)
+        message = finding.message.replace(RETURNED, said)
+        return replace(finding, message=message, related=(*finding.related, related))
 
     def _naming_helper(self, finding: Finding, requirement: Requirement) -> Finding:
         found = self.returned(requirement)
@@ -954,7 +979,7 @@ def _returns_lookups(index: ProjectIndex, results: list[FileResult]) -> tuple[se
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind in (RETURNS_OBJECT, RETURNS_GROWTH, RETRIES_HANDED_TASK):
+                if requirement.kind in _RETURNS_KINDS:
                     text = requirement.reach[0]
                     index.returns.lookups(requirement.qualname, text, missing, classes)
     return missing, classes

@@ -33,6 +33,7 @@ from joblint.models import (
     FunctionSummary,
     ModuleIndex,
     ProjectCall,
+    RetryDelayHanded,
     ReturnFact,
     RowUse,
     ServiceRegistration,
@@ -1529,7 +1530,9 @@ class ReturnsView:
             if target in seen or depth >= MAX_HOPS:
                 continue
             seen.add(target)
-            for fact in self.graph.functions[target][0].returns:
+            summary = self.graph.functions[target][0]
+            todo.extend((r.built_by, depth + 1) for r in summary.retry_delays if r.built_by)
+            for fact in summary.returns:
                 if fact.how == returns.CALL or (fact.how == returns.SCHEDULE and fact.name):
                     todo.append((fact.name, depth + 1))
                 elif fact.how == returns.MEMBER:
@@ -1554,6 +1557,43 @@ class ReturnsView:
                 if (at and fact.kind == at) or (keyword and fact.name == keyword):
                     return Returning(target, path, fact.line), fact.name
         return None
+
+    def delay_helper(
+        self, function: str, text: str, task: str, position: str, keyword: str
+    ) -> tuple[Returning, str] | None:
+        """Where a helper the calls written `text` in `function` call retries
+        the task handed at `task` with the delay handed at `position` (or as
+        `keyword`), and the name of its parameter the delay is: a retry's
+        delay keyword, or one the dict a project function it hands the
+        parameter to returns holds it under (`FunctionSummary.retry_delays`)."""
+        for target in self._resolved(self._called(function, text)):
+            summary, path = self.graph.functions[target]
+            for retry in summary.retry_delays:
+                handed_there = (position and retry.position == position) or (
+                    keyword and retry.parameter == keyword
+                )
+                if retry.task != task or not handed_there:
+                    continue
+                if not retry.built_by or self._holds_delay(retry):
+                    return Returning(target, path, retry.line), retry.parameter
+        return None
+
+    def _holds_delay(self, retry: RetryDelayHanded) -> bool:
+        """`**build(countdown=delay)`: `build` returns a dict holding the
+        parameter it is handed there under a delay keyword."""
+        target = self.graph.resolve(retry.built_by)
+        if target is None:
+            return False
+        summary = self.graph.functions[target][0]
+        at = retry.built_at
+        if at and "." in retry.built_by and summary.parameters[:1] in (("self",), ("cls",)):
+            at = str(int(at) + 1)  # `self.build(delay)`: `delay` is its second parameter
+        return any(
+            fact.how == returns.PARAM
+            and fact.key in retries.TASK_DELAY_KEYWORDS
+            and ((at and fact.kind == at) or (retry.built_as and fact.name == retry.built_as))
+            for fact in summary.returns
+        )
 
     def schedule_at(self, function: str, text: str) -> tuple[Returning, ...] | None:
         """Where a function the calls written `text` in `function` call

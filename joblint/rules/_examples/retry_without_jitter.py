@@ -19,6 +19,40 @@ def sync(self, account_id):
         retry_later(self, exc)
 """
 
+# Helpers retrying the task they are handed with the delay handed beside it
+# (directly, or through a dict a project function builds), and look-alikes.
+HANDED_DELAY_HELPERS = """import logging
+
+from app.params import expiring_params, retry_params
+
+def retry_later(task, exc, wait=None):
+    raise task.retry(exc=exc, **retry_params("retry", countdown=wait))
+
+def retry_with(task, exc, delay):
+    raise task.retry(exc=exc, countdown=delay)
+
+def note_wait(task, exc, waited):
+    logging.info("waited %s", waited)
+    raise task.retry(exc=exc, countdown=60)
+
+def retry_expiring(task, exc, seconds):
+    raise task.retry(exc=exc, **expiring_params(seconds))
+"""
+
+RETRY_PARAMS = """from typing import Any
+
+
+def retry_params(queue, countdown=None) -> dict[str, Any]:
+    params: dict[str, Any] = {"queue": queue}
+    if countdown is not None:
+        params["countdown"] = countdown
+    return params
+
+
+def expiring_params(seconds):
+    return {"expires": seconds, "queue": "retry"}
+"""
+
 # A bound task retrying from a function nested in it (its `self` the task's).
 NESTED_RETRY = """
 from celery import shared_task
@@ -280,6 +314,31 @@ def poll_again(job, exc):
                 "def reload(client):\n    poll_again(client, None)\n"
             )
         },
+    ),
+    Valid(
+        """
+import random
+
+from celery import shared_task
+
+from app.retrying import note_wait, retry_expiring, retry_with
+
+
+@shared_task(bind=True, max_retries=6)
+def scan(self, upload_id):
+    try:
+        check(upload_id)
+    except ScanPending as exc:
+        note_wait(self, exc, 10 * (self.request.retries + 1))
+    except ScanFailed as exc:
+        retry_expiring(self, exc, 2 ** self.request.retries)
+    except ConnectionError as exc:
+        retry_with(self, exc, random.uniform(0, 2 ** self.request.retries))
+    except TimeoutError as exc:
+        log_and_retry(self, exc, 2 ** self.request.retries)
+""",
+        id="celery-delay-handed-to-helpers-that-log-it-expire-with-it-or-jittered",
+        project={"app_retrying": HANDED_DELAY_HELPERS, "app_params": RETRY_PARAMS},
     ),
     Valid(
         """
@@ -752,6 +811,40 @@ def retry_later(task, exc):
 """,
         id="celery-helper-a-bound-task-hands-itself-to",
         app_tasks=CALLER_TASKS,
+    ),
+    invalid(
+        """
+from celery import shared_task
+
+from app.retrying import retry_later, retry_with
+
+SCAN_WAIT = 10
+
+
+@shared_task(bind=True, max_retries=6)
+def scan(self, upload_id):
+    try:
+        check(upload_id)
+    except ScanPending as exc:
+        if self.request.retries < 3:
+            wait = SCAN_WAIT * (self.request.retries + 1)
+        else:
+            wait = None
+        retry_later(self, exc, wait)
+
+
+@shared_task(bind=True, max_retries=6)
+def sync(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        retry_with(self, exc, delay=2 ** self.request.retries)
+""",
+        (18, 32, "retry_later() retries the task with it as wait at app/retrying.py:6"),
+        (26, 37, "retry_with() retries the task with it as delay at app/retrying.py:9"),
+        id="celery-delay-handed-to-a-helper-retrying-the-task-with-it",
+        app_retrying=HANDED_DELAY_HELPERS,
+        app_params=RETRY_PARAMS,
     ),
     invalid(
         """
