@@ -45,6 +45,26 @@ CACHE_ADD = [
         "    user.groups.add(group)\n    cache.set('k', 1)\n",
         False,
     ),
+    # Kept results with the default timeout or a number: no rule reads them.
+    (
+        "from django.core.cache import cache\n\ndef f(k, t):\n"
+        "    if not cache.add(k, 1, timeout=t):\n        return\n"
+        "    return cache.add(k, 2, 30)\n",
+        False,
+    ),
+    # Kept with a literal None timeout (JL402); awaited as a bare statement (JL404).
+    ("from django.core.cache import cache\n\ndef f(k):\n    ok = cache.add(k, 1, None)\n", True),
+    (
+        "from django.core.cache import cache\n\nasync def f(k):\n    await cache.aadd(k, 1, 60)\n",
+        True,
+    ),
+    # A value read from a cache, or handed to a call, is no cache.
+    (
+        "from django.core.cache import cache\n\ndef f(k, group):\n"
+        "    data = cache.get(k)\n    user = load(data)\n    user.groups.add(group)\n"
+        "    members = cache.get(group)\n    members.add(k)\n",
+        False,
+    ),
 ]
 
 _CACHE = "from django.core.cache import cache\n\n"

@@ -18,8 +18,10 @@ never fewer: where it can't tell, it says yes.
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import functools
+import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from joblint.index.plain import bound_names
@@ -118,27 +120,54 @@ def source_may_hand_object(data: bytes, names: Forwarders) -> bool:
         tree = quiet_ast_parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
-    return forwarder_call_may_hold(tree, names)
+    return forwarder_call_may_hold(tree, names, _lines_naming(data, tuple(sorted(names))))
 
 
-def forwarder_call_may_hold(tree: ast.Module, names: Forwarders) -> bool:
+def forwarder_call_may_hold(
+    tree: ast.Module, names: Forwarders, lines: Sequence[int] | None = None
+) -> bool:
     """Whether some call of a function named in `names` (project functions
     handing an argument on to a job's payload) may pass it a live object
-    at a place it hands on."""
+    at a place it hands on. `lines` (sorted): the only lines such a call's
+    name may stand on; the nodes spanning none of them are not walked."""
     module = _Module(tree)
     return any(
         module.handed_call_may_hold(call, function, names[name])
-        for call, function in _calls(tree)
+        for call, function in _calls(tree, lines)
         if (name := last_name(call.func)) in names
     )
 
 
-def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, _Function | None]]:
+def _lines_naming(data: bytes, names: tuple[str, ...]) -> list[int]:
+    """The numbers of the lines of `data` where a word of `names` stands."""
+    pattern = _words_pattern(names)
+    found: list[int] = []
+    line, counted = 1, 0
+    for match in pattern.finditer(data):
+        line += data.count(b"\n", counted, match.start())
+        counted = match.start()
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def _words_pattern(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    alternatives = b"|".join(re.escape(name.encode()) for name in names)
+    return re.compile(rb"\b(?:" + alternatives + rb")\b")
+
+
+def _calls(
+    tree: ast.Module, lines: Sequence[int] | None = None
+) -> Iterator[tuple[ast.Call, _Function | None]]:
     """Every call, with the innermost function whose body holds it (a
-    function's decorators and defaults are in the scope around it)."""
+    function's decorators and defaults are in the scope around it); with
+    `lines`, only those in nodes spanning one of them."""
     stack: list[tuple[ast.AST, _Function | None]] = [(tree, None)]
     while stack:
         node, function = stack.pop()
+        if lines is not None and not _spans_one(node, lines):
+            continue
         if isinstance(node, ast.Call):
             yield node, function
         if isinstance(node, _Function):
@@ -150,6 +179,37 @@ def _calls(tree: ast.Module) -> Iterator[tuple[ast.Call, _Function | None]]:
             )
         else:
             stack.extend((child, function) for child in ast.iter_child_nodes(node))
+
+
+def _spans_one(node: ast.AST, lines: Sequence[int]) -> bool:
+    """Whether `node` (one without a place: yes) spans one of `lines`; a
+    definition's span starts at its first decorator."""
+    start = getattr(node, "lineno", None)
+    if start is None:
+        return True
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        start = min(start, decorators[0].lineno)
+    end = getattr(node, "end_lineno", None) or start
+    at = bisect.bisect_left(lines, start)
+    return at < len(lines) and lines[at] <= end
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module's statements, also those nested in others (an import or a
+    `def` is never inside an expression), with the clauses holding them."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _STATEMENT_LISTS:
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                stack.extend(children)
+
+
+# The fields of statements and clauses holding statements (or clauses).
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 class _Module:
@@ -166,7 +226,7 @@ class _Module:
         """name -> what the imports binding it import; the decorated functions."""
         imports: dict[str, set[str]] = {}
         decorated: set[str] = set()
-        for node in ast.walk(self._tree):
+        for node in _statements(self._tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 for alias in node.names:
                     name = alias.asname or alias.name.split(".")[0]
