@@ -138,6 +138,8 @@ def call_held(call: ast.Call, steady: frozenset[str]) -> tuple[tuple[str, str], 
     """The caller's steady parameters `call` passes inside a list, tuple,
     set or dict display (`args=[order]`), by the position or keyword of the
     argument holding it (`ProjectCall.held`)."""
+    if not steady:
+        return ()
     held: list[tuple[str, str]] = []
     for position, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):

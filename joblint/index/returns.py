@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from joblint.index.growth import GrowthReader, growing_list, is_number
-from joblint.knowledge import jobs
+from joblint.knowledge import jobs, retries
 from joblint.knowledge.payloads import MANAGER_FETCHES, ManagerFetches
 from joblint.models import ReturnFact
 
@@ -74,7 +74,7 @@ def function_returns(
         annotated = _annotated(function, names)
         return () if annotated is None else annotated
     reader = _Reader(names, _assigned_once(body), _parameters(function), _keyed_stores(body))
-    growing = reader.growth(returns)
+    growing = reader.growth(returns) if _may_grow(body) else ()
     if growing:
         return growing
     schedule = reader.schedule(returns, body, _says_list(function))
@@ -338,6 +338,23 @@ def _assigned_once(body: Mapping[type[ast.AST], list[ast.AST]]) -> dict[str, ast
             name = cast(ast.ClassDef, scope).name
             stores[name] = stores.get(name, 0) + 1
     return {name: value for name, value in values.items() if stores.get(name) == 1}
+
+
+# The last names of the functions raising to a power (`pow`, `math.exp`).
+_POWER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in retries.POWER_FUNCTIONS)
+
+
+def _may_grow(body: Mapping[type[ast.AST], list[ast.AST]]) -> bool:
+    """Whether a value of the function may grow (`GrowthReader`): growth is
+    an operation or a power function's call among its own nodes."""
+    if ast.BinOp in body:
+        return True
+    for node in body.get(ast.Call, ()):
+        func = cast(ast.Call, node).func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in _POWER_NAMES:
+            return True
+    return False
 
 
 def _keyed_stores(

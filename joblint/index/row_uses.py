@@ -32,8 +32,8 @@ def result_uses(kinds: _Kinds) -> dict[int, str]:
     """`id(call)` -> `RESULT_WRITTEN` or `RESULT_SET` for the calls (among a
     function's own nodes, grouped by kind) whose result the function claims."""
     writes = [c for c in kinds.get(ast.Call, ()) if _method(cast(ast.Call, c)) in _SAVES]
-    if not writes and not kinds.get(ast.Assign) and not kinds.get(ast.AugAssign):
-        return {}  # most functions set no attribute and call no save
+    if not writes and not _sets_a_field(kinds):
+        return {}  # most functions set no field of a name and call no save
     bound = _bound_results(kinds)
     if not bound:
         return {}
@@ -43,6 +43,16 @@ def result_uses(kinds: _Kinds) -> dict[int, str]:
         if uses.get(call) != RESULT_WRITTEN:
             uses[call] = use
     return uses
+
+
+def _sets_a_field(kinds: _Kinds) -> bool:
+    """Whether the function sets an attribute of a name (`job.state = ...`)."""
+    for node in _of(kinds, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        assert isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) for t in targets):
+            return True
+    return False
 
 
 def _bound_results(kinds: _Kinds) -> dict[str, int]:

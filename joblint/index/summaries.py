@@ -73,6 +73,8 @@ from joblint.models import (
 )
 from joblint.settings import ModuleInfo, Options
 
+# The attributes and methods of a parameter that use it as a model instance.
+_MODEL_USE_WORDS = payloads.MODEL_INSTANCE_ATTRIBUTES | payloads.MODEL_INSTANCE_METHODS
 # Bases that give a class a kind of its own (a model, an enum, a pydantic model).
 _KIND_BASES = frozenset({*payloads.BASE_CLASS_KINDS, *payloads.TABLE_FLAG_BASES})
 
@@ -815,15 +817,22 @@ class ModuleReader:
         if not frame.steady:
             return ()
         found: dict[str, tuple[str, int, str]] = {}
+        candidates = [
+            attribute
+            for attribute in cast(list[ast.Attribute], self.of_kind(node, ast.Attribute))
+            if isinstance(attribute.value, ast.Name)
+            and attribute.value.id in frame.steady
+            and attribute.attr in _MODEL_USE_WORDS
+        ]
+        if not candidates:
+            return ()
         methods = {
             id(call.func)
             for call in cast(list[ast.Call], self.of_kind(node, ast.Call))
             if not call.args
         }
-        for attribute in cast(list[ast.Attribute], self.of_kind(node, ast.Attribute)):
-            owner = attribute.value
-            if not isinstance(owner, ast.Name) or owner.id not in frame.steady:
-                continue
+        for attribute in candidates:
+            owner = cast(ast.Name, attribute.value)
             if attribute.attr in payloads.MODEL_INSTANCE_ATTRIBUTES:
                 how = f"{owner.id}.{attribute.attr}"
             elif attribute.attr in payloads.MODEL_INSTANCE_METHODS and id(attribute) in methods:
