@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import libcst as cst
@@ -25,6 +26,7 @@ from joblint.analysis.retry_options import is_attempt_count
 from joblint.cli import main
 from joblint.models import Edit, Finding, Fix, Span
 from joblint.pipeline.fix.apply import FixError, applicable, apply_edits, fix_file, write_atomic
+from joblint.pipeline.fix.edits import _node_edit
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings, settle
 from joblint.registry import all_rules, examples
@@ -57,6 +59,62 @@ def test_edits_keep_line_endings_and_insert_after_a_last_line_without_newline() 
     edits = [Edit(Span(2, 2, 2, 3), "X"), Edit(Span(3, 1, 3, 1), "import x\r\n")]
     assert apply_edits(text, edits) == "a\r\nbXd\r\nimport x\r\n"
     assert apply_edits("a\nb", [Edit(Span(3, 1, 3, 1), "c\n")]) == "a\nb\nc\n"
+
+
+_NESTED = (
+    "class Jobs:\n"
+    "    def run(self, items):\n"
+    "        # claim them first\n"
+    "        queue.bulk_update(\n"
+    "            items,\n"
+    '            ["state"],\n'
+    "        )\n"
+    '        text = """\n'
+    "    kept\n"
+    '"""\n'
+    "        mark(\n"
+    "            text,\n"
+    "        )\n"
+)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _is_call_of(name: str) -> Callable[[cst.CSTNode], bool]:
+    return lambda n: isinstance(n, cst.Call) and _code(n.func).endswith(name)
+
+
+def _is_line_with(text: str) -> Callable[[cst.CSTNode], bool]:
+    return lambda n: isinstance(n, cst.SimpleStatementLine) and text in _code(n)
+
+
+@pytest.mark.parametrize(
+    "find",
+    [_is_call_of("bulk_update"), _is_line_with("bulk_update"), _is_line_with('"""')],
+    ids=["multi-line-expression", "statement-below-a-comment", "statement-with-a-string"],
+)
+def test_a_node_in_a_block_is_edited_as_the_whole_module_would_be(
+    find: Callable[[cst.CSTNode], bool],
+) -> None:
+    """A node rendered alone, its lines indented as its block is, gives the
+    text replacing it in place would; where it can't (a multi-line string),
+    the edit comes from a larger rendering."""
+    wrapper = cst.MetadataWrapper(cst.parse_module(_NESTED), unsafe_skip_copy=True)
+    positions = wrapper.resolve(cst.metadata.PositionProvider)
+    tree = wrapper.module
+    node = next(n for n in positions if find(n))
+    new: cst.CSTNode
+    if isinstance(node, cst.Call):
+        new = node.with_changes(args=[*node.args, cst.Arg(cst.Name("extra"))])
+    else:
+        assert isinstance(node, cst.SimpleStatementLine)
+        new = node.with_changes(body=[*node.body, cst.Expr(cst.Name("extra"))])
+    edit = _node_edit(tree, node, new, positions)
+    expected = tree.deep_replace(node, new)
+    assert isinstance(expected, cst.Module)
+    assert apply_edits(_NESTED, [edit]) == expected.code
 
 
 def test_overlapping_edits_are_refused() -> None:

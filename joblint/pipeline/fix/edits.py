@@ -74,7 +74,9 @@ def _node_edit(
         bare, bare_new = _without_own_parentheses(node, new)
         if code[start:end] == tree.code_for_node(bare):
             return _smallest_edit(code, start, end, tree.code_for_node(bare_new), starts)
-        found = _in_top_level_statement(tree, node, new, positions, code, starts)
+        found = _in_own_lines(tree, node, new, positions, code, starts)
+        if found is None:
+            found = _in_top_level_statement(tree, node, new, positions, code, starts)
         if found is not None:
             return found
     replaced = tree.deep_replace(node, new)
@@ -95,6 +97,85 @@ def _without_own_parentheses(
     if not lpar or getattr(new, "lpar", None) != lpar or getattr(new, "rpar", None) != rpar:
         return node, new
     return node.with_changes(lpar=[], rpar=[]), new.with_changes(lpar=[], rpar=[])
+
+
+def _in_own_lines(
+    tree: cst.Module,
+    node: cst.CSTNode,
+    new: cst.CSTNode,
+    positions: Mapping[cst.CSTNode, CodeRange],
+    code: str,
+    starts: list[int],
+) -> Edit | None:
+    """Render only `node`, its lines after the first indented as the block
+    around it is, when that is its source (a module-level statement around it
+    may be a class of thousands of lines: rendering it, and replacing the node
+    in it, costs as much as the file). Rendered alone, a node lacks the
+    indentation of the blocks around it on every line it starts: a
+    statement's own, an expression's continuation lines."""
+    where = positions[node]
+    if isinstance(node, cst.BaseStatement | cst.BaseSmallStatement):
+        return _statement_in_own_lines(tree, node, new, where, code, starts)
+    start, end = _offset(starts, where.start), _offset(starts, where.end)
+    bare, bare_new = _without_own_parentheses(node, new)
+    rendered = tree.code_for_node(bare)
+    indent = _continuation_indent(code[start:end], rendered)
+    if not indent:
+        return None
+    return _smallest_edit(
+        code, start, end, _continued(tree.code_for_node(bare_new), indent), starts
+    )
+
+
+def _continuation_indent(source: str, rendered: str) -> str:
+    """The indentation that, put before each continuation line of `rendered`
+    holding anything, makes it `source`; "" when none does."""
+    lines = rendered.split("\n")
+    written = source.split("\n")
+    if len(lines) < 2 or len(lines) != len(written):
+        return ""
+    line = next((i for i in range(1, len(lines)) if lines[i].strip()), None)
+    if line is None or not written[line].endswith(lines[line]):
+        return ""
+    indent = written[line][: len(written[line]) - len(lines[line])]
+    if not indent or indent.strip() or _continued(rendered, indent) != source:
+        return ""
+    return indent
+
+
+def _continued(text: str, indent: str) -> str:
+    """`text` with `indent` before each line after the first holding anything."""
+    first, *rest = text.split("\n")
+    return "\n".join([first, *(indent + line if line.strip() else line for line in rest)])
+
+
+def _statement_in_own_lines(
+    tree: cst.Module,
+    node: cst.CSTNode,
+    new: cst.CSTNode,
+    where: CodeRange,
+    code: str,
+    starts: list[int],
+) -> Edit | None:
+    line_start = starts[where.start.line - 1]
+    indent = code[line_start : line_start + where.start.column]
+    if indent.strip():
+        return None  # after another statement on its line
+    text = _indented(tree.code_for_node(node), indent)
+    # The rendering adds the lines above the statement and its line break.
+    for end in range(_offset(starts, where.end), _offset(starts, where.end) + 3):
+        start = end - len(text)
+        if start >= 0 and code[start:end] == text:
+            rendered = _indented(tree.code_for_node(new), indent)
+            return _smallest_edit(code, start, end, rendered, starts)
+    return None
+
+
+def _indented(text: str, indent: str) -> str:
+    """`text` with `indent` before each line holding anything."""
+    if not indent:
+        return text
+    return "".join(indent + line if line.strip() else line for line in text.splitlines(True))
 
 
 def _in_top_level_statement(

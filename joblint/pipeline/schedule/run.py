@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from joblint.analysis.evaluation import environment_variables
 from joblint.config import Config, Configs
@@ -85,7 +85,7 @@ from joblint.pipeline.schedule.workers import (
     worker_count,
 )
 from joblint.pipeline.screen.payload_check import Forwarders, source_may_hand_object
-from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts
+from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts, anchor_automaton
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
 from joblint.pipeline.source import (
     UNPARSEABLE,
@@ -942,26 +942,40 @@ def _words(names: set[str], after: bytes = b"\\b") -> _Words | None:
 
 
 # Up to this many words, each is looked for as bytes first (a scan in C per
-# word); the regular expression, whose alternation is tried at every
-# position, runs only on files holding one.
-_LITERAL_WORDS = 32
+# word), beyond it all at once; the regular expression, whose alternation is
+# tried at every position, runs only on files holding one.
+_LITERAL_WORDS = 8
 
 
 class _Words:
-    """Whether bytes name one of some words (whole words, followed by `after`)."""
+    """Whether bytes name one of some words (whole words, followed by
+    `after`; with `calls`, not where a `def` defines one)."""
 
-    def __init__(self, names: set[str], after: bytes) -> None:
+    def __init__(self, names: set[str], after: bytes, calls: bool = False) -> None:
         self._words = sorted(n.encode() for n in names)
         self._after = after
+        self._before = rb"(?<!def )" if calls else b""
         self._pattern: re.Pattern[bytes] | None = None  # compiled when first needed
+        self._automaton: Any = None
 
     def search(self, data: bytes) -> bool:
-        if len(self._words) <= _LITERAL_WORDS and not any(w in data for w in self._words):
+        if not self._may_hold(data):
             return False
         if self._pattern is None:
             words = b"|".join(re.escape(w) for w in self._words)
-            self._pattern = re.compile(rb"\b(?:" + words + rb")" + self._after)
+            self._pattern = re.compile(self._before + rb"\b(?:" + words + rb")" + self._after)
         return self._pattern.search(data) is not None
+
+    def _may_hold(self, data: bytes) -> bool:
+        """Whether a word is in `data` at all: a scan in C per word, or for
+        many words one pass of an automaton (the alternation of the
+        regular expression is tried at every position)."""
+        if len(self._words) <= _LITERAL_WORDS:
+            return any(w in data for w in self._words)
+        if self._automaton is None:
+            self._automaton = anchor_automaton(self._words)
+        # Latin-1 maps each byte to one character: the words' matches are the bytes'.
+        return next(self._automaton.iter(data.decode("latin-1")), None) is not None
 
 
 def _on_demand(
@@ -1134,7 +1148,7 @@ def _forwarder_callers(
     names = ProjectIndex.build([*results, *context]).graph.payload_forwarders()
     if not names:
         return False
-    words = _Words(set(names), rb"\s*\(")
+    words = _Words(set(names), rb"\s*\(", calls=True)
     tests = run.selector.test_code()
     naming = [
         s

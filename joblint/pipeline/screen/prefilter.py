@@ -117,7 +117,7 @@ class _AnchorSearch:
             return frozenset()
         automaton = self._automaton
         if automaton is None:
-            automaton = self._automaton = _automaton(self.anchors)
+            automaton = self._automaton = anchor_automaton(self.anchors)
         # Latin-1 maps each byte to one character: offsets and matches are the bytes'.
         return frozenset(map(_FOUND, automaton.iter(lowered.decode("latin-1"))))
 
@@ -126,7 +126,8 @@ class _AnchorSearch:
 _FOUND = operator.itemgetter(1)
 
 
-def _automaton(anchors: Iterable[bytes]) -> Any:
+def anchor_automaton(anchors: Iterable[bytes]) -> Any:
+    """An Aho-Corasick automaton finding `anchors` in a latin-1 decoded text."""
     import ahocorasick  # here: a warm run never screens
 
     automaton = ahocorasick.Automaton()
