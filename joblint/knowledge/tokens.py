@@ -428,6 +428,13 @@ RETRY_DELAYS: tuple[Trigger, ...] = _distinct(
             for r in retries.TASK_RETRIES
             if r.method is not None
         ),
+        # A delay computed from the attempt count and handed to a helper
+        # retrying the task with it (`retry_later(self, exc, 2 ** self.request.retries)`).
+        *(
+            Trigger((".".join(r.method.attempt_count),))
+            for r in retries.TASK_RETRIES
+            if r.method is not None
+        ),
     )
 )
 
