@@ -46,6 +46,19 @@ def forget(order):
     requests.delete(f"https://erp.example.com/orders/{order.pk}")
 """
 
+_GUARDED_HOOKS = """
+import requests
+from joblint.runtime.idempotency import IdempotencyGuard
+
+deliveries = IdempotencyGuard(table="hook_deliveries")
+
+
+def deliver(conn, hook_id, payload):
+    if not deliveries.claim(conn, f"hook:{hook_id}"):
+        return
+    requests.post("https://hooks.example.com/in", json=payload)
+"""
+
 _CATALOGUE = """
 import httpx
 
@@ -386,6 +399,18 @@ def mail(conn, order_id, to):
                 smtp.sendmail("shop@example.com", [to], "Your order")
 """,
         id="guard-object-in-a-module-variable",
+    ),
+    Valid(
+        """
+from celery import shared_task
+from app.hooks import deliver
+
+@shared_task(acks_late=True)
+def hook(conn, hook_id, payload):
+    deliver(conn, hook_id, payload)
+""",
+        id="helper-claims-through-its-module-guard",
+        project={"app_hooks": _GUARDED_HOOKS},
     ),
 )
 
