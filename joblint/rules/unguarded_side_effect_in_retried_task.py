@@ -80,8 +80,8 @@ class UnguardedSideEffectInRetriedTask(Rule):
 
     Not findings (the guards): a task or a function on the way that claims
     its work first: the runtime's `@idempotent` / `IdempotencyGuard` (also a
-    guard the module keeps in a variable, `runs = IdempotencyGuard()`, whose
-    `runs.claim(conn, key)` the task calls), an
+    guard its module keeps in a variable, `runs = IdempotencyGuard()`, whose
+    `runs.claim(conn, key)` it calls), an
     `INSERT ... ON CONFLICT DO NOTHING` in a string it runs, an `if` testing
     the `created` flag of a unique get-or-create, a set-if-absent call
     (`cache.add(...)`, Redis `set(..., nx=True)`) or a lock's `acquire(...)`,
@@ -153,9 +153,9 @@ class UnguardedSideEffectInRetriedTask(Rule):
       `search`, or it passes a dict with a `grant_type` key (an OAuth token
       request); other POSTs that only read are. `request("POST", ...)` with
       the method as an argument is not read.
-    - A guard object counts where the task's module makes it
-      (`runs = IdempotencyGuard()`); one imported from another module is
-      not known as a guard.
+    - A guard object counts where the module calling it makes it
+      (`runs = IdempotencyGuard()`); one imported from another module, or
+      held in an attribute (`self.runs.claim(...)`), is not known as a guard.
     - A get-or-create claims only when an `if` tests its `created` flag
       (`row, created = ...get_or_create(...)`); one whose flag is thrown away
       (`row, _ = ...`) claims nothing.
