@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: install test check-code pytest docs bench
+.PHONY: install test check-code pytest docs bench score
 
 # Installs the package with its test extras and the services the runtime tests
 # need (redis-server, PostgreSQL binaries). The tests start the servers themselves.
@@ -20,6 +20,11 @@ pytest:
 # Regenerate docs/rules/*.md and joblint/rules/_catalog.py from the rule modules.
 docs:
 	$(PYTHON) -m joblint.docs_gen
+
+# Per-rule precision and recall of every rule on our own fixtures (their
+# `# JLxxx` marks); `--json` for a machine.
+score:
+	$(PYTHON) benchmarks/score.py
 
 # joblint byte-compiled first, as a pip install leaves it: with
 # PYTHONDONTWRITEBYTECODE set, modules edited since the last compile would be

@@ -3,6 +3,7 @@ and handy when writing a rule: `python -m joblint.testing JL101`)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -22,6 +23,22 @@ from joblint.settings import LintSettings, ModuleInfo
 
 EXAMPLE_MODULE = "app.example"
 EXAMPLE_PATH = "app/example.py"
+
+# A comment marking a line of a fixture that must be reported with a code:
+# `# JL101`, also `# expect: JL101`.
+MARK = re.compile(r"#\s*(?:expect:\s*)?(JL\d{3})\b")
+
+
+def marked_lines(directory: Path, root: Path) -> set[tuple[str, int, str]]:
+    """Every (path relative to `root`, line, code) the `# JLxxx` comments of
+    the Python files under `directory` mark as findings."""
+    expected = set()
+    for path in sorted(directory.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            comment = line.partition("#")[2]
+            for code in MARK.findall("#" + comment):
+                expected.add((path.relative_to(root).as_posix(), number, code))
+    return expected
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,7 +101,8 @@ def _called(func: cst.BaseExpression, resolver: Resolver, depth: int) -> str | N
 
 def claims_work(function: cst.FunctionDef, resolver: Resolver) -> bool:
     """Whether the function claims its work before doing it: its decorators
-    or its body name the runtime's guard (`@idempotent`, `IdempotencyGuard`),
+    or its body name the runtime's guard (`@idempotent`, `IdempotencyGuard`)
+    or call a method of one a variable holds (`guard.claim(conn, key)`),
     a string holds an SQL claim (`INSERT ... ON CONFLICT DO NOTHING`) or an
     idempotency header, an `if` tests the `created` flag of a unique
     get-or-create, or a set-if-absent call (`cache.add`, `SET NX`)."""
@@ -154,7 +155,19 @@ def _claiming(node: cst.CSTNode, resolver: Resolver) -> bool:
         return work.claims_in_text(_concatenated(node))
     if isinstance(node, cst.If | cst.While):
         return _tests_set_if_absent(node.test)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return _calls_guard_object(node.func, resolver)
     return False
+
+
+def _calls_guard_object(method: cst.Attribute, resolver: Resolver) -> bool:
+    """A method of a guard the project made and keeps in a variable
+    (`guard = IdempotencyGuard()` at module level, `guard.claim(conn, key)`
+    in the task): the name of the guard never appears in the task."""
+    if not isinstance(method.value, cst.Name):
+        return False
+    qualname = _called(method, resolver, _MAX_BINDINGS)
+    return qualname is not None and work.is_guard_name(qualname)
 
 
 def _imports_guard(node: cst.ImportFrom) -> bool:

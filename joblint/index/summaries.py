@@ -338,6 +338,8 @@ class ModuleReader:
         # Classes whose every base resolved: their bases.
         self._resolved_bases: dict[str, tuple[str, ...]] = {}
         self.instances: list[tuple[str, str]] = []
+        # Module-level names holding a guard the module made (`runs = IdempotencyGuard()`).
+        self._guards: set[str] = set()
         # A class's attributes (`self.order = order`): what each assignment holds (None: unknown).
         self._attributes: dict[str, dict[str, set[str | None]]] = {}
         self.summaries: dict[str, _Summary] = {}
@@ -486,6 +488,16 @@ class ModuleReader:
         else:
             for name in _assigned_names(statement):
                 self.names[name] = self.local(name)
+            self._note_guard(statement)
+
+    def _note_guard(self, statement: ast.stmt) -> None:
+        """`runs = IdempotencyGuard()`: a function calling `runs.claim(...)` claims."""
+        if not self.may_name_guard or not isinstance(statement, ast.Assign | ast.AnnAssign):
+            return
+        value = statement.value
+        maker = self._module_name(value.func) if isinstance(value, ast.Call) else None
+        if maker is not None and work.is_guard_name(maker):
+            self._guards.update(self.local(name) for name in _assigned_names(statement))
 
     def _imports(self, node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
         if isinstance(node, ast.Import):
@@ -973,7 +985,10 @@ class ModuleReader:
             if not self.may_name_guard:
                 return False
             qualname = self._qualify(node, stack)
-            return qualname is not None and work.is_guard_name(qualname)
+            if qualname is None:
+                return False
+            owner = qualname.rpartition(".")[0] if isinstance(node, ast.Attribute) else ""
+            return work.is_guard_name(qualname) or owner in self._guards
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return work.claims_in_text(node.value)
         if isinstance(node, ast.If | ast.While):

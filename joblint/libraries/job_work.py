@@ -4,7 +4,7 @@ as data the library modules declare (JL6):
 - `Reruns` (`RERUNS`): when a job library runs a task again, by its options,
   its defaults, a retry its body asks for, or a project-wide setting;
 - `SideEffect` (`SIDE_EFFECTS`): calls whose effect outside the database a
-  ROLLBACK or a retry doesn't undo (an email, an HTTP POST, a charge), and
+  ROLLBACK or a retry doesn't undo (an email, an HTTP POST or PUT, a charge), and
   the arguments that make the provider drop a repeat;
 - `Claims` (`CLAIMS`): what claims the work before doing it, so a repeat
   delivery does nothing (an idempotency guard);
@@ -137,28 +137,48 @@ class TableReads:
 
 # --- HTTP, whatever the client library ----------------------------------------------
 
-# PUT, DELETE and GET are idempotent by HTTP's definition (RFC 9110, 9.2.2): a
-# repeat changes nothing more; so is a PATCH that sets fields (a JSON merge
-# patch, RFC 7396), what nearly every API's PATCH is. A POST creates.
-HTTP_WRITES = ("post",)
+# A POST creates; PUT and PATCH write too. HTTP calls a PUT idempotent (RFC
+# 9110, 9.2.2), but that is a promise of the service, and many services break
+# it: a PUT appending to a list, a PATCH with a JSON Patch `add` (RFC 6902)
+# or one incrementing a counter. DELETE and GET are not counted.
+HTTP_CREATES = ("post",)
+HTTP_UPDATES = ("put", "patch")
 
 
-def http_posts(modules: tuple[str, ...], clients: tuple[str, ...]) -> SideEffect:
-    """An HTTP client library's POSTs: its module functions (`requests.post`)
-    and its clients' methods (`requests.Session().post`, also `with ... as`)."""
-    return SideEffect(
-        "sends an HTTP POST",
-        calls=(
-            *(f"{module}.{verb}" for module in modules for verb in HTTP_WRITES),
-            *(f"{client}.{verb}" for client in clients for verb in HTTP_WRITES),
+def http_writes(modules: tuple[str, ...], clients: tuple[str, ...]) -> tuple[SideEffect, ...]:
+    """An HTTP client library's writes: its module functions (`requests.post`,
+    `httpx.patch`) and its clients' methods (`requests.Session().put`, also
+    `with ... as`)."""
+    return (
+        SideEffect(
+            "sends an HTTP POST",
+            calls=_http_calls(modules, clients, HTTP_CREATES),
+            entered=clients,
+            remedy=_HTTP_REMEDY,
+            # POSTs that only read: an OAuth token request (its URL, or a
+            # `grant_type` in its body), a login, a search.
+            read_words=("token", "oauth", "login", "search"),
+            read_keys=("grant_type",),
         ),
-        entered=clients,
-        remedy="send an Idempotency-Key header the service honours",
-        # POSTs that only read: an OAuth token request (its URL, or a
-        # `grant_type` in its body), a login, a search.
-        read_words=("token", "oauth", "login", "search"),
-        read_keys=("grant_type",),
+        *(
+            SideEffect(
+                f"sends an HTTP {verb.upper()} the service may not treat as idempotent",
+                calls=_http_calls(modules, clients, (verb,)),
+                entered=clients,
+                remedy=_HTTP_REMEDY,
+            )
+            for verb in HTTP_UPDATES
+        ),
     )
+
+
+_HTTP_REMEDY = "send an Idempotency-Key header the service honours"
+
+
+def _http_calls(
+    modules: tuple[str, ...], clients: tuple[str, ...], verbs: tuple[str, ...]
+) -> tuple[str, ...]:
+    return tuple(f"{owner}.{verb}" for owner in (*modules, *clients) for verb in verbs)
 
 
 # The header that asks the service to drop a repeat (the IETF draft "The

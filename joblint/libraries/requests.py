@@ -1,16 +1,14 @@
-"""requests: HTTP calls that create something on the other side (POST)."""
+"""requests: HTTP calls that write on the other side (POST, PUT, PATCH)."""
 
 from __future__ import annotations
 
 from joblint.libraries.base import Library
-from joblint.libraries.job_work import HTTP_CLAIMS, http_posts
+from joblint.libraries.job_work import HTTP_CLAIMS, http_writes
 
 LIBRARIES = (Library("requests", "requests", modules=("requests",)),)
 
-SIDE_EFFECTS = (
-    http_posts(
-        ("requests", "requests.api"),
-        ("requests.Session", "requests.session", "requests.sessions.Session"),
-    ),
+SIDE_EFFECTS = http_writes(
+    ("requests", "requests.api"),
+    ("requests.Session", "requests.session", "requests.sessions.Session"),
 )
 CLAIMS = (HTTP_CLAIMS,)

@@ -65,8 +65,9 @@ class UnguardedSideEffectInRetriedTask(Rule):
 
     The effects: Django's `send_mail`, `send_mass_mail`, `mail_admins`,
     `mail_managers`, `EmailMessage.send`, a mail connection's
-    `send_messages`; `smtplib` `sendmail`/`send_message`; requests and httpx
-    `post` (module functions, sessions and clients); boto3 SES
+    `send_messages`; `smtplib` `sendmail`/`send_message` (also on `with smtplib.SMTP(...) as
+    smtp:`); requests and httpx `post`, `put` and `patch` (module functions,
+    sessions and clients); boto3 SES
     `send_email`/`send_raw_email`/`send_templated_email`/`send_bulk_*` and SNS
     `publish`/`publish_batch`; Stripe's `create` calls (`Charge`,
     `PaymentIntent`, `Refund`, `Transfer`, `Payout`, `Customer`, `Invoice`,
@@ -78,7 +79,9 @@ class UnguardedSideEffectInRetriedTask(Rule):
     deep: the message names each hop with file:line.
 
     Not findings (the guards): a task or a function on the way that claims
-    its work first: the runtime's `@idempotent` / `IdempotencyGuard`, an
+    its work first: the runtime's `@idempotent` / `IdempotencyGuard` (also a
+    guard its module keeps in a variable, `runs = IdempotencyGuard()`, whose
+    `runs.claim(conn, key)` it calls), an
     `INSERT ... ON CONFLICT DO NOTHING` in a string it runs, an `if` testing
     the `created` flag of a unique get-or-create, a set-if-absent call
     (`cache.add(...)`, Redis `set(..., nx=True)`) or a lock's `acquire(...)`,
@@ -141,14 +144,18 @@ class UnguardedSideEffectInRetriedTask(Rule):
       attribute (`self.client.post`) or an untyped parameter is not; a
       module-level client of another module is known through the project
       model.
-    - HTTP: PUT, DELETE and GET are idempotent by HTTP's definition (RFC
-      9110), and a PATCH nearly always sets fields (a JSON merge patch, RFC
-      7396): a repeat changes nothing more, so they are not reported. A POST
-      counts unless it reads: its URL is built from a name or string holding
-      `token`, `oauth`, `login` or `search`, or it passes a dict with a
-      `grant_type` key (an OAuth token request). Other POSTs that only read
-      are reported; suppress them with `# noqa: JL601`. `request("POST",
-      ...)` with the method as an argument is not read.
+    - HTTP: a PUT or a PATCH is reported like a POST. HTTP calls a PUT
+      idempotent (RFC 9110), but that is the service's promise, and many
+      break it (a PUT appending a line, a JSON Patch `add`, RFC 6902); where
+      the service keeps it, suppress with `# noqa: JL601`. GET, HEAD and
+      DELETE are not reported. A POST that reads is not reported: its URL is
+      built from a name or string holding `token`, `oauth`, `login` or
+      `search`, or it passes a dict with a `grant_type` key (an OAuth token
+      request); other POSTs that only read are. `request("POST", ...)` with
+      the method as an argument is not read.
+    - A guard object counts where the module calling it makes it
+      (`runs = IdempotencyGuard()`); one imported from another module, or
+      held in an attribute (`self.runs.claim(...)`), is not known as a guard.
     - A get-or-create claims only when an `if` tests its `created` flag
       (`row, created = ...get_or_create(...)`); one whose flag is thrown away
       (`row, _ = ...`) claims nothing.

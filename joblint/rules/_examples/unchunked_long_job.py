@@ -277,6 +277,55 @@ def ping_all():
         id="session-query-without-sqlalchemy-in-reach",
         project={"app_store": "class Session:\n    def query(self, model):\n        return []\n"},
     ),
+    Valid(
+        """
+import dramatiq
+from django.db import connection
+from huey.contrib.djhuey import db_task
+
+
+@dramatiq.actor
+def nudge_inactive():
+    cursor = connection.cursor()
+    cursor.execute("SELECT id, email FROM accounts_user WHERE last_login < now() LIMIT 200")
+    for user_id, email in cursor.fetchall():
+        nudge(user_id, email)
+
+
+@db_task()
+def recount_stock():
+    cursor = connection.cursor()
+    cursor.execute("SELECT warehouse_id, SUM(quantity) FROM stock_line GROUP BY warehouse_id")
+    for warehouse_id, total in cursor.fetchall():
+        store_total(warehouse_id, total)
+""",
+        id="raw-cursor-bounded-or-grouped-dramatiq-huey",
+    ),
+    Valid(
+        """
+import dramatiq
+from huey import RedisHuey
+
+from shop.models import Order
+
+huey = RedisHuey("shop")
+
+
+@huey.task()
+def remind_unpaid():
+    for order in Order.objects.filter(paid=False).iterator(chunk_size=500):
+        order.send_reminder()
+
+
+@dramatiq.actor
+def revenue():
+    total = 0
+    for order in Order.objects.all().iterator(chunk_size=2000):
+        total += order.amount
+    return total
+""",
+        id="iterator-over-a-filter-or-only-summed",
+    ),
 )
 
 INVALID = (
@@ -477,5 +526,81 @@ def reindex(path):
 """,
         (10, 5, "RQ job 'reindex' loops over every row of \"SELECT id FROM documents\""),
         id="sql-connection-execute-iterated",
+    ),
+    invalid(
+        """
+import dramatiq
+from django.db import connection, connections
+from huey import RedisHuey, crontab
+
+huey = RedisHuey("shop")
+
+
+@dramatiq.actor(queue_name="mail")
+def newsletter():
+    cursor = connection.cursor()
+    cursor.execute("SELECT id, email FROM accounts_user")
+    for user_id, email in cursor.fetchall():
+        send_newsletter(user_id, email)
+
+
+@huey.periodic_task(crontab(hour="2"))
+def reindex_products():
+    with connections["replica"].cursor() as cur:
+        cur.execute("select sku from catalogue_product order by sku")
+        for (sku,) in cur.fetchall():
+            reindex(sku)
+""",
+        (
+            13,
+            5,
+            "Dramatiq actor 'newsletter' loops over every row of "
+            '"SELECT id, email FROM accounts_user"',
+        ),
+        (
+            21,
+            9,
+            "Huey task 'reindex_products' loops over every row of "
+            '"select sku from catalogue_product order by sku"',
+        ),
+        id="raw-cursor-fetchall-dramatiq-huey",
+    ),
+    invalid(
+        """
+import dramatiq
+from celery import shared_task
+from huey.contrib.djhuey import db_task
+
+from shop.models import Order, Subscription
+
+
+@dramatiq.actor
+def renew_all():
+    for subscription in Subscription.objects.all().iterator():
+        subscription.renew()
+
+
+@db_task()
+def reprice_orders():
+    for order in Order.objects.iterator(chunk_size=500):
+        order.reprice()
+        order.save()
+
+
+@shared_task
+def export_orders():
+    orders = Order.objects.all()
+    for order in orders.iterator(chunk_size=2000):
+        push_to_warehouse(order.pk)
+""",
+        (
+            11,
+            5,
+            "Dramatiq actor 'renew_all' loops over every row of "
+            "Subscription.objects.all().iterator()",
+        ),
+        (17, 5, "Huey task 'reprice_orders' loops over every row of Order.objects.iterator("),
+        (25, 5, "Celery task 'export_orders' loops over every row of Order.objects.all()"),
+        id="all-iterator-and-chunk-size-dramatiq-huey-celery",
     ),
 )

@@ -42,8 +42,29 @@ def refresh(client):
     requests.post(f"{client.base}/oauth/token", data=client.credentials)
 
 
-def upsert(order):
-    requests.put(f"https://erp.example.com/orders/{order.pk}", json=order.as_dict())
+def forget(order):
+    requests.delete(f"https://erp.example.com/orders/{order.pk}")
+"""
+
+_GUARDED_HOOKS = """
+import requests
+from joblint.runtime.idempotency import IdempotencyGuard
+
+deliveries = IdempotencyGuard(table="hook_deliveries")
+
+
+def deliver(conn, hook_id, payload):
+    if not deliveries.claim(conn, f"hook:{hook_id}"):
+        return
+    requests.post("https://hooks.example.com/in", json=payload)
+"""
+
+_CATALOGUE = """
+import httpx
+
+
+def rename_product(product):
+    httpx.put(f"https://catalogue.example.com/products/{product.sku}", json={"name": product.name})
 """
 
 _LOCKED = """
@@ -214,9 +235,8 @@ from celery import shared_task
 @shared_task(autoretry_for=(IOError,))
 def fetch(url, token_url):
     requests.get(url)
-    requests.put(url, json={"state": "paid"})
-    requests.patch(url, json={"state": "paid"})
     requests.delete(url)
+    requests.head(url)
     requests.post(token_url, data={"grant_type": "client_credentials"})
     requests.post(f"{url}/oauth2/access_token")
     requests.post(search_url(SEARCH_PATH), json={"q": "x"})
@@ -269,15 +289,15 @@ def plain(order):
     Valid(
         """
 from celery import shared_task
-from app.auth import api_token, refresh, upsert
+from app.auth import api_token, forget, refresh
 
 @shared_task(autoretry_for=(IOError,))
 def sync(order, client):
     api_token()
     refresh(client)
-    upsert(order)
+    forget(order)
 """,
-        id="helpers-that-only-read-or-put",
+        id="helpers-that-only-read-or-delete",
         project={"app_auth": _AUTH},
     ),
     Valid(
@@ -327,6 +347,70 @@ def report(url):
 """,
         id="project-decorator-without-retries",
         project={"app_jobs": _JOBS},
+    ),
+    Valid(
+        """
+import httpx
+import requests
+import smtplib
+from celery import shared_task
+from huey import RedisHuey
+
+huey = RedisHuey("shop")
+
+@huey.task()
+def rename(sku, name):
+    httpx.patch(f"https://catalogue.example.com/products/{sku}", json={"name": name})
+
+@huey.task(retries=0)
+def replace_price(sku, price):
+    requests.put(f"https://catalogue.example.com/prices/{sku}", json={"price": price})
+
+@shared_task(ignore_result=True)
+def mail(to):
+    with smtplib.SMTP("mail") as smtp:
+        smtp.send_message(to)
+""",
+        id="put-patch-and-smtp-in-tasks-that-run-once",
+    ),
+    Valid(
+        """
+import httpx
+import smtplib
+from celery import shared_task
+from joblint.runtime.idempotency import IdempotencyGuard
+from joblint.runtime.transaction import atomic
+
+runs = IdempotencyGuard(table="task_runs")
+
+@shared_task(acks_late=True)
+def rename(conn, sku, name):
+    with atomic(conn):
+        if not runs.claim(conn, f"rename:{sku}:{name}"):
+            return
+        httpx.patch(f"https://catalogue.example.com/products/{sku}", json={"name": name})
+
+@shared_task(autoretry_for=(OSError,))
+def mail(conn, order_id, to):
+    with atomic(conn):
+        claimed = runs.claim(conn, f"mail:{order_id}")
+        if claimed:
+            with smtplib.SMTP("mail") as smtp:
+                smtp.sendmail("shop@example.com", [to], "Your order")
+""",
+        id="guard-object-in-a-module-variable",
+    ),
+    Valid(
+        """
+from celery import shared_task
+from app.hooks import deliver
+
+@shared_task(acks_late=True)
+def hook(conn, hook_id, payload):
+    deliver(conn, hook_id, payload)
+""",
+        id="helper-claims-through-its-module-guard",
+        project={"app_hooks": _GUARDED_HOOKS},
     ),
 )
 
@@ -540,5 +624,89 @@ def announce(order_id):
         (7, 5, "sns.publish(), which publishes an SNS notification"),
         id="module-client-of-another-module",
         app_aws=_AWS,
+    ),
+    invalid(
+        """
+import httpx
+import requests
+from celery import shared_task
+
+@shared_task(acks_late=True)
+def rename(sku, name):
+    httpx.patch(f"https://catalogue.example.com/products/{sku}", json={"name": name})
+
+@shared_task(acks_late=True)
+def replace_stock(sku, lines):
+    with requests.Session() as http:
+        http.put(f"https://stock.example.com/items/{sku}/lines", json=lines)
+    with httpx.Client() as client:
+        client.patch(f"https://stock.example.com/items/{sku}", json={"op": "add"})
+""",
+        (
+            8,
+            5,
+            "httpx.patch() sends an HTTP PATCH the service may not treat as idempotent, in "
+            "Celery task 'rename', which can run more than once (acks_late=True)",
+        ),
+        (13, 9, "http.put() sends an HTTP PUT the service may not treat as idempotent"),
+        (15, 9, "client.patch() sends an HTTP PATCH"),
+        id="acks-late-put-and-patch",
+    ),
+    invalid(
+        """
+from celery import shared_task
+from app.catalogue import rename_product
+
+@shared_task(acks_late=True)
+def rename(product):
+    rename_product(product)
+""",
+        (7, 5, "rename_product() → httpx.put() at app/catalogue.py:6, which sends an HTTP PUT"),
+        id="helper-in-another-module-puts",
+        app_catalogue=_CATALOGUE,
+    ),
+    invalid(
+        """
+import smtplib
+from email.message import EmailMessage
+from celery import shared_task
+
+@shared_task(acks_late=True)
+def statement(to, body):
+    message = EmailMessage()
+    message["To"] = to
+    message.set_content(body)
+    with smtplib.SMTP("mail", 587) as smtp:
+        smtp.starttls()
+        smtp.send_message(message)
+
+@shared_task(acks_late=True)
+def alert(to):
+    smtplib.SMTP_SSL("mail").sendmail("ops@example.com", [to], "Disk full")
+""",
+        (
+            13,
+            9,
+            "smtp.send_message() sends an email over SMTP, in Celery task 'statement', "
+            "which can run more than once (acks_late=True)",
+        ),
+        (17, 5, "sends an email over SMTP, in Celery task 'alert'"),
+        id="acks-late-smtplib-sends",
+    ),
+    invalid(
+        """
+import requests
+from celery import shared_task
+
+runs = RunRegistry()
+
+@shared_task(acks_late=True)
+def push(conn, order_id):
+    if not runs.claim(conn, f"push:{order_id}"):
+        return
+    requests.post("https://erp.example.com/orders", json={"order": order_id})
+""",
+        (11, 5, "requests.post() sends an HTTP POST, in Celery task 'push'"),
+        id="claim-of-an-object-that-is-not-the-guard",
     ),
 )
