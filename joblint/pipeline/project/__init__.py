@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.analysis.evaluation import Expr, evaluate
-from joblint.knowledge import locks, payloads, requests, work
+from joblint.knowledge import jobs, locks, payloads, requests, work
 from joblint.knowledge.jobs import (
     ENQUEUE_ON_CALL_LIBRARIES,
     FIX_HINTS,
@@ -152,6 +152,7 @@ class ProjectIndex:
         cls, results: Iterable[FileResult], enqueue_functions: frozenset[str] = frozenset()
     ) -> ProjectIndex:
         index = cls()
+        index.queue_objects.update(jobs.QUEUE_OBJECTS)  # the libraries' own (djhuey's HUEY)
         results = list(results)
         index.graph = CallGraph.build(results, index, enqueue_functions)
         index.returns = ReturnsView(index.graph, _VALUE_KINDS)

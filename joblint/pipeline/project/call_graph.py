@@ -347,7 +347,7 @@ class CallGraph:
         return self._opens_within(qualname, MAX_HOPS)
 
     def _opens_within(self, qualname: str, depth: int) -> bool:
-        found = self.resolve(qualname)
+        found = self.resolve(qualname) or self._enter_method(qualname)
         if found is None or depth == 0:
             return False
         if found in self._opens:
@@ -359,6 +359,16 @@ class CallGraph:
         )
         self._opens[found] = result
         return result
+
+    def _enter_method(self, qualname: str) -> str | None:
+        """The `__enter__` (or `__aenter__`) `with Cls():` runs, when `qualname` is a class."""
+        if not self.is_class(qualname):
+            return None
+        for method in sorted(jobs.ENTER_METHODS):
+            found = self.resolve(f"{qualname}.{method}")
+            if found is not None:
+                return found
+        return None
 
     # --- enqueues ----------------------------------------------------------------
 
