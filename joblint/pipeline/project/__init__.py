@@ -152,7 +152,6 @@ class ProjectIndex:
         cls, results: Iterable[FileResult], enqueue_functions: frozenset[str] = frozenset()
     ) -> ProjectIndex:
         index = cls()
-        index.queue_objects.update(jobs.QUEUE_OBJECTS)  # the libraries' own (djhuey's HUEY)
         results = list(results)
         index.graph = CallGraph.build(results, index, enqueue_functions)
         index.returns = ReturnsView(index.graph, _VALUE_KINDS)
@@ -362,7 +361,7 @@ class ProjectIndex:
         known = (
             name in self.tasks
             or name in self.plain
-            or name in self.queue_objects
+            or self.queue_library(name) is not None
             or name in self.function_params
             or name in self.model_factories
             or name in self.instances
@@ -429,7 +428,7 @@ class ProjectIndex:
         `qualname` names: "" when the project doesn't tell, None when it is
         the project's own function, class or object."""
         name = self.canonical(qualname)
-        found = self.queue_objects.get(name) if queue else self.task_library(name)
+        found = self.queue_library(name) if queue else self.task_library(name)
         if found is not None:
             return found
         if name in self.plain or name in self.classes or self._decorated_plainly(name):
@@ -453,7 +452,13 @@ class ProjectIndex:
         if decorator:  # a task only if the project's decorator registers one
             found = self.graph.task_decorator(decorator, called)
             return found.library if found is not None else None
-        return self.queue_objects.get(self.canonical(task.receiver), "")
+        return self.queue_library(task.receiver) or ""
+
+    def queue_library(self, qualname: str) -> str | None:
+        """The library of the queue object `qualname` names: the project's
+        (`huey = RedisHuey()`), or one a library makes itself (djhuey's `HUEY`)."""
+        name = self.canonical(qualname)
+        return self.queue_objects.get(name) or jobs.QUEUE_OBJECTS.get(name)
 
     def _decorated_plainly(self, qualname: str) -> bool:
         """A function whose project decorator the loaded modules show to be
@@ -488,7 +493,7 @@ class ProjectIndex:
             return not any(self.scopes.applies(setter, path) for setter in setters)
         if requirement.kind == "queue":
             name = self.canonical(requirement.qualname)
-            library = self.queue_objects.get(name) or self.graph.made_queue_library(name)
+            library = self.queue_library(name) or self.graph.made_queue_library(name)
             return library in requirement.libraries
         if requirement.kind == "class":
             return bool(self.class_kinds(requirement.qualname) & requirement.libraries)

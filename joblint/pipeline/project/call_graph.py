@@ -879,12 +879,14 @@ class CallGraph:
         return {call.callee for summary in module.functions for call in summary.calls}
 
     def openers(self) -> set[str]:
-        """The unqualified names of the loaded functions that open a transaction."""
-        return {
-            name.rsplit(".", 1)[-1]
-            for name, (summary, _) in self.functions.items()
-            if summary.opens is not None and self.opens_transaction(name)
-        }
+        """The unqualified names of the loaded functions that open a transaction
+        (for an `__enter__` that does, its class's: `with Cls():` names that)."""
+        found = set()
+        for name, (summary, _) in self.functions.items():
+            if summary.opens is not None and self.opens_transaction(name):
+                owner, _, last = name.rpartition(".")
+                found.add(owner.rsplit(".", 1)[-1] if last in jobs.ENTER_METHODS else last)
+        return found
 
     def _transaction_calls(self, path: str) -> Iterable[ProjectCall]:
         module = self.by_path.get(path)
