@@ -46,6 +46,8 @@ def task_decorator_library(expr: cst.BaseExpression, resolver: Resolver) -> tupl
         if value is not None and value.kind == "queue":
             return value.library, ""
         receiver = resolver.qualified_name(expr.value)
+        if receiver in jobs.QUEUE_OBJECTS:  # `@HUEY.task()` on the library's own object
+            return jobs.QUEUE_OBJECTS[receiver], ""
         return "", receiver or ""
     return None
 

@@ -797,6 +797,7 @@ class ModuleReader:
         summary.decorators = self._decorator_uses(node, outer)
         self._read_body(frame, stack, summary)
         self._note_context_manager(frame, stack, summary)
+        self._note_enter(frame, stack, summary)
         qualifiers = self._qualifiers(stack)
         summary.returns = function_returns(node, self.kinds(node), qualifiers)
         if not outer and may_retry_a_parameter(node, self.of_kind(node, ast.Attribute)):
@@ -1387,6 +1388,53 @@ class ModuleReader:
                     summary.opens = TxOpening("with", via)
                     return
 
+    def _note_enter(self, frame: _Frame, stack: list[_Frame], summary: _Summary) -> None:
+        """A class's `__enter__` entering a transaction opens one for `with Cls():`:
+        it enters the manager a transaction call makes (`atomic().__enter__()`,
+        `stack.enter_context(atomic())`), or the one the method or the class
+        holds in a name (`self.tx = atomic(...)`, then `self.tx.__enter__()`)."""
+        if frame.node.name not in jobs.ENTER_METHODS or not frame.class_qualname:
+            return
+        if len(stack) != 1:
+            return
+        held: dict[str, tuple[str, ...]] = {}
+        for node in self.of_kind(frame.node, ast.Assign):
+            assert isinstance(node, ast.Assign)
+            value = node.value.value if isinstance(node.value, ast.Await) else node.value
+            opening = self._opening(value, stack) if isinstance(value, ast.Call) else None
+            for target in node.targets if opening is not None else ():
+                parts = dotted(target)
+                if parts is not None:
+                    held[".".join(parts)] = cast(tuple[str, ...], opening)
+        for node in self.of_kind(frame.node, ast.Call):
+            entered = _entered(cast(ast.Call, node))
+            via = None if entered is None else self._entered_opening(entered, held, frame, stack)
+            if via is not None:
+                summary.opens = TxOpening("with", via)
+                return
+
+    def _entered_opening(
+        self,
+        entered: ast.expr,
+        held: dict[str, tuple[str, ...]],
+        frame: _Frame,
+        stack: list[_Frame],
+    ) -> tuple[str, ...] | None:
+        """How the context manager `__enter__` enters opens a transaction, if it does."""
+        if isinstance(entered, ast.Call):
+            return self._opening(entered, stack)
+        parts = dotted(entered)
+        if parts is None:
+            return None
+        if ".".join(parts) in held:
+            return held[".".join(parts)]
+        if len(parts) == 2 and parts[0] in _RECEIVERS:  # set by another method
+            attributes = self._attributes.get(frame.class_qualname, {})
+            values = attributes.get(parts[1], set())
+            if any(v in jobs.TRANSACTION_FUNCTIONS for v in values):
+                return ()
+        return None
+
     def _openings(self, expressions: list[ast.expr], stack: list[_Frame]) -> tuple[str, ...] | None:
         via: tuple[str, ...] | None = None
         for expr in expressions:
@@ -1466,6 +1514,19 @@ def _settings_named(test: ast.expr) -> set[str]:
         if name in requests.COMMIT_SETTINGS:
             found.add(name)
     return found
+
+
+def _entered(call: ast.Call) -> ast.expr | None:
+    """The context manager a call enters: the receiver of `x.__enter__()`,
+    the argument of `stack.enter_context(x)`."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    if func.attr in jobs.ENTERING_METHODS and not call.args:
+        return func.value
+    if func.attr in jobs.ENTERING_FUNCTIONS and len(call.args) == 1:
+        return call.args[0]
+    return None
 
 
 def _is_commit(call: ast.Call) -> bool:

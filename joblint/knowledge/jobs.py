@@ -45,6 +45,7 @@ TASK_DECORATOR_METHODS: frozenset[str] = frozenset(
 # class-based task, whatever module the base comes from.
 TASK_BASE_CLASS_NAMES = frozenset({"Task", "DjangoTask"})
 QUEUE_CONSTRUCTORS: dict[str, str] = _by_name((lib.key, lib.queue_constructors) for lib in _ALL)
+QUEUE_OBJECTS: dict[str, str] = _by_name((lib.key, lib.queue_objects) for lib in _ALL)
 QUEUE_CONSTRUCTOR_PATTERNS: tuple[tuple[str, str, str], ...] = tuple(
     (prefix, suffix, lib.key) for lib in _ALL for prefix, suffix in lib.queue_constructor_patterns
 )
@@ -246,6 +247,14 @@ def in_standard_library(qualname: str) -> bool:
 CONTEXT_MANAGER_DECORATORS: frozenset[str] = frozenset(
     {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
 )
+
+# A class entered as a context manager (`with Cls():`) runs its `__enter__`;
+# one entering a transaction there (`self.tx = atomic(); self.tx.__enter__()`,
+# `stack.enter_context(atomic())`) opens one for the `with`. The methods that
+# enter another manager: on it (`__enter__`) or on their argument (`enter_context`).
+ENTER_METHODS: frozenset[str] = frozenset({"__enter__", "__aenter__"})
+ENTERING_METHODS: frozenset[str] = ENTER_METHODS
+ENTERING_FUNCTIONS: frozenset[str] = frozenset({"enter_context", "enter_async_context"})
 
 # Functions that fix some of a callable's arguments: `partial(shared_task,
 # max_retries=3)` is a task decorator whose call's own keywords override them.

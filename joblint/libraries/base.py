@@ -177,6 +177,9 @@ class Library:
     queue_constructors: tuple[str, ...] = ()
     # Module prefix + class-name suffix, for libraries with many broker classes.
     queue_constructor_patterns: tuple[tuple[str, str], ...] = ()
+    # Queue objects the library itself makes at import (djhuey's `HUEY`):
+    # `@HUEY.task()` registers a job of the library wherever it is imported.
+    queue_objects: tuple[str, ...] = ()
     # `boto3.client("sqs")`: the constructor and its service-name argument.
     service_clients: tuple[tuple[str, str], ...] = ()
     # `boto3.resource("sqs")`: a resource whose queue accessors give queues.

@@ -53,6 +53,9 @@ LIBRARIES = (
             "huey.api.Huey",
             "huey.contrib.djhuey.HUEY",
         ),
+        # djhuey builds its `HUEY` from the settings when imported (huey 2.5,
+        # huey/contrib/djhuey/__init__.py): `@HUEY.task()` makes a Huey task.
+        queue_objects=("huey.contrib.djhuey.HUEY",),
         enqueue_methods=(
             ("schedule", EnqueueMethod((), Receiver.TASK)),
             # `huey.enqueue(task.s(...))`; `task.map(items)` enqueues one task

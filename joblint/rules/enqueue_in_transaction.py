@@ -32,6 +32,7 @@ from joblint.models import (
     REQUEST_DEPENDS,
     RUNS_NOW,
     SAVE,
+    UNCOMMITTED,
     WRITTEN_IN_TRANSACTION,
     Requirement,
 )
@@ -926,7 +927,9 @@ def checkout(order):
         chain of calls from it to an enqueue."""
         if text is None or (tx is not None and tx.request):
             return  # what a request's calls lead to is reported at the enqueue
-        requires = [Requirement(LEADS_TO_ENQUEUE, text)]
+        # Only through calls each function makes before a commit of its own: a
+        # helper committing first ends the transaction before it enqueues.
+        requires = [Requirement(LEADS_TO_ENQUEUE, text, reach=(UNCOMMITTED,))]
         if tx is None:
             assert opener is not None
             tx = TxScope(opener.node, opener.description, TxFamily.GENERIC)

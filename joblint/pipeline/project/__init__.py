@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.analysis.evaluation import Expr, evaluate
-from joblint.knowledge import locks, payloads, requests, work
+from joblint.knowledge import jobs, locks, payloads, requests, work
 from joblint.knowledge.jobs import (
     ENQUEUE_ON_CALL_LIBRARIES,
     FIX_HINTS,
@@ -361,7 +361,7 @@ class ProjectIndex:
         known = (
             name in self.tasks
             or name in self.plain
-            or name in self.queue_objects
+            or self.queue_library(name) is not None
             or name in self.function_params
             or name in self.model_factories
             or name in self.instances
@@ -428,7 +428,7 @@ class ProjectIndex:
         `qualname` names: "" when the project doesn't tell, None when it is
         the project's own function, class or object."""
         name = self.canonical(qualname)
-        found = self.queue_objects.get(name) if queue else self.task_library(name)
+        found = self.queue_library(name) if queue else self.task_library(name)
         if found is not None:
             return found
         if name in self.plain or name in self.classes or self._decorated_plainly(name):
@@ -452,7 +452,13 @@ class ProjectIndex:
         if decorator:  # a task only if the project's decorator registers one
             found = self.graph.task_decorator(decorator, called)
             return found.library if found is not None else None
-        return self.queue_objects.get(self.canonical(task.receiver), "")
+        return self.queue_library(task.receiver) or ""
+
+    def queue_library(self, qualname: str) -> str | None:
+        """The library of the queue object `qualname` names: the project's
+        (`huey = RedisHuey()`), or one a library makes itself (djhuey's `HUEY`)."""
+        name = self.canonical(qualname)
+        return self.queue_objects.get(name) or jobs.QUEUE_OBJECTS.get(name)
 
     def _decorated_plainly(self, qualname: str) -> bool:
         """A function whose project decorator the loaded modules show to be
@@ -487,7 +493,7 @@ class ProjectIndex:
             return not any(self.scopes.applies(setter, path) for setter in setters)
         if requirement.kind == "queue":
             name = self.canonical(requirement.qualname)
-            library = self.queue_objects.get(name) or self.graph.made_queue_library(name)
+            library = self.queue_library(name) or self.graph.made_queue_library(name)
             return library in requirement.libraries
         if requirement.kind == "class":
             return bool(self.class_kinds(requirement.qualname) & requirement.libraries)

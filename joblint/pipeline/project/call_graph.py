@@ -347,7 +347,7 @@ class CallGraph:
         return self._opens_within(qualname, MAX_HOPS)
 
     def _opens_within(self, qualname: str, depth: int) -> bool:
-        found = self.resolve(qualname)
+        found = self.resolve(qualname) or self._enter_method(qualname)
         if found is None or depth == 0:
             return False
         if found in self._opens:
@@ -359,6 +359,16 @@ class CallGraph:
         )
         self._opens[found] = result
         return result
+
+    def _enter_method(self, qualname: str) -> str | None:
+        """The `__enter__` (or `__aenter__`) `with Cls():` runs, when `qualname` is a class."""
+        if not self.is_class(qualname):
+            return None
+        for method in sorted(jobs.ENTER_METHODS):
+            found = self.resolve(f"{qualname}.{method}")
+            if found is not None:
+                return found
+        return None
 
     # --- enqueues ----------------------------------------------------------------
 
@@ -869,12 +879,14 @@ class CallGraph:
         return {call.callee for summary in module.functions for call in summary.calls}
 
     def openers(self) -> set[str]:
-        """The unqualified names of the loaded functions that open a transaction."""
-        return {
-            name.rsplit(".", 1)[-1]
-            for name, (summary, _) in self.functions.items()
-            if summary.opens is not None and self.opens_transaction(name)
-        }
+        """The unqualified names of the loaded functions that open a transaction
+        (for an `__enter__` that does, its class's: `with Cls():` names that)."""
+        found = set()
+        for name, (summary, _) in self.functions.items():
+            if summary.opens is not None and self.opens_transaction(name):
+                owner, _, last = name.rpartition(".")
+                found.add(owner.rsplit(".", 1)[-1] if last in jobs.ENTER_METHODS else last)
+        return found
 
     def _transaction_calls(self, path: str) -> Iterable[ProjectCall]:
         module = self.by_path.get(path)

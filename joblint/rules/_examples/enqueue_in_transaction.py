@@ -789,6 +789,178 @@ def checkout(order, steps):
 """,
         id="dramatiq-messages-built-inside-atomic-and-sent-after-it",
     ),
+    # --- Huey look-alikes ------------------------------------------------------------
+    Valid(
+        """
+from django.db import transaction
+from huey.contrib.djhuey import HUEY
+
+@HUEY.task()
+def shelve_book(book_id): ...
+
+def _shelve_now(book):
+    shelve_book.call_local(book.pk)
+
+def lend(book, slot):
+    with transaction.atomic():
+        book.save()
+        slot.schedule(args=(book.pk,), delay=300)
+        _shelve_now(book)
+""",
+        id="a-huey-tasks-call-local-and-a-model-schedule-inside-atomic",
+    ),
+    Valid(
+        """
+from django.db import transaction
+from app.queue import huey
+
+@huey.task()
+def stamp_card(card_id): ...
+
+def _stamp(card):
+    stamp_card(card.pk)
+
+def renew(card):
+    with transaction.atomic():
+        card.save()
+    _stamp(card)
+    stamp_card.schedule(args=(card.pk,), delay=60)
+""",
+        id="a-huey-task-called-through-a-helper-after-atomic",
+        project={"app_queue": "from huey.contrib.djhuey import HUEY as huey\n"},
+    ),
+    # --- taskiq look-alikes ----------------------------------------------------------
+    Valid(
+        """
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from app.tasks import water_bed
+
+Session = async_sessionmaker()
+
+async def plant(bed):
+    async with Session.begin() as session:
+        session.add(bed)
+        kicker = water_bed.kicker().with_labels(priority=1).with_task_id(bed.tag)
+    await kicker.kiq(bed.id)
+""",
+        id="a-taskiq-kicker-built-inside-an-async-session-begin-and-sent-after-it",
+        project={
+            "app_tasks": (
+                "from taskiq_redis import ListQueueBroker\n\n"
+                "broker = ListQueueBroker('redis://')\n\n"
+                "@broker.task\n"
+                "async def water_bed(bed_id: int) -> None: ...\n"
+            )
+        },
+    ),
+    Valid(
+        """
+import psycopg
+from app.tasks import weigh_hive
+
+async def _weigh(hive_id):
+    await weigh_hive.kiq(hive_id)
+
+def _weighing(hive_id):
+    return weigh_hive.kicker().with_labels(source="inspection")
+
+async def inspect(hive):
+    async with await psycopg.AsyncConnection.connect("dbname=apiary") as conn:
+        async with conn.transaction():
+            await conn.execute("UPDATE hives SET seen = now() WHERE id = %s", (hive.id,))
+            kicker = _weighing(hive.id)
+    await _weigh(hive.id)
+    await kicker.kiq(hive.id)
+""",
+        id="an-async-helper-kiqing-awaited-after-a-psycopg-async-transaction",
+        project={
+            "app_tasks": (
+                "from taskiq_redis import ListQueueBroker\n\n"
+                "broker = ListQueueBroker('redis://')\n\n"
+                "@broker.task\n"
+                "async def weigh_hive(hive_id: int) -> None: ...\n"
+            )
+        },
+    ),
+    # --- a wrapper that commits before it enqueues; an __enter__ opening nothing ------
+    Valid(
+        """
+import psycopg
+from app.orders import record_and_announce
+
+def place(dsn, order):
+    with psycopg.connect(dsn) as conn:
+        record_and_announce(conn, order)
+""",
+        id="a-wrapper-in-another-module-committing-before-it-calls-the-enqueue-helper",
+        project={
+            "app_orders": (
+                "from app.notify import announce\n\n"
+                "def record_and_announce(conn, order):\n"
+                "    conn.execute('INSERT INTO orders VALUES (%s)', (order.id,))\n"
+                "    conn.commit()\n"
+                "    announce(order.id)\n"
+            ),
+            "app_notify": (
+                "from app.tasks import send_receipt\n\n"
+                "def announce(order_id):\n"
+                "    send_receipt.delay(order_id)\n"
+            ),
+            "app_tasks": _CELERY_TASKS,
+        },
+    ),
+    Valid(
+        """
+import psycopg2
+from app.members import save_then_welcome
+
+conn = psycopg2.connect("dbname=club")
+
+def join(member):
+    with conn:
+        save_then_welcome(conn, member)
+""",
+        id="a-psycopg2-block-calling-a-wrapper-that-commits-then-enqueues-through-a-helper",
+        project={
+            "app_members": (
+                "from app.mail import welcome\n\n"
+                "def save_then_welcome(db, member):\n"
+                "    with db.cursor() as cursor:\n"
+                "        cursor.execute('INSERT INTO members VALUES (%s)', (member.id,))\n"
+                "    db.commit()\n"
+                "    welcome(member)\n"
+            ),
+            "app_mail": (
+                "from app.tasks import send_receipt\n\n"
+                "def welcome(member):\n"
+                "    send_receipt.delay(member.pk)\n"
+            ),
+            "app_tasks": _CELERY_TASKS,
+        },
+    ),
+    Valid(
+        """
+import threading
+from app.tasks import send_receipt
+
+class Guarded:
+    def __init__(self):
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        self._lock.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._lock.__exit__(*exc)
+
+def checkout(order):
+    with Guarded():
+        send_receipt.delay(order.pk)
+""",
+        id="a-class-whose-enter-takes-a-lock-not-a-transaction",
+        project={"app_tasks": _CELERY_TASKS},
+    ),
 )
 
 INVALID = (
@@ -2137,5 +2309,259 @@ def checkout(order):
         order.save()
         transaction.on_commit(lambda: queue.enqueue_at(order.ship_at, ship, order.pk))
 """,
+    ),
+    # --- Huey: `.schedule(args=..., delay=...)` and task calls through a helper ---
+    invalid(
+        """
+from django.db import transaction
+from huey.contrib.djhuey import HUEY
+
+@HUEY.task()
+def shelve_book(book_id): ...
+
+def lend(book):
+    with transaction.atomic():
+        book.save()
+        shelve_book.schedule(args=(book.pk,), delay=300)
+""",
+        (11, 9, "Huey task 'shelve_book' is enqueued inside transaction.atomic() (line 9)"),
+        id="huey-schedule-with-args-and-delay-on-djhueys-own-huey-inside-atomic",
+        fixed="""
+from django.db import transaction
+from huey.contrib.djhuey import HUEY
+
+@HUEY.task()
+def shelve_book(book_id): ...
+
+def lend(book):
+    with transaction.atomic():
+        book.save()
+        transaction.on_commit(lambda: shelve_book.schedule(args=(book.pk,), delay=300))
+""",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from app.queue import huey
+
+@huey.db_task(retries=2)
+def stamp_card(card_id): ...
+
+def _stamp_all(cards):
+    for card in cards:
+        stamp_card(card.pk)
+
+@transaction.atomic
+def renew(cards):
+    for card in cards:
+        card.save()
+    _stamp_all(cards)
+""",
+        (16, 5, "_stamp_all() enqueues Huey task 'stamp_card' (line 10)"),
+        id="a-huey-task-called-through-a-module-local-helper-inside-atomic",
+        app_queue="from huey.contrib.djhuey import HUEY as huey\n",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from huey import SqliteHuey
+
+huey = SqliteHuey(filename="library.db")
+
+@huey.task()
+def notify_reader(reader_id, title): ...
+
+def _remind(loan):
+    return notify_reader.schedule((loan.reader_id, loan.title), delay=86400)
+
+def extend(loan):
+    with transaction.atomic():
+        loan.save()
+        reminder = _remind(loan)
+    return reminder
+""",
+        (16, 20, "_remind() enqueues Huey task 'notify_reader' (line 11)"),
+        id="a-module-local-helper-scheduling-a-huey-task-inside-atomic",
+    ),
+    # --- taskiq: kicker chains inside an async SQLAlchemy transaction --------------
+    invalid(
+        """
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from app.brokers import backup_broker
+from app.tasks import water_bed
+
+Session = async_sessionmaker()
+
+async def plant(bed):
+    async with Session.begin() as session:
+        session.add(bed)
+        await water_bed.kicker().with_broker(backup_broker).with_task_id(bed.tag).kiq(bed.id)
+""",
+        (11, 15, "a taskiq kicker is enqueued inside Session.begin() (line 9)"),
+        id="a-taskiq-kicker-with-broker-and-task-id-inside-a-sessionmakers-begin",
+        app_brokers=(
+            "from taskiq_redis import ListQueueBroker\n\n"
+            "broker = ListQueueBroker('redis://a')\n"
+            "backup_broker = ListQueueBroker('redis://b')\n"
+        ),
+        app_tasks=(
+            "from app.brokers import broker\n\n"
+            "@broker.task(task_name='water')\n"
+            "async def water_bed(bed_id: int) -> None: ...\n"
+        ),
+    ),
+    invalid(
+        """
+from sqlalchemy.ext.asyncio import AsyncSession
+from app.tasks import water_bed
+
+async def harvest(session: AsyncSession, bed):
+    async with session.begin():
+        bed.harvested = True
+        sent = await water_bed.kicker().with_labels(delay=60, priority=2).kiq(bed_id=bed.id)
+    return sent
+""",
+        (8, 22, "a taskiq kicker is enqueued inside session.begin() (line 6)"),
+        id="a-taskiq-kicker-with-labels-assigned-inside-an-async-session-begin",
+        app_tasks=(
+            "from taskiq_aio_pika import AioPikaBroker\n\n"
+            "broker = AioPikaBroker('amqp://')\n\n"
+            "@broker.task\n"
+            "async def water_bed(bed_id: int) -> None: ...\n"
+        ),
+    ),
+    # --- an async helper that kiq()s, awaited inside a psycopg 3 transaction -------
+    invalid(
+        """
+import psycopg
+from app.tasks import weigh_hive
+
+async def _weigh(hive_id):
+    await weigh_hive.kiq(hive_id)
+
+async def inspect(hive):
+    async with await psycopg.AsyncConnection.connect("dbname=apiary") as conn:
+        async with conn.transaction():
+            await conn.execute("UPDATE hives SET seen = now() WHERE id = %s", (hive.id,))
+            await _weigh(hive.id)
+""",
+        (12, 19, "_weigh() enqueues taskiq task 'weigh_hive' (line 6)"),
+        id="an-async-helper-kiqing-awaited-inside-a-psycopg-async-transaction",
+        app_tasks=(
+            "from taskiq_redis import ListQueueBroker\n\n"
+            "broker = ListQueueBroker('redis://')\n\n"
+            "@broker.task\n"
+            "async def weigh_hive(hive_id: int) -> None: ...\n"
+        ),
+    ),
+    invalid(
+        """
+from psycopg_pool import AsyncConnectionPool
+from app.tasks import weigh_hive
+
+pool = AsyncConnectionPool("dbname=apiary")
+
+async def _queue_weighing(hive_id):
+    await weigh_hive.kicker().with_labels(source="inspection").kiq(hive_id)
+
+async def inspect_all(hives):
+    async with pool.connection() as conn:
+        async with conn.transaction():
+            for hive in hives:
+                await conn.execute("UPDATE hives SET seen = now() WHERE id = %s", (hive.id,))
+                await _queue_weighing(hive.id)
+""",
+        (15, 23, "_queue_weighing() enqueues a taskiq kicker (line 8)"),
+        id="an-async-helper-sending-a-kicker-awaited-inside-a-pooled-psycopg-transaction",
+        app_tasks=(
+            "from taskiq_redis import ListQueueBroker\n\n"
+            "broker = ListQueueBroker('redis://')\n\n"
+            "@broker.task\n"
+            "async def weigh_hive(hive_id: int) -> None: ...\n"
+        ),
+    ),
+    # --- a class whose __enter__ opens a transaction --------------------------------
+    invalid(
+        """
+from app.db import Atomically
+from app.tasks import send_receipt
+
+def checkout(order):
+    with Atomically("default"):
+        order.save()
+        send_receipt.delay(order.pk)
+""",
+        (
+            8,
+            9,
+            "'send_receipt' is enqueued inside Atomically() (line 6), which opens a transaction",
+        ),
+        id="an-enqueue-inside-a-class-whose-enter-enters-atomic",
+        app_db=(
+            "from django.db import transaction\n\n"
+            "class Atomically:\n"
+            "    def __init__(self, alias):\n"
+            "        self.alias = alias\n\n"
+            "    def __enter__(self):\n"
+            "        self._atomic = transaction.atomic(using=self.alias)\n"
+            "        return self._atomic.__enter__()\n\n"
+            "    def __exit__(self, *exc):\n"
+            "        return self._atomic.__exit__(*exc)\n"
+        ),
+        app_tasks=_CELERY_TASKS,
+    ),
+    invalid(
+        """
+from contextlib import ExitStack
+from django.db import transaction
+from app.billing import bill_member
+
+class Ledger:
+    def __enter__(self):
+        self._stack = ExitStack()
+        self._stack.enter_context(transaction.atomic())
+        return self
+
+    def __exit__(self, *exc):
+        return self._stack.__exit__(*exc)
+
+def close_month(member):
+    with Ledger():
+        member.save()
+        bill_member(member)
+""",
+        (18, 9, "bill_member() is called inside Ledger() (line 16), which opens a transaction"),
+        id="a-helper-enqueuing-called-inside-a-class-entering-atomic-on-an-exit-stack",
+        app_billing=(
+            "from app.tasks import send_receipt\n\n"
+            "def bill_member(member):\n"
+            "    send_receipt.delay(member.pk)\n"
+        ),
+        app_tasks=_CELERY_TASKS,
+    ),
+    invalid(
+        """
+import psycopg
+from app.orders import record_then_announce
+
+def place(dsn, order):
+    with psycopg.connect(dsn) as conn:
+        record_then_announce(conn, order)
+""",
+        (7, 9, "record_then_announce() is called inside psycopg.connect()"),
+        id="a-wrapper-that-commits-only-after-it-calls-the-enqueue-helper",
+        app_orders=(
+            "from app.notify import announce\n\n"
+            "def record_then_announce(conn, order):\n"
+            "    conn.execute('INSERT INTO orders VALUES (%s)', (order.id,))\n"
+            "    announce(order.id)\n"
+            "    conn.commit()\n"
+        ),
+        app_notify=(
+            "from app.tasks import send_receipt\n\n"
+            "def announce(order_id):\n"
+            "    send_receipt.delay(order_id)\n"
+        ),
+        app_tasks=_CELERY_TASKS,
     ),
 )
