@@ -388,6 +388,13 @@ def _keyword_given(*keywords: str) -> str:
     return rf"\b(?:{spelled})(?:\s*=(?!=)|['\"]\s*:|\s*:[^\n=]*=(?!=))"
 
 
+# A file giving one of the options that run a task again (`acks_late=True`):
+# perhaps to a call making a task of a function it defines
+# (`make_task(sync, acks_late=True)`), for the rules about task bodies.
+_RERUN_KEYWORDS = sorted({o.keyword.lower() for r in work.RERUNS.values() for o in r.options})
+GIVES_RERUN_OPTIONS = Trigger(tuple(_RERUN_KEYWORDS), (_keyword_given(*_RERUN_KEYWORDS),))
+
+
 def _keywords(bound: BoundParams) -> tuple[str, ...]:
     return tuple(sorted({param.keyword.lower() for param, _ in bound.params}))
 
