@@ -129,9 +129,14 @@ class UnguardedSideEffectInRetriedTask(Rule):
     ## Known limits
     - A task is a function a job library's decorator registers (also through
       an app imported from the project, or a task decorator the project
-      builds, which the project step confirms); class-based tasks (a `Task`
-      subclass's `run`) and arq functions are not read, nor options a task's
-      `base=` class sets.
+      builds, which the project step confirms), or an undecorated function
+      of the module a module-level call makes a task of, with the options
+      the call gives (`sync_task = make_task(sync, acks_late=True)` where
+      `make_task` forwards its `**opts` to `app.task`,
+      `job(acks_late=True)(sync)`, `app.task(sync, acks_late=True)`); a call
+      in another module is not read. Class-based tasks (a `Task` subclass's
+      `run`) and arq functions are not read, nor options a task's `base=`
+      class sets.
     - A claim anywhere in the task (or in a function on the way) counts for
       all of its effects, before or after it; claims are recognised by shape
       (a get-or-create's unpacked result, a set-if-absent call in an `if`),
