@@ -306,7 +306,12 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     # `app.conf.update(...)`); not every file naming Celery: a tasks module's
     # facts are read on demand, by the names findings depend on.
     Trigger(("celery(", "visibility_timeout")),
-    Trigger((".conf.", ".conf["), (r"\.conf(?:\.\w+\s*[=(\[.]|\[)",)),
+    # Also one setting's item or `update(...)`: `app.conf["x"] = ...`,
+    # `app.conf.broker_transport_options.update(...)`.
+    Trigger(
+        (".conf.", ".conf["),
+        (rf"\.conf(?:\.\w+\s*[=(\[]|\.\w+\.(?:{alternatives(brokers.UPDATE_METHODS)})\(|\[)",),
+    ),
     # A setting set by its name: assigned, passed as a keyword, a dict's key.
     Trigger(tuple(_SETTING_NAMES), (rf"\b(?:{alternatives(_SETTING_NAMES)})['\"]?\s*[:=]",)),
     Trigger(("q_cluster",)),
