@@ -38,6 +38,9 @@ class _Config:
     from_app: bool
     owner: str = ""
     guard: Guard | None = None
+    # Where it is set, when `value` is built here (one transport option set
+    # alone: `options["visibility_timeout"] = 600`); else `value` itself.
+    at: cst.CSTNode | None = None
 
 
 @dataclass(slots=True)
@@ -109,9 +112,41 @@ class BrokerCollector:
         if setting is not None:
             self.configs.append(_Config(setting, name, value, from_app=False, guard=guard))
 
+    def module_item_assignment(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, guard: Guard | None = None
+    ) -> None:
+        """`CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = 7200` in a
+        settings module: one transport option set after the dict."""
+        if not isinstance(target, cst.Subscript) or not isinstance(target.value, cst.Name):
+            return
+        key = _item_key(target)
+        if key is not None:
+            self._option_set(target.value.value, key, value, from_app=False, guard=guard)
+
+    def _option_set(
+        self,
+        spelling: str,
+        key: str,
+        value: cst.BaseExpression,
+        *,
+        from_app: bool,
+        guard: Guard | None = None,
+    ) -> None:
+        """One entry of the transport options set alone (an item assigned, a
+        keyword of their `update(...)`), read as the options holding it."""
+        if kb.SPELLING_TO_SETTING.get(spelling) != kb.TRANSPORT_OPTIONS:
+            return
+        options = cst.Dict([cst.DictElement(cst.SimpleString(repr(key)), value)])
+        self.configs.append(
+            _Config(kb.TRANSPORT_OPTIONS, spelling, options, from_app, guard=guard, at=value)
+        )
+
     # --- `app.conf.task_time_limit = 600` -----------------------------------------
 
     def assignment(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Subscript):
+            self._item_assignment(target, value)
+            return
         if not isinstance(target, cst.Attribute):
             return
         owner = dotted_text(target.value) or ""
@@ -120,6 +155,38 @@ class BrokerCollector:
         setting = kb.SPELLING_TO_SETTING.get(target.attr.value)
         if setting is not None:
             self.configs.append(_Config(setting, target.attr.value, value, from_app=True))
+
+    def _item_assignment(self, target: cst.Subscript, value: cst.BaseExpression) -> None:
+        """`app.conf["task_time_limit"] = 600`, and one transport option set
+        on the app's: `app.conf.broker_transport_options["visibility_timeout"] = 600`."""
+        key = _item_key(target)
+        if key is None:
+            return
+        if _is_config(target.value):
+            setting = kb.SPELLING_TO_SETTING.get(key)
+            if setting is not None:
+                self.configs.append(_Config(setting, key, value, from_app=True))
+        elif isinstance(target.value, cst.Attribute) and _is_config(target.value.value):
+            self._option_set(target.value.attr.value, key, value, from_app=True)
+
+    def _options_update(self, node: cst.Call, options: cst.BaseExpression) -> None:
+        """`app.conf.broker_transport_options.update({...})` or
+        `.update(visibility_timeout=600)` (also on a settings module's dict)."""
+        if isinstance(options, cst.Attribute) and _is_config(options.value):
+            spelling, from_app = options.attr.value, True
+        elif isinstance(options, cst.Name):
+            spelling, from_app = options.value, False
+        else:
+            return
+        if kb.SPELLING_TO_SETTING.get(spelling) != kb.TRANSPORT_OPTIONS:
+            return
+        for arg in node.args:
+            if arg.keyword is not None:
+                self._option_set(spelling, arg.keyword.value, arg.value, from_app=from_app)
+            elif not arg.star and isinstance(arg.value, cst.Dict):
+                self.configs.append(
+                    _Config(kb.TRANSPORT_OPTIONS, spelling, arg.value, from_app=from_app)
+                )
 
     # --- calls ----------------------------------------------------------------------
 
@@ -141,6 +208,8 @@ class BrokerCollector:
         if method in kb.UPDATE_METHODS and owner.rpartition(".")[2] in kb.CONFIG_ATTRIBUTES:
             self._keywords(node, kb.SPELLING_TO_SETTING)
             self._dict_argument(node)
+        elif method in kb.UPDATE_METHODS:
+            self._options_update(node, func.value)
         elif method in kb.LOADER_METHODS:
             self._config_source(node)
         if method in kb.DELAY_METHODS or method in kb.OPTION_METHODS:
@@ -326,7 +395,7 @@ class BrokerCollector:
                     c.setting,
                     c.spelling,
                     expr(c.value),
-                    place(c.value),
+                    place(c.at or c.value),
                     c.from_app,
                     _visibility_place(c.value, place),
                     c.owner,
@@ -369,3 +438,19 @@ def _visibility_place(
         if isinstance(key, cst.SimpleString) and key.evaluated_value in kb.VISIBILITY_KEYS:
             return place(element.value)
     return None
+
+
+def _item_key(target: cst.Subscript) -> str | None:
+    """The string key of `x["key"]`; None for any other subscript."""
+    if len(target.slice) != 1:
+        return None
+    index = target.slice[0].slice
+    if not isinstance(index, cst.Index) or not isinstance(index.value, cst.SimpleString):
+        return None
+    key = index.value.evaluated_value
+    return key if isinstance(key, str) else None
+
+
+def _is_config(node: cst.BaseExpression) -> bool:
+    """`app.conf` (the app's configuration attribute)."""
+    return isinstance(node, cst.Attribute) and node.attr.value in kb.CONFIG_ATTRIBUTES

@@ -383,6 +383,9 @@ class BrokerSettingsCollector(Collector):
             guard = self.guards.get(id(statement))
             for name in _assigned_names(statement):
                 self.brokers.module_assignment(name, value, guard)
+            if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+                target = statement.targets[0].target
+                self.brokers.module_item_assignment(target, value, guard)
 
     def task_decorator(self, name: str, decorator: cst.Decorator, library: str) -> None:
         if library in TIME_LIMIT_LIBRARIES:

@@ -258,19 +258,46 @@ def _project_decorator_options(
 def maker_options(call: cst.Call, retries: TaskRetries, resolver: Resolver) -> TaskOptions | None:
     """The options a call of a project function making a task of the
     function it is handed sets (`make_task(sync, max_retries=None)` where
-    `def make_task(fn, **opts): return app.task(**opts)(fn)`), for the
-    project step to confirm it is one; None for a call that can't be."""
-    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+    `def make_task(fn, **opts): return app.task(**opts)(fn)`), or a decorator
+    factory's decorator applied by a call (`job(max_retries=None)(sync)`),
+    for the project step to confirm it is one; None for a call that can't be."""
+    made = made_task(call)
+    if made is None:
         return None
-    if not any(arg.keyword is not None for arg in call.args):
+    _, decorator = made
+    if not isinstance(decorator, cst.Call):
         return None
-    parts = dotted_parts(call.func)
+    if not any(arg.keyword is not None for arg in decorator.args):
+        return None
+    parts = dotted_parts(decorator.func)
     if parts is None or len(parts) != 1:
         return None
     binding = resolver.lookup(parts[0])
     if binding is None or binding.kind not in _PROJECT_CALLABLES:
         return None
-    return _project_decorator_options(call.func, call, retries, resolver)
+    return _project_decorator_options(decorator.func, decorator, retries, resolver)
+
+
+def made_task(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """The function a call may make a task of, and the call as the
+    decorator it amounts to: `make_task(sync, acks_late=True)` and
+    `app.task(sync, acks_late=True)` -> `sync` and `make_task(acks_late=True)`
+    (`app.task(acks_late=True)`); `make_task(sync)` -> `sync` and `make_task`
+    (a decorator used bare); `job(acks_late=True)(sync)` -> `sync` and
+    `job(acks_late=True)`. None where no function is handed first."""
+    func = call.func
+    if isinstance(func, cst.Call):
+        if len(call.args) != 1 or not _handed(call.args[0]) or positional(func):
+            return None
+        return call.args[0].value, func
+    if not call.args or not _handed(call.args[0]):
+        return None
+    rest = call.args[1:]
+    return call.args[0].value, call.with_changes(args=rest) if rest else func
+
+
+def _handed(arg: cst.Arg) -> bool:
+    return arg.keyword is None and not arg.star
 
 
 # Names a module binds to the project's own callables: imported, or defined here.

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from joblint.analysis.names import Resolver
-from joblint.analysis.retry_options import decorator_options
+from joblint.analysis.retry_options import decorator_options, made_task
 from joblint.analysis.tasks import decorator_task_library
 from joblint.knowledge import jobs, retries
 from joblint.models import TASK_DECORATOR, Requirement
@@ -66,18 +66,49 @@ def literal_text(value: cst.BaseExpression) -> str | None:
     return None
 
 
-def task_definition(node: cst.FunctionDef, resolver: Resolver) -> TaskDefinition | None:
+def task_definition(
+    node: cst.FunctionDef, resolver: Resolver, made_by: cst.BaseExpression | None = None
+) -> TaskDefinition | None:
     """The task `node` is: by the first of its decorators that is a job
-    library's, else by one the project may build into a task decorator."""
+    library's, else by one the project may build into a task decorator.
+    `made_by`: the decorator a module-level call amounts to where it makes
+    a task of the function (`made_tasks`); it stands for the decorators."""
     qualname = resolver.local_qualname(node.name.value)
+    decorators = (cst.Decorator(made_by),) if made_by is not None else tuple(node.decorators)
     found: TaskDefinition | None = None
-    for decorator in node.decorators:
+    for decorator in decorators:
         found = _library_task(node, decorator, resolver, qualname)
         if found is not None:
             break
     else:
-        found = _by_project_decorator(node, resolver)
+        found = _by_project_decorator(node, decorators, resolver)
     return replace(found, qualname=qualname) if found is not None else None
+
+
+def made_tasks(module: cst.Module) -> dict[str, cst.BaseExpression]:
+    """The module's functions a module-level statement makes tasks of by a
+    call (`sync_task = make_task(sync, acks_late=True)`,
+    `job(acks_late=True)(push)`, `app.task(pull, acks_late=True)`), by name:
+    the call as the decorator it amounts to. The project step confirms the
+    callee builds tasks, as for a decorator."""
+    defined = {
+        statement.name.value
+        for statement in module.body
+        if isinstance(statement, cst.FunctionDef) and not statement.decorators
+    }
+    made: dict[str, cst.BaseExpression] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            value = small.value if isinstance(small, cst.Assign | cst.Expr) else None
+            found = made_task(value) if isinstance(value, cst.Call) else None
+            if found is None:
+                continue
+            handed, decorator = found
+            if isinstance(handed, cst.Name) and handed.value in defined:
+                made.setdefault(handed.value, decorator)
+    return made
 
 
 def _library_task(
@@ -108,10 +139,12 @@ def _library_task(
     return TaskDefinition(node, decorator, library, keywords, requires, "", call is not None)
 
 
-def _by_project_decorator(node: cst.FunctionDef, resolver: Resolver) -> TaskDefinition | None:
+def _by_project_decorator(
+    node: cst.FunctionDef, decorators: tuple[cst.Decorator, ...], resolver: Resolver
+) -> TaskDefinition | None:
     """A function decorated with a name a project module may build into a
     task decorator (`@retrying_task`): the project step tells."""
-    for decorator in node.decorators:
+    for decorator in decorators:
         expr = decorator.decorator
         call = expr if isinstance(expr, cst.Call) else None
         name = resolver.qualified_name(call.func if call is not None else expr)

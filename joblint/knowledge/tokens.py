@@ -306,7 +306,12 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     # `app.conf.update(...)`); not every file naming Celery: a tasks module's
     # facts are read on demand, by the names findings depend on.
     Trigger(("celery(", "visibility_timeout")),
-    Trigger((".conf.",), (r"\.conf\.\w+\s*[=(\[]",)),
+    # Also one setting's item or `update(...)`: `app.conf["x"] = ...`,
+    # `app.conf.broker_transport_options.update(...)`.
+    Trigger(
+        (".conf.", ".conf["),
+        (rf"\.conf(?:\.\w+\s*[=(\[]|\.\w+\.(?:{alternatives(brokers.UPDATE_METHODS)})\(|\[)",),
+    ),
     # A setting set by its name: assigned, passed as a keyword, a dict's key.
     Trigger(tuple(_SETTING_NAMES), (rf"\b(?:{alternatives(_SETTING_NAMES)})['\"]?\s*[:=]",)),
     Trigger(("q_cluster",)),
@@ -386,6 +391,13 @@ def _keyword_given(*keywords: str) -> str:
     in another name or a comparison (`test_max_retries_exceeded`, `max_retries == 3`)."""
     spelled = alternatives({keyword.lower() for keyword in keywords})
     return rf"\b(?:{spelled})(?:\s*=(?!=)|['\"]\s*:|\s*:[^\n=]*=(?!=))"
+
+
+# A file giving one of the options that run a task again (`acks_late=True`):
+# perhaps to a call making a task of a function it defines
+# (`make_task(sync, acks_late=True)`), for the rules about task bodies.
+_RERUN_KEYWORDS = sorted({o.keyword.lower() for r in work.RERUNS.values() for o in r.options})
+GIVES_RERUN_OPTIONS = Trigger(tuple(_RERUN_KEYWORDS), (_keyword_given(*_RERUN_KEYWORDS),))
 
 
 def _keywords(bound: BoundParams) -> tuple[str, ...]:

@@ -36,7 +36,7 @@ CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version.
 # Entries are decoded positionally: an entry written before a dataclass gained
 # a field would load with that field's default, silently wrong.
-ENTRY_FORMAT = "18"
+ENTRY_FORMAT = "19"
 # The joblint package: every module of it (rules, index, knowledge) shapes entries.
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 MAX_ENTRIES = 50_000

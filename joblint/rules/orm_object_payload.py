@@ -69,6 +69,10 @@ class OrmObjectPayload(Rule):
     (reported at the caller, the enqueue named), and any non-key value passed
     where the task's body uses the parameter as a model instance
     (`order.refresh_from_db()`, `order.save()`, `order._meta`, `order.pk`).
+    A task whose class defers the enqueue to COMMIT (a `base=` class or the
+    app's task class registering `apply_async` with `on_commit`) is no
+    exception: the deferral fixes the race with the transaction, not the
+    payload.
 
     ## Why is this bad?
     The object is serialized when the job is enqueued and used when it runs,

@@ -44,7 +44,8 @@ class RetryWithoutJitter(RetryRule):
     module is `jobs`), counts like `@app.task(...)`, and so does
     a call of a function making a task of the one it is handed with them
     (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
-    return app.task(**opts)(fn)`); a `partial`'s call overrides the options
+    return app.task(**opts)(fn)`), or of a decorator factory's decorator
+    (`job(max_retries=None)(sync)`); a `partial`'s call overrides the options
     it fixes. A factory function's own options (`app.task(autoretry_for=...,
     **opts)` inside it) are judged where it writes them, once. `task.retry(...)` in a
     module-level helper (`def retry_later(task, exc)`) is a task's own retry

@@ -7,9 +7,9 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.side_effects import claims_work, effect_call, own_nodes
-from joblint.analysis.task_functions import TaskDefinition, task_definition
+from joblint.analysis.task_functions import TaskDefinition, made_tasks, task_definition
 from joblint.knowledge import jobs, work
-from joblint.knowledge.tokens import DEFINES_JOBS, DEFINES_PROJECT_TASKS
+from joblint.knowledge.tokens import DEFINES_JOBS, DEFINES_PROJECT_TASKS, GIVES_RERUN_OPTIONS
 from joblint.libraries.job_work import RerunOption
 from joblint.models import (
     CHAIN,
@@ -132,9 +132,14 @@ class UnguardedSideEffectInRetriedTask(Rule):
     ## Known limits
     - A task is a function a job library's decorator registers (also through
       an app imported from the project, or a task decorator the project
-      builds, which the project step confirms); class-based tasks (a `Task`
-      subclass's `run`) and arq functions are not read, nor options a task's
-      `base=` class sets.
+      builds, which the project step confirms), or an undecorated function
+      of the module a module-level call makes a task of, with the options
+      the call gives (`sync_task = make_task(sync, acks_late=True)` where
+      `make_task` forwards its `**opts` to `app.task`,
+      `job(acks_late=True)(sync)`, `app.task(sync, acks_late=True)`); a call
+      in another module is not read. Class-based tasks (a `Task` subclass's
+      `run`) and arq functions are not read, nor options a task's `base=`
+      class sets.
     - A claim anywhere in the task (or in a function on the way) counts for
       all of its effects, before or after it; claims are recognised by shape
       (a get-or-create's unpacked result, a set-if-absent call in an `if`),
@@ -172,7 +177,9 @@ class UnguardedSideEffectInRetriedTask(Rule):
     CODE = "JL601"
     PREVIEW = True
     READS_SETTINGS = True
-    TRIGGERS = (*DEFINES_JOBS, DEFINES_PROJECT_TASKS)
+    # A task made by a call (`make_task(sync, acks_late=True)`) in a file that
+    # neither names a job library nor decorates anything.
+    TRIGGERS = (*DEFINES_JOBS, DEFINES_PROJECT_TASKS, GIVES_RERUN_OPTIONS)
     SUMMARY = "Side effect in a task that can run more than once, with no idempotency guard"
     HELP = (
         "Make a repeat harmless: pass the provider's idempotency key, or claim the job "
@@ -225,13 +232,25 @@ def charge(order_id, amount):
 
     def _task(self, node: cst.FunctionDef) -> _Task | None:
         resolver = self.context.resolver
-        definition = task_definition(node, resolver)
+        definition = task_definition(node, resolver, self._made_by(node))
         if definition is None:
             return None
         reruns = _reruns(definition)
         if not reruns or claims_work(node, resolver):
             return None
         return _Task(definition, reruns)
+
+    def _made_by(self, node: cst.FunctionDef) -> cst.BaseExpression | None:
+        """The decorator a module-level call making a task of the module's
+        undecorated function `node` amounts to (`make_task(sync, acks_late=True)`)."""
+        module = self.context.frames[0].node
+        if node.decorators or not isinstance(module, cst.Module):
+            return None
+        made = self.context.memo("made-tasks", module, lambda: made_tasks(module))
+        found = made.get(node.name.value)
+        if found is None or not any(statement is node for statement in module.body):
+            return None
+        return found
 
     def visit_Call(self, node: cst.Call) -> None:
         task = self._tasks[-1] if self._tasks and not self._decorators else None

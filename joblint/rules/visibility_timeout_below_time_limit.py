@@ -26,7 +26,11 @@ class VisibilityTimeoutBelowTimeLimit(ProjectRule):
     Compares, across the files linted together, the Celery broker's visibility
     timeout (`broker_transport_options={"visibility_timeout": N}` on the app,
     in `app.conf`, in a `config_from_object` module or object, or in Django
-    settings as `CELERY_BROKER_TRANSPORT_OPTIONS`/`BROKER_TRANSPORT_OPTIONS`)
+    settings as `CELERY_BROKER_TRANSPORT_OPTIONS`/`BROKER_TRANSPORT_OPTIONS`;
+    also the one option set alone once the dict exists:
+    `app.conf.broker_transport_options["visibility_timeout"] = N`,
+    `app.conf["broker_transport_options"] = {...}`, the options' `.update(...)`,
+    and the same on a settings module's dict)
     with the job time limits (`task_time_limit`/`CELERY_TASK_TIME_LIMIT`, every
     task's `time_limit=`, also from `@app.task(**DEFAULTS)`, and the
     `time_limit` an enqueue passes: `apply_async(time_limit=...)`,

@@ -9,7 +9,53 @@ _REDIS = """
 CELERY_BROKER_URL = "redis://queue:6379/0"
 """
 
+# A Django project whose app reads the settings under the CELERY namespace
+# and sets its transport options once made.
+_DJANGO_APP = (
+    "from celery import Celery\n\n"
+    "app = Celery('proj')\n"
+    "app.config_from_object('django.conf:settings', namespace='CELERY')\n"
+    "app.conf.broker_transport_options = {'visibility_timeout': 2 * 3600}\n"
+)
+
+# A service module: plain functions (no task) that enqueue with a delay.
+_SERVICES = """
+from datetime import timedelta
+from django.conf import settings
+from .tasks import remind
+
+def follow_up(user):
+    remind.apply_async(args=(user.pk,), countdown=settings.FOLLOW_UP_DELAY)
+
+def last_call(user):
+    remind.apply_async((user.pk,), countdown=timedelta(hours=3).total_seconds())
+"""
+
 VALID = (
+    Valid(
+        _SERVICES,
+        id="service-delays-below-a-timeout-the-app-raises",
+        project={
+            "proj_celery": _DJANGO_APP.replace("2 * 3600", "4 * 3600"),
+            "proj_settings": 'CELERY_BROKER_URL = "redis://queue:6379/0"\nFOLLOW_UP_DELAY = 3600\n',
+        },
+    ),
+    Valid(
+        _SERVICES,
+        id="service-delays-below-a-timeout-raised-by-a-single-option",
+        project={
+            "proj_celery": (
+                "from celery import Celery\n\napp = Celery('proj')\n"
+                "app.config_from_object('django.conf:settings')\n"
+            ),
+            "proj_settings": (
+                'BROKER_URL = "redis://queue:6379/0"\n'
+                "BROKER_TRANSPORT_OPTIONS = {}\n"
+                'BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = 6 * 3600\n'
+                "FOLLOW_UP_DELAY = 5 * 3600\n"
+            ),
+        },
+    ),
     Valid(
         """
 from .tasks import remind
@@ -123,5 +169,36 @@ def later(user):
         (7, 41, "countdown of 7260 s"),
         id="delay-read-from-the-settings-in-force",
         proj_settings='CELERY_BROKER_URL = "redis://queue:6379/0"\nREMINDER_DELAY = 2 * 3600\n',
+    ),
+    invalid(
+        _SERVICES,
+        (
+            7,
+            41,
+            "countdown of 10800 s is longer than the Redis broker's visibility_timeout of 7200 s",
+        ),
+        (10, 36, "countdown of 10800 s"),
+        id="service-delays-beyond-the-timeout-the-app-sets",
+        proj_celery=_DJANGO_APP,
+        proj_settings='CELERY_BROKER_URL = "redis://queue:6379/0"\nFOLLOW_UP_DELAY = 3 * 3600\n',
+    ),
+    invalid(
+        _SERVICES,
+        (
+            7,
+            41,
+            "countdown of 5400 s is longer than the Redis broker's visibility_timeout of 1800 s",
+        ),
+        (10, 36, "countdown of 10800 s"),
+        id="service-delays-beyond-a-legacy-settings-timeout",
+        proj_celery=(
+            "from celery import Celery\n\napp = Celery('proj')\n"
+            "app.config_from_object('django.conf:settings')\n"
+        ),
+        proj_settings=(
+            'BROKER_URL = "redis://queue:6379/0"\n'
+            'BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}\n'
+            "FOLLOW_UP_DELAY = 90 * 60\n"
+        ),
     ),
 )

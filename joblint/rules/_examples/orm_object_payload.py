@@ -44,7 +44,51 @@ _JOBS = (
     "@shared_task\ndef render(invoice_id, image):\n    image.save('/tmp/render.png')\n"
 )
 
+# Task classes that defer the enqueue to COMMIT: one a task names as its
+# `base=`, one an app makes every task's class. The race is gone; the
+# payload is still pickled and read when the job runs.
+_DEFERRING_TASKS = (
+    "from celery import Task, shared_task\n"
+    "from django.db import transaction\n\n"
+    "class AfterCommitTask(Task):\n"
+    "    abstract = True\n\n"
+    "    def apply_async(self, *args, **kwargs):\n"
+    "        send = super().apply_async\n"
+    "        transaction.on_commit(lambda: send(*args, **kwargs))\n\n"
+    "@shared_task(base=AfterCommitTask)\ndef ship(order): ...\n\n"
+    "@shared_task(base=AfterCommitTask)\ndef ship_by_key(order_id): ...\n"
+)
+_DEFERRING_APP = (
+    "from celery import Celery, Task\n"
+    "from django.db import transaction\n\n"
+    "class OnCommitTask(Task):\n"
+    "    def apply_async(self, *args, **kwargs):\n"
+    "        parent = super()\n"
+    "        transaction.on_commit(lambda: parent.apply_async(*args, **kwargs))\n\n"
+    "worker = Celery('app')\n"
+    "worker.Task = OnCommitTask\n\n"
+    "@worker.task\ndef bill(invoice, copies=1): ...\n"
+)
+
 VALID = (
+    Valid(
+        """
+from django.db import transaction
+from app.models import Invoice
+from app.jobs import ship_by_key
+from app.worker import bill
+
+def close(pk):
+    with transaction.atomic():
+        invoice = Invoice.objects.select_for_update().get(pk=pk)
+        invoice.closed = True
+        invoice.save()
+        ship_by_key.delay(invoice.pk)
+        bill.apply_async(args=[invoice.pk], kwargs={"copies": 2})
+""",
+        id="keys-to-tasks-whose-class-defers-to-commit",
+        project={"app_models": _MODELS, "app_jobs": _DEFERRING_TASKS, "app_worker": _DEFERRING_APP},
+    ),
     Valid(
         """
 from .tasks import send_receipt
@@ -656,5 +700,64 @@ def remind(invoice, invoices, pk):
         id="task-parameters-used-as-models",
         app_jobs=_JOBS,
         app_lookups="def find_invoice(pk):\n    return registry[pk]\n",
+    ),
+    invalid(
+        """
+from django.db import transaction
+from app.models import Invoice
+from app.jobs import ship
+
+def close(pk):
+    with transaction.atomic():
+        invoice = Invoice.objects.select_for_update().get(pk=pk)
+        invoice.closed = True
+        invoice.save()
+        ship.delay(invoice)
+""",
+        (11, 20, "'invoice' is a Django model instance (Invoice) passed to ship.delay()"),
+        fixed="""
+from django.db import transaction
+from app.models import Invoice
+from app.jobs import ship
+
+def close(pk):
+    with transaction.atomic():
+        invoice = Invoice.objects.select_for_update().get(pk=pk)
+        invoice.closed = True
+        invoice.save()
+        ship.delay(invoice.pk)
+""",
+        id="model-passed-to-a-task-whose-base-class-defers-to-commit",
+        app_models=_MODELS,
+        app_jobs=_DEFERRING_TASKS,
+    ),
+    invalid(
+        """
+from django.db import transaction
+from app.models import Invoice
+from app.worker import bill
+
+def reissue(pk):
+    invoice = Invoice.objects.get(pk=pk)
+    with transaction.atomic():
+        bill.apply_async(args=[invoice], kwargs={"copies": 2})
+        bill.delay(invoice=invoice)
+""",
+        (9, 32, "'invoice' is a Django model instance (Invoice) passed to bill.apply_async()"),
+        (10, 28, "'invoice' is a Django model instance (Invoice) passed to bill.delay()"),
+        fixed="""
+from django.db import transaction
+from app.models import Invoice
+from app.worker import bill
+
+def reissue(pk):
+    invoice = Invoice.objects.get(pk=pk)
+    with transaction.atomic():
+        bill.apply_async(args=[invoice.pk], kwargs={"copies": 2})
+        bill.delay(invoice=invoice.pk)
+""",
+        id="model-passed-to-a-task-of-an-app-whose-task-class-defers-to-commit",
+        app_models=_MODELS,
+        app_worker=_DEFERRING_APP,
     ),
 )

@@ -47,7 +47,40 @@ def worker_task(*args, **kwargs):
     return shared_task(*args, **kwargs)
 """
 
+# A task maker and a decorator factory forwarding their callers' options to
+# the app's task decorator, and a registry of handlers that makes no task.
+FACTORIES = (
+    "from celery import Celery\n\n"
+    "app = Celery('app')\n\n"
+    "def make_task(fn, **opts):\n    return app.task(**opts)(fn)\n\n"
+    "def job(**opts):\n"
+    "    def register(fn):\n        return app.task(**opts)(fn)\n\n"
+    "    return register\n"
+)
+HOOKS = "HOOKS = []\n\ndef on_event(fn, **opts):\n    HOOKS.append((fn, opts))\n    return fn\n"
+
 VALID = (
+    Valid(
+        """
+from app.factories import job, make_task
+from app.hooks import on_event
+
+
+def refresh(account_id):
+    fetch(account_id)
+
+
+def audit(account_id):
+    fetch(account_id)
+
+
+refresh_task = job(autoretry_for=(ConnectionError, TimeoutError))(refresh)
+audit_task = make_task(audit, autoretry_for=(IOError,), max_retries=3)
+on_event(audit, autoretry_for=(Exception,))
+""",
+        id="celery-transient-types-through-factories-and-a-registry-that-makes-no-task",
+        project={"app_factories": FACTORIES, "app_hooks": HOOKS},
+    ),
     Valid(
         """
 class Client:
@@ -315,5 +348,32 @@ def push(self, account_id):
         (12, 12, "self.retry(...) in this except clause retries every exception"),
         id="a-factory-imported-from-the-package-own-import-root",
         app_jobs=OWN_ROOT_FACTORY,
+    ),
+    invalid(
+        """
+from app.factories import job, make_task
+
+
+@job(autoretry_for=(Exception,), max_retries=4)
+def sync(account_id):
+    fetch(account_id)
+
+
+def refresh(account_id):
+    fetch(account_id)
+
+
+def audit(account_id):
+    fetch(account_id)
+
+
+refresh_task = job(autoretry_for=(BaseException,), max_retries=4)(refresh)
+audit_task = make_task(audit, autoretry_for=(IOError, Exception), max_retries=4)
+""",
+        (5, 21, "Celery autoretry_for retries every exception (Exception)"),
+        (18, 35, "Celery autoretry_for retries every exception (BaseException)"),
+        (19, 55, "Celery autoretry_for retries every exception (Exception)"),
+        id="celery-factories-given-every-exception-where-they-are-called",
+        app_factories=FACTORIES,
     ),
 )

@@ -19,7 +19,40 @@ def sync(self, account_id):
         retry_later(self, exc)
 """
 
+# A task maker and a decorator factory forwarding their callers' options to
+# the app's task decorator, and a registry of handlers that makes no task.
+FACTORIES = (
+    "from celery import Celery\n\n"
+    "app = Celery('app')\n\n"
+    "def make_task(fn, **opts):\n    return app.task(**opts)(fn)\n\n"
+    "def job(**opts):\n"
+    "    def register(fn):\n        return app.task(**opts)(fn)\n\n"
+    "    return register\n"
+)
+HOOKS = "HOOKS = []\n\ndef on_event(fn, **opts):\n    HOOKS.append((fn, opts))\n    return fn\n"
+
 VALID = (
+    Valid(
+        """
+from app.factories import job, make_task
+from app.hooks import on_event
+
+
+def refresh(account_id):
+    fetch(account_id)
+
+
+def audit(account_id):
+    fetch(account_id)
+
+
+refresh_task = job(max_retries=4, queue="slow")(refresh)
+audit_task = make_task(audit, max_retries=3)
+on_event(audit, max_retries=None)
+""",
+        id="celery-bounded-factories-called-and-a-registry-that-makes-no-task",
+        project={"app_factories": FACTORIES, "app_hooks": HOOKS},
+    ),
     Valid(
         """
 import time
@@ -578,5 +611,41 @@ def nightly():
             "        return shared_task(*task_args, **task_kwargs)(wrapper)\n\n"
             "    return _cron_task\n"
         ),
+    ),
+    invalid(
+        """
+from app.factories import job, make_task
+
+
+def refresh(account_id):
+    fetch(account_id)
+
+
+def audit(account_id):
+    fetch(account_id)
+
+
+refresh_task = job(max_retries=None, queue="slow")(refresh)
+audit_task = make_task(audit, queue="audit", max_retries=None)
+""",
+        (13, 20, "Celery max_retries=None retries forever"),
+        (14, 46, "Celery max_retries=None retries forever"),
+        fixed="""
+from app.factories import job, make_task
+
+
+def refresh(account_id):
+    fetch(account_id)
+
+
+def audit(account_id):
+    fetch(account_id)
+
+
+refresh_task = job(max_retries=4, queue="slow")(refresh)
+audit_task = make_task(audit, queue="audit", max_retries=4)
+""",
+        id="celery-decorator-factory-applied-by-a-call-and-a-maker",
+        app_factories=FACTORIES,
     ),
 )

@@ -28,6 +28,18 @@ def send_receipt(order):
     send_mail("Your receipt", order.summary(), "shop@example.com", [order.email])
 """
 
+# A task maker and a decorator factory, each forwarding the options its
+# callers give to the app's task decorator; and a registry that is no task.
+_FACTORIES = (
+    "from celery import Celery\n\n"
+    "app = Celery('app')\n\n"
+    "def make_task(fn, **opts):\n    return app.task(**opts)(fn)\n\n"
+    "def job(**opts):\n"
+    "    def register(fn):\n        return app.task(**opts)(fn)\n\n"
+    "    return register\n"
+)
+_HOOKS = "HOOKS = []\n\ndef on_event(fn, **opts):\n    HOOKS.append((fn, opts))\n    return fn\n"
+
 _AUTH = """
 import requests
 from django.conf import settings
@@ -110,6 +122,46 @@ app.conf.task_acks_late = True
 """
 
 VALID = (
+    Valid(
+        """
+import requests
+from app.factories import make_task
+from app.hooks import on_event
+
+
+def push_invoice(invoice_id):
+    requests.post("https://erp.example.com/invoices", json={"id": invoice_id})
+
+
+def mirror(invoice_id):
+    requests.post("https://mirror.example.com/invoices", json={"id": invoice_id})
+
+
+push_invoice_task = make_task(push_invoice, acks_late=False, queue="erp")
+on_event(mirror, acks_late=True)
+""",
+        id="task-made-by-a-call-without-reruns-and-a-registry-that-makes-no-task",
+        project={"app_factories": _FACTORIES, "app_hooks": _HOOKS},
+    ),
+    Valid(
+        """
+import requests
+from app.factories import job
+
+
+def push_invoice(invoice_id):
+    requests.post(
+        "https://erp.example.com/invoices",
+        json={"id": invoice_id},
+        headers={"Idempotency-Key": f"invoice:{invoice_id}"},
+    )
+
+
+push_invoice_task = job(autoretry_for=(ConnectionError,))(push_invoice)
+""",
+        id="decorator-factory-applied-by-a-call-to-a-keyed-effect",
+        project={"app_factories": _FACTORIES},
+    ),
     Valid(
         """
 import requests
@@ -696,6 +748,30 @@ def alert(to):
     invalid(
         """
 import requests
+import smtplib
+from app.factories import job, make_task
+
+
+def push_invoice(invoice_id):
+    requests.post("https://erp.example.com/invoices", json={"id": invoice_id})
+
+
+def mail_invoice(invoice_id, address):
+    with smtplib.SMTP("mail.example.com") as smtp:
+        smtp.sendmail("billing@example.com", [address], f"invoice {invoice_id}")
+
+
+push_invoice_task = make_task(push_invoice, acks_late=True)
+mail_invoice_task = job(autoretry_for=(smtplib.SMTPException,))(mail_invoice)
+""",
+        (8, 5, "in Celery task 'push_invoice', which can run more than once (acks_late=True)"),
+        (13, 9, "in Celery task 'mail_invoice', which can run more than once (autoretry_for="),
+        id="tasks-made-by-a-maker-and-a-decorator-factory-called",
+        app_factories=_FACTORIES,
+    ),
+    invalid(
+        """
+import requests
 from celery import shared_task
 
 runs = RunRegistry()
@@ -708,5 +784,19 @@ def push(conn, order_id):
 """,
         (11, 5, "requests.post() sends an HTTP POST, in Celery task 'push'"),
         id="claim-of-an-object-that-is-not-the-guard",
+    ),
+    invalid(
+        """
+import requests
+from app.factories import job
+
+
+@job(acks_late=True, queue="erp")
+def push_invoice(invoice_id):
+    requests.post("https://erp.example.com/invoices", json={"id": invoice_id})
+""",
+        (8, 5, "in Celery task 'push_invoice', which can run more than once (acks_late=True)"),
+        id="decorator-factory-returning-a-nested-decorator",
+        app_factories=_FACTORIES,
     ),
 )

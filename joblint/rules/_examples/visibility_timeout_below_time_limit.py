@@ -26,7 +26,38 @@ class Base(Configuration):
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
 """
 
+# A Django project whose app reads the settings under the CELERY namespace.
+_DJANGO_APP = (
+    "from celery import Celery\n\n"
+    "app = Celery('proj')\n"
+    "app.config_from_object('django.conf:settings', namespace='CELERY')\n"
+)
+
 VALID = (
+    Valid(
+        _TASK_3600,
+        id="one-transport-option-raised-after-the-app-is-made",
+        project={
+            "proj_celery": _DJANGO_APP
+            + 'app.conf.broker_transport_options["visibility_timeout"] = 4 * 3600\n',
+            "proj_settings": (
+                'CELERY_BROKER_URL = "redis://queue:6379/0"\nCELERY_TASK_TIME_LIMIT = 3000\n'
+            ),
+        },
+    ),
+    Valid(
+        _TASK_3600,
+        id="legacy-names-with-a-timeout-raised-by-update",
+        project={
+            "proj_celery": _DJANGO_APP,
+            "proj_settings": (
+                'BROKER_URL = "redis://queue:6379/0"\n'
+                'BROKER_TRANSPORT_OPTIONS = {"fanout_prefix": True}\n'
+                'BROKER_TRANSPORT_OPTIONS.update({"visibility_timeout": 2 * 3600})\n'
+                "CELERYD_TASK_TIME_LIMIT = 3000\n"
+            ),
+        },
+    ),
     Valid(
         _TASK_3600,
         id="settings-module-that-imports-the-base-raises-the-timeout",
@@ -306,6 +337,36 @@ def rebuild_index():
             'QUEUE_SCHEME = "redis"\n'
             'QUEUE_HOST = "queue.internal"\n\n'
             'CELERY_BROKER_URL = "{}://{}:6379/0".format(QUEUE_SCHEME, QUEUE_HOST)\n'
+        ),
+    ),
+    invalid(
+        """
+from celery import Celery
+
+app = Celery("proj", broker="redis://queue:6379/0")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.broker_transport_options["visibility_timeout"] = 1800
+app.conf.update(task_time_limit=3600)
+""",
+        (6, 59, "visibility_timeout is 1800 s (app/example.py:6) but task_time_limit is 3600 s"),
+        id="one-transport-option-set-on-the-app-after-it-is-made",
+    ),
+    invalid(
+        _TASK_3600,
+        (
+            "proj/settings.py",
+            4,
+            57,
+            "visibility_timeout is 1800 s (proj/settings.py:4) but CELERYD_TASK_TIME_LIMIT "
+            "is 5400 s",
+        ),
+        id="legacy-uppercase-names-read-through-the-django-namespace",
+        proj_celery=_DJANGO_APP,
+        proj_settings=(
+            'BROKER_URL = "redis://queue:6379/0"\n'
+            "CELERYD_TASK_TIME_LIMIT = 90 * 60\n"
+            'CELERY_BROKER_TRANSPORT_OPTIONS = {"fanout_prefix": True}\n'
+            'CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = 1800\n'
         ),
     ),
 )
