@@ -429,12 +429,11 @@ def claim(conn):
             runner, requirement = found
             requires = (*requires, requirement)
         self._reported.add(id(name))
-        api = lock.api
         self.report(
             name,
             _chain_message(lock, lock.picks_next, job, by_caller, runner),
             requires=requires,
-            fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
+            fix=fix(lock.call, _skip_locked_call(lock), _fix_title(lock)),
         )
 
     def _claim(
@@ -514,8 +513,22 @@ def _clause_end(text: str, match: re.Match[str]) -> int | None:
 
 
 def _skip_locked_call(lock: RowLock) -> cst.Call:
-    """The lock call with `skip_locked=True` (replacing a `skip_locked=False`)."""
-    return with_keyword(lock.call, lock.api.skip_keyword, cst.Name("True"))
+    """The lock call with `skip_locked=True` (replacing a `skip_locked=False`),
+    exclusive: a shared lock (`read=True`) skips no row another worker shares."""
+    call = lock.call
+    if lock.shared:
+        kept = [a for a in call.args if a.keyword is None or a.keyword.value not in lock.api.shared]
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        call = call.with_changes(args=kept)
+    return with_keyword(call, lock.api.skip_keyword, cst.Name("True"))
+
+
+def _fix_title(lock: RowLock) -> str:
+    title = f"Add {lock.api.skip_keyword}=True"
+    if lock.shared:
+        title += " and drop " + ", ".join(f"{keyword}=True" for keyword in lock.api.shared)
+    return title
 
 
 _Literal = cst.SimpleString | cst.FormattedStringText
@@ -583,9 +596,24 @@ def _chain_message(
         return _loop_message(api.method, f"'{runner}' loops over for {JOB_RUNNER}", fix)
     what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
     handed_back = f" (it returns what it locks, and {CLAIMER})" if by_caller else ""
+    if lock.shared:
+        return _shared_message(lock, pick, handed_back)
     return (
         f"{what} waits for rows other workers hold{handed_back}, so workers queue behind one "
         f"row: {fix}"
+    )
+
+
+def _shared_message(lock: RowLock, pick: PickNext, handed_back: str) -> str:
+    """A shared lock (FOR SHARE) waits for the row another worker claimed,
+    and skipping locked rows would not keep two workers off one row."""
+    api = lock.api
+    shared = ", ".join(f"{keyword}=True" for keyword in api.shared)
+    return (
+        f"{api.method}({shared}) takes FOR SHARE on a query that picks the next row "
+        f"({_reason(pick)}){handed_back}: every worker waits for the row the first one "
+        f"claims, and workers sharing one row deadlock when they write it: use {api.fix} "
+        f"without {shared} (or {locks.QUEUE_FIX})"
     )
 
 

@@ -204,6 +204,14 @@ def _chain(node: ast.expr) -> _Chain:
     while True:
         if isinstance(node, ast.Await):
             node = node.value
+        elif (statement := _statement_run(node)) is not None:
+            # `session.scalars(stmt).first()`: the statement's chain, with
+            # what the result's links pick.
+            ran = _chain(statement)
+            picked = picked or ran.picks
+            pinned = pinned or ran.pinned
+            natural = ran.natural and not links.other
+            return _Chain(ran.locks, picked, ran.root, pinned, natural)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             locked = locked or (method in _ROW_LOCKS and _may_wait(node, _ROW_LOCKS[method]))
@@ -320,6 +328,16 @@ def _names_rows(call: ast.Call, method: str) -> bool:
 
 def _names_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def _statement_run(node: ast.expr) -> ast.expr | None:
+    """The statement an execute call runs (`session.scalars(stmt)`)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    if node.func.attr not in locks.EXECUTE_METHODS:
+        return None
+    positional = [arg for arg in node.args if not isinstance(arg, ast.Starred)]
+    return positional[0] if positional else None
 
 
 def _executed(node: ast.expr) -> ast.expr:

@@ -802,7 +802,7 @@ def claim(session):
     stmt = select(Job).order_by(Job.id).limit(1).with_for_update(skip_locked=True)
     job = session.scalars(stmt).first()
     job.status = "running"
-    other = session.query(Job).with_for_update(read=True, skip_locked=True).first()
+    other = session.query(Job).with_for_update(skip_locked=True).first()
     session.delete(other)
 """,
         id="sqlalchemy",
@@ -1148,7 +1148,7 @@ def next_job(s):
 
 def next_task(session):
     query = session.query(Task).filter(Task.state == "pending")
-    return query.with_for_update(read=True, skip_locked=True).first()
+    return query.with_for_update(skip_locked=True).first()
 
 
 def next_batch(session, size):
