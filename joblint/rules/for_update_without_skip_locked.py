@@ -62,7 +62,9 @@ class ForUpdateWithoutSkipLocked(Rule):
     UPDATE`, `FOR SHARE`) with `ORDER BY` or `LIMIT` and neither `SKIP LOCKED`
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
-    `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
+    `.first()`, `.last()`, `[0]`, `[:n]` (also on the result of the statement
+    a session runs, `session.scalars(stmt).first()`), has `.limit(...)`, or is
+    iterated in
     a worker's `while` loop, in a job's body or in a function a job runs (a
     model's rows filtered by constants alone, with no LIMIT: every run locks
     every matching row; a value the job is given, `order=order_id`, or a
@@ -72,7 +74,8 @@ class ForUpdateWithoutSkipLocked(Rule):
     attribute assignment alone), updates or deletes them (`qs.update(...)`,
     `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
     .update(...)`, `bulk_update(rows, ...)`). A pick-next helper that
-    returns the locked row(s) is reported when one of its callers, in any
+    returns the locked row(s) (`return list(session.scalars(stmt))` too) is
+    reported when one of its callers, in any
     module of the project, claims what it returns (`job = next_job(s);
     job.state = "running"`, `for job in next_jobs(s): job.save()`); the
     message names that caller. A plain function looping over such rows and
@@ -82,7 +85,10 @@ class ForUpdateWithoutSkipLocked(Rule):
     task of the project runs it, itself or through the project's functions;
     the message names the task and the calls down to the function. An ORM
     `.order_by(...)` alone picks nothing: it locks every matching row in that
-    order (the usual way to avoid deadlocks).
+    order (the usual way to avoid deadlocks). A shared lock,
+    `with_for_update(read=True)` (`FOR SHARE`), is reported as well: it waits
+    for the row another worker claimed, and shared locks don't exclude one
+    another, so two workers may take one row and deadlock when both write it.
 
     Not reported, because the lock names its row and waiting for it is right
     (`SKIP LOCKED` would turn "another worker holds it" into "not found"):
@@ -146,7 +152,9 @@ class ForUpdateWithoutSkipLocked(Rule):
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`): adds `SKIP LOCKED` after the lock
     clause in the SQL string (quotes, prefixes and f-string parts kept), or
-    `skip_locked=True` to `select_for_update()`/`with_for_update()`.
+    `skip_locked=True` to `select_for_update()`/`with_for_update()`, dropping
+    `read=True` (a shared lock skipping locked rows still lets two workers
+    share a row).
     `SKIP LOCKED` gives each worker a different row, which is the point for a
     queue but changes what a query returns: code that relied on waiting for a
     specific row must lock it by key instead. MariaDB before 10.6 and SQLite

@@ -1432,7 +1432,10 @@ from .models import Parcel
 
 def oldest_sorted(session):
     return session.scalars(
-        select(Parcel).where(Parcel.stage == "sorted").order_by(Parcel.weight).with_for_update()
+        select(Parcel)
+        .where(Parcel.stage == "sorted")
+        .order_by(Parcel.weight)
+        .with_for_update()
     ).first()
 
 
@@ -1443,13 +1446,14 @@ async def next_for_van(session, van):
 
 
 def held_parcel(session):
-    return session.query(Parcel).filter(Parcel.stage == "held").with_for_update(read=True).first()
+    held = session.query(Parcel).filter(Parcel.stage == "held")
+    return held.with_for_update(read=True).first()
 """,
-        (9, 80, "its caller 'load' claims it at app/depot.py:6"),
-        (15, 41, "its caller 'load_van' claims it at app/depot.py:15"),
+        (12, 10, "its caller 'load' claims it at app/depot.py:6"),
+        (18, 41, "its caller 'load_van' claims it at app/depot.py:15"),
         (
-            20,
-            65,
+            24,
+            17,
             "with_for_update(read=True) takes FOR SHARE on a query that picks the next row "
             "(.first()) (it returns what it locks, and its caller 'release' claims it at "
             "app/depot.py:21)",
@@ -1462,7 +1466,10 @@ from .models import Parcel
 
 def oldest_sorted(session):
     return session.scalars(
-        select(Parcel).where(Parcel.stage == "sorted").order_by(Parcel.weight).with_for_update(skip_locked=True)
+        select(Parcel)
+        .where(Parcel.stage == "sorted")
+        .order_by(Parcel.weight)
+        .with_for_update(skip_locked=True)
     ).first()
 
 
@@ -1473,7 +1480,8 @@ async def next_for_van(session, van):
 
 
 def held_parcel(session):
-    return session.query(Parcel).filter(Parcel.stage == "held").with_for_update(skip_locked=True).first()
+    held = session.query(Parcel).filter(Parcel.stage == "held")
+    return held.with_for_update(skip_locked=True).first()
 """,
         id="first-of-a-locking-result-returned-to-a-claiming-caller",
         app_depot="""
@@ -1513,17 +1521,19 @@ class Belt:
         self.session = session
 
     def next_batch(self, size):
-        stmt = select(Parcel).where(Parcel.stage == "sorted").limit(size).with_for_update()
-        return list(self.session.scalars(stmt).all())
+        stmt = select(Parcel).where(Parcel.stage == "sorted").limit(size)
+        return list(self.session.scalars(stmt.with_for_update()).all())
 
 
-def held_batch(session, size):
+def held_batch(session, n):
     return list(
-        session.scalars(select(Parcel).where(Parcel.stage == "held").limit(size).with_for_update())
+        session.scalars(
+            select(Parcel).where(Parcel.stage == "held").limit(n).with_for_update()
+        )
     )
 """,
-        (12, 75, "its caller 'run_belt' claims it at app/belt.py:7"),
-        (18, 82, "its caller 'run_belt' claims it at app/belt.py:9"),
+        (13, 47, "its caller 'run_belt' claims it at app/belt.py:7"),
+        (19, 67, "its caller 'run_belt' claims it at app/belt.py:9"),
         fixed="""
 from sqlalchemy import select
 
@@ -1535,13 +1545,15 @@ class Belt:
         self.session = session
 
     def next_batch(self, size):
-        stmt = select(Parcel).where(Parcel.stage == "sorted").limit(size).with_for_update(skip_locked=True)
-        return list(self.session.scalars(stmt).all())
+        stmt = select(Parcel).where(Parcel.stage == "sorted").limit(size)
+        return list(self.session.scalars(stmt.with_for_update(skip_locked=True)).all())
 
 
-def held_batch(session, size):
+def held_batch(session, n):
     return list(
-        session.scalars(select(Parcel).where(Parcel.stage == "held").limit(size).with_for_update(skip_locked=True))
+        session.scalars(
+            select(Parcel).where(Parcel.stage == "held").limit(n).with_for_update(skip_locked=True)
+        )
     )
 """,
         id="locked-batch-returned-as-a-list-to-a-claiming-caller",
