@@ -120,7 +120,7 @@ def _picked_from_result(links: tuple[Link, ...]) -> RowLock | None:
         if statement is None:
             continue
         after = links[position + 1 :]
-        if not any(later.method in _RESULT_PICKS for later in after):
+        if not any(later.method in locks.RESULT_PICK_METHODS for later in after):
             return None
         ran = tuple(chain_links(statement, link.lookup))
         index = _lock_index(ran)
@@ -128,10 +128,6 @@ def _picked_from_result(links: tuple[Link, ...]) -> RowLock | None:
             return None
         return _row_lock((*ran, *after), index, iterated=False)
     return None
-
-
-# What picks among the rows of a result (`.first()`; `.limit()` is no result's).
-_RESULT_PICKS = locks.PICK_NEXT_METHODS - locks.LIMIT_METHODS
 
 
 def _statement_run(link: Link) -> cst.BaseExpression | None:
