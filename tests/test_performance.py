@@ -577,6 +577,15 @@ ROW_LOCK_CASES = [
     # lock's chain (the rule reads chains link by link).
     ("jobs = Job.objects.select_for_update()\nwhile True:\n    work(jobs)\n", False),
     ("rows = session.scalars(select(Job).with_for_update())\nrows[0]\n", False),
+    # A pick-next method of the result of a statement a session runs picks
+    # among the statement's rows (through a name the result is bound to too).
+    ("job = session.scalars(select(Job).with_for_update()).first()\n", True),
+    (
+        "stmt = select(Job).with_for_update()\nresult = await session.execute(stmt)\n"
+        "job = result.scalars().first()\n",
+        True,
+    ),
+    ("job = session.scalars(select(Job).with_for_update(skip_locked=True)).first()\n", False),
     ("Job.objects.select_for_update().filter(a=1)\nx = other[0]\n", False),
     # A function's parameter holds nothing the rule follows, whatever a
     # name of that name holds elsewhere; one it assigns itself does.

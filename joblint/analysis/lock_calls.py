@@ -100,17 +100,33 @@ def key_lock(call: cst.Call, context: FileContext) -> KeyLock | None:
     commands = locks.KEY_LOCK_COMMANDS.get(method_name(call) or "")
     if not commands:
         return None
-    args = positional(call)
-    shaped = [c for c in commands if _conditional(call, c) and _has_arguments(args, c)]
+    shaped: list[tuple[locks.KeyLockCommand, list[cst.BaseExpression]]] = []
+    for command in commands:
+        args = key_lock_arguments(call, command)
+        if _conditional(call, command) and _has_arguments(args, command):
+            shaped.append((command, args))
     if not shaped:
         return None
     target = receiver(call)
     lookup = lookup_for(context)
-    for command in shaped:
+    for command, args in shaped:
         if _receiver_fits(target, command.receiver, lookup):
             expiry = read_expiry(call, command.expiry_keywords, command.expiry_position)
             return KeyLock(call, args[0], command, expiry)
     return None
+
+
+def key_lock_arguments(call: cst.Call, command: locks.KeyLockCommand) -> list[cst.BaseExpression]:
+    """The leading arguments (the key, the value) as the command binds them:
+    the positionals, then its parameters after them given by keyword
+    (`set(name=key, value=token, nx=True)`), as far as they go in order."""
+    args = positional(call)
+    for name in command.parameters[len(args) :]:
+        value = keyword(call, name)
+        if value is None:
+            break
+        args.append(value)
+    return args
 
 
 def _conditional(call: cst.Call, command: locks.KeyLockCommand) -> bool:

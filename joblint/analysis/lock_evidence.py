@@ -39,6 +39,7 @@ import libcst as cst
 
 from joblint.analysis.constants import to_expr
 from joblint.analysis.context import FileContext
+from joblint.analysis.lock_calls import key_lock_arguments
 from joblint.analysis.names import BindingKind, Resolver, unwrap
 from joblint.analysis.redis_clients import (
     client_kind,
@@ -157,7 +158,7 @@ def _key_evidence(
     result_read: bool,
     command: locks.KeyLockCommand | None,
 ) -> LockEvidence:
-    args = positional(call)
+    args = key_lock_arguments(call, command) if command is not None else positional(call)
     if not args:
         return _LOCK
     key = args[0]

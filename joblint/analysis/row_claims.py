@@ -102,17 +102,41 @@ def _note_return(tracker: _Tracker, node: cst.CSTNode, top: cst.BaseExpression) 
     session.scalars(<query>).first()`: the rows go back to the caller."""
     if not isinstance(node, cst.Return) or node.value is None:
         return
-    value = unwrap(node.value)
-    if value is top or _derived(tracker, value) is not None:
+    if _carried(tracker, node.value, top) is not None:
         tracker.returned = True
-        return
+
+
+def _carried(tracker: _Tracker, value: cst.BaseExpression, top: cst.BaseExpression) -> _Held | None:
+    """What `value` holds of the locked query `top`'s rows: `top` itself, a
+    held name or a chain on it (`_derived`), or a chain on a call given
+    `top` or rows of it (`session.scalars(<query>).first()`, `list(session.
+    scalars(<query>))`; one row handed to a call, `Out(<rows>.first())`,
+    makes something else)."""
+    value = unwrap(value)
+    if value is top:
+        return _ROWS
+    held = _derived(tracker, value)
+    if held is not None:
+        return held
     steps, _root = _steps(value)
     for step in steps:
-        if isinstance(step, cst.Call) and any(
-            not arg.star and arg.keyword is None and unwrap(arg.value) is top for arg in step.args
-        ):
-            tracker.returned = True
-            return
+        if held is None:
+            if isinstance(step, cst.Call) and _given_query(tracker, step, top):
+                held = _ROWS
+            continue
+        if held is _ROW:
+            return None
+        held = _step_result(step)
+    return held
+
+
+def _given_query(tracker: _Tracker, call: cst.Call, top: cst.BaseExpression) -> bool:
+    for arg in call.args:
+        if arg.star or arg.keyword is not None:
+            continue
+        if unwrap(arg.value) is top or _carried(tracker, arg.value, top) is _ROWS:
+            return True
+    return False
 
 
 _ROW = _Held.ROW
@@ -231,10 +255,14 @@ def _derived(tracker: _Tracker, value: cst.BaseExpression) -> _Held | None:
 
 
 def _given_rows(tracker: _Tracker, call: cst.Call) -> bool:
-    """`list(rows)`, `session.scalars(stmt)`: the rows as a positional argument
-    (a keyword, `Invoice(previous=row)`, makes something else)."""
+    """`list(rows)`, `session.scalars(stmt)`, `list(session.scalars(stmt).all())`:
+    the rows as a positional argument (a keyword, `Invoice(previous=row)`,
+    makes something else; so does one row, `serialize(rows.first())`)."""
     return any(
-        not arg.star and arg.keyword is None and _is_held(tracker, arg.value) for arg in call.args
+        not arg.star
+        and arg.keyword is None
+        and (_is_held(tracker, arg.value) or _derived(tracker, arg.value) is _ROWS)
+        for arg in call.args
     )
 
 

@@ -6,7 +6,9 @@ link locks, whether the lock waits for rows other transactions hold (none of
 the API's non-waiting keywords, `skip_locked=`/`nowait=`, is true), and why
 the chain picks the next row(s) among many, if it does (a pick-next method,
 an index or a slice, or a `for` in a worker's loop). A statement a session
-runs (`session.scalars(stmt)`) gives the rows of the chain it is.
+runs (`session.scalars(stmt)`) gives the rows of the chain it is, and a
+pick-next method of its result (`session.scalars(stmt).first()`) picks among
+them.
 """
 
 from __future__ import annotations
@@ -76,17 +78,65 @@ class RowLock:
             return not is_slice(last.node)
         return last.method in locks.ROW_FETCH_METHODS
 
+    @property
+    def shared(self) -> bool:
+        """The lock is shared (`with_for_update(read=True)`: FOR SHARE)."""
+        return any(
+            arg.keyword is not None
+            and arg.keyword.value in self.api.shared
+            and _literal_flag(arg.value) is Tri.YES
+            for arg in self.call.args
+        )
+
 
 def row_lock(top: cst.BaseExpression, lookup: Lookup, *, iterated: bool) -> RowLock | None:
     """The row lock of the chain ending at `top` (`iterated`: a worker loop's
     `for` iterates it); None when no link of the chain locks."""
     links = tuple(chain_links(top, lookup))
+    index = _lock_index(links)
+    if index is None:
+        return None if iterated else _picked_from_result(links)
+    return _row_lock(links, index, iterated)
+
+
+def _lock_index(links: Sequence[Link]) -> int | None:
     index = next((i for i, link in enumerate(links) if link.method in locks.ROW_LOCK_METHODS), None)
-    if index is None or links[index].call is None:
-        return None
+    return None if index is None or links[index].call is None else index
+
+
+def _row_lock(links: tuple[Link, ...], index: int, iterated: bool) -> RowLock:
     lock = links[index]
     api = locks.ROW_LOCK_METHODS[lock.method]
     return RowLock(links, index, api, _waits(lock, api), _picks_next(links, iterated))
+
+
+def _picked_from_result(links: tuple[Link, ...]) -> RowLock | None:
+    """A locking statement a session runs, whose result the chain picks
+    from (`session.scalars(stmt).first()`): the statement's links, then the
+    result's. None when the statement picks by itself (`.limit(1)`): its
+    own chain is the lock, read where it is written."""
+    for position, link in enumerate(links):
+        statement = _statement_run(link)
+        if statement is None:
+            continue
+        after = links[position + 1 :]
+        if not any(later.method in locks.RESULT_PICK_METHODS for later in after):
+            return None
+        ran = tuple(chain_links(statement, link.lookup))
+        index = _lock_index(ran)
+        if index is None or _picks_next(ran, iterated=False) is not None:
+            return None
+        return _row_lock((*ran, *after), index, iterated=False)
+    return None
+
+
+def _statement_run(link: Link) -> cst.BaseExpression | None:
+    """The statement an execute link runs (`session.scalars(stmt)`)."""
+    call = link.call
+    if link.method not in locks.EXECUTE_METHODS or call is None:
+        return None
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[0] if positional else None
 
 
 def executed_statement(top: cst.BaseExpression, lookup: Lookup) -> cst.BaseExpression | None:
@@ -95,15 +145,12 @@ def executed_statement(top: cst.BaseExpression, lookup: Lookup) -> cst.BaseExpre
     or a name assigned one); None otherwise."""
     links = chain_links(top, lookup)
     for index, link in enumerate(links):
-        call = link.call
-        if link.method not in locks.EXECUTE_METHODS or call is None:
-            continue
-        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-        if not positional:
+        statement = _statement_run(link)
+        if statement is None:
             continue  # `result.scalars()`: the rows of what ran before
         if any(later.method not in locks.RESULT_ROWS_METHODS for later in links[index + 1 :]):
             return None  # `.first()`: one row, no loop over them
-        return positional[0]
+        return statement
     return None
 
 

@@ -102,6 +102,8 @@ KEY_PIN_LOOKUPS: frozenset[str] = _names(q.key_pin_lookups for q in _QUERIES)
 PICK_NEXT_METHODS: frozenset[str] = _names(q.pick_next_methods for q in _QUERIES)
 # Those that take a row count (`limit(1)`).
 LIMIT_METHODS: frozenset[str] = _names(q.limit_methods for q in _QUERIES)
+# Those a result of a statement a session ran picks with (`.first()`).
+RESULT_PICK_METHODS: frozenset[str] = PICK_NEXT_METHODS - LIMIT_METHODS
 # Chain methods that filter: their keywords or comparisons may pin the row by key.
 FILTER_METHODS: frozenset[str] = _names(q.filter_methods for q in _QUERIES)
 # Chain methods whose conditions only ever remove rows: they never pin one.

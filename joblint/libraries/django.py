@@ -110,6 +110,7 @@ KEY_LOCK_COMMANDS = tuple(
         fix=_CACHE_ADD_FIX,
         any_key_is_evidence=False,
         compare_and_delete=False,
+        parameters=("key", "value"),
     )
     for method in ("add", "aadd")
 )

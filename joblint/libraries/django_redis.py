@@ -42,5 +42,6 @@ KEY_LOCK_COMMANDS = (
         expiry_position=2,
         default_expires=True,
         fix="set(key, token, timeout=..., nx=True)",
+        parameters=("key", "value"),
     ),
 )

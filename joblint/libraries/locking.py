@@ -139,6 +139,9 @@ class KeyLockCommand:
     default_expires: bool = False
     # The positionals every call gives (the key and the value).
     arguments: int = 2
+    # The names of those parameters, in order: a call may pass any of them
+    # by keyword (`set(name=key, value=token, nx=True)`).
+    parameters: tuple[str, ...] = ()
     # The acquire with an expiry, for messages.
     fix: str = ""
     # The leading positionals that name the key together (a hash's name and

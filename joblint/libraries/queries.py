@@ -59,6 +59,10 @@ class RowLockApi:
     # Assigning an attribute of a fetched row writes it (a session that
     # flushes changed objects); otherwise the row needs a save.
     assignment_writes: bool = False
+    # Keywords that make the lock shared (`FOR SHARE`) when true. Shared
+    # locks don't exclude one another: skipping locked rows still lets two
+    # workers take the same row, so the fix drops them.
+    shared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

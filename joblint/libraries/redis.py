@@ -78,19 +78,27 @@ SET_NX_FIX = "set(key, token, nx=True, ex=...)"
 
 KEY_LOCK_COMMANDS = (
     # set(name, value, ex=None, px=None, nx=False, xx=False, keepttl=False,
-    # get=False, exat=None, pxat=None, ...): the third positional is `ex`.
+    # get=False, exat=None, pxat=None, ...) (redis-py 5 to 8): the third
+    # positional is `ex`.
     KeyLockCommand(
         "set",
         flag_keyword="nx",
         expiry_keywords=("ex", "px", "exat", "pxat"),
         expiry_position=2,
         fix=SET_NX_FIX,
+        parameters=("name", "value"),
     ),
     # setnx(name, value): no expiry parameter at all.
-    KeyLockCommand("setnx", fix=SET_NX_FIX),
+    KeyLockCommand("setnx", fix=SET_NX_FIX, parameters=("name", "value")),
     # hsetnx(name, key, value): a hash field set only when absent; a field has
     # no expiry of its own in this call either.
-    KeyLockCommand("hsetnx", arguments=3, key_arguments=2, fix=SET_NX_FIX),
+    KeyLockCommand(
+        "hsetnx",
+        arguments=3,
+        key_arguments=2,
+        fix=SET_NX_FIX,
+        parameters=("name", "key", "value"),
+    ),
 )
 
 KEY_COMMANDS = (

@@ -38,6 +38,8 @@ SQL_APIS = (
 
 # Select/Query.with_for_update(nowait=, read=, of=, skip_locked=, key_share=);
 # the session flushes changed objects: assigning an attribute of a row writes it.
+# `read=True` renders FOR SHARE (FOR KEY SHARE with `key_share=True`; the
+# PostgreSQL compiler's `for_update_clause`, SQLAlchemy 1.4-2.1).
 ROW_LOCK_APIS = (
     RowLockApi(
         "with_for_update",
@@ -45,6 +47,7 @@ ROW_LOCK_APIS = (
         "skip_locked",
         "with_for_update(skip_locked=True)",
         assignment_writes=True,
+        shared=("read",),
     ),
 )
 

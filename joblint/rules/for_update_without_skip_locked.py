@@ -62,7 +62,9 @@ class ForUpdateWithoutSkipLocked(Rule):
     UPDATE`, `FOR SHARE`) with `ORDER BY` or `LIMIT` and neither `SKIP LOCKED`
     nor `NOWAIT`, in SQL written in Python strings; a Django
     `select_for_update()` or SQLAlchemy `with_for_update()` chain that ends in
-    `.first()`, `.last()`, `[0]`, `[:n]`, has `.limit(...)`, or is iterated in
+    `.first()`, `.last()`, `[0]`, `[:n]` (also on the result of the statement
+    a session runs, `session.scalars(stmt).first()`), has `.limit(...)`, or is
+    iterated in
     a worker's `while` loop, in a job's body or in a function a job runs (a
     model's rows filtered by constants alone, with no LIMIT: every run locks
     every matching row; a value the job is given, `order=order_id`, or a
@@ -72,7 +74,8 @@ class ForUpdateWithoutSkipLocked(Rule):
     attribute assignment alone), updates or deletes them (`qs.update(...)`,
     `row.delete()`, `session.delete(row)`, `X.objects.filter(pk__in=ids)
     .update(...)`, `bulk_update(rows, ...)`). A pick-next helper that
-    returns the locked row(s) is reported when one of its callers, in any
+    returns the locked row(s) (`return list(session.scalars(stmt))` too) is
+    reported when one of its callers, in any
     module of the project, claims what it returns (`job = next_job(s);
     job.state = "running"`, `for job in next_jobs(s): job.save()`); the
     message names that caller. A plain function looping over such rows and
@@ -82,7 +85,10 @@ class ForUpdateWithoutSkipLocked(Rule):
     task of the project runs it, itself or through the project's functions;
     the message names the task and the calls down to the function. An ORM
     `.order_by(...)` alone picks nothing: it locks every matching row in that
-    order (the usual way to avoid deadlocks).
+    order (the usual way to avoid deadlocks). A shared lock,
+    `with_for_update(read=True)` (`FOR SHARE`), is reported as well: it waits
+    for the row another worker claimed, and shared locks don't exclude one
+    another, so two workers may take one row and deadlock when both write it.
 
     Not reported, because the lock names its row and waiting for it is right
     (`SKIP LOCKED` would turn "another worker holds it" into "not found"):
@@ -146,7 +152,9 @@ class ForUpdateWithoutSkipLocked(Rule):
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`): adds `SKIP LOCKED` after the lock
     clause in the SQL string (quotes, prefixes and f-string parts kept), or
-    `skip_locked=True` to `select_for_update()`/`with_for_update()`.
+    `skip_locked=True` to `select_for_update()`/`with_for_update()`, dropping
+    `read=True` (a shared lock skipping locked rows still lets two workers
+    share a row).
     `SKIP LOCKED` gives each worker a different row, which is the point for a
     queue but changes what a query returns: code that relied on waiting for a
     specific row must lock it by key instead. MariaDB before 10.6 and SQLite
@@ -429,12 +437,11 @@ def claim(conn):
             runner, requirement = found
             requires = (*requires, requirement)
         self._reported.add(id(name))
-        api = lock.api
         self.report(
             name,
             _chain_message(lock, lock.picks_next, job, by_caller, runner),
             requires=requires,
-            fix=fix(lock.call, _skip_locked_call(lock), f"Add {api.skip_keyword}=True"),
+            fix=fix(lock.call, _skip_locked_call(lock), _fix_title(lock)),
         )
 
     def _claim(
@@ -514,8 +521,22 @@ def _clause_end(text: str, match: re.Match[str]) -> int | None:
 
 
 def _skip_locked_call(lock: RowLock) -> cst.Call:
-    """The lock call with `skip_locked=True` (replacing a `skip_locked=False`)."""
-    return with_keyword(lock.call, lock.api.skip_keyword, cst.Name("True"))
+    """The lock call with `skip_locked=True` (replacing a `skip_locked=False`),
+    exclusive: a shared lock (`read=True`) skips no row another worker shares."""
+    call = lock.call
+    if lock.shared:
+        kept = [a for a in call.args if a.keyword is None or a.keyword.value not in lock.api.shared]
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        call = call.with_changes(args=kept)
+    return with_keyword(call, lock.api.skip_keyword, cst.Name("True"))
+
+
+def _fix_title(lock: RowLock) -> str:
+    title = f"Add {lock.api.skip_keyword}=True"
+    if lock.shared:
+        title += " and drop " + ", ".join(f"{keyword}=True" for keyword in lock.api.shared)
+    return title
 
 
 _Literal = cst.SimpleString | cst.FormattedStringText
@@ -583,9 +604,24 @@ def _chain_message(
         return _loop_message(api.method, f"'{runner}' loops over for {JOB_RUNNER}", fix)
     what = f"{api.method}() on a query that picks the next row ({_reason(pick)})"
     handed_back = f" (it returns what it locks, and {CLAIMER})" if by_caller else ""
+    if lock.shared:
+        return _shared_message(lock, pick, handed_back)
     return (
         f"{what} waits for rows other workers hold{handed_back}, so workers queue behind one "
         f"row: {fix}"
+    )
+
+
+def _shared_message(lock: RowLock, pick: PickNext, handed_back: str) -> str:
+    """A shared lock (FOR SHARE) waits for the row another worker claimed,
+    and skipping locked rows would not keep two workers off one row."""
+    api = lock.api
+    shared = ", ".join(f"{keyword}=True" for keyword in api.shared)
+    return (
+        f"{api.method}({shared}) takes FOR SHARE on a query that picks the next row "
+        f"({_reason(pick)}){handed_back}: every worker waits for the row the first one "
+        f"claims, and workers sharing one row deadlock when they write it: use {api.fix} "
+        f"without {shared} (or {locks.QUEUE_FIX})"
     )
 
 

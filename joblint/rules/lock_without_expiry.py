@@ -66,7 +66,9 @@ class LockWithoutExpiry(Rule):
     `redis_lock.Lock(conn, name)` without `expire=`; Huey `lock_task(...)`,
     which has no expiry at all. The asyncio clients (`redis.asyncio`,
     aioredis 2: `await r.set(...)`, `r.lock(...)`, `aioredis.lock.Lock`)
-    are read exactly as redis-py.
+    are read exactly as redis-py. The key and the value may be given by
+    keyword, in any order (`set(name=key, value=token, nx=True)`,
+    `cache.add(key=key, value=token, timeout=None)`).
 
     A `set(..., nx=True)`, `setnx(...)`, `hsetnx(...)` or `cache.add(...)`
     counts as a lock only with evidence of one: its key is not a string

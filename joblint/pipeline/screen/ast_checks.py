@@ -162,6 +162,7 @@ _SQL_ROW_LOCK = re.compile(
 _SQL_SELECT = re.compile(r"\bselect\b", re.IGNORECASE)
 _ROW_LOCKS = locks.ROW_LOCK_METHODS
 _PICKS = locks.PICK_NEXT_METHODS
+_RESULT_PICKS = locks.RESULT_PICK_METHODS
 
 
 def row_lock_picking_rows(tree: ast.Module, lowered: bytes) -> bool:
@@ -196,18 +197,36 @@ class _Chain:
     # orders nor takes more than a row: a natural key, unless the name it
     # starts from holds more links (`_OrmLocks._with_holder`).
     natural: bool = False
+    # It runs a statement (`session.scalars(stmt)`) and starts from the
+    # statement's start: the statement's lock counts only if the statement
+    # picks, or a method of the result does (`result_picks`: `.first()`).
+    ran: bool = False
+    result_picks: bool = False
+    # (After `_OrmLocks._with_holder`) it holds a statement's result whose
+    # lock a result pick on it would make a pick-next.
+    result_locks: bool = False
 
 
 def _chain(node: ast.expr) -> _Chain:
-    locked = picked = pinned = False
+    locked = picked = pinned = result_picked = False
     links = _Links()
     while True:
         if isinstance(node, ast.Await):
             node = node.value
+        elif (statement := _statement_run(node)) is not None:
+            # `session.scalars(stmt).first()`: the statement's chain, with
+            # what a method of its result picks (as `row_locks` reads it).
+            inner = _chain(statement)
+            pinned = pinned or inner.pinned
+            natural = inner.natural and not links.other
+            return _Chain(
+                inner.locks, inner.picks, inner.root, pinned, natural, True, result_picked
+            )
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             locked = locked or (method in _ROW_LOCKS and _may_wait(node, _ROW_LOCKS[method]))
             picked = picked or method in _PICKS
+            result_picked = result_picked or method in _RESULT_PICKS
             pinned = pinned or _names_rows(node, method)
             links.read(node, method)
             node = node.func.value
@@ -219,7 +238,9 @@ def _chain(node: ast.expr) -> _Chain:
             node = node.value
         else:
             break
-    return _Chain(locked, picked, _root(node), pinned, links.natural_key)
+    return _Chain(
+        locked, picked, _root(node), pinned, links.natural_key, result_picks=result_picked
+    )
 
 
 class _Links:
@@ -322,6 +343,16 @@ def _names_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id in ("self", "cls")
 
 
+def _statement_run(node: ast.expr) -> ast.expr | None:
+    """The statement an execute call runs (`session.scalars(stmt)`)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    if node.func.attr not in locks.EXECUTE_METHODS:
+        return None
+    positional = [arg for arg in node.args if not isinstance(arg, ast.Starred)]
+    return positional[0] if positional else None
+
+
 def _executed(node: ast.expr) -> ast.expr:
     """The statement a session runs and whose rows `node` keeps
     (`session.scalars(stmt).all()`, as `row_locks.executed_statement`
@@ -343,6 +374,9 @@ def _root(node: ast.expr) -> str:
     if isinstance(node, ast.Name):
         return node.id
     return f"self.{node.attr}" if isinstance(node, ast.Attribute) else ""
+
+
+_HOLDS_NOTHING = (False, False, False)
 
 
 class _OrmLocks:
@@ -406,7 +440,7 @@ class _OrmLocks:
         # (name, None) -> (a value it is assigned anywhere locks rows, one picks);
         # (name, id of a function binding it) -> the same over the function's
         # assignments of it (nested functions' included): where the rule reads it.
-        self.holders: dict[tuple[str, int | None], tuple[bool, bool]] = {}
+        self.holders: dict[tuple[str, int | None], tuple[bool, bool, bool]] = {}
         self._bound: dict[int, frozenset[str]] = {}
         self._assigned: frozenset[str] | None = None
 
@@ -421,8 +455,12 @@ class _OrmLocks:
                     keys.append((name, id(function)))
                 held = self._with_holder(chain, function)
                 for key in keys:
-                    old = self.holders.get(key, (False, False))
-                    merged = (old[0] or held.locks, old[1] or held.picks)
+                    old = self.holders.get(key, _HOLDS_NOTHING)
+                    merged = (
+                        old[0] or held.locks,
+                        old[1] or held.picks,
+                        old[2] or held.result_locks,
+                    )
                     if merged != old:
                         self.holders[key] = merged
                         changed = True
@@ -444,11 +482,19 @@ class _OrmLocks:
         scope = None
         if function is not None and root in self._own(function):
             scope = id(function)
-        held = self.holders.get((root, scope), (False, False))
+        held = self.holders.get((root, scope), _HOLDS_NOTHING)
         if root.startswith("self."):  # `self.x` is also a class attribute `x = ...`
-            plain = self.holders.get((root.removeprefix("self."), None), (False, False))
-            held = (held[0] or plain[0], held[1] or plain[1])
-        return _Chain(chain.locks or held[0], chain.picks or held[1], root)
+            plain = self.holders.get((root.removeprefix("self."), None), _HOLDS_NOTHING)
+            held = (held[0] or plain[0], held[1] or plain[1], held[2] or plain[2])
+        locks, picks = chain.locks or held[0], chain.picks or held[1]
+        if chain.ran:
+            # The statement's lock: picked by the statement, or by the result.
+            if picks:
+                return _Chain(locks, True, root)
+            picked = chain.result_picks
+            return _Chain(locks and picked, picked, root, result_locks=locks and not picked)
+        locks = locks or (held[2] and chain.result_picks)
+        return _Chain(locks, picks, root, result_locks=held[2])
 
     def _may_hold(self, root: str) -> bool:
         """Whether the rule may follow the name a chain starts from to the
@@ -467,7 +513,7 @@ class _OrmLocks:
         chains = [c for c, _ in (*self.chains, *self.iterated)]
         chains += [c for _, c, _ in (*self._values, *self._executions)]
         starts = {chain.root for chain in chains if chain.locks and chain.root}
-        holders = {name for (name, _), (locks_rows, _) in self.holders.items() if locks_rows}
+        holders = {name for (name, _), held in self.holders.items() if held[0] or held[2]}
         return _plain(starts), _plain(holders)
 
     def pick_next(self) -> bool:

@@ -76,6 +76,16 @@ class Mailbox(Base):
     quota = Column(Integer)
 
 
+class Parcel(Base):
+    __tablename__ = "parcels"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    label: Mapped[str] = mapped_column(String(40))
+    stage: Mapped[str] = mapped_column(String(20))
+    region: Mapped[str] = mapped_column(String(10))
+    weight: Mapped[int] = mapped_column(default=0)
+
+
 class Shard(Base):
     __tablename__ = "shards"
 
@@ -656,6 +666,66 @@ def purge_expired():
 """,
         },
     ),
+    Valid(
+        """
+from sqlalchemy import select
+
+from .models import Mailbox, Parcel
+from .views import ParcelView
+
+
+def mailbox_for(session, address):
+    # Pinned by a unique column: the caller names its row.
+    return session.scalars(
+        select(Mailbox).where(Mailbox.address == address).with_for_update()
+    ).first()
+
+
+def next_parcel_skipping(session):
+    stmt = select(Parcel).where(Parcel.stage == "sorted").with_for_update(skip_locked=True)
+    return session.scalars(stmt).first()
+
+
+def peek_parcel(session):
+    return session.scalars(select(Parcel).where(Parcel.stage == "sorted").with_for_update()).first()
+
+
+def parcels_on_hold(session, size):
+    stmt = select(Parcel).where(Parcel.stage == "held").limit(size).with_for_update()
+    return list(session.scalars(stmt))
+
+
+def parcel_view(session):
+    # One row handed to a constructor: the caller gets a view, not the row.
+    stmt = select(Parcel).where(Parcel.stage == "sorted").limit(1).with_for_update()
+    return ParcelView(session.scalars(stmt).first())
+""",
+        id="first-of-a-locking-result-pinned-skipping-read-or-wrapped",
+        project={
+            "app_models": _SQLALCHEMY_MODELS,
+            "app_desk": """
+from app.example import (
+    mailbox_for,
+    next_parcel_skipping,
+    parcel_view,
+    parcels_on_hold,
+    peek_parcel,
+)
+
+
+def serve(session, address, out):
+    box = mailbox_for(session, address)
+    box.quota = 10
+    parcel = next_parcel_skipping(session)
+    parcel.stage = "out"
+    out.write(peek_parcel(session).label)
+    for held in parcels_on_hold(session, 5):
+        out.write(held.label)
+    view = parcel_view(session)
+    view.highlighted = True
+""",
+        },
+    ),
 )
 
 INVALID = (
@@ -802,7 +872,7 @@ def claim(session):
     stmt = select(Job).order_by(Job.id).limit(1).with_for_update(skip_locked=True)
     job = session.scalars(stmt).first()
     job.status = "running"
-    other = session.query(Job).with_for_update(read=True, skip_locked=True).first()
+    other = session.query(Job).with_for_update(skip_locked=True).first()
     session.delete(other)
 """,
         id="sqlalchemy",
@@ -1148,7 +1218,7 @@ def next_job(s):
 
 def next_task(session):
     query = session.query(Task).filter(Task.state == "pending")
-    return query.with_for_update(read=True, skip_locked=True).first()
+    return query.with_for_update(skip_locked=True).first()
 
 
 def next_batch(session, size):
@@ -1351,6 +1421,154 @@ def refresh():
 @dramatiq.actor
 def rebuild():
     refresh()
+""",
+    ),
+    invalid(
+        """
+from sqlalchemy import select
+
+from .models import Parcel
+
+
+def oldest_sorted(session):
+    return session.scalars(
+        select(Parcel)
+        .where(Parcel.stage == "sorted")
+        .order_by(Parcel.weight)
+        .with_for_update()
+    ).first()
+
+
+async def next_for_van(session, van):
+    stmt = select(Parcel).where(Parcel.stage == "sorted", Parcel.region == "north")
+    result = await session.execute(stmt.with_for_update())
+    return result.scalars().first()
+
+
+def held_parcel(session):
+    held = session.query(Parcel).filter(Parcel.stage == "held")
+    return held.with_for_update(read=True).first()
+""",
+        (12, 10, "its caller 'load' claims it at app/depot.py:6"),
+        (18, 41, "its caller 'load_van' claims it at app/depot.py:15"),
+        (
+            24,
+            17,
+            "with_for_update(read=True) takes FOR SHARE on a query that picks the next row "
+            "(.first()) (it returns what it locks, and its caller 'release' claims it at "
+            "app/depot.py:21)",
+        ),
+        fixed="""
+from sqlalchemy import select
+
+from .models import Parcel
+
+
+def oldest_sorted(session):
+    return session.scalars(
+        select(Parcel)
+        .where(Parcel.stage == "sorted")
+        .order_by(Parcel.weight)
+        .with_for_update(skip_locked=True)
+    ).first()
+
+
+async def next_for_van(session, van):
+    stmt = select(Parcel).where(Parcel.stage == "sorted", Parcel.region == "north")
+    result = await session.execute(stmt.with_for_update(skip_locked=True))
+    return result.scalars().first()
+
+
+def held_parcel(session):
+    held = session.query(Parcel).filter(Parcel.stage == "held")
+    return held.with_for_update(skip_locked=True).first()
+""",
+        id="first-of-a-locking-result-returned-to-a-claiming-caller",
+        app_depot="""
+from app.example import held_parcel, next_for_van, oldest_sorted
+
+
+def load(session):
+    parcel = oldest_sorted(session)
+    if parcel is None:
+        return
+    parcel.stage = "loading"
+    session.commit()
+
+
+async def load_van(session, van):
+    async with session.begin():
+        parcel = await next_for_van(session, van)
+        if parcel is not None:
+            await session.delete(parcel)
+
+
+def release(session):
+    parcel = held_parcel(session)
+    parcel.stage = "released"
+    session.commit()
+""",
+    ),
+    invalid(
+        """
+from sqlalchemy import select
+
+from .models import Parcel
+
+
+class Belt:
+    def __init__(self, session):
+        self.session = session
+
+    def next_batch(self, size):
+        stmt = select(Parcel).where(Parcel.stage == "sorted").limit(size)
+        return list(self.session.scalars(stmt.with_for_update()).all())
+
+
+def held_batch(session, n):
+    return list(
+        session.scalars(
+            select(Parcel).where(Parcel.stage == "held").limit(n).with_for_update()
+        )
+    )
+""",
+        (13, 47, "its caller 'run_belt' claims it at app/belt.py:7"),
+        (19, 67, "its caller 'run_belt' claims it at app/belt.py:9"),
+        fixed="""
+from sqlalchemy import select
+
+from .models import Parcel
+
+
+class Belt:
+    def __init__(self, session):
+        self.session = session
+
+    def next_batch(self, size):
+        stmt = select(Parcel).where(Parcel.stage == "sorted").limit(size)
+        return list(self.session.scalars(stmt.with_for_update(skip_locked=True)).all())
+
+
+def held_batch(session, n):
+    return list(
+        session.scalars(
+            select(Parcel).where(Parcel.stage == "held").limit(n).with_for_update(skip_locked=True)
+        )
+    )
+""",
+        id="locked-batch-returned-as-a-list-to-a-claiming-caller",
+        app_belt="""
+from app.example import Belt, held_batch
+
+
+def run_belt(session):
+    belt = Belt(session)
+    for parcel in belt.next_batch(20):
+        parcel.stage = "on-belt"
+    batch = held_batch(session, 5)
+    for held in batch:
+        session.delete(held)
+    session.commit()
 """,
     ),
 )

@@ -198,6 +198,32 @@ def count_download(name):
 """,
         id="counters-seeded-if-absent-then-counted",
     ),
+    Valid(
+        """
+import redis
+import redis.asyncio
+
+r = redis.Redis()
+ar = redis.asyncio.Redis()
+
+
+def refresh(feed_id, options):
+    # Every argument by keyword, with an expiry (or one `**options` may hold).
+    if not r.set(name=f"feed-lock:{feed_id}", value="1", nx=True, ex=120):
+        return
+    if not r.set(name=f"feed-mutex:{feed_id}", value="1", nx=True, **options):
+        return
+    # A literal key naming no lock, never deleted: a plain SET NX.
+    r.set(name="feeds:first-run", value="1", nx=True)
+
+
+async def arefresh(feed_id):
+    if await ar.set(value="1", name=f"feed-lock:{feed_id}", px=90_000, nx=True):
+        return True
+    return False
+""",
+        id="set-nx-by-keyword-with-expiry-or-no-lock",
+    ),
 )
 
 INVALID = (
@@ -539,5 +565,38 @@ async def run(name, token):
         (9, 18, "cache.aadd(..., timeout=None)"),
         (11, 5, "timeout=None"),
         id="django-cache-add-without-expiry",
+    ),
+    invalid(
+        """
+import redis
+import redis.asyncio
+
+r = redis.Redis()
+ar = redis.asyncio.Redis()
+
+
+def refresh(feed_id, fetch):
+    key = f"feed-lock:{feed_id}"
+    if not r.set(name=key, value="1", nx=True):
+        return
+    try:
+        fetch(feed_id)
+    finally:
+        r.delete(key)
+
+
+async def arefresh(feed_id, fetch):
+    taken = await ar.set(value=feed_id, name=f"feed:{feed_id}", nx=True, ex=None)
+    if taken:
+        await fetch(feed_id)
+
+
+def mark_leader(node):
+    return r.setnx(name="cluster-leader", value=node)
+""",
+        (11, 12, "set(..., nx=True) without ex/px/exat/pxat"),
+        (20, 19, "set(..., nx=True) without ex/px/exat/pxat"),
+        (26, 12, "setnx() sets a lock key that never expires"),
+        id="set-nx-every-argument-by-keyword",
     ),
 )

@@ -115,6 +115,24 @@ def send_digest():
 """,
         id="own-advisory-lock",
     ),
+    Valid(
+        """
+import redis
+
+r = redis.Redis()
+
+
+def seed():
+    # Keywords only, a literal key naming no lock: a plain SET NX.
+    r.set(name="visits", value=0, nx=True)
+
+
+def sweep(token):
+    if not r.set(name="lock:sweep", value=token, nx=True, ex=300):
+        return
+""",
+        id="set-nx-by-keyword-seeding-or-checked",
+    ),
 )
 
 INVALID = (
@@ -198,5 +216,21 @@ def rebuild():
         (8, 10, "as acquired, never read"),
         (13, 2, "as a decorator"),
         id="advisory-lock-flag-unread",
+    ),
+    invalid(
+        """
+import redis
+
+r = redis.Redis()
+
+
+def sweep(token, name):
+    r.set(name=f"sweep-lock:{name}", value=token, nx=True, ex=60)
+    r.set(value=token, name="rebuild", nx=True, ex=60)
+    r.delete("rebuild")
+""",
+        (8, 5, "bare statement"),
+        (9, 5, "bare statement"),
+        id="bare-set-nx-every-argument-by-keyword",
     ),
 )

@@ -61,6 +61,26 @@ def test_set_nx(r):
 """,
         id="client-test-clean-up",
     ),
+    Valid(
+        """
+import redis
+
+r = redis.Redis()
+RELEASE = r.register_script(
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end"
+)
+
+
+def reindex(token):
+    if not r.set(name="reindex-lock", value=token, nx=True, ex=60):
+        return
+    try:
+        pass
+    finally:
+        RELEASE(keys=["reindex-lock"], args=[token])
+""",
+        id="set-nx-by-keyword-released-by-script",
+    ),
 )
 
 INVALID = (
@@ -87,5 +107,24 @@ def reindex(r, token):
 """,
         (8, 9, 'delete("reindex")'),
         id="literal-key-released",
+    ),
+    invalid(
+        """
+import redis
+
+r = redis.Redis()
+
+
+def reindex(name, token):
+    key = f"reindex:{name}"
+    if not r.set(name=key, value=token, nx=True, ex=60):
+        return
+    try:
+        pass
+    finally:
+        r.delete(key)
+""",
+        (14, 9, "delete(key)"),
+        id="set-nx-every-argument-by-keyword-released-by-delete",
     ),
 )
