@@ -34,7 +34,8 @@ def test_every_rule_keeps_its_precision_and_recall_on_the_fixtures(
 ) -> None:
     assert _score_module().main(["--json"]) == 0
     rows = {row["code"]: row for row in json.loads(capsys.readouterr().out)}
-    for code in MEASURED_PREVIEW:
+    measured = [c for c, row in rows.items() if not row["preview"]] + list(MEASURED_PREVIEW)
+    for code in measured:
         assert rows[code]["recall"] is not None, f"{code} has no marked line in the fixtures"
     for code, row in rows.items():
         if row["preview"] and code not in MEASURED_PREVIEW:
