@@ -10,6 +10,7 @@ project's class index settles (one alternative per possible kind).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -384,6 +385,9 @@ def _container_items(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 # --- classifying one argument ---------------------------------------------------------
 
 
+# Nodes compare by identity, and a file's classification reaches the same
+# argument many times (a name's value from each use, each rule): rendered once.
+@functools.lru_cache(maxsize=1024)
 def _render(node: cst.BaseExpression) -> str:
     text = dotted_text(node) or _EMPTY_MODULE.code_for_node(node)
     text = " ".join(text.split())
