@@ -11,7 +11,7 @@ findings only for files that have any.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -176,6 +176,9 @@ class Rule:
     # Known limits several rules share (one bullet each, Markdown "- ..."),
     # written once where the analysis they describe lives.
     SHARED_LIMITS: ClassVar[tuple[str, ...]] = ()
+    # Paragraphs several rules share, written once where the analysis they
+    # describe lives: a docstring line `<<name>>` stands for the text of `name`.
+    SHARED_DOCS: ClassVar[Mapping[str, str]] = {}
     # The project's settings decide some of its findings (a flag, a cache
     # backend, the broker): with it selected, settings files are read for facts.
     READS_SETTINGS: ClassVar[bool] = False
@@ -202,9 +205,12 @@ class Rule:
 
     @classmethod
     def docs(cls) -> str:
-        """The docstring's sections, with the `SHARED_LIMITS` bullets at the end
-        of its Known limits (its last section)."""
+        """The docstring's sections, its `<<name>>` lines replaced by the
+        `SHARED_DOCS` text of that name, with the `SHARED_LIMITS` bullets at
+        the end of its Known limits (its last section)."""
         own = _dedent(cls.__doc__ or "")
+        if cls.SHARED_DOCS:
+            own = "\n".join(_shared_line(line, cls.SHARED_DOCS) for line in own.split("\n"))
         return "\n".join([own, *cls.SHARED_LIMITS]) if cls.SHARED_LIMITS else own
 
     @classmethod
@@ -255,6 +261,13 @@ class ProjectRule(Rule):
 
 def where(place: Place) -> str:
     return f"{place.path}:{place.span.line}"
+
+
+def _shared_line(line: str, shared: Mapping[str, str]) -> str:
+    name = line.strip()
+    if name.startswith("<<") and name.endswith(">>"):
+        return shared[name[2:-2]]
+    return line
 
 
 def _dedent(text: str) -> str:

@@ -8,8 +8,9 @@ the API it was read from (`Says`, the library's data)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Generic, TypeVar
 
 import libcst as cst
@@ -217,6 +218,35 @@ def worded(says: Says, **slots: str) -> Says:
     """`says` with its slots filled."""
     return Says(filled(says.cause, **slots), filled(says.remedy, **slots))
 
+
+# What JL301-JL303 read of the options the project's own task decorators,
+# factories and retry helpers give (`Rule.SHARED_DOCS`, in "What it does").
+PROJECT_TASK_OPTIONS = """Through the project model the options are also read where the project
+builds its own Celery task decorators, across modules: a decorator stored
+in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
+`functools.partial` of one is judged at its options, once, however many
+tasks it decorates; a task decorator of the project named by bare name,
+imported or defined in the module (`task = app.task`, a re-export of
+`shared_task`, a function forwarding its `**kwargs` to one, also through
+a nested decorator it returns; also imported from a package's own
+import root, `from jobs import worker_task` in `workers/general/tasks.py`
+where `workers/jobs` is a package of the project and no top-level
+module is `jobs`), counts like `@app.task(...)`, and so does
+a call of a function making a task of the one it is handed with them
+(`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
+return app.task(**opts)(fn)`), or of a decorator factory's decorator
+(`job(max_retries=None)(sync)`); a `partial`'s call overrides the options
+it fixes. A factory function's own options (`app.task(autoretry_for=...,
+**opts)` inside it) are judged where it writes them, once. `task.retry(...)` in a
+module-level helper (`def retry_later(task, exc)`) is a task's own retry
+when a bound task (`bind=True` in its decorator or the factory, or a
+method of a `Task` subclass) passes itself there: it is reported in the
+helper, once, naming one such task and the line it does so."""
+
+# The shared paragraphs by the name a rule's docstring gives them (`<<name>>`).
+PROJECT_TASK_DOCS: Mapping[str, str] = MappingProxyType(
+    {"project-task-options": PROJECT_TASK_OPTIONS}
+)
 
 # Known limits of the rules judging these facts where task options and retry
 # calls come through the project's own decorators and helpers

@@ -1,7 +1,12 @@
 from __future__ import annotations
 
 from joblint.analysis.expressions import snippet
-from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, DelayTerm, RetryPolicy
+from joblint.analysis.retry_facts import (
+    PROJECT_RETRY_LIMITS,
+    PROJECT_TASK_DOCS,
+    DelayTerm,
+    RetryPolicy,
+)
 from joblint.knowledge.tokens import RETRY_DELAYS, SLEEP, Trigger
 from joblint.libraries.retry_api import Growth
 from joblint.models import RETURNED, RETURNS_GROWTH
@@ -31,27 +36,7 @@ class RetryWithoutJitter(RetryRule):
     - `time.sleep`/`asyncio.sleep` in a retry loop with a delay growing with
       the loop's attempt counter (`2 ** attempt`, `delay *= 2`).
 
-    Through the project model the options are also read where the project
-    builds its own Celery task decorators, across modules: a decorator stored
-    in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
-    `functools.partial` of one is judged at its options, once, however many
-    tasks it decorates; a task decorator of the project named by bare name,
-    imported or defined in the module (`task = app.task`, a re-export of
-    `shared_task`, a function forwarding its `**kwargs` to one, also through
-    a nested decorator it returns; also imported from a package's own
-    import root, `from jobs import worker_task` in `workers/general/tasks.py`
-    where `workers/jobs` is a package of the project and no top-level
-    module is `jobs`), counts like `@app.task(...)`, and so does
-    a call of a function making a task of the one it is handed with them
-    (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
-    return app.task(**opts)(fn)`), or of a decorator factory's decorator
-    (`job(max_retries=None)(sync)`); a `partial`'s call overrides the options
-    it fixes. A factory function's own options (`app.task(autoretry_for=...,
-    **opts)` inside it) are judged where it writes them, once. `task.retry(...)` in a
-    module-level helper (`def retry_later(task, exc)`) is a task's own retry
-    when a bound task (`bind=True` in its decorator or the factory, or a
-    method of a `Task` subclass) passes itself there: it is reported in the
-    helper, once, naming one such task and the line it does so.
+    <<project-task-options>>
     A delay a bound task hands such a helper beside itself
     (`retry_later(self, exc, 2 ** self.request.retries)`, also by keyword)
     is reported at that argument when the helper retries the task with the
@@ -205,6 +190,7 @@ class RetryWithoutJitter(RetryRule):
 
     CODE = "JL301"
     SHARED_LIMITS = PROJECT_RETRY_LIMITS
+    SHARED_DOCS = PROJECT_TASK_DOCS
     TRIGGERS = (
         *RETRY_DELAYS,
         # A sleep with a computed delay in a loop that catches an exception.

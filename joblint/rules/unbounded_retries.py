@@ -1,6 +1,10 @@
 from __future__ import annotations
 
-from joblint.analysis.retry_facts import PROJECT_RETRY_LIMITS, RetryPolicy
+from joblint.analysis.retry_facts import (
+    PROJECT_RETRY_LIMITS,
+    PROJECT_TASK_DOCS,
+    RetryPolicy,
+)
 from joblint.knowledge.retries import REFERENCE_ATTEMPTS
 from joblint.knowledge.tokens import RETRY_BOUNDS, SLEEP, Trigger
 from joblint.libraries.retry_api import Bound
@@ -25,27 +29,7 @@ class UnboundedRetries(RetryRule):
     - a `while True:` retry loop that catches a failure, sleeps and loops
       again, with nothing in the loop that gives up.
 
-    Through the project model the options are also read where the project
-    builds its own Celery task decorators, across modules: a decorator stored
-    in a variable (`retrying = shared_task(...)`, `app.task(...)`) or a
-    `functools.partial` of one is judged at its options, once, however many
-    tasks it decorates; a task decorator of the project named by bare name,
-    imported or defined in the module (`task = app.task`, a re-export of
-    `shared_task`, a function forwarding its `**kwargs` to one, also through
-    a nested decorator it returns; also imported from a package's own
-    import root, `from jobs import worker_task` in `workers/general/tasks.py`
-    where `workers/jobs` is a package of the project and no top-level
-    module is `jobs`), counts like `@app.task(...)`, and so does
-    a call of a function making a task of the one it is handed with them
-    (`make_task(sync, max_retries=None)` where `def make_task(fn, **opts):
-    return app.task(**opts)(fn)`), or of a decorator factory's decorator
-    (`job(max_retries=None)(sync)`); a `partial`'s call overrides the options
-    it fixes. A factory function's own options (`app.task(autoretry_for=...,
-    **opts)` inside it) are judged where it writes them, once. `task.retry(...)` in a
-    module-level helper (`def retry_later(task, exc)`) is a task's own retry
-    when a bound task (`bind=True` in its decorator or the factory, or a
-    method of a `Task` subclass) passes itself there: it is reported in the
-    helper, once, naming one such task and the line it does so.
+    <<project-task-options>>
     `self.retry(...)` in a function nested in a bound task, where `self` is
     the task's (neither a parameter of the nested function nor a name its
     top-level statements assign), is the task's own retry too.
@@ -127,6 +111,7 @@ class UnboundedRetries(RetryRule):
 
     CODE = "JL302"
     SHARED_LIMITS = PROJECT_RETRY_LIMITS
+    SHARED_DOCS = PROJECT_TASK_DOCS
     TRIGGERS = (
         *RETRY_BOUNDS,
         # while True: try ... except: sleep
