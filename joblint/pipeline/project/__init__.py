@@ -75,8 +75,9 @@ from joblint.models import (
     Span,
     TaskDef,
 )
-from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, ReturnsView, hops_text
+from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, hops_text
 from joblint.pipeline.project.entries import RequestReach
+from joblint.pipeline.project.returns_view import ReturnsView
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.pipeline.project.writes import TransactionalWrites, Written
 from joblint.registry import is_project_rule, yielding_codes
