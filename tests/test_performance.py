@@ -678,7 +678,7 @@ def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
     and picks (through the names it starts from, read where the rule reads
     them, over-approximating its chains), or is iterated in a `while` loop,
     in a function that may write the rows."""
-    from joblint.pipeline.screen.ast_checks import row_lock_picking_rows
+    from joblint.pipeline.screen.row_lock_check import row_lock_picking_rows
     from joblint.pipeline.source import quiet_ast_parse
 
     assert row_lock_picking_rows(quiet_ast_parse(source), source.lower().encode()) is expected
