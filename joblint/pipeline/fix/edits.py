@@ -162,12 +162,21 @@ def _statement_in_own_lines(
     if indent.strip():
         return None  # after another statement on its line
     text = _indented(tree.code_for_node(node), indent)
-    # The rendering adds the lines above the statement and its line break.
-    for end in range(_offset(starts, where.end), _offset(starts, where.end) + 3):
-        start = end - len(text)
-        if start >= 0 and code[start:end] == text:
-            rendered = _indented(tree.code_for_node(new), indent)
-            return _smallest_edit(code, start, end, rendered, starts)
+    found = _rendered_span(code, _offset(starts, where.end), text)
+    if found is None:
+        return None
+    rendered = _indented(tree.code_for_node(new), indent)
+    return _smallest_edit(code, *found, rendered, starts)
+
+
+def _rendered_span(code: str, end: int, text: str) -> tuple[int, int] | None:
+    """Where `text`, a statement's rendering ending at offset `end`, stands
+    in `code`: the rendering adds the lines above the statement and its line
+    break (up to two characters past `end`). None when it isn't the source."""
+    for stop in range(end, end + 3):
+        start = stop - len(text)
+        if start >= 0 and code[start:stop] == text:
+            return start, stop
     return None
 
 
@@ -197,14 +206,11 @@ def _in_top_level_statement(
         outer = (around.start.line, around.start.column), (around.end.line, around.end.column)
         if not (outer[0] <= inner[0] and inner[1] <= outer[1]):
             continue
-        text = tree.code_for_node(statement)
-        # The rendering adds the lines above the statement and its line break.
-        for end in range(_offset(starts, around.end), _offset(starts, around.end) + 3):
-            start = end - len(text)
-            if start >= 0 and code[start:end] == text:
-                replaced = statement.deep_replace(node, new)
-                return _smallest_edit(code, start, end, tree.code_for_node(replaced), starts)
-        return None
+        found = _rendered_span(code, _offset(starts, around.end), tree.code_for_node(statement))
+        if found is None:
+            return None
+        replaced = statement.deep_replace(node, new)
+        return _smallest_edit(code, *found, tree.code_for_node(replaced), starts)
     return None
 
 
