@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from joblint.index.ast_walk import quiet_ast_parse
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.screen.ast_checks import cache_add_call, enqueue_then_write
-from joblint.pipeline.screen.key_check import key_checked_then_set
-from joblint.pipeline.screen.row_lock_check import row_lock_picking_rows
-from joblint.pipeline.source import quiet_ast_parse
+from joblint.rules.locks._screen.key_check import key_checked_then_set
+from joblint.rules.locks._screen.row_lock_check import row_lock_picking_rows
 from joblint.settings import LintSettings, ModuleInfo
 
 _TASK = "from .tasks import notify\n\n"

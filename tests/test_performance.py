@@ -454,8 +454,8 @@ def test_the_ast_checks_walk_only_lines_naming_sleep_without_changing_verdicts(
 ) -> None:
     """Pruning the walk to the lines that name `sleep` (or its import alias)
     gives the checks what the full walk gives."""
+    from joblint.index.ast_walk import quiet_ast_parse
     from joblint.pipeline.screen import ast_checks as confirm
-    from joblint.pipeline.source import quiet_ast_parse
 
     tree = quiet_ast_parse(source)
     full = confirm._scan(tree, _Everywhere())  # type: ignore[arg-type]
@@ -678,8 +678,8 @@ def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
     and picks (through the names it starts from, read where the rule reads
     them, over-approximating its chains), or is iterated in a `while` loop,
     in a function that may write the rows."""
-    from joblint.pipeline.screen.row_lock_check import row_lock_picking_rows
-    from joblint.pipeline.source import quiet_ast_parse
+    from joblint.index.ast_walk import quiet_ast_parse
+    from joblint.rules.locks._screen.row_lock_check import row_lock_picking_rows
 
     assert row_lock_picking_rows(quiet_ast_parse(source), source.lower().encode()) is expected
 
@@ -1042,8 +1042,8 @@ def _sources_with_row_locks_or_on_commit() -> list[str]:
 
 @pytest.mark.parametrize("source", _sources_with_row_locks_or_on_commit())
 def test_the_checks_on_parts_of_a_module_answer_as_on_the_whole(source: str) -> None:
+    from joblint.index.ast_walk import quiet_ast_parse
     from joblint.pipeline.screen import ast_checks
-    from joblint.pipeline.source import quiet_ast_parse
 
     data = source.encode()
     for check in ast_checks.PART_CONFIRMERS:

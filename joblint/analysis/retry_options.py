@@ -1,7 +1,7 @@
 """Where retry settings are written: a call's arguments, a job library's task
 options (decorator keywords or `Task` subclass attributes), a settings dict,
 and which `<task>.retry(...)` calls are a running task's own. Shared by the
-retry policy readers (`joblint.analysis.retry_policies`); what each library
+retry policy readers (`joblint.rules.retries._facts.retry_policies`); what each library
 calls things comes from its `TaskRetries` declaration."""
 
 from __future__ import annotations

@@ -84,7 +84,6 @@ from joblint.pipeline.schedule.workers import (
     screen_sources,
     worker_count,
 )
-from joblint.pipeline.screen.payload_check import Forwarders, source_may_hand_object
 from joblint.pipeline.screen.prefilter import Prefilter, ProjectFacts, anchor_automaton
 from joblint.pipeline.screen.verdicts import FACTS_KEY, Screener, Screening, digest
 from joblint.pipeline.source import (
@@ -94,6 +93,7 @@ from joblint.pipeline.source import (
     unparseable_result,
 )
 from joblint.registry import follows_arguments, follows_calls
+from joblint.rules.payloads._screen.payload_check import Forwarders, source_may_hand_object
 from joblint.settings import LintSettings, ModuleInfo
 
 if TYPE_CHECKING:

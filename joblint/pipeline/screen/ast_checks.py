@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import cast
 
+from joblint.index.ast_walk import body_nodes, quiet_ast_parse
 from joblint.index.summaries import child_nodes, last_name
 from joblint.knowledge import jobs, locks, retries
 from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
-from joblint.pipeline.screen.ast_walk import body_nodes
-from joblint.pipeline.screen.key_check import key_checked_then_set
-from joblint.pipeline.screen.payload_check import payload_may_hold_object
-from joblint.pipeline.screen.row_lock_check import OrmLocks, row_lock_picking_rows
-from joblint.pipeline.source import quiet_ast_parse
+from joblint.rules.locks._screen.key_check import key_checked_then_set
+from joblint.rules.locks._screen.row_lock_check import OrmLocks, row_lock_picking_rows
+from joblint.rules.payloads._screen.payload_check import payload_may_hold_object
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SLEEP = "sleep"

@@ -1,0 +1,1 @@
+"""The retries family's facts: retry policies, loops, growth and the jitter rewrite."""
