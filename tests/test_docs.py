@@ -8,9 +8,11 @@ import pytest
 
 from joblint import registry
 from joblint.docs_gen import (
+    ARCHITECTURE_PATH,
     CATALOG_PATH,
     DOCS_DIR,
     README_PATH,
+    architecture_with_pictures,
     catalog_source,
     expected_pages,
     readme_with_table,
@@ -39,6 +41,14 @@ def test_readme_rules_table_is_current() -> None:
     readme = README_PATH.read_text(encoding="utf-8")
     assert readme_with_table(readme) == readme, "run `make docs`: README's rules table is stale"
     assert all(f"| {rule.name()} |" in readme for rule in documented_rules())
+
+
+def test_architecture_pictures_are_current() -> None:
+    # Drawn from pyproject.toml's import contracts and the rule family folders.
+    text = ARCHITECTURE_PATH.read_text(encoding="utf-8")
+    assert architecture_with_pictures(text) == text, "run `make docs`: the pictures are stale"
+    assert "| JL401, JL402, JL403, JL404, JL405 |" in text
+    assert 'L0["cli | flake8_plugin"]' in text
 
 
 def test_make_docs_rewrites_a_stale_readme_table() -> None:
