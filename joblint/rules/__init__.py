@@ -6,7 +6,7 @@
 - In a family folder, each module whose name has no leading underscore is one rule
   (its class, docs and teaching examples); `_examples/` holds each rule's full example
   suite; `_facts/` what only this family's rules read; `_screen/` its AST confirm steps,
-  registered where they are defined (`joblint.knowledge.trigger.confirm_step`).
+  registered where they are defined (`joblint.knowledge.confirm.confirm_step`).
 - A family never imports another family's modules (an import-linter contract): what two
   families share lives in `joblint.analysis`.
 

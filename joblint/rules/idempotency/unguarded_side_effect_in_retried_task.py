@@ -8,7 +8,7 @@ from joblint.analysis.context import FileContext
 from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.task_functions import TaskDefinition, made_tasks, task_definition
 from joblint.knowledge import jobs, work
-from joblint.knowledge.tokens import DEFINES_JOBS, DEFINES_PROJECT_TASKS, GIVES_RERUN_OPTIONS
+from joblint.knowledge.tokens import DEFINES_JOBS, DEFINES_PROJECT_TASKS
 from joblint.libraries.job_work import RerunOption
 from joblint.models import (
     CHAIN,
@@ -19,6 +19,7 @@ from joblint.models import (
 )
 from joblint.rule import Rule, Valid, invalid
 from joblint.rules.idempotency._facts.side_effects import claims_work, effect_call, own_nodes
+from joblint.rules.idempotency._tokens import GIVES_RERUN_OPTIONS
 
 _GUARD = (
     "claim the job first with joblint.runtime.idempotency (@idempotent, or "

@@ -4,21 +4,13 @@ import libcst as cst
 
 from joblint.analysis.rewrite import with_keyword
 from joblint.knowledge import locks
-from joblint.knowledge.tokens import (
-    CACHE_MODULES,
-    CACHES_SETTING,
-    NX,
-    REDIS_CLIENTS,
-    Trigger,
-    modules_of,
-    tails,
-    tops,
-)
+from joblint.knowledge.tokens import CACHES_SETTING, Trigger, tails, tops
 from joblint.models import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 from joblint.rules.locks._facts.lock_calls import KeyLock, MadeLock, key_lock, made_locks
 from joblint.rules.locks._facts.lock_evidence import expects_error, lock_evidence
 from joblint.rules.locks._facts.redis_clients import positional
+from joblint.rules.locks._tokens import CACHE_MODULES, NX, REDIS_CLIENTS, modules_of
 
 # Lock methods that need a Redis client or a cache receiver, and those whose
 # name is distinctive on any receiver.

@@ -9,7 +9,7 @@ from joblint.analysis.names import unwrap
 from joblint.analysis.sql import call_sql, lookup_for, selected_functions
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
-from joblint.knowledge.tokens import CACHE_MODULES, NX, Trigger, modules_of, tails
+from joblint.knowledge.tokens import Trigger, tails
 from joblint.rule import Rule, Valid, invalid
 from joblint.rules.locks._facts.lock_calls import (
     KeyLock,
@@ -21,6 +21,7 @@ from joblint.rules.locks._facts.lock_calls import (
 )
 from joblint.rules.locks._facts.lock_evidence import expects_error, lock_evidence
 from joblint.rules.locks._facts.redis_clients import client_kind, key_code, method_name, receiver
+from joblint.rules.locks._tokens import CACHE_MODULES, NX, modules_of
 
 
 @dataclass(slots=True)

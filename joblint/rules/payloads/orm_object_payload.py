@@ -11,9 +11,9 @@ from joblint.analysis.payloads import (
     payload_site,
 )
 from joblint.knowledge import payloads as kb
-from joblint.knowledge.tokens import PAYLOAD_TRIGGERS
 from joblint.models import USED
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
+from joblint.rules.payloads._tokens import PAYLOAD_TRIGGERS
 
 _REPORTED = frozenset({*kb.ORM_KINDS, *kb.ROWS_KINDS, SELF, REQUEST, MODEL_PARAMETER})
 

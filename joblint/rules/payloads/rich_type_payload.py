@@ -5,8 +5,8 @@ import libcst as cst
 from joblint.analysis.names import module_name_from_import
 from joblint.analysis.payloads import PayloadIssue, payload_site
 from joblint.knowledge import payloads as kb
-from joblint.knowledge.tokens import PAYLOAD_TRIGGERS
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
+from joblint.rules.payloads._tokens import PAYLOAD_TRIGGERS
 
 
 def _message(issue: PayloadIssue, call_text: str) -> str:

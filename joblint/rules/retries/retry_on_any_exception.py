@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from joblint.knowledge.retries import FIX_TRANSIENT
-from joblint.knowledge.tokens import RETRY_CATCHES
 from joblint.libraries.retry_api import Caught
 from joblint.rule import Valid, invalid
 from joblint.rules.retries._base import RetryRule
@@ -13,6 +12,7 @@ from joblint.rules.retries._facts.retry_facts import (
     Catch,
     RetryPolicy,
 )
+from joblint.rules.retries._tokens import RETRY_CATCHES
 
 _BUGS = "bugs (a TypeError, a KeyError) are retried too, burning attempts that can never succeed"
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from joblint.analysis.expressions import snippet
-from joblint.knowledge.tokens import RETRY_DELAYS, SLEEP, Trigger
+from joblint.knowledge.trigger import Trigger
 from joblint.libraries.retry_api import Growth
 from joblint.models import RETURNED, RETURNS_GROWTH
 from joblint.rule import LineOf, Message, Valid, invalid
@@ -12,6 +12,7 @@ from joblint.rules.retries._facts.retry_facts import (
     DelayTerm,
     RetryPolicy,
 )
+from joblint.rules.retries._tokens import RETRY_DELAYS, SLEEP
 
 _SAME_TIME = "every job that failed together retries at the same moment"
 

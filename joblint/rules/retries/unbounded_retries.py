@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from joblint.knowledge.retries import REFERENCE_ATTEMPTS
-from joblint.knowledge.tokens import RETRY_BOUNDS, SLEEP, Trigger
+from joblint.knowledge.trigger import Trigger
 from joblint.libraries.retry_api import Bound
 from joblint.rule import Valid, invalid
 from joblint.rules.retries._base import RetryRule, as_fix
@@ -10,6 +10,7 @@ from joblint.rules.retries._facts.retry_facts import (
     PROJECT_TASK_DOCS,
     RetryPolicy,
 )
+from joblint.rules.retries._tokens import RETRY_BOUNDS, SLEEP
 
 _FOREVER = "a job that can never succeed (a poisoned message) stays alive and keeps failing"
 

@@ -10,9 +10,9 @@ from joblint.analysis.names import dotted_text
 from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import COMMIT_METHOD, COMMIT_RECEIVER_PATTERN, DATABASE_WRITE_METHODS
-from joblint.knowledge.tokens import enqueue_and
 from joblint.models import CHAIN, LEADS_TO_ENQUEUE, UNCOMMITTED, Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
+from joblint.rules.transactions._tokens import enqueue_and
 
 
 @dataclass(slots=True)

@@ -23,9 +23,9 @@ from joblint.knowledge.jobs import (
     ROW_WRITE_METHODS,
 )
 from joblint.knowledge.payloads import PayloadShape
-from joblint.knowledge.tokens import enqueue_and
 from joblint.models import ANY_FIELD, ROW_DEPENDS, WHOLE_ROW, Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
+from joblint.rules.transactions._tokens import enqueue_and
 
 # How many local names a payload value is followed through (`kwargs=options`,
 # `options = {"order_id": order_id}`, `order_id = order.pk`).

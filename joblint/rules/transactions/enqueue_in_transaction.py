@@ -19,7 +19,7 @@ from joblint.knowledge.jobs import (
     TxFamily,
     may_be_project_code,
 )
-from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
+from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS
 from joblint.models import (
     CHAIN,
     CREATE,
@@ -37,6 +37,7 @@ from joblint.models import (
     Requirement,
 )
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
+from joblint.rules.transactions._tokens import enqueue_and
 
 
 @dataclass(frozen=True, slots=True)

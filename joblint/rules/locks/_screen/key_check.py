@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from joblint.index.summaries import child_nodes
 from joblint.knowledge import locks
+from joblint.knowledge.confirm import confirm_step
 
 _READS = locks.GET_METHODS | locks.EXISTS_METHODS | locks.RESPONSE_LOOKUP_METHODS
 _SETS = locks.SET_METHODS
@@ -54,6 +55,7 @@ class _Call:
         return (self.call.lineno, self.call.col_offset)
 
 
+@confirm_step("key-checked-then-set")
 def key_checked_then_set(tree: ast.Module, lowered: bytes) -> bool:
     """JL405: a read and a later set of the same key that the rule may take
     for a lock (see the module's docstring)."""

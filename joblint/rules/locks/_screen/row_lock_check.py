@@ -6,7 +6,9 @@ naming `select_for_update`/`with_for_update` lock one row by its key. This
 check says yes where SQL text in the file's strings locks rows, or where an
 ORM chain locks rows and picks among them (`first()`, a slice, a loop over
 them, rows handed back to a caller), in a function that may claim them.
-It reads more than the rule does, never less.
+It reads more than the rule does, never less. Where no SQL can decide, it
+reads only the top-level definitions holding an ORM row lock and those they
+lead to (`ModuleParts`), not the whole module.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from joblint.index.ast_walk import SCOPES, body_nodes
 from joblint.index.summaries import child_nodes
 from joblint.knowledge import locks
+from joblint.knowledge.confirm import ModuleParts, PartReading, confirm_step
 
 # A row lock in SQL text: `FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR [KEY] SHARE`,
 # or a piece ending in `FOR` that a concatenation completes.
@@ -28,8 +31,41 @@ _SQL_SELECT = re.compile(r"\bselect\b", re.IGNORECASE)
 _ROW_LOCKS = locks.ROW_LOCK_METHODS
 _PICKS = locks.PICK_NEXT_METHODS
 _RESULT_PICKS = locks.RESULT_PICK_METHODS
+# Escapes that may spell a letter in a string (`\x53ELECT`): such SQL is read
+# only on the whole tree.
+_LETTER_ESCAPE = re.compile(rb"\\(?:x|u|n\{|[0-7])")
+_SQL_SELECT_WORD = re.compile(rb"\bselect\b")
 
 
+def _strings_decide_nothing(lowered: bytes) -> bool:
+    """Whether no SQL in the file's strings can make `row_lock_picking_rows`
+    hold: no SELECT written out, nor escapes that might spell one (that
+    needs every string, the whole tree). A SELECT split across adjacent
+    literals, `"SEL" "ECT"`, is not looked for: nor is it by the trigger's
+    bytes."""
+    return not (_SQL_SELECT_WORD.search(lowered) or _LETTER_ESCAPE.search(lowered))
+
+
+def _row_lock_in_parts(parts: ModuleParts) -> bool:
+    """`row_lock_picking_rows` (with no SQL to read) on the parts that hold
+    a row lock, with the parts that may assign what a locking chain starts
+    from and those naming what holds a lock, until no part adds one."""
+    if b"for_update" not in parts.lowered:
+        return False  # no SQL, no ORM lock: the whole tree says the same
+    chosen = parts.having([b"for_update"])
+    while True:
+        scan = OrmLocks(parts.tree(chosen))
+        starts, holders = scan.followed_names()
+        more = (parts.assigning(starts) | parts.naming(holders)) - chosen
+        if not more:
+            return scan.pick_next()
+        chosen |= more
+
+
+@confirm_step(
+    "row-lock-picking-rows",
+    in_parts=PartReading(_row_lock_in_parts, applies=_strings_decide_nothing),
+)
 def row_lock_picking_rows(tree: ast.Module, lowered: bytes) -> bool:
     """JL401: SQL text in the file's strings that locks rows, or an ORM
     chain that locks rows and picks among them (`OrmLocks`)."""

@@ -28,6 +28,7 @@ from joblint.index.ast_walk import quiet_ast_parse
 from joblint.index.plain import bound_names
 from joblint.index.summaries import dotted, last_name
 from joblint.knowledge import payloads as kb
+from joblint.knowledge.confirm import confirm_step
 from joblint.knowledge.jobs import in_standard_library
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -99,6 +100,7 @@ _PARAMETER = ast.Pass()
 _ANNOTATED = ast.Pass()
 
 
+@confirm_step("payload-may-hold-object")
 def payload_may_hold_object(tree: ast.Module, lowered: bytes = b"") -> bool:
     """Whether some enqueue-like call in the module may pass an argument
     the payload rules could report or leave pending. (A call of a project
