@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from joblint.analysis.context import FileContext, Frame
+from joblint.analysis.context import FileContext
+from joblint.analysis.context_state import Frame
 from joblint.analysis.names import Binding, dotted_parts, unwrap
 from joblint.analysis.payload_issues import PayloadIssue, issue_at, render
 from joblint.knowledge import payloads as kb
