@@ -26,9 +26,9 @@ from joblint.rule import LineOf, Valid, invalid
 from joblint.rules.transactions._facts.citations import (
     enqueues_now,
     fix_hint,
+    transaction_requires,
     uncertain,
     where_opened,
-    writable,
 )
 from joblint.rules.transactions._facts.commit_fix import OnCommitFix
 from joblint.rules.transactions._facts.created_rows import CreatedGuards, created_only
@@ -702,7 +702,7 @@ def checkout(order):
             requires.append(Requirement(OPENS_TRANSACTION, opener.qualname))
         else:
             opens = ""
-            requires.extend(writable(tx))
+            requires.extend(transaction_requires(tx))
         inside, family = tx, tx.family
 
         def message(line_of: LineOf) -> str:
@@ -744,7 +744,7 @@ def checkout(order):
         fix = None
         if tx.family is TxFamily.DJANGO:
             fix = self._commit_fix(node, enqueue, tx)
-        requires = enqueue.requires + writable(tx) + enqueues_now(enqueue)
+        requires = enqueue.requires + transaction_requires(tx) + enqueues_now(enqueue)
         requires += self._touching(node, enqueue, tx) + self._runs_now()
         requires = tuple(self._naming_task(r, node, enqueue) for r in requires)
         if tx.request and not any(r.kind == REACHED for r in tx.requires):

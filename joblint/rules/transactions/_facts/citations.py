@@ -30,7 +30,7 @@ def uncertain(enqueue: Enqueue) -> bool:
     return all(reading.requires for reading in enqueue.alternatives())
 
 
-def writable(tx: TxScope) -> tuple[Requirement, ...]:
+def transaction_requires(tx: TxScope) -> tuple[Requirement, ...]:
     """A transaction on a named database races a job only if the project's
     settings and routers don't make that database read-only; a framework's
     hook is in one only if its class is the framework's."""
@@ -52,6 +52,8 @@ def enqueues_now(enqueue: Enqueue) -> tuple[Requirement, ...]:
 
 
 def fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
+    """How a message says to fix it: the transaction family's hint, or the
+    task's own on-commit variant where it has one."""
     hint = FIX_HINTS[tx.family]
     if enqueue.on_commit_variant and tx.family in (TxFamily.DJANGO, TxFamily.GENERIC):
         hint = f"Enqueue it in transaction.on_commit(...) or use {enqueue.on_commit_variant}"

@@ -21,8 +21,8 @@ from joblint.rule import LineOf, Rule
 from joblint.rules.transactions._facts.citations import (
     enqueues_now,
     fix_hint,
+    transaction_requires,
     where_opened,
-    writable,
 )
 from joblint.rules.transactions._facts.openers import Opener
 
@@ -103,5 +103,5 @@ class LocalCalls(Rule):
                 f"may run the job before COMMIT. {fix_hint(enqueue, tx)}"
             )
 
-        requires = enqueue.requires + writable(tx) + opens + enqueues_now(enqueue)
+        requires = enqueue.requires + transaction_requires(tx) + opens + enqueues_now(enqueue)
         self.report(call.node, message, requires=requires, statement=call.statement)
