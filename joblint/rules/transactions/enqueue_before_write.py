@@ -7,7 +7,7 @@ import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import BindingKind, dotted_text, unwrap
-from joblint.analysis.payloads import payload_arguments, task_places
+from joblint.analysis.payload_arguments import payload_arguments, task_places
 from joblint.analysis.row_writes import (
     carried_instances,
     instance_of,

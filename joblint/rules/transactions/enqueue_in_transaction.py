@@ -1,77 +1,47 @@
-from __future__ import annotations
+"""JL101, a job enqueued inside a database transaction: the rule, its
+documentation and its teaching examples. What it reads to decide (openers,
+`created` guards, the job's dependence on the transaction, local calls, the
+fix) lives in `joblint.rules.transactions._facts`."""
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from __future__ import annotations
 
 import libcst as cst
 
-from joblint.analysis.context import FileContext
-from joblint.analysis.names import Resolver, dotted_text, target_names, unwrap
 from joblint.analysis.project_calls import project_call_text
-from joblint.analysis.references import ReadNames, Reference, reference
-from joblint.analysis.tasks import Enqueue, decorator_task_library
-from joblint.analysis.transactions import TxScope, decorator_transaction
-from joblint.analysis.walk import contains, descendants, encloses
-from joblint.knowledge import requests
-from joblint.knowledge.jobs import (
-    FIX_HINTS,
-    TASK_CLASS_OPTIONS,
-    TxFamily,
-    may_be_project_code,
-)
+from joblint.analysis.tasks import Enqueue
+from joblint.analysis.transactions import TxScope
+from joblint.knowledge.jobs import FIX_HINTS, TxFamily
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS
 from joblint.models import (
     CHAIN,
-    CREATE,
-    ENQUEUES_NOW,
-    JOB_TOUCHES,
     LEADS_TO_ENQUEUE,
     OPENS_TRANSACTION,
     REACHED,
     RECEIVES,
-    REQUEST_DEPENDS,
-    RUNS_NOW,
-    SAVE,
     UNCOMMITTED,
     WRITTEN_IN_TRANSACTION,
     Requirement,
 )
-from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
+from joblint.rule import LineOf, Valid, invalid
+from joblint.rules.transactions._facts.citations import (
+    enqueues_now,
+    fix_hint,
+    transaction_requires,
+    uncertain,
+    where_opened,
+)
+from joblint.rules.transactions._facts.commit_fix import OnCommitFix
+from joblint.rules.transactions._facts.created_rows import CreatedGuards, created_only
+from joblint.rules.transactions._facts.job_dependence import JobDependence
+from joblint.rules.transactions._facts.local_calls import Found, LocalCall, LocalCalls
+from joblint.rules.transactions._facts.openers import Opener, ProjectOpeners
+from joblint.rules.transactions._facts.returned_callbacks import ReturnedCallbacks
 from joblint.rules.transactions._tokens import enqueue_and
 
 
-@dataclass(frozen=True, slots=True)
-class _Opener:
-    """A `with` or decorator calling a project callable that may open a
-    transaction (`with traced_atomic():`, `@in_transaction`): the project
-    model says whether it does."""
-
-    qualname: str
-    description: str  # "traced_atomic()", "@in_transaction"
-    node: cst.CSTNode
-    frame: int  # the body it covers: id of its function (or module) node
-
-
-@dataclass(slots=True)
-class _LocalCall:
-    caller: str
-    callee: str
-    node: cst.Call
-    statement: cst.CSTNode | None
-    transaction: TxScope | None
-    opener: _Opener | None = None
-    # The call as the project model knows it (`_project_call_text`), taken
-    # where the call is: its names resolve only in its own scope.
-    text: str | None = None
-
-
-@dataclass(slots=True)
-class _Found:
-    enqueue: Enqueue
-    node: cst.Call
-
-
-class EnqueueInTransaction(Rule):
+class EnqueueInTransaction(
+    ProjectOpeners, CreatedGuards, JobDependence, ReturnedCallbacks, OnCommitFix, LocalCalls
+):
     """
     ## What it does
     Finds jobs enqueued to an external broker while a database transaction is
@@ -668,197 +638,6 @@ def checkout(order):
         ),
     )
 
-    def __init__(self, context: FileContext) -> None:
-        super().__init__(context)
-        # Enqueues outside any transaction, per function key: what a call of
-        # that function leads to.
-        self._enqueues: dict[str, _Found] = {}
-        self._local_calls: list[_LocalCall] = []
-        # Names bound by the enclosing `for` loops (a lambda would see their last value).
-        self._loop_names: list[set[str]] = []
-        self._openers: list[_Opener] = []
-        # Lambdas returned by the function they are in (a callback factory's),
-        # and how many of them the current code is inside: their enqueues run
-        # when the factory's caller calls the result, not at the factory's call.
-        self._returned: set[int] = set()
-        self._in_returned = 0
-        # The `if` statements around the current code, and the functions that
-        # return early unless the save created the row.
-        self._ifs: list[cst.If] = []
-        self._created_only: set[int] = set()
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if isinstance(node.value, cst.Lambda):
-            self._returned.add(id(node.value))
-
-    def visit_If(self, node: cst.If) -> None:
-        self._ifs.append(node)
-
-    def leave_If(self, original_node: cst.If) -> None:
-        """`if not created: return`: what follows runs only for a created row."""
-        self._ifs.pop()
-        guard = original_node.orelse is None and _tests_created(original_node.test) is False
-        if guard and _leaves(original_node.body):
-            self._created_only.add(id(self.context.frame.node))
-
-    def _touching(self, call: cst.Call, enqueue: Enqueue, tx: TxScope) -> tuple[Requirement, ...]:
-        """For a project task enqueued inside a transaction written in this
-        function (`with atomic():`, `@atomic`) whose every write names its
-        model, and whose payload carries no row it wrote: the task must touch
-        one of those models (the project step reads its body)."""
-        if not enqueue.runs or not may_be_project_code(enqueue.runs) or tx.request:
-            return ()
-        # Django's ORM names the model of every write; a `with` block holds
-        # the whole transaction (a hook's or a receiver's starts elsewhere).
-        if tx.family is not TxFamily.DJANGO or not isinstance(tx.node, cst.With) or tx.requires:
-            return ()
-        body = tx.node.body
-        resolver = self.context.resolver
-        context = self.context
-
-        def writes() -> set[str] | None:
-            return _scope_writes(body, resolver, lambda c: context.enqueue(c) is not None)
-
-        written = context.memo("writes", tx.node, writes)
-        if not written:
-            return ()  # no write it names: a savepoint of a caller's transaction, perhaps
-        if self._carries_written(call):
-            return ()
-        return (Requirement(JOB_TOUCHES, enqueue.runs, frozenset(written)),)
-
-    def _naming_task(
-        self, requirement: Requirement, call: cst.Call, enqueue: Enqueue
-    ) -> Requirement:
-        """A request's reach names the project task enqueued, so the project
-        step can ask whether it touches what the request writes; not where
-        the payload carries a row the function created (it depends anyway)."""
-        if requirement.kind != REACHED or not enqueue.runs:
-            return requirement
-        if not may_be_project_code(enqueue.runs):
-            return requirement
-        if self._carries_written(call):
-            return requirement
-        return replace(requirement, libraries=frozenset({enqueue.runs}))
-
-    def _runs_now(self) -> tuple[Requirement, ...]:
-        """Inside a lambda handed to a project function, which may be a
-        wrapper of `transaction.on_commit`: the project step tells."""
-        return tuple(
-            Requirement(RUNS_NOW, qualname, reach=(position, keyword))
-            for qualname, position, keyword in self.context.frame.handed
-        )
-
-    def _carries_written(self, call: cst.Call) -> bool:
-        """The enqueue's payload names a row the function created or saved
-        (`order = Order.objects.create(...)` or `order.save()`, then
-        `send.delay(order.pk)`)."""
-        frame = self.context.frame.node
-        written = self.context.memo("written-rows", frame, lambda: _written_names(frame))
-        return any(
-            isinstance(name, cst.Name) and name.value in written
-            for arg in call.args
-            for name in _names_in(arg.value)
-        )
-
-    def _request_depends(self, call: cst.Call, enqueue: Enqueue) -> tuple[Requirement, ...]:
-        """A view's own enqueue: the project step asks whether the job can
-        depend on what the request writes (naming the task where its body is
-        the project's to read)."""
-        named = self._naming_task(Requirement(REACHED, ""), call, enqueue)
-        frame = self.context.frame
-        qualname = self.context.resolver.local_qualname(frame.key)
-        return (Requirement(REQUEST_DEPENDS, qualname, named.libraries),)
-
-    def _dispatched_before_raise(self, call: cst.Call) -> bool:
-        """Every path from the enqueue's statement ends in a `raise` (the
-        transaction rolls back) and the job carries nothing the function
-        created: a dispatch meant to survive the rollback."""
-        statement = self.context.statement
-        frame = self.context.frame.node
-        if statement is None or not isinstance(frame, cst.FunctionDef):
-            return False
-        raises = self.context.memo("raises", frame, lambda: _raises(frame))
-        if not raises:
-            return False
-        following = _following(frame, statement)
-        if following is None or not _ends_in_raise(following):
-            return False
-        return not self._carries_written(call)
-
-    def _on_create_only(self, call: cst.Call) -> bool:
-        """The enqueue runs only when the save created the row: in the body
-        of `if created:` (or the else of `if not created:`), or after
-        `if not created: return`."""
-        if id(self.context.frame.node) in self._created_only:
-            return True
-        for node in self._ifs:
-            tested = _tests_created(node.test)
-            if tested is None:
-                continue
-            if encloses(node.body, call) == tested:
-                return True
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        if id(node) in self._returned:
-            self._in_returned += 1
-
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        if id(node) in self._returned:
-            self._in_returned -= 1
-
-    def visit_With(self, node: cst.With) -> None:
-        context = self.context
-        if context.transaction is not None and context.transaction.node is node:
-            return  # a transaction the analysis knows
-        for item in node.items:
-            expr = unwrap(item.item)
-            if isinstance(expr, cst.Call):
-                self._open(expr.func, f"{dotted_text(expr.func) or 'it'}()", node)
-
-    def leave_With(self, node: cst.With) -> None:
-        self._close(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        context = self.context
-        extra = context.options.transaction_functions
-        for decorator in node.decorators:
-            expr = decorator.decorator
-            if decorator_transaction(expr, context.resolver, extra) is not None:
-                continue
-            if decorator_task_library(decorator, context.resolver) is not None:
-                continue  # a task's decorator registers it
-            func = expr.func if isinstance(expr, cst.Call) else expr
-            self._open(func, f"@{dotted_text(func) or 'decorator'}", node)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._close(node)
-
-    def _open(self, func: cst.BaseExpression, description: str, node: cst.CSTNode) -> None:
-        qualname = self.context.resolver.qualified_name(func)
-        if qualname is not None and may_be_project_code(qualname):
-            frame = self.context.frame.node
-            self._openers.append(_Opener(qualname, description, node, id(frame)))
-
-    def _close(self, node: cst.CSTNode) -> None:
-        while self._openers and self._openers[-1].node is node:
-            self._openers.pop()
-
-    @property
-    def _opener(self) -> _Opener | None:
-        """The innermost opener around the current code, in the current function."""
-        frame = id(self.context.frame.node)
-        for opener in reversed(self._openers):
-            if opener.frame == frame:
-                return opener
-        return None
-
-    def visit_For(self, node: cst.For) -> None:
-        self._loop_names.append(target_names(node.target))
-
-    def leave_For(self, node: cst.For) -> None:
-        self._loop_names.pop()
-
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
         enqueue = context.enqueue(node)
@@ -871,11 +650,11 @@ def checkout(order):
             if transaction is not None:
                 self._report_direct(node, enqueue, transaction)
             elif not context.in_on_commit_callback and not self._in_returned:
-                self._enqueues.setdefault(context.frame.key, _Found(enqueue, node))
+                self._enqueues.setdefault(context.frame.key, Found(enqueue, node))
                 opener = self._opener
                 if opener is not None:
                     self._report_in_opener(node, enqueue, opener)
-            if not _uncertain(enqueue):
+            if not uncertain(enqueue):
                 return
             # Only the project step can tell it is an enqueue (`tasks.schedule(...)`
             # is Huey's only on a Huey task): it may also be a project function's
@@ -886,7 +665,7 @@ def checkout(order):
         callee = context.local_callee_key(node)
         if callee is not None:
             self._local_calls.append(
-                _LocalCall(
+                LocalCall(
                     context.frame.key,
                     callee,
                     node,
@@ -901,27 +680,13 @@ def checkout(order):
                 node, self._project_call_text(node), context.statement, transaction, opener
             )
 
-    def _report_in_opener(self, node: cst.Call, enqueue: Enqueue, opener: _Opener) -> None:
-        for reading in enqueue.alternatives():
-
-            def message(line_of: LineOf, reading: Enqueue = reading) -> str:
-                return (
-                    f"{reading.subject} {reading.verb} inside {opener.description} "
-                    f"(line {line_of(opener.node)}), which opens a transaction: a worker may "
-                    f"run it before COMMIT. {FIX_HINTS[TxFamily.GENERIC]}"
-                )
-
-            opens = Requirement(OPENS_TRANSACTION, opener.qualname)
-            requires = (*reading.requires, opens, *_enqueues_now(reading))
-            self.report(node, message, requires=requires)
-
     def _report_chain(
         self,
         node: cst.Call,
         text: str | None,
         statement: cst.CSTNode | None,
         tx: TxScope | None,
-        opener: _Opener | None,
+        opener: Opener | None,
     ) -> None:
         """A call inside a transaction of what may be the project's own
         function in another module: reported if the project model finds a
@@ -938,12 +703,12 @@ def checkout(order):
             requires.append(Requirement(OPENS_TRANSACTION, opener.qualname))
         else:
             opens = ""
-            requires.extend(_writable(tx))
+            requires.extend(transaction_requires(tx))
         inside, family = tx, tx.family
 
         def message(line_of: LineOf) -> str:
             return (
-                f"{text}() is called inside {_inside(inside, line_of)}{opens} and "
+                f"{text}() is called inside {where_opened(inside, line_of)}{opens} and "
                 f"enqueues {CHAIN}: a worker may run the job before COMMIT. {FIX_HINTS[family]}"
             )
 
@@ -972,44 +737,23 @@ def checkout(order):
 
         def message(line_of: LineOf) -> str:
             return (
-                f"{enqueue.subject} {enqueue.verb} inside {_inside(tx, line_of)}: "
+                f"{enqueue.subject} {enqueue.verb} inside {where_opened(tx, line_of)}: "
                 "a worker may run it before COMMIT. "
-                f"{_fix_hint(enqueue, tx)}"
+                f"{fix_hint(enqueue, tx)}"
             )
 
         fix = None
         if tx.family is TxFamily.DJANGO:
             fix = self._commit_fix(node, enqueue, tx)
-        requires = enqueue.requires + _writable(tx) + _enqueues_now(enqueue)
+        requires = enqueue.requires + transaction_requires(tx) + enqueues_now(enqueue)
         requires += self._touching(node, enqueue, tx) + self._runs_now()
         requires = tuple(self._naming_task(r, node, enqueue) for r in requires)
         if tx.request and not any(r.kind == REACHED for r in tx.requires):
             requires += self._request_depends(node, enqueue)
         receives = any(r.kind in (WRITTEN_IN_TRANSACTION, RECEIVES) for r in requires)
         if receives and self._on_create_only(node):
-            requires = tuple(_created_only(r) for r in requires)
+            requires = tuple(created_only(r) for r in requires)
         self.report(node, message, requires=requires, fix=fix)
-
-    def _commit_fix(self, call: cst.Call, enqueue: Enqueue, tx: TxScope) -> FixSpec | None:
-        """The enqueue statement, deferred to COMMIT: `task.delay_on_commit(...)` when
-        the config says the project's Celery tasks are `DjangoTask`s, else
-        `transaction.on_commit(lambda: ...)` (on the transaction's database)."""
-        context = self.context
-        statement = context.statement
-        if not _alone(call, statement):
-            return None  # the enqueue's result is used: deferring it would lose it
-        using = _database(tx, context.resolver)
-        if using is None:
-            return None
-        if context.options.celery_django_task and using is _DEFAULT_DATABASE:
-            variant = _django_task_fix(call, enqueue)
-            if variant is not None:
-                return variant
-        transaction = reference(context, _DJANGO_TX, submodule=True)
-        if transaction is None:
-            return None
-        database = None if using is _DEFAULT_DATABASE else using
-        return _on_commit_fix(call, transaction, database, self._loop_names)
 
     def leave_Module(self, node: cst.Module) -> None:
         leads_to = self._resolve_indirection()
@@ -1030,360 +774,3 @@ def checkout(order):
                 opened = TxScope(call.opener.node, call.opener.description, TxFamily.GENERIC)
                 opens = (Requirement(OPENS_TRANSACTION, call.opener.qualname),)
                 self._report_indirect(call, found, opened, opens)
-
-    def _resolve_indirection(self) -> dict[str, _Found]:
-        """Function key -> an enqueue it performs, directly or via local calls."""
-        leads_to = dict(self._enqueues)
-        changed = True
-        while changed:
-            changed = False
-            for call in self._local_calls:
-                if call.transaction is not None or call.caller in leads_to:
-                    continue
-                if call.callee in leads_to and call.caller:
-                    leads_to[call.caller] = leads_to[call.callee]
-                    changed = True
-        return leads_to
-
-    def _report_indirect(
-        self,
-        call: _LocalCall,
-        found: _Found,
-        tx: TxScope,
-        opens: tuple[Requirement, ...] = (),
-    ) -> None:
-        """`opens`: the transaction is a project callable's, if it opens one."""
-        for reading in found.enqueue.alternatives():
-            self._report_indirect_reading(call, found, reading, tx, opens)
-
-    def _report_indirect_reading(
-        self,
-        call: _LocalCall,
-        found: _Found,
-        enqueue: Enqueue,
-        tx: TxScope,
-        opens: tuple[Requirement, ...],
-    ) -> None:
-        name = call.callee.split(".")[-1]
-        which = ", which opens a transaction" if opens else ""
-
-        def message(line_of: LineOf) -> str:
-            return (
-                f"{name}() enqueues {enqueue.subject} (line {line_of(found.node)}) and is "
-                f"called inside {_inside(tx, line_of)}{which}: a worker "
-                f"may run the job before COMMIT. {_fix_hint(enqueue, tx)}"
-            )
-
-        requires = enqueue.requires + _writable(tx) + opens + _enqueues_now(enqueue)
-        self.report(call.node, message, requires=requires, statement=call.statement)
-
-
-def _tests_created(test: cst.BaseExpression) -> bool | None:
-    """Whether a test is a `post_save` receiver's `created` (True), its
-    negation (False), or neither (None): `created`, `kwargs["created"]`,
-    `kwargs.get("created")`, `not ...`."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _tests_created(test.expression)
-        return None if inner is None else not inner
-    if isinstance(test, cst.Name):
-        return True if test.value == CREATED_ARGUMENT else None
-    if isinstance(test, cst.Subscript) and len(test.slice) == 1:
-        index = test.slice[0].slice
-        key = index.value if isinstance(index, cst.Index) else None
-        return True if _literal(key) == CREATED_ARGUMENT else None
-    if isinstance(test, cst.Call):
-        return True if _get_key(test) == CREATED_ARGUMENT else None
-    return None
-
-
-def _following(root: cst.CSTNode, statement: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """The statements after `statement` in its block, if `root` holds it."""
-    todo: list[cst.CSTNode] = [root]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, cst.IndentedBlock):
-            for position, child in enumerate(node.body):
-                if child is statement:
-                    return list(node.body[position + 1 :])
-        todo.extend(node.children)
-    return None
-
-
-def _ends_in_raise(statements: list[cst.CSTNode]) -> bool:
-    """A `raise` ends the block, and nothing before it may leave otherwise."""
-    for statement in statements:
-        leaves = [n for n in descendants(statement) if isinstance(n, _LEAVING)]
-        if isinstance(statement, cst.SimpleStatementLine) and any(
-            isinstance(small, cst.Raise) for small in statement.body
-        ):
-            return True
-        if leaves:
-            return False
-    return False
-
-
-def _raises(frame: cst.FunctionDef) -> bool:
-    return contains(frame, cst.Raise)
-
-
-def _scope_writes(
-    body: cst.BaseSuite, resolver: Resolver, enqueues: Callable[[cst.Call], bool]
-) -> set[str] | None:
-    """The models a transaction's body writes, all named by their class
-    (`Order.objects.create()`, `Order.objects.filter(...).update()`); None
-    where a write can't be told (`order.save()` of an untyped name, a
-    project function's call that may write)."""
-    found: set[str] = set()
-    for node in descendants(body):
-        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
-            continue
-        if enqueues(node):
-            continue
-        if node.func.attr.value in RAW_SQL_METHODS:
-            return None  # SQL writes name no model
-        qualname = resolver.qualified_name(node.func)
-        if node.func.attr.value in WRITE_METHODS:
-            model = _managed_model(node.func, resolver)
-            if model is None:
-                return None
-            found.add(model)
-        elif _managed_model(node.func, resolver) is None and (
-            qualname is None or may_be_project_code(qualname)
-        ):
-            return None  # a project function, or a method of who knows what, may write
-    return found
-
-
-def _managed_model(func: cst.Attribute, resolver: Resolver) -> str | None:
-    """`Order` of `Order.objects.filter(...).update`: the class whose manager is called."""
-    node: cst.BaseExpression = func
-    while isinstance(node, cst.Attribute | cst.Call):
-        if isinstance(node, cst.Call):
-            node = node.func
-            continue
-        if node.attr.value in MANAGERS:
-            return resolver.qualified_name(node.value)
-        node = node.value
-    return None
-
-
-def _written_names(frame: cst.CSTNode) -> set[str]:
-    """Names the function binds to a row it writes (`order = Order.objects.create(...)`),
-    or calls a row's own write on (`order.save()`, `self.save()`)."""
-    found: set[str] = set()
-    for node in descendants(frame):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            receiver = node.func.value
-            if node.func.attr.value in requests.INSTANCE_WRITE_METHODS and isinstance(
-                receiver, cst.Name
-            ):
-                found.add(receiver.value)
-        if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
-            continue
-        func = node.value.func
-        if isinstance(func, cst.Attribute) and func.attr.value in CREATING_CALLS:
-            for target in node.targets:
-                found.update(n.value for n in _names_in(target.target) if isinstance(n, cst.Name))
-    return found
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.CSTNode]:
-    return [n for n in descendants(node) if isinstance(n, cst.Name)]
-
-
-def _get_key(call: cst.Call) -> str | None:
-    """`kwargs.get("created")` -> "created"."""
-    func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value != "get" or not call.args:
-        return None
-    return _literal(call.args[0].value)
-
-
-def _literal(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _leaves(body: cst.BaseSuite) -> bool:
-    """The block ends by leaving the function (`return`, `raise`)."""
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    last = statements[-1] if statements else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], cst.Return | cst.Raise)
-    return isinstance(last, cst.SimpleStatementSuite) and isinstance(
-        last.body[-1], cst.Return | cst.Raise
-    )
-
-
-def _created_only(requirement: Requirement) -> Requirement:
-    """A receiver's requirement, for an enqueue that runs only when the save
-    created the row: only a transactional create is evidence."""
-    if requirement.kind == WRITTEN_IN_TRANSACTION and SAVE in requirement.libraries:
-        return replace(requirement, libraries=(requirement.libraries - {SAVE}) | {CREATE})
-    if requirement.kind == RECEIVES:
-        return replace(requirement, libraries=frozenset({CREATE}))
-    return requirement
-
-
-def _inside(tx: TxScope, line_of: LineOf) -> str:
-    """The transaction as a message names it: what opens it, and where."""
-    return f"{tx.description} (line {line_of(tx.node)}){tx.after}"
-
-
-def _uncertain(enqueue: Enqueue) -> bool:
-    """Every reading of the call as an enqueue waits on the project step."""
-    return all(reading.requires for reading in enqueue.alternatives())
-
-
-def _writable(tx: TxScope) -> tuple[Requirement, ...]:
-    """A transaction on a named database races a job only if the project's
-    settings and routers don't make that database read-only; a framework's
-    hook is in one only if its class is the framework's."""
-    writable = (Requirement("writable-database", tx.database),) if tx.database else ()
-    return (*writable, *tx.requires)
-
-
-_CLASS_DECIDED = frozenset(m for methods in TASK_CLASS_OPTIONS.values() for m in methods)
-
-
-def _enqueues_now(enqueue: Enqueue) -> tuple[Requirement, ...]:
-    """A project task's enqueue stands only if the class the task is built on
-    doesn't defer it to COMMIT."""
-    if enqueue.task and enqueue.method in _CLASS_DECIDED and may_be_project_code(enqueue.task):
-        return (Requirement(ENQUEUES_NOW, f"{enqueue.task}.{enqueue.method}"),)
-    if enqueue.signed and may_be_project_code(enqueue.signed):
-        return (Requirement(ENQUEUES_NOW, f"{enqueue.signed}.apply_async"),)
-    return ()
-
-
-def _fix_hint(enqueue: Enqueue, tx: TxScope) -> str:
-    hint = FIX_HINTS[tx.family]
-    if enqueue.on_commit_variant and tx.family in (TxFamily.DJANGO, TxFamily.GENERIC):
-        hint = f"Enqueue it in transaction.on_commit(...) or use {enqueue.on_commit_variant}"
-    return hint
-
-
-# Methods that write rows, and the managers a model's writes go through.
-WRITE_METHODS = requests.ROW_WRITE_METHODS
-RAW_SQL_METHODS = frozenset({"execute", "executemany", "raw", "callproc"})
-MANAGERS = requests.MODEL_MANAGERS
-# Statements leaving a block other than by `raise`.
-_LEAVING = (cst.Return, cst.Break, cst.Continue)
-# Calls whose result is a row the code wrote (a payload carrying it depends
-# on the transaction).
-CREATING_CALLS = frozenset({"create", "get_or_create", "update_or_create", "save"})
-# The argument of a `post_save` receiver saying the save created the row.
-CREATED_ARGUMENT = "created"
-
-# --- fixes ---------------------------------------------------------------------------------
-
-
-def _alone(call: cst.Call, statement: cst.CSTNode | None) -> bool:
-    """`call` is the whole statement (`task.delay(x)`, not `r = task.delay(x)`)."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return False
-    expr = statement.body[0]
-    return isinstance(expr, cst.Expr) and expr.value is call
-
-
-# `using=` of Django's atomic(): the default database (None or "default").
-_DEFAULT_DATABASE = cst.Name("None")
-
-
-def _database(tx: TxScope, resolver: Resolver) -> cst.BaseExpression | None:
-    """The database alias the transaction is on: `_DEFAULT_DATABASE`, a string
-    literal, or None when it can't be read (then there is no fix: a hook on
-    another database would run at once)."""
-    if not tx.alias_known:
-        return None
-    call = _atomic_call(tx, resolver)
-    if call is None:
-        return _DEFAULT_DATABASE  # bare `@transaction.atomic`, method_decorator(atomic)
-    using = next((a for a in call.args if a.keyword and a.keyword.value == "using"), None)
-    if using is None:
-        positional = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in call.args):
-            return None
-        using = positional[0] if positional else None
-    if using is None:
-        return _DEFAULT_DATABASE
-    value = using.value
-    if isinstance(value, cst.Name) and value.value == "None":
-        return _DEFAULT_DATABASE
-    if isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str):
-        return _DEFAULT_DATABASE if value.evaluated_value == "default" else value
-    return None
-
-
-def _atomic_call(tx: TxScope, resolver: Resolver) -> cst.Call | None:
-    """The `atomic(...)` call that opened `tx`, when it was a call."""
-    if isinstance(tx.node, cst.With):
-        candidates = [unwrap(item.item) for item in tx.node.items]
-    elif isinstance(tx.node, cst.FunctionDef):
-        candidates = [d.decorator for d in tx.node.decorators]
-        # @method_decorator(transaction.atomic(using=...), name=...) on the method
-        candidates += [
-            c.args[0].value for c in list(candidates) if isinstance(c, cst.Call) and c.args
-        ]
-    else:
-        return None
-    for candidate in candidates:
-        if isinstance(candidate, cst.Call) and resolver.qualified_name(candidate.func) == _ATOMIC:
-            return candidate
-    return None
-
-
-def _django_task_fix(call: cst.Call, enqueue: Enqueue) -> FixSpec | None:
-    """`task.delay(...)` -> `task.delay_on_commit(...)` (Celery >= 5.4 `DjangoTask`)."""
-    func = call.func
-    # A task the project step may yet resolve (`enqueue.task` without a library)
-    # is Celery's here: the configuration says the project's tasks are.
-    celery_task = enqueue.on_commit_variant or (enqueue.task and not enqueue.library)
-    if not celery_task or not isinstance(func, cst.Attribute):
-        return None
-    variant = _ON_COMMIT_VARIANTS.get(func.attr.value)
-    if variant is None:
-        return None
-    new = func.with_changes(attr=cst.Name(variant))
-    message = (
-        f"Enqueue after COMMIT: {variant}(...) (Celery >= 5.4 DjangoTask; it returns None, "
-        "not an AsyncResult)"
-    )
-    return fix(func, new, message)
-
-
-def _on_commit_fix(
-    call: cst.Call,
-    transaction: Reference,
-    database: cst.BaseExpression | None,
-    loops: list[set[str]],
-) -> FixSpec:
-    """`task.delay(x)` -> `transaction.on_commit(lambda: task.delay(x))`, loop
-    variables bound as the lambda's defaults, `using=` the transaction's database."""
-    reader = ReadNames()
-    call.visit(reader)
-    bound = set().union(*loops) if loops else set()
-    params = [
-        cst.Param(cst.Name(name), default=cst.Name(name), equal=_NO_SPACE_EQUAL)
-        for name in reader.names
-        if name in bound
-    ]
-    whitespace = cst.SimpleWhitespace(" " if params else "")
-    hook = cst.Lambda(cst.Parameters(params), call, whitespace_after_lambda=whitespace)
-    on_commit = cst.Attribute(transaction.expr, cst.Name("on_commit"))
-    args = [cst.Arg(hook)]
-    if database is not None:
-        args.append(cst.Arg(database, keyword=cst.Name("using"), equal=_NO_SPACE_EQUAL))
-    new = cst.Call(on_commit, args)
-    message = "Enqueue after COMMIT: transaction.on_commit(lambda: ...)"
-    return fix(call, new, message, imports=transaction.imports)
-
-
-_DJANGO_TX = "django.db.transaction"
-_ATOMIC = "django.db.transaction.atomic"
-_ON_COMMIT_VARIANTS = {"delay": "delay_on_commit", "apply_async": "apply_async_on_commit"}
-_NO_SPACE_EQUAL = cst.AssignEqual(
-    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-)
