@@ -1,3 +1,10 @@
+"""JL602 unchunked-long-job.
+
+A task loops over a whole table in one job: it runs as long as the table grows.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL602` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from dataclasses import replace

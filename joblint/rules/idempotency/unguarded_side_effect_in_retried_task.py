@@ -1,3 +1,10 @@
+"""JL601 unguarded-side-effect-in-retried-task.
+
+Side effect in a task that can run more than once, with no idempotency guard.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL601` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,3 +1,10 @@
+"""JL401 for-update-without-skip-locked.
+
+Row lock on a pick-next query waits for other workers' rows (no SKIP LOCKED).
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL401` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import re

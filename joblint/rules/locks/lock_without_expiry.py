@@ -1,3 +1,10 @@
+"""JL402 lock-without-expiry.
+
+Redis lock without an expiry: a crashed worker holds it forever.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL402` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import libcst as cst

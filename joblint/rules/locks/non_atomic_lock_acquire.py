@@ -1,3 +1,10 @@
+"""JL405 non-atomic-lock-acquire.
+
+Lock taken in two steps (check, then set): two workers can both take it.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL405` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

@@ -1,3 +1,10 @@
+"""JL404 unchecked-lock-acquire.
+
+Non-blocking lock attempt whose result is ignored: the job runs either way.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL404` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

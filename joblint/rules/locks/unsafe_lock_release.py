@@ -1,3 +1,10 @@
+"""JL403 unsafe-lock-release.
+
+Redis lock released with a plain DELETE: may free another worker's lock.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL403` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,3 +1,10 @@
+"""JL201 orm-object-payload.
+
+ORM object or other live object passed in a job payload: pass its ID instead.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL201` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import libcst as cst

@@ -1,3 +1,10 @@
+"""JL202 rich-type-payload.
+
+Enum, dataclass or model instance passed in a job payload: pass primitive values.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL202` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import libcst as cst

@@ -1,3 +1,10 @@
+"""JL303 retry-on-any-exception.
+
+Retry on every exception: bugs are retried like transient failures.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL303` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import libcst as cst

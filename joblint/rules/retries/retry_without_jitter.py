@@ -1,3 +1,10 @@
+"""JL301 retry-without-jitter.
+
+Retry delay grows with the attempt but has no jitter: retries stampede together.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL301` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from joblint.analysis.expressions import snippet

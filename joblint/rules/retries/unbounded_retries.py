@@ -1,3 +1,10 @@
+"""JL302 unbounded-retries.
+
+Retries have no attempt limit: a job that can never succeed retries forever.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL302` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from joblint.knowledge.retries import REFERENCE_ATTEMPTS

@@ -1,3 +1,10 @@
+"""JL102 enqueue-before-commit.
+
+Job enqueued before the transaction commits: a worker may run it first.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL102` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import re

@@ -1,3 +1,10 @@
+"""JL106 enqueue-before-write.
+
+Job enqueued before the row it reads is written: a worker may read it first.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL106` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,3 +1,10 @@
+"""JL103 enqueue-option-passed-to-task.
+
+Execution option passed to a call that forwards it to the task as an argument.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL103` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import libcst as cst

@@ -1,3 +1,10 @@
+"""JL104 on-commit-late-binding.
+
+On-commit callback in a loop reads the loop variable: all see its last value.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL104` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import libcst as cst

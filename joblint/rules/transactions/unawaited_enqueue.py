@@ -1,3 +1,10 @@
+"""JL105 unawaited-enqueue.
+
+Async enqueue call never awaited: the job is never enqueued.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL105` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import libcst as cst

@@ -1,3 +1,10 @@
+"""JL502 countdown-beyond-visibility-timeout.
+
+Countdown or ETA longer than the broker visibility timeout: the job runs twice.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL502` show) and its teaching examples."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

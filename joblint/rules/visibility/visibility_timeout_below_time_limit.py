@@ -1,3 +1,10 @@
+"""JL501 visibility-timeout-below-time-limit.
+
+Broker visibility timeout shorter than a job's time limit: a second worker runs it.
+
+The rule, its documentation (the class docstring, which `make docs` and
+`joblint explain JL501` show) and its teaching examples."""
+
 from __future__ import annotations
 
 import math
