@@ -9,6 +9,7 @@ when a committed page, the README's table, the architecture pictures or
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 from pathlib import Path
@@ -190,6 +191,58 @@ def _family_rows() -> list[str]:
     return rows
 
 
+DRIVER_PATH = Path(__file__).resolve().parent / "pipeline" / "schedule" / "run.py"
+DRIVER_FUNCTION = "_run_passes"
+PASSES_PACKAGE = "joblint.pipeline.schedule."
+
+
+def _imported_from(tree: ast.Module) -> dict[str, str]:
+    """Each name the module imports from the schedule's modules -> its module."""
+    imported: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PASSES_PACKAGE):
+            imported.update((alias.asname or alias.name, node.module or "") for alias in node.names)
+    return imported
+
+
+def _driver_steps() -> list[tuple[str, str]]:
+    """The driver's passes in the order it calls them, as (entry function,
+    module): read from the driver's source, so the picture can't drift."""
+    tree = ast.parse(DRIVER_PATH.read_text(encoding="utf-8"))
+    modules = _imported_from(tree)
+    driver = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name == DRIVER_FUNCTION
+    )
+    calls = sorted(
+        (node for node in ast.walk(driver) if isinstance(node, ast.Call)),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    steps: list[tuple[str, str]] = []
+    for call in calls:
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in modules:
+            steps.append((func.id, modules[func.id]))
+        elif isinstance(func, ast.Attribute) and func.attr == "lint":
+            steps.append(("Run.lint", PASSES_PACKAGE + "state"))
+    return steps
+
+
+def _passes_chart() -> list[str]:
+    """The driver's passes as a Mermaid flowchart, then a table of what each
+    pass does (the first line of its module's docstring)."""
+    steps = _driver_steps()
+    lines = ["```mermaid", "flowchart TB"]
+    lines.extend(f'    P{index}["{entry}"]' for index, (entry, _) in enumerate(steps))
+    lines.extend(f"    P{index} --> P{index + 1}" for index in range(len(steps) - 1))
+    lines.extend(["```", "", "| Pass | Module | What it does |", "| --- | --- | --- |"])
+    for entry, module in steps:
+        summary = (importlib.import_module(module).__doc__ or "").strip().split("\n")[0]
+        lines.append(f"| `{entry}` | `{module.removeprefix('joblint.')}` | {summary} |")
+    return lines
+
+
 def architecture_pictures() -> str:
     """The generated part of docs/architecture.md, with the lines around it."""
     with PYPROJECT_PATH.open("rb") as handle:
@@ -208,6 +261,11 @@ def architecture_pictures() -> str:
             "The pipeline's stages, as modules (the same reading of its contract):",
             "",
             *_layers_chart(stages, "", "LR"),
+            "",
+            f"A run's passes, in the order the driver (`{DRIVER_PATH.name}`, "
+            f"`{DRIVER_FUNCTION}`) calls them:",
+            "",
+            *_passes_chart(),
             "",
             "The rule families:",
             "",
