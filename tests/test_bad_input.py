@@ -356,10 +356,10 @@ def test_unreadable_directory_is_one_line(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_unreadable_file_is_jl001(tmp_path: Path) -> None:
-    from joblint.pipeline.schedule.run import _read
+    from joblint.pipeline.schedule.sources import read_file
 
-    assert _read(tmp_path) == "is a directory"
-    assert _read(tmp_path / "gone.py") == "file disappeared before it could be read"
+    assert read_file(tmp_path) == "is a directory"
+    assert read_file(tmp_path / "gone.py") == "file disappeared before it could be read"
 
 
 def test_symlink_loops(run: Run, tmp_path: Path) -> None:
