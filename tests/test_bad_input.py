@@ -96,7 +96,6 @@ def test_code_only_libcst_rejects_says_so() -> None:
     assert message.startswith("LibCST cannot parse this file (Python ")
 
 
-
 def test_parse_leaves_node_validation_as_it_found_it() -> None:
     # The parse skips LibCST's check of the nodes it builds; nodes built
     # afterwards (a fix's) are checked again, and a failed parse restores it too.
@@ -105,9 +104,7 @@ def test_parse_leaves_node_validation_as_it_found_it() -> None:
     with pytest.raises(SourceError):
         parse("def broken(:\n")
     with pytest.raises(cst.CSTValidationError):
-        cst.UnaryOperation(
-            cst.Not(whitespace_after=cst.SimpleWhitespace("")), cst.Name("y")
-        )
+        cst.UnaryOperation(cst.Not(whitespace_after=cst.SimpleWhitespace("")), cst.Name("y"))
 
 
 def test_a_child_forked_during_a_parse_validates_and_parses() -> None:
@@ -135,6 +132,7 @@ def test_a_child_forked_during_a_parse_validates_and_parses() -> None:
         os.waitpid(child, 0)
         pytest.fail("the forked child hung on its first parse")
     assert os.waitstatus_to_exitcode(done[1]) == 0
+
 
 # --- encodings, line endings, odd bytes --------------------------------------------------
 
