@@ -222,7 +222,7 @@ def _driver_steps() -> list[tuple[str, str]]:
     steps: list[tuple[str, str]] = []
     for call in calls:
         func = call.func
-        if isinstance(func, ast.Name) and func.id in modules:
+        if isinstance(func, ast.Name) and func.id in modules and func.id[0].islower():
             steps.append((func.id, modules[func.id]))
         elif isinstance(func, ast.Attribute) and func.attr == "lint":
             steps.append(("Run.lint", PASSES_PACKAGE + "state"))
@@ -237,10 +237,24 @@ def _passes_chart() -> list[str]:
     lines.extend(f'    P{index}["{entry}"]' for index, (entry, _) in enumerate(steps))
     lines.extend(f"    P{index} --> P{index + 1}" for index in range(len(steps) - 1))
     lines.extend(["```", "", "| Pass | Module | What it does |", "| --- | --- | --- |"])
-    for entry, module in steps:
-        summary = (importlib.import_module(module).__doc__ or "").strip().split("\n")[0]
-        lines.append(f"| `{entry}` | `{module.removeprefix('joblint.')}` | {summary} |")
+    for entry, module in dict.fromkeys(steps):  # a pass run twice is described once
+        lines.append(
+            f"| `{entry}` | `{module.removeprefix('joblint.')}` | {_says(entry, module)} |"
+        )
     return lines
+
+
+def _says(entry: str, module: str) -> str:
+    """The first sentence of a pass module's docstring (a pass is a module
+    with one entry function), else of the entry function's, on one line."""
+    found: Any = importlib.import_module(module)
+    if ".passes." not in module:
+        for part in entry.split("."):
+            found = getattr(found, part)
+    text = found.__doc__ or ""
+    paragraph = " ".join(text.strip().split("\n\n")[0].split())
+    sentence, dot, _ = paragraph.partition(". ")
+    return sentence + "." if dot else paragraph
 
 
 def architecture_pictures() -> str:

@@ -209,7 +209,10 @@ class Run:
         also: frozenset[str] = frozenset(),
         forwarders: frozenset[str] = frozenset(),
     ) -> list[FileResult]:
-        """`counted`: the progress bar has already counted these files.
+        """Lint the files with the selected rules, in the workers (or their
+        results from the cache).
+
+        `counted`: the progress bar has already counted these files.
         `triggered`: run only the rules the screening found triggers of (and
         the selected rules among `also`). `forwarders`: the project functions
         handing a parameter on to a payload (`Options.payload_forwarders`)."""

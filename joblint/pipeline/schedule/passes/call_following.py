@@ -40,7 +40,9 @@ class ModelFiles:
 def lint_call_following(
     run: Run, model: ModelFiles, results: list[FileResult], context: list[FileResult]
 ) -> list[FileResult]:
-    """Where the run selects rules that follow calls: `_project_model`."""
+    """Where the run selects rules that follow calls, the files the project
+    model says they report in, linted with them (the module's docstring says
+    which)."""
     if not run.follows_calls:
         return []
     partly = [s for s in model.wanted if _lacks_call_following(run, s)]
