@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import cast
 
-from joblint.index.summaries import child_nodes, last_name
+from joblint.index.nodes import child_nodes, last_name
 from joblint.knowledge import jobs, locks, retries
 from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
 from joblint.pipeline.screen.ast_walk import body_nodes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from joblint.index.summaries import child_nodes
+from joblint.index.nodes import child_nodes
 
 # What a walk of a scope's own nodes does not enter.
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

@@ -24,8 +24,8 @@ import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from joblint.index.nodes import dotted, last_name
 from joblint.index.plain import bound_names
-from joblint.index.summaries import dotted, last_name
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.jobs import in_standard_library
 from joblint.pipeline.source import quiet_ast_parse

@@ -15,7 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from joblint.index.summaries import child_nodes
+from joblint.index.nodes import child_nodes
 from joblint.knowledge import locks
 from joblint.pipeline.screen.ast_walk import SCOPES, body_nodes
 
