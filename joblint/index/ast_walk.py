@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterable, Iterator
 from itertools import accumulate
 
-from joblint.index.summaries import child_nodes
+from joblint.index.nodes import child_nodes
 
 
 def quiet_ast_parse(source: str | bytes) -> ast.Module:

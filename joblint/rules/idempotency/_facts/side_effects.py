@@ -1,7 +1,7 @@
 """Side effects outside the database in a function's body, and what claims
 its work before it is done (an idempotency guard), from the tables of
 `joblint.knowledge.work`. The index reads the same for the project's other
-functions (`joblint.index.summaries`: `ProjectCall.idempotent`,
+functions (`joblint.index.calls`: `ProjectCall.idempotent`,
 `FunctionSummary.claims`)."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def effect_call(call: cst.Call, resolver: Resolver) -> EffectCall | None:
 def _read_evidence(call: cst.Call) -> tuple[list[str], list[str]]:
     """What tells a read: the names and strings the call's URL (its first
     argument, or `url=`) is built from, lower-cased, and the string keys
-    of the dict literals it passes (as `joblint.index.summaries` reads them)."""
+    of the dict literals it passes (as `joblint.index.calls` reads them)."""
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     named = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "url"]
     words: list[str] = []

@@ -24,7 +24,7 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from joblint.index.summaries import child_nodes
+from joblint.index.nodes import child_nodes
 from joblint.knowledge import locks
 from joblint.knowledge.confirm import confirm_step
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from joblint.index.ast_walk import SCOPES, body_nodes
-from joblint.index.summaries import child_nodes
+from joblint.index.nodes import child_nodes
 from joblint.knowledge import locks
 from joblint.knowledge.confirm import ModuleParts, PartReading, confirm_step
 

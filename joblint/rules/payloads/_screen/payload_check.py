@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from joblint.index.ast_walk import quiet_ast_parse
+from joblint.index.nodes import dotted, last_name
 from joblint.index.plain import bound_names
-from joblint.index.summaries import dotted, last_name
 from joblint.knowledge import payloads as kb
 from joblint.knowledge.confirm import confirm_step
 from joblint.knowledge.jobs import in_standard_library

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 
 from joblint.index.ast_walk import WordLines, body_nodes
-from joblint.index.summaries import child_nodes
+from joblint.index.nodes import child_nodes
 from joblint.knowledge import retries
 from joblint.knowledge.confirm import confirm_step
 

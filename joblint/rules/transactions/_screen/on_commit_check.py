@@ -14,7 +14,7 @@ import ast
 import re
 
 from joblint.index.ast_walk import WordLines
-from joblint.index.summaries import child_nodes, last_name
+from joblint.index.nodes import child_nodes, last_name
 from joblint.knowledge.confirm import ModuleParts, PartReading, confirm_step
 
 _ON_COMMIT = "on_commit"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from joblint.index.ast_walk import body_nodes
-from joblint.index.summaries import last_name
+from joblint.index.nodes import last_name
 from joblint.knowledge import jobs
 from joblint.knowledge.confirm import confirm_step
 from joblint.knowledge.tokens import ENQUEUE_TRIGGERS
