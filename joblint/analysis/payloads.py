@@ -4,7 +4,7 @@ For an enqueue call (or a Celery `.s()`/`.si()` signature) this finds the
 arguments that end up in the payload (per `knowledge.payloads.PAYLOAD_SHAPES`)
 and classifies each: an ORM instance or queryset, `self`, the request, an enum
 member, a dataclass/attrs/pydantic/NamedTuple instance. Where the answer
-depends on what a class is, the issue carries a "class" requirement the
+depends on what a class is, the issue carries a `ClassOfKind` requirement the
 project's class index settles (one alternative per possible kind).
 """
 
@@ -31,22 +31,20 @@ from joblint.analysis.tasks import classify_enqueue, maybe_task
 from joblint.analysis.walk import children, contains
 from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
-from joblint.models import (
-    HANDED,
-    HANDS_TO_PAYLOAD,
-    M2M,
-    RETURNED,
-    RETURNED_ITEM,
-    RETURNED_PARAMETER,
-    RETURNS_OBJECT,
-    USED_AS_MODEL,
+from joblint.models import HANDED, M2M, RETURNED, RETURNED_ITEM
+from joblint.requirements import (
+    ClassOfKind,
+    HandsToPayload,
     Requirement,
+    ReturnsArgument,
+    ReturnsObject,
+    UsedAsModel,
 )
 
 SELF = "self"
 REQUEST = "request"
 # A value of unknown type passed where the task uses its parameter as a model
-# instance (`USED_AS_MODEL` settles it).
+# instance (`UsedAsModel` settles it).
 MODEL_PARAMETER = "model-parameter"
 
 _RENDER_LIMIT = 40
@@ -119,7 +117,7 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
 def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     """The live objects a call of a project function passes it, each one a
     finding if the function hands that parameter on to a job's payload
-    (`HANDS_TO_PAYLOAD`: `schedule_email(request.user)` where
+    (`HandsToPayload`: `schedule_email(request.user)` where
     `schedule_email(user)` calls `send_email.delay(user)`)."""
     if not call.args or not context.frame.key or not context.options.payload_forwarders:
         return None  # module level: a decorator's arguments, a script's setup
@@ -144,7 +142,7 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
         for issue in _classify(arg.value, context):
             if not _read_when_handed(issue):
                 continue
-            requirement = Requirement(HANDS_TO_PAYLOAD, qualname, reach=place)
+            requirement = HandsToPayload(qualname, *place)
             issues.append(replace(issue, requires=(*issue.requires, requirement), fixable=False))
     if not issues:
         return None
@@ -291,7 +289,7 @@ def _unknown_object(
             return None
     elif not (binding.iterated or _returned_by_project_code(binding, context)):
         return None
-    requirement = Requirement(USED_AS_MODEL, task, reach=(position, keyword))
+    requirement = UsedAsModel(task, position, keyword)
     return PayloadIssue(node, node.value, MODEL_PARAMETER, "", (requirement,), fixable=False)
 
 
@@ -532,7 +530,7 @@ def _stored_items(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpressio
 def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]:
     """A helper's dict spread into the enqueue: the values of a kind it holds
     (the project step tells, `RETURNED_ITEM`), and the helper's arguments of
-    a kind that it puts in the dict (`RETURNED_PARAMETER`)."""
+    a kind that it puts in the dict (`ReturnsArgument`)."""
     found = _returned_alternatives(call, context, False, RETURNED_ITEM)
     site = _helper_site(call, context)
     if site is None:
@@ -540,9 +538,7 @@ def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]
     function, text = site
     for place, arg in _argument_places(call):
         for issue in _classify(arg.value, context):
-            requirement = Requirement(
-                RETURNS_OBJECT, function, reach=(text, RETURNED_PARAMETER, *place)
-            )
+            requirement = ReturnsArgument(function, text, *place)
             # A value a helper returned is named by where it comes from.
             named = RETURNED in issue.class_name
             found.append(
@@ -593,7 +589,7 @@ def _returned_alternatives(
             "",
             kind,
             RETURNED,
-            (Requirement(RETURNS_OBJECT, function, frozenset({returned}), reach=(text, mode)),),
+            (ReturnsObject(function, text, frozenset({returned}), mode == RETURNED_ITEM),),
             fixable=not mode,
             holder=_render(call) if mode else "",
         )
@@ -854,7 +850,7 @@ def _classify_attribute(node: cst.Attribute, context: FileContext) -> list[Paylo
     if root is not None and root.kind in (BindingKind.IMPORT, BindingKind.DEF):
         if not parts[1].isupper() or in_standard_library(root.qualname):
             return []
-        requires = (Requirement("class", root.qualname, frozenset({kb.ENUM})),)
+        requires = (ClassOfKind(root.qualname, frozenset({kb.ENUM})),)
         return [PayloadIssue(node, _render(node), kb.ENUM, parts[0], requires)]
     return []
 
@@ -889,7 +885,7 @@ def _class_alternatives(node: cst.BaseExpression, context: FileContext) -> list[
             _render(node),
             kind,
             parts[-1],
-            (Requirement("class", qualname, frozenset({kind})),),
+            (ClassOfKind(qualname, frozenset({kind})),),
         )
         for kind in sorted(kb.ORM_KINDS | kb.RICH_KINDS)
     ]
@@ -1011,7 +1007,7 @@ def _session_get(
     parts = dotted_parts(first)
     if qualname is None or parts is None:
         return None
-    requires = (Requirement("class", qualname, frozenset({fetches.row_kind})),)
+    requires = (ClassOfKind(qualname, frozenset({fetches.row_kind})),)
     return [PayloadIssue(call, "", fetches.row_kind, parts[-1], requires)]
 
 

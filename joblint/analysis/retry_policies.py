@@ -96,7 +96,7 @@ from joblint.libraries.retry_api import (
     Value,
     WaitStrategies,
 )
-from joblint.models import RETURNS_GROWTH, Requirement
+from joblint.requirements import Requirement, ReturnsGrowth
 
 _MAX_DEPTH = 10
 
@@ -336,7 +336,7 @@ class RetrySites:
     ) -> tuple[Delay, ...]:
         """The arguments beside the task growing with its attempt count: the
         delay, if the helper retries the task with what it is handed there
-        (`RETRY_DELAY_HANDED`)."""
+        (`RetriesWithHandedDelay`)."""
 
         def is_attempt(node: cst.BaseExpression) -> bool:
             return is_attempt_count(node, method.attempt_count)
@@ -433,7 +433,7 @@ class RetrySites:
         """A list of waits a project function returns (`interval=waits(5)`),
         also through a name bound to such a call (in one branch: the others
         bind it to values with no random part): the call, and what the
-        project must confirm for the list to grow (`RETURNS_GROWTH`, handed
+        project must confirm for the list to grow (`ReturnsGrowth`, handed
         no attempt)."""
         analysis = self._here()
         if isinstance(value, cst.Name):
@@ -454,7 +454,7 @@ class RetrySites:
         if site is None:
             return None
         function, text = site
-        return value, Requirement(RETURNS_GROWTH, function, reach=(text, "", ""))
+        return value, ReturnsGrowth(function, text, "", "")
 
     def _growth(self, value: cst.BaseExpression, param: GrowthParam) -> Growth:
         if param.reads is Reads.SWITCH:

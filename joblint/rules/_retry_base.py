@@ -11,7 +11,8 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.retry_facts import RetryPolicy, Rewrite
 from joblint.analysis.retry_policies import RetrySites
-from joblint.models import CALLER, PASSED_A_TASK, Requirement
+from joblint.models import CALLER
+from joblint.requirements import PassedATask, Requirement
 from joblint.rule import FixSpec, LineOf, Message, Rule, fix
 
 
@@ -46,7 +47,7 @@ class RetryRule(Rule):
         the policy to be one; a retry of a task a caller hands to a helper
         names that caller."""
         needs = tuple(dict.fromkeys((*policy.requires, *requires)))
-        if any(r.kind == PASSED_A_TASK for r in needs):
+        if any(isinstance(r, PassedATask) for r in needs):
             message = _naming_caller(message)
         self.report(node, message, fix=fix, requires=needs)
 

@@ -20,21 +20,19 @@ from joblint.knowledge.jobs import (
     may_be_project_code,
 )
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS, enqueue_and
-from joblint.models import (
-    CHAIN,
-    CREATE,
-    ENQUEUES_NOW,
-    JOB_TOUCHES,
-    LEADS_TO_ENQUEUE,
-    OPENS_TRANSACTION,
-    REACHED,
-    RECEIVES,
-    REQUEST_DEPENDS,
-    RUNS_NOW,
-    SAVE,
-    UNCOMMITTED,
-    WRITTEN_IN_TRANSACTION,
+from joblint.models import CHAIN, CREATE, SAVE
+from joblint.requirements import (
+    EnqueuesNow,
+    JobTouches,
+    LeadsToEnqueue,
+    OpensTransaction,
+    Reached,
+    Receives,
+    RequestDepends,
     Requirement,
+    RunsNow,
+    WritableDatabase,
+    WrittenInTransaction,
 )
 from joblint.rule import FixSpec, LineOf, Rule, Valid, fix, invalid
 
@@ -723,7 +721,7 @@ def checkout(order):
             return ()  # no write it names: a savepoint of a caller's transaction, perhaps
         if self._carries_written(call):
             return ()
-        return (Requirement(JOB_TOUCHES, enqueue.runs, frozenset(written)),)
+        return (JobTouches(enqueue.runs, frozenset(written)),)
 
     def _naming_task(
         self, requirement: Requirement, call: cst.Call, enqueue: Enqueue
@@ -731,19 +729,19 @@ def checkout(order):
         """A request's reach names the project task enqueued, so the project
         step can ask whether it touches what the request writes; not where
         the payload carries a row the function created (it depends anyway)."""
-        if requirement.kind != REACHED or not enqueue.runs:
+        if not isinstance(requirement, Reached) or not enqueue.runs:
             return requirement
         if not may_be_project_code(enqueue.runs):
             return requirement
         if self._carries_written(call):
             return requirement
-        return replace(requirement, libraries=frozenset({enqueue.runs}))
+        return replace(requirement, task=enqueue.runs)
 
     def _runs_now(self) -> tuple[Requirement, ...]:
         """Inside a lambda handed to a project function, which may be a
         wrapper of `transaction.on_commit`: the project step tells."""
         return tuple(
-            Requirement(RUNS_NOW, qualname, reach=(position, keyword))
+            RunsNow(qualname, position, keyword)
             for qualname, position, keyword in self.context.frame.handed
         )
 
@@ -763,10 +761,11 @@ def checkout(order):
         """A view's own enqueue: the project step asks whether the job can
         depend on what the request writes (naming the task where its body is
         the project's to read)."""
-        named = self._naming_task(Requirement(REACHED, ""), call, enqueue)
+        named = self._naming_task(Reached(""), call, enqueue)
         frame = self.context.frame
         qualname = self.context.resolver.local_qualname(frame.key)
-        return (Requirement(REQUEST_DEPENDS, qualname, named.libraries),)
+        task = named.task if isinstance(named, Reached) else ""
+        return (RequestDepends(qualname, task),)
 
     def _dispatched_before_raise(self, call: cst.Call) -> bool:
         """Every path from the enqueue's statement ends in a `raise` (the
@@ -910,7 +909,7 @@ def checkout(order):
                     f"run it before COMMIT. {FIX_HINTS[TxFamily.GENERIC]}"
                 )
 
-            opens = Requirement(OPENS_TRANSACTION, opener.qualname)
+            opens = OpensTransaction(opener.qualname)
             requires = (*reading.requires, opens, *_enqueues_now(reading))
             self.report(node, message, requires=requires)
 
@@ -929,12 +928,12 @@ def checkout(order):
             return  # what a request's calls lead to is reported at the enqueue
         # Only through calls each function makes before a commit of its own: a
         # helper committing first ends the transaction before it enqueues.
-        requires = [Requirement(LEADS_TO_ENQUEUE, text, reach=(UNCOMMITTED,))]
+        requires: list[Requirement] = [LeadsToEnqueue(text, uncommitted=True)]
         if tx is None:
             assert opener is not None
             tx = TxScope(opener.node, opener.description, TxFamily.GENERIC)
             opens = ", which opens a transaction,"
-            requires.append(Requirement(OPENS_TRANSACTION, opener.qualname))
+            requires.append(OpensTransaction(opener.qualname))
         else:
             opens = ""
             requires.extend(_writable(tx))
@@ -982,9 +981,9 @@ def checkout(order):
         requires = enqueue.requires + _writable(tx) + _enqueues_now(enqueue)
         requires += self._touching(node, enqueue, tx) + self._runs_now()
         requires = tuple(self._naming_task(r, node, enqueue) for r in requires)
-        if tx.request and not any(r.kind == REACHED for r in tx.requires):
+        if tx.request and not any(isinstance(r, Reached) for r in tx.requires):
             requires += self._request_depends(node, enqueue)
-        receives = any(r.kind in (WRITTEN_IN_TRANSACTION, RECEIVES) for r in requires)
+        receives = any(isinstance(r, WrittenInTransaction | Receives) for r in requires)
         if receives and self._on_create_only(node):
             requires = tuple(_created_only(r) for r in requires)
         self.report(node, message, requires=requires, fix=fix)
@@ -1027,7 +1026,7 @@ def checkout(order):
             else:
                 assert call.opener is not None
                 opened = TxScope(call.opener.node, call.opener.description, TxFamily.GENERIC)
-                opens = (Requirement(OPENS_TRANSACTION, call.opener.qualname),)
+                opens = (OpensTransaction(call.opener.qualname),)
                 self._report_indirect(call, found, opened, opens)
 
     def _resolve_indirection(self) -> dict[str, _Found]:
@@ -1219,10 +1218,10 @@ def _leaves(body: cst.BaseSuite) -> bool:
 def _created_only(requirement: Requirement) -> Requirement:
     """A receiver's requirement, for an enqueue that runs only when the save
     created the row: only a transactional create is evidence."""
-    if requirement.kind == WRITTEN_IN_TRANSACTION and SAVE in requirement.libraries:
-        return replace(requirement, libraries=(requirement.libraries - {SAVE}) | {CREATE})
-    if requirement.kind == RECEIVES:
-        return replace(requirement, libraries=frozenset({CREATE}))
+    if isinstance(requirement, WrittenInTransaction) and SAVE in requirement.ways:
+        return replace(requirement, ways=(requirement.ways - {SAVE}) | {CREATE})
+    if isinstance(requirement, Receives):
+        return replace(requirement, on_create_only=True)
     return requirement
 
 
@@ -1240,7 +1239,7 @@ def _writable(tx: TxScope) -> tuple[Requirement, ...]:
     """A transaction on a named database races a job only if the project's
     settings and routers don't make that database read-only; a framework's
     hook is in one only if its class is the framework's."""
-    writable = (Requirement("writable-database", tx.database),) if tx.database else ()
+    writable = (WritableDatabase(tx.database),) if tx.database else ()
     return (*writable, *tx.requires)
 
 
@@ -1251,9 +1250,9 @@ def _enqueues_now(enqueue: Enqueue) -> tuple[Requirement, ...]:
     """A project task's enqueue stands only if the class the task is built on
     doesn't defer it to COMMIT."""
     if enqueue.task and enqueue.method in _CLASS_DECIDED and may_be_project_code(enqueue.task):
-        return (Requirement(ENQUEUES_NOW, f"{enqueue.task}.{enqueue.method}"),)
+        return (EnqueuesNow(f"{enqueue.task}.{enqueue.method}"),)
     if enqueue.signed and may_be_project_code(enqueue.signed):
-        return (Requirement(ENQUEUES_NOW, f"{enqueue.signed}.apply_async"),)
+        return (EnqueuesNow(f"{enqueue.signed}.apply_async"),)
     return ()
 
 

@@ -7,7 +7,7 @@ from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import LIBRARIES
 from joblint.knowledge.payloads import FORWARDED_OPTIONS, ForwardedBy
 from joblint.knowledge.tokens import WORD_METHODS, Trigger, alternatives
-from joblint.models import Requirement
+from joblint.requirements import TaskLacksParameter
 from joblint.rule import Rule, Valid, invalid
 
 
@@ -100,8 +100,12 @@ from .tasks import send_reminder
 def remind(user):
     send_reminder.delay(user.pk, countdown=3600)
 """,
-            (5, 34, "'countdown=' is passed to send_reminder.delay(), which hands every keyword "
-             "to the task"),
+            (
+                5,
+                34,
+                "'countdown=' is passed to send_reminder.delay(), which hands every keyword "
+                "to the task",
+            ),
             id="celery-countdown",
         ),
         invalid(
@@ -166,5 +170,5 @@ def upload(image):
         )
         requires = enqueue.requires
         if job:
-            requires += (Requirement("task-lacks-param", job, frozenset({option})),)
+            requires += (TaskLacksParameter(job, frozenset({option})),)
         self.report(keyword, message, requires=requires)

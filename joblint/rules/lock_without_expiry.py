@@ -17,7 +17,7 @@ from joblint.knowledge.tokens import (
     tails,
     tops,
 )
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 
 # Lock methods that need a Redis client or a cache receiver, and those whose

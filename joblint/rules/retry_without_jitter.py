@@ -9,7 +9,8 @@ from joblint.analysis.retry_facts import (
 )
 from joblint.knowledge.tokens import RETRY_DELAYS, SLEEP, Trigger
 from joblint.libraries.retry_api import Growth
-from joblint.models import RETURNED, RETURNS_GROWTH
+from joblint.models import RETURNED
+from joblint.requirements import ReturnsGrowth
 from joblint.rule import LineOf, Message, Valid, invalid
 from joblint.rules._retry_base import RetryRule, as_fix
 
@@ -323,7 +324,7 @@ def _message(term: DelayTerm) -> Message:
     if grown_by is None:
         return f"{term.says.cause}: {_SAME_TIME}. {term.says.remedy}"
     text = snippet(grown_by)
-    if any(r.kind == RETURNS_GROWTH and not any(r.reach[1:]) for r in term.requires):
+    if any(isinstance(r, ReturnsGrowth) and r.schedule for r in term.requires):
         # A list of waits a project function returns: the project step says where.
         def listed(line_of: LineOf) -> str:
             return (

@@ -13,7 +13,7 @@ from joblint.analysis.redis_clients import key_code
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
 from joblint.knowledge.tokens import NX, Trigger
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
 
 

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from joblint.analysis.evaluation import Expr, evaluate
 from joblint.knowledge import jobs, locks, payloads, requests, work
@@ -23,47 +24,19 @@ from joblint.models import (
     ANY_FIELD,
     CALLER,
     CHAIN,
-    CLAIMED_BY_CALLER,
     CLAIMER,
-    ENQUEUES_NOW,
+    CREATE,
     HANDED,
-    HANDS_TO_PAYLOAD,
     JOB_RUNNER,
-    JOB_TOUCHES,
-    LEADS_TO_EFFECT,
-    LEADS_TO_ENQUEUE,
-    MODEL_REQUIREMENTS,
-    OPENS_TRANSACTION,
-    PASSED_A_TASK,
-    REACHED,
     REACHED_FROM,
     RECEIVED,
-    RECEIVES,
-    REQUEST_DEPENDS,
     RESULT_SET,
     RESULT_WRITTEN,
-    RETRIES_HANDED_TASK,
-    RETRY_DELAY_HANDED,
     RETURNED,
-    RETURNED_ITEM,
-    RETURNED_PARAMETER,
-    RETURNS_GROWTH,
-    RETURNS_OBJECT,
-    ROW_DEPENDS,
-    RUN_BY_JOB,
-    RUNS_NOW,
     SAVE,
-    TASK_DECORATOR,
-    TASK_DECORATOR_RERUNS,
-    TASK_DECORATOR_SETS,
-    UNCOMMITTED,
-    URL_VIEW,
     USED,
-    USED_AS_MODEL,
-    WHOLE_ROW,
     WRITE_VERBS,
     WRITTEN,
-    WRITTEN_IN_TRANSACTION,
     BrokerFacts,
     ClassFacts,
     FileResult,
@@ -71,16 +44,57 @@ from joblint.models import (
     PendingFinding,
     ReceiverFact,
     Related,
-    Requirement,
     Span,
     TaskDef,
 )
+from joblint.pipeline.project import judging
 from joblint.pipeline.project.call_graph import CallGraph, Chain, Hop, hops_text
 from joblint.pipeline.project.entries import RequestReach
-from joblint.pipeline.project.returns_view import ReturnsView
+from joblint.pipeline.project.judging import judges, names
+from joblint.pipeline.project.returns_view import Returning, ReturnsView
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.pipeline.project.writes import TransactionalWrites, Written
 from joblint.registry import is_project_rule, yielding_codes
+from joblint.requirements import (
+    CacheLockApi,
+    ClaimedByCaller,
+    ClassOfKind,
+    DecoratorReruns,
+    DecoratorSets,
+    EnqueuesNow,
+    FlagOff,
+    FlagOn,
+    HandsToPayload,
+    IsQueue,
+    IsTask,
+    JobTouches,
+    LacksUniqueKey,
+    LeadsToEffect,
+    LeadsToEnqueue,
+    LockKey,
+    MayBeLibraryObject,
+    OpensTransaction,
+    PassedATask,
+    Reached,
+    ReachesLibrary,
+    Receives,
+    RegisteredView,
+    RegistersTask,
+    RequestDepends,
+    Requirement,
+    RetriesHandedTask,
+    RetriesWithHandedDelay,
+    ReturnsArgument,
+    ReturnsGrowth,
+    ReturnsObject,
+    RowDepends,
+    RunByJob,
+    RunsNow,
+    TaskLacksParameter,
+    UsedAsModel,
+    WritableDatabase,
+    WrittenInTransaction,
+)
 
 _MAX_ALIAS_HOPS = 8
 # Where a JL101 message's fix hint starts.
@@ -88,27 +102,7 @@ BEFORE_COMMIT = "before COMMIT. "
 # How many project imports away a library may be and still be "in reach"
 # (`views` imports `jobs`, which imports `arq`: one hop).
 _MAX_REACH_HOPS = 3
-# Requirements on what a call in a function reaches through what project
-# functions return or do with what they are handed: their modules are read.
-_RETURNS_KINDS = frozenset(
-    {RETURNS_OBJECT, RETURNS_GROWTH, RETRIES_HANDED_TASK, RETRY_DELAY_HANDED}
-)
 _NO_BROKER_FACTS = BrokerFacts()
-# Requirement kinds whose `qualname` names no definition to load on demand.
-_NOT_A_NAME = frozenset(
-    {
-        "flag-off",
-        "flag-on",
-        REACHED,
-        REQUEST_DEPENDS,
-        "reaches",
-        "writable-database",
-        locks.CACHE_LOCK_API_REQUIREMENT,
-    }
-)
-# Requirements the project model (`CallGraph`) settles: their names are
-# functions, whose modules' index is read on demand.
-_MODEL_KINDS = MODEL_REQUIREMENTS
 # The kinds of values a payload must not carry, as a function may return them.
 _VALUE_KINDS = payloads.ORM_KINDS | payloads.ROWS_KINDS | payloads.RICH_KINDS
 
@@ -303,22 +297,6 @@ class ProjectIndex:
             found |= self.self_set_fields(base, seen | {qualname})
         return found
 
-    def _row_depends(self, requirement: Requirement) -> bool:
-        """`ROW_DEPENDS`: whether the job may depend on the write that follows its enqueue."""
-        position, keyword, how = requirement.reach
-        use = self.graph.row_use(requirement.qualname, position, keyword)
-        if use is None or use.handed_on:
-            return True  # what the job does with the row is not known
-        written = requirement.libraries
-        if use.reads and (ANY_FIELD in written or not written.isdisjoint(use.reads)):
-            return True  # it may read a field before the write sets it
-        if use.saves_all and written:
-            return True  # its save may put back what the write set
-        rewritten = set(use.writes) - self.self_set_fields(use.model)
-        if how == WHOLE_ROW or ANY_FIELD in written:
-            return bool(rewritten)  # the write saves its old values back
-        return not rewritten.isdisjoint(written)
-
     def _unindexed_kinds(self, qualname: str) -> frozenset[str]:
         owner, _, attribute = qualname.rpartition(".")
         if attribute == "Model" and self.canonical(owner) in self.model_factories:
@@ -479,171 +457,14 @@ class ProjectIndex:
     def holds(self, requirement: Requirement, path: str = "", line: int = 0) -> bool:
         """Whether `requirement` holds for a finding in the file at `path`, at
         `line` (settings apply to the files of the project that loads them)."""
-        if requirement.kind == "task":
-            return self.task_library(requirement.qualname) in requirement.libraries
-        if requirement.kind == "library-object":
-            return self._library_object(requirement)
-        if requirement.kind == "reaches":
-            return self.reaches(requirement.module, requirement.reach)
-        if requirement.kind == "flag-off":
-            return not self.flag_set(requirement.qualname, path)
-        if requirement.kind == "flag-on":
-            return self.flag_set(requirement.qualname, path)
-        if requirement.kind == "writable-database":
-            setters = self.read_only.get(requirement.qualname, ())
-            return not any(self.scopes.applies(setter, path) for setter in setters)
-        if requirement.kind == "queue":
-            name = self.canonical(requirement.qualname)
-            library = self.queue_library(name) or self.graph.made_queue_library(name)
-            return library in requirement.libraries
-        if requirement.kind == "class":
-            return bool(self.class_kinds(requirement.qualname) & requirement.libraries)
-        if requirement.kind == "lacks-unique":
-            pinned = requirement.libraries
-            return not any(key <= pinned for key in self.unique_keys(requirement.qualname))
-        if requirement.kind == "task-lacks-param":
-            params = self.function_params.get(self.canonical(requirement.qualname), ())
-            return not set(params) & requirement.libraries
-        if requirement.kind == locks.CACHE_LOCK_API_REQUIREMENT:
-            return self.cache_lock_api(requirement.qualname, path) in requirement.libraries
-        if requirement.kind == locks.LOCK_KEY_REQUIREMENT:
-            return not self.names_no_lock(requirement.qualname)
-        if requirement.kind == LEADS_TO_ENQUEUE:
-            return self._chain(requirement, path, line) is not None
-        if requirement.kind == OPENS_TRANSACTION:
-            return self.graph.opens_transaction(requirement.qualname)
-        if requirement.kind == ENQUEUES_NOW:
-            return not self.graph.deferred(requirement.qualname)
-        if requirement.kind == RUNS_NOW:
-            position, keyword = requirement.reach
-            return not self.graph.defers_argument(requirement.qualname, position, keyword)
-        if requirement.kind == TASK_DECORATOR:
-            called = "called" in requirement.reach
-            found = self.graph.task_decorator(requirement.qualname, called)
-            return found is not None and found.library in requirement.libraries
-        if requirement.kind == TASK_DECORATOR_SETS:
-            found = self.graph.task_decorator(requirement.qualname)
-            return found is not None and all(
-                found.options.get(key) == value
-                for key, _, value in (option.partition("=") for option in requirement.libraries)
-            )
-        if requirement.kind == PASSED_A_TASK:
-            return self._passing_task(requirement) is not None
-        if requirement.kind == CLAIMED_BY_CALLER:
-            return self._claiming_caller(requirement) is not None
-        if requirement.kind == RUN_BY_JOB:
-            return self.graph.job_reaching(requirement.qualname) is not None
-        if requirement.kind == LEADS_TO_EFFECT:
-            return self.graph.effect_chain_at(path, line, requirement.qualname) is not None
-        if requirement.kind == TASK_DECORATOR_RERUNS:
-            called = "called" in requirement.reach
-            built = self.graph.task_decorator(requirement.qualname, called)
-            return built is not None and bool(work.reruns_by_options(built.library, built.options))
-        if requirement.kind == RETURNS_OBJECT:
-            return self.returned(requirement) is not None
-        if requirement.kind == RETURNS_GROWTH:
-            return self._growing(requirement) is not None
-        if requirement.kind == RETRIES_HANDED_TASK:
-            text, position = requirement.reach
-            return self.graph.retrying_helper(requirement.qualname, text, position) is not None
-        if requirement.kind == RETRY_DELAY_HANDED:
-            return self.returns.delay_helper(requirement.qualname, *requirement.reach) is not None
-        if requirement.kind == HANDS_TO_PAYLOAD:
-            return self.graph.hands_to_payload(requirement.qualname, *requirement.reach) is not None
-        if requirement.kind == USED_AS_MODEL:
-            return self.graph.model_use(requirement.qualname, *requirement.reach) is not None
-        if requirement.kind == WRITTEN_IN_TRANSACTION:
-            return self._written(requirement) is not None
-        if requirement.kind == URL_VIEW:
-            view = self.canonical(requirement.qualname)
-            return any(self.canonical(registered) == view for registered in self.url_views)
-        if requirement.kind == RECEIVES:
-            return self._received(requirement.qualname, requirement.libraries) is not None
-        if requirement.kind == JOB_TOUCHES:
-            return self.graph.touches(requirement.qualname, requirement.libraries)
-        if requirement.kind == ROW_DEPENDS:
-            return self._row_depends(requirement)
-        if requirement.kind == REQUEST_DEPENDS:
-            task = next(iter(requirement.libraries), "")
-            return self.reach.handler_depends(requirement.qualname, task)
-        if requirement.kind == REACHED:
-            reach = self.reach.reached(requirement.qualname)
-            task = next(iter(requirement.libraries), "")
-            if reach is None or self.reach.committed_before(reach, requirement.qualname, line):
-                return False
-            return self.reach.depends(reach, task)
-        raise ValueError(f"unknown requirement kind {requirement.kind!r}")
+        return judging.holds(self, requirement, path, line)
 
     def finish(self, pending: PendingFinding, path: str) -> Finding:
         """A pending finding that holds, its message naming the chain of calls
         (with the places of its hops) where it says `CHAIN`."""
-        finding = self._naming_write(pending)
-        reached = next((r for r in pending.requires if r.kind == REACHED), None)
-        if reached is not None and REACHED_FROM in finding.message:
-            return self._naming_handler(finding, reached)
-        handing = next((r for r in pending.requires if r.kind == HANDS_TO_PAYLOAD), None)
-        if handing is not None and HANDED in finding.message:
-            finding = self._naming_enqueue(finding, handing)
-        used = next((r for r in pending.requires if r.kind == USED_AS_MODEL), None)
-        if used is not None and USED in finding.message:
-            return self._naming_use(finding, used)
-        returning = next((r for r in pending.requires if r.kind == RETURNS_OBJECT), None)
-        if returning is not None and RETURNED in finding.message:
-            return self._naming_helper(finding, returning)
-        growing = next((r for r in pending.requires if r.kind == RETURNS_GROWTH), None)
-        if growing is not None and RETURNED in finding.message:
-            return self._naming_growth(finding, growing)
-        delaying = next((r for r in pending.requires if r.kind == RETRY_DELAY_HANDED), None)
-        if delaying is not None and RETURNED in finding.message:
-            return self._naming_delay_helper(finding, delaying)
-        if handing is not None:
-            return finding
-        helper = next((r for r in pending.requires if r.kind == PASSED_A_TASK), None)
-        if helper is not None and CALLER in finding.message:
-            return self._naming_caller(finding, helper)
-        picker = next((r for r in pending.requires if r.kind == CLAIMED_BY_CALLER), None)
-        if picker is not None and CLAIMER in finding.message:
-            return self._naming_claimer(finding, picker)
-        runner = next((r for r in pending.requires if r.kind == RUN_BY_JOB), None)
-        if runner is not None and JOB_RUNNER in finding.message:
-            return self._naming_job(finding, runner)
-        effect = next((r for r in pending.requires if r.kind == LEADS_TO_EFFECT), None)
-        if effect is not None and CHAIN in finding.message:
-            return self._naming_effect(finding, effect, path)
-        site = next((r for r in pending.requires if r.kind == LEADS_TO_ENQUEUE), None)
-        if site is None or CHAIN not in finding.message:
-            return finding
-        chain = self._chain(site, path, finding.span.line)
-        if chain is None:
-            return finding
-        return _naming_chain(finding, f"{chain.enqueued.subject} ({chain.text()})", chain.hops)
+        return judging.finish(self, pending, path)
 
-    def _naming_handler(self, finding: Finding, requirement: Requirement) -> Finding:
-        """The message names the request handler reaching the enqueue, and the chain."""
-        reach = self.reach.reached(requirement.qualname)
-        if reach is None:
-            return finding
-        message = finding.message.replace(REACHED_FROM, reach.text())
-        hint = requests.FRAMEWORK_FIX_HINTS.get(reach.framework)
-        head, said, tail = message.partition(BEFORE_COMMIT)
-        if hint is None and reach.framework == "django" and tail == FIX_HINTS[TxFamily.GENERIC]:
-            hint = FIX_HINTS[TxFamily.DJANGO]  # no on-commit variant of its own
-        if hint is not None and said:
-            message = f"{head}{said}{hint}"
-        return replace(finding, message=message, related=(*reach.related(), *finding.related))
-
-    def _naming_effect(self, finding: Finding, requirement: Requirement, path: str) -> Finding:
-        """The message names the side effect a call leads to, and the chain."""
-        chain = self.graph.effect_chain_at(path, finding.span.line, requirement.qualname)
-        if chain is None:
-            return finding
-        return _naming_chain(finding, f"{chain.text()}, which {chain.effect.what}", chain.hops)
-
-    def _written(self, requirement: Requirement) -> Written | None:
-        m2m_field = requirement.reach[0] if requirement.reach else ""
-        return self.writes.first(requirement.qualname, requirement.libraries, m2m_field)
-
-    def _received(
+    def received(
         self, handler: str, only: frozenset[str] = frozenset()
     ) -> tuple[str, tuple[Related, ...]] | None:
         """How the function `handler`, connected to a model signal by another
@@ -680,189 +501,558 @@ class ProjectIndex:
                 return text, (where, Related(written.path, _line(written.line), step))
         return None
 
-    def _naming_write(self, pending: PendingFinding) -> Finding:
-        """The message names the transactional write that makes a receiver's
-        enqueue one inside a transaction, where it says `WRITTEN`."""
-        finding = pending.finding
-        receives = next((r for r in pending.requires if r.kind == RECEIVES), None)
-        if receives is not None and RECEIVED in finding.message:
-            received = self._received(receives.qualname, receives.libraries)
-            if received is not None:
-                text, places = received
-                message = finding.message.replace(RECEIVED, text)
-                return replace(finding, message=message, related=(*finding.related, *places))
-        requirement = next((r for r in pending.requires if r.kind == WRITTEN_IN_TRANSACTION), None)
-        if requirement is None or WRITTEN not in finding.message:
-            return finding
-        written = self._written(requirement)
-        if written is None:
-            return finding
-        message = finding.message.replace(WRITTEN, written.describe(requirement.qualname))
-        related = Related(written.path, _line(written.line), written.step(requirement.qualname))
-        return replace(finding, message=message, related=(*finding.related, related))
-
-    def returned(self, requirement: Requirement) -> tuple[str, Related] | None:
-        """How a `RETURNS_OBJECT` requirement holds: the words naming the
-        helper and where it returns the value, and that place."""
-        text, mode, *parameter = requirement.reach
-        if mode == RETURNED_PARAMETER:
-            position, keyword = (*parameter, "", "")[:2]
-            hop = self.returns.parameter_at(requirement.qualname, text, position, keyword)
-            if hop is None:
-                return None
-            where = f"{hop.path}:{hop.line}"
-            step = f"{hop.function.rsplit('.', 1)[-1]}() puts it in the dict it returns"
-            return f"through {text}() at {where}", Related(hop.path, _line(hop.line), step)
-        item = mode == RETURNED_ITEM
-        found = self.returns.at(requirement.qualname, text, item)
-        chosen = next((r for r in found if r.kind in requirement.libraries), None)
-        if chosen is None:
-            return None
-        source = chosen.hops[-1]
-        step = f"{source.function.rsplit('.', 1)[-1]}() returns it"
-        return chosen.text(text, item), Related(source.path, _line(source.line), step)
-
-    def _growing(self, requirement: Requirement) -> tuple[str, Related] | None:
-        """How a `RETURNS_GROWTH` requirement holds: the words naming the
-        function returning the growing delay and where, and that place."""
-        text, position, keyword = requirement.reach
-        if not position and not keyword:
-            return self._growing_schedule(requirement.qualname, text)
-        found = self.returns.growth_at(requirement.qualname, text, position, keyword)
-        if found is None:
-            return None
-        hop, parameter = found
-        where = f"{hop.path}:{hop.line}"
-        step = f"{hop.function.rsplit('.', 1)[-1]}() returns a delay growing with {parameter}"
-        said = f"{text}() returns it at {where}, growing with its parameter {parameter}"
-        return said, Related(hop.path, _line(hop.line), step)
-
-    def _growing_schedule(self, function: str, text: str) -> tuple[str, Related] | None:
-        """A project function returning a growing list of waits: the words
-        naming where it is built, and that place."""
-        hops = self.returns.schedule_at(function, text)
-        if hops is None:
-            return None
-        built = hops[-1]
-        name = built.function.rsplit(".", 1)[-1]
-        where = f"{built.path}:{built.line}"
-        step = f"{name}() returns a list of waits growing with their position"
-        through = f"{text}() returns {name}()'s list" if len(hops) > 1 else f"{text}() returns it"
-        said = f"{through}, growing with its position at {where}"
-        return said, Related(built.path, _line(built.line), step)
-
-    def _naming_growth(self, finding: Finding, requirement: Requirement) -> Finding:
-        found = self._growing(requirement)
-        if found is None:
-            return finding
-        text, related = found
-        return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
-
-    def _naming_delay_helper(self, finding: Finding, requirement: Requirement) -> Finding:
-        """The message names the helper retrying the task with the delay."""
-        text = requirement.reach[0]
-        found = self.returns.delay_helper(requirement.qualname, *requirement.reach)
-        if found is None:
-            return finding
-        hop, parameter = found
-        where = f"{hop.path}:{hop.line}"
-        said = f"{text}() retries the task with it as {parameter} at {where}"
-        step = f"{hop.function.rsplit('.', 1)[-1]}() retries the task with {parameter}"
-        related = Related(hop.path, _line(hop.line), step)
-        message = finding.message.replace(RETURNED, said)
-        return replace(finding, message=message, related=(*finding.related, related))
-
-    def _naming_helper(self, finding: Finding, requirement: Requirement) -> Finding:
-        found = self.returned(requirement)
-        if found is None:
-            return finding
-        text, related = found
-        message = finding.message.replace(RETURNED, text)
-        return replace(finding, message=message, related=(*finding.related, related))
-
-    def _naming_enqueue(self, finding: Finding, requirement: Requirement) -> Finding:
-        """The message names the enqueue the helper hands the value to, and
-        the hops there (the enqueue the last)."""
-        hops = self.graph.hands_to_payload(requirement.qualname, *requirement.reach)
-        if hops is None:
-            return finding
-        last = hops[-1]
-        where = f"{last.call.shown()} at {last.path}:{last.call.line}"
-        text = where if len(hops) == 1 else f"{where} ({hops_text(hops)})"
-        related = tuple(
-            Related(hop.path, _line(hop.call.line), f"{hop.step()}, handing it on") for hop in hops
-        )
-        message = finding.message.replace(HANDED, text)
-        return replace(finding, message=message, related=(*finding.related, *related))
-
-    def _naming_use(self, finding: Finding, requirement: Requirement) -> Finding:
-        """The message names where the task uses the argument as a model instance."""
-        use = self.graph.model_use(requirement.qualname, *requirement.reach)
-        if use is None:
-            return finding
-        path, line, how = use
-        message = finding.message.replace(USED, f"{how} at {path}:{line}")
-        related = Related(path, _line(line), f"the task uses it as a model instance: {how}")
-        return replace(finding, message=message, related=(*finding.related, related))
-
-    def _chain(self, requirement: Requirement, path: str, line: int) -> Chain | None:
-        """The chain a LEADS_TO_ENQUEUE requirement asks for."""
-        uncommitted = UNCOMMITTED in requirement.reach
-        return self.graph.chain_at(path, line, requirement.qualname, uncommitted)
-
-    def _passing_task(self, requirement: Requirement) -> Hop | None:
-        return self.graph.passing_task(
-            requirement.qualname, requirement.reach, requirement.libraries
-        )
-
-    def _naming_caller(self, finding: Finding, requirement: Requirement) -> Finding:
-        """The message names a task that hands itself to the helper, and where."""
-        hop = self._passing_task(requirement)
-        if hop is None:
-            return finding
-        task = self._shown(hop.function)
-        text = f"'{task}' passes itself at {hop.path}:{hop.call.line}"
-        step = f"{task}() passes itself to {hop.call.text}()"
-        related = (Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), step),)
-        return replace(finding, message=finding.message.replace(CALLER, text), related=related)
-
-    def _shown(self, function: str) -> str:
+    def shown(self, function: str) -> str:
         """How a message names a function: `send`, or `Mailer.send` for a method."""
         owner, _, name = function.rpartition(".")
         return f"{owner.rsplit('.', 1)[-1]}.{name}" if owner in self.graph.classes else name
 
-    def _claiming_caller(self, requirement: Requirement) -> Hop | None:
-        uses = frozenset({RESULT_WRITTEN, *(u for u in requirement.reach if u == RESULT_SET)})
-        return self.graph.claiming_caller(requirement.qualname, uses)
 
-    def _naming_claimer(self, finding: Finding, requirement: Requirement) -> Finding:
-        """The message names a caller that claims the row the helper returns, and where."""
-        hop = self._claiming_caller(requirement)
+# --- what the merged facts tell -----------------------------------------------------
+
+
+@judges(IsTask)
+def _is_task(index: ProjectIndex, requirement: IsTask, path: str, line: int) -> bool:
+    return index.task_library(requirement.task) in requirement.libraries
+
+
+@judges(MayBeLibraryObject)
+def _library_object(
+    index: ProjectIndex, requirement: MayBeLibraryObject, path: str, line: int
+) -> bool:
+    library = index.object_library(requirement.name, requirement.queue)
+    if library is None:
+        return False
+    if library:
+        return not requirement.libraries or library in requirement.libraries
+    return not requirement.in_reach or index.reaches(requirement.module, requirement.in_reach)
+
+
+@judges(ReachesLibrary)
+def _reaches(index: ProjectIndex, requirement: ReachesLibrary, path: str, line: int) -> bool:
+    return index.reaches(requirement.module, requirement.prefixes)
+
+
+@judges(FlagOff)
+def _flag_off(index: ProjectIndex, requirement: FlagOff, path: str, line: int) -> bool:
+    return not index.flag_set(requirement.flag, path)
+
+
+@judges(FlagOn)
+def _flag_on(index: ProjectIndex, requirement: FlagOn, path: str, line: int) -> bool:
+    return index.flag_set(requirement.flag, path)
+
+
+@judges(WritableDatabase)
+def _writable(index: ProjectIndex, requirement: WritableDatabase, path: str, line: int) -> bool:
+    setters = index.read_only.get(requirement.alias, ())
+    return not any(index.scopes.applies(setter, path) for setter in setters)
+
+
+@judges(IsQueue)
+def _is_queue(index: ProjectIndex, requirement: IsQueue, path: str, line: int) -> bool:
+    name = index.canonical(requirement.name)
+    library = index.queue_library(name) or index.graph.made_queue_library(name)
+    return library in requirement.libraries
+
+
+@judges(ClassOfKind)
+def _class_of_kind(index: ProjectIndex, requirement: ClassOfKind, path: str, line: int) -> bool:
+    return bool(index.class_kinds(requirement.name) & requirement.kinds)
+
+
+@judges(LacksUniqueKey)
+def _lacks_unique(index: ProjectIndex, requirement: LacksUniqueKey, path: str, line: int) -> bool:
+    pinned = requirement.pinned
+    return not any(key <= pinned for key in index.unique_keys(requirement.model))
+
+
+@judges(TaskLacksParameter)
+def _lacks_parameter(
+    index: ProjectIndex, requirement: TaskLacksParameter, path: str, line: int
+) -> bool:
+    params = index.function_params.get(index.canonical(requirement.task), ())
+    return not set(params) & requirement.parameters
+
+
+@judges(CacheLockApi)
+def _cache_lock_api(index: ProjectIndex, requirement: CacheLockApi, path: str, line: int) -> bool:
+    return index.cache_lock_api(requirement.alias, path) in requirement.apis
+
+
+@judges(LockKey)
+def _lock_key(index: ProjectIndex, requirement: LockKey, path: str, line: int) -> bool:
+    return not index.names_no_lock(requirement.constant)
+
+
+@judges(RegisteredView)
+def _registered_view(
+    index: ProjectIndex, requirement: RegisteredView, path: str, line: int
+) -> bool:
+    view = index.canonical(requirement.view)
+    return any(index.canonical(registered) == view for registered in index.url_views)
+
+
+# --- chains of calls to an enqueue or a side effect ------------------------------------
+
+
+def _chain(index: ProjectIndex, requirement: LeadsToEnqueue, path: str, line: int) -> Chain | None:
+    """The chain a `LeadsToEnqueue` requirement asks for."""
+    return index.graph.chain_at(path, line, requirement.call_text, requirement.uncommitted)
+
+
+@judges(LeadsToEnqueue)
+def _leads_to_enqueue(
+    index: ProjectIndex, requirement: LeadsToEnqueue, path: str, line: int
+) -> bool:
+    return _chain(index, requirement, path, line) is not None
+
+
+@names(LeadsToEnqueue, placeholder=CHAIN)
+def _naming_chain_to_enqueue(
+    index: ProjectIndex, finding: Finding, requirement: LeadsToEnqueue, path: str
+) -> Finding | None:
+    chain = _chain(index, requirement, path, finding.span.line)
+    if chain is None:
+        return None
+    return _naming_chain(finding, f"{chain.enqueued.subject} ({chain.text()})", chain.hops)
+
+
+@judges(LeadsToEffect)
+def _leads_to_effect(index: ProjectIndex, requirement: LeadsToEffect, path: str, line: int) -> bool:
+    return index.graph.effect_chain_at(path, line, requirement.call_text) is not None
+
+
+@names(LeadsToEffect, placeholder=CHAIN)
+def _naming_effect(
+    index: ProjectIndex, finding: Finding, requirement: LeadsToEffect, path: str
+) -> Finding | None:
+    """The message names the side effect a call leads to, and the chain."""
+    chain = index.graph.effect_chain_at(path, finding.span.line, requirement.call_text)
+    if chain is None:
+        return None
+    return _naming_chain(finding, f"{chain.text()}, which {chain.effect.what}", chain.hops)
+
+
+@judges(OpensTransaction)
+def _opens_transaction(
+    index: ProjectIndex, requirement: OpensTransaction, path: str, line: int
+) -> bool:
+    return index.graph.opens_transaction(requirement.opener)
+
+
+@judges(EnqueuesNow)
+def _enqueues_now(index: ProjectIndex, requirement: EnqueuesNow, path: str, line: int) -> bool:
+    return not index.graph.deferred(requirement.enqueue)
+
+
+@judges(RunsNow)
+def _runs_now(index: ProjectIndex, requirement: RunsNow, path: str, line: int) -> bool:
+    function, position, keyword = requirement.function, requirement.position, requirement.keyword
+    return not index.graph.defers_argument(function, position, keyword)
+
+
+@judges(JobTouches)
+def _job_touches(index: ProjectIndex, requirement: JobTouches, path: str, line: int) -> bool:
+    return index.graph.touches(requirement.task, requirement.models)
+
+
+# --- task decorators, and the callers of a helper ---------------------------------------
+
+
+@judges(RegistersTask)
+def _registers_task(index: ProjectIndex, requirement: RegistersTask, path: str, line: int) -> bool:
+    found = index.graph.task_decorator(requirement.decorator, requirement.called)
+    return found is not None and found.library in requirement.libraries
+
+
+@judges(DecoratorSets)
+def _decorator_sets(index: ProjectIndex, requirement: DecoratorSets, path: str, line: int) -> bool:
+    found = index.graph.task_decorator(requirement.decorator)
+    return found is not None and all(
+        found.options.get(key) == value
+        for key, _, value in (option.partition("=") for option in requirement.options)
+    )
+
+
+@judges(DecoratorReruns)
+def _decorator_reruns(
+    index: ProjectIndex, requirement: DecoratorReruns, path: str, line: int
+) -> bool:
+    built = index.graph.task_decorator(requirement.decorator, requirement.called)
+    return built is not None and bool(work.reruns_by_options(built.library, built.options))
+
+
+def _passing_task(index: ProjectIndex, requirement: PassedATask) -> Hop | None:
+    parameter = (requirement.position, requirement.parameter)
+    return index.graph.passing_task(requirement.helper, parameter, requirement.libraries)
+
+
+@judges(PassedATask)
+def _passed_a_task(index: ProjectIndex, requirement: PassedATask, path: str, line: int) -> bool:
+    return _passing_task(index, requirement) is not None
+
+
+@names(PassedATask, placeholder=CALLER)
+def _naming_caller(
+    index: ProjectIndex, finding: Finding, requirement: PassedATask, path: str
+) -> Finding | None:
+    """The message names a task that hands itself to the helper, and where."""
+    hop = _passing_task(index, requirement)
+    if hop is None:
+        return None
+    task = index.shown(hop.function)
+    text = f"'{task}' passes itself at {hop.path}:{hop.call.line}"
+    step = f"{task}() passes itself to {hop.call.text}()"
+    related = (Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), step),)
+    return replace(finding, message=finding.message.replace(CALLER, text), related=related)
+
+
+def _claiming_caller(index: ProjectIndex, requirement: ClaimedByCaller) -> Hop | None:
+    uses = frozenset({RESULT_WRITTEN, RESULT_SET} if requirement.set_claims else {RESULT_WRITTEN})
+    return index.graph.claiming_caller(requirement.function, uses)
+
+
+@judges(ClaimedByCaller)
+def _claimed_by_caller(
+    index: ProjectIndex, requirement: ClaimedByCaller, path: str, line: int
+) -> bool:
+    return _claiming_caller(index, requirement) is not None
+
+
+@names(ClaimedByCaller, placeholder=CLAIMER)
+def _naming_claimer(
+    index: ProjectIndex, finding: Finding, requirement: ClaimedByCaller, path: str
+) -> Finding | None:
+    """The message names a caller that claims the row the helper returns, and where."""
+    hop = _claiming_caller(index, requirement)
+    if hop is None:
+        return None
+    caller = index.shown(hop.function)
+    text = f"its caller '{caller}' claims it at {hop.path}:{hop.call.line}"
+    step = f"{caller}() claims what {hop.call.text}() returns"
+    related = (Related(hop.path, _line(hop.call.line), step),)
+    return replace(finding, message=finding.message.replace(CLAIMER, text), related=related)
+
+
+@judges(RunByJob)
+def _run_by_job(index: ProjectIndex, requirement: RunByJob, path: str, line: int) -> bool:
+    return index.graph.job_reaching(requirement.function) is not None
+
+
+@names(RunByJob, placeholder=JOB_RUNNER)
+def _naming_job(
+    index: ProjectIndex, finding: Finding, requirement: RunByJob, path: str
+) -> Finding | None:
+    """The message names the task running the function, and the calls down to it."""
+    hops = index.graph.job_reaching(requirement.function)
+    if not hops:
+        return None
+    task = index.shown(hops[0].function)
+    text = f"the job '{task}' ({hops_text(hops)})"
+    related = tuple(Related(hop.path, _line(hop.call.line), hop.step()) for hop in hops)
+    return replace(finding, message=finding.message.replace(JOB_RUNNER, text), related=related)
+
+
+@judges(RetriesHandedTask)
+def _retries_handed_task(
+    index: ProjectIndex, requirement: RetriesHandedTask, path: str, line: int
+) -> bool:
+    found = index.graph.retrying_helper(
+        requirement.function, requirement.call_text, requirement.task_position
+    )
+    return found is not None
+
+
+# --- what calls return ----------------------------------------------------------------
+
+
+def _delay_helper(
+    index: ProjectIndex, requirement: RetriesWithHandedDelay
+) -> tuple[Returning, str] | None:
+    return index.returns.delay_helper(
+        requirement.function,
+        requirement.call_text,
+        requirement.task_position,
+        requirement.delay_position,
+        requirement.delay_keyword,
+    )
+
+
+@judges(RetriesWithHandedDelay)
+def _retries_with_handed_delay(
+    index: ProjectIndex, requirement: RetriesWithHandedDelay, path: str, line: int
+) -> bool:
+    return _delay_helper(index, requirement) is not None
+
+
+@names(RetriesWithHandedDelay, placeholder=RETURNED)
+def _naming_delay_helper(
+    index: ProjectIndex, finding: Finding, requirement: RetriesWithHandedDelay, path: str
+) -> Finding | None:
+    """The message names the helper retrying the task with the delay."""
+    text = requirement.call_text
+    found = _delay_helper(index, requirement)
+    if found is None:
+        return None
+    hop, parameter = found
+    where = f"{hop.path}:{hop.line}"
+    said = f"{text}() retries the task with it as {parameter} at {where}"
+    step = f"{hop.function.rsplit('.', 1)[-1]}() retries the task with {parameter}"
+    related = Related(hop.path, _line(hop.line), step)
+    message = finding.message.replace(RETURNED, said)
+    return replace(finding, message=message, related=(*finding.related, related))
+
+
+def _returned(
+    index: ProjectIndex, requirement: ReturnsObject | ReturnsArgument
+) -> tuple[str, Related] | None:
+    """How a `ReturnsObject` or `ReturnsArgument` requirement holds: the
+    words naming the helper and where it returns the value, and that place."""
+    text = requirement.call_text
+    if isinstance(requirement, ReturnsArgument):
+        hop = index.returns.parameter_at(
+            requirement.function, text, requirement.position, requirement.keyword
+        )
         if hop is None:
-            return finding
-        caller = self._shown(hop.function)
-        text = f"its caller '{caller}' claims it at {hop.path}:{hop.call.line}"
-        step = f"{caller}() claims what {hop.call.text}() returns"
-        related = (Related(hop.path, _line(hop.call.line), step),)
-        return replace(finding, message=finding.message.replace(CLAIMER, text), related=related)
+            return None
+        where = f"{hop.path}:{hop.line}"
+        step = f"{hop.function.rsplit('.', 1)[-1]}() puts it in the dict it returns"
+        return f"through {text}() at {where}", Related(hop.path, _line(hop.line), step)
+    item = requirement.in_dict
+    found = index.returns.at(requirement.function, text, item)
+    chosen = next((r for r in found if r.kind in requirement.kinds), None)
+    if chosen is None:
+        return None
+    source = chosen.hops[-1]
+    step = f"{source.function.rsplit('.', 1)[-1]}() returns it"
+    return chosen.text(text, item), Related(source.path, _line(source.line), step)
 
-    def _naming_job(self, finding: Finding, requirement: Requirement) -> Finding:
-        """The message names the task running the function, and the calls down to it."""
-        hops = self.graph.job_reaching(requirement.qualname)
-        if not hops:
-            return finding
-        task = self._shown(hops[0].function)
-        text = f"the job '{task}' ({hops_text(hops)})"
-        related = tuple(Related(hop.path, _line(hop.call.line), hop.step()) for hop in hops)
-        return replace(finding, message=finding.message.replace(JOB_RUNNER, text), related=related)
 
-    def _library_object(self, requirement: Requirement) -> bool:
-        library = self.object_library(requirement.qualname, requirement.queue)
-        if library is None:
-            return False
-        if library:
-            return not requirement.libraries or library in requirement.libraries
-        return not requirement.reach or self.reaches(requirement.module, requirement.reach)
+@judges(ReturnsObject, ReturnsArgument)
+def _returns_object(
+    index: ProjectIndex, requirement: ReturnsObject | ReturnsArgument, path: str, line: int
+) -> bool:
+    return _returned(index, requirement) is not None
+
+
+@names(ReturnsObject, ReturnsArgument, placeholder=RETURNED)
+def _naming_helper(
+    index: ProjectIndex, finding: Finding, requirement: ReturnsObject | ReturnsArgument, path: str
+) -> Finding | None:
+    found = _returned(index, requirement)
+    if found is None:
+        return None
+    text, related = found
+    message = finding.message.replace(RETURNED, text)
+    return replace(finding, message=message, related=(*finding.related, related))
+
+
+def _growing(index: ProjectIndex, requirement: ReturnsGrowth) -> tuple[str, Related] | None:
+    """How a `ReturnsGrowth` requirement holds: the words naming the
+    function returning the growing delay and where, and that place."""
+    text, position, keyword = requirement.call_text, requirement.position, requirement.keyword
+    if requirement.schedule:
+        return _growing_schedule(index, requirement.function, text)
+    found = index.returns.growth_at(requirement.function, text, position, keyword)
+    if found is None:
+        return None
+    hop, parameter = found
+    where = f"{hop.path}:{hop.line}"
+    step = f"{hop.function.rsplit('.', 1)[-1]}() returns a delay growing with {parameter}"
+    said = f"{text}() returns it at {where}, growing with its parameter {parameter}"
+    return said, Related(hop.path, _line(hop.line), step)
+
+
+def _growing_schedule(index: ProjectIndex, function: str, text: str) -> tuple[str, Related] | None:
+    """A project function returning a growing list of waits: the words
+    naming where it is built, and that place."""
+    hops = index.returns.schedule_at(function, text)
+    if hops is None:
+        return None
+    built = hops[-1]
+    name = built.function.rsplit(".", 1)[-1]
+    where = f"{built.path}:{built.line}"
+    step = f"{name}() returns a list of waits growing with their position"
+    through = f"{text}() returns {name}()'s list" if len(hops) > 1 else f"{text}() returns it"
+    said = f"{through}, growing with its position at {where}"
+    return said, Related(built.path, _line(built.line), step)
+
+
+@judges(ReturnsGrowth)
+def _returns_growth(index: ProjectIndex, requirement: ReturnsGrowth, path: str, line: int) -> bool:
+    return _growing(index, requirement) is not None
+
+
+@names(ReturnsGrowth, placeholder=RETURNED)
+def _naming_growth(
+    index: ProjectIndex, finding: Finding, requirement: ReturnsGrowth, path: str
+) -> Finding | None:
+    found = _growing(index, requirement)
+    if found is None:
+        return None
+    text, related = found
+    return replace(finding, message=finding.message.replace(RETURNED, text), related=(related,))
+
+
+# --- values handed on to a payload, used as a model, a row's key ------------------------
+
+
+@judges(HandsToPayload)
+def _hands_to_payload(
+    index: ProjectIndex, requirement: HandsToPayload, path: str, line: int
+) -> bool:
+    hops = index.graph.hands_to_payload(
+        requirement.function, requirement.position, requirement.keyword
+    )
+    return hops is not None
+
+
+@names(HandsToPayload, placeholder=HANDED, last=False)
+def _naming_enqueue(
+    index: ProjectIndex, finding: Finding, requirement: HandsToPayload, path: str
+) -> Finding | None:
+    """The message names the enqueue the helper hands the value to, and
+    the hops there (the enqueue the last)."""
+    hops = index.graph.hands_to_payload(
+        requirement.function, requirement.position, requirement.keyword
+    )
+    if hops is None:
+        return None
+    last = hops[-1]
+    where = f"{last.call.shown()} at {last.path}:{last.call.line}"
+    text = where if len(hops) == 1 else f"{where} ({hops_text(hops)})"
+    related = tuple(
+        Related(hop.path, _line(hop.call.line), f"{hop.step()}, handing it on") for hop in hops
+    )
+    message = finding.message.replace(HANDED, text)
+    return replace(finding, message=message, related=(*finding.related, *related))
+
+
+@judges(UsedAsModel)
+def _used_as_model(index: ProjectIndex, requirement: UsedAsModel, path: str, line: int) -> bool:
+    use = index.graph.model_use(requirement.task, requirement.position, requirement.keyword)
+    return use is not None
+
+
+@names(UsedAsModel, placeholder=USED)
+def _naming_use(
+    index: ProjectIndex, finding: Finding, requirement: UsedAsModel, path: str
+) -> Finding | None:
+    """The message names where the task uses the argument as a model instance."""
+    use = index.graph.model_use(requirement.task, requirement.position, requirement.keyword)
+    if use is None:
+        return None
+    where, line, how = use
+    message = finding.message.replace(USED, f"{how} at {where}:{line}")
+    related = Related(where, _line(line), f"the task uses it as a model instance: {how}")
+    return replace(finding, message=message, related=(*finding.related, related))
+
+
+@judges(RowDepends)
+def _row_depends(index: ProjectIndex, requirement: RowDepends, path: str, line: int) -> bool:
+    """Whether the job may depend on the write that follows its enqueue."""
+    use = index.graph.row_use(requirement.task, requirement.position, requirement.keyword)
+    if use is None or use.handed_on:
+        return True  # what the job does with the row is not known
+    written = requirement.fields
+    if use.reads and (ANY_FIELD in written or not written.isdisjoint(use.reads)):
+        return True  # it may read a field before the write sets it
+    if use.saves_all and written:
+        return True  # its save may put back what the write set
+    rewritten = set(use.writes) - index.self_set_fields(use.model)
+    if requirement.whole_row or ANY_FIELD in written:
+        return bool(rewritten)  # the write saves its old values back
+    return not rewritten.isdisjoint(written)
+
+
+# --- transactional writes, and receivers of the signals they send -----------------------
+
+
+def _written(index: ProjectIndex, requirement: WrittenInTransaction) -> Written | None:
+    return index.writes.first(requirement.model, requirement.ways, requirement.m2m_field)
+
+
+@judges(WrittenInTransaction)
+def _written_in_transaction(
+    index: ProjectIndex, requirement: WrittenInTransaction, path: str, line: int
+) -> bool:
+    return _written(index, requirement) is not None
+
+
+@names(WrittenInTransaction, placeholder=WRITTEN, last=False)
+def _naming_write(
+    index: ProjectIndex, finding: Finding, requirement: WrittenInTransaction, path: str
+) -> Finding | None:
+    """The message names the transactional write that makes a receiver's
+    enqueue one inside a transaction."""
+    written = _written(index, requirement)
+    if written is None:
+        return None
+    message = finding.message.replace(WRITTEN, written.describe(requirement.model))
+    related = Related(written.path, _line(written.line), written.step(requirement.model))
+    return replace(finding, message=message, related=(*finding.related, related))
+
+
+def _received_by(
+    index: ProjectIndex, requirement: Receives
+) -> tuple[str, tuple[Related, ...]] | None:
+    only = frozenset({CREATE}) if requirement.on_create_only else frozenset()
+    return index.received(requirement.handler, only)
+
+
+@judges(Receives)
+def _receives(index: ProjectIndex, requirement: Receives, path: str, line: int) -> bool:
+    return _received_by(index, requirement) is not None
+
+
+@names(Receives, placeholder=RECEIVED, last=False, covers=(WrittenInTransaction,))
+def _naming_received(
+    index: ProjectIndex, finding: Finding, requirement: Receives, path: str
+) -> Finding | None:
+    """The message names the signal a receiver receives, where it is
+    connected, and the write that makes it transactional."""
+    received = _received_by(index, requirement)
+    if received is None:
+        return None
+    text, places = received
+    message = finding.message.replace(RECEIVED, text)
+    return replace(finding, message=message, related=(*finding.related, *places))
+
+
+# --- request handlers reaching a function ----------------------------------------------
+
+
+@judges(RequestDepends)
+def _request_depends(
+    index: ProjectIndex, requirement: RequestDepends, path: str, line: int
+) -> bool:
+    return index.reach.handler_depends(requirement.handler, requirement.task)
+
+
+@judges(Reached)
+def _reached(index: ProjectIndex, requirement: Reached, path: str, line: int) -> bool:
+    reach = index.reach.reached(requirement.function)
+    if reach is None or index.reach.committed_before(reach, requirement.function, line):
+        return False
+    return index.reach.depends(reach, requirement.task)
+
+
+@names(Reached, placeholder=REACHED_FROM)
+def _naming_handler(
+    index: ProjectIndex, finding: Finding, requirement: Reached, path: str
+) -> Finding | None:
+    """The message names the request handler reaching the enqueue, and the chain."""
+    reach = index.reach.reached(requirement.function)
+    if reach is None:
+        return None
+    message = finding.message.replace(REACHED_FROM, reach.text())
+    hint = requests.FRAMEWORK_FIX_HINTS.get(reach.framework)
+    head, said, tail = message.partition(BEFORE_COMMIT)
+    if hint is None and reach.framework == "django" and tail == FIX_HINTS[TxFamily.GENERIC]:
+        hint = FIX_HINTS[TxFamily.DJANGO]  # no on-commit variant of its own
+    if hint is not None and said:
+        message = f"{head}{said}{hint}"
+    return replace(finding, message=message, related=(*reach.related(), *finding.related))
 
 
 def _line(line: int) -> Span:
@@ -919,14 +1109,9 @@ def _wanted_names(
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.reach and requirement.kind not in _MODEL_KINDS | {REACHED}:
-                    wanted |= index.unreached(requirement.module)
-                if requirement.kind not in _NOT_A_NAME | _MODEL_KINDS:
-                    wanted |= index.unknown(requirement.qualname)
-                elif requirement.kind == ROW_DEPENDS:  # the fields its model sets itself
-                    use = index.graph.row_use(requirement.qualname, *requirement.reach[:2])
-                    if use is not None and use.model and use.writes:
-                        wanted |= index.unknown(use.model)
+                asks = _NAMES_ASKED.get(type(requirement))
+                if asks is not None:
+                    wanted |= asks(index, requirement)
         broker = result.facts.broker
         exprs = [
             *(c.value for c in broker.config),
@@ -938,16 +1123,50 @@ def _wanted_names(
     return wanted
 
 
+def _library_in_reach(index: ProjectIndex, requirement: MayBeLibraryObject) -> set[str]:
+    """What the module imports within reach, and the object's definition."""
+    unreached = index.unreached(requirement.module) if requirement.in_reach else set()
+    return unreached | index.unknown(requirement.name)
+
+
+def _row_model(index: ProjectIndex, requirement: RowDepends) -> set[str]:
+    """The model the task loads the row of: the fields its saves set itself."""
+    use = index.graph.row_use(requirement.task, requirement.position, requirement.keyword)
+    if use is not None and use.model and use.writes:
+        return index.unknown(use.model)
+    return set()
+
+
+# The names no loaded file may define that deciding a requirement reads: the
+# definition it is about (a task, a class, a constant, ...), what a module
+# imports within reach; the project model's requirements read indexes instead.
+_NAMES_ASKED: dict[type[Requirement], Callable[[ProjectIndex, Any], set[str]]] = {
+    IsTask: lambda index, r: index.unknown(r.task),
+    MayBeLibraryObject: _library_in_reach,
+    ReachesLibrary: lambda index, r: index.unreached(r.module) if r.prefixes else set(),
+    IsQueue: lambda index, r: index.unknown(r.name),
+    ClassOfKind: lambda index, r: index.unknown(r.name),
+    TaskLacksParameter: lambda index, r: index.unknown(r.task),
+    LacksUniqueKey: lambda index, r: index.unknown(r.model),
+    LockKey: lambda index, r: index.unknown(r.constant),
+    RegisteredView: lambda index, r: index.unknown(r.view),
+    WrittenInTransaction: lambda index, r: index.unknown(r.model),
+    Receives: lambda index, r: index.unknown(r.handler),
+    RetriesWithHandedDelay: lambda index, r: index.unknown(r.function),
+    RowDepends: _row_model,
+}
+
+
 def _connected_handlers(index: ProjectIndex, results: list[FileResult]) -> set[str]:
     """The names other modules connect receiver-shaped functions under, where
     no loaded file tells what they are (a re-export): telling whether one is
     a function a pending finding is in needs its module's facts."""
     asked = {
-        requirement.qualname.rsplit(".", 1)[-1]
+        requirement.handler.rsplit(".", 1)[-1]
         for result in results
         for pending in result.pending
         for requirement in pending.requires
-        if requirement.kind == RECEIVES
+        if isinstance(requirement, Receives)
     }
     if not asked:
         return set()
@@ -977,6 +1196,17 @@ def _wanted_functions(
     return missing | index.graph.unresolved_decorators(_asked_decorators(index, results))
 
 
+# Requirements on what a call in a function reaches through what project
+# functions return or do with what they are handed: their modules are read.
+_RETURNS_ASKED = (
+    ReturnsObject,
+    ReturnsArgument,
+    ReturnsGrowth,
+    RetriesHandedTask,
+    RetriesWithHandedDelay,
+)
+
+
 def _returns_lookups(index: ProjectIndex, results: list[FileResult]) -> tuple[set[str], set[str]]:
     """What telling what pending findings' calls return needs: the names of
     the functions on the way that no loaded module's index summarises, and
@@ -986,10 +1216,18 @@ def _returns_lookups(index: ProjectIndex, results: list[FileResult]) -> tuple[se
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind in _RETURNS_KINDS:
-                    text = requirement.reach[0]
-                    index.returns.lookups(requirement.qualname, text, missing, classes)
+                if isinstance(requirement, _RETURNS_ASKED):
+                    function, text = requirement.function, requirement.call_text
+                    index.returns.lookups(function, text, missing, classes)
     return missing, classes
+
+
+# The helpers pending findings need a caller of, by requirement type.
+_HELPERS: dict[type[Requirement], Callable[[Any], str]] = {
+    PassedATask: lambda r: r.helper,
+    ClaimedByCaller: lambda r: r.function,
+    RunByJob: lambda r: r.function,
+}
 
 
 def task_helpers(results: list[FileResult]) -> set[str]:
@@ -997,29 +1235,53 @@ def task_helpers(results: list[FileResult]) -> set[str]:
     of: a bound task calling one with itself, or a caller claiming the row
     one returns. The files naming one are read for their index."""
     return {
-        requirement.qualname.rsplit(".", 1)[-1]
+        helper(requirement).rsplit(".", 1)[-1]
         for result in results
         for pending in result.pending
         for requirement in pending.requires
-        if requirement.kind in (PASSED_A_TASK, CLAIMED_BY_CALLER, RUN_BY_JOB)
+        if (helper := _HELPERS.get(type(requirement))) is not None
     }
+
+
+# The task decorators a requirement depends on, by requirement type: those
+# it names, those of the tasks that may hand themselves to a helper, those of
+# the functions that may run a function as a job.
+_DECORATORS_ASKED: dict[type[Requirement], Callable[[ProjectIndex, Any], Iterable[str]]] = {
+    RegistersTask: lambda index, r: (r.decorator,),
+    DecoratorSets: lambda index, r: (r.decorator,),
+    PassedATask: lambda index, r: index.graph.helper_callers(r.helper),
+    RunByJob: lambda index, r: index.graph.callers_decorators(r.function),
+}
 
 
 def _asked_decorators(index: ProjectIndex, results: list[FileResult]) -> set[str]:
     """The task decorators pending findings depend on: the project's own
-    that decorate a task, and those of the tasks handing themselves to a helper."""
+    that decorate a task, and those the requirements ask about."""
     found: set[str] = set()
     for result in results:
         found.update(task.decorator[0] for task in result.facts.tasks if task.decorator[0])
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind in (TASK_DECORATOR, TASK_DECORATOR_SETS):
-                    found.add(requirement.qualname)
-                elif requirement.kind == PASSED_A_TASK:
-                    found |= index.graph.helper_callers(requirement.qualname)
-                elif requirement.kind == RUN_BY_JOB:
-                    found |= index.graph.callers_decorators(requirement.qualname)
+                asks = _DECORATORS_ASKED.get(type(requirement))
+                if asks is not None:
+                    found.update(asks(index, requirement))
     return found
+
+
+# The calls the project model is asked about, by requirement type: the
+# callable or function named, what the call at the finding calls, the task
+# and the methods of its class deciding whether an enqueue is deferred.
+_MODEL_ASKED: dict[type[Requirement], Callable[[ProjectIndex, Any, str, int], Iterable[str]]] = {
+    OpensTransaction: lambda index, r, path, line: (r.opener,),
+    LeadsToEnqueue: lambda index, r, path, line: index.graph.callees_at(path, line, r.call_text),
+    LeadsToEffect: lambda index, r, path, line: index.graph.callees_at(path, line, r.call_text),
+    EnqueuesNow: lambda index, r, path, line: index.graph.deferral_methods(r.enqueue),
+    RunsNow: lambda index, r, path, line: (r.function,),
+    JobTouches: lambda index, r, path, line: (r.task,),
+    HandsToPayload: lambda index, r, path, line: (r.function,),
+    UsedAsModel: lambda index, r, path, line: (r.task,),
+    RowDepends: lambda index, r, path, line: (r.task,),
+}
 
 
 def _asked_of_model(
@@ -1030,20 +1292,9 @@ def _asked_of_model(
         for pending in result.pending:
             line = pending.finding.span.line
             for requirement in pending.requires:
-                if requirement.kind == OPENS_TRANSACTION:
-                    found.add(requirement.qualname)
-                elif requirement.kind in (LEADS_TO_ENQUEUE, LEADS_TO_EFFECT):
-                    found.update(index.graph.callees_at(result.path, line, requirement.qualname))
-                elif requirement.kind == ENQUEUES_NOW:
-                    found.update(index.graph.deferral_methods(requirement.qualname))
-                elif requirement.kind in (
-                    RUNS_NOW,
-                    JOB_TOUCHES,
-                    HANDS_TO_PAYLOAD,
-                    USED_AS_MODEL,
-                    ROW_DEPENDS,
-                ):
-                    found.add(requirement.qualname)
+                asks = _MODEL_ASKED.get(type(requirement))
+                if asks is not None:
+                    found.update(asks(index, requirement, result.path, line))
     return found
 
 
@@ -1165,7 +1416,7 @@ def settle(
             line = pending.finding.span.line
             if all(index.holds(r, result.path, line) for r in pending.requires):
                 found = index.finish(pending, result.path)
-                is_reached = any(r.kind == REACHED for r in pending.requires)
+                is_reached = any(isinstance(r, Reached) for r in pending.requires)
                 (reached if is_reached else findings).append(found)
     taken = {(f.path, f.span, f.code) for f in findings}
     findings.extend(f for f in reached if (f.path, f.span, f.code) not in taken)

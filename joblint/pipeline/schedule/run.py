@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from joblint.analysis.evaluation import environment_variables
 from joblint.config import Config, Configs
@@ -27,19 +27,12 @@ from joblint.knowledge import jobs, requests
 from joblint.knowledge.brokers import SETTINGS_CLASS_VARIABLES
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE
 from joblint.models import (
-    ASYNC_REACH,
     HOOK_AROUND,
     HOOK_SETTING,
-    REACHED,
-    RECEIVES,
-    REQUEST_DEPENDS,
-    RUN_BY_JOB,
-    WRITTEN_IN_TRANSACTION,
     EnvironmentValue,
     FileResult,
     Finding,
     ModuleIndex,
-    Requirement,
 )
 from joblint.pipeline.cache import (
     CACHE_DIR_NAME,
@@ -94,6 +87,14 @@ from joblint.pipeline.source import (
     unparseable_result,
 )
 from joblint.registry import follows_arguments, follows_calls
+from joblint.requirements import (
+    Reached,
+    Receives,
+    RequestDepends,
+    Requirement,
+    RunByJob,
+    WrittenInTransaction,
+)
 from joblint.settings import LintSettings, ModuleInfo
 
 if TYPE_CHECKING:
@@ -1088,9 +1089,9 @@ def _helper_callers(
     if not helpers:
         return []
     reader = _Indexer(run, [*results, *context])
-    # A function a task may run through others (`RUN_BY_JOB`): their callers
+    # A function a task may run through others (`RunByJob`): their callers
     # too, hop by hop, up to a function a decorator may make a task.
-    run_by_jobs = {r.qualname.rsplit(".", 1)[-1] for r in _requirements(results, RUN_BY_JOB)}
+    run_by_jobs = {r.function.rsplit(".", 1)[-1] for r in _requirements(results, RunByJob)}
     asked: set[str] = set(helpers)
     looked_for: set[str] = set()
     for _ in range(MAX_HOPS):
@@ -1398,7 +1399,7 @@ def _request_callers(
     context: list[FileResult],
 ) -> list[FileResult]:
     """Where a pending finding asks whether something runs its function in
-    a transaction nobody wrote around it (`REACHED`): the index of the
+    a transaction nobody wrote around it (`Reached`): the index of the
     functions' own modules and of the files connecting them to a signal;
     then, hop by hop up to `MAX_HOPS`, of every file sending a signal one
     of them receives, and (where the project's settings make a framework's
@@ -1505,13 +1506,14 @@ def _request_callers(
             for method in requests.MANAGER_CALLS_INSTANCE.get(call.callee.rsplit(".", 1)[-1], ())
         }
         for requirement in _reached(results, [*context, *loaded]):
-            reach = index.reach.reached(requirement.qualname)
-            if reach is not None and reach.handler is not None and requirement.libraries:
+            reach = index.reach.reached(requirement.function)
+            if reach is not None and reach.handler is not None and requirement.task:
                 found.add(reach.handler.entry.qualname)
-                found |= requirement.libraries
-        for requirement in _requirements(results, REQUEST_DEPENDS):
-            found.add(requirement.qualname)
-            found |= requirement.libraries
+                found.add(requirement.task)
+        for depends in _requirements(results, RequestDepends):
+            found.add(depends.handler)
+            if depends.task:
+                found.add(depends.task)
         return found
 
     loaded.extend(
@@ -1569,14 +1571,17 @@ def _senders(results: list[FileResult], signals: set[str]) -> set[str]:
     }
 
 
-def _requirements(results: list[FileResult], kind: str) -> list[Requirement]:
-    """The requirements of one kind the pending findings of `results` make."""
+_Required = TypeVar("_Required", bound=Requirement)
+
+
+def _requirements(results: list[FileResult], kind: type[_Required]) -> list[_Required]:
+    """The requirements of one type the pending findings of `results` make."""
     return [
         requirement
         for result in results
         for pending in result.pending
         for requirement in pending.requires
-        if requirement.kind == kind
+        if isinstance(requirement, kind)
     ]
 
 
@@ -1589,21 +1594,21 @@ def _function_names(qualname: str) -> set[str]:
 
 
 def _reached_functions(results: list[FileResult], context: list[FileResult]) -> set[str]:
-    return {requirement.qualname for requirement in _reached(results, context)}
+    return {requirement.function for requirement in _reached(results, context)}
 
 
-def _reached(results: list[FileResult], context: list[FileResult]) -> list[Requirement]:
-    """The pending findings' `REACHED` requirements; an async function's
+def _reached(results: list[FileResult], context: list[FileResult]) -> list[Reached]:
+    """The pending findings' `Reached` requirements; an async function's
     only where a handler may run one inside a transaction (a FastAPI
     dependency or a middleware committing its session): elsewhere no
     search can end."""
-    found = _requirements(results, REACHED)
-    if not any(ASYNC_REACH in r.reach for r in found) or _dependency_sessions(results):
+    found = _requirements(results, Reached)
+    if not any(r.is_async for r in found) or _dependency_sessions(results):
         return found
     # The hooks' modules are read for the context (`_request_hooks`).
     if _hooks_commit([*results, *context]):
         return found
-    return [r for r in found if ASYNC_REACH not in r.reach]
+    return [r for r in found if not r.is_async]
 
 
 def _request_transactions(results: list[FileResult]) -> bool:
@@ -1912,10 +1917,10 @@ def _written_models(results: list[FileResult], context: list[FileResult]) -> set
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind == WRITTEN_IN_TRANSACTION:
-                    asked.add(requirement.qualname.rsplit(".", 1)[-1])
-                elif requirement.kind == RECEIVES:  # by name: connected through a re-export too
-                    handlers.add(requirement.qualname.rsplit(".", 1)[-1])
+                if isinstance(requirement, WrittenInTransaction):
+                    asked.add(requirement.model.rsplit(".", 1)[-1])
+                elif isinstance(requirement, Receives):  # by name: connected through a re-export
+                    handlers.add(requirement.handler.rsplit(".", 1)[-1])
     if handlers:
         for result in [*results, *context]:
             for fact in result.facts.receivers:
