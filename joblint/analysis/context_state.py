@@ -39,7 +39,7 @@ class Frame:
     handed: list[tuple[str, str, str]] = field(default_factory=list)
     class_name: str = ""
     # A function or method whose body runs inside a request's transaction if
-    # the project step finds a request handler reaching it (`REACHED`).
+    # the project step finds a request handler reaching it (`Reached`).
     reached: TxScope | None = None
     # What a model signal receiver is connected to (None: not a receiver
     # the module connects).

@@ -33,7 +33,8 @@ from joblint.analysis.payload_values import (
     value_issues,
 )
 from joblint.analysis.walk import children
-from joblint.models import RETURNED, RETURNED_ITEM, RETURNED_PARAMETER, RETURNS_OBJECT, Requirement
+from joblint.models import RETURNED, RETURNED_ITEM
+from joblint.requirements import ReturnsArgument
 
 
 def classify(
@@ -163,7 +164,7 @@ def _stored_items(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpressio
 def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]:
     """A helper's dict spread into the enqueue: the values of a kind it holds
     (the project step tells, `RETURNED_ITEM`), and the helper's arguments of
-    a kind that it puts in the dict (`RETURNED_PARAMETER`)."""
+    a kind that it puts in the dict (`ReturnsArgument`)."""
     found = returned_alternatives(call, context, False, RETURNED_ITEM)
     site = helper_site(call, context)
     if site is None:
@@ -171,9 +172,7 @@ def _built_by_helper(call: cst.Call, context: FileContext) -> list[PayloadIssue]
     function, text = site
     for place, arg in argument_places(call):
         for issue in classify(arg.value, context):
-            requirement = Requirement(
-                RETURNS_OBJECT, function, reach=(text, RETURNED_PARAMETER, *place)
-            )
+            requirement = ReturnsArgument(function, text, *place)
             # A value a helper returned is named by where it comes from.
             named = RETURNED in issue.class_name
             found.append(

@@ -14,12 +14,12 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from joblint.analysis.names import dotted_text
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 
 SELF = "self"
 REQUEST = "request"
 # A value of unknown type passed where the task uses its parameter as a model
-# instance (`USED_AS_MODEL` settles it).
+# instance (`UsedAsModel` settles it).
 MODEL_PARAMETER = "model-parameter"
 
 _RENDER_LIMIT = 40

@@ -5,7 +5,7 @@ An ORM manager's fetch (`Order.objects.get(...)`, `filter(...)[0]`,
 `session.get(Order, pk)`) is a row or rows of a model; a value a library hands
 the code is what it says; a call of a project helper is what the helper returns
 and an instance of a class is one of the kinds the class may be, both pending
-the project step (`RETURNS_OBJECT`, "class").
+the project step (`ReturnsObject`, `ClassOfKind`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from joblint.analysis.payload_issues import PayloadIssue, render
 from joblint.analysis.payload_received import is_parameter, known_value, received_keyword
 from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
-from joblint.models import RETURNED, RETURNS_OBJECT, Requirement
+from joblint.models import RETURNED, RETURNED_ITEM
+from joblint.requirements import ClassOfKind, ReturnsObject
 
 
 def value_issues(
@@ -83,7 +84,7 @@ def classify_attribute(node: cst.Attribute, context: FileContext) -> list[Payloa
     if root is not None and root.kind in (BindingKind.IMPORT, BindingKind.DEF):
         if not parts[1].isupper() or in_standard_library(root.qualname):
             return []
-        requires = (Requirement("class", root.qualname, frozenset({kb.ENUM})),)
+        requires = (ClassOfKind(root.qualname, frozenset({kb.ENUM})),)
         return [PayloadIssue(node, render(node), kb.ENUM, parts[0], requires)]
     return []
 
@@ -118,7 +119,7 @@ def _class_alternatives(node: cst.BaseExpression, context: FileContext) -> list[
             render(node),
             kind,
             parts[-1],
-            (Requirement("class", qualname, frozenset({kind})),),
+            (ClassOfKind(qualname, frozenset({kind})),),
         )
         for kind in sorted(kb.ORM_KINDS | kb.RICH_KINDS)
     ]
@@ -159,7 +160,7 @@ def returned_alternatives(
             "",
             kind,
             RETURNED,
-            (Requirement(RETURNS_OBJECT, function, frozenset({returned}), reach=(text, mode)),),
+            (ReturnsObject(function, text, frozenset({returned}), mode == RETURNED_ITEM),),
             fixable=not mode,
             holder=render(call) if mode else "",
         )
@@ -254,7 +255,7 @@ def _session_get(
     parts = dotted_parts(first)
     if qualname is None or parts is None:
         return None
-    requires = (Requirement("class", qualname, frozenset({fetches.row_kind})),)
+    requires = (ClassOfKind(qualname, frozenset({fetches.row_kind})),)
     return [PayloadIssue(call, "", fetches.row_kind, parts[-1], requires)]
 
 

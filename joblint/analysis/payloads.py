@@ -4,7 +4,7 @@ For an enqueue call (or a Celery `.s()`/`.si()` signature) this finds the
 arguments that end up in the payload (per `knowledge.payloads.PAYLOAD_SHAPES`)
 and classifies each: an ORM instance or queryset, `self`, the request, an enum
 member, a dataclass/attrs/pydantic/NamedTuple instance. Where the answer
-depends on what a class is, the issue carries a "class" requirement the
+depends on what a class is, the issue carries a `ClassOfKind` requirement the
 project's class index settles (one alternative per possible kind).
 
 This module holds the entry points the rules call; the questions they ask are
@@ -41,7 +41,8 @@ from joblint.analysis.targets import task_like_target
 from joblint.analysis.tasks import classify_enqueue, maybe_task
 from joblint.knowledge import jobs
 from joblint.knowledge import payloads as kb
-from joblint.models import HANDED, HANDS_TO_PAYLOAD, USED_AS_MODEL, Requirement
+from joblint.models import HANDED
+from joblint.requirements import HandsToPayload, Requirement, UsedAsModel
 
 
 def payload_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
@@ -88,7 +89,7 @@ def _site(call: cst.Call, context: FileContext) -> PayloadSite | None:
 def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
     """The live objects a call of a project function passes it, each one a
     finding if the function hands that parameter on to a job's payload
-    (`HANDS_TO_PAYLOAD`: `schedule_email(request.user)` where
+    (`HandsToPayload`: `schedule_email(request.user)` where
     `schedule_email(user)` calls `send_email.delay(user)`)."""
     if not call.args or not context.frame.key or not context.options.payload_forwarders:
         return None  # module level: a decorator's arguments, a script's setup
@@ -113,7 +114,7 @@ def handed_site(call: cst.Call, context: FileContext) -> PayloadSite | None:
         for issue in classify(arg.value, context):
             if not _read_when_handed(issue):
                 continue
-            requirement = Requirement(HANDS_TO_PAYLOAD, qualname, reach=place)
+            requirement = HandsToPayload(qualname, *place)
             issues.append(replace(issue, requires=(*issue.requires, requirement), fixable=False))
     if not issues:
         return None
@@ -194,7 +195,7 @@ def _unknown_object(
             return None
     elif not (binding.iterated or _returned_by_project_code(binding, context)):
         return None
-    requirement = Requirement(USED_AS_MODEL, task, reach=(position, keyword))
+    requirement = UsedAsModel(task, position, keyword)
     return PayloadIssue(node, node.value, MODEL_PARAMETER, "", (requirement,), fixable=False)
 
 

@@ -7,21 +7,27 @@ the passes that read more of the project decide with them what to read."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from joblint.knowledge import requests
-from joblint.models import ASYNC_REACH, HOOK_AROUND, HOOK_SETTING, REACHED, FileResult, Requirement
+from joblint.models import HOOK_AROUND, HOOK_SETTING, FileResult
+from joblint.requirements import Reached, Requirement
 
 # The rule whose findings a request's transaction adds.
 ENQUEUE_IN_TRANSACTION = "JL101"
 
 
-def requirements(results: list[FileResult], kind: str) -> list[Requirement]:
-    """The requirements of one kind the pending findings of `results` make."""
+_Required = TypeVar("_Required", bound=Requirement)
+
+
+def requirements(results: list[FileResult], kind: type[_Required]) -> list[_Required]:
+    """The requirements of one type the pending findings of `results` make."""
     return [
         requirement
         for result in results
         for pending in result.pending
         for requirement in pending.requires
-        if requirement.kind == kind
+        if isinstance(requirement, kind)
     ]
 
 
@@ -34,21 +40,21 @@ def function_names(qualname: str) -> set[str]:
 
 
 def reached_functions(results: list[FileResult], context: list[FileResult]) -> set[str]:
-    return {requirement.qualname for requirement in reached(results, context)}
+    return {requirement.function for requirement in reached(results, context)}
 
 
-def reached(results: list[FileResult], context: list[FileResult]) -> list[Requirement]:
-    """The pending findings' `REACHED` requirements; an async function's
+def reached(results: list[FileResult], context: list[FileResult]) -> list[Reached]:
+    """The pending findings' `Reached` requirements; an async function's
     only where a handler may run one inside a transaction (a FastAPI
     dependency or a middleware committing its session): elsewhere no
     search can end."""
-    found = requirements(results, REACHED)
-    if not any(ASYNC_REACH in r.reach for r in found) or dependency_sessions(results):
+    found = requirements(results, Reached)
+    if not any(r.is_async for r in found) or dependency_sessions(results):
         return found
     # The hooks' modules are read for the context (`passes/request_hooks.py`).
     if hooks_commit([*results, *context]):
         return found
-    return [r for r in found if ASYNC_REACH not in r.reach]
+    return [r for r in found if not r.is_async]
 
 
 def request_transactions(results: list[FileResult]) -> bool:

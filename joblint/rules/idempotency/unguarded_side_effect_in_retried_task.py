@@ -17,11 +17,13 @@ from joblint.analysis.task_functions import TaskDefinition, made_tasks, task_def
 from joblint.knowledge import jobs, work
 from joblint.knowledge.tokens import DEFINES_JOBS, DEFINES_PROJECT_TASKS
 from joblint.libraries.job_work import RerunOption
-from joblint.models import (
-    CHAIN,
-    LEADS_TO_EFFECT,
-    TASK_DECORATOR,
-    TASK_DECORATOR_RERUNS,
+from joblint.models import CHAIN
+from joblint.requirements import (
+    DecoratorReruns,
+    FlagOn,
+    IsTask,
+    LeadsToEffect,
+    RegistersTask,
     Requirement,
 )
 from joblint.rule import Rule, Valid, invalid
@@ -273,7 +275,7 @@ def charge(order_id, amount):
             return
         text = project_call_text(self.context, node)
         if text is not None:
-            self._report(node, task, CHAIN, "", (Requirement(LEADS_TO_EFFECT, text),))
+            self._report(node, task, CHAIN, "", (LeadsToEffect(text),))
 
     def _report(
         self,
@@ -311,7 +313,7 @@ def _reruns(definition: TaskDefinition) -> tuple[_Rerun, ...]:
         rerun
         for library in sorted(work.RERUNS)
         for rerun in _library_reruns(
-            definition, library, (Requirement("task", definition.qualname, frozenset({library})),)
+            definition, library, (IsTask(definition.qualname, frozenset({library})),)
         )
     )
 
@@ -334,7 +336,7 @@ def _library_reruns(
         found.append(_Rerun(retried, requires, told))
     reruns = work.RERUNS.get(library)
     if reruns is not None and reruns.settings_flag and not _turned_off(definition, library):
-        flag = Requirement("flag-on", reruns.settings_flag)
+        flag = FlagOn(reruns.settings_flag)
         found.append(_Rerun(_settings_said(reruns.settings), (*requires, flag), told))
     return found
 
@@ -344,12 +346,12 @@ def _project_reruns(definition: TaskDefinition) -> tuple[_Rerun, ...]:
     (the project step tells), or, by the library it turns out to be, those
     its call here gives and the settings."""
     decorator = definition.project_decorator
-    called = ("called",) if definition.called else ()
-    fixed = Requirement(TASK_DECORATOR_RERUNS, decorator, reach=called)
+    called = definition.called
+    fixed = DecoratorReruns(decorator, called)
     name = decorator.rsplit(".", 1)[-1]
     found = [_Rerun(f"the options its decorator '{name}' fixes", (fixed,))]
     for library in sorted(work.RERUNS):
-        is_library = Requirement(TASK_DECORATOR, decorator, frozenset({library}), reach=called)
+        is_library = RegistersTask(decorator, frozenset({library}), called)
         found.extend(_library_reruns(definition, library, (is_library,)))
     return tuple(found)
 

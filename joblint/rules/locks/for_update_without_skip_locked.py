@@ -28,14 +28,8 @@ from joblint.analysis.sql import (
 from joblint.analysis.task_functions import TaskDefinition, task_definition
 from joblint.knowledge import locks
 from joblint.knowledge.trigger import Trigger
-from joblint.models import (
-    CLAIMED_BY_CALLER,
-    CLAIMER,
-    JOB_RUNNER,
-    RESULT_SET,
-    RUN_BY_JOB,
-    Requirement,
-)
+from joblint.models import CLAIMER, JOB_RUNNER
+from joblint.requirements import ClaimedByCaller, LacksUniqueKey, Requirement, RunByJob
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 from joblint.rules.locks._facts.orm_filters import (
     Condition,
@@ -476,9 +470,7 @@ def claim(conn):
         frame = self.context.frame
         if not isinstance(frame.node, cst.FunctionDef):
             return None
-        return frame.node.name.value, Requirement(
-            RUN_BY_JOB, self.context.resolver.local_qualname(frame.key)
-        )
+        return frame.node.name.value, RunByJob(self.context.resolver.local_qualname(frame.key))
 
     def _claimed_by_caller(self, lock: RowLock) -> Requirement | None:
         """A function handing the locked rows back picks them for its callers:
@@ -487,8 +479,7 @@ def claim(conn):
         if not isinstance(frame.node, cst.FunctionDef):
             return None
         qualname = self.context.resolver.local_qualname(frame.key)
-        uses = (RESULT_SET,) if lock.api.assignment_writes else ()
-        return Requirement(CLAIMED_BY_CALLER, qualname, reach=uses)
+        return ClaimedByCaller(qualname, lock.api.assignment_writes)
 
     def _rows_use(
         self, top: cst.BaseExpression, lock: RowLock, model: str | None, lookup: Lookup
@@ -673,8 +664,7 @@ def _unpinned_requirements(
         if condition.kind is Kind.EQUAL and condition.model is not None:
             pinned.setdefault(condition.model, set()).update(_spellings(condition.column))
     return tuple(
-        Requirement("lacks-unique", model, frozenset(columns))
-        for model, columns in sorted(pinned.items())
+        LacksUniqueKey(model, frozenset(columns)) for model, columns in sorted(pinned.items())
     )
 
 

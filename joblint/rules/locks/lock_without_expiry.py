@@ -12,7 +12,7 @@ import libcst as cst
 from joblint.analysis.rewrite import with_keyword
 from joblint.knowledge import locks
 from joblint.knowledge.tokens import CACHES_SETTING, Trigger, tails, tops
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 from joblint.rule import FixSpec, Rule, Valid, fix, invalid
 from joblint.rules.locks._facts.lock_calls import KeyLock, MadeLock, key_lock, made_locks
 from joblint.rules.locks._facts.lock_evidence import expects_error, lock_evidence

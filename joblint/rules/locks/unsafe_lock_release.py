@@ -17,7 +17,7 @@ from joblint.analysis.names import unwrap
 from joblint.analysis.walk import walk
 from joblint.knowledge import locks
 from joblint.knowledge.tokens import Trigger
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 from joblint.rule import LineOf, Rule, Valid, invalid
 from joblint.rules.locks._facts.lock_calls import KeyLock, key_lock, read_key, released_keys
 from joblint.rules.locks._facts.lock_evidence import expects_error, lock_evidence

@@ -9,7 +9,8 @@ from collections.abc import Iterable
 import libcst as cst
 
 from joblint.analysis.context import FileContext
-from joblint.models import CALLER, PASSED_A_TASK, Requirement
+from joblint.models import CALLER
+from joblint.requirements import PassedATask, Requirement
 from joblint.rule import FixSpec, LineOf, Message, Rule, fix
 from joblint.rules.retries._facts.retry_facts import RetryPolicy, Rewrite
 from joblint.rules.retries._facts.retry_policies import RetrySites
@@ -46,7 +47,7 @@ class RetryRule(Rule):
         the policy to be one; a retry of a task a caller hands to a helper
         names that caller."""
         needs = tuple(dict.fromkeys((*policy.requires, *requires)))
-        if any(r.kind == PASSED_A_TASK for r in needs):
+        if any(isinstance(r, PassedATask) for r in needs):
             message = _naming_caller(message)
         self.report(node, message, fix=fix, requires=needs)
 

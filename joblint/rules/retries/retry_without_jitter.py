@@ -10,7 +10,8 @@ from __future__ import annotations
 from joblint.analysis.expressions import snippet
 from joblint.knowledge.trigger import Trigger
 from joblint.libraries.retry_api import Growth
-from joblint.models import RETURNED, RETURNS_GROWTH
+from joblint.models import RETURNED
+from joblint.requirements import ReturnsGrowth
 from joblint.rule import LineOf, Message, Valid, invalid
 from joblint.rules.retries._base import RetryRule, as_fix
 from joblint.rules.retries._facts.retry_facts import (
@@ -331,7 +332,7 @@ def _message(term: DelayTerm) -> Message:
     if grown_by is None:
         return f"{term.says.cause}: {_SAME_TIME}. {term.says.remedy}"
     text = snippet(grown_by)
-    if any(r.kind == RETURNS_GROWTH and not any(r.reach[1:]) for r in term.requires):
+    if any(isinstance(r, ReturnsGrowth) and r.schedule for r in term.requires):
         # A list of waits a project function returns: the project step says where.
         def listed(line_of: LineOf) -> str:
             return (

@@ -17,7 +17,8 @@ from joblint.analysis.names import dotted_text
 from joblint.analysis.project_calls import project_call_text
 from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import COMMIT_METHOD, COMMIT_RECEIVER_PATTERN, DATABASE_WRITE_METHODS
-from joblint.models import CHAIN, LEADS_TO_ENQUEUE, UNCOMMITTED, Requirement
+from joblint.models import CHAIN
+from joblint.requirements import LeadsToEnqueue
 from joblint.rule import LineOf, Rule, Valid, invalid
 from joblint.rules.transactions._tokens import enqueue_and
 
@@ -270,7 +271,7 @@ async def register(db, user):
                 "after the commit, or register it with an on-commit hook"
             )
 
-        requires = (Requirement(LEADS_TO_ENQUEUE, text, reach=(UNCOMMITTED,)),)
+        requires = (LeadsToEnqueue(text, uncommitted=True),)
         self.report(pending.node, message, requires=requires, statement=pending.statement)
 
 

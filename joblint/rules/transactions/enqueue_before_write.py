@@ -30,7 +30,8 @@ from joblint.knowledge.jobs import (
     ROW_WRITE_METHODS,
 )
 from joblint.knowledge.payloads import PayloadShape
-from joblint.models import ANY_FIELD, ROW_DEPENDS, WHOLE_ROW, Requirement
+from joblint.models import ANY_FIELD, WHOLE_ROW
+from joblint.requirements import Requirement, RowDepends
 from joblint.rule import LineOf, Rule, Valid, invalid
 from joblint.rules.transactions._tokens import enqueue_and
 
@@ -484,7 +485,7 @@ def _note_dict_update(call: cst.Call, state: _FunctionState) -> None:
 def _row_depends(
     node: cst.Call, enqueue: Enqueue, write: _Write, state: _FunctionState
 ) -> tuple[Requirement, ...]:
-    """`ROW_DEPENDS` for a write of an existing row that a project task's
+    """`RowDepends` for a write of an existing row that a project task's
     argument carries the key of: the job must depend on what the write sets.
     None (the finding stands) for a delete, a new row, or a payload whose
     parameter places are not known."""
@@ -497,8 +498,8 @@ def _row_depends(
     fields, how = written
     for value, position, keyword in task_places(node, shape):
         if instance_of(value) == write.instance:
-            reach = (position, keyword, how)
-            return (Requirement(ROW_DEPENDS, enqueue.task, frozenset(fields), reach=reach),)
+            whole_row = how == WHOLE_ROW
+            return (RowDepends(enqueue.task, position, keyword, frozenset(fields), whole_row),)
     return ()
 
 

@@ -12,15 +12,14 @@ from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
 from joblint.knowledge.jobs import FIX_HINTS, TxFamily
 from joblint.knowledge.tokens import TRANSACTION, TRANSACTION_ANCHORS
-from joblint.models import (
-    CHAIN,
-    LEADS_TO_ENQUEUE,
-    OPENS_TRANSACTION,
-    REACHED,
-    RECEIVES,
-    UNCOMMITTED,
-    WRITTEN_IN_TRANSACTION,
+from joblint.models import CHAIN
+from joblint.requirements import (
+    LeadsToEnqueue,
+    OpensTransaction,
+    Reached,
+    Receives,
     Requirement,
+    WrittenInTransaction,
 )
 from joblint.rule import LineOf, Valid, invalid
 from joblint.rules.transactions._facts.citations import (
@@ -695,12 +694,12 @@ def checkout(order):
             return  # what a request's calls lead to is reported at the enqueue
         # Only through calls each function makes before a commit of its own: a
         # helper committing first ends the transaction before it enqueues.
-        requires = [Requirement(LEADS_TO_ENQUEUE, text, reach=(UNCOMMITTED,))]
+        requires: list[Requirement] = [LeadsToEnqueue(text, uncommitted=True)]
         if tx is None:
             assert opener is not None
             tx = TxScope(opener.node, opener.description, TxFamily.GENERIC)
             opens = ", which opens a transaction,"
-            requires.append(Requirement(OPENS_TRANSACTION, opener.qualname))
+            requires.append(OpensTransaction(opener.qualname))
         else:
             opens = ""
             requires.extend(transaction_requires(tx))
@@ -748,9 +747,9 @@ def checkout(order):
         requires = enqueue.requires + transaction_requires(tx) + enqueues_now(enqueue)
         requires += self._touching(node, enqueue, tx) + self._runs_now()
         requires = tuple(self._naming_task(r, node, enqueue) for r in requires)
-        if tx.request and not any(r.kind == REACHED for r in tx.requires):
+        if tx.request and not any(isinstance(r, Reached) for r in tx.requires):
             requires += self._request_depends(node, enqueue)
-        receives = any(r.kind in (WRITTEN_IN_TRANSACTION, RECEIVES) for r in requires)
+        receives = any(isinstance(r, WrittenInTransaction | Receives) for r in requires)
         if receives and self._on_create_only(node):
             requires = tuple(created_only(r) for r in requires)
         self.report(node, message, requires=requires, fix=fix)
@@ -772,5 +771,5 @@ def checkout(order):
             else:
                 assert call.opener is not None
                 opened = TxScope(call.opener.node, call.opener.description, TxFamily.GENERIC)
-                opens = (Requirement(OPENS_TRANSACTION, call.opener.qualname),)
+                opens = (OpensTransaction(call.opener.qualname),)
                 self._report_indirect(call, found, opened, opens)

@@ -14,7 +14,7 @@ from joblint.analysis.tasks import Enqueue
 from joblint.knowledge.jobs import LIBRARIES
 from joblint.knowledge.payloads import FORWARDED_OPTIONS, ForwardedBy
 from joblint.knowledge.tokens import WORD_METHODS, Trigger, alternatives
-from joblint.models import Requirement
+from joblint.requirements import TaskLacksParameter
 from joblint.rule import Rule, Valid, invalid
 
 
@@ -177,5 +177,5 @@ def upload(image):
         )
         requires = enqueue.requires
         if job:
-            requires += (Requirement("task-lacks-param", job, frozenset({option})),)
+            requires += (TaskLacksParameter(job, frozenset({option})),)
         self.report(keyword, message, requires=requires)

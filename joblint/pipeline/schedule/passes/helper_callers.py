@@ -3,13 +3,13 @@
 Takes every file read and the results and context so far; gives, as
 context, the index of the files calling a helper that a pending finding
 needs a bound task to hand itself to (`def retry_later(task, exc)`), and,
-for a function a task may run through others (`RUN_BY_JOB`), of their
+for a function a task may run through others (`RunByJob`), of their
 callers too, hop by hop up to a function a decorator may make a task.
 """
 
 from __future__ import annotations
 
-from joblint.models import RUN_BY_JOB, FileResult
+from joblint.models import FileResult
 from joblint.pipeline.project import task_helpers
 from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.schedule.on_demand import Indexer
@@ -17,6 +17,7 @@ from joblint.pipeline.schedule.requirements import requirements
 from joblint.pipeline.schedule.sources import Source
 from joblint.pipeline.schedule.state import Run
 from joblint.pipeline.schedule.words import word_finder
+from joblint.requirements import RunByJob
 
 
 def read_helper_callers(
@@ -28,9 +29,9 @@ def read_helper_callers(
     if not helpers:
         return []
     reader = Indexer(run, [*results, *context])
-    # A function a task may run through others (`RUN_BY_JOB`): their callers
+    # A function a task may run through others (`RunByJob`): their callers
     # too, hop by hop, up to a function a decorator may make a task.
-    run_by_jobs = {r.qualname.rsplit(".", 1)[-1] for r in requirements(results, RUN_BY_JOB)}
+    run_by_jobs = {r.function.rsplit(".", 1)[-1] for r in requirements(results, RunByJob)}
     asked: set[str] = set(helpers)
     looked_for: set[str] = set()
     for _ in range(MAX_HOPS):

@@ -3,7 +3,7 @@ callers up to a request handler or a signal sent inside a transaction.
 
 Takes every file read, the pool of files not linted and the results and
 context so far. Where a pending finding asks whether its function is
-reached so (`REACHED`), gives, as context, the index of the functions' own
+reached so (`Reached`), gives, as context, the index of the functions' own
 modules and of the files connecting them to a signal; then, hop by hop up
 to `MAX_HOPS`, of every file sending a signal one of them receives, and
 (where the project's settings make a framework's requests transactions) of
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from joblint.knowledge import jobs, requests
-from joblint.models import REQUEST_DEPENDS, FileResult
+from joblint.models import FileResult
 from joblint.pipeline.project import ProjectIndex, candidate_modules
 from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.schedule.by_module import ByModule
@@ -34,6 +34,7 @@ from joblint.pipeline.schedule.requirements import (
 from joblint.pipeline.schedule.sources import Source
 from joblint.pipeline.schedule.state import Run
 from joblint.pipeline.schedule.words import Words, word_finder
+from joblint.requirements import RequestDepends
 
 # Words a module connecting a receiver to a signal holds (`@receiver(`,
 # `.connect(`).
@@ -50,7 +51,7 @@ def read_request_callers(
     context: list[FileResult],
 ) -> list[FileResult]:
     """Where a pending finding asks whether something runs its function in
-    a transaction nobody wrote around it (`REACHED`): the index of the
+    a transaction nobody wrote around it (`Reached`): the index of the
     functions' own modules and of the files connecting them to a signal;
     then, hop by hop up to `MAX_HOPS`, of every file sending a signal one
     of them receives, and (where the project's settings make a framework's
@@ -157,13 +158,14 @@ def read_request_callers(
             for method in requests.MANAGER_CALLS_INSTANCE.get(call.callee.rsplit(".", 1)[-1], ())
         }
         for requirement in reached(results, [*context, *loaded]):
-            reach = index.reach.reached(requirement.qualname)
-            if reach is not None and reach.handler is not None and requirement.libraries:
+            reach = index.reach.reached(requirement.function)
+            if reach is not None and reach.handler is not None and requirement.task:
                 found.add(reach.handler.entry.qualname)
-                found |= requirement.libraries
-        for requirement in requirements(results, REQUEST_DEPENDS):
-            found.add(requirement.qualname)
-            found |= requirement.libraries
+                found.add(requirement.task)
+        for depends in requirements(results, RequestDepends):
+            found.add(depends.handler)
+            if depends.task:
+                found.add(depends.task)
         return found
 
     loaded.extend(

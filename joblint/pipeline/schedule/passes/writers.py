@@ -14,7 +14,7 @@ files making such a call and of their callers up to `MAX_HOPS` calls up.
 from __future__ import annotations
 
 from joblint.knowledge import requests
-from joblint.models import RECEIVES, WRITTEN_IN_TRANSACTION, FileResult
+from joblint.models import FileResult
 from joblint.pipeline.project import candidate_modules
 from joblint.pipeline.project.call_graph import MAX_HOPS
 from joblint.pipeline.schedule.by_module import ByModule
@@ -23,6 +23,7 @@ from joblint.pipeline.schedule.requirements import callers_named, function_names
 from joblint.pipeline.schedule.sources import Source
 from joblint.pipeline.schedule.state import Run
 from joblint.pipeline.schedule.words import word_finder
+from joblint.requirements import Receives, WrittenInTransaction
 
 
 def read_writers(
@@ -110,10 +111,10 @@ def _written_models(results: list[FileResult], context: list[FileResult]) -> set
     for result in results:
         for pending in result.pending:
             for requirement in pending.requires:
-                if requirement.kind == WRITTEN_IN_TRANSACTION:
-                    asked.add(requirement.qualname.rsplit(".", 1)[-1])
-                elif requirement.kind == RECEIVES:  # by name: connected through a re-export too
-                    handlers.add(requirement.qualname.rsplit(".", 1)[-1])
+                if isinstance(requirement, WrittenInTransaction):
+                    asked.add(requirement.model.rsplit(".", 1)[-1])
+                elif isinstance(requirement, Receives):  # by name: connected through a re-export
+                    handlers.add(requirement.handler.rsplit(".", 1)[-1])
     if handlers:
         for result in [*results, *context]:
             for fact in result.facts.receivers:

@@ -17,7 +17,7 @@ Any other method, a slice or an index bounds the read: the recogniser says
 "whole table" only for what it knows keeps every row. The read is followed
 through `list(...)`/`sorted(...)`/`enumerate(...)` and through a name
 assigned once (`users = User.objects.all()`). Whether `User` is a model is
-the project's to confirm (a `class` requirement) unless this module shows it.
+the project's to confirm (a `ClassOfKind` requirement) unless this module shows it.
 
 `per_row_work(loop, context)` is the first thing a loop's body does for each
 row beyond reading it: a call that isn't a pure builtin, a collection method
@@ -43,7 +43,7 @@ from joblint.knowledge import locks, payloads, retries
 from joblint.knowledge.jobs import in_standard_library
 from joblint.knowledge.work import TABLE_READS
 from joblint.libraries.job_work import TableReads
-from joblint.models import Requirement
+from joblint.requirements import ClassOfKind, ReachesLibrary, Requirement
 
 _MAX_FOLLOW = 6
 _MAX_TEXT = 80
@@ -387,7 +387,7 @@ def _model_requires(
             return None
         if reads.model_kind in class_facts(binding.node, qualname, resolver).kinds:
             return ()
-    return (Requirement("class", qualname, frozenset({reads.model_kind})),)
+    return (ClassOfKind(qualname, frozenset({reads.model_kind})),)
 
 
 # --- a session's query: `session.query(User).all()` ---------------------------------------
@@ -429,10 +429,10 @@ def _entities_requires(
         qualname = resolver.qualified_name(cst.Name(parts[0]))
         if qualname is None or in_standard_library(qualname):
             return None
-        found[qualname] = Requirement("class", qualname, frozenset({reads.model_kind}))
+        found[qualname] = ClassOfKind(qualname, frozenset({reads.model_kind}))
     requires = tuple(found.values())
     if not resolver.imports_any(reads.modules):
-        reach = Requirement("reaches", "", module=resolver.module, reach=reads.modules)
+        reach = ReachesLibrary(resolver.module, reads.modules)
         requires = (*requires, reach)
     return requires
 

@@ -18,7 +18,7 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.sql import Lookup, lookup_for
 from joblint.knowledge import locks
-from joblint.models import Requirement
+from joblint.requirements import CacheLockApi, Requirement
 from joblint.rules.locks._facts.redis_clients import (
     Tri,
     cache_alias,
@@ -217,7 +217,7 @@ def _any_expiry(readings: Sequence[MadeLock]) -> Expiry:
 
 def cache_lock_api(alias: str, api: str) -> Requirement:
     """The project's settings give the cache alias `alias` the lock API `api`."""
-    return Requirement(locks.CACHE_LOCK_API_REQUIREMENT, alias, frozenset({api}))
+    return CacheLockApi(alias, frozenset({api}))
 
 
 # --- a non-blocking acquire -------------------------------------------------------------

@@ -19,7 +19,7 @@ False`), as `acquire_report_lock()` does.
 A result that is asserted instead (`assert r.set(...)`, `self.assertTrue(...)`,
 or a name bound to it asserted later) makes the call a test of SET NX itself:
 a delete after it is the test's clean-up. A key that is a module constant of
-another file is settled by the project step (a `lock-key` requirement), where
+another file is settled by the project step (a `LockKey` requirement), where
 that file's constants are known.
 
 The shape is Redis's only where a Redis client library is in reach (the
@@ -43,7 +43,7 @@ from joblint.analysis.names import BindingKind, Resolver, unwrap
 from joblint.analysis.sql import lookup_for
 from joblint.analysis.walk import children, walk
 from joblint.knowledge import locks
-from joblint.models import Requirement
+from joblint.requirements import LockKey, ReachesLibrary, Requirement
 from joblint.rules.locks._facts.lock_calls import key_lock_arguments
 from joblint.rules.locks._facts.redis_clients import (
     client_kind,
@@ -106,7 +106,7 @@ def check_then_set_evidence(
         return LockEvidence(True, _redis_in_reach(call, context))
     constant = _key_constant(key, resolver)
     if isinstance(constant, _Constant):
-        requires = (Requirement(locks.LOCK_KEY_REQUIREMENT, constant.qualname),)
+        requires = (LockKey(constant.qualname),)
         return LockEvidence(True, requires + _redis_in_reach(call, context))
     return _NOT_A_LOCK
 
@@ -149,7 +149,7 @@ def _redis_in_reach(call: cst.Call, context: FileContext) -> tuple[Requirement, 
     if context.resolver.imports_any(locks.REDIS_MODULES):
         return ()
     module = context.resolver.module
-    return (Requirement("reaches", "", module=module, reach=locks.REDIS_MODULES),)
+    return (ReachesLibrary(module, locks.REDIS_MODULES),)
 
 
 def _key_evidence(
@@ -181,7 +181,7 @@ def _key_evidence(
         return _LOCK
     if isinstance(constant, _Plain):
         return _NOT_A_LOCK
-    return LockEvidence(True, (Requirement(locks.LOCK_KEY_REQUIREMENT, constant.qualname),))
+    return LockEvidence(True, (LockKey(constant.qualname),))
 
 
 # --- the key ------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from joblint.analysis.retry_options import (
 )
 from joblint.analysis.rewrite import with_keyword
 from joblint.libraries.retry_api import Bound, BoundFix, BoundParams, Positional
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 from joblint.rules.retries._facts.policy_reader import PolicyReader, is_value
 from joblint.rules.retries._facts.retry_facts import BoundSetting, Rewrite
 

@@ -47,7 +47,7 @@ from joblint.libraries.retry_api import (
     RetryMethod,
     WaitStrategies,
 )
-from joblint.models import RETURNS_GROWTH, Requirement
+from joblint.requirements import Requirement, ReturnsGrowth
 from joblint.rules.retries._facts.jitter_rewrite import backoff_shape
 from joblint.rules.retries._facts.policy_reader import MAX_DEPTH, PolicyReader, is_value
 from joblint.rules.retries._facts.retry_facts import (
@@ -92,7 +92,7 @@ class DelayReading(PolicyReader):
         """A list of waits a project function returns (`interval=waits(5)`),
         also through a name bound to such a call (in one branch: the others
         bind it to values with no random part): the call, and what the
-        project must confirm for the list to grow (`RETURNS_GROWTH`, handed
+        project must confirm for the list to grow (`ReturnsGrowth`, handed
         no attempt)."""
         analysis = self._here()
         if isinstance(value, cst.Name):
@@ -113,7 +113,7 @@ class DelayReading(PolicyReader):
         if site is None:
             return None
         function, text = site
-        return value, Requirement(RETURNS_GROWTH, function, reach=(text, "", ""))
+        return value, ReturnsGrowth(function, text, "", "")
 
     def _growth(self, value: cst.BaseExpression, param: GrowthParam) -> Growth:
         if param.reads is Reads.SWITCH:
@@ -325,7 +325,7 @@ class DelayReading(PolicyReader):
     ) -> tuple[Delay, ...]:
         """The arguments beside the task growing with its attempt count: the
         delay, if the helper retries the task with what it is handed there
-        (`RETRY_DELAY_HANDED`)."""
+        (`RetriesWithHandedDelay`)."""
 
         def is_attempt(node: cst.BaseExpression) -> bool:
             return is_attempt_count(node, method.attempt_count)

@@ -17,7 +17,7 @@ import libcst as cst
 
 from joblint.analysis.expressions import DelayAnalysis, Randomness
 from joblint.libraries.retry_api import Bound, Caught, Growth, Jitter, Says
-from joblint.models import RETURNS_GROWTH, Requirement
+from joblint.requirements import Requirement, ReturnsGrowth
 
 T = TypeVar("T")
 # Where a call may be of a project function: (the function it is made in, as
@@ -51,7 +51,7 @@ class DelayTerm:
     grown_by: cst.CSTNode | None = None
     rewrite: Rewrite | None = None
     # Facts of the whole project the reading depends on (a project function
-    # computing the delay grows it: `RETURNS_GROWTH`).
+    # computing the delay grows it: `ReturnsGrowth`).
     requires: tuple[Requirement, ...] = ()
 
 
@@ -201,7 +201,7 @@ def _helper_growth(
     if site is None or argument is None:
         return None
     function, text = site
-    return call, Requirement(RETURNS_GROWTH, function, reach=(text, *argument))
+    return call, ReturnsGrowth(function, text, *argument)
 
 
 class _Slots(dict[str, str]):

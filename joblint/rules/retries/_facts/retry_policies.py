@@ -43,7 +43,7 @@ from joblint.analysis.retry_options import (
 )
 from joblint.knowledge import retries
 from joblint.libraries.retry_api import Param, RetryCall, RetryMethod, TaskRetries
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 from joblint.rules.retries._facts.retry_bounds import BoundReading
 from joblint.rules.retries._facts.retry_catches import CatchReading
 from joblint.rules.retries._facts.retry_delays import DelayReading

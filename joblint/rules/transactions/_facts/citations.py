@@ -16,7 +16,7 @@ from joblint.knowledge.jobs import (
     TxFamily,
     may_be_project_code,
 )
-from joblint.models import ENQUEUES_NOW, Requirement
+from joblint.requirements import EnqueuesNow, Requirement, WritableDatabase
 from joblint.rule import LineOf
 
 
@@ -34,7 +34,7 @@ def transaction_requires(tx: TxScope) -> tuple[Requirement, ...]:
     """A transaction on a named database races a job only if the project's
     settings and routers don't make that database read-only; a framework's
     hook is in one only if its class is the framework's."""
-    writable = (Requirement("writable-database", tx.database),) if tx.database else ()
+    writable = (WritableDatabase(tx.database),) if tx.database else ()
     return (*writable, *tx.requires)
 
 
@@ -45,9 +45,9 @@ def enqueues_now(enqueue: Enqueue) -> tuple[Requirement, ...]:
     """A project task's enqueue stands only if the class the task is built on
     doesn't defer it to COMMIT."""
     if enqueue.task and enqueue.method in _CLASS_DECIDED and may_be_project_code(enqueue.task):
-        return (Requirement(ENQUEUES_NOW, f"{enqueue.task}.{enqueue.method}"),)
+        return (EnqueuesNow(f"{enqueue.task}.{enqueue.method}"),)
     if enqueue.signed and may_be_project_code(enqueue.signed):
-        return (Requirement(ENQUEUES_NOW, f"{enqueue.signed}.apply_async"),)
+        return (EnqueuesNow(f"{enqueue.signed}.apply_async"),)
     return ()
 
 

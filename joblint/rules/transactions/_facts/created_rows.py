@@ -15,7 +15,8 @@ import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.walk import encloses
-from joblint.models import CREATE, RECEIVES, SAVE, WRITTEN_IN_TRANSACTION, Requirement
+from joblint.models import CREATE, SAVE
+from joblint.requirements import Receives, Requirement, WrittenInTransaction
 from joblint.rule import Rule
 
 
@@ -101,10 +102,10 @@ def _leaves(body: cst.BaseSuite) -> bool:
 def created_only(requirement: Requirement) -> Requirement:
     """A receiver's requirement, for an enqueue that runs only when the save
     created the row: only a transactional create is evidence."""
-    if requirement.kind == WRITTEN_IN_TRANSACTION and SAVE in requirement.libraries:
-        return replace(requirement, libraries=(requirement.libraries - {SAVE}) | {CREATE})
-    if requirement.kind == RECEIVES:
-        return replace(requirement, libraries=frozenset({CREATE}))
+    if isinstance(requirement, WrittenInTransaction) and SAVE in requirement.ways:
+        return replace(requirement, ways=(requirement.ways - {SAVE}) | {CREATE})
+    if isinstance(requirement, Receives):
+        return replace(requirement, on_create_only=True)
     return requirement
 
 

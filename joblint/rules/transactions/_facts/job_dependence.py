@@ -2,9 +2,9 @@
 
 A finding is true only where a worker running the job before COMMIT can miss
 something: JL101 asks the project step whether the task touches a model the
-transaction writes (`JOB_TOUCHES`), whether a request's job depends on what the
-request writes (`REQUEST_DEPENDS`), and whether a lambda handed to a project
-function runs now (`RUNS_NOW`); a payload carrying a row the function wrote
+transaction writes (`JobTouches`), whether a request's job depends on what the
+request writes (`RequestDepends`), and whether a lambda handed to a project
+function runs now (`RunsNow`); a payload carrying a row the function wrote
 depends anyway, and a dispatch sent on every path to a `raise` is meant to
 survive the rollback.
 """
@@ -22,7 +22,7 @@ from joblint.analysis.transactions import TxScope
 from joblint.analysis.walk import contains, descendants
 from joblint.knowledge import requests
 from joblint.knowledge.jobs import TxFamily, may_be_project_code
-from joblint.models import JOB_TOUCHES, REACHED, REQUEST_DEPENDS, RUNS_NOW, Requirement
+from joblint.requirements import JobTouches, Reached, RequestDepends, Requirement, RunsNow
 from joblint.rule import Rule
 
 
@@ -52,7 +52,7 @@ class JobDependence(Rule):
             return ()  # no write it names: a savepoint of a caller's transaction, perhaps
         if self._carries_written(call):
             return ()
-        return (Requirement(JOB_TOUCHES, enqueue.runs, frozenset(written)),)
+        return (JobTouches(enqueue.runs, frozenset(written)),)
 
     def _naming_task(
         self, requirement: Requirement, call: cst.Call, enqueue: Enqueue
@@ -60,19 +60,19 @@ class JobDependence(Rule):
         """A request's reach names the project task enqueued, so the project
         step can ask whether it touches what the request writes; not where
         the payload carries a row the function created (it depends anyway)."""
-        if requirement.kind != REACHED or not enqueue.runs:
+        if not isinstance(requirement, Reached) or not enqueue.runs:
             return requirement
         if not may_be_project_code(enqueue.runs):
             return requirement
         if self._carries_written(call):
             return requirement
-        return replace(requirement, libraries=frozenset({enqueue.runs}))
+        return replace(requirement, task=enqueue.runs)
 
     def _runs_now(self) -> tuple[Requirement, ...]:
         """Inside a lambda handed to a project function, which may be a
         wrapper of `transaction.on_commit`: the project step tells."""
         return tuple(
-            Requirement(RUNS_NOW, qualname, reach=(position, keyword))
+            RunsNow(qualname, position, keyword)
             for qualname, position, keyword in self.context.frame.handed
         )
 
@@ -92,10 +92,11 @@ class JobDependence(Rule):
         """A view's own enqueue: the project step asks whether the job can
         depend on what the request writes (naming the task where its body is
         the project's to read)."""
-        named = self._naming_task(Requirement(REACHED, ""), call, enqueue)
+        named = self._naming_task(Reached(""), call, enqueue)
         frame = self.context.frame
         qualname = self.context.resolver.local_qualname(frame.key)
-        return (Requirement(REQUEST_DEPENDS, qualname, named.libraries),)
+        task = named.task if isinstance(named, Reached) else ""
+        return (RequestDepends(qualname, task),)
 
     def _dispatched_before_raise(self, call: cst.Call) -> bool:
         """Every path from the enqueue's statement ends in a `raise` (the

@@ -16,7 +16,7 @@ import libcst as cst
 from joblint.analysis.context import FileContext
 from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
-from joblint.models import Requirement
+from joblint.requirements import Requirement
 from joblint.rule import LineOf, Rule
 from joblint.rules.transactions._facts.citations import (
     enqueues_now,

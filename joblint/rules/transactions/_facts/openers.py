@@ -4,7 +4,7 @@
 that the file alone can't judge: JL101 keeps the openers around the code it
 visits (the innermost one in the current function counts) and reports an
 enqueue inside one; the project step says whether it opens a transaction
-(`OPENS_TRANSACTION`).
+(`OpensTransaction`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from joblint.analysis.names import dotted_text, unwrap
 from joblint.analysis.tasks import Enqueue, decorator_task_library
 from joblint.analysis.transactions import decorator_transaction
 from joblint.knowledge.jobs import FIX_HINTS, TxFamily, may_be_project_code
-from joblint.models import OPENS_TRANSACTION, Requirement
+from joblint.requirements import OpensTransaction
 from joblint.rule import LineOf, Rule
 from joblint.rules.transactions._facts.citations import enqueues_now
 
@@ -98,6 +98,6 @@ class ProjectOpeners(Rule):
                     f"run it before COMMIT. {FIX_HINTS[TxFamily.GENERIC]}"
                 )
 
-            opens = Requirement(OPENS_TRANSACTION, opener.qualname)
+            opens = OpensTransaction(opener.qualname)
             requires = (*reading.requires, opens, *enqueues_now(reading))
             self.report(node, message, requires=requires)
