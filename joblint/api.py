@@ -8,12 +8,16 @@
   gives the file's internal errors and warnings too (the editor server).
 - `describe_project_model(path, config, options)`: what the project model
   inferred for one file, as lines to print.
+- `CheckOptions`: the options of `joblint check` (built once by the command);
+  its `config()` is what to check, its `run_options()` how to run
+  (`RunOptions`, which the other callers build directly).
 
 The stages behind them live in `joblint.pipeline` (see docs/architecture.md).
 """
 
 from __future__ import annotations
 
+from joblint.pipeline.schedule.run import CheckOptions as CheckOptions
 from joblint.pipeline.schedule.run import RunOptions as RunOptions
 from joblint.pipeline.schedule.run import RunResult as RunResult
 from joblint.pipeline.schedule.run import cache_directory as cache_directory

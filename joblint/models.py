@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from joblint.requirements import Requirement
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Span:
@@ -18,171 +20,6 @@ class Span:
     column: int
     end_line: int
     end_column: int
-
-
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    """A fact about the whole project that must hold for a pending finding to stand.
-
-    `kind` is one of:
-    - "task": `qualname` must be a task known to the project whose library is in
-      `libraries` (the per-file pass can't see other files' decorators);
-    - "library-object": `qualname` may be an object of one of `libraries` (a task,
-      or for `queue=True` a queue/broker object): it is not a plain function, a
-      class or an instance of a class defined in the project, nor an object of
-      another library; and when the project doesn't tell its library, that
-      library must be in reach of `module` (one of the module prefixes `reach`
-      imported there or by a project module it imports), unless `reach` is empty;
-    - "reaches": one of the module prefixes `reach` is imported by `module` or by
-      a project module it imports (a library-specific name needs the library);
-    - "writable-database": the Django database alias `qualname` is not one the
-      project's settings or routers (that apply to the finding's file) make
-      read-only (a transaction on a replica races no write);
-    - "flag-off": the project-wide flag `qualname` must not be set (e.g. the
-      django-q ORM broker, which makes `async_task` transactional);
-    - "flag-on": the project-wide flag `qualname` must be set, by settings
-      that apply to the finding's file (Django's `ATOMIC_REQUESTS`);
-    - "url-view" (`URL_VIEW`): the function or class `qualname` must be a
-      view some URLconf of the project registers (`path("x/", checkout)`,
-      `path("y/", Checkout.as_view())`);
-    - "queue": `qualname` must be a module-level queue object of one of `libraries`;
-    - "class": the class `qualname` must have one of the kinds in `libraries`
-      (`django_model`, `enum`, ... from the project's class index);
-    - "task-lacks-param": the task `qualname`, if the project defines it, must
-      not declare the parameter named in `libraries`;
-    - "lacks-unique": no unique column set of the model class `qualname` (its own
-      or inherited from its bases) may lie within the columns in `libraries`
-      (the columns a query pins by equality: then it pins one row);
-    - "cache-lock-api": the lock API of the Django cache alias `qualname`, as the
-      project's `CACHES` setting gives its backend, must be one of `libraries`
-      ("" stands for "not known");
-    - "lock-key": the module constant `qualname`, a Redis SET NX key, must not
-      be a string that names no lock (see `joblint.knowledge.locks`);
-    - "leads-to-enqueue" (`LEADS_TO_ENQUEUE`): the call the finding is at,
-      written `qualname` ("notify.send_receipt"), must lead to an enqueue
-      through the project's functions (the project model; the message names
-      the chain where it says `CHAIN`); with `reach` (`UNCOMMITTED`,), an
-      enqueue a function on the way makes after a commit of its own doesn't
-      count (its caller's writes are committed by then);
-    - "opens-transaction" (`OPENS_TRANSACTION`): the project callable
-      `qualname` must open a transaction when called (`with it():`, `@it`);
-    - "task-decorator" (`TASK_DECORATOR`): the project name `qualname`, used
-      as a decorator, must register a task of one of `libraries` ("" among
-      them: also one whose library the project doesn't tell), called with
-      options of its own when `reach` is ("called",);
-    - "task-decorator-sets" (`TASK_DECORATOR_SETS`): the project's task
-      decorator `qualname` must set each option `libraries` names as
-      `key=literal` (`bind=True`), itself or through what it is built from;
-    - "claimed-by-caller" (`CLAIMED_BY_CALLER`): some caller of the project
-      function `qualname` must claim the row(s) it returns: write them
-      (`ProjectCall.result_use` is `RESULT_WRITTEN`) or, with `reach` ==
-      (`RESULT_SET`,), where setting a field writes (an ORM flushing what its
-      session holds), set a field of them; the message names that caller
-      where it says `CLAIMER`;
-    - "run-by-job" (`RUN_BY_JOB`): a task of the project (a function a job
-      library's decorator or the project's task decorator registers, or a
-      method of a task class) must call the project function `qualname`,
-      itself or through project functions, at most `MAX_HOPS` calls up; the
-      message names the task and the calls where it says `JOB_RUNNER`;
-    - "passed-a-task" (`PASSED_A_TASK`): some bound task of one of `libraries`
-      must pass itself (its first parameter) to the function `qualname` at the
-      parameter `reach` gives as (position, name); the message names that
-      task where it says `CALLER`;
-    - "enqueues-now" (`ENQUEUES_NOW`): `qualname` is a task's enqueue method
-      (`shop.tasks.send.delay`); it must not be deferred to COMMIT by the
-      project's task class the task is built on (a `base=` class whose
-      `apply_async` registers it on commit), where the project says so;
-    - "returns-object" (`RETURNS_OBJECT`): the call written `reach[0]` in the
-      project function `qualname` (as its module's index names it) must call
-      a project function returning a value of one of the kinds `libraries`
-      (`django_model`, `enum`, ...; with `reach[1]` == `RETURNED_ITEM`: a dict
-      holding one), through at most `MAX_HOPS` helpers returning what another
-      returns; with `reach[1]` == `RETURNED_PARAMETER`, a function returning
-      a dict that holds its parameter at `reach[2]` (a position, or "") or
-      named `reach[3]`. The message names the helper and where it returns
-      the value where it says `RETURNED`;
-    - "returns-growth" (`RETURNS_GROWTH`): the call written `reach[0]` in the
-      project function `qualname` (as its module's index names it) must call
-      a project function every return of which grows with its parameter at
-      position `reach[1]` (or named `reach[2]`) and has no random part
-      (`return 2 ** attempt`): the caller passes the attempt count there.
-      With neither `reach[1]` nor `reach[2]`, a project function returning
-      a list of waits growing with their position (`SCHEDULE` return facts,
-      followed through the functions whose result it returns).
-      The message names the function and where it returns the delay where
-      it says `RETURNED`;
-    - "retries-handed-task" (`RETRIES_HANDED_TASK`): the call written
-      `reach[0]` in the project function `qualname` (as its module's index
-      names it) must call a project function that retries the task handed
-      at position `reach[1]` (`FunctionSummary.retries_handed`);
-    - "retry-delay-handed" (`RETRY_DELAY_HANDED`): the call written
-      `reach[0]` in the project function `qualname` must call a project
-      function that retries the task handed at position `reach[1]` with the
-      delay handed at position `reach[2]` (or as the keyword `reach[3]`),
-      as a delay keyword itself or through the dict a project function it
-      hands the delay to returns (`FunctionSummary.retry_delays`); the
-      message names the helper and its retry where it says `RETURNED`;
-    - "hands-to-payload" (`HANDS_TO_PAYLOAD`): the project function
-      `qualname` must hand the argument at `reach` (position, keyword) on to
-      the payload of an enqueue, itself or through the project functions it
-      passes it to (`ProjectCall.flags`, `ProjectCall.held`), at most
-      `MAX_HOPS` deep; the message names the enqueue where it says `HANDED`;
-    - "used-as-model" (`USED_AS_MODEL`): the task `qualname` must use the
-      argument at `reach` (position, keyword) as a model instance
-      (`FunctionSummary.model_uses`); the message names the use where it
-      says `USED`;
-    - "written-in-transaction" (`WRITTEN_IN_TRANSACTION`): the project must
-      write the model class `qualname` inside a transaction somewhere, in one
-      of the ways `libraries` names (`SAVE`, `DELETE`, `M2M` with the
-      many-to-many field `reach[0]`): a call inside a library's transaction
-      (or a framework hook the framework runs in one), or a registration with
-      a framework that writes it inside its own transaction (Django's
-      admin). The message names one such write where it says `WRITTEN`;
-    - "leads-to-effect" (`LEADS_TO_EFFECT`): the call the finding is at,
-      written `qualname`, must be a side effect outside the database (an
-      email, an HTTP POST, a charge: `joblint.knowledge.work`) or lead to one
-      through the project's functions, none of which claims its work first
-      (`FunctionSummary.claims`); the message names the effect and the chain
-      where it says `CHAIN`;
-    - "task-decorator-reruns" (`TASK_DECORATOR_RERUNS`): the project's task
-      decorator `qualname` must fix options that make its library run a task
-      again (`autoretry_for=`, `acks_late=True`; Dramatiq's default retries);
-    - "receives" (`RECEIVES`): the function `qualname` must be connected, by
-      a module other than its own, to a model signal the framework sends
-      inside a transaction (always, or because the project writes the model
-      in one: as `WRITTEN_IN_TRANSACTION`); the message says which where it
-      says `RECEIVED`;
-    - "reached" (`REACHED`): the function `qualname` must be reached, through
-      calls none of which is deferred to COMMIT or made inside a transaction
-      the caller's own finding covers, from a request handler a framework
-      runs inside the request's transaction (`Entry`: Django's
-      `ATOMIC_REQUESTS`, Pyramid's `pyramid_tm`); the message names the
-      handler and the chain where it says `REACHED_FROM`;
-    - "job-touches" (`JOB_TOUCHES`): the task `qualname`'s body, through the
-      project's calls, must read or write one of the models `libraries` (those
-      the transaction writes), or not be known: a job touching nothing the
-      transaction writes can't see its uncommitted rows;
-    - "request-depends" (`REQUEST_DEPENDS`): the job of the project task in
-      `libraries`, enqueued by the request handler `qualname` itself, must be
-      able to depend on what the request writes (as `JOB_TOUCHES`, with the
-      classes the handler and everything it calls write; unknown writes or an
-      unknown task body keep the finding);
-    - "row-depends" (`ROW_DEPENDS`): the job of the task `qualname`, handed
-      the key of a row at `reach` (position, keyword), must depend on the
-      write that follows the enqueue: the write sets the fields `libraries`
-      (`ANY_FIELD`: any) and, with `reach[2]` == `WHOLE_ROW`, saves the whole
-      row. It does unless the task (defined in the project) loads the row by
-      that key itself, hands it on nowhere, reads none of those fields and
-      writes none the write saves (but fields every save sets itself), nor
-      saves the whole row back (`RowUse`).
-    """
-
-    kind: str
-    qualname: str
-    libraries: frozenset[str] = frozenset()
-    module: str = ""
-    reach: tuple[str, ...] = ()
-    queue: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,74 +94,37 @@ class PendingFinding:
     requires: tuple[Requirement, ...]
 
 
-# Where a pending finding's message names the chain of calls the project step finds.
+# Where a pending finding's message names what the project step finds (each
+# a placeholder its requirement's namer fills: `joblint.requirements`): the
+# chain of calls to an enqueue or a side effect; the caller claiming the
+# returned row; the task running the function; the task that hands itself to
+# a helper; the enqueue a helper hands a value to; the task's use of an
+# argument as a model instance; the helper returning the value; the request
+# handler reaching it; what a receiver receives (the signal, the model, where
+# it is connected and why it is transactional); the transactional write found.
 CHAIN = "\u27e8chain\u27e9"
-LEADS_TO_ENQUEUE = "leads-to-enqueue"
-# `Requirement.reach` of a LEADS_TO_ENQUEUE made before a commit (JL102).
-UNCOMMITTED = "uncommitted"
-OPENS_TRANSACTION = "opens-transaction"
-TASK_DECORATOR = "task-decorator"
-TASK_DECORATOR_SETS = "task-decorator-sets"
-PASSED_A_TASK = "passed-a-task"
-CLAIMED_BY_CALLER = "claimed-by-caller"
-# Where a pending finding's message names the caller claiming the returned row.
 CLAIMER = "\u27e8claimer\u27e9"
+JOB_RUNNER = "\u27e8job\u27e9"
+CALLER = "\u27e8caller\u27e9"
+HANDED = "\u27e8handed\u27e9"
+USED = "\u27e8used\u27e9"
+RETURNED = "\u27e8returned\u27e9"
+REACHED_FROM = "\u27e8reached\u27e9"
+RECEIVED = "\u27e8received\u27e9"
+WRITTEN = "\u27e8written\u27e9"
 # What a caller does with what a call returns (`ProjectCall.result_use`):
 # writes or deletes it (`job.save()`, `session.delete(job)`), or only sets a
 # field of it (`job.state = "running"`).
 RESULT_WRITTEN = "written"
 RESULT_SET = "set"
-RUN_BY_JOB = "run-by-job"
-# Where a pending finding's message names the task running the function.
-JOB_RUNNER = "\u27e8job\u27e9"
-ENQUEUES_NOW = "enqueues-now"
-# A callable handed to the project function `qualname` (at the (position,
-# keyword) `reach` gives) runs now: the function doesn't defer it to COMMIT.
-RUNS_NOW = "runs-now"
-# Where a pending finding's message names the task that hands itself to a helper.
-CALLER = "\u27e8caller\u27e9"
-RETURNS_OBJECT = "returns-object"
-# The project function `qualname` hands the argument a call passes it (at the
-# (position, keyword) `reach` gives) on to a job's payload, itself or through
-# functions it passes it to; the message names the enqueue where it says `HANDED`.
-HANDS_TO_PAYLOAD = "hands-to-payload"
-HANDED = "\u27e8handed\u27e9"
-# The task `qualname` uses the argument an enqueue passes it (at the
-# (position, keyword) `reach` gives) as a model instance; the message names
-# the use where it says `USED`.
-USED_AS_MODEL = "used-as-model"
-USED = "\u27e8used\u27e9"
-# `RETURNS_OBJECT`'s `reach[1]`: the value is in the dict the call returns;
-# or the call's argument (at position `reach[2]`, or keyword `reach[3]`) is.
+# A payload's value in the dict a helper returns (`ReturnsObject.in_dict`).
 RETURNED_ITEM = "item"
-RETURNED_PARAMETER = "parameter"
-# Where a pending finding's message names the helper returning the value.
-RETURNED = "\u27e8returned\u27e9"
-RETURNS_GROWTH = "returns-growth"
-RETRIES_HANDED_TASK = "retries-handed-task"
-RETRY_DELAY_HANDED = "retry-delay-handed"
-WRITTEN_IN_TRANSACTION = "written-in-transaction"
-RECEIVES = "receives"
-URL_VIEW = "url-view"
-LEADS_TO_EFFECT = "leads-to-effect"
-REACHED = "reached"
-# A `REACHED` requirement's `reach` for an async function.
-ASYNC_REACH = "async"
-JOB_TOUCHES = "job-touches"
-REQUEST_DEPENDS = "request-depends"
-ROW_DEPENDS = "row-depends"
-# `ROW_DEPENDS`'s `libraries` when the write may set any field of the row.
+# `RowDepends.fields` when the write may set any field of the row.
 ANY_FIELD = "*"
-# `ROW_DEPENDS`'s `reach[2]` when the write saves the whole row.
+# A write saving the whole row (`RowDepends.whole_row`).
 WHOLE_ROW = "whole"
-# Where a pending finding's message names the request handler reaching it.
-REACHED_FROM = "\u27e8reached\u27e9"
-TASK_DECORATOR_RERUNS = "task-decorator-reruns"
-# Where a pending finding's message names what a receiver receives (the
-# signal, the model, where it is connected and why it is transactional).
-RECEIVED = "\u27e8received\u27e9"
-# How a model is written (`WRITTEN_IN_TRANSACTION`'s `libraries`), as Django's
-# model signals tell them apart: saved, deleted, a many-to-many field changed.
+# How a model is written (`WrittenInTransaction.ways`), as Django's model
+# signals tell them apart: saved, deleted, a many-to-many field changed.
 SAVE = "save"
 DELETE = "delete"
 M2M = "m2m"
@@ -333,31 +133,6 @@ M2M = "m2m"
 CREATE = "create"
 # How a message says what each write does to a model.
 WRITE_VERBS = {SAVE: "saves", DELETE: "deletes", M2M: "changes", CREATE: "creates"}
-# Where a pending finding's message names the transactional write found.
-WRITTEN = "\u27e8written\u27e9"
-# The requirements the project model settles (`joblint.pipeline.project.call_graph`).
-MODEL_REQUIREMENTS = frozenset(
-    {
-        LEADS_TO_ENQUEUE,
-        OPENS_TRANSACTION,
-        TASK_DECORATOR,
-        TASK_DECORATOR_SETS,
-        PASSED_A_TASK,
-        CLAIMED_BY_CALLER,
-        RUN_BY_JOB,
-        ENQUEUES_NOW,
-        RUNS_NOW,
-        RETURNS_OBJECT,
-        RETURNS_GROWTH,
-        RETRIES_HANDED_TASK,
-        LEADS_TO_EFFECT,
-        TASK_DECORATOR_RERUNS,
-        JOB_TOUCHES,
-        HANDS_TO_PAYLOAD,
-        USED_AS_MODEL,
-        ROW_DEPENDS,
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)

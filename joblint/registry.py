@@ -1,4 +1,5 @@
-"""Rule discovery (walk `joblint.rules`: adding a rule = adding a module) and selection.
+"""Rule discovery (walk the family folders of `joblint.rules`: adding a rule =
+adding a module to one) and selection.
 
 Selection, configuration and the rules listing read the generated catalogue
 (`joblint/rules/_catalog.py`, written by `make docs`) instead of importing the
@@ -15,6 +16,7 @@ import pkgutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from joblint import rules as rules_package
@@ -32,7 +34,7 @@ class RuleInfo(NamedTuple):
 
     code: str
     name: str
-    module: str  # under joblint.rules
+    module: str  # under joblint.rules, as family.module
     preview: bool
     project: bool  # a whole-project rule (ProjectRule): no per-file traversal
     summary: str
@@ -46,9 +48,20 @@ class RuleInfo(NamedTuple):
 
 
 def rule_modules() -> tuple[str, ...]:
-    """The rule module files under joblint/rules (a directory listing, no import)."""
-    names = (info.name for info in pkgutil.iter_modules(rules_package.__path__))
-    return tuple(sorted(name for name in names if not name.startswith("_")))
+    """The rule modules, as `family.module` under joblint/rules: each module of a
+    family folder whose name has no leading underscore (a directory listing, no
+    import)."""
+    found: list[str] = []
+    for family in pkgutil.iter_modules(rules_package.__path__):
+        if not family.ispkg or family.name.startswith("_"):
+            continue
+        folder = [str(Path(path) / family.name) for path in rules_package.__path__]
+        found.extend(
+            f"{family.name}.{module.name}"
+            for module in pkgutil.iter_modules(folder)
+            if not module.ispkg and not module.name.startswith("_")
+        )
+    return tuple(sorted(found))
 
 
 @cache
@@ -86,10 +99,10 @@ class Examples:
 
 def examples(rule: type[Rule]) -> Examples:
     """The rule's teaching examples (`VALID`/`INVALID` on the class) and its
-    suite (`joblint/rules/_examples/<rule module>.py`, when there is one)."""
-    module = rule.__module__.rsplit(".", 1)[-1]
+    suite (`joblint/rules/<family>/_examples/<rule module>`, when there is one)."""
+    family, _, module = rule.__module__.rpartition(".")
     try:
-        suite = importlib.import_module(f"{rules_package.__name__}._examples.{module}")
+        suite = importlib.import_module(f"{family}._examples.{module}")
     except ModuleNotFoundError:
         return Examples(rule.VALID, rule.INVALID)
     valid = (*rule.VALID, *getattr(suite, "VALID", ()))

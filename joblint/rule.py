@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from joblint.knowledge.trigger import Trigger
-from joblint.models import UNSAFE, Finding, Place, Requirement
+from joblint.models import UNSAFE, Finding, Place
+from joblint.requirements import Requirement
 
 if TYPE_CHECKING:  # annotations only: whole-project rules load without LibCST
     import libcst as cst

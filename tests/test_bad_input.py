@@ -96,7 +96,6 @@ def test_code_only_libcst_rejects_says_so() -> None:
     assert message.startswith("LibCST cannot parse this file (Python ")
 
 
-
 def test_parse_leaves_node_validation_as_it_found_it() -> None:
     # The parse skips LibCST's check of the nodes it builds; nodes built
     # afterwards (a fix's) are checked again, and a failed parse restores it too.
@@ -105,9 +104,7 @@ def test_parse_leaves_node_validation_as_it_found_it() -> None:
     with pytest.raises(SourceError):
         parse("def broken(:\n")
     with pytest.raises(cst.CSTValidationError):
-        cst.UnaryOperation(
-            cst.Not(whitespace_after=cst.SimpleWhitespace("")), cst.Name("y")
-        )
+        cst.UnaryOperation(cst.Not(whitespace_after=cst.SimpleWhitespace("")), cst.Name("y"))
 
 
 def test_a_child_forked_during_a_parse_validates_and_parses() -> None:
@@ -135,6 +132,7 @@ def test_a_child_forked_during_a_parse_validates_and_parses() -> None:
         os.waitpid(child, 0)
         pytest.fail("the forked child hung on its first parse")
     assert os.waitstatus_to_exitcode(done[1]) == 0
+
 
 # --- encodings, line endings, odd bytes --------------------------------------------------
 
@@ -356,10 +354,10 @@ def test_unreadable_directory_is_one_line(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_unreadable_file_is_jl001(tmp_path: Path) -> None:
-    from joblint.pipeline.schedule.run import _read
+    from joblint.pipeline.schedule.sources import read_file
 
-    assert _read(tmp_path) == "is a directory"
-    assert _read(tmp_path / "gone.py") == "file disappeared before it could be read"
+    assert read_file(tmp_path) == "is a directory"
+    assert read_file(tmp_path / "gone.py") == "file disappeared before it could be read"
 
 
 def test_symlink_loops(run: Run, tmp_path: Path) -> None:

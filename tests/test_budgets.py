@@ -44,7 +44,7 @@ REVIEWED = {
     "joblint.suppressions._NOQA",
     # `of a, b, c`: a comma separates the names, so the list splits one way; when
     # the lookahead fails only the last name is given back (measured linear).
-    "joblint.rules.for_update_without_skip_locked._LOCK_CLAUSE",
+    "joblint.rules.locks.for_update_without_skip_locked._LOCK_CLAUSE",
 }
 
 
@@ -111,7 +111,7 @@ sql.looks_like_sql("/*" + " " * n + "--" * n + "(" * n)
 budget.check_shape("'" + "\\" * n)
 budget.check_shape('"' * 3 + '\\"' * n)
 budget.check_shape("x = f" + "(" * 150 + "a," * n)
-from joblint.rules.for_update_without_skip_locked import _LOCK_CLAUSE
+from joblint.rules.locks.for_update_without_skip_locked import _LOCK_CLAUSE
 list(_LOCK_CLAUSE.finditer("for update of " + "a, " * n + "a skip locked"))
 list(_LOCK_CLAUSE.finditer("for update of " + "a" * n + " skip locked"))
 print("done")

@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+import pytest
 from conftest import CLEAN, ENQUEUE_IN_ATOMIC, Run, write
+
+from joblint.api import CheckOptions, RunOptions
+from joblint.cli import check
 
 JSON_KEYS = {
     "code",
@@ -316,3 +321,19 @@ def test_diff_on_stdin(run: Run) -> None:
     assert result.code == 1
     assert result.stdout.startswith("--- a/shop/views.py\n+++ b/shop/views.py\n")
     assert "+        transaction.on_commit(lambda: send_receipt.delay(order.pk))" in result.stdout
+
+
+def test_check_options_hold_every_option_of_check_by_its_name() -> None:
+    """`check` builds `CheckOptions(**given)` from click's parameters: a field
+    for each option (but the paths), named and defaulted as the option."""
+    given = check.make_context("check", []).params  # what `check` is called with
+    given.pop("paths")
+    assert {f.name: f.default for f in dataclasses.fields(CheckOptions)} == given
+
+
+def test_check_options_are_frozen() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CheckOptions().jobs = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        RunOptions().jobs = 2  # type: ignore[misc]
+    assert CheckOptions(jobs=3, no_cache=True).run_options() == RunOptions(jobs=3, cache=False)

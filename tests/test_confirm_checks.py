@@ -1,16 +1,27 @@
 """The AST checks confirming JL106's, JL401's, the cache locks' and JL405's triggers:
 yes where the rules may report, no on the look-alikes (and there the rules
-find nothing)."""
+find nothing); and how the screen finds the steps: each registered by name in
+its family's `_screen/` package, a trigger naming none failing loudly."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from joblint import registry
+from joblint.index.ast_walk import quiet_ast_parse
+from joblint.knowledge import confirm
+from joblint.knowledge.trigger import Trigger
 from joblint.pipeline.lint import lint_source
-from joblint.pipeline.screen.ast_checks import cache_add_call, enqueue_then_write
-from joblint.pipeline.screen.key_check import key_checked_then_set
-from joblint.pipeline.screen.row_lock_check import row_lock_picking_rows
-from joblint.pipeline.source import quiet_ast_parse
+from joblint.pipeline.screen import ast_checks
+from joblint.pipeline.screen.prefilter import Prefilter
+from joblint.rules.locks._screen.cache_check import cache_add_call
+from joblint.rules.locks._screen.key_check import key_checked_then_set
+from joblint.rules.locks._screen.row_lock_check import row_lock_picking_rows
+from joblint.rules.transactions._screen.write_check import enqueue_then_write
 from joblint.settings import LintSettings, ModuleInfo
 
 _TASK = "from .tasks import notify\n\n"
@@ -194,3 +205,96 @@ def _found(source: str, code: str) -> list[str]:
     return [
         f"{f.code}:{f.span.line}" for f in [*result.findings, *(p.finding for p in result.pending)]
     ]
+
+
+# Where each step the rules' triggers name is defined: the family whose rules
+# name it, or the screen (a step any family may name).
+STEP_HOMES = {
+    "sleep-in-retry-loop": "joblint.rules.retries._screen.",
+    "while-true-retry": "joblint.rules.retries._screen.",
+    "on-commit-in-loop": "joblint.rules.transactions._screen.",
+    "enqueue-then-write": "joblint.rules.transactions._screen.",
+    "cache-add-call": "joblint.rules.locks._screen.",
+    "key-checked-then-set": "joblint.rules.locks._screen.",
+    "row-lock-picking-rows": "joblint.rules.locks._screen.",
+    "payload-may-hold-object": "joblint.rules.payloads._screen.",
+    "project-decorated-function": "joblint.pipeline.screen.",
+}
+
+
+def test_every_step_a_trigger_names_is_registered_in_its_family() -> None:
+    named = {t.confirm for info in registry.catalog() for t in info.triggers if t.confirm}
+    steps = ast_checks.steps()
+    assert named == set(steps) == set(STEP_HOMES)
+    for name, found in steps.items():
+        assert found.module.startswith(STEP_HOMES[name]), (name, found.module)
+    # The steps that can answer on parts of a module.
+    assert {n for n, found in steps.items() if found.in_parts} == {
+        "on-commit-in-loop",
+        "row-lock-picking-rows",
+    }
+
+
+def test_a_trigger_naming_an_unregistered_step_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(confirm.UnknownConfirmStep, match="no-such-step"):
+        ast_checks.step("no-such-step")
+    unknown = (Trigger(("sleep",), confirm="no-such-step"),)
+    monkeypatch.setattr(registry, "triggers", lambda code: unknown)
+    with pytest.raises(confirm.UnknownConfirmStep, match="no-such-step"):
+        Prefilter(["JL301"], [], False)
+
+
+def test_a_step_name_registers_once() -> None:
+    with pytest.raises(ValueError, match="on-commit-in-loop"):
+        confirm.confirm_step("on-commit-in-loop")(lambda tree, lowered: True)
+
+
+def test_steps_reading_one_view_share_it_per_file() -> None:
+    """The two sleep steps read one scan of the tree, made once per file."""
+    from joblint.rules.retries._screen.sleep_check import SleepScan
+
+    source = b"import time\nwhile True:\n    try:\n        go()\n    except E:\n"
+    source += b"        time.sleep(n)\n"
+    tree = quiet_ast_parse(source)
+    views: confirm.Views = {}
+    steps = ast_checks.steps()
+    for name in ("sleep-in-retry-loop", "while-true-retry"):
+        assert steps[name].holds(tree, source, views)
+    assert [type(view) for view in views.values()] == [SleepScan]
+
+
+# Prints the modules of LibCST, sqlglot and the rules (not the families'
+# `_screen`, `_facts`, ... packages) imported once the steps are found.
+_FIND_STEPS = """
+import sys
+from joblint.pipeline.screen import ast_checks
+
+assert len(ast_checks.steps()) == 9
+
+
+def heavy(name):
+    parts = name.split(".")
+    rule = parts[:2] == ["joblint", "rules"] and len(parts) == 4
+    return parts[0] in {"libcst", "sqlglot"} or (rule and not parts[3].startswith("_"))
+
+
+print(sorted(filter(heavy, sys.modules)))
+"""
+
+
+def test_finding_the_steps_imports_no_libcst() -> None:
+    """The screen runs before LibCST is needed (and a warm run never needs it):
+    the families' `_screen` packages read `ast` only."""
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", _FIND_STEPS],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

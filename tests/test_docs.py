@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from joblint import registry
 from joblint.docs_gen import (
+    ARCHITECTURE_PATH,
     CATALOG_PATH,
     DOCS_DIR,
     README_PATH,
+    architecture_with_pictures,
     catalog_source,
     expected_pages,
     readme_with_table,
@@ -39,6 +43,14 @@ def test_readme_rules_table_is_current() -> None:
     readme = README_PATH.read_text(encoding="utf-8")
     assert readme_with_table(readme) == readme, "run `make docs`: README's rules table is stale"
     assert all(f"| {rule.name()} |" in readme for rule in documented_rules())
+
+
+def test_architecture_pictures_are_current() -> None:
+    # Drawn from pyproject.toml's import contracts and the rule family folders.
+    text = ARCHITECTURE_PATH.read_text(encoding="utf-8")
+    assert architecture_with_pictures(text) == text, "run `make docs`: the pictures are stale"
+    assert "| JL401, JL402, JL403, JL404, JL405 |" in text
+    assert 'L0["cli | flake8_plugin"]' in text
 
 
 def test_make_docs_rewrites_a_stale_readme_table() -> None:
@@ -79,3 +91,19 @@ def test_registry_uses_the_catalog_while_it_lists_every_module(
 ) -> None:
     monkeypatch.setattr(_catalog, "RULES", _catalog.RULES[:1])
     assert [info.code for info in registry.catalog()] == [_catalog.RULES[0][0]]
+
+
+def test_every_module_the_architecture_names_exists() -> None:
+    # The prose is hand-written: a module moved or renamed must take it along.
+    text = ARCHITECTURE_PATH.read_text(encoding="utf-8")
+    package = CATALOG_PATH.parent.parent
+    repository = package.parent
+    named = set(re.findall(r"`([a-z_/]+\.py)`", text))
+    missing = [
+        name
+        for name in sorted(named)
+        if not (repository / name).is_file()
+        and not any(str(path).endswith("/" + name) for path in package.rglob(Path(name).name))
+    ]
+    assert len(named) > 30
+    assert missing == []

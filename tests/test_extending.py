@@ -1,5 +1,5 @@
-"""Adding a rule is adding one module; adding a library (its jobs or its retries)
-is adding one module.
+"""Adding a rule touches one folder (its family's); adding a library (its jobs or
+its retries) is adding one module: CONTRIBUTING.md's recipes, followed here.
 
 Each test copies the package to a temporary directory, adds one module there,
 runs `make docs` (`python -m joblint.docs_gen`) in the copy, and lints with
@@ -8,6 +8,7 @@ the copy: the new module is discovered, documented, prefiltered and found.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -192,17 +193,65 @@ def test_a_library_added_as_one_module_is_found(tmp_path: Path) -> None:
     assert _lint(copy, project) == []
 
 
-def test_a_rule_added_as_one_module_is_discovered_documented_and_found(tmp_path: Path) -> None:
+FAMILY = '''"""Printing (JL999): a throwaway family of one rule."""
+'''
+
+SUITE = '''"""The full example suite of the throwaway rule."""
+
+from joblint.rule import Valid, invalid
+
+VALID = (Valid("logger.warning('late')\\n", id="a-logger-call"),)
+INVALID = (invalid("print('late', flush=True)\\n", (1, 1, "print"), id="print-flushed"),)
+'''
+
+
+# `lint-imports`, run by the copy's interpreter on the copy's pyproject.toml.
+LINT_IMPORTS = "from importlinter.cli import lint_imports_command; lint_imports_command()"
+
+
+def _digests(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_a_rule_added_in_a_new_family_folder_as_the_guide_says_is_picked_up(
+    tmp_path: Path,
+) -> None:
+    """CONTRIBUTING.md, "Adding a rule", step by step: a family folder with its
+    `__init__.py`, the rule's module, its `_examples` suite, then `make docs`.
+    The registry, the docs generator, the examples harness, the prefilter and
+    the import contracts pick it up, and no file outside the folder changed
+    but those `make docs` generates."""
     copy = _copy(tmp_path)
-    (copy / "joblint" / "rules" / "print_in_job.py").write_text(RULE)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, copy / name)
+    shutil.rmtree(copy / "docs" / "rules")
+    shutil.copytree(ROOT / "docs" / "rules", copy / "docs" / "rules")
+    before = _digests(copy)
+    family = copy / "joblint" / "rules" / "printing"
+    (family / "_examples").mkdir(parents=True)
+    (family / "__init__.py").write_text(FAMILY)
+    (family / "print_in_job.py").write_text(RULE)
+    (family / "_examples" / "__init__.py").write_text('"""The printing rules\' suites."""\n')
+    (family / "_examples" / "print_in_job.py").write_text(SUITE)
     docs = _python(copy, "-m", "joblint.docs_gen")
     assert docs.returncode == 0, docs.stderr
+    changed = {name for name, digest in _digests(copy).items() if before.get(name) != digest}
+    generated = {"docs/rules/JL999.md", "docs/rules/index.md", "joblint/rules/_catalog.py"}
+    generated.add("README.md")  # its rules table
+    assert {name for name in changed if not name.startswith("joblint/rules/printing/")} == generated
     page = copy / "docs" / "rules" / "JL999.md"
     assert page.is_file() and "Workers' stdout is rarely read." in page.read_text()
-    assert "JL999" in (copy / "joblint" / "rules" / "_catalog.py").read_text()
+    assert "print('late', flush=True)" in page.read_text()  # the suite's example, too
+    assert "'printing.print_in_job'" in (copy / "joblint" / "rules" / "_catalog.py").read_text()
     examples = _python(copy, "-m", "joblint.testing", "JL999")
     assert examples.returncode == 0, examples.stdout + examples.stderr
     assert "ok   JL999-invalid-print" in examples.stdout
+    assert "ok   JL999-invalid-print-flushed" in examples.stdout
+    assert "ok   JL999-valid-a-logger-call" in examples.stdout
     project = tmp_path / "worker"
     project.mkdir()
     (project / "jobs.py").write_text("def run():\n    print('done')\n")
@@ -221,6 +270,15 @@ def test_a_rule_added_as_one_module_is_discovered_documented_and_found(tmp_path:
     assert screen.stdout.split() == ["True", "False"], screen.stderr
     rules = _python(copy, "-m", "joblint", "rules", "--format", "json")
     assert any(r["code"] == "JL999" for r in json.loads(rules.stdout))
+    # The contract keeping families apart covers the new folder with no edit:
+    # an import of another family's module breaks it.
+    contracts = _python(copy, "-c", LINT_IMPORTS)
+    assert contracts.returncode == 0, contracts.stdout
+    crossing = "\nimport joblint.rules.locks._facts.row_locks\n"
+    (family / "print_in_job.py").write_text(RULE + crossing)
+    contracts = _python(copy, "-c", LINT_IMPORTS)
+    assert contracts.returncode != 0
+    assert "joblint.rules.printing is not allowed to import joblint.rules.locks" in contracts.stdout
 
 
 def test_a_retry_library_added_as_one_module_is_found(tmp_path: Path) -> None:

@@ -21,7 +21,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from joblint.analysis.context import Options
-from joblint.analysis.jitter_rewrite import backoff_shape
 from joblint.analysis.retry_options import is_attempt_count
 from joblint.cli import main
 from joblint.models import Edit, Finding, Fix, Span
@@ -31,6 +30,7 @@ from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings, settle
 from joblint.registry import all_rules, examples
 from joblint.rule import Invalid, Rule
+from joblint.rules.retries._facts.jitter_rewrite import backoff_shape
 from joblint.settings import LintSettings, ModuleInfo
 from joblint.testing import EXAMPLE_PATH, fix_example, lint_example
 
@@ -164,9 +164,7 @@ def test_nothing_outside_the_edits_changes(
 # --- imports and the names fixes use (AddImportsVisitor) -----------------------------------
 
 
-def _fix_source(
-    code: str, *codes: str, options: Options | None = None, unsafe: bool = True
-) -> str:
+def _fix_source(code: str, *codes: str, options: Options | None = None, unsafe: bool = True) -> str:
     """`code` (as module app.views) after the fix loop (with unsafe fixes)."""
     settings = LintSettings(frozenset(codes), options or Options())
 
@@ -208,9 +206,7 @@ def test_an_import_the_fix_leaves_unused_is_removed(alias: str) -> None:
 
 def test_an_import_still_read_after_the_fixes_stays() -> None:
     # `later` adds a random wait: no finding, no fix, and it still reads the name.
-    later = (
-        "\n@retry(wait=wait_exponential(multiplier=1) + wait_random(0, 2))\ndef later(): ...\n"
-    )
+    later = "\n@retry(wait=wait_exponential(multiplier=1) + wait_random(0, 2))\ndef later(): ...\n"
     code = _TENACITY.format(alias=", wait_random", extra="", name="wait_exponential") + later
     fixed = _fix_source(code, "JL301")
     assert "import wait_random_exponential, retry, stop_after_attempt, wait_exponential" in fixed
@@ -466,6 +462,7 @@ def _run(*args: str) -> tuple[int, str, str]:
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # the project around a named file is tmp_path
 
+
 def test_diff_prints_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     path = tmp_path / "claim.py"
     path.write_text(_CLAIM)
@@ -474,7 +471,7 @@ def test_diff_prints_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert "Would fix 0" in err
     code, out, _ = _run("--diff", "--unsafe-fixes", str(path))
     assert code == 1
-    assert "+    cursor.execute(\"SELECT id FROM jobs ORDER BY id LIMIT 1 FOR UPDATE SKIP" in out
+    assert '+    cursor.execute("SELECT id FROM jobs ORDER BY id LIMIT 1 FOR UPDATE SKIP' in out
     assert path.read_text() == _CLAIM
 
 
@@ -487,7 +484,7 @@ def test_fix_writes_and_reports(tmp_path: Path) -> None:
     code, _, err = _run("--fix", "--unsafe-fixes", "--show-fixes", str(path))
     assert code == 0
     assert "Fixed 1 finding, 0 remaining." in err
-    assert "FOR UPDATE SKIP LOCKED\")  # keep" in path.read_text()
+    assert 'FOR UPDATE SKIP LOCKED")  # keep' in path.read_text()
     path.write_text(_CLAIM)
     code, _, _ = _run("--fix-only", "--unsafe-fixes", "--exit-non-zero-on-fix", str(path))
     assert code == 1

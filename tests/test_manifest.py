@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-import joblint.pipeline.schedule.run as schedule
+import joblint.pipeline.schedule.sources as sources
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.pipeline.cache import CACHE_DIR_NAME
@@ -130,13 +130,13 @@ def test_a_whole_warm_run_reads_no_unchanged_file_and_reads_a_changed_one(
     whole = lint_paths([Path(".")], Config(root=project), RunOptions(cache=True))
     assert _manifest(project) and any(f.code == "JL101" for f in whole.findings)
     read: list[str] = []
-    real = schedule._read
+    real = sources.read_file
 
     def reading(path: Path) -> bytes | str:
         read.append(path.as_posix())
         return real(path)
 
-    monkeypatch.setattr(schedule, "_read", reading)
+    monkeypatch.setattr(sources, "read_file", reading)
     warm = lint_paths([Path(".")], Config(root=project), RunOptions(cache=True))
     assert warm.findings == whole.findings and not [p for p in read if p.endswith(".py")]
     changed = project / "proj/mail.py"

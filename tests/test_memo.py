@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import joblint.pipeline.schedule.run as schedule
+import joblint.pipeline.schedule.on_demand as on_demand
+import joblint.pipeline.schedule.outcome as outcome
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, read_pack
@@ -40,13 +41,13 @@ class Rounds:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        real = schedule.wanted
+        real = on_demand.wanted
 
         def counting(*args: object, **kwargs: object) -> object:
             self.count += 1
             return real(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(schedule, "wanted", counting)
+        monkeypatch.setattr(on_demand, "wanted", counting)
 
 
 def _findings(root: Path, paths: list[str], config: Config | None = None) -> list[str]:
@@ -213,13 +214,13 @@ def test_a_cache_restored_into_another_checkout_path_gives_hits(
     assert kinds.count("checked") <= 1
 
 
-def _run(root: Path, config: Config | None = None) -> schedule.RunResult:
+def _run(root: Path, config: Config | None = None) -> outcome.RunResult:
     return lint_paths(
         [Path("project_model")], config or Config(root=root), RunOptions(cache=True, jobs=1)
     )
 
 
-def _shown(run: schedule.RunResult) -> list[str]:
+def _shown(run: outcome.RunResult) -> list[str]:
     return [f"{f.path}:{f.span.line}:{f.code}:{f.message}" for f in run.findings]
 
 
@@ -235,7 +236,7 @@ def test_a_replayed_run_reports_what_was_reported_reading_no_entry_until_asked(
     def unexpected(*args: object, **kwargs: object) -> None:
         raise AssertionError("a replayed run settled its results again")
 
-    monkeypatch.setattr(schedule, "settle_scoped", unexpected)
+    monkeypatch.setattr(outcome, "settle_scoped", unexpected)
     again = _run(project)
     assert _shown(again) == _shown(first) and again.hidden_in_tests == hidden
     assert read == []
@@ -267,9 +268,9 @@ def test_a_damaged_record_of_what_was_reported_settles_the_results_again(
     record[key]["settled"]["findings"] = [{"t": "Finding", "f": ["not", "a finding"]}]
     memo.write_text(json.dumps(record))
     settled: list[int] = []
-    real = schedule.settle_scoped
+    real = outcome.settle_scoped
     monkeypatch.setattr(
-        schedule, "settle_scoped", lambda *a, **k: settled.append(1) or real(*a, **k)
+        outcome, "settle_scoped", lambda *a, **k: settled.append(1) or real(*a, **k)
     )
     assert _shown(_run(project)) == first
     assert settled

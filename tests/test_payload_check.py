@@ -11,15 +11,15 @@ from hypothesis import strategies as st
 
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
+from joblint.index.ast_walk import quiet_ast_parse
 from joblint.pipeline.lint import lint_source
-from joblint.pipeline.screen.payload_check import (
+from joblint.pipeline.screen.prefilter import Prefilter
+from joblint.pipeline.screen.verdicts import screen_source
+from joblint.registry import all_rules
+from joblint.rules.payloads._screen.payload_check import (
     forwarder_call_may_hold,
     payload_may_hold_object,
 )
-from joblint.pipeline.screen.prefilter import Prefilter
-from joblint.pipeline.screen.verdicts import screen_source
-from joblint.pipeline.source import quiet_ast_parse
-from joblint.registry import all_rules
 from joblint.settings import LintSettings, ModuleInfo, Options
 
 PAYLOAD_RULES = frozenset({"JL201", "JL202"})

@@ -454,13 +454,13 @@ def test_the_ast_checks_walk_only_lines_naming_sleep_without_changing_verdicts(
 ) -> None:
     """Pruning the walk to the lines that name `sleep` (or its import alias)
     gives the checks what the full walk gives."""
-    from joblint.pipeline.screen import ast_checks as confirm
-    from joblint.pipeline.source import quiet_ast_parse
+    from joblint.index.ast_walk import WordLines, quiet_ast_parse
+    from joblint.rules.retries._screen import sleep_check
 
     tree = quiet_ast_parse(source)
-    full = confirm._scan(tree, _Everywhere())  # type: ignore[arg-type]
-    pruned = confirm._scan(tree, confirm._Lines(source.encode().lower()))
-    for check in confirm.CONFIRMERS.values():
+    full = sleep_check.scan_lines(tree, _Everywhere())  # type: ignore[arg-type]
+    pruned = sleep_check.scan_lines(tree, WordLines(source.encode().lower(), b"sleep"))
+    for check in (sleep_check.sleep_in_retry_loop, sleep_check.while_true_retry):
         assert check(pruned) == check(full)
     assert [call for call, _ in pruned.sleeps if pruned.is_sleep(call)] == [
         call for call, _ in full.sleeps if full.is_sleep(call)
@@ -678,8 +678,8 @@ def test_the_row_lock_check_confirms_only_locks_the_rule_may_report(
     and picks (through the names it starts from, read where the rule reads
     them, over-approximating its chains), or is iterated in a `while` loop,
     in a function that may write the rows."""
-    from joblint.pipeline.screen.row_lock_check import row_lock_picking_rows
-    from joblint.pipeline.source import quiet_ast_parse
+    from joblint.index.ast_walk import quiet_ast_parse
+    from joblint.rules.locks._screen.row_lock_check import row_lock_picking_rows
 
     assert row_lock_picking_rows(quiet_ast_parse(source), source.lower().encode()) is expected
 
@@ -1042,11 +1042,13 @@ def _sources_with_row_locks_or_on_commit() -> list[str]:
 
 @pytest.mark.parametrize("source", _sources_with_row_locks_or_on_commit())
 def test_the_checks_on_parts_of_a_module_answer_as_on_the_whole(source: str) -> None:
+    from joblint.index.ast_walk import quiet_ast_parse
     from joblint.pipeline.screen import ast_checks
-    from joblint.pipeline.source import quiet_ast_parse
 
     data = source.encode()
-    for check in ast_checks.PART_CONFIRMERS:
+    for check, step in ast_checks.steps().items():
+        if step.in_parts is None:
+            continue
         if not ast_checks.reads_in_parts(data, data.lower(), [check]):
             continue  # the whole tree decides
         whole = ast_checks.confirmed(quiet_ast_parse(data), [check], data.lower())
@@ -1055,17 +1057,17 @@ def test_the_checks_on_parts_of_a_module_answer_as_on_the_whole(source: str) -> 
 
 
 def _parsed_parts(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """What the AST checks parse with `ast`, from now on."""
-    from joblint.pipeline.screen import ast_checks
+    """What the AST checks parse with `ast` on parts of a module, from now on."""
+    from joblint.index import ast_walk
 
     parsed: list[bytes] = []
-    real = ast_checks.quiet_ast_parse
+    real = ast_walk.quiet_ast_parse
 
     def counting(source: bytes) -> Any:
         parsed.append(source)
         return real(source)
 
-    monkeypatch.setattr(ast_checks, "quiet_ast_parse", counting)
+    monkeypatch.setattr(ast_walk, "quiet_ast_parse", counting)
     return parsed
 
 
@@ -1101,6 +1103,7 @@ def test_a_method_is_read_in_a_class_of_its_own_only_inside_its_class() -> None:
     """A definition at four spaces is cut out of a class's part; one in a
     loop at module level after the class is not (in a class of its own it
     would lose the loop around it)."""
+    from joblint.index.ast_walk import ModuleParts
     from joblint.pipeline.screen import ast_checks
 
     source = (
@@ -1109,7 +1112,7 @@ def test_a_method_is_read_in_a_class_of_its_own_only_inside_its_class() -> None:
         "for item in items:\n    def c():\n        transaction.on_commit(send)\n"
     )
     data = source.encode()
-    parts = ast_checks._Parts(data, data.lower())
+    parts = ModuleParts(data, data.lower())
     heads = [data[start:end].split(b"\n")[0] for start, end in parts.spans]
     # The loop after the class stays in the part before it, `c` inside its loop.
     assert heads == [b"class Notifier:", b"    def a(self):", b"    @property"]

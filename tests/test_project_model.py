@@ -389,7 +389,7 @@ def test_child_nodes_are_the_ast_children_without_contexts() -> None:
     import inspect
     import json as json_module
 
-    from joblint.index.summaries import child_nodes
+    from joblint.index.nodes import child_nodes
 
     own = (
         "def f(a, *, b=1, c):\n"
@@ -421,7 +421,7 @@ def test_own_nodes_and_their_kinds_are_a_walk_of_the_function_s_own_code() -> No
     import inspect
     import json as json_module
 
-    from joblint.index.summaries import child_nodes, nodes_by_kind, own_nodes
+    from joblint.index.nodes import child_nodes, nodes_by_kind, own_nodes
 
     def walked(body: list[ast.stmt]) -> list[ast.AST]:
         found: list[ast.AST] = []

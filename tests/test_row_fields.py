@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
+from joblint.index.nodes import nodes_by_kind, own_nodes
 from joblint.index.row_fields import row_uses
-from joblint.index.summaries import nodes_by_kind, own_nodes
 from joblint.models import RowUse
 
 

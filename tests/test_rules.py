@@ -23,7 +23,7 @@ def test_rule_is_complete(rule: type) -> None:
     assert rule.TRIGGERS, "every rule declares what a file must contain for it to fire"
     assert rule.VALID, "every rule needs a teaching example it must not report"
     assert rule.INVALID, "every rule needs a teaching example it must report"
-    # The class stays readable: its full suite lives in joblint/rules/_examples.
+    # The class stays readable: its full suite lives in its family's _examples/.
     assert len(rule.VALID) + len(rule.INVALID) <= 5
     suite = examples(rule)
     assert all(isinstance(i, Invalid) and i.expected for i in suite.invalid)

@@ -8,7 +8,7 @@ from pathlib import Path
 from joblint.api import lint_paths
 from joblint.config import Config
 from joblint.models import Finding, Span
-from joblint.pipeline.project import _one_per_place
+from joblint.pipeline.project.settling import _one_per_place
 
 
 def _finding(code: str, line: int) -> Finding:

@@ -30,13 +30,11 @@ from joblint.libraries import django
 from joblint.models import (
     M2M,
     RECEIVED,
-    RECEIVES,
     WRITE_VERBS,
     WRITTEN,
-    WRITTEN_IN_TRANSACTION,
     ReceiverFact,
-    Requirement,
 )
+from joblint.requirements import Receives, WrittenInTransaction
 
 # The parameters every receiver of a model signal is passed (as keywords).
 _RECEIVER_PARAMETERS = frozenset({"sender", "instance"})
@@ -80,12 +78,7 @@ class Receiving:
             after = f", which Django sends inside {opens}"
             return TxScope(node, described, TxFamily.DJANGO, alias_known=False, after=after)
         verb = " or ".join(sorted(WRITE_VERBS[w] for w in self.writes))
-        requirement = Requirement(
-            WRITTEN_IN_TRANSACTION,
-            self.model,
-            self.writes,
-            reach=(self.m2m_field,) if self.m2m_field else (),
-        )
+        requirement = WrittenInTransaction(self.model, self.writes, self.m2m_field)
         return TxScope(
             node,
             described,
@@ -117,12 +110,12 @@ def looks_like_receiver(node: cst.FunctionDef) -> bool:
 
 def connected_elsewhere(node: cst.FunctionDef, qualname: str) -> TxScope:
     """The body of a function another module may connect to a model signal:
-    a transaction if the project step finds such a connection (`RECEIVES`)."""
+    a transaction if the project step finds such a connection (`Receives`)."""
     return TxScope(
         node,
         f"{node.name.value}()",
         TxFamily.DJANGO,
-        requires=(Requirement(RECEIVES, qualname),),
+        requires=(Receives(qualname),),
         alias_known=False,
         after=f", receiving {RECEIVED}",
     )

@@ -1,7 +1,7 @@
 """Where retry settings are written: a call's arguments, a job library's task
 options (decorator keywords or `Task` subclass attributes), a settings dict,
 and which `<task>.retry(...)` calls are a running task's own. Shared by the
-retry policy readers (`joblint.analysis.retry_policies`); what each library
+retry policy readers (`joblint.rules.retries._facts.retry_policies`); what each library
 calls things comes from its `TaskRetries` declaration."""
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from joblint.analysis.tasks import task_decorator_library
 from joblint.analysis.values import value_of
 from joblint.knowledge.jobs import PARTIAL_FUNCTIONS, may_be_project_code
 from joblint.libraries.retry_api import Param, TaskRetries, Unresolved
-from joblint.models import (
-    PASSED_A_TASK,
-    RETRIES_HANDED_TASK,
-    RETRY_DELAY_HANDED,
-    TASK_DECORATOR,
-    TASK_DECORATOR_SETS,
+from joblint.requirements import (
+    DecoratorSets,
+    IsQueue,
+    IsTask,
+    PassedATask,
+    RegistersTask,
     Requirement,
+    RetriesHandedTask,
+    RetriesWithHandedDelay,
 )
 
 # --- calls and keywords ----------
@@ -183,8 +185,8 @@ def _library_decorator(
         return ()
     libraries = frozenset({retries.library})
     if task is None:
-        return (Requirement("queue", receiver, libraries),)
-    return (Requirement("task", resolver.local_qualname(task.name.value), libraries),)
+        return (IsQueue(receiver, libraries),)
+    return (IsTask(resolver.local_qualname(task.name.value), libraries),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,8 +252,7 @@ def _project_decorator_options(
     libraries = {retries.library}
     if retries.unresolved is Unresolved.TRUSTED:
         libraries.add("")  # as for `@x.task`: an app the project can't tell is trusted
-    called = ("called",) if call is not None else ()
-    requirement = Requirement(TASK_DECORATOR, qualname, frozenset(libraries), reach=called)
+    requirement = RegistersTask(qualname, frozenset(libraries), call is not None)
     return _with_keywords(TaskOptions(requires=(requirement,), decorator=qualname), call)
 
 
@@ -413,14 +414,13 @@ class HandedTask:
 
     def retried(self) -> Requirement:
         """The helper must retry the task on whatever it is handed."""
-        reach = (self.text, str(self.position))
-        return Requirement(RETRIES_HANDED_TASK, self.function, reach=reach)
+        return RetriesHandedTask(self.function, self.text, str(self.position))
 
     def delayed(self, position: str, keyword: str) -> Requirement:
         """The helper must retry the task with the delay handed at `position`
         (or as `keyword`)."""
-        reach = (self.text, str(self.position), position, keyword)
-        return Requirement(RETRY_DELAY_HANDED, self.function, reach=reach)
+        task_position = str(self.position)
+        return RetriesWithHandedDelay(self.function, self.text, task_position, position, keyword)
 
     @property
     def written(self) -> str:
@@ -545,7 +545,7 @@ class TaskScopes:
             if options.decorator and bind_keyword:
                 # The project's decorator may bind its tasks itself.
                 sets = frozenset({f"{bind_keyword}=True"})
-                binds = Requirement(TASK_DECORATOR_SETS, options.decorator, sets)
+                binds = DecoratorSets(options.decorator, sets)
                 return (*options.requires, binds)
         owner = context.frame.class_name if class_name is None else class_name
         in_class = bool(owner) and bool(self._classes)
@@ -565,10 +565,8 @@ class TaskScopes:
         for position, param in enumerate((*params.posonly_params, *params.params)):
             if param.name.value == receiver:
                 qualname = context.resolver.local_qualname(function.name.value)
-                spec = (str(position), receiver)
-                needs = Requirement(
-                    PASSED_A_TASK, qualname, frozenset({retries.library}), reach=spec
-                )
+                libraries = frozenset({retries.library})
+                needs = PassedATask(qualname, libraries, str(position), receiver)
                 return (needs,)
         return None
 

@@ -12,7 +12,7 @@ from joblint.analysis.names import Resolver
 from joblint.analysis.retry_options import decorator_options, made_task
 from joblint.analysis.tasks import decorator_task_library
 from joblint.knowledge import jobs, retries
-from joblint.models import TASK_DECORATOR, Requirement
+from joblint.requirements import IsTask, RegistersTask, Requirement
 
 # The libraries whose decorators register jobs.
 _TASK_LIBRARIES = frozenset(
@@ -135,7 +135,7 @@ def _library_task(
         return None
     library = library_and_receiver[0]
     keywords = {a.keyword.value: a for a in call.args if a.keyword} if call else {}
-    requires = () if library else (Requirement("task", qualname, _TASK_LIBRARIES),)
+    requires = () if library else (IsTask(qualname, _TASK_LIBRARIES),)
     return TaskDefinition(node, decorator, library, keywords, requires, "", call is not None)
 
 
@@ -152,7 +152,7 @@ def _by_project_decorator(
             continue
         called = ("called",) if call is not None else ()
         libraries = frozenset({*_TASK_LIBRARIES, ""})
-        requirement = Requirement(TASK_DECORATOR, name, libraries, reach=called)
+        requirement = RegistersTask(name, libraries, bool(called))
         keywords = {a.keyword.value: a for a in call.args if a.keyword} if call else {}
         return TaskDefinition(node, decorator, "", keywords, (requirement,), name, bool(called))
     return None

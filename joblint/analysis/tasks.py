@@ -18,7 +18,14 @@ from joblint.analysis.names import (
 from joblint.analysis.targets import task_like_target
 from joblint.analysis.values import value_of
 from joblint.knowledge import jobs, payloads
-from joblint.models import Requirement
+from joblint.requirements import (
+    FlagOff,
+    IsQueue,
+    IsTask,
+    MayBeLibraryObject,
+    ReachesLibrary,
+    Requirement,
+)
 
 # --- task definitions ------------------------------------------------------------
 
@@ -272,7 +279,7 @@ def _enqueue_function(
     requires: tuple[Requirement, ...] = ()
     flag = jobs.TRANSACTIONAL_WHEN_FLAG.get(library)
     if flag is not None:
-        requires = (Requirement("flag-off", flag),)
+        requires = (FlagOff(flag),)
     return Enqueue(_subject(library, _job_name(call)), _verb(library), library, requires)
 
 
@@ -331,7 +338,7 @@ def _enqueue_method(call: cst.Call, func: cst.Attribute, resolver: Resolver) -> 
 
 
 def _imported_queue(found: Enqueue) -> bool:
-    return not found.variants and any(r.kind == "queue" for r in found.requires)
+    return not found.variants and any(isinstance(r, IsQueue) for r in found.requires)
 
 
 def _match_receiver(
@@ -346,7 +353,7 @@ def _match_receiver(
         imported = resolver.qualified_name(receiver)
         if value_of(receiver, resolver) is None and imported is not None:
             # A queue object defined in another module: the project index knows.
-            requires = (Requirement("queue", imported, frozenset(shape.libraries)),)
+            requires = (IsQueue(imported, frozenset(shape.libraries)),)
             name = _job_name(call) if _names_jobs(primary) else ""
             return Enqueue(_subject(primary, name), _verb(primary), primary, requires)
         value = value_of(receiver, resolver)
@@ -396,11 +403,11 @@ def _reached_later(call: cst.Call, shape: jobs.EnqueueMethod, resolver: Resolver
             _subject(library, name),
             _verb(library),
             library,
-            (Requirement("reaches", "", module=resolver.module, reach=_modules(library)),),
+            (ReachesLibrary(resolver.module, _modules(library)),),
         )
         for library in shape.libraries
     )
-    requires = (Requirement("reaches", "", module=resolver.module, reach=shape.reach),)
+    requires = (ReachesLibrary(resolver.module, shape.reach),)
     return Enqueue(_subject("", name), "is enqueued", "", requires, variants=variants)
 
 
@@ -418,21 +425,14 @@ def _resolved_later(
     the project step to say; the message names it only when it does."""
     name = display or _job_name(call)
     libraries = frozenset(shape.libraries)
-    base = Requirement(
-        "library-object",
-        qualname,
-        libraries,
-        module=resolver.module,
-        reach=shape.reach,
-        queue=queue,
-    )
-    kind = "queue" if queue else "task"
+    base = MayBeLibraryObject(qualname, libraries, resolver.module, shape.reach, queue)
+    kind: type[IsQueue | IsTask] = IsQueue if queue else IsTask
     named = tuple(
         Enqueue(
             _subject(library, name),
             _verb(library),
             library,
-            (base, Requirement(kind, qualname, frozenset({library}))),
+            (base, kind(qualname, frozenset({library}))),
             _on_commit_variant(*on_commit, library) if on_commit is not None else "",
         )
         for library in shape.libraries
@@ -507,7 +507,7 @@ def _task_enqueue(
         if target.library not in libraries:
             return None
         return Enqueue(_subject(target.library, target.display), "is enqueued", target.library)
-    requires = (Requirement("task", target.qualname, frozenset(libraries)),)
+    requires = (IsTask(target.qualname, frozenset(libraries)),)
     library = libraries[0] if len(libraries) == 1 else ""
     return Enqueue(_subject(library, target.display), "is enqueued", library, requires)
 
@@ -539,7 +539,7 @@ _CHUNKS = {m: lib for m, lib in jobs.SIGNATURE_METHODS.items() if m == "chunks"}
 def maybe_task(qualname: str, resolver: Resolver) -> Requirement:
     """`qualname`, defined elsewhere, may be a task: no plain function or
     project object (Celery's distinctive methods need no more)."""
-    return Requirement("library-object", qualname, module=resolver.module)
+    return MayBeLibraryObject(qualname, module=resolver.module)
 
 
 def _task_call(
@@ -559,6 +559,6 @@ def _task_call(
         if target.library not in libraries:
             return None
         return Enqueue(_subject(target.library, target.display), "is enqueued", target.library)
-    requires = (Requirement("task", target.qualname, libraries),)
+    requires = (IsTask(target.qualname, libraries),)
     (library,) = tuple(libraries) if len(libraries) == 1 else ("",)
     return Enqueue(_subject(library, target.display), "is enqueued", library, requires)

@@ -10,7 +10,7 @@ from joblint.analysis.names import Resolver, dotted_text, unwrap
 from joblint.analysis.values import value_of
 from joblint.knowledge import jobs, requests
 from joblint.knowledge.jobs import AtomicHooks, TxFamily, may_be_project_code
-from joblint.models import Requirement
+from joblint.requirements import ClassOfKind, Requirement
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ def class_hooks(node: cst.ClassDef, resolver: Resolver) -> tuple[ClassHooks, ...
     if not project_base:
         return ()
     return tuple(
-        ClassHooks(hooks, (Requirement("class", project_base, frozenset({kind})),))
+        ClassHooks(hooks, (ClassOfKind(project_base, frozenset({kind})),))
         for kind, hooks in jobs.ATOMIC_HOOKS_BY_KIND.items()
     )
 

@@ -16,7 +16,8 @@ from joblint.analysis.transactions import TxScope
 from joblint.knowledge import jobs
 from joblint.knowledge.jobs import TxFamily
 from joblint.libraries import django
-from joblint.models import ASYNC_REACH, REACHED, REACHED_FROM, URL_VIEW, Requirement
+from joblint.models import REACHED_FROM
+from joblint.requirements import FlagOn, Reached, RegisteredView, Requirement
 
 
 def is_view_class(node: cst.ClassDef, resolver: Resolver) -> bool:
@@ -64,10 +65,10 @@ def view_scope(
             return None
     elif params[:1] != [request]:
         return None
-    requires: tuple[Requirement, ...] = (Requirement("flag-on", django.ATOMIC_REQUESTS_FLAG),)
+    requires: tuple[Requirement, ...] = (FlagOn(django.ATOMIC_REQUESTS_FLAG),)
     if not known:
         registered = resolver.local_qualname(class_name or node.name.value)
-        requires = (*requires, Requirement(URL_VIEW, registered))
+        requires = (*requires, RegisteredView(registered))
     name = f"{class_name}.{node.name.value}" if class_name else node.name.value
     description = f"{name}(), a view Django runs inside a transaction (ATOMIC_REQUESTS)"
     return TxScope(
@@ -79,12 +80,12 @@ def reached_scope(node: cst.FunctionDef, qualname: str) -> TxScope:
     """The body of a function a request handler may reach through the
     project's calls (the project step says whether one does, and which)."""
     # An async function is reached only from an async handler (FastAPI's).
-    awaited = (ASYNC_REACH,) if node.asynchronous is not None else ()
+    awaited = node.asynchronous is not None
     return TxScope(
         node,
         f"{node.name.value}()",
         TxFamily.GENERIC,
-        requires=(Requirement(REACHED, qualname, reach=awaited),),
+        requires=(Reached(qualname, is_async=awaited),),
         alias_known=False,
         after=f", {REACHED_FROM}",
         request=True,

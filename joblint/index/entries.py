@@ -1,7 +1,9 @@
 """Request handlers a module defines (`Entry`), read with Python's `ast`:
 the functions a web framework runs for a request, inside the request's
 transaction where the project turns that on (Django's `ATOMIC_REQUESTS`,
-Pyramid's `pyramid_tm`).
+Pyramid's `pyramid_tm`). For the project model's entry points
+(`joblint.pipeline.project.entries`): a job enqueued there runs before the
+request's transaction commits.
 
 A handler is a function a framework's decorator registers (DRF's
 `@api_view`, `@view_config`, a ninja-extra route, a strawberry mutation), or

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from joblint.index.summaries import last_name
+from joblint.index.nodes import last_name
 from joblint.knowledge import jobs, locks
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -136,7 +136,7 @@ def plain_classes(tree: ast.Module, text: str | bytes) -> list[str]:
     text declares no unique key. The facts list such a class as a plain
     definition whose kinds come from its bases alone; the index reader
     keeps those whose bases it resolves, none of them a base that gives
-    a kind (`joblint.index.summaries`). Not a class-based task (a base
+    a kind (`joblint.index.classes`). Not a class-based task (a base
     written `Task`)."""
     data = _as_python_reads_names(text)
     classes = [

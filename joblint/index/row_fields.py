@@ -1,5 +1,7 @@
 """Which fields of a row a job reads and writes, where it loads the row by
-the key a parameter hands it (`order = Order.objects.get(pk=order_id)`).
+the key a parameter hands it (`order = Order.objects.get(pk=order_id)`):
+for the project model, which tells a caller's write whether the job it
+enqueued depends on it (`FunctionSummary.row_uses`).
 
 A job enqueued before its caller writes the row depends on that write only
 through what it does with the row: a field it reads that the write sets (it

@@ -1,6 +1,7 @@
 """Service locators, read with Python's `ast` (`knowledge.requests.SERVICE_APIS`):
 what a handler's `request.find_service(...)` finds, and what the app's
-`config.register_service_factory(...)` registers under which key.
+`config.register_service_factory(...)` registers under which key: for the
+call graph, which follows a found service's calls to its factory's class.
 
 A find is named by its key (`requests.service_key`) in the qualified names
 of the calls on what it returns: `svc.signup()` on `svc =

@@ -1,6 +1,7 @@
 """Receivers a module connects to signals, read with Python's `ast`: a
 signal's `send` runs them in the sender's call, so inside the sender's
-transaction (`joblint.knowledge.requests.SIGNAL_APIS`).
+transaction (`joblint.knowledge.requests.SIGNAL_APIS`). For the project
+model's entry points and call graph, which follow a send to its receivers.
 
 Connected: a function decorated with a receiver decorator
 (`@receiver(order_placed)`, `@receiver([a, b])`) or with a signal's connect

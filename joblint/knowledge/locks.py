@@ -246,10 +246,8 @@ CACHE_BACKEND_LOCK_APIS: dict[str, str] = {backend.backend: backend.name for bac
 CACHE_CLASSES: frozenset[str] = frozenset(CACHE_BACKEND_LOCK_APIS) | _names(
     f.classes for f in _FRAMEWORKS
 )
-# Requirement kind (joblint.models.Requirement): the cache alias `qualname`'s
-# lock API, as the project's settings give it, is one of `libraries`
-# (UNKNOWN_CACHE_LOCK_API when the settings don't say, or say several things).
-CACHE_LOCK_API_REQUIREMENT = "cache-lock-api"
+# A cache alias's lock API when the project's settings don't say, or say
+# several things (`joblint.requirements.CacheLockApi`).
 UNKNOWN_CACHE_LOCK_API = ""
 
 # --- Lock acquires and releases ------------------------------------------------------
@@ -363,9 +361,6 @@ LOCK_KEY_WORDS: frozenset[str] = frozenset(
 # `assert_equal(...)`, `self.assertTrue(...)`: a SET NX whose result is asserted
 # is a test of the command itself (with `assert` statements).
 ASSERTION_PREFIX = "assert"
-# Requirement kind: the module constant `qualname` used as a SET NX key is not a
-# string without a lock word (imported from another file, its value is there).
-LOCK_KEY_REQUIREMENT = "lock-key"
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_WORD = re.compile(r"[^A-Za-z0-9]+")

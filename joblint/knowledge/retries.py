@@ -5,7 +5,7 @@ Each library declares its retry APIs in its own module
 tenacity, backoff and urllib3 their calls, Celery and procrastinate their task
 options and retry method, django-q its settings; Python's standard library and
 the async runtimes their sleeps, clocks and random modules. This module joins
-them into the lookups `joblint.analysis.retry_policies` and
+them into the lookups `joblint.rules.retries._facts.retry_policies` and
 `joblint.analysis.expressions` read; the rules and the analysis never spell a
 library's names.
 
@@ -71,9 +71,7 @@ FRESH_VALUE_HINTS: tuple[str, ...] = ("random", "uuid")
 
 RETRY_CALL_APIS: tuple[RetryCall, ...] = collect("RETRY_CALLS")
 # Qualified name of the callee -> the call's declaration.
-RETRY_CALLS: dict[str, RetryCall] = {
-    name: api for api in RETRY_CALL_APIS for name in api.callees
-}
+RETRY_CALLS: dict[str, RetryCall] = {name: api for api in RETRY_CALL_APIS for name in api.callees}
 # Decorators also used bare (`@retry`), with the library's defaults.
 BARE_RETRY_DECORATORS: dict[str, RetryCall] = {
     name: api for api in RETRY_CALL_APIS for name in api.bare

@@ -18,30 +18,21 @@ object of a job library. Their triggers are *gated*: in the first pass a file
 needs the method and a job library's name or a task decorator; a file with the
 method but neither is linted in a second pass only when it names one of the
 project's tasks or queue objects (`joblint.api`).
+
+What several families (or the screen itself) read stays here: the job libraries,
+enqueue calls, transactions, the whole-project facts. What only one family's
+rules read is that family's (`joblint/rules/<family>/_tokens.py`), built from
+the pieces here.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Iterable
 
-from joblint.knowledge import brokers, jobs, locks, payloads, retries, work
+from joblint.knowledge import brokers, jobs, locks, payloads, work
 from joblint.knowledge.trigger import Trigger as Trigger
 from joblint.libraries import django
-from joblint.libraries.retry_api import (
-    Bound,
-    BoundParams,
-    DelayParams,
-    Growth,
-    Jitter,
-    RetryCall,
-    RetryMethod,
-    RetryPredicates,
-    TaskRetries,
-    Value,
-    WaitStrategies,
-)
 
 
 def alternatives(words: list[str] | set[str] | frozenset[str]) -> str:
@@ -163,13 +154,6 @@ ENQUEUE_TRIGGERS: tuple[Trigger, ...] = (
     _PARTIAL,
 )
 
-# The payload rules read the arguments of an enqueue: a file whose enqueues
-# pass only keys and literals is not theirs (confirmed on the AST). A gated
-# trigger counts only where the file is linted anyway.
-PAYLOAD_TRIGGERS: tuple[Trigger, ...] = tuple(
-    t if t.gated else replace(t, confirm="payload-may-hold-object") for t in ENQUEUE_TRIGGERS
-)
-
 # A transaction scope: `atomic` (with, decorator, method_decorator), `.begin(`,
 # `.transaction(`, Tortoise's `in_transaction`, psycopg's `with conn:`.
 _TRANSACTION_METHODS = sorted(set(jobs.TRANSACTION_METHODS) - {"atomic"})
@@ -237,51 +221,7 @@ TRANSACTION_TRIGGERS: tuple[Trigger, ...] = (
 COMMITS = Trigger((".commit(",), (r"\.commit\(",))
 
 
-def enqueue_and(anchors: tuple[str, ...], pattern: str) -> tuple[Trigger, ...]:
-    """An enqueue call in a file that also has one of `anchors` and matches
-    `pattern`. (Huey task calls have no token: the second pass finds the files
-    naming a Huey task.)"""
-    return tuple(
-        replace(t, patterns=(*t.patterns, pattern), also=(*t.also, anchors))
-        for t in ENQUEUE_TRIGGERS
-    )
-
-
-# --- Locks --------------------------------------------------------------------------
-
-# A `nx=` keyword (Redis SET NX).
-NX = r"\bnx\s*="
-
-
-def modules_of(qualnames: Iterable[str]) -> str:
-    """One of the modules the names are imported from, as a word."""
-    return rf"\b(?:{alternatives(tops(qualnames))})\b"
-
-
-def _modules_named(modules: set[str]) -> str:
-    """One of `modules` imported (`import a.b.c`, `from a.b.c import x`) or
-    imported from its parent (`from a.b import c`; any parent with any last
-    name: more than those, never less), as one pattern."""
-    parents = {m.rpartition(".")[0] for m in modules if "." in m}
-    lasts = {m.rpartition(".")[2] for m in modules if "." in m}
-    return (
-        rf"\b(?:{alternatives(modules)})\b"
-        rf"|\bfrom\s+(?:{alternatives(parents)})\s+import\b[^\n]*\b(?:{alternatives(lasts)})\b"
-    )
-
-
-# A framework cache's module is named (`from django.core.cache import cache`,
-# a `RedisCache` annotation's module): the receivers a cache's `add` lock needs.
-CACHE_MODULES = _modules_named(
-    {name.rsplit(".", 1)[0] for name in [*locks.CACHE_OBJECTS, *locks.CACHE_CLASSES]}
-)
-
-# A Redis client or a framework cache is named (`redis.Redis(...)`,
-# `get_redis_connection`, `from django.core.cache import cache`): the receivers
-# `.lock(name)` needs.
-REDIS_CLIENTS = modules_of(
-    [*locks.REDIS_CLIENT_CONSTRUCTORS, *locks.REDIS_CLIENT_CLASSES, *locks.CACHE_OBJECTS]
-)
+# --- Whole-project facts ------------------------------------------------------------
 
 # Django's `CACHES = {...}` (at the start of a line): the settings that say which
 # backend a cache's `lock()` is. Its facts settle JL402's cache findings.
@@ -363,182 +303,13 @@ PROJECT_DELAYS: tuple[Trigger, ...] = (
 PROJECT_FACTS: tuple[Trigger, ...] = (*PROJECT_SETTINGS, *PROJECT_LIMITS, *PROJECT_DELAYS)
 
 
-# A call that may be a sleep (`time.sleep`, `asyncio.sleep`, an alias of one):
-# sleeps may be imported under another name, but the import says `sleep`.
-SLEEP = "sleep"
+# --- Options given a value ----------------------------------------------------------
 
 
-# --- Retries ------------------------------------------------------------------------
-#
-# Derived from the retry APIs the library modules declare: a file may set a
-# policy a JL3 rule judges only where it names what that policy needs.
-
-
-def _module_word(callees: Iterable[str]) -> str:
-    return rf"\b(?:{alternatives({top.lower() for top in tops(callees)})})\b"
-
-
-def _keyword_set(keyword: str, values: Iterable[Value]) -> str:
-    """`keyword=<literal>` for the literals that matter (`retry=True`)."""
-    spelled = {value.value.lower() for value in values if value is not Value.FALSY}
-    return rf"\b{re.escape(keyword.lower())}\s*=\s*(?:{alternatives(spelled)})\b"
-
-
-def _keyword_given(*keywords: str) -> str:
+def keyword_given(*keywords: str) -> str:
     """One of the options given a value, whatever the value: a keyword
     argument, a class attribute (annotated or not) or a dict entry
     (`max_retries=`, `max_retries: int = `, `"max_retries": `); not the word
     in another name or a comparison (`test_max_retries_exceeded`, `max_retries == 3`)."""
     spelled = alternatives({keyword.lower() for keyword in keywords})
     return rf"\b(?:{spelled})(?:\s*=(?!=)|['\"]\s*:|\s*:[^\n=]*=(?!=))"
-
-
-# A file giving one of the options that run a task again (`acks_late=True`):
-# perhaps to a call making a task of a function it defines
-# (`make_task(sync, acks_late=True)`), for the rules about task bodies.
-_RERUN_KEYWORDS = sorted({o.keyword.lower() for r in work.RERUNS.values() for o in r.options})
-GIVES_RERUN_OPTIONS = Trigger(tuple(_RERUN_KEYWORDS), (_keyword_given(*_RERUN_KEYWORDS),))
-
-
-def _keywords(bound: BoundParams) -> tuple[str, ...]:
-    return tuple(sorted({param.keyword.lower() for param, _ in bound.params}))
-
-
-def _distinct(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
-    return tuple(dict.fromkeys(triggers))
-
-
-def _delay_needs(params: DelayParams) -> tuple[str, ...]:
-    """What a growing wait without a random part must name: the switch of a
-    jitter the library adds by default, else its growth parameter, or the
-    strategies that grow exponentially."""
-    growth = params.growth
-    if isinstance(growth, WaitStrategies):
-        exponential = [n for n, s in growth.shapes.items() if s.growth is Growth.EXPONENTIAL]
-        return tuple(sorted(tails(exponential)))
-    jitter = params.jitter
-    if jitter is not None and jitter.default is Jitter.PRESENT:
-        return (jitter.param.keyword.lower(),)
-    return (growth.param.keyword.lower(),)
-
-
-def _retry_method_call(method: RetryMethod) -> tuple[str, ...]:
-    return calls([method.name])
-
-
-# Waits that may grow without a random part (JL301).
-RETRY_DELAYS: tuple[Trigger, ...] = _distinct(
-    (
-        *(
-            Trigger(_delay_needs(api.delay), (_module_word(api.callees),))
-            for api in retries.RETRY_CALL_APIS
-            if api.delay is not None
-        ),
-        *(Trigger(_delay_needs(r.delay)) for r in retries.TASK_RETRIES if r.delay is not None),
-        *(
-            Trigger(_retry_method_call(r.method), (alternatives(set(r.method.delay_keywords)),))
-            for r in retries.TASK_RETRIES
-            if r.method is not None
-        ),
-        # A delay computed from the attempt count and handed to a helper
-        # retrying the task with it (`retry_later(self, exc, 2 ** self.request.retries)`).
-        *(
-            Trigger((".".join(r.method.attempt_count),))
-            for r in retries.TASK_RETRIES
-            if r.method is not None
-        ),
-    )
-)
-
-
-def _bound_triggers(bound: BoundParams, callees: tuple[str, ...]) -> Iterator[Trigger]:
-    if bound.default is Bound.NONE:  # leaving it out is the finding
-        yield Trigger(tuple(sorted(tails(callees))), (_module_word(callees),))
-    elif any(param.position is not None for param, _ in bound.params):
-        yield Trigger(_keywords(bound))
-    else:  # only ever a keyword: given a value
-        keywords = _keywords(bound)
-        yield Trigger(keywords, (_keyword_given(*keywords),))
-
-
-def _option_bound_triggers(r: TaskRetries) -> Iterator[Trigger]:
-    """An option set to a value that means no bound; only keywords (no class
-    attributes, no dict options) are spelled `keyword=value`."""
-    keywords_only = not r.task_bases
-    for bound in r.bounds:
-        for param, _ in bound.params:
-            literal = keywords_only and not param.within and bound.unbounded
-            if literal:
-                pattern: tuple[str, ...] = (_keyword_set(param.keyword, bound.unbounded),)
-            elif param.position is None:
-                pattern = (_keyword_given(param.keyword),)
-            else:
-                pattern = ()
-            yield Trigger((param.keyword.lower(),), pattern)
-    if r.method is not None and r.method.bound is not None:
-        yield from _bound_triggers(r.method.bound, ())
-
-
-# Retries that may have no attempt bound (JL302).
-RETRY_BOUNDS: tuple[Trigger, ...] = _distinct(
-    (
-        *(
-            trigger
-            for api in retries.RETRY_CALL_APIS
-            if api.bound is not None
-            for trigger in _bound_triggers(api.bound, (*api.callees, *api.bare))
-        ),
-        *(trigger for r in retries.TASK_RETRIES for trigger in _option_bound_triggers(r)),
-        *(
-            Trigger((s.setting.lower(),), also=(_keywords(s.bound),))
-            for s in retries.RETRY_SETTINGS.values()
-        ),
-    )
-)
-
-
-def _catch_triggers(api: RetryCall) -> Iterator[Trigger]:
-    catches = api.catches
-    if isinstance(catches, RetryPredicates):
-        yield Trigger(tuple(sorted(tails(catches.types))), (_module_word(api.callees),))
-    elif catches is not None:
-        yield Trigger(tuple(sorted(tails(api.callees))), (_module_word(api.callees),))
-
-
-# `except:`, `except Exception as exc:`, `except (KeyError, BaseException):`.
-_CATCH_ALL = r"\bexcept\s*(?:\(?\s*(?:[\w.]+\s*,\s*)*(?:base)?exception\b[^:\n]*)?:"
-
-# Retries that may be for every exception (JL303); a task's own retry is in an
-# except clause.
-RETRY_CATCHES: tuple[Trigger, ...] = _distinct(
-    (
-        *(trigger for api in retries.RETRY_CALL_APIS for trigger in _catch_triggers(api)),
-        *(
-            Trigger((r.catches.param.keyword.lower(),))
-            for r in retries.TASK_RETRIES
-            if r.catches is not None
-        ),
-        *(
-            Trigger(_retry_method_call(r.method), (r"\bexcept\b",))
-            for r in retries.TASK_RETRIES
-            if r.method is not None
-        ),
-        # A bound task handing itself to a helper of the project's that
-        # retries it (`retry_later(self, exc)`), in an except clause.
-        # The task is bound where it is defined: `bind=True`, or a task class.
-        *(
-            Trigger(
-                ("except",),
-                (
-                    rf"\b{r.method.bind_keyword}\s*=\s*true\b|\bclass\s+\w+\s*\([^)]*task\b",
-                    r"\w\(\s*self\s*[,)]",
-                    _CATCH_ALL,
-                ),
-                # Words the patterns need, looked for with the anchors first.
-                also=(("self",), (r.method.bind_keyword, "task")),
-            )
-            for r in retries.TASK_RETRIES
-            if r.method is not None and r.method.bind_keyword
-        ),
-    )
-)

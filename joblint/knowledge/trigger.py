@@ -15,7 +15,8 @@ class Trigger:
     patterns: tuple[str, ...] = ()
     # The method is an ordinary word: also needs a job library or task name.
     gated: bool = False
-    # A check on Python's AST that must confirm the trigger (`joblint.pipeline.screen.ast_checks`).
+    # The name of a check on Python's AST that must confirm the trigger: a step its
+    # family registers in its `_screen/` package (`joblint.knowledge.confirm`).
     confirm: str = ""
     # Further groups of anchors, one of each must occur too (before any pattern).
     also: tuple[tuple[str, ...], ...] = ()

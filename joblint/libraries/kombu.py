@@ -1,4 +1,5 @@
-"""kombu: producers and `publish`."""
+"""kombu: messages published by a `Producer`, and the broker transports that hide
+a delivered message for a visibility timeout (read in kombu 5.6.2)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ gathered from every module by `joblint.libraries.collect` and merged by
 
 A declaration says *where* each part of a policy is set (which parameter) and
 *how* its value reads (a switch, a factor, a schedule, a composition of
-strategy objects...). `joblint.analysis.retry_policies` interprets the readings
+strategy objects...). `joblint.rules.retries._facts.retry_policies` interprets the readings
 and turns calls into neutral facts; it never spells a library. The words a
 finding uses about a library's API (`Says`) are that library's data too,
 written with its own names.

@@ -1,4 +1,6 @@
-"""SQLAlchemy: `Session.begin()`, `begin_nested()`, `engine.begin()`."""
+"""SQLAlchemy: the transactions `Session.begin()`, `begin_nested()` and
+`engine.begin()` open, and the SQL text, row locks, query chains and model keys
+the lock and idempotency rules read."""
 
 from __future__ import annotations
 

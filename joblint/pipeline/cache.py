@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from joblint import __version__, models
+from joblint import __version__, models, requirements
 from joblint.settings import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
 # Bumped when what an entry holds changes within a version.
 # Entries are decoded positionally: an entry written before a dataclass gained
 # a field would load with that field's default, silently wrong.
-ENTRY_FORMAT = "19"
+ENTRY_FORMAT = "20"
 # The joblint package: every module of it (rules, index, knowledge) shapes entries.
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 MAX_ENTRIES = 50_000
@@ -46,9 +46,11 @@ MAX_PACKS = 32
 PACKS_DIR = "packs"
 # Screening records kept (one per joblint version, code and rule selection).
 MAX_SCREENINGS = 4
+# The classes an entry may hold, by name (a pending finding's requirements too).
 _MODELS: dict[str, type[Any]] = {
     cls.__name__: cls
-    for cls in vars(models).values()
+    for module in (models, requirements)
+    for cls in vars(module).values()
     if isinstance(cls, type) and dataclasses.is_dataclass(cls)
 }
 

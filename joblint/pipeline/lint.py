@@ -17,7 +17,7 @@ from joblint import suppressions
 from joblint.analysis.context import FileContext
 from joblint.analysis.walk import walk
 from joblint.index import index_source
-from joblint.models import MODEL_REQUIREMENTS, FileResult, Finding, PendingFinding, Related, Span
+from joblint.models import FileResult, Finding, PendingFinding, Related, Span
 from joblint.pipeline.fix.edits import fix_edits
 from joblint.pipeline.positions import LazyPositions
 from joblint.pipeline.source import (
@@ -28,6 +28,7 @@ from joblint.pipeline.source import (
     unparseable_result,
 )
 from joblint.registry import all_codes, rule_by_code
+from joblint.requirements import MODEL_REQUIREMENTS
 from joblint.rule import Codes, ProjectRule, Report, Rule
 from joblint.settings import LintSettings, ModuleInfo
 
@@ -152,7 +153,7 @@ def _lint_tree(
 
 
 def _asks_model(pending: list[PendingFinding]) -> bool:
-    return any(r.kind in MODEL_REQUIREMENTS for p in pending for r in p.requires)
+    return any(isinstance(r, MODEL_REQUIREMENTS) for p in pending for r in p.requires)
 
 
 def _one_off_spans(

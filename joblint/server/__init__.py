@@ -2,7 +2,8 @@
 fixes and suppressions as code actions, over the Language Server Protocol.
 
 It needs the `server` extra (`pip install 'joblint[server]'`: pygls and
-lsprotocol); `joblint.server.app` is the server, `linting` what it asks of
+lsprotocol); `joblint.server.app` is the server (its session's parts:
+`client`, `workspace`, `buffers`, `actions`), `linting` what it asks of
 joblint's API, and `diagnostics`, `edits`, `positions` and `settings` the
 translations between the two. Importing this package imports neither.
 """

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from joblint.knowledge import jobs, payloads
 from joblint.models import DecoratorUse, FunctionSummary, ProjectCall, TaskDecorator
-from joblint.pipeline.project.call_graph import MAX_HOPS, CallGraph
+from joblint.pipeline.project.call_graph import CallGraph
+from joblint.pipeline.project.hops import MAX_HOPS
 
 _HOW = {
     "with": "a context manager that yields inside one",
@@ -20,7 +21,7 @@ _HOW = {
 
 def describe(graph: CallGraph, path: str) -> list[str]:
     """The lines to print for the file at `path`."""
-    module = graph.by_path.get(path)
+    module = graph.calls.by_path.get(path)
     if module is None:
         return [f"{path}: not in the project model (no function of it could be read)"]
     lines = [f"{path}: module {module.module}"]
@@ -36,7 +37,7 @@ def describe(graph: CallGraph, path: str) -> list[str]:
 
 def _built_decorator(graph: CallGraph, built: TaskDecorator) -> list[str]:
     name = built.qualname.rpartition(".")[2]
-    decorating = graph.task_decorator(built.qualname)
+    decorating = graph.decorators.task_decorator(built.qualname)
     what = f"{decorating.library or 'an app'}'s task" if decorating else "no known task"
     options = _options(decorating.options if decorating else dict(built.options))
     return [
@@ -54,12 +55,12 @@ def _options(options: dict[str, str]) -> str:
 def _function(graph: CallGraph, summary: FunctionSummary, path: str, module: str) -> list[str]:
     facts: list[str] = []
     if summary.opens is not None:
-        if graph.opens_transaction(summary.qualname):
+        if graph.transactions.opens_transaction(summary.qualname):
             facts.append(f"opens a transaction ({_HOW.get(summary.opens.how, summary.opens.how)})")
         else:
             vias = ", ".join(summary.opens.via)
             facts.append(f"would open a transaction if {vias} did; none of them does")
-    chain = graph.chain(summary.qualname, path)
+    chain = graph.enqueues.chain(summary.qualname, path)
     if chain is not None:
         facts.append(f"enqueues {chain.enqueued.subject}: {chain.text()}")
     facts.extend(task for task in (_task(graph, use) for use in summary.decorators) if task)
@@ -78,7 +79,7 @@ def _task(graph: CallGraph, use: DecoratorUse) -> str | None:
     library's own decorator is no news); None for no task."""
     if use.qualname in jobs.TASK_DECORATORS:
         return None
-    decorating = graph.task_decorator(use.qualname, use.called)
+    decorating = graph.decorators.task_decorator(use.qualname, use.called)
     if decorating is None:
         return None
     options = {**decorating.options, **dict(use.options)}
@@ -87,7 +88,7 @@ def _task(graph: CallGraph, use: DecoratorUse) -> str | None:
 
 
 def _returns(graph: CallGraph, qualname: str) -> list[str]:
-    returned = graph.index.returns.returned(qualname, False, MAX_HOPS, frozenset())
+    returned = graph.calls.index.returns.returned(qualname, False, MAX_HOPS, frozenset())
     if not returned:
         return []
     value = returned[0]
@@ -101,14 +102,16 @@ def _returns(graph: CallGraph, qualname: str) -> list[str]:
 def _in_transaction(graph: CallGraph, call: ProjectCall, path: str) -> str:
     where = "a transaction" if not call.transaction else " or ".join(call.transaction)
     head = f"line {call.line}: {call.text}() inside {where}"
-    if call.transaction and not any(graph.opens_transaction(q) for q in call.transaction):
+    if call.transaction and not any(
+        graph.transactions.opens_transaction(q) for q in call.transaction
+    ):
         return f"{head}: no transaction is known to open there"
-    enqueued = graph.enqueued_by(call, path)
+    enqueued = graph.enqueues.enqueued_by(call, path)
     if enqueued is not None:
         return f"{head}: enqueues {enqueued.subject}"
-    chain = graph.chain(call.callee, path)
+    chain = graph.enqueues.chain(call.callee, path)
     if chain is not None:
         return f"{head}: leads to {chain.enqueued.subject} ({chain.text()})"
-    if graph.resolve(call.callee) is None:
+    if graph.calls.resolve(call.callee) is None:
         return f"{head}: {call.callee} is not a function the project model could read"
     return f"{head}: no enqueue found within {MAX_HOPS} calls"

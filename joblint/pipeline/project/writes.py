@@ -20,16 +20,31 @@ by path and line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from joblint.knowledge import jobs, requests
 from joblint.knowledge.jobs import ModelSignals
-from joblint.models import CREATE, DELETE, M2M, SAVE, FunctionSummary, ProjectCall
+from joblint.models import (
+    CREATE,
+    DELETE,
+    M2M,
+    RECEIVED,
+    SAVE,
+    WRITE_VERBS,
+    WRITTEN,
+    Finding,
+    FunctionSummary,
+    ProjectCall,
+    Related,
+)
+from joblint.pipeline.project.calls import Calls
+from joblint.pipeline.project.hops import line_span
+from joblint.pipeline.project.judging import judges, names
+from joblint.requirements import Receives, WrittenInTransaction
 
 if TYPE_CHECKING:
     from joblint.pipeline.project import ProjectIndex
-    from joblint.pipeline.project.call_graph import CallGraph
 
 _VERBS = {SAVE: "saved", DELETE: "deleted", M2M: "changed", CREATE: "created"}
 
@@ -54,7 +69,9 @@ class Written:
 
 @dataclass(slots=True)
 class TransactionalWrites:
-    graph: CallGraph
+    """The transactional writes of the project's models, first by path and line."""
+
+    calls: Calls
     index: ProjectIndex
     _found: dict[tuple[str, frozenset[str], str], Written | None] = field(default_factory=dict)
 
@@ -67,9 +84,46 @@ class TransactionalWrites:
             self._found[key] = self._first(self.index.canonical(model), writes, m2m_field)
         return self._found[key]
 
+    def received(
+        self, handler: str, only: frozenset[str] = frozenset()
+    ) -> tuple[str, tuple[Related, ...]] | None:
+        """How the function `handler`, connected to a model signal by another
+        module, runs inside a transaction: the words saying so, and where
+        it is connected (and the write that makes it transactional)."""
+        # Connected under any name that is the handler's (a re-export, too).
+        defined = self.index.canonical(handler)
+        connections = [
+            connection
+            for name, named in self.index.receivers.items()
+            if self.index.canonical(name) == defined
+            for connection in named
+        ]
+        for fact, path in sorted(connections, key=lambda c: (c[1], c[0].line)):
+            model = fact.model.rsplit(".", 1)[-1]
+            whose = f"{model}'s " if model else ""
+            where = Related(path, line_span(fact.line), f"{whose}{fact.signal} connected here")
+            connected = f"{whose}{fact.signal} (connected at {path}:{fact.line})"
+            if fact.own_transaction:
+                opens = f"the transaction it opens for {fact.own_transaction}"
+                sent = f"which Django sends inside {opens}"
+                return f"{connected}, {sent}", (where,)
+            field_name = (fact.m2m_field,) if fact.m2m_field else ()
+            kinds = frozenset(fact.writes)
+            if only and SAVE in kinds:  # its enqueue only runs on some saves (`if created:`)
+                kinds = (kinds - {SAVE}) | only
+            written = self.first(fact.model, kinds, *field_name)
+            if written is not None:
+                verb = " or ".join(sorted(WRITE_VERBS[w] for w in kinds))
+                which = f"the {model}" if model else "a model"
+                sent = f"sent inside the transaction that {verb} {which}"
+                text = f"{connected}, {sent} ({written.describe(fact.model)})"
+                step = written.step(fact.model)
+                return text, (where, Related(written.path, line_span(written.line), step))
+        return None
+
     def _first(self, model: str, writes: frozenset[str], m2m_field: str) -> Written | None:
-        for path in sorted(self.graph.by_path):
-            module = self.graph.by_path[path]
+        for path in sorted(self.calls.by_path):
+            module = self.calls.by_path[path]
             found = [
                 *self._registrations(model, path, module.registered),
                 *(
@@ -111,7 +165,7 @@ class TransactionalWrites:
                 if write not in writes or (write == M2M and changed != m2m_field):
                     continue
                 written = self.index.canonical(owner)
-                if written != model and (model or not self.graph.is_class(written)):
+                if written != model and (model or not self.calls.is_class(written)):
                     continue
                 inside = self._inside(call, summary, signals)
                 if inside:
@@ -193,3 +247,57 @@ def _writes(callee: str, signals: ModelSignals) -> list[tuple[str, str, str]]:
     elif len(parts) > 2 and method in signals.m2m_methods:  # `order.tags.add(tag)`
         found.append((".".join(parts[:-2]), M2M, parts[-2]))
     return found
+
+
+# --- the requirements on transactional writes and the receivers of their signals ------
+
+
+def _written(index: ProjectIndex, requirement: WrittenInTransaction) -> Written | None:
+    return index.writes.first(requirement.model, requirement.ways, requirement.m2m_field)
+
+
+@judges(WrittenInTransaction)
+def _written_in_transaction(
+    index: ProjectIndex, requirement: WrittenInTransaction, path: str, line: int
+) -> bool:
+    return _written(index, requirement) is not None
+
+
+@names(WrittenInTransaction, placeholder=WRITTEN, last=False)
+def _naming_write(
+    index: ProjectIndex, finding: Finding, requirement: WrittenInTransaction, path: str
+) -> Finding | None:
+    """The message names the transactional write that makes a receiver's
+    enqueue one inside a transaction."""
+    written = _written(index, requirement)
+    if written is None:
+        return None
+    message = finding.message.replace(WRITTEN, written.describe(requirement.model))
+    related = Related(written.path, line_span(written.line), written.step(requirement.model))
+    return replace(finding, message=message, related=(*finding.related, related))
+
+
+def _received_by(
+    index: ProjectIndex, requirement: Receives
+) -> tuple[str, tuple[Related, ...]] | None:
+    only = frozenset({CREATE}) if requirement.on_create_only else frozenset()
+    return index.writes.received(requirement.handler, only)
+
+
+@judges(Receives)
+def _receives(index: ProjectIndex, requirement: Receives, path: str, line: int) -> bool:
+    return _received_by(index, requirement) is not None
+
+
+@names(Receives, placeholder=RECEIVED, last=False, covers=(WrittenInTransaction,))
+def _naming_received(
+    index: ProjectIndex, finding: Finding, requirement: Receives, path: str
+) -> Finding | None:
+    """The message names the signal a receiver receives, where it is
+    connected, and the write that makes it transactional."""
+    received = _received_by(index, requirement)
+    if received is None:
+        return None
+    text, places = received
+    message = finding.message.replace(RECEIVED, text)
+    return replace(finding, message=message, related=(*finding.related, *places))

@@ -2,7 +2,8 @@
 
 LibCST parsing is the dominant cost, and most files of a project contain no
 job code at all. Each rule declares its triggers (`Rule.TRIGGERS`, mostly built
-from the library tables by `joblint.knowledge.tokens`), and the generated rule
+from the library tables by `joblint.knowledge.tokens` and its family's
+`_tokens`), and the generated rule
 catalogue carries them here, so no rule is imported; user-configured function
 names are added.
 A rule without triggers disables the prefilter. Facts other files look up by
@@ -32,6 +33,7 @@ from joblint.knowledge.tokens import (
     TRANSACTIONS,
     Trigger,
 )
+from joblint.pipeline.screen import ast_checks
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +268,8 @@ class Prefilter:
         self._gated = _Checks(self.gated)
 
     def _add(self, trigger: Trigger, codes: set[str]) -> None:
+        if trigger.confirm:
+            ast_checks.step(trigger.confirm)  # a step no family registers: fail now, loudly
         check = _check(trigger)
         where = self.gated if trigger.gated else self.checks
         if check not in where:  # rules sharing triggers: check once

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from joblint import __version__
+from joblint.index.ast_walk import quiet_ast_parse
 from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
 from joblint.pipeline.cache import read_record, write_record
 from joblint.pipeline.screen.ast_checks import confirmed, confirmed_in_parts, reads_in_parts
@@ -30,7 +31,7 @@ from joblint.pipeline.screen.prefilter import (
     every_rule_or,
     project_facts,
 )
-from joblint.pipeline.source import budget, quiet_ast_parse, syntax_check
+from joblint.pipeline.source import budget, syntax_check
 from joblint.settings import LintSettings
 
 # Files that may define a task whose call enqueues it (Huey's), on lower-cased bytes.

@@ -7,7 +7,6 @@ the syntax check of skipped files run in runs that never parse with LibCST
 
 from __future__ import annotations
 
-import ast
 import io
 import os
 import re
@@ -20,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from joblint.index.ast_walk import quiet_ast_parse
 from joblint.models import FileResult, Finding, Span
 from joblint.pipeline.source import budget
 from joblint.registry import BUILTIN_CODES
@@ -72,13 +72,6 @@ def checked_text(data: bytes) -> str:
     if over is not None:
         raise SourceError(over.message, over.line)
     return text
-
-
-def quiet_ast_parse(source: str | bytes) -> ast.Module:
-    """`ast.parse` without the SyntaxWarnings it prints about the user's code."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(source)
 
 
 def unparseable_result(path: str, settings: LintSettings, exc: SourceError) -> FileResult:

@@ -1,0 +1,76 @@
+"""What a run gives its caller (`RunResult`: the findings shown, the
+problems met, and what re-linting one of its files needs), and the project
+step that makes it: `settle` hands every result to the project model,
+which settles the pending findings and decides which are shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from joblint.models import FileResult, Finding
+from joblint.pipeline.project import ProjectSettings
+from joblint.pipeline.project.scope import TestCode, settle_scoped
+
+# A run's results and context.
+ProjectResults = tuple[list[FileResult], list[FileResult]]
+
+
+@dataclass(slots=True)
+class RunResult:
+    """A run's outcome: what it reports, and what re-linting one of its
+    files with the project around it needs."""
+
+    findings: list[Finding] = field(default_factory=list)
+    files_checked: int = 0
+    # One-line problems with paths (missing, unreadable): reported, run goes on.
+    errors: list[str] = field(default_factory=list)
+    # A rule failed on a file: reported with "please report", exit status 2.
+    internal_errors: list[str] = field(default_factory=list)
+    # One-line warnings (a malformed suppression comment): the exit status stays.
+    warnings: list[str] = field(default_factory=list)
+    settings: ProjectSettings | None = None
+    # Findings in test code and migrations that were not reported (joblint.pipeline.project.scope).
+    hidden_in_tests: int = 0
+    # What re-linting one file with the project around it needs: the run's
+    # results and context (`results`, `context`), or how to read them (a run
+    # replayed from the memo reads them when first asked).
+    project: ProjectResults | Callable[[], ProjectResults] = field(default_factory=lambda: ([], []))
+
+    @property
+    def results(self) -> list[FileResult]:
+        return self._read_project()[0]
+
+    @property
+    def context(self) -> list[FileResult]:
+        return self._read_project()[1]
+
+    def _read_project(self) -> ProjectResults:
+        if callable(self.project):
+            self.project = self.project()
+        return self.project
+
+
+def settle(
+    results: list[FileResult],
+    errors: list[str],
+    settings: ProjectSettings,
+    context: list[FileResult] | None = None,
+    files_checked: int | None = None,
+    *,
+    tests: TestCode,
+    include_tests: bool = False,
+) -> RunResult:
+    """The run's outcome from its results: the pending findings settled
+    with the rest of the project (`context`: files read for their facts or
+    index only, which report nothing), and those in test code left out
+    unless `include_tests`."""
+    checked = len(results) if files_checked is None else files_checked
+    run = RunResult(files_checked=checked, errors=list(errors))
+    shown = settle_scoped(results, settings, context or (), tests, include_tests)
+    run.findings, run.hidden_in_tests = shown.findings, shown.hidden
+    run.project, run.settings = (results, list(context or ())), settings
+    for result in results:
+        run.internal_errors.extend(result.errors)
+        run.warnings.extend(result.warnings)
+    return run

@@ -1,0 +1,50 @@
+"""The end of a run that ran its passes: the project step, and what is kept.
+
+Takes the run's results (its own files'), the context (the rest of the
+project's facts and index) and which files were named; saves what the next
+run starts from (the screenings, the manifest, the cache's new entries),
+hands every result to the project step (`outcome.settle`: pending findings
+settled, test code's findings left out) and gives the `RunResult`. With a
+cache, the run memo records the outcome (`Replay.remember`), and a full
+cache drops its oldest entries.
+"""
+
+from __future__ import annotations
+
+from joblint.models import FileResult
+from joblint.pipeline.cache import prune_screenings
+from joblint.pipeline.discover import Discovery
+from joblint.pipeline.schedule.memo import Outcome
+from joblint.pipeline.schedule.outcome import RunResult, settle
+from joblint.pipeline.schedule.passes.replay import Replay
+from joblint.pipeline.schedule.state import Run
+
+
+def finish(
+    run: Run,
+    discovery: Discovery,
+    results: list[FileResult],
+    context: list[FileResult],
+    named: frozenset[str] | None,
+    replay: Replay,
+) -> RunResult:
+    """The run's outcome (`named`: the results of the files named, when only
+    some were; they decide which project's settings apply)."""
+    run.screener.save()
+    run.manifest.save()
+    if run.cache is not None:
+        run.cache.flush()
+    finished = settle(
+        results,
+        discovery.errors,
+        run.selector.project_settings(named),
+        context,
+        files_checked=len(discovery.files),
+        tests=run.selector.test_code(),
+    )
+    replay.remember(run, Outcome(results, context, named), finished)
+    if run.cache is not None:  # a bounded cache: old entries and records go
+        run.cache.prune_if_full()
+        if run.screener.saved:
+            prune_screenings(run.cache.directory)
+    return finished

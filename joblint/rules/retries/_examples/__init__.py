@@ -1,0 +1,2 @@
+"""The full example suites of the retries rules (one module per rule, named like it):
+each rule class keeps the two or three teaching examples its docs open with."""
