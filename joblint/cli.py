@@ -588,12 +588,18 @@ def server() -> None:
 @click.option(
     "--no-pager", is_flag=True, help="Print the page even when it is longer than the terminal."
 )
-def explain(rule: str, color: str, no_pager: bool) -> None:
+@click.option(
+    "--all-examples",
+    is_flag=True,
+    help="Show every example the test suite checks, not only the teaching ones.",
+)
+def explain(rule: str, color: str, no_pager: bool, all_examples: bool) -> None:
     """Show a rule's documentation (by code or name), with its teaching examples.
 
     On a terminal the page is rendered and, when longer than the terminal,
     shown through $PAGER (else `less -R`), as git and Ruff do; piped, it is
-    the page's markdown. Every example is in docs/rules/<CODE>.md.
+    the page's markdown. `--all-examples` adds the rule's full example suite,
+    read from the installed package (the page docs/rules/<CODE>.md holds).
     """
     found = lookup(rule)
     if found is None:
@@ -601,7 +607,7 @@ def explain(rule: str, color: str, no_pager: bool) -> None:
         return
     from joblint.docs_gen import rule_markdown
 
-    page = rule_markdown(found, teaching_only=True)
+    page = rule_markdown(found, teaching_only=not all_examples)
     terminal_out = _is_terminal(sys.stdout)
     if not terminal_out and color != "always":
         click.echo(page, nl=False)

@@ -75,7 +75,8 @@ def rule_markdown(rule: type[Rule], teaching_only: bool = False) -> str:
         parts.extend([f"```python\n{_example_code(valid.code)}\n```", *_project_blocks(valid), ""])
     more = len(examples(rule).all) - len(shown.all)
     if more:
-        parts.extend([f"{more} more examples: docs/rules/{rule.CODE}.md.", ""])
+        command = f"joblint explain {rule.CODE} --all-examples"
+        parts.extend([f"{more} more examples: `{command}` (or docs/rules/{rule.CODE}.md).", ""])
     parts.extend(["## Suppressing", "", _suppressing(rule.CODE), ""])
     return "\n".join(parts)
 

@@ -68,10 +68,21 @@ def test_explain_shows_the_teaching_examples_and_points_to_the_rest() -> None:
     shown = _explain("JL101")
     assert all(e.code.strip() in shown for e in rule.INVALID)
     assert not any(e.code.strip() in shown for e in suite_only)
-    assert "more examples: docs/rules/JL101.md" in shown
+    assert "more examples: `joblint explain JL101 --all-examples`" in shown
     # The docs page keeps them all.
     page = (DOCS_DIR / "JL101.md").read_text(encoding="utf-8")
     assert all(e.code.strip() in page for e in suite_only)
+
+
+def test_explain_all_examples_shows_the_whole_suite_from_the_package() -> None:
+    """A pip-installed user has no docs/ folder: the full suite comes from the
+    package itself, and is the docs page's text."""
+    rule = lookup("JL101")
+    assert rule is not None
+    shown = _explain("JL101", "--all-examples")
+    assert all(e.code.strip() in shown for e in examples(rule).all)
+    assert "more examples" not in shown
+    assert shown == rule_markdown(rule)
 
 
 def test_jl001_is_listed_and_explained() -> None:
