@@ -23,7 +23,6 @@ from joblint.models import (
     RESULT_WRITTEN,
     Finding,
     Related,
-    Span,
 )
 from joblint.pipeline.project.calls import MAX_RESOLVE_STEPS, Calls
 from joblint.pipeline.project.hops import MAX_HOPS, Hop, hops_text, line_span
@@ -337,7 +336,7 @@ def _naming_caller(
     task = shown(index.graph.calls, hop.function)
     text = f"'{task}' passes itself at {hop.path}:{hop.call.line}"
     step = f"{task}() passes itself to {hop.call.text}()"
-    related = (Related(hop.path, Span(hop.call.line, 1, hop.call.line, 1), step),)
+    related = (Related(hop.path, line_span(hop.call.line), step),)
     return replace(finding, message=finding.message.replace(CALLER, text), related=related)
 
 
