@@ -10,7 +10,7 @@ install:
 test: install check-code pytest
 
 check-code:
-	$(PYTHON) -m ruff check joblint tests benchmarks
+	$(PYTHON) -m ruff check joblint runtime tests benchmarks
 	$(PYTHON) -m mypy
 	lint-imports
 

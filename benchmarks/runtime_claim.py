@@ -1,4 +1,4 @@
-"""Claim throughput of joblint.runtime.queue with N worker processes.
+"""Claim throughput of joblint_runtime.queue with N worker processes.
 
 Run by hand: ``python3 benchmarks/runtime_claim.py [--jobs 5000] [--workers 8]``.
 Starts a throwaway PostgreSQL cluster (unless ``--dsn`` is given) and uses a
@@ -24,9 +24,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "runtime"))
 
 import psycopg  # noqa: E402
+from joblint_runtime.queue import JobQueue  # noqa: E402
 from services import start_postgres  # noqa: E402
-
-from joblint.runtime.queue import JobQueue  # noqa: E402
 
 mp = multiprocessing.get_context("fork")
 TABLE = "bench_jobs"

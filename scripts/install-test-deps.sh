@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # The test extra includes the server extra (pygls, lsprotocol) and pytest-lsp:
 # tests/test_server.py drives the real language server.
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+python3 -m pip install --quiet --disable-pip-version-check -e ./runtime -e '.[test]'
 
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)

@@ -214,8 +214,8 @@ def test_runtime_docs_name_the_rules_as_explain_does() -> None:
 @pytest.mark.parametrize(
     ("code", "helpers"),
     [
-        ("JL601", ("joblint.runtime.idempotency", "@idempotent", "IdempotencyGuard")),
-        ("JL602", ("joblint.runtime.chunked", "run_chunk")),
+        ("JL601", ("joblint_runtime.idempotency", "@idempotent", "IdempotencyGuard")),
+        ("JL602", ("joblint_runtime.chunked", "run_chunk")),
     ],
 )
 def test_idempotency_and_chunking_rules_point_to_their_runtime_helpers(

@@ -14,7 +14,7 @@ from tenacity import retry as retrying
 from tenacity import stop_after_attempt, wait_exponential, wait_random_exponential
 from urllib3.util.retry import Retry as HttpRetry
 
-from joblint.runtime.backoff import full_jitter, jittered_intervals
+from joblint_runtime.backoff import full_jitter, jittered_intervals
 
 from .celery import app
 

@@ -6,7 +6,7 @@ import redis
 import redis_lock
 from django.core.cache import cache
 
-from joblint.runtime.lock import RedisLock
+from joblint_runtime.lock import RedisLock
 
 r = redis.Redis.from_url("redis://localhost:6379/0")
 

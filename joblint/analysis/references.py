@@ -15,7 +15,7 @@ under `if TYPE_CHECKING:` or `try:` may not be bound when the code runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -55,6 +55,7 @@ def reference(
     prefer_import: bool = False,
     anywhere: bool = False,
     submodule: bool = False,
+    aliases: Sequence[str] = (),
 ) -> Reference | None:
     """How code at the current traversal position can name `qualname`.
 
@@ -66,15 +67,18 @@ def reference(
     name), so only a position-independent way counts: the free name, imported.
     `submodule`: `qualname` is a module (`django.db.transaction`), which is an
     attribute of its package only once something imported it: never reached
-    as one (`import django.db` gives no certain `django.db.transaction`)."""
+    as one (`import django.db` gives no certain `django.db.transaction`).
+    `aliases`: other names of the same object (a re-export), whose imports
+    already in the file are used as they are."""
     module, _, name = qualname.rpartition(".")
     if not module:
         return None
     if anywhere:
         return Reference(cst.Name(name), ((module, name),)) if _free(context, name) else None
-    direct = _through(context, qualname, qualname)
-    if direct is not None:
-        return Reference(direct)
+    for name_of_it in (qualname, *aliases):
+        direct = _through(context, name_of_it, name_of_it)
+        if direct is not None:
+            return Reference(direct)
     via_module = None if submodule else _through(context, module, qualname)
     if via_module is not None and not prefer_import:
         return Reference(_attribute(via_module, name))

@@ -178,8 +178,8 @@ def on_commit_callback(
     if not is_hook:
         return None
     positional = [a for a in call.args if a.keyword is None and not a.star]
-    # `joblint.runtime.transaction.on_commit(session, fn)` takes the callback second.
-    if qualname == "joblint.runtime.transaction.on_commit" and len(positional) >= 2:
+    # `joblint_runtime.transaction.on_commit(session, fn)` takes the callback second.
+    if qualname in jobs.ON_COMMIT_AFTER_SESSION and len(positional) >= 2:
         return positional[1].value
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value in {"func", "fn", "callback"}:

@@ -20,6 +20,8 @@ from joblint.libraries.base import Receiver as Receiver
 from joblint.libraries.base import SettingsFlag as SettingsFlag
 from joblint.libraries.base import TaskClassOption as TaskClassOption
 from joblint.libraries.base import TxFamily as TxFamily
+from joblint.libraries.joblint_runtime import ATOMIC, ON_COMMIT, OUTBOX
+from joblint.libraries.joblint_runtime import ON_COMMIT_AFTER_SESSION as ON_COMMIT_AFTER_SESSION
 from joblint.libraries.queries import RowWrites
 
 _ALL = all_libraries()
@@ -264,12 +266,11 @@ PARTIAL_FUNCTIONS: frozenset[str] = frozenset({"functools.partial"})
 FIX_HINTS: dict[TxFamily, str] = {
     TxFamily.DJANGO: "Enqueue it in transaction.on_commit(...)",
     TxFamily.SQLALCHEMY: (
-        "Enqueue it after the commit, or register it with "
-        "joblint.runtime.transaction.on_commit(session, ...)"
+        f"Enqueue it after the commit, or register it with {ON_COMMIT}(session, ...)"
     ),
     TxFamily.PSYCOPG: (
-        "Enqueue it after the commit, use joblint.runtime.transaction.atomic(conn) "
-        "and tx.on_commit(...), or write it to joblint.runtime.outbox"
+        f"Enqueue it after the commit, use {ATOMIC}(conn) "
+        f"and tx.on_commit(...), or write it to {OUTBOX}"
     ),
     TxFamily.TRANSACTION_MANAGER: (
         "Enqueue it in an after-commit hook: "
@@ -277,7 +278,7 @@ FIX_HINTS: dict[TxFamily, str] = {
     ),
     TxFamily.GENERIC: (
         "Enqueue it after the transaction commits (an on-commit hook), "
-        "or write it to joblint.runtime.outbox"
+        f"or write it to {OUTBOX}"
     ),
 }
 

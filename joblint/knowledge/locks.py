@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from joblint.libraries import collect
+from joblint.libraries.joblint_runtime import ADVISORY_LOCK, JOB_QUEUE_CLAIM, REDIS_LOCK
 from joblint.libraries.locking import CacheBackend as CacheBackend
 from joblint.libraries.locking import CacheFramework as CacheFramework
 from joblint.libraries.locking import KeyCommands as KeyCommands
@@ -418,11 +419,11 @@ ERROR_TEST_METHODS: frozenset[str] = frozenset(collect("ERROR_TEST_METHODS"))
 
 # --- Fixes named in messages -----------------------------------------------------
 
-SQL_FIX = "FOR UPDATE SKIP LOCKED (or joblint.runtime.queue.JobQueue.claim)"
-QUEUE_FIX = "joblint.runtime.queue.JobQueue.claim"
+SQL_FIX = f"FOR UPDATE SKIP LOCKED (or {JOB_QUEUE_CLAIM})"
+QUEUE_FIX = JOB_QUEUE_CLAIM
 DEFAULT_TIMEOUT_OPTION = LOCK_TIMEOUT_OPTION
-RUNTIME_LOCK = "joblint.runtime.lock.RedisLock"
-ADVISORY_LOCK_FIX = "joblint.runtime.lock.PostgresAdvisoryLock"
+RUNTIME_LOCK = REDIS_LOCK
+ADVISORY_LOCK_FIX = ADVISORY_LOCK
 
 # --- Reading a lock attempt's result ------------------------------------------------
 

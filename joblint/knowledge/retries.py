@@ -20,6 +20,8 @@ from collections.abc import Iterable
 
 from joblint.libraries import collect
 from joblint.libraries.joblint_runtime import FULL_JITTER as FULL_JITTER
+from joblint.libraries.joblint_runtime import FULL_JITTER_ALIASES as FULL_JITTER_ALIASES
+from joblint.libraries.joblint_runtime import FULL_JITTER_CALL
 from joblint.libraries.retry_api import REFERENCE_ATTEMPTS as REFERENCE_ATTEMPTS
 from joblint.libraries.retry_api import (
     GrowthFunction,
@@ -123,7 +125,7 @@ COLLISION_EXCEPTIONS: frozenset[str] = frozenset(
 # --- joblint's advice, whatever the library ----------
 
 # The helper the fixes of computed delays call (`FULL_JITTER`), in a message.
-FIX_FULL_JITTER = "joblint.runtime.backoff.full_jitter(attempt, base=30, cap=600)"
+FIX_FULL_JITTER = FULL_JITTER_CALL
 FIX_ATTEMPT_LOOP = (
     f"Count attempts (for attempt in range({REFERENCE_ATTEMPTS}): ...) and re-raise after the last"
 )

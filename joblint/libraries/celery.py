@@ -213,7 +213,7 @@ RETRY_JITTER = "retry_jitter"
 MAX_RETRIES_BOUND = AttemptBound(MAX_RETRIES, counts_first_run=False)
 # `{task}`: the task as the code names it (`self`, `task`).
 FIX_COUNTDOWN = (
-    "countdown=joblint.runtime.backoff.full_jitter({task}.request.retries, base=30, cap=600)"
+    "countdown=joblint_runtime.backoff.full_jitter({task}.request.retries, base=30, cap=600)"
 )
 _NO_MAX_RETRIES = BoundParams(
     ((Param(MAX_RETRIES), Bound.ATTEMPTS),),

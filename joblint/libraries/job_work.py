@@ -82,7 +82,7 @@ class SideEffect:
 class Claims:
     """What claims a job's work before it is done (an idempotency guard)."""
 
-    # Any use of these modules' names (`joblint.runtime.idempotency`).
+    # Any use of these modules' names (`joblint_runtime.idempotency`).
     guard_modules: tuple[str, ...] = ()
     # Methods whose `(row, created)` result, unpacked, claims a unique row
     # (`Order.objects.get_or_create(...)`).

@@ -101,7 +101,7 @@ LIBRARIES = (
 # --- retries (RQ 2.x/3.x `job.py`) ----------
 
 _RQ = LIBRARIES[0]
-FIX_INTERVALS = "interval=joblint.runtime.backoff.jittered_intervals(...)"
+FIX_INTERVALS = "interval=joblint_runtime.backoff.jittered_intervals(...)"
 
 # `Retry(max, interval=0, enqueue_at_front=False)`: a fixed list of waits, and
 # RQ adds no jitter.

@@ -1,29 +1,10 @@
-"""Reference implementations that joblint's findings point to.
+"""The old import path of :mod:`joblint_runtime`, kept for code written against it.
 
-Each submodule is small, typed and safe under concurrency and crashes; copy
-from them or import them. Import the submodule you need
-(``from joblint.runtime.queue import JobQueue``): this package imports none of
-them, and none imports psycopg, redis or SQLAlchemy at import time, so the
-optional extras ``joblint[postgres]``, ``joblint[redis]`` and
-``joblint[sqlalchemy]`` are only needed by the helpers that use them.
-
-* :mod:`~joblint.runtime.backoff` — full / decorrelated jitter, Celery and RQ retry settings
-* :mod:`~joblint.runtime.transaction` — ``atomic(conn).on_commit(fn)``, SQLAlchemy ``on_commit``
-* :mod:`~joblint.runtime.outbox` — transactional outbox with a ``SKIP LOCKED`` relay
-* :mod:`~joblint.runtime.idempotency` — run a job's effects once per key
-* :mod:`~joblint.runtime.queue` — PostgreSQL / SQLite job queue with leases and dead letters
-* :mod:`~joblint.runtime.chunked` — keyset-paginated jobs that re-enqueue themselves
-* :mod:`~joblint.runtime.lock` — Redis locks with TTL and token, PostgreSQL advisory locks
-* :mod:`~joblint.runtime.metrics` — job timings and outcome counters
+The runtime helpers ship as their own distribution, ``joblint-runtime``, whose
+import name is ``joblint_runtime``: production code and worker images install
+it without the linter. Each ``joblint.runtime.<module>`` re-exports the same
+objects as ``joblint_runtime.<module>``, so existing imports keep working; new
+code, and every fix joblint writes, imports ``joblint_runtime``.
 """
 
-__all__ = [
-    "backoff",
-    "chunked",
-    "idempotency",
-    "lock",
-    "metrics",
-    "outbox",
-    "queue",
-    "transaction",
-]
+from joblint_runtime import __all__ as __all__

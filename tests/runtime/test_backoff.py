@@ -7,8 +7,7 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from joblint.runtime.backoff import (
+from joblint_runtime.backoff import (
     ceiling,
     celery_retry_options,
     decorrelated_jitter,

@@ -196,8 +196,8 @@ def celery_env(
     with psycopg.connect(dsn, autocommit=True) as conn:
         for statement in SCHEMA:
             conn.execute(statement)
-        import joblint.runtime.idempotency as idempotency
-        import joblint.runtime.outbox as outbox
+        import joblint_runtime.idempotency as idempotency
+        import joblint_runtime.outbox as outbox
 
         idempotency.IdempotencyGuard().ensure_schema(conn)
         outbox.Outbox().ensure_schema(conn)

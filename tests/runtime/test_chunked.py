@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-
-from joblint.runtime.chunked import run_chunk
+from joblint_runtime.chunked import run_chunk
 
 
 @pytest.fixture

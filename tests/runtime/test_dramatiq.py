@@ -18,8 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 import redis
-
-from joblint.runtime.idempotency import IdempotencyGuard
+from joblint_runtime.idempotency import IdempotencyGuard
 
 from .services import Postgres, RedisServer
 from .workers import (

@@ -13,9 +13,8 @@ from typing import Any
 
 import psycopg
 import pytest
-
-from joblint.runtime.idempotency import IdempotencyGuard, idempotent
-from joblint.runtime.transaction import atomic
+from joblint_runtime.idempotency import IdempotencyGuard, idempotent
+from joblint_runtime.transaction import atomic
 
 from .conftest import sqlite_connect
 

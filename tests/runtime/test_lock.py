@@ -12,15 +12,14 @@ from typing import Any
 import psycopg
 import pytest
 import redis
-
-from joblint.runtime.lock import (
+from joblint_runtime.lock import (
     LockLost,
     LockNotAcquired,
     PostgresAdvisoryLock,
     RedisLock,
     run_once_per,
 )
-from joblint.runtime.transaction import TransactionError, atomic
+from joblint_runtime.transaction import TransactionError, atomic
 
 mp = multiprocessing.get_context("fork")
 

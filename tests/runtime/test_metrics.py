@@ -8,8 +8,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
-
-from joblint.runtime.metrics import LoggingSink, StatsdSink, instrument
+from joblint_runtime.metrics import LoggingSink, StatsdSink, instrument
 
 
 class Recorder:
@@ -71,7 +70,7 @@ def test_context_manager_and_async() -> None:
 
 
 def test_logging_sink_is_the_default(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="joblint.runtime.metrics"), instrument("nightly"):
+    with caplog.at_level(logging.INFO, logger="joblint_runtime.metrics"), instrument("nightly"):
         pass
     messages = [record.getMessage() for record in caplog.records]
     assert any(m.startswith("job.nightly.duration_ms:") and m.endswith("|ms") for m in messages)

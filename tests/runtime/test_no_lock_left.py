@@ -18,10 +18,9 @@ from typing import Any
 
 import psycopg
 import pytest
-
-from joblint.runtime.idempotency import IdempotencyGuard, idempotent
-from joblint.runtime.queue import JobQueue
-from joblint.runtime.transaction import TransactionError, atomic
+from joblint_runtime.idempotency import IdempotencyGuard, idempotent
+from joblint_runtime.queue import JobQueue
+from joblint_runtime.transaction import TransactionError, atomic
 
 from .conftest import sqlite_connect
 

@@ -11,9 +11,8 @@ from typing import Any
 
 import psycopg
 import pytest
-
-from joblint.runtime.outbox import Outbox
-from joblint.runtime.transaction import atomic
+from joblint_runtime.outbox import Outbox
+from joblint_runtime.transaction import atomic
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ from typing import Any
 
 import psycopg
 import pytest
-
-from joblint.runtime.queue import Job, JobQueue
+from joblint_runtime.queue import Job, JobQueue
 
 from .conftest import sqlite_connect
 

@@ -9,10 +9,9 @@ from typing import Any
 
 import psycopg
 import pytest
+from joblint_runtime.transaction import TransactionError, atomic, on_commit
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
-
-from joblint.runtime.transaction import TransactionError, atomic, on_commit
 
 from .conftest import sqlite_connect
 

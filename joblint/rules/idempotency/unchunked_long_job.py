@@ -24,7 +24,7 @@ from joblint.rules.idempotency._facts.whole_table import (
     work_text,
 )
 
-_CHUNKED = "joblint.runtime.chunked.run_chunk"
+_CHUNKED = "joblint_runtime.chunked.run_chunk"
 
 # A file that may define a task (a job library's name or task decorator, or a
 # decorator imported from the project), with a loop (`for`) and a whole-table
@@ -122,7 +122,7 @@ class UnchunkedLongJob(Rule):
     ```python
     from celery import shared_task
 
-    from joblint.runtime.chunked import run_chunk
+    from joblint_runtime.chunked import run_chunk
     from shop.models import Customer
 
 
@@ -189,7 +189,7 @@ class UnchunkedLongJob(Rule):
             """
 from celery import shared_task
 
-from joblint.runtime.chunked import run_chunk
+from joblint_runtime.chunked import run_chunk
 from shop.models import Customer
 
 

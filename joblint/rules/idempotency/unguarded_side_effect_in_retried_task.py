@@ -31,7 +31,7 @@ from joblint.rules.idempotency._facts.side_effects import claims_work, effect_ca
 from joblint.rules.idempotency._tokens import GIVES_RERUN_OPTIONS
 
 _GUARD = (
-    "claim the job first with joblint.runtime.idempotency (@idempotent, or "
+    "claim the job first with joblint_runtime.idempotency (@idempotent, or "
     "IdempotencyGuard.claim in the job's transaction)"
 )
 # How long an option's value may be when a message quotes it.
@@ -130,7 +130,7 @@ class UnguardedSideEffectInRetriedTask(Rule):
         )
     ```
     For effects without a provider key (email), claim the job with
-    `joblint.runtime.idempotency` (`@idempotent(key=..., connect=...)`) in the
+    `joblint_runtime.idempotency` (`@idempotent(key=..., connect=...)`) in the
     transaction that records it; the key must come from the job's arguments
     or `self.request.id` (Celery keeps it across retries), never from a value
     drawn inside the task.
@@ -193,7 +193,7 @@ class UnguardedSideEffectInRetriedTask(Rule):
     SUMMARY = "Side effect in a task that can run more than once, with no idempotency guard"
     HELP = (
         "Make a repeat harmless: pass the provider's idempotency key, or claim the job "
-        "with joblint.runtime.idempotency"
+        "with joblint_runtime.idempotency"
     )
     VALID = (
         Valid(

@@ -154,7 +154,7 @@ class ForUpdateWithoutSkipLocked(Rule):
     ```
     With Django, `select_for_update(skip_locked=True)`; with SQLAlchemy,
     `with_for_update(skip_locked=True)`; or let
-    `joblint.runtime.queue.JobQueue.claim` do the claim.
+    `joblint_runtime.queue.JobQueue.claim` do the claim.
 
     ## Fix safety
     Unsafe fix (`--fix --unsafe-fixes`): adds `SKIP LOCKED` after the lock
@@ -220,7 +220,7 @@ class ForUpdateWithoutSkipLocked(Rule):
     SUMMARY = "Row lock on a pick-next query waits for other workers' rows (no SKIP LOCKED)"
     HELP = (
         "Add SKIP LOCKED: FOR UPDATE SKIP LOCKED, select_for_update(skip_locked=True), "
-        "with_for_update(skip_locked=True), or joblint.runtime.queue.JobQueue.claim"
+        "with_for_update(skip_locked=True), or joblint_runtime.queue.JobQueue.claim"
     )
 
     VALID = (

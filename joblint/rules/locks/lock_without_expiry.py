@@ -100,7 +100,7 @@ class LockWithoutExpiry(Rule):
             return
         build_report()
     ```
-    or `joblint.runtime.lock.RedisLock(r, "nightly-report", ttl=15 * 60)`,
+    or `joblint_runtime.lock.RedisLock(r, "nightly-report", ttl=15 * 60)`,
     which also releases with a token check. Each library names the expiry
     its own way: `ex=`/`px=` for redis-py `set`, `timeout=` for redis-py
     `lock()`/`redis.lock.Lock` and django-redis `cache.lock`, `expire=` for
@@ -188,7 +188,7 @@ class LockWithoutExpiry(Rule):
     HELP = (
         "Give the lock a TTL with the keyword of its API (ex=/px= for set(), timeout= for "
         "redis-py and django-redis locks and a Django cache's add(), expire= for "
-        "python-redis-lock) or use joblint.runtime.lock.RedisLock"
+        "python-redis-lock) or use joblint_runtime.lock.RedisLock"
     )
 
     VALID = (

@@ -132,7 +132,7 @@ class NonAtomicLockAcquire(Rule):
     ```
     One atomic command decides who wins: `set(key, token, nx=True, ex=...)`
     on Redis, `cache.add(key, token, timeout=...)` on a Django cache, or
-    `joblint.runtime.lock.RedisLock`, which also releases with a token
+    `joblint_runtime.lock.RedisLock`, which also releases with a token
     check.
 
     ## Fix safety
@@ -171,7 +171,7 @@ class NonAtomicLockAcquire(Rule):
     HELP = (
         "Take the lock in one atomic step: set(key, token, nx=True, ex=...) on Redis, "
         "cache.add(key, token, timeout=...) on a Django cache, or "
-        "joblint.runtime.lock.RedisLock"
+        "joblint_runtime.lock.RedisLock"
     )
 
     VALID = (

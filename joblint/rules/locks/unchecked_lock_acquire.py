@@ -103,7 +103,7 @@ class UncheckedLockAcquire(Rule):
             return  # another worker is syncing
         do_sync()
     ```
-    or `joblint.runtime.lock.RedisLock` / `PostgresAdvisoryLock`, whose
+    or `joblint_runtime.lock.RedisLock` / `PostgresAdvisoryLock`, whose
     context managers raise when the lock isn't acquired.
 
     ## Fix safety

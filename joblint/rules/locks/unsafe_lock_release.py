@@ -82,7 +82,7 @@ class UnsafeLockRelease(Rule):
 
     ## Use instead
     ```python
-    from joblint.runtime.lock import RedisLock
+    from joblint_runtime.lock import RedisLock
 
     def rebuild(r):
         with RedisLock(r, "rebuild", ttl=60):
@@ -120,7 +120,7 @@ class UnsafeLockRelease(Rule):
     SUMMARY = "Redis lock released with a plain DELETE: may free another worker's lock"
     HELP = (
         "Release with a compare-and-delete of your token (a Lua script), "
-        "e.g. joblint.runtime.lock.RedisLock.release"
+        "e.g. joblint_runtime.lock.RedisLock.release"
     )
 
     VALID = (
@@ -181,7 +181,7 @@ class Maintenance:
     def release(self):
         self.connection.delete(self.key)
 """,
-            (11, 9, "joblint.runtime.lock.RedisLock.release"),
+            (11, 9, "joblint_runtime.lock.RedisLock.release"),
             id="class-methods",
         ),
     )

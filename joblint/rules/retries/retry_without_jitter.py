@@ -109,7 +109,7 @@ class RetryWithoutJitter(RetryRule):
     ```python
     from celery import shared_task
 
-    from joblint.runtime.backoff import full_jitter
+    from joblint_runtime.backoff import full_jitter
 
 
     @shared_task(bind=True, max_retries=4)
@@ -121,7 +121,7 @@ class RetryWithoutJitter(RetryRule):
             raise self.retry(exc=exc, countdown=countdown)
     ```
     With tenacity use `wait_random_exponential(multiplier=..., max=...)`;
-    with RQ, `Retry(max=4, interval=joblint.runtime.backoff.jittered_intervals())`
+    with RQ, `Retry(max=4, interval=joblint_runtime.backoff.jittered_intervals())`
     built at enqueue time.
 
     ## Fix safety
@@ -149,7 +149,7 @@ class RetryWithoutJitter(RetryRule):
       `countdown=[min(C, ]B * F ** self.request.retries[)]` (also
       `F ** (retries + k)`, `pow(F, ...)`, `B << retries`) becomes
       `countdown=full_jitter(self.request.retries, base=B, factor=F, cap=C)`,
-      importing `joblint.runtime.backoff.full_jitter`; for a local assigned
+      importing `joblint_runtime.backoff.full_jitter`; for a local assigned
       once (`delay = ...; countdown=delay`) the assignment is rewritten. The
       old delay becomes the ceiling the random delay is drawn below. Without a
       cap, the cap is `full_jitter`'s default, 600 s (no fix when the base is
@@ -207,9 +207,9 @@ class RetryWithoutJitter(RetryRule):
     )
     SUMMARY = "Retry delay grows with the attempt but has no jitter: retries stampede together"
     HELP = (
-        "Randomise the delay: joblint.runtime.backoff.full_jitter(attempt, base=30, cap=600), "
+        "Randomise the delay: joblint_runtime.backoff.full_jitter(attempt, base=30, cap=600), "
         "tenacity wait_random_exponential(multiplier=..., max=...), or "
-        "joblint.runtime.backoff.jittered_intervals(...) for RQ"
+        "joblint_runtime.backoff.jittered_intervals(...) for RQ"
     )
 
     def judge(self, policy: RetryPolicy) -> None:
@@ -270,7 +270,7 @@ def sync(self, account_id):
             (10, 45, "2 ** self.request.retries, line 9"),
             fixed="""
 from celery import shared_task
-from joblint.runtime.backoff import full_jitter
+from joblint_runtime.backoff import full_jitter
 
 @shared_task(bind=True, max_retries=5)
 def sync(self, account_id):
@@ -307,7 +307,7 @@ def sync(self, account_id):
             fixed="""
 from celery import shared_task
 from django.conf import settings
-from joblint.runtime.backoff import full_jitter
+from joblint_runtime.backoff import full_jitter
 
 @shared_task(bind=True, max_retries=5)
 def sync(self, account_id):

@@ -79,7 +79,7 @@ class EnqueueBeforeCommit(Rule):
         session.commit()
         send_welcome.delay(user.id)
     ```
-    or register the enqueue with `joblint.runtime.transaction.on_commit(session, ...)`.
+    or register the enqueue with `joblint_runtime.transaction.on_commit(session, ...)`.
 
     ## Fix safety
     No automatic fix: moving the enqueue after the commit changes what happens

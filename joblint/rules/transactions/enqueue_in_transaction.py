@@ -85,7 +85,7 @@ class EnqueueInTransaction(
             # or, with Celery >= 5.4: send_receipt.delay_on_commit(order.pk)
     ```
     Where the queue library has no commit hook, write the job to
-    `joblint.runtime.outbox` inside the transaction and let its relay publish
+    `joblint_runtime.outbox` inside the transaction and let its relay publish
     it after COMMIT.
 
     ## Transactions Django opens
@@ -525,7 +525,7 @@ class EnqueueInTransaction(
       decorator or the queue object is in the files linted together): a task
       imported from elsewhere is "task 'send_receipt'".
     - Enqueues to a queue stored in the same database (procrastinate `defer`,
-      `joblint.runtime.outbox`, django-q's ORM broker) are part of the
+      `joblint_runtime.outbox`, django-q's ORM broker) are part of the
       transaction and never reported. Settings belong to the project that
       loads them: django-q's `Q_CLUSTER = {"orm": ...}` exempts the files
       under the project directory of the entry points (`manage.py`,
@@ -558,7 +558,7 @@ class EnqueueInTransaction(
     SUMMARY = "Job enqueued inside a database transaction: a worker may run it before COMMIT"
     HELP = (
         "Enqueue after COMMIT: an on-commit hook (Django's transaction.on_commit, "
-        "Celery's delay_on_commit) or joblint.runtime.outbox"
+        "Celery's delay_on_commit) or joblint_runtime.outbox"
     )
 
     VALID = (

@@ -261,7 +261,7 @@ class Reports:
         with cache.lock("d", None):
             pass
 """,
-        (12, 14, "joblint.runtime.lock.RedisLock"),
+        (12, 14, "joblint_runtime.lock.RedisLock"),
         (14, 14, "redis.lock.Lock"),
         (16, 14, "expire="),
         (18, 14, "cache.lock"),

@@ -154,7 +154,7 @@ def sync(conn, key):
 async def sync(conn, key):
     await conn.fetchval("select pg_try_advisory_xact_lock($1)", key)
 """,
-        (3, 11, "joblint.runtime.lock.PostgresAdvisoryLock"),
+        (3, 11, "joblint_runtime.lock.PostgresAdvisoryLock"),
         id="asyncpg-result-dropped",
     ),
     invalid(

@@ -1,6 +1,6 @@
 """How a computed exponential delay becomes a full-jitter call: the shape of
 `min(cap, base * factor ** attempt)` read from the code, as the arguments of
-`joblint.runtime.backoff.full_jitter(attempt, base=..., factor=..., cap=...)`.
+`joblint_runtime.backoff.full_jitter(attempt, base=..., factor=..., cap=...)`.
 The attempt counter is the library's (`<task>.request.retries`): the caller
 says which nodes are it."""
 
@@ -38,8 +38,8 @@ class BackoffShape:
         return _EMPTY.code_for_node(cst.Call(cst.Name("full_jitter"), self.arguments()))
 
 
-_FULL_JITTER_FACTOR = 2.0  # joblint.runtime.backoff.DEFAULT_FACTOR
-_DEFAULT_CAP = 600  # joblint.runtime.backoff.DEFAULT_CAP: the reference policy's ten minutes
+_FULL_JITTER_FACTOR = 2.0  # joblint_runtime.backoff.DEFAULT_FACTOR
+_DEFAULT_CAP = 600  # joblint_runtime.backoff.DEFAULT_CAP: the reference policy's ten minutes
 _EMPTY = cst.Module(body=[])
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 _EQUAL = cst.AssignEqual(

@@ -311,12 +311,17 @@ class DelayReading(PolicyReader):
         shape = backoff_shape(expr, is_attempt)
         if shape is None:
             return None
-        found = reference(self.context, retries.FULL_JITTER, prefer_import=True)
+        found = reference(
+            self.context,
+            retries.FULL_JITTER,
+            prefer_import=True,
+            aliases=retries.FULL_JITTER_ALIASES,
+        )
         if found is None:
             return None
         message = (
             f"Randomise the {keyword_name}: {shape.describe()} draws it from 0 up to the old "
-            "delay (full jitter); joblint must be installed where the worker runs"
+            "delay (full jitter); joblint-runtime must be installed where the worker runs"
         )
         return Rewrite(expr, cst.Call(found.expr, shape.arguments()), message, found.imports)
 

@@ -123,7 +123,7 @@ import requests
 from celery import shared_task
 from django.core.cache import cache
 from django.core.mail import send_mail
-from joblint.runtime.idempotency import idempotent
+from joblint_runtime.idempotency import idempotent
 from redis import Redis
 
 redis = Redis()

@@ -273,7 +273,7 @@ def sync(task, account_id):
         (12, 45, "full_jitter(task.request.retries, base=30, cap=600)"),
         fixed="""
 from celery import Task, shared_task
-from joblint.runtime.backoff import full_jitter
+from joblint_runtime.backoff import full_jitter
 
 def retry_later(job: Task, exc):
     raise job.retry(exc=exc, countdown=full_jitter(job.request.retries, base=1, cap=600))
@@ -306,13 +306,39 @@ def retry_later(task, exc):
 """,
         (3, 41, "(the task: 'sync' passes itself at app/tasks.py:11)"),
         fixed="""
-from joblint.runtime.backoff import full_jitter
+from joblint_runtime.backoff import full_jitter
 
 def retry_later(task, exc):
     raise task.retry(exc=exc, countdown=full_jitter(task.request.retries, base=1, cap=600))
 """,
         id="celery-helper-a-bound-task-hands-itself-to",
         app_tasks=CALLER_TASKS,
+    ),
+    invalid(
+        """
+from celery import shared_task
+from joblint.runtime.backoff import full_jitter
+
+@shared_task(bind=True, max_retries=5)
+def pull(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=5 * 2 ** self.request.retries)
+""",
+        (10, 45, "5 * 2 ** self.request.retries"),
+        fixed="""
+from celery import shared_task
+from joblint.runtime.backoff import full_jitter
+
+@shared_task(bind=True, max_retries=5)
+def pull(self, account_id):
+    try:
+        fetch(account_id)
+    except ConnectionError as exc:
+        raise self.retry(exc=exc, countdown=full_jitter(self.request.retries, base=5, cap=600))
+""",
+        id="fix-uses-the-helper-already-imported-by-its-old-name",
     ),
     invalid(
         """
@@ -362,7 +388,7 @@ def pull(self, account_id):
         (9, 36, "3 ** self.request.retries"),
         fixed="""
 from app.jobs import bound_task
-from joblint.runtime.backoff import full_jitter
+from joblint_runtime.backoff import full_jitter
 
 @bound_task
 def pull(self, account_id):

@@ -436,6 +436,13 @@ def export_pages(client):
         id="nested-function-of-a-bound-task-jittered",
     ),
     Valid(
+        NESTED_RETRY.format(
+            imports="from joblint_runtime import backoff\n",
+            delay="backoff.full_jitter(self.request.retries, base=30)",
+        ),
+        id="jittered-by-the-runtime-distribution-through-its-module",
+    ),
+    Valid(
         """
 class Poller:
     def poll(self, account_id):

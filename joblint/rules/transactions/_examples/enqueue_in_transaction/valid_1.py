@@ -508,7 +508,7 @@ def checkout(order):
     Valid(
         """
 from django.db import transaction
-from joblint.runtime.outbox import Outbox
+from joblint_runtime.outbox import Outbox
 
 outbox = Outbox()
 

@@ -67,7 +67,7 @@ def check_table(table: str) -> str:
 
 @cache
 def _sections(dialect: Dialect) -> dict[str, str]:
-    text = resources.files("joblint.runtime").joinpath("sql", f"{dialect}.sql").read_text("utf-8")
+    text = resources.files("joblint_runtime").joinpath("sql", f"{dialect}.sql").read_text("utf-8")
     parts = _SECTION.split(text)
     return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
 
