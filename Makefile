@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: install test check-code pytest docs bench score
+.PHONY: install test check-code pytest docs bench score dist
 
 # Installs the package with its test extras and the services the runtime tests
 # need (redis-server, PostgreSQL binaries). The tests start the servers themselves.
@@ -34,3 +34,14 @@ bench:
 	$(PYTHON) benchmarks/compare.py --write-docs
 	$(PYTHON) benchmarks/compare.py --write-docs --application "$${JOBLINT_BENCH_APP:-saleor}"
 	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/lsp_latency.py --write-docs --workspace "$$JOBLINT_BENCH_APP"; fi
+
+# Both distributions, wheel and sdist each, into dist/: joblint-runtime (the
+# helpers production code imports, runtime/) and joblint (the linter, which
+# depends on it); then the metadata and long descriptions as the package
+# index would render them.
+dist:
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check build twine
+	rm -rf dist
+	$(PYTHON) -m build --outdir dist runtime
+	$(PYTHON) -m build --outdir dist .
+	$(PYTHON) -m twine check --strict dist/*

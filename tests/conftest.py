@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from clone import make_plain_clone
 
 
 @dataclass
@@ -110,3 +111,9 @@ def fuzz_settings() -> object:
     from hypothesis import settings
 
     return settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+@pytest.fixture(scope="session")
+def plain_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This working tree as a plain clone: what a user gets from git, nothing beside it."""
+    return make_plain_clone(tmp_path_factory.mktemp("clone") / "joblint")
