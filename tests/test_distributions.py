@@ -163,3 +163,23 @@ def test_the_fixes_on_the_examples_import_only_what_the_runtime_alone_provides(
     own = [s for s in added if _root(s) == "joblint_runtime" or _root(s) in sys.stdlib_module_names]
     result = run_python(runtime_alone, "\n".join(sorted(own)))
     assert result.returncode == 0, result.stderr
+
+
+def test_the_two_distributions_are_released_together() -> None:
+    """One version for both, inside the range the linter requires of the runtime."""
+    import joblint_runtime
+    import tomllib
+
+    import joblint
+
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    runtime = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text())
+    assert runtime["project"]["name"] == "joblint-runtime"
+    assert runtime["project"]["dependencies"] == []
+    assert joblint.__version__ == joblint_runtime.__version__
+    (requirement,) = [
+        d for d in linter["project"]["dependencies"] if d.startswith("joblint-runtime")
+    ]
+    major, minor, _ = joblint.__version__.split(".")
+    assert requirement == f"joblint-runtime>={joblint.__version__},<{major}.{int(minor) + 1}"
+    assert (ROOT / "LICENSE").read_bytes() == (ROOT / "runtime" / "LICENSE").read_bytes()
