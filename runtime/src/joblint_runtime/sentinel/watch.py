@@ -1,0 +1,110 @@
+"""What every watcher shares: the recorder, the places, and per-thread flags.
+
+Two flags keep enqueues out that aren't made by the code inside its
+transaction: one is set while an on-commit callback runs (the enqueue is
+deferred, which is the fix), one while an enqueue call is under way (a task
+run eagerly by that call enqueues from what would be a worker).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import CodeType, FrameType
+from typing import Any, TypeVar
+
+from .frames import Place, Places
+from .recorder import Recorder, Transaction
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+# Modules whose transactions wrap each test, not the code: Django's test
+# cases (pytest-django's `db` fixture uses them too) and pytest itself.
+HARNESS_MODULES = ("django.test", "pytest_django", "_pytest", "pytest")
+# Library code that runs the project as production would, whoever called it:
+# serving a request (the test client's too), a management command.
+ENTRY_MODULES = ("django.core.handlers", "django.core.management")
+
+
+class _Flags(threading.local):
+    commit_hooks = 0
+    enqueues = 0
+
+
+@dataclass
+class Watch:
+    recorder: Recorder
+    places: Places
+    payloads: bool = False
+    _flags: _Flags = field(default_factory=_Flags)
+
+    @contextlib.contextmanager
+    def commit_hook(self) -> Iterator[None]:
+        self._flags.commit_hooks += 1
+        try:
+            yield
+        finally:
+            self._flags.commit_hooks -= 1
+
+    def in_commit_hook(self) -> bool:
+        return self._flags.commit_hooks > 0
+
+    @contextlib.contextmanager
+    def enqueue_call(self) -> Iterator[bool]:
+        """Yields True for the outermost enqueue call of the thread."""
+        self._flags.enqueues += 1
+        try:
+            yield self._flags.enqueues == 1
+        finally:
+            self._flags.enqueues -= 1
+
+    def transaction(
+        self, kind: str, key: object, frame: FrameType | None, decorated: CodeType | None = None
+    ) -> Transaction:
+        """A transaction opened at `frame` (the caller of the library's opening
+        call), or around the function `decorated` when a decorator opened it."""
+        opener_module = frame.f_globals.get("__name__", "") if frame is not None else ""
+        if decorated is not None:
+            opener = self.places.definition(decorated)
+            opener_kind = self.places.kind(decorated.co_filename)
+        elif frame is not None:
+            opener = self.places.place(frame)
+            opener_kind = self.places.kind(frame.f_code.co_filename)
+        else:
+            opener, opener_kind = Place("<unknown>", 1), "library"
+        called_from = None
+        led_by_code = opener_kind == "code"
+        if opener_kind == "library" and frame is not None:
+            caller, entry = self._led_by(frame)
+            if caller is not None:
+                called_from = self.places.place(caller)
+            led_by_code = entry or (
+                caller is not None and self.places.kind(caller.f_code.co_filename) == "code"
+            )
+        # A library's own transaction (get_or_create, a delete, a request's
+        # ATOMIC_REQUESTS block, an admin view) is the code's when the code, or
+        # the serving of a request, led to it; one a test (or a factory beside
+        # it) led to directly is the test's doing.
+        harness = (
+            opener_kind == "test" or opener_module.startswith(HARNESS_MODULES) or not led_by_code
+        )
+        return Transaction(kind, key, opener, called_from, of_the_code=not harness)
+
+    def _led_by(self, frame: FrameType) -> tuple[FrameType | None, bool]:
+        """The first project frame outward from a library's frame, and whether
+        a production entry point (a request handler...) lies on the way."""
+        entry = False
+        current: FrameType | None = frame
+        while current is not None and self.places.kind(current.f_code.co_filename) == "library":
+            entry = entry or current.f_globals.get("__name__", "").startswith(ENTRY_MODULES)
+            current = current.f_back
+        return current, entry
+
+
+def outside(frame: FrameType | None, *files: str) -> FrameType | None:
+    """The first frame outward from `frame` whose file isn't one of `files`."""
+    while frame is not None and frame.f_code.co_filename in files:
+        frame = frame.f_back
+    return frame
