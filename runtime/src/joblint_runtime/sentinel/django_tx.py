@@ -28,6 +28,9 @@ from .watch import Watch
 
 _CONTEXTLIB = contextlib.__file__
 KIND = "Django atomic block"
+REQUEST_KIND = "request's transaction (ATOMIC_REQUESTS)"
+# Where Django calls a view it wrapped in `atomic` for ATOMIC_REQUESTS.
+_REQUEST_HANDLERS = "django.core.handlers"
 WRITE = re.compile(r"^\s*(?:WITH\b.*?\b)?(INSERT|UPDATE|DELETE|REPLACE|MERGE)\b", re.I | re.S)
 
 
@@ -64,7 +67,11 @@ def _watch_atomic(watch: Watch, module: ModuleType) -> None:
     def __enter__(self: Any) -> Any:
         result = enter(self)
         frame, decorated = _opening(sys._getframe(1))
-        transaction = watch.transaction(KIND, self.using or "default", frame, decorated)
+        by_handler = frame is not None and frame.f_globals.get("__name__", "").startswith(
+            _REQUEST_HANDLERS
+        )
+        kind = REQUEST_KIND if decorated is not None and by_handler else KIND
+        transaction = watch.transaction(kind, self.using or "default", frame, decorated)
         stacks.setdefault(threading.get_ident(), []).append(transaction)
         watch.recorder.opened(transaction)
         return result

@@ -77,9 +77,19 @@ class Places:
         return "code"
 
     def relative(self, filename: str) -> str:
+        """A project file relative to the rootdir; an installed one as its
+        import path shows it (``django/db/models/query.py``)."""
         real = os.path.realpath(filename)
-        if real.startswith(self.rootdir + os.sep):
+        if (
+            self.kind(filename) != "library"
+            or real.startswith(self.rootdir + os.sep)
+            and not any(real.startswith(root + os.sep) for root in self._installed)
+        ):
             return Path(os.path.relpath(real, self.rootdir)).as_posix()
+        roots = [os.path.realpath(p) for p in sys.path if p] + list(self._installed)
+        inside = [root for root in roots if real.startswith(root + os.sep)]
+        if inside:
+            return Path(os.path.relpath(real, max(inside, key=len))).as_posix()
         return Path(real).as_posix()
 
     def place(self, frame: FrameType) -> Place:

@@ -52,7 +52,20 @@ def pytest_addoption(parser: Any) -> None:
     )
 
 
+@hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str]) -> None:
+    """Watch before pytest-django sets Django up: the project's modules it
+    imports then bind the libraries' functions already wrapped."""
+    _start(early_config)
+
+
 def pytest_configure(config: Any) -> None:
+    _start(config)
+
+
+def _start(config: Any) -> None:
+    if _watch(config) is not None:
+        return
     output = config.getoption("--joblint-sentinel")
     strict = config.getoption("--joblint-sentinel-strict")
     if not output and not strict:

@@ -189,9 +189,16 @@ def _in_transaction(enqueue: Enqueue, transaction: Transaction) -> Finding:
         f"(seen while {enqueue.test} ran). Enqueue it after the commit "
         "(transaction.on_commit(...), delay_on_commit, or an outbox)"
     )
-    related = [(opener, f"the {transaction.kind} opens here")]
-    if transaction.called_from is not None:
-        related.append((transaction.called_from, "called from here"))
+    related = []
+    if transaction.called_from is None:
+        related.append((opener, f"the {transaction.kind} opens here"))
+    else:  # the opener is a library's: the project's place that led to it
+        related.append(
+            (
+                transaction.called_from,
+                f"the {transaction.kind} of {opener.function}() opens from here",
+            )
+        )
     if enqueue.test_place is not None:
         related.append((enqueue.test_place, f"the test that ran it: {enqueue.test}"))
     return Finding("JL101", "enqueue-in-transaction", message, enqueue.place, related, enqueue.test)
