@@ -82,8 +82,8 @@ class Places:
         real = os.path.realpath(filename)
         if (
             self.kind(filename) != "library"
-            or real.startswith(self.rootdir + os.sep)
-            and not any(real.startswith(root + os.sep) for root in self._installed)
+            or (real.startswith(self.rootdir + os.sep)
+            and not any(real.startswith(root + os.sep) for root in self._installed))
         ):
             return Path(os.path.relpath(real, self.rootdir)).as_posix()
         roots = [os.path.realpath(p) for p in sys.path if p] + list(self._installed)
