@@ -33,9 +33,14 @@ class EnqueuePoint:
 
 
 def _name(value: Any) -> str:
+    """A job's name as its library records it: a dotted path for a function."""
     if isinstance(value, str):
         return value
-    return str(getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or value)
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    module = getattr(value, "__module__", None)
+    if name and module:
+        return f"{module}.{name}"
+    return str(name or value)
 
 
 def _own(arguments: Arguments, name: str) -> Any:

@@ -33,10 +33,12 @@ def install(watch: Watch) -> None:
     when_imported("sqlalchemy.engine", functools.partial(_watch_connections, watch))
 
 
+# `engine.begin()` is a context manager: the `with` is in the caller of contextlib.
+_PASSED_THROUGH = ("sqlalchemy.", "joblint_runtime.sentinel.", "contextlib")
+
+
 def _outside_sqlalchemy(frame: FrameType | None) -> FrameType | None:
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(
-        ("sqlalchemy.", "joblint_runtime.sentinel.")
-    ):
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_PASSED_THROUGH):
         frame = frame.f_back
     return frame
 
