@@ -107,6 +107,14 @@ def test_the_django_sample_reports_exactly_the_marked_enqueues(
     }
 
 
+def test_under_xdist_the_workers_findings_are_gathered(tmp_path: Path) -> None:
+    root = _sample("django_shop", tmp_path)
+    output = tmp_path / "sentinel.json"
+    run = _pytest(root, "-n", "2", f"--joblint-sentinel={output}")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert _reported(_findings(output)) == _marked(root, payloads=False)
+
+
 def test_strict_mode_fails_each_test_that_enqueues_inside_a_transaction(tmp_path: Path) -> None:
     root = _sample("django_shop", tmp_path)
     run = _pytest(root, "--joblint-sentinel-strict", "-rf")

@@ -80,10 +80,9 @@ class Places:
         """A project file relative to the rootdir; an installed one as its
         import path shows it (``django/db/models/query.py``)."""
         real = os.path.realpath(filename)
-        if (
-            self.kind(filename) != "library"
-            or (real.startswith(self.rootdir + os.sep)
-            and not any(real.startswith(root + os.sep) for root in self._installed))
+        if self.kind(filename) != "library" or (
+            real.startswith(self.rootdir + os.sep)
+            and not any(real.startswith(root + os.sep) for root in self._installed)
         ):
             return Path(os.path.relpath(real, self.rootdir)).as_posix()
         roots = [os.path.realpath(p) for p in sys.path if p] + list(self._installed)

@@ -25,6 +25,8 @@ from .recorder import Recorder
 from .watch import Watch
 
 _WATCH_KEY = "_joblint_sentinel_watch"
+_WORKER_KEY = "joblint_sentinel_findings"
+_GATHERED_KEY = "_joblint_sentinel_gathered"
 hookimpl = HookimplMarker("pytest")
 
 
@@ -120,26 +122,56 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, None
 
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
-    watch = _watch(session.config)
-    output = session.config.getoption("--joblint-sentinel")
-    if watch is None or not output:
-        return
-    findings = [finding.as_json() for finding in watch.recorder.unique()]
-    _write_atomically(Path(output), json.dumps(findings, indent=2) + "\n")
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+    config = session.config
     watch = _watch(config)
     if watch is None:
         return
-    findings = watch.recorder.unique()
+    worker_output = getattr(config, "workeroutput", None)
+    if worker_output is not None:  # a pytest-xdist worker: the controller writes the file
+        worker_output[_WORKER_KEY] = [finding.as_json() for finding in watch.recorder.unique()]
+        return
+    findings = _everything(config)
+    output = config.getoption("--joblint-sentinel")
+    if output:
+        _write_atomically(Path(output), json.dumps(findings, indent=2) + "\n")
+
+
+@hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: a worker finished; keep what it found."""
+    found = getattr(node, "workeroutput", {}).get(_WORKER_KEY, [])
+    gathered: list[dict[str, Any]] = getattr(node.config, _GATHERED_KEY, [])
+    gathered.extend(found)
+    setattr(node.config, _GATHERED_KEY, gathered)
+
+
+def _everything(config: Any) -> list[dict[str, Any]]:
+    """This process's findings and those the xdist workers sent, one per place."""
+    watch = _watch(config)
+    own = [finding.as_json() for finding in watch.recorder.unique()] if watch else []
+    return _one_per_place([*own, *getattr(config, _GATHERED_KEY, [])])
+
+
+def _one_per_place(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    first: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for finding in findings:
+        first.setdefault(
+            (finding["code"], finding["path"], finding["line"], finding["column"]), finding
+        )
+    return [first[key] for key in sorted(first, key=lambda k: (k[1], k[2], k[3], k[0]))]
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+    if _watch(config) is None:
+        return
+    findings = _everything(config)
     output = config.getoption("--joblint-sentinel")
     where = f", written to {output}" if output else ""
     terminalreporter.write_sep("-", f"joblint sentinel: {len(findings)} finding(s){where}")
     for finding in findings:
         terminalreporter.write_line(
-            f"{finding.place.path}:{finding.place.line}:{finding.place.column}: "
-            f"{finding.code} {finding.message}"
+            f"{finding['path']}:{finding['line']}:{finding['column']}: "
+            f"{finding['code']} {finding['message']}"
         )
 
 
