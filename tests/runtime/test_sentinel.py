@@ -126,6 +126,7 @@ def test_strict_mode_fails_each_test_that_enqueues_inside_a_transaction(tmp_path
         "tests/test_services.py::test_cancel",
         "tests/test_services.py::test_get_or_create_signal",
         "tests/test_services.py::test_m2m_signal",
+        "tests/test_services.py::test_delete_signal",
         "tests/test_services.py::test_other_libraries",
         "tests/test_services.py::test_real_commit",
         "tests/tests.py::ViewTests::test_checkout",

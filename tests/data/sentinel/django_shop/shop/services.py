@@ -62,6 +62,10 @@ def tag_order(order, name):
     order.tags.add(tag)
 
 
+def remove_tag(tag):
+    tag.delete()
+
+
 def bill(order):
     with transaction.atomic():
         order.total = 10

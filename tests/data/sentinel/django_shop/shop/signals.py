@@ -1,7 +1,7 @@
-from django.db.models.signals import m2m_changed, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from .models import Customer, Order
+from .models import Customer, Order, Tag
 from .tasks import reindex, welcome
 
 
@@ -15,3 +15,8 @@ def greet(sender, instance, created, **kwargs):
 def tags_changed(sender, instance, action, **kwargs):
     if action == "post_add":
         reindex.delay(instance.pk)  # sentinel: JL101
+
+
+@receiver(post_delete, sender=Tag)
+def tag_removed(sender, instance, **kwargs):
+    reindex.delay(instance.pk)  # sentinel: JL101

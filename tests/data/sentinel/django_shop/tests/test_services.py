@@ -41,12 +41,17 @@ def test_m2m_signal():
     services.tag_order(Order.objects.create(number="A6"), "gift")
 
 
+def test_delete_signal():
+    services.remove_tag(Tag.objects.create(name="old"))
+
+
 def test_the_tests_own_transaction_and_m2m():
     # The test's own doing: neither is the code under test.
     with transaction.atomic():
         order = Order.objects.create(number="A7")
         send_receipt.delay(order.pk)
     order.tags.add(Tag.objects.create(name="direct"))
+    Tag.objects.create(name="gone").delete()
 
 
 def test_other_libraries():
