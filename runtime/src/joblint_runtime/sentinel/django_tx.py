@@ -66,7 +66,12 @@ def _watch_atomic(watch: Watch, module: ModuleType) -> None:
 
     def __enter__(self: Any) -> Any:
         result = enter(self)
-        frame, decorated = _opening(sys._getframe(1))
+        with watch.guarded():
+            _entered(self, sys._getframe(1))
+        return result
+
+    def _entered(self: Any, caller: FrameType) -> None:
+        frame, decorated = _opening(caller)
         by_handler = frame is not None and frame.f_globals.get("__name__", "").startswith(
             _REQUEST_HANDLERS
         )
@@ -74,12 +79,12 @@ def _watch_atomic(watch: Watch, module: ModuleType) -> None:
         transaction = watch.transaction(kind, self.using or "default", frame, decorated)
         stacks.setdefault(threading.get_ident(), []).append(transaction)
         watch.recorder.opened(transaction)
-        return result
 
     def __exit__(self: Any, *exc: Any) -> Any:
-        stack = stacks.get(threading.get_ident())
-        if stack:
-            watch.recorder.closed(stack.pop())
+        with watch.guarded():
+            stack = stacks.get(threading.get_ident())
+            if stack:
+                watch.recorder.closed(stack.pop())
         return exit_(self, *exc)
 
     atomic_class.__enter__ = __enter__
@@ -105,8 +110,9 @@ def _watch_writes(watch: Watch, module: ModuleType) -> None:
     def note_writes(
         execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]
     ) -> Any:
-        if isinstance(sql, str) and WRITE.match(sql):
-            watch.recorder.wrote(context["connection"].alias or "default")
+        with watch.guarded():
+            if isinstance(sql, str) and WRITE.match(sql):
+                watch.recorder.wrote(context["connection"].alias or "default")
         return execute(sql, params, many, context)
 
     def add_wrapper(sender: Any, connection: Any, **kwargs: Any) -> None:

@@ -43,7 +43,8 @@ def _wrapped(watch: Watch, point: EnqueuePoint, original: Callable[..., Any]) ->
     def enqueue(*args: Any, **kwargs: Any) -> Any:
         with watch.enqueue_call() as outermost:
             if not watch.in_commit_hook():
-                _check(watch, point, signature, args, kwargs, outermost, sys._getframe(1))
+                with watch.guarded():
+                    _check(watch, point, signature, args, kwargs, outermost, sys._getframe(1))
             return original(*args, **kwargs)
 
     setattr(enqueue, _WRAPPED, True)

@@ -111,7 +111,7 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, None
     report = outcome.get_result()
     if report.when != "call" or not report.passed:
         return
-    watch.recorder.end_of_test()
+    watch.recorder.decide_now()
     findings = watch.recorder.of_test(item.nodeid)
     if findings:
         report.outcome = "failed"
@@ -162,12 +162,19 @@ def _one_per_place(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
-    if _watch(config) is None:
+    watch = _watch(config)
+    if watch is None:
         return
     findings = _everything(config)
     output = config.getoption("--joblint-sentinel")
     where = f", written to {output}" if output else ""
     terminalreporter.write_sep("-", f"joblint sentinel: {len(findings)} finding(s){where}")
+    errors = watch.errors
+    if errors:
+        terminalreporter.write_line(
+            f"joblint sentinel: {len(errors)} internal error(s), the tests unaffected; "
+            f"the first: {errors[0]}"
+        )
     for finding in findings:
         terminalreporter.write_line(
             f"{finding['path']}:{finding['line']}:{finding['column']}: "

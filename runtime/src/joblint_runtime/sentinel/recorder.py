@@ -144,10 +144,20 @@ class Recorder:
         with self._lock:
             return _one_per_place(self.findings)
 
-    def end_of_test(self) -> None:
-        """Decide every enqueue of the test that ended, open transactions or not."""
+    def decide_now(self) -> None:
+        """Decide every enqueue waiting, open transactions or not."""
         with self._lock:
             self._decide(final=True)
+
+    def end_of_test(self) -> None:
+        """Decide what the test sent, and forget the transactions it left open:
+        they must not hold the next test's enqueues."""
+        with self._lock:
+            self._decide(final=True)
+            for transaction in self._open:
+                if transaction.of_the_code:
+                    transaction.open = False
+            self._open = [t for t in self._open if t.open]
 
     def _decide(self, *, final: bool) -> None:
         still = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import sys
 import weakref
+from collections.abc import Callable
 from types import FrameType, ModuleType
 from typing import Any
 
@@ -85,11 +86,20 @@ def _watch_sessions(watch: Watch, module: ModuleType) -> None:
         if state.is_insert or state.is_update or state.is_delete:
             watch.recorder.wrote(state.session)
 
-    event.listen(session_class, "after_transaction_create", created)
-    event.listen(session_class, "after_transaction_end", ended)
-    event.listen(session_class, "after_commit", committed)
-    event.listen(session_class, "after_flush", flushed)
-    event.listen(session_class, "do_orm_execute", executed)
+    # Each listener with the event's own arguments (SQLAlchemy reads their
+    # number), its body guarded: the sentinel never raises into the code.
+    event.listen(
+        session_class, "after_transaction_create", lambda s, t: _safely(watch, created, s, t)
+    )
+    event.listen(session_class, "after_transaction_end", lambda s, t: _safely(watch, ended, s, t))
+    event.listen(session_class, "after_commit", lambda s: _safely(watch, committed, s))
+    event.listen(session_class, "after_flush", lambda s, c: _safely(watch, flushed, s, c))
+    event.listen(session_class, "do_orm_execute", lambda state: _safely(watch, executed, state))
+
+
+def _safely(watch: Watch, listener: Callable[..., None], *args: Any) -> None:
+    with watch.guarded():
+        listener(*args)
 
 
 def _is_active(transaction: weakref.ref[Any]) -> bool:
@@ -121,7 +131,13 @@ def _watch_connections(watch: Watch, module: ModuleType) -> None:
         if isinstance(statement, str) and WRITE.match(statement):
             watch.recorder.wrote(connection)
 
-    event.listen(engine_class, "begin", began)
-    event.listen(engine_class, "commit", ended)
-    event.listen(engine_class, "rollback", ended)
-    event.listen(engine_class, "before_cursor_execute", executing)
+    event.listen(engine_class, "begin", lambda c: _safely(watch, began, c))
+    event.listen(engine_class, "commit", lambda c: _safely(watch, ended, c))
+    event.listen(engine_class, "rollback", lambda c: _safely(watch, ended, c))
+    event.listen(
+        engine_class,
+        "before_cursor_execute",
+        lambda c, cursor, statement, parameters, context, many: _safely(
+            watch, executing, c, cursor, statement, parameters, context, many
+        ),
+    )

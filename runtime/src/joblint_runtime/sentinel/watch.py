@@ -38,7 +38,21 @@ class Watch:
     recorder: Recorder
     places: Places
     payloads: bool = False
+    errors: list[str] = field(default_factory=list)
     _flags: _Flags = field(default_factory=_Flags)
+
+    @contextlib.contextmanager
+    def guarded(self) -> Iterator[None]:
+        """The sentinel's own bookkeeping: a failure in it is noted, never
+        raised into the code under test."""
+        try:
+            yield
+        except Exception as error:
+            trace = error.__traceback__
+            while trace is not None and trace.tb_next is not None:
+                trace = trace.tb_next
+            where = f" at {trace.tb_frame.f_code.co_filename}:{trace.tb_lineno}" if trace else ""
+            self.errors.append(f"{type(error).__name__}: {error}{where}")
 
     @contextlib.contextmanager
     def commit_hook(self) -> Iterator[None]:
