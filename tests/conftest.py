@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 from clone import make_plain_clone
 
+# Sample projects the tests run with their own pytest (tests/data/sentinel/):
+# never collected as this suite's tests.
+collect_ignore = ["data"]
+
 
 @dataclass
 class Result:
