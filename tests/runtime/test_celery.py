@@ -196,11 +196,6 @@ def celery_env(
     with psycopg.connect(dsn, autocommit=True) as conn:
         for statement in SCHEMA:
             conn.execute(statement)
-        import joblint_runtime.idempotency as idempotency
-        import joblint_runtime.outbox as outbox
-
-        idempotency.IdempotencyGuard().ensure_schema(conn)
-        outbox.Outbox().ensure_schema(conn)
     base = redis_server.url.rsplit("/", 1)[0]
     # Databases 1 and 2: the other tests flush database 0 under the workers' feet.
     env = {"BROKER_URL": f"{base}/1", "RECORDS_URL": f"{base}/2", "DSN": dsn}
@@ -212,6 +207,8 @@ def celery_env(
         for key, value in env.items():
             patch.setenv(key, value)
         tasks = import_module("tasks", directory / "tasks.py")
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            tasks.create_tables(conn)  # the block's own, as a deploy would run it
         try:
             yield CeleryRun(tasks, directory, env, dsn, broker, records)
         finally:

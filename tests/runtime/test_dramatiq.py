@@ -18,7 +18,6 @@ from typing import Any
 import psycopg
 import pytest
 import redis
-from joblint_runtime.idempotency import IdempotencyGuard
 
 from .services import Postgres, RedisServer
 from .workers import (
@@ -106,7 +105,6 @@ def dramatiq_env(postgres: Postgres, redis_server: RedisServer,
     dsn = fresh_database(postgres)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE charges (order_id int NOT NULL)")
-        IdempotencyGuard().ensure_schema(conn)
     base = redis_server.url.rsplit("/", 1)[0]
     # Databases 5 and 6: the other tests flush database 0 under the worker's feet.
     env = {"BROKER_URL": f"{base}/5", "RECORDS_URL": f"{base}/6", "DSN": dsn}
@@ -116,6 +114,8 @@ def dramatiq_env(postgres: Postgres, redis_server: RedisServer,
         redis.Redis.from_url(url).flushdb()
     records = redis.Redis.from_url(env["RECORDS_URL"])
     actors = import_module("actors", directory / "actors.py")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        actors.create_tables(conn)  # the block's own, as a deploy would run it
     worker = dramatiq_worker("actors", directory, env, name="dramatiq")
     try:
         yield DramatiqRun(actors, dsn, records)

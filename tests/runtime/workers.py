@@ -9,7 +9,7 @@ skipping it. Every address is loopback: the broker is the tests' own
 redis-server, the database their own PostgreSQL.
 
 The code the workers run is the documentation's: ``doc_snippet(name)`` returns
-the Python block that follows ``<!-- test: name -->`` in ``docs/runtime.md``,
+the Python block that follows ``<!-- test: name ... -->`` in ``docs/runtime.md``,
 and the tests write it into the module verbatim after a test preamble that
 defines the names the snippet leaves to the reader (``app``, ``DSN``, ...).
 """
@@ -39,21 +39,43 @@ from .services import Postgres, ServiceError
 REPO = Path(joblint.__file__).resolve().parent.parent
 DOCS = REPO / "docs" / "runtime.md"
 
-_SNIPPET = re.compile(r"<!-- test: ([\w-]+) -->\n```python\n(.*?)\n```", re.DOTALL)
+# Every Python block, with the marker that may precede it:
+# <!-- test: NAME [sqlite] [postgres] -->, the databases the block is written for.
+_BLOCK = re.compile(r"(?:<!-- test: ([^>]*?) -->\n)?```python\n(.*?)\n```", re.DOTALL)
 
 # Worker start-up on the shared 2-CPU machine is about a second; the margin is
 # for a loaded CI run, and only a broken worker ever waits that long.
 START_TIMEOUT_S = 60.0
 
 
+@dataclass(frozen=True)
+class DocBlock:
+    """One ```python block of docs/runtime.md."""
+
+    name: str  # "" for a block without a marker
+    backends: tuple[str, ...]  # the databases it is run on; () for none
+    line: int  # of its first line of code
+    source: str
+
+
+def doc_blocks() -> list[DocBlock]:
+    text = DOCS.read_text("utf-8")
+    blocks = []
+    for match in _BLOCK.finditer(text):
+        name, *backends = (match.group(1) or "").split() or [""]
+        line = text.count("\n", 0, match.start(2)) + 1
+        blocks.append(DocBlock(name, tuple(backends), line, match.group(2)))
+    return blocks
+
+
 def doc_snippets() -> dict[str, str]:
-    return {name: body for name, body in _SNIPPET.findall(DOCS.read_text("utf-8"))}
+    return {block.name: block.source for block in doc_blocks() if block.name}
 
 
 def doc_snippet(name: str) -> str:
     snippets = doc_snippets()
     if name not in snippets:
-        raise KeyError(f"docs/runtime.md has no block marked <!-- test: {name} -->")
+        raise KeyError(f"docs/runtime.md has no block marked <!-- test: {name} ... -->")
     return snippets[name]
 
 
