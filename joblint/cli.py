@@ -1,4 +1,5 @@
-"""Command line (click): `joblint [check] PATHS`, `joblint rules`, `joblint explain`,
+"""Command line (click): `joblint [check] PATHS`, `joblint report FILES` (findings
+JSON files in any output format), `joblint rules`, `joblint explain`,
 `joblint server` (the language server, `joblint.server`).
 
 Only argument handling and output plumbing live here; linting is `joblint.api`.
@@ -249,14 +250,41 @@ def _report(
     """The findings (or with --statistics, their counts per rule) in the
     format asked for, to --output-file, else to stdout (`stderr`: to
     stderr, stdout holding fixed source)."""
-    shown, originals = displayable([] if options.fix_only else run.findings)
-    with _open_output(options.output_file, stderr=stderr) as stream:
-        console = console_for(stream, "never" if options.output_file else options.color)
-        out = Output(stream, console, lambda path: sources.lines(originals.get(path, path)), unsafe)
-        if options.statistics:
-            _print_statistics(shown, out, options.output_format)
+    _render(
+        [] if options.fix_only else run.findings,
+        sources.lines,
+        _Rendering(options.output_format, options.output_file, options.color, unsafe),
+        stderr=stderr,
+        statistics=options.statistics,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Rendering:
+    """How findings are written: the format, where to, the colour, and
+    whether unsafe fixes count as fixable (`[*]`)."""
+
+    output_format: str
+    output_file: Path | None
+    color: str
+    unsafe: bool = False
+
+
+def _render(
+    findings: list[Finding],
+    lines: SourceLines,
+    how: _Rendering,
+    stderr: bool = False,
+    statistics: bool = False,
+) -> None:
+    shown, originals = displayable(findings)
+    with _open_output(how.output_file, stderr=stderr) as stream:
+        console = console_for(stream, "never" if how.output_file else how.color)
+        out = Output(stream, console, lambda path: lines(originals.get(path, path)), how.unsafe)
+        if statistics:
+            _print_statistics(shown, out, how.output_format)
         else:
-            renderer(options.output_format)(shown, out)
+            renderer(how.output_format)(shown, out)
 
 
 # --- fixes (joblint.pipeline.fix.run) ---
@@ -500,6 +528,80 @@ def _exit_status(run: RunResult, exit_zero: bool) -> int:
     if run.findings and not exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format", "output_format", type=click.Choice(FORMATS), default="full", show_default=True
+)
+@click.option(
+    "-o", "--output-file", type=click.Path(path_type=Path), help="Write results to a file."
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option(
+    "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True
+)
+def report(
+    files: tuple[Path, ...],
+    output_format: str,
+    output_file: Path | None,
+    exit_zero: bool,
+    color: str,
+) -> None:
+    """Render findings JSON FILES in any output format; '-' reads standard input.
+
+    A file is `joblint check --format json` output, or another tool's in its
+    schema (joblint/pipeline/report/findings.schema.json). The findings of
+    every file are reported together, in `check`'s order, a finding two
+    files hold once. A file that can't be read, isn't JSON or breaks the
+    schema is one line on stderr, the others are still reported, and the
+    exit status is 2.
+    """
+    from joblint.pipeline.report.read import merged, source_file
+
+    batches, bad = _read_findings_files(files)
+    findings = merged(batches)
+    sources = _SourceCache("-", None)  # standard input holds findings, never source
+
+    def lines(path: str) -> list[str] | None:
+        return sources.lines(path) if source_file(path) else None
+
+    _render(findings, lines, _Rendering(output_format, output_file, color))
+    if output_format != "json":
+        _print_report_summary(findings, bad, len(files))
+    if bad:
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _read_findings_files(files: tuple[Path, ...]) -> tuple[list[list[Finding]], int]:
+    """The findings of each file that could be read, and how many couldn't
+    (each said on stderr)."""
+    from joblint.pipeline.report.read import FindingsFileError, decode_findings, read_findings
+
+    batches: list[list[Finding]] = []
+    bad = 0
+    for path in files:
+        try:
+            if path == Path("-"):
+                batches.append(decode_findings(sys.stdin.buffer.read()))
+            else:
+                batches.append(read_findings(path))
+        except FindingsFileError as exc:
+            click.echo(f"joblint: error: {terminal(str(path))}: {terminal(str(exc))}", err=True)
+            bad += 1
+    return batches, bad
+
+
+def _print_report_summary(findings: list[Finding], bad: int, given: int) -> None:
+    files = len({f.path for f in findings})
+    problems = [f"{_plural(len(findings))} in {_files(files)}"] if findings else []
+    if bad:
+        problems.append(f"{bad} error{'' if bad == 1 else 's'}")
+    read = f"{given} findings file{'' if given == 1 else 's'} given"
+    said = f"Found {' and '.join(problems)}" if problems else "No findings"
+    sys.stderr.write(f"{said} ({read}).\n")
 
 
 @main.command()

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from clone import make_plain_clone
@@ -45,6 +47,21 @@ def run(tmp_path: Path) -> Run:
         return Result(proc.returncode, proc.stdout, proc.stderr)
 
     return _run
+
+
+# The OASIS schema, kept with its source and licence in tests/data/sarif/README.md.
+SARIF_SCHEMAS = Path(__file__).resolve().parent / "data" / "sarif"
+
+
+@pytest.fixture(scope="session")
+def sarif_validator() -> Any:
+    """A validator of SARIF 2.1.0 documents (the OASIS schema)."""
+    import jsonschema
+
+    schema = json.loads((SARIF_SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 ENQUEUE_IN_ATOMIC = """from django.db import transaction

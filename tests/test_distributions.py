@@ -83,6 +83,19 @@ def test_the_linter_depends_on_the_runtime_distribution(dist: Path) -> None:
     assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("joblint_runtime/")]
 
 
+def test_the_linter_ships_the_findings_schema(dist: Path) -> None:
+    """`joblint report` reads it from the installed package; users validate with it."""
+    import tarfile
+    import zipfile
+
+    (wheel,) = dist.glob("joblint-0.1.0-*.whl")
+    assert "joblint/pipeline/report/findings.schema.json" in zipfile.ZipFile(wheel).namelist()
+    (sdist,) = dist.glob("joblint-0.1.0.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
+    assert "joblint-0.1.0/joblint/pipeline/report/findings.schema.json" in names
+
+
 _HELPER_IMPORT = re.compile(r"^\s*((?:from|import) joblint\S*.*?)\s*(?:#.*)?$", re.MULTILINE)
 
 

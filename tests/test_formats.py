@@ -9,16 +9,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 from conftest import ENQUEUE_IN_ATOMIC, Run, write
 
 from joblint.models import Finding, Span
 from joblint.pipeline.report import junit
 from joblint.registry import BUILTIN_CODES, all_rules
-
-# The OASIS schema, kept with its source and licence in tests/data/sarif/README.md.
-SCHEMAS = Path(__file__).resolve().parent / "data" / "sarif"
 
 # GitHub's documented syntax (workflow commands, "Setting an error message"):
 # ::error file={name},line={line},endLine={endLine},title={title}::{message}
@@ -42,14 +38,6 @@ def _unescape(value: str) -> str:
     for escaped, raw in (("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%")):
         value = value.replace(escaped, raw)
     return value
-
-
-@pytest.fixture(scope="module")
-def sarif_validator() -> Any:
-    schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
 
 
 def test_sarif_validates_and_describes_every_rule(
@@ -149,7 +137,7 @@ def test_junit_is_valid_xml_with_one_testcase_per_finding(run: Run, tmp_path: Pa
 
 
 def test_junit_escapes_markup_and_drops_characters_xml_cannot_hold() -> None:
-    finding = Finding("JL101", "x", "a <b> & \"c\" \x01 \udcff", "p&q.py", Span(1, 1, 1, 2))
+    finding = Finding("JL101", "x", 'a <b> & "c" \x01 \udcff', "p&q.py", Span(1, 1, 1, 2))
     text = ET.tostring(junit.tree([finding]), encoding="unicode")
     failure = ET.fromstring(text).find("./testsuite/testcase/failure")
     assert failure is not None and failure.get("message") == 'a <b> & "c" \ufffd \ufffd'
