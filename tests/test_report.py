@@ -22,13 +22,7 @@ from joblint.models import Finding, Span
 from joblint.pipeline.report import FORMATS, Output, renderer
 from joblint.pipeline.report.json import as_dict, from_dict
 from joblint.pipeline.report.read import merged
-from joblint.pipeline.report.schema import (
-    _ANNOTATIONS,
-    _CHECKED,
-    SCHEMA_FILE,
-    findings_schema,
-    first_problem,
-)
+from joblint.pipeline.report.schema import SCHEMA_FILE, findings_schema, first_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = ROOT / "joblint" / "pipeline" / "report" / SCHEMA_FILE
@@ -92,42 +86,29 @@ def test_the_schema_is_package_data_the_reader_loads() -> None:
     assert findings_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
-def test_the_reader_knows_every_keyword_the_schema_uses() -> None:
-    def keywords(node: Any, inside_properties: bool = False) -> set[str]:
-        if isinstance(node, list):
-            return set().union(*(keywords(item) for item in node))
-        if not isinstance(node, dict):
-            return set()
-        found = set() if inside_properties else set(node)
-        for key, value in node.items():
-            if key in ("enum", "required", "description", "title"):
-                continue
-            found |= keywords(value, inside_properties=key in ("properties", "$defs"))
-        return found
-
-    assert keywords(findings_schema()) <= _ANNOTATIONS | _CHECKED
-
-
 # (mutation of a valid record, the problem the reader names)
 MALFORMED = [
-    (lambda r: r.pop("code"), 'at $[0]: missing key "code"'),
-    (lambda r: r.update(line=0), "at $[0].line: 0 is less than 1"),
-    (lambda r: r.update(column=-3), "at $[0].column: -3 is less than 1"),
-    (lambda r: r.update(end_line="7"), "at $[0].end_line: expected an integer, got a string"),
-    (lambda r: r.update(line=True), "at $[0].line: expected an integer, got a boolean"),
-    (lambda r: r.update(end_column=2.5), "at $[0].end_column: expected an integer, got a number"),
-    (lambda r: r.update(severity="warning"), 'at $[0].severity: "warning" is not one of "error"'),
-    (lambda r: r.update(code="jl101"), 'at $[0].code: "jl101" does not match ^[A-Z]+[0-9]+$'),
-    (lambda r: r.update(path=""), 'at $[0].path: "" is shorter than 1 character(s)'),
-    (lambda r: r.update(help="more"), 'at $[0]: unexpected key "help"'),
-    (lambda r: r.update(fix=[]), "at $[0].fix: expected an object or null, got an array"),
+    (lambda r: r.pop("code"), "at $[0]: 'code' is a required property"),
+    (lambda r: r.update(line=0), "at $[0].line: 0 is less than the minimum of 1"),
+    (lambda r: r.update(column=-3), "at $[0].column: -3 is less than the minimum of 1"),
+    (lambda r: r.update(end_line="7"), "at $[0].end_line: '7' is not of type 'integer'"),
+    (lambda r: r.update(line=True), "at $[0].line: True is not of type 'integer'"),
+    (lambda r: r.update(end_column=2.5), "at $[0].end_column: 2.5 is not of type 'integer'"),
+    (lambda r: r.update(severity="warning"), "at $[0].severity: 'warning' is not one of ['error']"),
+    (lambda r: r.update(code="jl101"), "at $[0].code: 'jl101' does not match '^[A-Z]+[0-9]+$'"),
+    (lambda r: r.update(path=""), "at $[0].path: '' should be non-empty"),
+    (
+        lambda r: r.update(help="more"),
+        "at $[0]: Additional properties are not allowed ('help' was unexpected)",
+    ),
+    (lambda r: r.update(fix=[]), "at $[0].fix: [] is not of type 'object', 'null'"),
     (
         lambda r: r.update(fix={"safety": "maybe", "message": "m", "edits": []}),
-        'at $[0].fix.safety: "maybe" is not one of "safe", "unsafe"',
+        "at $[0].fix.safety: 'maybe' is not one of ['safe', 'unsafe']",
     ),
     (
         lambda r: r.update(fix={"safety": "safe", "message": "m"}),
-        'at $[0].fix: missing key "edits"',
+        "at $[0].fix: 'edits' is a required property",
     ),
     (
         lambda r: r.update(
@@ -137,17 +118,20 @@ MALFORMED = [
                 "edits": [{"line": 1, "column": 1, "end_line": 1, "end_column": 0, "content": ""}],
             }
         ),
-        "at $[0].fix.edits[0].end_column: 0 is less than 1",
+        "at $[0].fix.edits[0].end_column: 0 is less than the minimum of 1",
     ),
     (
         lambda r: r.update(related=[{"path": "a.py", "line": 1, "column": 1}]),
-        'at $[0].related[0]: missing key "message"',
+        "at $[0].related[0]: 'message' is a required property",
     ),
     (
         lambda r: r.update(related=[{"path": "a.py", "line": 1, "column": 1, "message": 3}]),
-        "at $[0].related[0].message: expected a string, got an integer",
+        "at $[0].related[0].message: 3 is not of type 'string'",
     ),
-    (lambda r: r.update({"odd key": 1}), 'at $[0]: unexpected key "odd key"'),
+    (
+        lambda r: r.update({"odd key": 1}),
+        "at $[0]: Additional properties are not allowed ('odd key' was unexpected)",
+    ),
 ]
 
 
@@ -164,62 +148,13 @@ def test_a_malformed_record_is_rejected_at_its_path(
 
 def test_a_document_that_is_no_array_is_rejected(validator: Any) -> None:
     for document, problem in [
-        ({}, "at $: expected an array, got an object"),
-        (None, "at $: expected an array, got null"),
-        ([1], "at $[0]: expected an object, got an integer"),
+        ({}, "at $: {} is not of type 'array'"),
+        (None, "at $: None is not of type 'array'"),
+        ([1], "at $[0]: 1 is not of type 'object'"),
     ]:
         assert not validator.is_valid(document)
         assert first_problem(document) == problem
     assert first_problem([]) is None
-
-
-_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-3, 3)
-    | st.floats(allow_nan=False)
-    | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
-
-
-def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every path to a value inside `value` (object keys, array indexes)."""
-    found = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _places(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += _places(item, (*path, index))
-    return found
-
-
-@fuzz_settings()  # type: ignore[misc]
-@given(data=st.data())
-def test_the_reader_agrees_with_jsonschema(
-    records: list[dict[str, Any]], validator: Any, data: st.DataObject
-) -> None:
-    """A value anywhere in real records replaced, removed or added: the
-    reader's verdict is jsonschema's."""
-    with_fix = next(r for r in records if r["fix"] is not None and r["related"])
-    document = copy.deepcopy([with_fix, records[0]])
-    path = data.draw(st.sampled_from(_places(document)[1:]))
-    *parents, last = path
-    holder: Any = document
-    for step in parents:
-        holder = holder[step]
-    action = data.draw(st.sampled_from(["replace", "remove", "add"]))
-    if action == "replace":
-        holder[last] = data.draw(_JSON)
-    elif action == "remove":
-        del holder[last]
-    elif isinstance(holder[last], dict):
-        holder[last][data.draw(st.text(max_size=5))] = data.draw(_JSON)
-    assert (first_problem(document) is None) == validator.is_valid(document)
 
 
 # --- the decoder ---
@@ -345,17 +280,17 @@ def test_a_path_that_is_not_a_regular_file_is_not_read(run: Run, tmp_path: Path)
         (
             "schema.json",
             '[{"code": "JL101"}]',
-            'not in joblint\'s findings schema: at $[0]: missing key "name"',
+            "not in joblint's findings schema: at $[0]: 'name' is a required property",
         ),
         (
             "line.json",
             "LINE_ZERO",
-            "not in joblint's findings schema: at $[1].line: 0 is less than 1",
+            "not in joblint's findings schema: at $[1].line: 0 is less than the minimum of 1",
         ),
         (
             "object.json",
             "{}",
-            "not in joblint's findings schema: at $: expected an array, got an object",
+            "not in joblint's findings schema: at $: {} is not of type 'array'",
         ),
     ],
 )
