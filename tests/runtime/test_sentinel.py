@@ -17,26 +17,20 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 
 from .services import Postgres, RedisServer
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "sentinel"
 _MARK = re.compile(r"#\s*sentinel(-payloads)?:\s*(JL\d{3})")
-FINDING_KEYS = {
-    "code",
-    "name",
-    "message",
-    "path",
-    "line",
-    "column",
-    "end_line",
-    "end_column",
-    "severity",
-    "fix",
-    "related",
-}
+FINDINGS_SCHEMA = json.loads(
+    (
+        Path(__file__).resolve().parents[2] / "joblint/pipeline/report/findings.schema.json"
+    ).read_text()
+)
 
 
 def _marked(root: Path, *, payloads: bool) -> set[tuple[str, int, str]]:
@@ -69,12 +63,11 @@ def _sample(name: str, tmp_path: Path) -> Path:
 
 
 def _findings(path: Path) -> list[dict[str, object]]:
+    """The sentinel's file, which must be in joblint's published findings schema."""
     findings = json.loads(path.read_text())
-    assert isinstance(findings, list)
-    for finding in findings:
-        assert set(finding) == FINDING_KEYS
-        assert finding["severity"] == "error" and finding["fix"] is None
-    return findings
+    jsonschema.Draft202012Validator(FINDINGS_SCHEMA).validate(findings)
+    assert all(finding["fix"] is None for finding in findings)
+    return list(findings)
 
 
 def _reported(findings: list[dict[str, object]]) -> set[tuple[str, int, str]]:
@@ -83,8 +76,9 @@ def _reported(findings: list[dict[str, object]]) -> set[tuple[str, int, str]]:
 
 @pytest.mark.parametrize("payloads", [False, True], ids=["transactions", "with-payloads"])
 def test_the_django_sample_reports_exactly_the_marked_enqueues(
-    tmp_path: Path, payloads: bool
+    tmp_path: Path, payloads: bool, sarif_validator: Any
 ) -> None:
+    """...and its file renders as SARIF through `joblint report`."""
     root = _sample("django_shop", tmp_path)
     output = tmp_path / "sentinel.json"
     args = [f"--joblint-sentinel={output}", *(["--joblint-sentinel-payloads"] if payloads else [])]
@@ -97,6 +91,16 @@ def test_the_django_sample_reports_exactly_the_marked_enqueues(
     request = by_place[("shop/views.py", 10)]
     assert "request's transaction (ATOMIC_REQUESTS)" in str(request["message"])
     assert "tests/tests.py::ViewTests::test_checkout" in str(request["message"])
+    report = subprocess.run(
+        [sys.executable, "-m", "joblint", "report", str(output), "--format", "sarif"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert report.returncode == 1, report.stderr
+    sarif_validator.validate(json.loads(report.stdout))
+    assert len(json.loads(report.stdout)["runs"][0]["results"]) == len(findings)
     signal = by_place[("shop/signals.py", 11)]
     assert "get_or_create()" in str(signal["message"])
     assert signal["related"][0] == {  # type: ignore[index]
