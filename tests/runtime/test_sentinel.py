@@ -88,7 +88,7 @@ def test_the_django_sample_reports_exactly_the_marked_enqueues(
     assert _reported(findings) == _marked(root, payloads=payloads)
     assert f"joblint sentinel: {len(findings)} finding(s), written to {output}" in run.stdout
     by_place = {(f["path"], f["line"]): f for f in findings}
-    request = by_place[("shop/views.py", 10)]
+    request = by_place[("shop/views.py", 12)]
     assert "request's transaction (ATOMIC_REQUESTS)" in str(request["message"])
     assert "tests/tests.py::ViewTests::test_checkout" in str(request["message"])
     report = subprocess.run(
@@ -101,11 +101,17 @@ def test_the_django_sample_reports_exactly_the_marked_enqueues(
     assert report.returncode == 1, report.stderr
     sarif_validator.validate(json.loads(report.stdout))
     assert len(json.loads(report.stdout)["runs"][0]["results"]) == len(findings)
-    signal = by_place[("shop/signals.py", 11)]
+    method = by_place[("shop/views.py", 28)]
+    assert "the Django atomic block opened in post() (shop/views.py:25)" in str(method["message"])
+    if payloads:
+        both = str(by_place[("shop/services.py", 105)]["message"])
+        assert "(shop.models.Order) in args[0], a Django model instance" in both
+        assert "(shop.models.Customer) in args[1]" in both  # request.user-like lazy object
+    signal = by_place[("shop/signals.py", 12)]
     assert "get_or_create()" in str(signal["message"])
     assert signal["related"][0] == {  # type: ignore[index]
         "path": "shop/services.py",
-        "line": 57,
+        "line": 69,
         "column": 12,
         "message": "the Django atomic block of get_or_create() opens from here",
     }
@@ -129,14 +135,16 @@ def test_strict_mode_fails_each_test_that_enqueues_inside_a_transaction(tmp_path
         "tests/test_services.py::test_enqueue_first",
         "tests/test_services.py::test_cancel",
         "tests/test_services.py::test_get_or_create_signal",
+        "tests/test_services.py::test_payload_kinds",
         "tests/test_services.py::test_m2m_signal",
         "tests/test_services.py::test_delete_signal",
         "tests/test_services.py::test_other_libraries",
         "tests/test_services.py::test_real_commit",
         "tests/tests.py::ViewTests::test_checkout",
+        "tests/tests.py::ViewTests::test_refund_view_method",
         "tests/tests.py::ViewTests::test_service_under_test_case",
     }
-    assert "shop/services.py:13:9: JL101 Celery job 'shop.tasks.send_receipt'" in run.stdout
+    assert "shop/services.py:25:9: JL101 Celery job 'shop.tasks.send_receipt'" in run.stdout
 
 
 def test_without_its_options_the_sentinel_watches_nothing(tmp_path: Path) -> None:

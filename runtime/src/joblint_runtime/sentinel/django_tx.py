@@ -46,17 +46,30 @@ def _opening(frame: FrameType | None) -> tuple[FrameType | None, Any]:
         decorated = frame.f_locals.get("func") if frame.f_code.co_name == "inner" else None
         if callable(decorated):
             code = getattr(_unwrapped(decorated), "__code__", None)
-            return frame.f_back, code
+            if code is not None:
+                return frame.f_back, code
         frame = frame.f_back
     return frame, None
 
 
 def _unwrapped(function: Callable[..., Any]) -> Callable[..., Any]:
-    try:
-        unwrapped: Callable[..., Any] = inspect.unwrap(function)
-        return unwrapped
-    except ValueError:
-        return function
+    """The function a decorator got: through `functools.partial` and bound
+    methods (`method_decorator(atomic)` hands `atomic` a partial of a bound
+    method) and `functools.wraps` chains."""
+    for _ in range(10):
+        if isinstance(function, functools.partial):
+            function = function.func
+        elif hasattr(function, "__func__"):
+            function = function.__func__
+        else:
+            try:
+                unwrapped: Callable[..., Any] = inspect.unwrap(function)
+            except ValueError:
+                return function
+            if unwrapped is function:
+                return function
+            function = unwrapped
+    return function
 
 
 def _watch_atomic(watch: Watch, module: ModuleType) -> None:
@@ -112,7 +125,7 @@ def _watch_writes(watch: Watch, module: ModuleType) -> None:
     ) -> Any:
         with watch.guarded():
             if isinstance(sql, str) and WRITE.match(sql):
-                watch.recorder.wrote(context["connection"].alias or "default")
+                watch.wrote(context["connection"].alias or "default")
         return execute(sql, params, many, context)
 
     def add_wrapper(sender: Any, connection: Any, **kwargs: Any) -> None:
@@ -124,5 +137,9 @@ def _watch_writes(watch: Watch, module: ModuleType) -> None:
     connections = getattr(db, "connections", None)
     if connections is not None:
         with contextlib.suppress(Exception):
-            for connection in connections.all(initialized_only=True):
+            try:
+                existing = connections.all(initialized_only=True)
+            except TypeError:  # Django before 4.1 has no initialized_only
+                existing = connections.all()
+            for connection in existing:
                 add_wrapper(None, connection)

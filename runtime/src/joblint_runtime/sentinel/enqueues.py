@@ -42,9 +42,11 @@ def _wrapped(watch: Watch, point: EnqueuePoint, original: Callable[..., Any]) ->
     @functools.wraps(original)
     def enqueue(*args: Any, **kwargs: Any) -> Any:
         with watch.enqueue_call() as outermost:
-            if not watch.in_commit_hook():
-                with watch.guarded():
-                    _check(watch, point, signature, args, kwargs, outermost, sys._getframe(1))
+            # A job sent by an on-commit callback is sent after COMMIT: no
+            # JL101, but its payload is what it is.
+            in_transaction = outermost and not watch.in_commit_hook()
+            with watch.guarded():
+                _check(watch, point, signature, args, kwargs, in_transaction, sys._getframe(1))
             return original(*args, **kwargs)
 
     setattr(enqueue, _WRAPPED, True)
@@ -57,10 +59,10 @@ def _check(
     signature: inspect.Signature | None,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-    outermost: bool,
+    in_transaction: bool,
     caller: FrameType,
 ) -> None:
-    inside = watch.recorder.open_of_the_code() if outermost else []
+    inside = watch.recorder.open_of_the_code() if in_transaction else []
     if not inside and not (watch.payloads and point.payload is not None):
         return
     frame = _enqueue_frame(watch, caller)
@@ -81,8 +83,13 @@ def _check(
             sent = point.payload(arguments)
         except Exception:
             return
+        found: dict[str, list[str]] = {}
         for code, where, what in payloads.problems(*sent):
-            watch.recorder.report(_payload_finding(watch, point, job, place, code, where, what))
+            found.setdefault(code, []).append(f"{what} in {where}")
+        for code, problems in found.items():
+            watch.recorder.report(
+                _payload_finding(watch, point, job, place, code, ", ".join(problems))
+            )
 
 
 def _enqueue_frame(watch: Watch, caller: FrameType) -> FrameType | None:
@@ -110,7 +117,7 @@ def _bound(
 
 
 def _payload_finding(
-    watch: Watch, point: EnqueuePoint, job: str, place: Any, code: str, where: str, what: str
+    watch: Watch, point: EnqueuePoint, job: str, place: Any, code: str, what: str
 ) -> Finding:
     recorder = watch.recorder
     if code == "JL201":
@@ -126,8 +133,7 @@ def _payload_finding(
             "the class changes. Pass IDs and primitive values"
         )
     message = (
-        f"{point.library} job '{job}' is sent {what} in {where}: {advice} "
-        f"(seen while {recorder.test} ran)"
+        f"{point.library} job '{job}' is sent {what}: {advice} (seen while {recorder.test} ran)"
     )
     related = []
     if recorder.test_place is not None:

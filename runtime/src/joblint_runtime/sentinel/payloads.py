@@ -14,6 +14,7 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import sys
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -39,15 +40,32 @@ def _problems(value: Any, where: str) -> Iterator[tuple[str, str, str]]:
         return
     if isinstance(value, _CARRIED):
         return
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | set | frozenset):
         for index, item in enumerate(value):
             yield from _problems(item, f"{where}[{index}]")
+        return
+    wrapped = _lazily_wrapped(value)
+    if wrapped is not None:
+        yield from _problems(wrapped, where)
         return
     if isinstance(value, dict):
         for key, item in value.items():
             yield from _problems(item, f"{where}[{key!r}]")
         return
     yield "JL201", where, _live(value)
+
+
+def _lazily_wrapped(value: Any) -> Any:
+    """What a Django lazy object (`request.user`) stands for, once evaluated;
+    None when it isn't one, or not evaluated yet (evaluating it is a query)."""
+    functional = sys.modules.get("django.utils.functional")
+    lazy = getattr(functional, "LazyObject", None)
+    if lazy is None or not isinstance(value, lazy):
+        return None
+    wrapped = value._wrapped  # LazyObject hands its own attribute out as it is
+    if wrapped is None or wrapped is getattr(functional, "empty", None):
+        return None
+    return wrapped
 
 
 def _rich(value: Any) -> str:

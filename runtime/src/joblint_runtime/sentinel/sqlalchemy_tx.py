@@ -80,11 +80,11 @@ def _watch_sessions(watch: Watch, module: ModuleType) -> None:
             ended(session, root)
 
     def flushed(session: Any, flush_context: Any) -> None:
-        watch.recorder.wrote(session)
+        watch.wrote(session)
 
     def executed(state: Any) -> None:
         if state.is_insert or state.is_update or state.is_delete:
-            watch.recorder.wrote(state.session)
+            watch.wrote(state.session)
 
     # Each listener with the event's own arguments (SQLAlchemy reads their
     # number), its body guarded: the sentinel never raises into the code.
@@ -129,7 +129,7 @@ def _watch_connections(watch: Watch, module: ModuleType) -> None:
         connection: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool
     ) -> None:
         if isinstance(statement, str) and WRITE.match(statement):
-            watch.recorder.wrote(connection)
+            watch.wrote(connection)
 
     event.listen(engine_class, "begin", lambda c: _safely(watch, began, c))
     event.listen(engine_class, "commit", lambda c: _safely(watch, ended, c))

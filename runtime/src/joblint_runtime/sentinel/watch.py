@@ -23,6 +23,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 # Modules whose transactions wrap each test, not the code: Django's test
 # cases (pytest-django's `db` fixture uses them too) and pytest itself.
 HARNESS_MODULES = ("django.test", "pytest_django", "_pytest", "pytest")
+# Making and resetting the test database: Django's creation of it, and the
+# flush `TransactionTestCase` runs after each test, with the migrations and
+# `post_migrate` handlers they run (nothing of a test's own run is under them).
+SETUP_MODULES = ("django.db.backends.base.creation", "django.core.management.commands.flush")
 # Library code that runs the project as production would, whoever called it:
 # serving a request (the test client's too), a management command.
 ENTRY_MODULES = ("django.core.handlers", "django.core.management")
@@ -65,6 +69,13 @@ class Watch:
     def in_commit_hook(self) -> bool:
         return self._flags.commit_hooks > 0
 
+    def wrote(self, key: object) -> None:
+        """A write through `key`, unless a job run in place by an enqueue call
+        (eager mode) makes it: in production a worker does, in its own
+        transaction."""
+        if self._flags.enqueues == 0:
+            self.recorder.wrote(key)
+
     @contextlib.contextmanager
     def enqueue_call(self) -> Iterator[bool]:
         """Yields True for the outermost enqueue call of the thread."""
@@ -102,7 +113,10 @@ class Watch:
         # the serving of a request, led to it; one a test (or a factory beside
         # it) led to directly is the test's doing.
         harness = (
-            opener_kind == "test" or opener_module.startswith(HARNESS_MODULES) or not led_by_code
+            opener_kind == "test"
+            or opener_module.startswith(HARNESS_MODULES)
+            or not led_by_code
+            or self.in_database_setup(frame)
         )
         return Transaction(kind, key, opener, called_from, of_the_code=not harness)
 
@@ -115,6 +129,14 @@ class Watch:
             entry = entry or current.f_globals.get("__name__", "").startswith(ENTRY_MODULES)
             current = current.f_back
         return current, entry
+
+    def in_database_setup(self, frame: FrameType | None) -> bool:
+        """Whether the test database is being made or reset: the harness's doing."""
+        while frame is not None:
+            if frame.f_globals.get("__name__", "").startswith(SETUP_MODULES):
+                return True
+            frame = frame.f_back
+        return False
 
 
 def outside(frame: FrameType | None, *files: str) -> FrameType | None:

@@ -4,7 +4,19 @@ from django.db import transaction
 from django_q.tasks import async_task
 
 from .models import Customer, Order, Tag
-from .tasks import archive_order, audit, invoice, notify_warehouse, refund, send_receipt, ship
+from django.utils.functional import SimpleLazyObject
+
+from .tasks import (
+    archive_order,
+    audit,
+    invoice,
+    load_orders,
+    notify_warehouse,
+    record,
+    refund,
+    send_receipt,
+    ship,
+)
 
 
 def place_order(number):
@@ -77,3 +89,19 @@ def bill(order):
 
 def send_order_object(order):
     send_receipt.delay(order)  # sentinel-payloads: JL201
+
+
+def start_import(count):
+    with transaction.atomic():
+        if Order.objects.filter(number__startswith="L").exists():
+            return
+        load_orders.delay(count)  # the transaction only reads; the job writes
+
+
+def send_ids_and_objects(order, customer):
+    lazy = SimpleLazyObject(lambda: customer)
+    assert lazy.pk  # evaluated, as request.user is once a view has read it
+    record.delay({order.pk}, frozenset({1, 2}))
+    record.delay(order, lazy)  # sentinel-payloads: JL201
+    with transaction.atomic():
+        transaction.on_commit(lambda: record.delay(order))  # sentinel-payloads: JL201

@@ -1,4 +1,5 @@
-from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
 from django.dispatch import receiver
 
 from .models import Customer, Order, Tag
@@ -20,3 +21,12 @@ def tags_changed(sender, instance, action, **kwargs):
 @receiver(post_delete, sender=Tag)
 def tag_removed(sender, instance, **kwargs):
     reindex.delay(instance.pk)  # sentinel: JL101
+
+
+@receiver(post_migrate)
+def seed(sender, **kwargs):
+    # Runs while the test database is made, and reset after a transactional
+    # test: the harness's doing, not a test's.
+    with transaction.atomic():
+        Tag.objects.get_or_create(name="seed")
+        reindex.delay(0)

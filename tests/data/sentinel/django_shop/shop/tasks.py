@@ -11,6 +11,11 @@ def send_receipt(order_id):
 
 
 @app.task
+def record(*values):
+    return len(values)
+
+
+@app.task
 def audit(order_id):
     # Runs in the worker: its own enqueue is not inside the caller's transaction.
     send_receipt.delay(order_id)
@@ -29,6 +34,13 @@ def welcome(email):
 @app.task
 def reindex(order_id):
     return order_id
+
+
+@app.task
+def load_orders(count):
+    # The job's own writes: in production a worker makes them, in its own transaction.
+    for number in range(count):
+        Order.objects.create(number=f"L{number}")
 
 
 @dramatiq.actor

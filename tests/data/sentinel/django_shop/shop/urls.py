@@ -6,4 +6,5 @@ urlpatterns = [
     path("checkout", views.checkout),
     path("checkout-outside", views.checkout_outside),
     path("status", views.status),
+    path("refunds", views.Refunds.as_view()),
 ]

@@ -58,6 +58,18 @@ def test_other_libraries():
     services.bill(Order.objects.create(number="A8"))
 
 
+def test_eager_job_writes_are_not_the_transactions():
+    services.start_import(2)
+    assert Order.objects.filter(number__startswith="L").count() == 2
+
+
+def test_payload_kinds(django_capture_on_commit_callbacks):
+    order = Order.objects.create(number="A10")
+    customer = services.ensure_customer("b@example.com")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.send_ids_and_objects(order, customer)
+
+
 def test_payload():
     services.send_order_object(Order.objects.create(number="A9"))
 

@@ -11,6 +11,9 @@ class ViewTests(TestCase):
     def test_checkout_outside_the_request_transaction(self):
         Client().post("/checkout-outside", {"number": "C2"})
 
+    def test_refund_view_method(self):
+        Client().post("/refunds")
+
     def test_status(self):
         Client().get("/status")
 
