@@ -310,7 +310,7 @@ class _Discoverer:
     def argument(self, path: Path) -> None:
         if not path.exists():
             if _loops(path):
-                self._unreadable(path, str(path.absolute().parent), "cannot read: symlink loop")
+                self._unreadable(path, str(path.absolute().parent), f"cannot read: {_LOOP}")
             else:
                 self.result.errors.append(f"{path}: no such file or directory")
         elif not path.is_file():
@@ -535,6 +535,9 @@ def _sort_key(path: Path) -> list[str]:
     return parts
 
 
+_LOOP = "symlink loop (following its links never reaches a file)"
+
+
 def _loops(path: Path) -> bool:
     """Whether `path` is a symlink that leads back to itself."""
     try:
@@ -546,7 +549,7 @@ def _loops(path: Path) -> bool:
 
 def _reason(exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
-        return "symlink loop (following its links never reaches a file)"
+        return _LOOP
     return exc.strerror or str(exc)
 
 
