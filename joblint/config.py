@@ -14,6 +14,7 @@ Command-line settings apply over every file's.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -194,6 +195,14 @@ class Config:
         return replace(merged, overrides=(*self.overrides, *given.items()))
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`: did you mean 'X'?` for the known name closest to a mistyped one
+    (`selekt`, `extend_select`), else ""."""
+    spelled = {candidate.replace("_", "-"): candidate for candidate in known}
+    close = difflib.get_close_matches(name.replace("_", "-").lower(), spelled, n=1)
+    return f": did you mean '{spelled[close[0]]}'?" if close else ""
+
+
 def _string_list(where: str, key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}: '{key}' must be a list of strings")
@@ -296,7 +305,8 @@ def _rule_options(where: str, key: str, value: Any) -> tuple[tuple[str, str, Rul
             if option not in known:
                 names = ", ".join(sorted(known))
                 raise ConfigError(
-                    f"{where}: '{key}.{selector}' has unknown option '{option}' (known: {names})"
+                    f"{where}: '{key}.{selector}' has unknown option '{option}'"
+                    f"{did_you_mean(option, known)} (known: {names})"
                 )
             if (rule.code, option) in found:
                 raise ConfigError(f"{where}: '{key}': {rule.code}'s '{option}' is set twice")
@@ -335,8 +345,10 @@ def _parse_values(table: Mapping[str, Any], where: str, root: Path) -> dict[str,
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key not in _KEYS:
-            known = ", ".join(sorted([*_KEYS, EXTEND_KEY]))
-            raise ConfigError(f"{where}: unknown key '{key}' (known keys: {known})")
+            names = [*_KEYS, EXTEND_KEY]
+            known = ", ".join(sorted(names))
+            hint = did_you_mean(key, names)
+            raise ConfigError(f"{where}: unknown key '{key}'{hint} (known keys: {known})")
         attr, convert = _KEYS[key]
         values[attr] = convert(where, key, value)
     if "cache_dir" in values:
@@ -381,12 +393,21 @@ def _config_file_in(directory: Path) -> Path | None:
     """The configuration file of `directory` itself, if it has one."""
     for name in CONFIG_NAMES:
         candidate = directory / name
-        if candidate.is_file():
+        if _is_file(candidate):
             return candidate
     pyproject = directory / "pyproject.toml"
-    if pyproject.is_file() and "joblint" in _read_toml(pyproject).get("tool", {}):
+    if _is_file(pyproject) and "joblint" in _read_toml(pyproject).get("tool", {}):
         return pyproject
     return None
+
+
+def _is_file(path: Path) -> bool:
+    """`Path.is_file()`, false in a directory that can't be searched (which
+    `is_file` raises for)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def find_config(start: Path) -> Path | None:
@@ -546,12 +567,16 @@ def _table_of(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
 class Configs:
     """The configuration of each linted file: that of the closest configuration
     file in its directory or above, else the run's own (Ruff's hierarchy).
-    Looked up once per directory; each file is read once."""
+    Looked up once per directory; each file is read once. A configuration
+    file that can't be read or validated governs its files all the same: asking
+    for their configuration raises its `ConfigError` (each time, from memory),
+    so that the walk leaves them out and says so once (`joblint.pipeline.discover`)
+    while the files other configurations govern are linted."""
 
     def __init__(self, config: Config) -> None:
         self.root = config
-        self._directories: dict[str, Config] = {}
-        self._files: dict[Path, Config] = {}
+        self._directories: dict[str, Config | ConfigError] = {}
+        self._files: dict[Path, Config | ConfigError] = {}
         # Each file's, by the path as asked: an absolute path costs a getcwd.
         self._paths: dict[Path | str, Config] = {}
         if config.source is not None:
@@ -576,31 +601,40 @@ class Configs:
             normal = os.path.normpath(directory)  # `/a/b/..` is `/a`, whose parent is `/`
             found = self._directories.get(normal) or self._find(normal)
             self._directories[directory] = found
+        if isinstance(found, ConfigError):
+            raise found.with_traceback(None)  # raised again and again: no frames piling up
         return found
 
-    def _find(self, directory: str) -> Config:
+    def _find(self, directory: str) -> Config | ConfigError:
         found = self._directories.get(directory)
         if found is None:
-            source = _config_file_in(Path(directory))
+            try:
+                source = _config_file_in(Path(directory))
+            except ConfigError as exc:  # a pyproject.toml that isn't TOML
+                source, found = None, exc
             if source is not None:
                 found = self._load(source)
-            else:
+            elif found is None:
                 parent = os.path.dirname(directory)
                 found = self.root if parent == directory else self._find(parent)
             self._directories[directory] = found
         return found
 
-    def _load(self, source: Path) -> Config:
+    def _load(self, source: Path) -> Config | ConfigError:
         key = source.resolve()
         config = self._files.get(key)
         if config is None:
-            config = load_file(source).with_overrides(**dict(self.root.overrides))
-            config = self._files[key] = replace(config, hierarchical=True)
+            try:
+                loaded = load_file(source).with_overrides(**dict(self.root.overrides))
+                config = replace(loaded, hierarchical=True)
+            except ConfigError as exc:
+                config = exc
+            self._files[key] = config
         return config
 
     def loaded(self) -> list[Config]:
         """The configurations in use so far: the run's own, then the files read."""
-        found = [self.root, *self._files.values()]
+        found = [self.root, *(c for c in self._files.values() if isinstance(c, Config))]
         return list({id(c): c for c in found}.values())
 
     def all_for(self, paths: Iterable[Path]) -> list[Config]:

@@ -331,7 +331,7 @@ def test_missing_path_is_one_line(run: Run, tmp_path: Path) -> None:
     assert "a.py:8:9: JL101" in result.stdout
 
 
-def test_unreadable_directory_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreadable_directory_is_one_jl001(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Root reads any directory, and CI runs as root: the refusal is simulated
     # where the operating system would give it, in the directory walk.
     from joblint.api import lint_paths
@@ -349,8 +349,11 @@ def test_unreadable_directory_is_one_line(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(os, "scandir", scandir)
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path(".")], Config(root=tmp_path))
-    assert any("locked: cannot read directory: Permission denied" in e for e in run.errors)
-    assert [(f.path, f.code) for f in run.findings] == [("a.py", "JL101")]
+    assert run.errors == []
+    assert [(f.path, f.code, f.message) for f in run.findings] == [
+        ("a.py", "JL101", run.findings[0].message),
+        ("locked", "JL001", "cannot read directory: Permission denied"),
+    ]
 
 
 def test_unreadable_file_is_jl001(tmp_path: Path) -> None:
@@ -367,8 +370,9 @@ def test_symlink_loops(run: Run, tmp_path: Path) -> None:
     result = run("--format", "concise", ".")
     assert result.stdout.count("JL101") == 1  # pkg/loop/a.py is pkg/a.py: once
     assert "Traceback" not in result.stderr
-    assert result.code == 2  # self.py: one line, the run went on
-    assert "joblint: error: self.py: cannot read: symlink loop" in result.stderr
+    assert result.code == 1  # self.py: one JL001, the run went on
+    loop = "cannot read: symlink loop (following its links never reaches a file)"
+    assert f"self.py:1:1: JL001 {loop}" in result.stdout
 
 
 def test_file_disappearing_after_discovery(tmp_path: Path) -> None:

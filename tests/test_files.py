@@ -128,7 +128,7 @@ def _ref_discover(paths: Iterable[Path], config: Config) -> Discovery:
                 continue
             _ref_add(result, seen, path, matcher)
             continue
-        for found in _ref_walk(path, matcher, gitignores, result.errors):
+        for found in _ref_walk(path, matcher, gitignores, result.unreadable):
             _ref_add(result, seen, found, matcher)
     result.files.sort()
     return result
@@ -138,7 +138,7 @@ def _ref_add(result: Discovery, seen: set[Path], path: Path, matcher: _RefMatche
     try:
         key = matcher.resolve(path)
     except (OSError, RuntimeError) as exc:
-        result.errors.append(f"{path}: cannot read: {_ref_reason(exc)}")
+        result.unreadable.append((path, f"cannot read: {_ref_reason(exc)}"))
         return
     if key not in seen:
         seen.add(key)
@@ -147,7 +147,7 @@ def _ref_add(result: Discovery, seen: set[Path], path: Path, matcher: _RefMatche
 
 def _ref_reason(exc: BaseException) -> str:
     if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
-        return "symlink loop"
+        return "symlink loop (following its links never reaches a file)"
     return getattr(exc, "strerror", None) or str(exc)
 
 
@@ -160,10 +160,13 @@ def _ref_skip(
 
 
 def _ref_walk(
-    top: Path, matcher: _RefMatcher, gitignores: _RefGitIgnores | None, errors: list[str]
+    top: Path,
+    matcher: _RefMatcher,
+    gitignores: _RefGitIgnores | None,
+    unreadable: list[tuple[Path, str]],
 ) -> Iterator[Path]:
     def on_error(exc: OSError) -> None:
-        errors.append(f"{exc.filename}: cannot read directory: {exc.strerror}")
+        unreadable.append((Path(exc.filename), f"cannot read directory: {exc.strerror}"))
 
     visited: set[tuple[int, int]] = set()
     for directory, dirnames, filenames in os.walk(top, onerror=on_error, followlinks=True):
@@ -405,7 +408,7 @@ def _outcome(call: Callable[[], Discovery]) -> object:
         found = call()
     except Exception as exc:  # the reference, on an invalid .gitignore line
         return type(exc)
-    return [str(p) for p in found.files], found.errors
+    return [str(p) for p in found.files], found.errors, found.unreadable
 
 
 @pytest.mark.skipif(
@@ -512,7 +515,9 @@ def test_symlinks_followed_deduplicated_and_loops_reported(tmp_path: Path) -> No
     (tmp_path / "self.py").symlink_to(tmp_path / "self.py")
     result = discover([tmp_path], Config(root=tmp_path))
     assert _found(result, tmp_path) == ["alias/a.py"]  # the first path in walk order
-    assert result.errors == [f"{tmp_path / 'self.py'}: cannot read: symlink loop"]
+    assert result.errors == []
+    loop = "cannot read: symlink loop (following its links never reaches a file)"
+    assert result.unreadable == [(tmp_path / "self.py", loop)]
 
 
 def test_symlinked_directory_is_excluded_by_its_target(tmp_path: Path) -> None:
@@ -527,7 +532,9 @@ def test_odd_and_undecodable_names(tmp_path: Path) -> None:
     assert _found(discover([tmp_path], Config(root=tmp_path)), tmp_path) == sorted(names)
 
 
-def test_unreadable_directory_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreadable_directory_is_one_unreadable_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _tree(tmp_path, ["a.py", "locked/b.py"])
     real = os.scandir
 
@@ -539,7 +546,8 @@ def test_unreadable_directory_is_one_error(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(os, "scandir", scandir)
     result = discover([tmp_path], Config(root=tmp_path))
     assert _found(result, tmp_path) == ["a.py"]
-    assert result.errors == [f"{tmp_path / 'locked'}: cannot read directory: Permission denied"]
+    assert result.errors == []
+    assert result.unreadable == [(tmp_path / "locked", "cannot read directory: Permission denied")]
 
 
 def test_module_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from joblint.config import Config, Configs
+from joblint.config import Config, ConfigError, Configs
 from joblint.globs import GlobPatterns, valid_patterns
 from joblint.pipeline.listing import STRUCTURAL_NAMES, Directory, Listing
 
@@ -26,7 +26,12 @@ _UNKNOWN = (0, 0)  # a scanned directory's signature, taken when it is recorded
 @dataclass(slots=True)
 class Discovery:
     files: list[Path] = field(default_factory=list)
+    # One-line problems: a path that doesn't exist, a configuration file that
+    # can't be read (its files are left out), an invalid exclude pattern.
     errors: list[str] = field(default_factory=list)
+    # Paths found that can't be read (a directory without permission, a
+    # symlink loop), with why: each is one JL001, and the walk goes on.
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def _join(directory: str, name: str) -> str:
@@ -268,6 +273,8 @@ class _Discoverer:
         self.excludes = _Excludes(config, self.result.errors)
         self.configs = configs if configs is not None and config.hierarchical else None
         self._by_config: dict[int, _Excludes] = {id(config): self.excludes}
+        # The default excludes, for the directories of a configuration file that doesn't read.
+        self._defaults: _Excludes | None = None
         self.gitignores = _GitIgnores() if config.respect_gitignore else None
         self.force_exclude = config.force_exclude
         self._seen: set[str] = set()
@@ -276,20 +283,43 @@ class _Discoverer:
         """The excludes of the configuration of the directory `absolute`."""
         if self.configs is None:
             return self.excludes
-        config = self.configs.for_directory(absolute)
+        config = self._governing(absolute)
+        if config is None:  # its files are left out; its subdirectories still walked
+            if self._defaults is None:
+                self._defaults = _Excludes(Config(root=self.config.root), self.result.errors)
+            return self._defaults
         found = self._by_config.get(id(config))
         if found is None:
             found = self._by_config[id(config)] = _Excludes(config, self.result.errors)
         return found
 
+    def _governing(self, absolute: str) -> Config | None:
+        """The configuration of the files in the directory `absolute`; None when
+        the configuration file that governs them doesn't read or validate (said
+        once: a run of files other configurations govern is not its concern)."""
+        if self.configs is None:
+            return self.config
+        try:
+            return self.configs.for_directory(absolute)
+        except ConfigError as exc:
+            message = f"{exc}; the files it governs were not checked"
+            if message not in self.result.errors:
+                self.result.errors.append(message)
+            return None
+
     def argument(self, path: Path) -> None:
         if not path.exists():
-            self.result.errors.append(f"{path}: no such file or directory")
+            if _loops(path):
+                self._unreadable(path, str(path.absolute().parent), f"cannot read: {_LOOP}")
+            else:
+                self.result.errors.append(f"{path}: no such file or directory")
         elif not path.is_file():
             self.walk(path)
         else:
             directory, name, is_link = str(path.parent), path.name, path.is_symlink()
             absolute = path.absolute()
+            if self._governing(str(absolute.parent)) is None:
+                return
             if self.force_exclude and self.skip(
                 directory, str(absolute.parent), name, False, is_link
             ):
@@ -307,9 +337,15 @@ class _Discoverer:
         try:
             key = self.excludes.key(directory, name, is_link)
         except OSError as exc:  # a symlink loop or an unresolvable directory
-            self.result.errors.append(f"{path}: cannot read: {_reason(exc)}")
+            self.result.unreadable.append((path, f"cannot read: {_reason(exc)}"))
             return
         self._keep(key, path)
+
+    def _unreadable(self, path: Path, parent: str, reason: str) -> None:
+        """A JL001 for `path`, unless the configuration of its directory (the
+        absolute `parent`) doesn't read: its files are not checked."""
+        if self._governing(parent) is not None:
+            self.result.unreadable.append((path, reason))
 
     def _keep(self, key: str, path: Path) -> None:
         if key not in self._seen:
@@ -326,13 +362,15 @@ class _Discoverer:
             self._walk(top, None)
             return
         listing = Listing(self.cache, os.fspath(top), self.config)
-        files, errors = len(self.result.files), len(self.result.errors)
+        found = self.result
+        files, errors, unreadable = len(found.files), len(found.errors), len(found.unreadable)
         if not self._walk(top, listing):  # a structural file changed: walk it all again
-            del self.result.files[files:], self.result.errors[errors:]
+            del found.files[files:], found.errors[errors:], found.unreadable[unreadable:]
             self._seen.difference_update(self._seen_since)
             listing.known = {}
             self._walk(top, listing)
-        if len(self.result.errors) > errors or self.configs_read():
+        problems = len(found.errors) > errors or len(found.unreadable) > unreadable
+        if problems or self.configs_read():
             listing.remember = False
         listing.save()
 
@@ -403,17 +441,22 @@ class _Discoverer:
         """Scan a directory: what it gives the walk and which of its files are
         links; None if it can't be read or was seen before."""
         entries = self._scan(directory)
-        if entries is None or stat is None or not _first_visit(stat, visited):
+        if isinstance(entries, str):
+            self._unreadable(Path(directory), os.path.dirname(absolute), entries)
+            return None
+        if stat is None or not _first_visit(stat, visited):
             return None
         subdirectories = tuple(
             e.name
             for e in entries
             if e.is_dir and not self.skip(directory, absolute, e.name, True, e.is_link)
         )
+        governed = self.configs is None or self._governing(absolute) is not None
         files = tuple(
             e.name
             for e in entries
-            if not e.is_dir
+            if governed
+            and not e.is_dir
             and e.name.endswith(PYTHON_SUFFIXES)
             and not self.skip(directory, absolute, e.name, False, e.is_link)
         )
@@ -440,13 +483,14 @@ class _Discoverer:
         """Whether the walk read a configuration file besides the run's own."""
         return self.configs is not None and len(self.configs.loaded()) > 1
 
-    def _scan(self, directory: str) -> list[_Entry] | None:
+    @staticmethod
+    def _scan(directory: str) -> list[_Entry] | str:
+        """The directory's entries by name, or why it can't be read."""
         try:
             with os.scandir(directory) as scan:
                 entries = [_entry(entry) for entry in scan]
         except OSError as exc:
-            self.result.errors.append(f"{exc.filename}: cannot read directory: {exc.strerror}")
-            return None
+            return f"cannot read directory: {_reason(exc)}"
         entries.sort(key=lambda e: e.name)
         return entries
 
@@ -491,9 +535,21 @@ def _sort_key(path: Path) -> list[str]:
     return parts
 
 
+_LOOP = "symlink loop (following its links never reaches a file)"
+
+
+def _loops(path: Path) -> bool:
+    """Whether `path` is a symlink that leads back to itself."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def _reason(exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
-        return "symlink loop"
+        return _LOOP
     return exc.strerror or str(exc)
 
 

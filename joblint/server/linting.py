@@ -87,9 +87,10 @@ def is_excluded(config: Config, path: Path) -> bool:
 
 def build_index(config: Config, root: Path) -> RunResult:
     """A whole run over the workspace, with the result cache (`.joblint_cache`,
-    as `joblint check` keeps it) and a worker per CPU. A configuration file
-    below the root that doesn't read is passed over (the run's errors say
-    so): the root's configuration serves its files."""
+    as `joblint check` keeps it) and a worker per CPU. The files of a
+    configuration file below the root that doesn't read are left out (the
+    run's errors say so); a buffer among them is linted with the root's
+    configuration (`lint_buffer`)."""
     try:
         return lint_paths([root], config, RunOptions(jobs=0, cache=True))
     except ConfigError as exc:

@@ -2,7 +2,8 @@
 
 Takes the discovered paths (and the paths the command line named); gives
 `Files`: the run's own files, read (or, where the manifest knows them
-unchanged, their digests only), a JL001 result for each that can't be read,
+unchanged, their digests only), a JL001 result for each that can't be read
+(and for each path discovery found unreadable: a directory, a symlink loop),
 and, where only some files were named (pre-commit), the rest of the project,
 whose facts still count though it reports nothing. In a cold run each file
 is sent for screening as soon as it is read (`Run.screen_early`).
@@ -48,7 +49,7 @@ def read_files(paths: list[Path], run: Run, discovery: Discovery) -> Files:
         run.options.on_total(len(discovery.files), sum(s.size for s in sources))
     results = [
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
-        for p, reason in unreadable
+        for p, reason in [*discovery.unreadable, *unreadable]
     ]
     named_files = any(path.is_file() for path in paths)
     others: list[Source] = []
