@@ -318,7 +318,7 @@ def _fix(
     else:
         outcome = fix_run(run.findings, relint_for, unsafe, write=not diff)
     run.findings = outcome.remaining
-    for error in outcome.errors:
+    for error in outcome.errors if diff or options.fix_only else ():  # else the summary's
         click.echo(f"joblint: error: {terminal(error)}", err=True)
     for path in outcome.skipped:
         click.echo(f"joblint: {terminal(path)} changed while fixing it: left alone", err=True)
@@ -332,8 +332,7 @@ def _fix(
         for finding in outcome.fixed:
             where = f"{finding.path}:{finding.span.line}:{finding.span.column}"
             click.echo(f"Fixed {terminal(where)}: {finding.code} {finding.name}", err=True)
-    if outcome.errors:
-        run.internal_errors.extend(outcome.errors)
+    run.errors.extend(outcome.errors)  # one line each, and exit status 2
     source = None
     if stdin_source is not None:  # unchanged when nothing applied: an editor keeps its text
         source = outcome.files[0].data if outcome.files else stdin_source
@@ -445,6 +444,11 @@ def _open_output(path: Path | None, stderr: bool = False) -> Iterator[TextIO]:
             stream.reconfigure(errors="backslashreplace")
         yield stream
         return
+    from joblint.pipeline.fix.write import refusal
+
+    problem = refusal(path, replace=False)  # by its mode bits, even as root
+    if problem is not None:
+        _fail(f"{path}: {problem if problem.startswith('cannot') else 'cannot write: ' + problem}")
     try:
         handle = path.open("w", encoding="utf-8", errors="backslashreplace")
     except OSError as exc:

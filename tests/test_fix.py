@@ -24,8 +24,9 @@ from joblint.analysis.context import Options
 from joblint.analysis.retry_options import is_attempt_count
 from joblint.cli import main
 from joblint.models import Edit, Finding, Fix, Span
-from joblint.pipeline.fix.apply import FixError, applicable, apply_edits, fix_file, write_atomic
+from joblint.pipeline.fix.apply import FixError, applicable, apply_edits, fix_file
 from joblint.pipeline.fix.edits import _node_edit
+from joblint.pipeline.fix.write import write_atomic
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.project import ProjectSettings, settle
 from joblint.registry import all_rules, examples
@@ -395,7 +396,7 @@ def test_write_keeps_mode_bits_and_refuses_changed_files(tmp_path: Path) -> None
 _SLOW_WRITER = """
 import os, sys, time
 from pathlib import Path
-import joblint.pipeline.fix.apply as fix
+import joblint.pipeline.fix.write as fix
 
 ready = Path(sys.argv[2])
 real_fsync = os.fsync

@@ -24,6 +24,7 @@ from typing import Any
 
 from joblint.config import ConfigError
 from joblint.models import Finding
+from joblint.pipeline.fix.write import WriteRefused, write_atomic
 from joblint.pipeline.report.identity import SourceLines, identities
 
 FORMAT_VERSION = 1
@@ -118,10 +119,10 @@ def save(baseline: Baseline) -> None:
         ],
     }
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    try:
-        baseline.path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{baseline.path}: cannot write baseline: {exc.strerror}") from None
+    try:  # atomically: a failed write leaves the old baseline whole
+        write_atomic(baseline.path, None, text.encode("utf-8"))
+    except WriteRefused as exc:
+        raise ConfigError(f"{baseline.path}: baseline not written: {exc}") from None
 
 
 def load(path: Path) -> Baseline:

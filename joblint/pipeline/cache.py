@@ -173,6 +173,8 @@ class ResultCache:
         self._index: dict[str, tuple[Path, int]] | None = None
         self._heads: dict[Path, _PackHead] = {}
         self._bodies: dict[Path, bytes] = {}  # packs whose entries were read
+        # Why this run's entries could not be written (an unwritable directory), if so.
+        self.unwritable: str | None = None
 
     def has(self, key: str) -> bool:
         return key in self._pending or key in self._keys()
@@ -202,7 +204,9 @@ class ResultCache:
         head = _PackHead(list(entries), list(itertools.accumulate(map(len, entries.values()))))
         line = head.line()
         target = self.packs / f"pack-{hashlib.sha256(line.encode()).hexdigest()[:24]}.json"
-        if not write_record(target, line + "".join(entries.values()), self.directory):
+        problem = _write_record(target, line + "".join(entries.values()), self.directory)
+        if problem is not None:
+            self.unwritable = problem
             return None
         if self._index is not None:
             head.start = len(line)
@@ -355,7 +359,13 @@ def write_record(path: Path, payload: str, cache: Path) -> bool:
     """Write `payload` to `path` below the cache directory `cache` atomically
     (a temporary file renamed over it: a reader never sees half of it).
     False when it couldn't be written (the run goes on without it)."""
+    return _write_record(path, payload, cache) is None
+
+
+def _write_record(path: Path, payload: str, cache: Path) -> str | None:
+    """`write_record`: None when written, else why not."""
     directory = path.parent
+    problem = ""
     for known in (directory in _READY, False):
         temporary = ""
         try:
@@ -367,13 +377,14 @@ def write_record(path: Path, payload: str, cache: Path) -> bool:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(payload)
             os.replace(temporary, path)
-            return True
-        except OSError:
+            return None
+        except OSError as exc:
+            problem = exc.strerror or str(exc)
             _READY.discard(directory)
             if temporary:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
-    return False
+    return problem
 
 
 def read_record(path: Path) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Applying fixes: edits to text, the fix loop, atomic writes.
+"""Applying fixes: edits to text, and the fix loop.
 
 A fix is a set of non-overlapping edits (`joblint.models.Fix`) on the decoded
 text; everything outside them is kept byte for byte (comments, formatting,
@@ -9,16 +9,11 @@ overlap another, re-lints and repeats until nothing applies, at most
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import re
-import stat
-import tempfile
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from joblint.models import Edit, Finding, Fix, Span
 from joblint.pipeline.source import SourceError, decode, parse
@@ -184,39 +179,3 @@ def _check_parses(path: str, text: str, applied: list[Finding]) -> None:
             f"{path}: fixes by {rules} produced code that does not parse ({exc});"
             " please report this"
         ) from None
-
-
-def write_atomic(path: Path, original: bytes, data: bytes) -> bool:
-    """Replace `path`'s bytes `original` by `data`: a temporary file in the same
-    directory, fsync'd, given the file's mode bits, renamed over it. False (and
-    nothing written) when the file no longer holds `original`."""
-    target = path.resolve()
-    if target.read_bytes() != original:
-        return False
-    mode = stat.S_IMODE(target.stat().st_mode)
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        if target.read_bytes() != original:
-            os.unlink(temporary)
-            return False
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _sync_directory(target.parent)
-    return True
-
-
-def _sync_directory(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

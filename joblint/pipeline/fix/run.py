@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from joblint.models import Finding
-from joblint.pipeline.fix.apply import FixedFile, FixError, applicable, fix_file, write_atomic
+from joblint.pipeline.fix.apply import FixedFile, FixError, applicable, fix_file
+from joblint.pipeline.fix.write import WriteRefused, write_atomic
 from joblint.pipeline.source import SourceError, decode
 
 # Re-lint new bytes of a file: its findings, settled with the rest of the run.
@@ -26,6 +27,7 @@ class FixRun:
     # The run's findings once the fixes are applied (what still stands).
     remaining: list[Finding] = field(default_factory=list)
     files: list[FixedFile] = field(default_factory=list)
+    # One line each: a file that could not be read, fixed or written (left as it was).
     errors: list[str] = field(default_factory=list)
     # Files left alone because their bytes changed while joblint worked.
     skipped: list[str] = field(default_factory=list)
@@ -47,14 +49,23 @@ def fix_run(
     paths = sorted({f.path for f in findings if applicable(f, unsafe)})
     for shown in paths:
         fixed = _fix_one(shown, relint_for(shown), unsafe, outcome)
-        if fixed is None:
-            continue
-        if write and fixed.changed and not write_atomic(Path(shown), fixed.original, fixed.data):
-            outcome.skipped.append(shown)
+        if fixed is None or (write and fixed.changed and not _written(fixed, outcome)):
             continue
         outcome.files.append(fixed)
         _replace_findings(outcome, shown, fixed)
     return outcome
+
+
+def _written(fixed: FixedFile, outcome: FixRun) -> bool:
+    """Write a fixed file; False (the file left as it was, its findings
+    standing) when it changed meanwhile or the user may not write it."""
+    try:
+        if write_atomic(Path(fixed.path), fixed.original, fixed.data):
+            return True
+        outcome.skipped.append(fixed.path)
+    except WriteRefused as exc:
+        outcome.errors.append(f"{fixed.path}: not fixed: {exc}")
+    return False
 
 
 def fix_stdin(

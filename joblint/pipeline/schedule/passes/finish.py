@@ -6,7 +6,8 @@ run starts from (the screenings, the manifest, the cache's new entries),
 hands every result to the project step (`outcome.settle`: pending findings
 settled, test code's findings left out) and gives the `RunResult`. With a
 cache, the run memo records the outcome (`Replay.remember`), and a full
-cache drops its oldest entries.
+cache drops its oldest entries; a cache that could not be written is one
+warning (the run is whole without it).
 """
 
 from __future__ import annotations
@@ -47,4 +48,9 @@ def finish(
         run.cache.prune_if_full()
         if run.screener.saved:
             prune_screenings(run.cache.directory)
+        if run.cache.unwritable is not None:  # one line: the run itself is whole
+            finished.warnings.append(
+                f"{run.cache.directory}: cannot write the cache ({run.cache.unwritable}):"
+                " the run went on without it"
+            )
     return finished
