@@ -48,8 +48,6 @@ if TYPE_CHECKING:
     from joblint import integrations
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-# `--quiet` given twice, or `--silent`: nothing printed, the exit status tells.
-SILENT = 2
 # LibCST's traversal is recursive; deeply nested generated code needs headroom.
 RECURSION_LIMIT = 10_000
 
@@ -188,8 +186,6 @@ def check(paths: tuple[Path, ...], **given: Any) -> None:
     # cycles; collecting every 700 allocations cost a warm run of a
     # 4,300-file app ~0.1 s (mypy's CLI does the same). Workers inherit it.
     gc.set_threshold(*GC_THRESHOLDS)
-    if given.pop("silent"):
-        given["quiet"] = SILENT
     options = CheckOptions(**given)  # each option of the command, by its name
     linted = _lint(paths, options)
     if linted is None:
@@ -215,14 +211,14 @@ def check(paths: tuple[Path, ...], **given: Any) -> None:
         sys.stdout.flush()
         sys.stdout.buffer.write(fixed_source)
         sys.stdout.buffer.flush()
-    if options.quiet < SILENT or options.output_file is not None:
+    if not options.silenced or options.output_file is not None:
         _report(options, run, sources, unsafe, stderr=fixed_source is not None)
-    if options.quiet:
-        _print_problems(run, silent=options.quiet >= SILENT)
+    if options.hushed:
+        _print_problems(run, silent=options.silenced)
     elif not options.fix_only:
         # After fixing, the fix summary says what is left to fix.
         _print_summary(run, options.output_format, None if fixing is not None else unsafe)
-    if fixing is not None and not options.quiet:
+    if fixing is not None and not options.hushed:
         click.echo(fixing[1], err=True)
     status = _exit_status(run, options.exit_zero or options.fix_only)
     if options.exit_non_zero_on_fix and fixing is not None and fixing[0]:
@@ -258,7 +254,7 @@ def _lint(paths: tuple[Path, ...], options: CheckOptions) -> _Linted | None:
         if paths == (Path("-"),):
             stdin_source = sys.stdin.buffer.read()
         shown = progress.wanted(options.output_format, options.output_file is not None)
-        with progress.file_progress(shown and not options.statistics and not options.quiet) as bar:
+        with progress.file_progress(shown and not options.statistics and not options.hushed) as bar:
             run_options = options.run_options(bar.advance, bar.set_total, bar.set_stage)
             if options.diff_from is not None and stdin_source is None:
                 from joblint.integrations import lint_changed  # CI only: not on every run

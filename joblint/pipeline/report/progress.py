@@ -79,8 +79,10 @@ class FileProgress:
 
     def set_stage(self, stage: str) -> None:
         """The run moved on to `stage` (`PROJECT_MODEL`, `PROJECT_RULES`)."""
-        self.stage = stage
+        moved, self.stage = stage != self.stage, stage
         self._show()
+        if moved and self._progress is not None:
+            self._progress.refresh()  # the new label at once, not at the next tick
 
     def _show(self) -> None:
         if not self.enabled:

@@ -27,6 +27,8 @@ OnTotal = Callable[[int, int], None]
 # The run moved on to a stage: joblint.pipeline.report.progress.PROJECT_MODEL
 # (said again before each of its passes) or PROJECT_RULES.
 OnStage = Callable[[str], None]
+# `-q` given this many times is `--silent`.
+SILENT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +72,8 @@ class CheckOptions:
     output_format: str = "full"
     output_file: Path | None = None
     color: str = "auto"
-    quiet: int = 0  # -q: the findings only; -qq (--silent): the exit status only
+    quiet: int = 0  # how many times -q was given
+    silent: bool = False
     statistics: bool = False
     exit_zero: bool = False
     debug: bool = False
@@ -117,6 +120,17 @@ class CheckOptions:
             on_total=on_total,
             on_stage=on_stage,
         )
+
+    @property
+    def hushed(self) -> bool:
+        """`-q`: the findings only (no summary, hints or progress)."""
+        return self.quiet > 0 or self.silent
+
+    @property
+    def silenced(self) -> bool:
+        """`-qq` or `--silent`: nothing printed, the exit status tells (an
+        `--output-file` is still written: it was asked for)."""
+        return self.quiet >= SILENT or self.silent
 
     @property
     def fixing(self) -> bool:

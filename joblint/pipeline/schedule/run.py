@@ -37,9 +37,9 @@ from joblint.models import FileResult
 from joblint.pipeline.discover import Discovery, discover
 from joblint.pipeline.project import ProjectIndex
 from joblint.pipeline.project.describe import describe
+from joblint.pipeline.report.progress import PROJECT_MODEL, PROJECT_RULES
 from joblint.pipeline.schedule.on_demand import read_on_demand
 from joblint.pipeline.schedule.one_file import lint_text, outcome_relinter, relinter
-from joblint.pipeline.report.progress import PROJECT_MODEL, PROJECT_RULES
 from joblint.pipeline.schedule.options import CheckOptions, OnStage, RunOptions
 from joblint.pipeline.schedule.outcome import RunResult
 from joblint.pipeline.schedule.passes.call_following import ModelFiles, lint_call_following
