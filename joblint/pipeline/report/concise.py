@@ -42,8 +42,7 @@ _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.(?= [A-Z`'\"]|$)")
 # A place in the project ("views.py:12") and the phrase naming it.
 _PLACE = r"[\w./\\-]+\.pyi?:\d+"
 _AT_PLACE = re.compile(r" at " + _PLACE)
-# A chain of three or more calls (`a() → b() → c()`): its ends tell it.
-_CHAIN = re.compile(r"(\S+\(\)) → (?:\S+ → )+(\S+\(\))")
+ARROW = " → "
 
 
 def pieces(finding: Finding, unsafe: bool = False) -> Line:
@@ -88,7 +87,7 @@ def brief(message: str, budget: int = MESSAGE_BUDGET) -> str:
     text = first_sentence(message)
     if len(text) <= budget:
         return text
-    text = _CHAIN.sub(r"\1 → … → \2", _AT_PLACE.sub("", _without_asides(text, _names_a_place)))
+    text = _chain_ends(_AT_PLACE.sub("", _without_asides(text, _names_a_place)))
     if len(text) <= budget:
         return text
     text = _without_asides(text, lambda aside: True)
@@ -115,8 +114,18 @@ def _words(text: str, room: int) -> str:
     return text[: cut if cut > 0 else room].rstrip(" ,:;→")
 
 
+def _chain_ends(text: str) -> str:
+    """A chain of three or more calls (`a() → b() → c()`) told by its ends
+    (`a() → … → c()`), where the text holds one chain (its inner steps one
+    word each)."""
+    parts = text.split(ARROW)
+    if len(parts) < 3 or any(" " in step for step in parts[1:-1]):
+        return text
+    return ARROW.join([parts[0], ELLIPSIS, parts[-1]])
+
+
 def _names_a_place(aside: str) -> bool:
-    return " → " in aside or re.search(_PLACE, aside) is not None
+    return ARROW in aside or re.search(_PLACE, aside) is not None
 
 
 def _without_asides(text: str, dropped: Callable[[str], bool]) -> str:
