@@ -6,6 +6,8 @@
 - `relinter(config, run, path)`: re-lint new bytes of one of a run's files with
   the rest of the run's project around it (the fix loop); `outcome_relinter`
   gives the file's internal errors and warnings too (the editor server).
+- `files_to_check(paths, config, options)`: the files `lint_paths` would
+  check, sorted, and the paths it couldn't walk (`--show-files`).
 - `describe_project_model(path, config, options)`: what the project model
   inferred for one file, as lines to print.
 - `CheckOptions`: the options of `joblint check` (built once by the command);
@@ -23,6 +25,7 @@ from joblint.pipeline.schedule.run import RunResult as RunResult
 from joblint.pipeline.schedule.run import cache_directory as cache_directory
 from joblint.pipeline.schedule.run import describe_project_model as describe_project_model
 from joblint.pipeline.schedule.run import display_path as display_path
+from joblint.pipeline.schedule.run import files_to_check as files_to_check
 from joblint.pipeline.schedule.run import lint_paths as lint_paths
 from joblint.pipeline.schedule.run import lint_text as lint_text
 from joblint.pipeline.schedule.run import outcome_relinter as outcome_relinter

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
 import sys
 import traceback
 import warnings
@@ -30,6 +31,7 @@ from joblint.api import (
     RunResult,
     cache_directory,
     describe_project_model,
+    files_to_check,
     lint_paths,
     lint_text,
     relinter,
@@ -96,12 +98,26 @@ def main() -> None:
     help="Report in test code and migrations too (config: include-tests).",
 )
 @click.option(
-    "--format", "output_format", type=click.Choice(FORMATS), default="full", show_default=True
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="full",
+    show_default=True,
+    help="full: each finding with its code, message and help; concise: one line a "
+    "finding, the message's first sentence; the others for tools, with whole messages.",
 )
 @click.option(
     "-o", "--output-file", type=click.Path(path_type=Path), help="Write results to a file."
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option(
+    "-q",
+    "--quiet",
+    count=True,
+    help="Print the findings and nothing else (no summary, hints or progress); "
+    "-qq: print nothing, the exit status tells.",
+)
+@click.option("-s", "--silent", is_flag=True, help="Print nothing, the exit status tells (-qq).")
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
 @click.option("--no-cache", is_flag=True, help="Don't read or write the result cache.")
 @click.option(
@@ -127,6 +143,11 @@ def main() -> None:
     is_flag=True,
     help="Print what the project model inferred for the file PATH (transactions its "
     "functions open, enqueues they lead to, what they return, task decorators), then exit.",
+)
+@click.option(
+    "--show-files",
+    is_flag=True,
+    help="List the files PATHS holds that would be checked (after excludes), then exit.",
 )
 @click.option("--stdin-filename", help="The name to report for source read from '-'.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
@@ -190,11 +211,14 @@ def check(paths: tuple[Path, ...], **given: Any) -> None:
         sys.stdout.flush()
         sys.stdout.buffer.write(fixed_source)
         sys.stdout.buffer.flush()
-    _report(options, run, sources, unsafe, stderr=fixed_source is not None)
-    if not options.fix_only:
+    if not options.silenced or options.output_file is not None:
+        _report(options, run, sources, unsafe, stderr=fixed_source is not None)
+    if options.hushed:
+        _print_problems(run, silent=options.silenced)
+    elif not options.fix_only:
         # After fixing, the fix summary says what is left to fix.
         _print_summary(run, options.output_format, None if fixing is not None else unsafe)
-    if fixing is not None:
+    if fixing is not None and not options.hushed:
         click.echo(fixing[1], err=True)
     status = _exit_status(run, options.exit_zero or options.fix_only)
     if options.exit_non_zero_on_fix and fixing is not None and fixing[0]:
@@ -223,12 +247,15 @@ def _lint(paths: tuple[Path, ...], options: CheckOptions) -> _Linted | None:
         if options.show_project_model:
             _show_project_model(config, paths, options.run_options())
             return None
+        if options.show_files:
+            _show_files(config, paths, options.run_options())
+            return None
         stdin_source = None
         if paths == (Path("-"),):
             stdin_source = sys.stdin.buffer.read()
         shown = progress.wanted(options.output_format, options.output_file is not None)
-        with progress.file_progress(shown and not options.statistics) as bar:
-            run_options = options.run_options(on_file=bar.advance, on_total=bar.set_total)
+        with progress.file_progress(shown and not options.statistics and not options.hushed) as bar:
+            run_options = options.run_options(bar.advance, bar.set_total, bar.set_stage)
             if options.diff_from is not None and stdin_source is None:
                 from joblint.integrations import lint_changed  # CI only: not on every run
 
@@ -390,6 +417,22 @@ def _show_settings(config: Config, path: Path) -> None:
         click.echo(terminal(line))
 
 
+def _show_files(config: Config, paths: tuple[Path, ...], options: RunOptions) -> None:
+    """Ruff's `--show-files`: the files a run over `paths` would check, one
+    a line, sorted; a path that can't be walked is an error (exit 2)."""
+    listing = files_to_check(list(paths) or [Path(".")], config, options)
+    try:
+        sys.stdout.write("".join(f"{terminal(path)}\n" for path in listing.files))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has what it wanted
+        # Python's recipe: stdout's last flush at exit must not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    for error in listing.errors:
+        click.echo(f"joblint: error: {terminal(error)}", err=True)
+    if listing.errors:
+        sys.exit(EXIT_ERROR)
+
+
 def _show_project_model(config: Config, paths: tuple[Path, ...], options: RunOptions) -> None:
     if len(paths) != 1:
         _fail("--show-project-model takes one Python file")
@@ -505,6 +548,20 @@ def _print_summary(run: RunResult, output_format: str, unsafe: bool | None) -> N
     if run.hidden_in_tests:
         hidden = _plural(run.hidden_in_tests)
         err.write(f"{hidden} in test code and migrations not shown (--include-tests shows them).\n")
+
+
+def _print_problems(run: RunResult, silent: bool) -> None:
+    """`--quiet`'s stderr: the errors and warnings a run met (they explain an
+    exit status of 2), no counts or hints; `--silent`'s: nothing."""
+    if silent:
+        return
+    err = sys.stderr
+    for warning in run.warnings:
+        err.write(f"joblint: warning: {terminal(warning)}\n")
+    for error in run.errors:
+        err.write(f"joblint: error: {terminal(error)}\n")
+    for error in run.internal_errors:
+        err.write(f"joblint: {terminal(error)}\n")
 
 
 def _fixable_hint(findings: list[Finding], unsafe: bool) -> str:

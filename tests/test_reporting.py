@@ -175,7 +175,8 @@ def _shown(finding: Finding) -> list[str]:
     return ["".join(text for text, _ in line) for line in layout(finding, ["x = 1"])]
 
 
-def test_help_is_shown_only_when_it_adds_to_the_message() -> None:
+def test_help_is_shown_even_where_the_message_ends_with_the_same_advice() -> None:
+    """As in Ruff, the fix has a line of its own under every finding."""
     span = Span(1, 1, 1, 2)
     repeating = Finding(
         "JL102",
@@ -186,7 +187,9 @@ def test_help_is_shown_only_when_it_adds_to_the_message() -> None:
         span,
         "Enqueue after the commit, or register it with an on-commit hook",
     )
-    assert not any("= help:" in line for line in _shown(repeating))
+    assert "  = help: Enqueue after the commit, or register it with an on-commit hook" in (
+        _shown(repeating)
+    )
     adding = Finding(
         "JL101",
         "enqueue-in-transaction",

@@ -1,4 +1,5 @@
-"""The default view: each finding with a code frame, the span underlined, and help.
+"""The default view: each finding with a code frame, the span underlined, and
+its help (every finding has one).
 
 A finding is laid out once, as lines of (text, style) pieces; unstyled output
 is their text, written directly, and only styled output goes through rich
@@ -34,7 +35,7 @@ _FILLER = frozenset(
     }
 )
 # A help line whose words the message already has (its advice, reworded) adds
-# nothing: most messages end with the fix for this very case.
+# nothing where space is short (an editor's hover: `joblint.server`).
 REPEATED_HELP = 0.75
 
 
@@ -61,7 +62,9 @@ def layout(finding: Finding, source: list[str] | None, unsafe: bool = False) -> 
     lines: list[Line] = [header]
     if source:
         lines.extend(_frame(finding, source))
-    if finding.help and adds_to(finding.message, finding.help):
+    # Always, as in Ruff: the fix in a line of its own, found at a glance
+    # (even where the message's last sentence says it in other words).
+    if finding.help:
         lines.append([("  ", ""), ("= help:", "cyan"), (f" {terminal(finding.help)}", "")])
     if finding.code != "JL001":
         lines.append([("  ", ""), ("= see:", "cyan"), (f"  joblint explain {finding.code}", "")])

@@ -1,5 +1,12 @@
-"""A progress bar on stderr for long runs in a terminal (never in CI, pipes or
-machine-readable output, never on stdout)."""
+"""A progress display on stderr for long runs in a terminal (never in CI,
+pipes, machine-readable output or `--quiet`, never on stdout).
+
+A run is three stages, each labelled: checking the files (a bar of the work
+done and left, and the files counted), then the project model (the rest of
+the project read where a finding depends on it), then the whole-project
+rules (pending findings settled, the settings-wide rules). The last two have
+no count to show: the bar pulses under their label.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -21,6 +28,11 @@ SHOW_AFTER_SECONDS = 1.0
 SKIPPED = "skipped"  # by the prefilter: never parsed by LibCST
 CACHED = "cached"  # its result came from the cache
 CHECKED = "checked"
+
+# The stages of a run (the stage callback's argument), as the display labels them.
+CHECKING_FILES = "checking files"
+PROJECT_MODEL = "project model"
+PROJECT_RULES = "whole-project rules"
 
 
 # What screening a file costs beside parsing it with LibCST and running the
@@ -44,6 +56,7 @@ class FileProgress:
         self.work_total = 0.0
         self.work_done = 0.0
         self.started = time.monotonic()
+        self.stage = CHECKING_FILES
         self._progress: Progress | None = None
         self._task: TaskID | None = None
 
@@ -62,16 +75,29 @@ class FileProgress:
         else:  # screened only: the rest of its work never comes
             self.work_done += size * SCREEN_SHARE
             self.work_total -= size * (1 - SCREEN_SHARE)
+        self._show()
+
+    def set_stage(self, stage: str) -> None:
+        """The run moved on to `stage` (`PROJECT_MODEL`, `PROJECT_RULES`)."""
+        moved, self.stage = stage != self.stage, stage
+        self._show()
+        if moved and self._progress is not None:
+            self._progress.refresh()  # the new label at once, not at the next tick
+
+    def _show(self) -> None:
         if not self.enabled:
             return
         if self._progress is None and time.monotonic() - self.started > SHOW_AFTER_SECONDS:
             self._start()
         if self._progress is not None and self._task is not None:
+            counting = self.stage == CHECKING_FILES
             self._progress.update(
                 self._task,
-                completed=self.work_done,
-                total=self.work_total or None,
-                files=self.files,
+                description=self.stage,
+                # No total: rich pulses the bar (a stage with nothing to count).
+                completed=self.work_done if counting else 0,
+                total=(self.work_total or None) if counting else None,
+                files=self.files if counting else f"{self.done} files checked",
                 details=self.details,
             )
 
@@ -90,7 +116,7 @@ class FileProgress:
 
         console = Console(file=sys.stderr)
         self._progress = Progress(
-            TextColumn("checking"),
+            TextColumn("{task.description:<19}"),
             BarColumn(),
             TextColumn("{task.fields[files]}"),
             TimeElapsedColumn(),
@@ -99,21 +125,21 @@ class FileProgress:
             transient=True,
         )
         self._progress.start()
-        self._task = self._progress.add_task(
-            "files",
-            total=self.work_total or None,
-            completed=int(self.work_done),
-            files=self.files,
-            details=self.details,
-        )
+        self._task = self._progress.add_task(self.stage, files=self.files, details=self.details)
 
     def stop(self) -> None:
         if self._progress is not None:
             self._progress.stop()
 
 
-def wanted(output_format: str, to_file: bool) -> bool:
-    interactive = sys.stderr.isatty() and not os.environ.get("CI")
+def wanted(output_format: str, to_file: bool, stream: TextIO | None = None) -> bool:
+    """Whether a person watches `stream` (stderr): a terminal, outside CI,
+    while a format for people is written to the terminal."""
+    isatty = getattr(stream or sys.stderr, "isatty", None)
+    try:
+        interactive = bool(isatty is not None and isatty()) and not os.environ.get("CI")
+    except ValueError:  # a closed stream
+        return False
     return interactive and output_format in ("full", "concise") and not to_file
 
 

@@ -24,6 +24,11 @@ from joblint.config import Config, ConfigError, load
 OnFile = Callable[[str, int], None]
 # The number of files and their bytes in all, once read.
 OnTotal = Callable[[int, int], None]
+# The run moved on to a stage: joblint.pipeline.report.progress.PROJECT_MODEL
+# (said again before each of its passes) or PROJECT_RULES.
+OnStage = Callable[[str], None]
+# `-q` given this many times is `--silent`.
+SILENT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,7 @@ class RunOptions:
     use_prefilter: bool = True
     on_file: OnFile | None = None
     on_total: OnTotal | None = None
+    on_stage: OnStage | None = None
     # The project model follows every call the named files make, not only
     # those inside a transaction (to describe what it infers for them).
     follow_every_call: bool = False
@@ -60,11 +66,14 @@ class CheckOptions:
     # --- what to show instead of linting ---
     show_settings: bool = False
     show_project_model: bool = False
+    show_files: bool = False
     # --- input and output ---
     stdin_filename: str | None = None
     output_format: str = "full"
     output_file: Path | None = None
     color: str = "auto"
+    quiet: int = 0  # how many times -q was given
+    silent: bool = False
     statistics: bool = False
     exit_zero: bool = False
     debug: bool = False
@@ -97,13 +106,31 @@ class CheckOptions:
         return config
 
     def run_options(
-        self, on_file: OnFile | None = None, on_total: OnTotal | None = None
+        self,
+        on_file: OnFile | None = None,
+        on_total: OnTotal | None = None,
+        on_stage: OnStage | None = None,
     ) -> RunOptions:
         """How to run: the workers and the cache asked for, with the
-        progress bar's callbacks."""
+        progress display's callbacks."""
         return RunOptions(
-            jobs=self.jobs, cache=not self.no_cache, on_file=on_file, on_total=on_total
+            jobs=self.jobs,
+            cache=not self.no_cache,
+            on_file=on_file,
+            on_total=on_total,
+            on_stage=on_stage,
         )
+
+    @property
+    def hushed(self) -> bool:
+        """`-q`: the findings only (no summary, hints or progress)."""
+        return self.quiet > 0 or self.silent
+
+    @property
+    def silenced(self) -> bool:
+        """`-qq` or `--silent`: nothing printed, the exit status tells (an
+        `--output-file` is still written: it was asked for)."""
+        return self.quiet >= SILENT or self.silent
 
     @property
     def fixing(self) -> bool:

@@ -19,6 +19,9 @@ module with one entry function saying what it takes and gives):
 7. finish: the project step (pending findings settled with the rest of the
    project) and what the next run starts from.
 
+A progress display hears of each stage (`RunOptions.on_stage`): the files
+checked (1-4), the project model (5-6), the whole-project rules (7).
+
 Fixing and reporting are the caller's (`joblint.cli`, with
 `joblint.pipeline.fix.run` and `joblint.pipeline.report`). `joblint.api` is
 the driver's public face: the public names below are re-exported for it.
@@ -26,7 +29,7 @@ the driver's public face: the public names below are re-exported for it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from joblint.config import Config, Configs
@@ -34,9 +37,10 @@ from joblint.models import FileResult
 from joblint.pipeline.discover import Discovery, discover
 from joblint.pipeline.project import ProjectIndex
 from joblint.pipeline.project.describe import describe
+from joblint.pipeline.report.progress import PROJECT_MODEL, PROJECT_RULES
 from joblint.pipeline.schedule.on_demand import read_on_demand
 from joblint.pipeline.schedule.one_file import lint_text, outcome_relinter, relinter
-from joblint.pipeline.schedule.options import CheckOptions, RunOptions
+from joblint.pipeline.schedule.options import CheckOptions, OnStage, RunOptions
 from joblint.pipeline.schedule.outcome import RunResult
 from joblint.pipeline.schedule.passes.call_following import ModelFiles, lint_call_following
 from joblint.pipeline.schedule.passes.finish import finish
@@ -56,7 +60,7 @@ from joblint.pipeline.schedule.passes.task_callers import lint_task_callers
 from joblint.pipeline.schedule.passes.writers import read_writers
 from joblint.pipeline.schedule.roots import cache_dir, cache_directory, project_root
 from joblint.pipeline.schedule.selection import Selector
-from joblint.pipeline.schedule.sources import display_path
+from joblint.pipeline.schedule.sources import DisplayPaths, display_path
 from joblint.pipeline.schedule.state import Run
 
 __all__ = [
@@ -66,6 +70,7 @@ __all__ = [
     "cache_directory",
     "describe_project_model",
     "display_path",
+    "files_to_check",
     "lint_paths",
     "lint_text",
     "outcome_relinter",
@@ -100,6 +105,8 @@ def _run_passes(paths: list[Path], run: Run, discovery: Discovery) -> RunResult:
     screened = screen(run, files)
     wanted, everything = screened.wanted, files.everything
     results = [*files.unreadable, *run.lint(wanted, triggered=True)]
+    stage = _stage_callback(run)
+    stage(PROJECT_MODEL)
     named: frozenset[str] | None = None  # the results of the files named
     pool = list(screened.skipped)  # the files no pass linted yet
     context: list[FileResult] = []  # the facts and index of the rest of the project
@@ -110,22 +117,60 @@ def _run_passes(paths: list[Path], run: Run, discovery: Discovery) -> RunResult:
     # Files outside the paths named (read from the project root for facts) never
     # report findings of their own.
     linted = {s.shown for s in files.sources}
+    stage(PROJECT_MODEL)
     context.extend(lint_task_callers(run, pool, linted, results))
+    stage(PROJECT_MODEL)
     context.extend(read_helper_callers(run, everything, results, context))
+    stage(PROJECT_MODEL)
     context.extend(read_on_demand(run, everything, pool, results, context))
     if lint_forwarder_callers(run, files.sources, everything, pool, results, context):
         context.extend(read_on_demand(run, everything, pool, results, context))
     model = ModelFiles(everything, pool, wanted, linted, files.named_files)
+    stage(PROJECT_MODEL)
     context.extend(lint_call_following(run, model, results, context))
+    stage(PROJECT_MODEL)
     context.extend(read_settings_modules(run, everything, results, context))
+    stage(PROJECT_MODEL)
     context.extend(read_session_dependencies(run, everything, results, context))
+    stage(PROJECT_MODEL)
     context.extend(read_request_hooks(run, everything, results, context))
     requested = Requested(pool, wanted, linted)
+    stage(PROJECT_MODEL)
     context.extend(lint_request_enqueues(run, requested, results, context))
+    stage(PROJECT_MODEL)
     context.extend(read_request_callers(run, everything, pool, results, context))
+    stage(PROJECT_MODEL)
     context.extend(read_writers(run, everything, results, context))
+    stage(PROJECT_MODEL)
     results.extend(syntax_errors(run, screened.skipped, pool))
+    stage(PROJECT_RULES)
     return finish(run, discovery, results, context, named, memo)
+
+
+def _stage_callback(run: Run) -> OnStage:
+    """The run's stage callback, said again before each pass of a stage: a
+    display that waits a second before it shows starts in a long stage."""
+    return run.options.on_stage or _no_stage
+
+
+def _no_stage(stage: str) -> None:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The files a run would check (as findings name them, sorted) and the
+    paths it couldn't walk."""
+
+    files: list[str]
+    errors: list[str]
+
+
+def files_to_check(paths: list[Path], config: Config, options: RunOptions) -> Listing:
+    """What `lint_paths` would check, without reading a file (`--show-files`)."""
+    discovery = discover(paths, config, Configs(config), cache_dir(config, options))
+    shown = DisplayPaths()
+    return Listing(sorted(shown(path) for path in discovery.files), discovery.errors)
 
 
 def describe_project_model(path: Path, config: Config, options: RunOptions) -> list[str]:

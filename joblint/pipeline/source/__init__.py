@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     import libcst as cst
 
 UNPARSEABLE = "JL001"
+UNPARSEABLE_HELP = (
+    "Make the file valid Python the running interpreter parses, or exclude it (extend-exclude)"
+)
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
 
 
@@ -78,7 +81,8 @@ def unparseable_result(path: str, settings: LintSettings, exc: SourceError) -> F
     findings: tuple[Finding, ...] = ()
     if UNPARSEABLE in settings.codes:
         span = Span(exc.line, exc.column, exc.line, exc.column)
-        findings = (Finding(UNPARSEABLE, BUILTIN_CODES[UNPARSEABLE], str(exc), path, span),)
+        name = BUILTIN_CODES[UNPARSEABLE]
+        findings = (Finding(UNPARSEABLE, name, str(exc), path, span, UNPARSEABLE_HELP),)
     return FileResult(path, findings, parsed=False)
 
 
