@@ -121,6 +121,12 @@ def _ref_discover(paths: Iterable[Path], config: Config) -> Discovery:
     seen: set[Path] = set()
     for path in paths:
         if not path.exists():
+            try:
+                os.stat(path)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # a named link that leads back to itself
+                    result.unreadable.append((path, f"cannot read: {_ref_reason(exc)}"))
+                    continue
             result.errors.append(f"{path}: no such file or directory")
             continue
         if path.is_file():
