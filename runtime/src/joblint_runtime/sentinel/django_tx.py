@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import re
 import sys
 import threading
 from collections.abc import Callable
@@ -24,14 +23,13 @@ from typing import Any
 
 from .imports import when_imported
 from .recorder import Transaction
-from .watch import Watch
+from .watch import WRITE, Watch
 
 _CONTEXTLIB = contextlib.__file__
 KIND = "Django atomic block"
 REQUEST_KIND = "request's transaction (ATOMIC_REQUESTS)"
 # Where Django calls a view it wrapped in `atomic` for ATOMIC_REQUESTS.
 _REQUEST_HANDLERS = "django.core.handlers"
-WRITE = re.compile(r"^\s*(?:WITH\b.*?\b)?(INSERT|UPDATE|DELETE|REPLACE|MERGE)\b", re.I | re.S)
 
 
 def install(watch: Watch) -> None:

@@ -20,10 +20,9 @@ from collections.abc import Callable
 from types import FrameType, ModuleType
 from typing import Any
 
-from .django_tx import WRITE
 from .imports import when_imported
 from .recorder import Transaction
-from .watch import Watch
+from .watch import WRITE, Watch
 
 SESSION_KIND = "SQLAlchemy session transaction"
 CONNECTION_KIND = "SQLAlchemy connection transaction"

@@ -9,16 +9,18 @@ run eagerly by that call enqueues from what would be a worker).
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
-from typing import Any, TypeVar
 
 from .frames import Place, Places
 from .recorder import Recorder, Transaction
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+# A statement that writes, as Django's query wrappers and SQLAlchemy's cursor
+# events see it.
+WRITE = re.compile(r"^\s*(?:WITH\b.*?\b)?(INSERT|UPDATE|DELETE|REPLACE|MERGE)\b", re.I | re.S)
 
 # Modules whose transactions wrap each test, not the code: Django's test
 # cases (pytest-django's `db` fixture uses them too) and pytest itself.
@@ -137,10 +139,3 @@ class Watch:
                 return True
             frame = frame.f_back
         return False
-
-
-def outside(frame: FrameType | None, *files: str) -> FrameType | None:
-    """The first frame outward from `frame` whose file isn't one of `files`."""
-    while frame is not None and frame.f_code.co_filename in files:
-        frame = frame.f_back
-    return frame
