@@ -311,3 +311,24 @@ def test_a_run_that_indexed_a_test_module_is_replayed(
     rounds = Rounds(monkeypatch)
     assert _findings(tmp_path, ["shop"]) == first
     assert rounds.count == 0  # replayed
+
+
+def test_a_run_that_read_the_projects_config_and_deployment_files_is_replayed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Their facts are made in the main process, from no linted file; they
+    are remembered as results are, and editing either file runs the rounds."""
+    pytest_ini = project / "pytest.ini"
+    pytest_ini.write_text("[pytest]\nDJANGO_SETTINGS_MODULE = observatory.settings.staging\n")
+    dotenv = project / ".env"
+    dotenv.write_text("QUEUE_HOST=queue.production.internal\n")
+    first = _findings(project, ["project_model"])
+    assert (project / CACHE_DIR_NAME / MEMO_NAME).exists()
+    rounds = Rounds(monkeypatch)
+    assert _findings(project, ["project_model"]) == first
+    assert rounds.count == 0
+    for edited, text in ((dotenv, "QUEUE_HOST=other\n"), (pytest_ini, "[pytest]\n")):
+        edited.write_text(text)
+        before = rounds.count
+        assert _findings(project, ["project_model"]) == _cold(project, ["project_model"])
+        assert rounds.count > before

@@ -158,6 +158,18 @@ def entry_key(
     return digest.hexdigest()
 
 
+def derived_key(result: models.FileResult) -> str:
+    """The key of a result no file's content digest identifies: its own
+    encoding (with joblint's version and code, as every key)."""
+    digest = hashlib.sha256()
+    for part in (__version__, ENTRY_FORMAT, code_fingerprint(), "derived"):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    encoded = json.dumps(encode(result), separators=(",", ":"))
+    digest.update(encoded.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
 class ResultCache:
     """The entries of the cache directory's packs, and this run's (written
     in a pack of their own by `flush`)."""

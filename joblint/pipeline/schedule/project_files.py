@@ -39,6 +39,24 @@ def project_file_facts(root: Path, shown: Callable[[Path], str]) -> list[FileRes
     return found
 
 
+def project_files_signature(root: Path) -> list[str]:
+    """The configuration files `project_file_facts` reads, as a run's memo
+    tells them apart: path, size and modification time."""
+    found: list[str] = []
+    for path in _candidates(root):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        found.append(f"{path.as_posix()}:{info.st_size}:{info.st_mtime_ns}")
+    return found
+
+
+def _candidates(root: Path) -> list[Path]:
+    named = [root / name for name in (*_PYTEST_SECTIONS, _PYPROJECT)]
+    return [*named, *sorted(root.glob("*.ini"))[:_MAX_INI_FILES]]
+
+
 def _read(root: Path) -> Iterator[tuple[Path, tuple[str, ...], tuple[str, ...]]]:
     for name, section in _PYTEST_SECTIONS.items():
         parser = _ini(root / name)

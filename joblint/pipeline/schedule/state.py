@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from joblint.config import Config
 from joblint.models import FileResult
-from joblint.pipeline.cache import ResultCache, code_fingerprint, entry_key
+from joblint.pipeline.cache import ResultCache, code_fingerprint, derived_key, entry_key
 from joblint.pipeline.manifest import Manifest
 from joblint.pipeline.report.progress import SKIPPED
 from joblint.pipeline.schedule.options import RunOptions
@@ -246,6 +246,19 @@ class Run:
         found = run_jobs(jobs, self.work_pool(), self.cache, entries=self.entries)
         self.facts_read.update((r.path, r) for r in found)
         return found
+
+    def derived(self, results: list[FileResult]) -> list[FileResult]:
+        """Results made in the main process from files no job reads (the
+        project's configuration and deployment files), kept in the cache
+        under their own content, so the run memo can replay a run that read
+        them as it replays one whose results all came from jobs."""
+        if self.cache is not None:
+            for result in results:
+                key = derived_key(result)
+                if not self.cache.has(key):
+                    self.cache.put(key, result)
+                self.entries[id(result)] = (key, result)
+        return results
 
     def _facts_from_lint(self, cache: ResultCache, source: Source) -> None:
         """A file an earlier run linted gave its facts then: a lint's facts

@@ -21,6 +21,7 @@ from joblint.pipeline.schedule.deployment_files import deployment_signature
 from joblint.pipeline.schedule.memo import Input, Memo, Outcome, Remembered, Settled, run_key
 from joblint.pipeline.schedule.outcome import ProjectResults, RunResult, settle
 from joblint.pipeline.schedule.passes.read import Files
+from joblint.pipeline.schedule.project_files import project_files_signature
 from joblint.pipeline.schedule.roots import project_root
 from joblint.pipeline.schedule.sources import Source
 from joblint.pipeline.schedule.state import Run
@@ -62,8 +63,10 @@ def _memo(run: Run, sources: list[Source], others: list[Source], named_files: bo
 
     options = run.options
     how = [run.prefilter.signature, options.use_prefilter, options.follow_every_call, named_files]
-    if run.selector.reads_settings:  # the deployment files' facts are read every run
-        how.append(deployment_signature(project_root(run.config)))
+    # The deployment and configuration files' facts are read every run.
+    if run.selector.reads_settings:
+        root = project_root(run.config)
+        how.extend([deployment_signature(root), project_files_signature(root)])
     return Memo(run.cache, run_key(inputs(sources), inputs(others), how))
 
 

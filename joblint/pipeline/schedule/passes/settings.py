@@ -38,7 +38,8 @@ def read_settings_modules(
     if run.selector.reads_settings:
         root = project_root(run.config)
         configured = project_file_facts(root, display_path)
-        loaded.extend(r for r in configured if r.path not in {h.path for h in [*results, *context]})
+        had = {h.path for h in [*results, *context]}
+        loaded.extend(run.derived([r for r in configured if r.path not in had]))
         deployed = deployment_values(root, display_path)
     have = [*results, *context, *loaded]
     read = {r.path for r in have}
@@ -62,7 +63,8 @@ def read_settings_modules(
         # project's deployment files say its value.
         variables = _environment_variables([*results, *context, *loaded])
         if _has_broker_settings([*results, *context, *loaded]):
-            loaded.extend(r for r in facts_of(deployed, variables) if r.path not in read)
+            given = facts_of(deployed, variables)
+            loaded.extend(run.derived([r for r in given if r.path not in read]))
     return loaded
 
 
