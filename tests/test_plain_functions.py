@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 from conftest import our_sources
+from hypothesis import given
+from hypothesis import strategies as st
 
 from joblint.index import index_source
 from joblint.index.plain import plain_functions
@@ -100,3 +103,47 @@ def _parsed(source: str) -> ast.Module | None:
         return ast.parse(source)
     except SyntaxError:
         return None
+
+
+def _one_name_at_a_time(tree: ast.Module, data: bytes) -> list[str]:
+    """The plain functions as counting each name over the whole text tells
+    them (the reading for a few names; `plain_functions` splits a text with
+    many into words once instead)."""
+    names = sorted(
+        s.name for s in tree.body if isinstance(s, ast.FunctionDef) and not s.decorator_list
+    )
+    once = [n for n in names if data.count(n.encode()) == 1]
+    others = [n.encode() for n in names if data.count(n.encode()) > 1]
+    if not others:
+        return sorted(once)
+    alternatives = b"|".join(re.escape(w) for w in sorted(others, key=len, reverse=True))
+    pattern = re.compile(rb"(?<![\w.])(" + alternatives + rb")(?!\w)")
+    written = [m.group(1) for m in pattern.finditer(data)]
+    return sorted(once + [w.decode() for w in others if _only_defined_and_called(data, w, written)])
+
+
+def _only_defined_and_called(data: bytes, word: bytes, written: list[bytes]) -> bool:
+    uses = written.count(word)
+    defined = data.count(b"def " + word + b"(")
+    called = len(re.findall(rb"(?<![\w.])" + re.escape(word) + rb"\(", data)) - defined
+    return defined == 1 and uses == defined + called
+
+
+_STEMS = ["send", "sen", "send_1", "send_10", "s", "run", "run_all", "x1"]
+_USES = ["{}()", "obj.{}", "y = {}", "z{} = 1", "{}x = 2", "# {} noted"]
+
+
+@given(
+    st.lists(st.sampled_from(_STEMS), min_size=1, max_size=8, unique=True),
+    st.integers(min_value=0, max_value=40),
+    st.lists(st.tuples(st.integers(0, 40), st.sampled_from(_USES)), max_size=12),
+)
+def test_many_names_read_as_each_name_alone(stems: list[str], copies: int, uses: list) -> None:
+    """More names than are counted one at a time: the words are counted
+    once, and every name written inside a longer word is told apart."""
+    names = list(dict.fromkeys(f"{stem}_{n}" for stem in stems for n in range(copies + 1)))
+    lines = [f"def {name}():\n    pass\n" for name in names]
+    lines += [use.format(names[at % len(names)]) + "\n" for at, use in uses]
+    data = "".join(lines).encode()
+    tree = ast.parse(data)
+    assert plain_functions(tree, data) == _one_name_at_a_time(tree, data)

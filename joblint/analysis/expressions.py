@@ -30,6 +30,7 @@ from enum import Enum
 import libcst as cst
 
 from joblint.analysis.names import BindingKind, Resolver, dotted_parts
+from joblint.analysis.walk import children
 from joblint.knowledge import retries as facts
 from joblint.libraries.retry_api import GrowthFunction
 
@@ -86,13 +87,14 @@ _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def scope_nodes(root: cst.CSTNode, *, include_root: bool = False) -> Iterator[cst.CSTNode]:
-    """Every node under `root` in pre-order, not entering nested defs, classes or lambdas."""
-    stack: list[cst.CSTNode] = [root] if include_root else list(reversed(root.children))
+    """Every node under `root` in pre-order, not entering nested defs, classes
+    or lambdas; content only (`walk.children`: no whitespace, commas, brackets)."""
+    stack: list[cst.CSTNode] = [root] if include_root else list(reversed(children(root)))
     while stack:
         node = stack.pop()
         yield node
         if not isinstance(node, _NESTED_SCOPES):
-            stack.extend(reversed(node.children))
+            stack.extend(reversed(children(node)))
 
 
 def function_body(node: cst.FunctionDef | cst.Module) -> cst.CSTNode:

@@ -22,6 +22,7 @@ import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import BindingKind, import_bindings, module_name_from_import
+from joblint.analysis.walk import children
 
 Import = tuple[str, str]  # (module, name): `from module import name`
 
@@ -172,10 +173,10 @@ def _has_star(root: cst.CSTNode) -> bool:
     stack = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.ImportStar):
+        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
             return True
         if not isinstance(node, cst.BaseExpression):  # expressions hold no imports
-            stack.extend(node.children)
+            stack.extend(children(node))  # content only: no whitespace, commas, `*`
     return False
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 
 from joblint.index.nodes import last_name
@@ -34,6 +35,11 @@ _CALLED = re.compile(rb"\s*\(")
 # What may stand between `def` or `class` and the name they bind.
 _BLANKS = frozenset(b" \t\f\r\n\\")
 _WORD = re.compile(rb"\w")
+_ASCII_WORD = re.compile(rb"\w+")
+_WHOLE_WORD = re.compile(rb"(?<![\w.])(\w+)")
+# Up to this many names, each is counted over the text on its own (cheaper
+# than splitting the text into words).
+_FEW_NAMES = 16
 
 
 def plain_functions(tree: ast.Module, text: str | bytes) -> list[str]:
@@ -46,7 +52,7 @@ def plain_functions(tree: ast.Module, text: str | bytes) -> list[str]:
     }
     if not names or (b"*" in data and _STAR_IMPORT.search(data)):
         return []
-    written = {name: data.count(name.encode("utf-8")) for name in names}
+    written = _times_written(data, names)
     # A name written once is written by its `def`.
     plain = [name for name, count in written.items() if count == 1]
     others = [name.encode("utf-8") for name, count in written.items() if count > 1]
@@ -55,14 +61,53 @@ def plain_functions(tree: ast.Module, text: str | bytes) -> list[str]:
     return sorted(plain)
 
 
+def _times_written(data: bytes, names: set[str]) -> dict[str, int]:
+    """How many times each name is written in `data`, also inside longer
+    words (a name written once is written by its `def` alone). Many ASCII
+    names are counted in one pass over the words: counting each name's
+    occurrences over the whole text costs names x text."""
+    if len(names) <= _FEW_NAMES or not all(name.isascii() for name in names):
+        return {name: data.count(name.encode("utf-8")) for name in names}
+    words = Counter(_ASCII_WORD.findall(data))
+    encoded = {name: name.encode("ascii") for name in names}
+    # A name also met inside a longer word counts more than once: those go
+    # through `_only_called`, which tells words apart, as any name written twice.
+    inside = _written_inside(words, set(encoded.values()))
+    return {name: words[word] + (word in inside) for name, word in encoded.items()}
+
+
+def _written_inside(words: Counter[bytes], names: set[bytes]) -> set[bytes]:
+    """The names written as part of a longer word."""
+    lengths = sorted({len(name) for name in names})
+    inside: set[bytes] = set()
+    for word in words:
+        for length in lengths:
+            if length >= len(word):
+                break
+            inside.update(
+                word[start : start + length]
+                for start in range(len(word) - length + 1)
+                if word[start : start + length] in names
+            )
+    return inside
+
+
+def _whole_words(data: bytes, words: list[bytes]) -> Iterator[re.Match[bytes]]:
+    """Each place one of `words` is written as a whole word, not after a dot
+    (group 1: the word)."""
+    if all(word.isascii() for word in words):
+        wanted = set(words)
+        return (m for m in _WHOLE_WORD.finditer(data) if m.group(1) in wanted)
+    alternatives = b"|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rb"(?<![\w.])(" + alternatives + rb")(?!\w)").finditer(data)
+
+
 def _only_called(data: bytes, words: list[bytes]) -> list[bytes]:
     """Of `words`, those written once after `def` and otherwise only as a
     call or an attribute."""
-    alternatives = b"|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    pattern = re.compile(rb"(?<![\w.])(" + alternatives + rb")(?!\w)")
     defined: dict[bytes, int] = {}
     rebound: set[bytes] = set()
-    for match in pattern.finditer(data):
+    for match in _whole_words(data, words):
         word = match.group(1)
         keyword = _keyword_before(data, match.start())
         if keyword == b"def":

@@ -7,7 +7,9 @@ Positions are computed only for files that have something to report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import gc
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 import libcst as cst
@@ -42,13 +44,30 @@ def lint_source(
     except SourceError as exc:
         return unparseable_result(path, settings, exc)
     try:
-        return deep.call(lambda: _parse_and_lint(path, text, settings, module))
+        with _collector_paused():
+            return deep.call(lambda: _parse_and_lint(path, text, settings, module))
     except RecursionError:
         return unparseable_result(path, settings, SourceError("too deeply nested to analyse"))
     except MemoryError:
         return unparseable_result(path, settings, SourceError("out of memory analysing it"))
     except Exception as exc:  # a bug outside the rules: this file only, never the run
         return FileResult(path, parsed=False, errors=(_internal_error(path, 1, "joblint", exc),))
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a file is parsed and linted.
+    A syntax tree holds no cycles (no node refers to its parent), yet every
+    collection walks all of it: on a 50,000-line module, a third of the
+    time went to collections that freed nothing. What cycles the lint makes
+    are collected once the file is done."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _parse_and_lint(path: str, text: str, settings: LintSettings, module: ModuleInfo) -> FileResult:

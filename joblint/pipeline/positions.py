@@ -126,7 +126,9 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         self.computed: dict[cst.CSTNode, CodeRange] = {}
         # Ranges recorded, not asked for yet: per statement recorded, as
         # generated from the first line, with where the statement starts.
-        self._parts: list[tuple[dict[cst.CSTNode, _Raw], _Point]] = []
+        # Each node's range in the first statement recorded holding it, with
+        # where that statement starts.
+        self._recorded_ranges: dict[cst.CSTNode, tuple[_Raw, _Point]] = {}
         self._owner: dict[int, int] | None = None  # id(node) -> its top-level statement
         self._starts: dict[int, _Point] = {}  # where each statement met so far starts
         # Statements found in the text: their indexes, in order, and their
@@ -156,11 +158,9 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
     def _known(self, node: cst.CSTNode) -> CodeRange | None:
         found = self.computed.get(node)
         if found is None:
-            for recorded, start in self._parts:  # the first statement recorded holding it
-                raw = recorded.get(node)
-                if raw is not None:
-                    found = self.computed[node] = _range(raw, start)
-                    break
+            recorded = self._recorded_ranges.get(node)
+            if recorded is not None:
+                found = self.computed[node] = _range(*recorded)
         return found
 
     def __iter__(self) -> Iterator[cst.CSTNode]:
@@ -215,7 +215,10 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
             self._starts.get(index) or self._located(index, code) or self._generated_up_to(index)
         )
         self._starts[index] = start
-        self._parts.append((recorded, start))
+        ranges = self._recorded_ranges
+        for node, raw in recorded.items():
+            if node not in ranges:
+                ranges[node] = (raw, start)
         self._recorded.add(index)
 
     def _generate(self, index: int, into: dict[cst.CSTNode, _Raw]) -> str:

@@ -61,6 +61,11 @@ class Calls:
     _resolved: dict[tuple[str, int], tuple[str | None, frozenset[str]]] = field(
         default_factory=dict
     )
+    # Each file's calls by (line, text), made on the first question about it:
+    # a rule asks about every call it reports, and a module may hold thousands.
+    _at: dict[str, tuple[ModuleIndex, dict[tuple[int, str], set[ProjectCall]]]] = field(
+        default_factory=dict
+    )
 
     @classmethod
     def build(cls, results: Iterable[FileResult], index: ProjectIndex) -> Calls:
@@ -290,13 +295,14 @@ class Calls:
         module = self.by_path.get(path)
         if module is None:
             return []
-        found = {
-            call
-            for summary in module.functions
-            for call in summary.calls
-            if call.line == line and call.text == text
-        }
-        return sorted(found, key=lambda call: call.callee)
+        known = self._at.get(path)
+        if known is None or known[0] is not module:
+            by_place: dict[tuple[int, str], set[ProjectCall]] = {}
+            for summary in module.functions:
+                for call in summary.calls:
+                    by_place.setdefault((call.line, call.text), set()).add(call)
+            known = self._at[path] = (module, by_place)
+        return sorted(known[1].get((line, text), ()), key=lambda call: call.callee)
 
     def callees(self, path: str) -> set[str]:
         """Everything the file at `path` calls that may be the project's code."""
