@@ -29,11 +29,14 @@ score:
 # joblint byte-compiled first, as a pip install leaves it: with
 # PYTHONDONTWRITEBYTECODE set, modules edited since the last compile would be
 # compiled again by every process measured.
+# The scale targets first (the pinned application, the monorepo, the
+# generated module: benchmarks/targets.py), then the library corpora; an
+# application of your own with JOBLINT_BENCH_APP=PATH.
 bench:
-	$(PYTHON) -m compileall -q joblint
+	$(PYTHON) -m compileall -q joblint runtime/src
+	$(PYTHON) benchmarks/targets.py --write-docs
 	$(PYTHON) benchmarks/compare.py --write-docs
-	$(PYTHON) benchmarks/compare.py --write-docs --application "$${JOBLINT_BENCH_APP:-saleor}"
-	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/lsp_latency.py --write-docs --workspace "$$JOBLINT_BENCH_APP"; fi
+	if [ -n "$$JOBLINT_BENCH_APP" ]; then $(PYTHON) benchmarks/compare.py --application "$$JOBLINT_BENCH_APP" && $(PYTHON) benchmarks/lsp_latency.py --write-docs --workspace "$$JOBLINT_BENCH_APP"; fi
 
 # Both distributions, wheel and sdist each, into dist/: joblint-runtime (the
 # helpers production code imports, runtime/) and joblint (the linter, which

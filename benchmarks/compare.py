@@ -499,11 +499,11 @@ def bench_application(corpus: Path, runs: int, jobs: int, write_docs: bool) -> i
     ]
     print("\n".join(report))
     if write_docs:
-        _write_section(ROOT / "docs" / "performance.md", "<!-- application -->", report)
+        write_section(ROOT / "docs" / "performance.md", "<!-- application -->", report)
     return 0
 
 
-def _write_section(docs: Path, marker: str, report: list[str]) -> None:
+def write_section(docs: Path, marker: str, report: list[str]) -> None:
     """Replace what follows `marker` up to the next marker (or the end)."""
     text = docs.read_text() if docs.exists() else ""
     head, found, rest = text.partition(marker)

@@ -31,7 +31,7 @@ def push(value):
 
 '''
 
-BLOCK = '''
+BLOCK = """
 class Order{n}(models.Model):
     total = models.IntegerField(default=0)
 
@@ -55,7 +55,7 @@ def place_order_{n}(request):
 def nightly_{n}():
     if redis.setnx("nightly-{n}", 1):
         push({n})
-'''
+"""
 
 
 def module_text(lines: int) -> str:
