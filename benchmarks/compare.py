@@ -378,12 +378,7 @@ def application_table(
     lines = [
         f"### application {corpus.name}: {files} files; the file named: {named}",
         "",
-        "| run | median s | median CPU s | peak RSS MB |",
-        "| --- | ---: | ---: | ---: |",
-        *(
-            f"| {n} | {m.median:.2f} | {m.median_cpu:.2f} | {m.peak_mb:.0f} |"
-            for n, m in results.items()
-        ),
+        *runs_table(results),
         "",
         f"- whole, cold / Ruff = {cold / ruff:.1f} (target <= 8); "
         f"round by round: median {round_ratio(results, COLD, RUFF):.1f}",
@@ -410,6 +405,18 @@ def application_table(
         lines.append(f"- findings cold/warm, -j 1/-j N: {said}")
     lines.append("")
     return lines
+
+
+def runs_table(results: dict[str, Measure]) -> list[str]:
+    """Each run's median time, median CPU time and peak memory, as a table."""
+    return [
+        "| run | median s | median CPU s | peak RSS MB |",
+        "| --- | ---: | ---: | ---: |",
+        *(
+            f"| {n} | {m.median:.2f} | {m.median_cpu:.2f} | {m.peak_mb:.0f} |"
+            for n, m in results.items()
+        ),
+    ]
 
 
 def _measured_counts(results: dict[str, Measure]) -> list[int]:

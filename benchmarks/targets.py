@@ -145,17 +145,7 @@ def generated_targets(runs: int, jobs: int) -> tuple[list[Target], list[str]]:
 
 
 def _table(title: str, results: dict[str, compare.Measure]) -> list[str]:
-    return [
-        f"### {title}",
-        "",
-        "| run | median s | median CPU s | peak RSS MB |",
-        "| --- | ---: | ---: | ---: |",
-        *(
-            f"| {n} | {m.median:.2f} | {m.median_cpu:.2f} | {m.peak_mb:.0f} |"
-            for n, m in results.items()
-        ),
-        "",
-    ]
+    return [f"### {title}", "", *compare.runs_table(results), ""]
 
 
 def main() -> int:

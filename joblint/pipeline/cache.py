@@ -141,32 +141,28 @@ def entry_key(
     path: str, content: str, settings: LintSettings, module: ModuleInfo, kind: str = "lint"
 ) -> str:
     """`content`: the file's content digest (`joblint.pipeline.screen.verdicts.digest`)."""
-    digest = hashlib.sha256()
-    for part in (
-        __version__,
-        ENTRY_FORMAT,
-        code_fingerprint(),
+    return _key(
         kind,
         path,
         module.name,
         str(module.is_package),
         settings_fingerprint(settings),
         content,
-    ):
-        digest.update(part.encode("utf-8", "surrogateescape"))  # undecodable file names
-        digest.update(b"\0")
-    return digest.hexdigest()
+    )
 
 
 def derived_key(result: models.FileResult) -> str:
     """The key of a result no file's content digest identifies: its own
     encoding (with joblint's version and code, as every key)."""
+    return _key("derived", json.dumps(encode(result), separators=(",", ":")))
+
+
+def _key(*parts: str) -> str:
+    """A cache key: joblint's version and code, then `parts`."""
     digest = hashlib.sha256()
-    for part in (__version__, ENTRY_FORMAT, code_fingerprint(), "derived"):
-        digest.update(part.encode())
+    for part in (__version__, ENTRY_FORMAT, code_fingerprint(), *parts):
+        digest.update(part.encode("utf-8", "surrogateescape"))  # undecodable file names
         digest.update(b"\0")
-    encoded = json.dumps(encode(result), separators=(",", ":"))
-    digest.update(encoded.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 

@@ -83,17 +83,10 @@ def facts_of(values: list[EnvironmentValue], variables: Container[str]) -> list[
     ]
 
 
-def deployment_signature(root: Path) -> list[str]:
-    """The deployment files as a run's memo tells them apart: path, size and
-    modification time (editing `.env` changes what the broker rules report)."""
-    found: list[str] = []
-    for path, _is_env in _files(root):
-        try:
-            info = path.stat()
-        except OSError:
-            continue
-        found.append(f"{path.as_posix()}:{info.st_size}:{info.st_mtime_ns}")
-    return found
+def deployment_paths(root: Path) -> list[Path]:
+    """The deployment files `deployment_values` reads (editing `.env`
+    changes what the broker rules report)."""
+    return [path for path, _is_env in _files(root)]
 
 
 def _read(root: Path) -> Iterator[tuple[Path, list[Entry]]]:

@@ -33,6 +33,7 @@ import hashlib
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeGuard
 
 from joblint import __version__
@@ -117,6 +118,19 @@ class Remembered:
                 return None  # pruned since, or damaged
             found.append(result)
         return found
+
+
+def stat_signature(paths: list[Path]) -> list[str]:
+    """Files read every run, as the memo tells them apart: path, size and
+    modification time (those that can't be read are left out)."""
+    found: list[str] = []
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        found.append(f"{path.as_posix()}:{info.st_size}:{info.st_mtime_ns}")
+    return found
 
 
 def run_key(own: list[Input], others: list[Input], how: list[object]) -> str:

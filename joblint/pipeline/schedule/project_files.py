@@ -39,22 +39,14 @@ def project_file_facts(root: Path, shown: Callable[[Path], str]) -> list[FileRes
     return found
 
 
-def project_files_signature(root: Path) -> list[str]:
-    """The configuration files `project_file_facts` reads, as a run's memo
-    tells them apart: path, size and modification time."""
-    found: list[str] = []
-    for path in _candidates(root):
-        try:
-            info = path.stat()
-        except OSError:
-            continue
-        found.append(f"{path.as_posix()}:{info.st_size}:{info.st_mtime_ns}")
-    return found
-
-
-def _candidates(root: Path) -> list[Path]:
+def project_file_paths(root: Path) -> list[Path]:
+    """The configuration files `project_file_facts` reads (where they exist)."""
     named = [root / name for name in (*_PYTEST_SECTIONS, _PYPROJECT)]
-    return [*named, *sorted(root.glob("*.ini"))[:_MAX_INI_FILES]]
+    return [*named, *_ini_files(root)]
+
+
+def _ini_files(root: Path) -> list[Path]:
+    return sorted(root.glob("*.ini"))[:_MAX_INI_FILES]
 
 
 def _read(root: Path) -> Iterator[tuple[Path, tuple[str, ...], tuple[str, ...]]]:
@@ -71,7 +63,7 @@ def _read(root: Path) -> Iterator[tuple[Path, tuple[str, ...], tuple[str, ...]]]
     named = _pyproject_settings(pyproject) if pyproject is not None else ()
     if named:
         yield root / _PYPROJECT, named, ()
-    for path in sorted(root.glob("*.ini"))[:_MAX_INI_FILES]:
+    for path in _ini_files(root):
         parser = _ini(path)
         if parser is not None and _includes_tm(parser):
             yield path, (), (pyramid.TM_FLAG,)

@@ -17,11 +17,19 @@ from dataclasses import dataclass
 
 from joblint.pipeline.discover import Discovery
 from joblint.pipeline.report.progress import CACHED
-from joblint.pipeline.schedule.deployment_files import deployment_signature
-from joblint.pipeline.schedule.memo import Input, Memo, Outcome, Remembered, Settled, run_key
+from joblint.pipeline.schedule.deployment_files import deployment_paths
+from joblint.pipeline.schedule.memo import (
+    Input,
+    Memo,
+    Outcome,
+    Remembered,
+    Settled,
+    run_key,
+    stat_signature,
+)
 from joblint.pipeline.schedule.outcome import ProjectResults, RunResult, settle
 from joblint.pipeline.schedule.passes.read import Files
-from joblint.pipeline.schedule.project_files import project_files_signature
+from joblint.pipeline.schedule.project_files import project_file_paths
 from joblint.pipeline.schedule.roots import project_root
 from joblint.pipeline.schedule.sources import Source
 from joblint.pipeline.schedule.state import Run
@@ -66,7 +74,7 @@ def _memo(run: Run, sources: list[Source], others: list[Source], named_files: bo
     # The deployment and configuration files' facts are read every run.
     if run.selector.reads_settings:
         root = project_root(run.config)
-        how.extend([deployment_signature(root), project_files_signature(root)])
+        how.append(stat_signature([*deployment_paths(root), *project_file_paths(root)]))
     return Memo(run.cache, run_key(inputs(sources), inputs(others), how))
 
 
