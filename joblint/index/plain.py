@@ -62,8 +62,8 @@ def plain_functions(tree: ast.Module, text: str | bytes) -> list[str]:
 
 
 def _times_written(data: bytes, names: set[str]) -> dict[str, int]:
-    """How many times each name is written in `data`, also inside longer
-    words (a name written once is written by its `def` alone). Many ASCII
+    """For each name, 1 exactly when it is written once in `data`, inside
+    longer words too (then its `def` alone writes it), else more. Many ASCII
     names are counted in one pass over the words: counting each name's
     occurrences over the whole text costs names x text."""
     if len(names) <= _FEW_NAMES or not all(name.isascii() for name in names):
