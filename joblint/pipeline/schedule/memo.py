@@ -69,6 +69,21 @@ class Outcome:
     results: list[FileResult]
     context: list[FileResult]
     named: frozenset[str] | None  # the named files linted, in a run naming files
+    # The parts modelled apart (`subprojects`), in order: how many of the
+    # results and of the context each holds. Empty: one part, all of them.
+    sizes: tuple[tuple[int, int], ...] = ()
+
+    def parts(self) -> list[tuple[list[FileResult], list[FileResult]]]:
+        """Each part's results and context."""
+        if not self.sizes:
+            return [(self.results, self.context)]
+        found, results, context = [], 0, 0
+        for own, read in self.sizes:
+            found.append(
+                (self.results[results : results + own], self.context[context : context + read])
+            )
+            results, context = results + own, context + read
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +108,12 @@ class Remembered:
         keys: tuple[list[str], list[str]],
         named: frozenset[str] | None,
         settled: Settled | None,
+        sizes: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self._cache = cache
         self._keys = keys
         self.named = named
+        self.sizes = sizes
         self.settled = settled
         self._outcome: Outcome | None = None
 
@@ -107,7 +124,7 @@ class Remembered:
             context = self._entries(self._keys[1])
             if results is None or context is None:
                 return None
-            self._outcome = Outcome(results, context, self.named)
+            self._outcome = Outcome(results, context, self.named, self.sizes)
         return self._outcome
 
     def _entries(self, keys: list[str]) -> list[FileResult] | None:
@@ -173,12 +190,14 @@ class Memo:
             return None
         if named is not None and not _strings(named):
             return None
+        sizes = _sizes(entry.get("parts", []), len(results), len(context))
+        if sizes is None:
+            return None
         if not all(self.cache.has(key) for key in (*results, *context)):
             return None
         settled = _settled(entry.get("settled"), settling)
-        return Remembered(
-            self.cache, (results, context), None if named is None else frozenset(named), settled
-        )
+        named_files = None if named is None else frozenset(named)
+        return Remembered(self.cache, (results, context), named_files, settled, sizes)
 
     def save(
         self,
@@ -197,7 +216,12 @@ class Memo:
         record = read_record(self.path)
         record.pop(self.key, None)
         kept = dict(list(record.items())[-(MAX_MEMOS - 1) :])
-        kept[self.key] = {"results": results, "context": context, "named": named}
+        kept[self.key] = {
+            "results": results,
+            "context": context,
+            "named": named,
+            "parts": [list(size) for size in outcome.sizes],
+        }
         if settled is not None:
             kept[self.key]["settled"] = {
                 "by": settled.by,
@@ -220,6 +244,20 @@ def _entry_keys(
             return None
         keys.append(found[0])
     return keys
+
+
+def _sizes(value: object, results: int, context: int) -> tuple[tuple[int, int], ...] | None:
+    """The parts' sizes as recorded, if they add up to the outcome's (None: ill formed)."""
+    if not isinstance(value, list):
+        return None
+    sizes = []
+    for size in value:
+        if not (isinstance(size, list) and len(size) == 2 and all(type(n) is int for n in size)):
+            return None
+        sizes.append((size[0], size[1]))
+    if sizes and (sum(s[0] for s in sizes), sum(s[1] for s in sizes)) != (results, context):
+        return None
+    return tuple(sizes)
 
 
 def _strings(value: object) -> TypeGuard[list[str]]:

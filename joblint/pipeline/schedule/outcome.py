@@ -5,7 +5,7 @@ which settles the pending findings and decides which are shown."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from joblint.models import FileResult, Finding
@@ -73,4 +73,33 @@ def settle(
     for result in results:
         run.internal_errors.extend(result.errors)
         run.warnings.extend(result.warnings)
+    return run
+
+
+def settle_apart(
+    parts: Sequence[ProjectResults],
+    errors: list[str],
+    settings: ProjectSettings,
+    files_checked: int,
+    *,
+    tests: TestCode,
+) -> RunResult:
+    """`settle` for a run modelled in parts (`subprojects`: each part's
+    results and context), each settled with its own project model."""
+    if len(parts) == 1:
+        results, context = parts[0]
+        return settle(results, errors, settings, context, files_checked, tests=tests)
+    run = RunResult(files_checked=files_checked, errors=list(errors), settings=settings)
+    every_result: list[FileResult] = []
+    every_context: list[FileResult] = []
+    for results, context in parts:
+        settled = settle(results, [], settings, context, tests=tests)
+        run.findings.extend(settled.findings)
+        run.hidden_in_tests += settled.hidden_in_tests
+        run.internal_errors.extend(settled.internal_errors)
+        run.warnings.extend(settled.warnings)
+        every_result.extend(results)
+        every_context.extend(context)
+    run.findings.sort(key=lambda finding: finding.sort_key)
+    run.project = (every_result, every_context)
     return run

@@ -29,7 +29,7 @@ the driver's public face: the public names below are re-exported for it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from joblint.config import Config, Configs
@@ -38,21 +38,22 @@ from joblint.pipeline.discover import Discovery, discover
 from joblint.pipeline.project import ProjectIndex
 from joblint.pipeline.project.describe import describe
 from joblint.pipeline.report.progress import PROJECT_MODEL, PROJECT_RULES
+from joblint.pipeline.schedule import subprojects
 from joblint.pipeline.schedule.on_demand import read_on_demand
 from joblint.pipeline.schedule.one_file import lint_text, outcome_relinter, relinter
 from joblint.pipeline.schedule.options import CheckOptions, OnStage, RunOptions
-from joblint.pipeline.schedule.outcome import RunResult
+from joblint.pipeline.schedule.outcome import ProjectResults, RunResult
 from joblint.pipeline.schedule.passes.call_following import ModelFiles, lint_call_following
 from joblint.pipeline.schedule.passes.finish import finish
 from joblint.pipeline.schedule.passes.forwarders import lint_forwarder_callers
 from joblint.pipeline.schedule.passes.helper_callers import read_helper_callers
 from joblint.pipeline.schedule.passes.project_facts import read_project_facts
-from joblint.pipeline.schedule.passes.read import read_files
+from joblint.pipeline.schedule.passes.read import Files, read_files
 from joblint.pipeline.schedule.passes.replay import replay
 from joblint.pipeline.schedule.passes.request_callers import read_request_callers
 from joblint.pipeline.schedule.passes.request_enqueues import Requested, lint_request_enqueues
 from joblint.pipeline.schedule.passes.request_hooks import read_request_hooks
-from joblint.pipeline.schedule.passes.screen import screen
+from joblint.pipeline.schedule.passes.screen import Screened, screen
 from joblint.pipeline.schedule.passes.session_dependencies import read_session_dependencies
 from joblint.pipeline.schedule.passes.settings import read_settings_modules
 from joblint.pipeline.schedule.passes.syntax import syntax_errors
@@ -60,7 +61,7 @@ from joblint.pipeline.schedule.passes.task_callers import lint_task_callers
 from joblint.pipeline.schedule.passes.writers import read_writers
 from joblint.pipeline.schedule.roots import cache_dir, cache_directory, project_root
 from joblint.pipeline.schedule.selection import Selector
-from joblint.pipeline.schedule.sources import DisplayPaths, display_path
+from joblint.pipeline.schedule.sources import DisplayPaths, Source, display_path
 from joblint.pipeline.schedule.state import Run
 
 __all__ = [
@@ -94,38 +95,84 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
 
 
 def _run_passes(paths: list[Path], run: Run, discovery: Discovery) -> RunResult:
-    """The passes, in order. They share three lists, which they change in
-    place: `results` (the run's own files'; a file linted again gets its new
-    result in place of the old), `context` (the rest of the project's facts
-    and index: read, never reported) and `pool` (the files no pass linted)."""
+    """The passes, in order: the files' own first, then the project model's,
+    for each part of the run modelled apart (`subprojects`: the projects of
+    a monorepo), and the end of the run over all of them."""
     files = read_files(paths, run, discovery)
     memo = replay(run, files, discovery)
     if memo.result is not None:
         return memo.result
     screened = screen(run, files)
-    wanted, everything = screened.wanted, files.everything
-    results = [*files.unreadable, *run.lint(wanted, triggered=True)]
+    results = [*files.unreadable, *run.lint(screened.wanted, triggered=True)]
+    # The results of the files named, when only some were.
+    named = frozenset(r.path for r in results) if files.named_files else None
+    modelled = [
+        _model_passes(run, part, files.named_files) for part in _parts(files, screened, results)
+    ]
+    stage = _stage_callback(run)
+    stage(PROJECT_RULES)
+    return finish(run, discovery, modelled, named, memo)
+
+
+@dataclass(slots=True)
+class _Part:
+    """A part of the run modelled apart: its share of each list of files,
+    and its files' results so far."""
+
+    sources: list[Source] = field(default_factory=list)  # the run's own files
+    # The rest of the project, in a run naming files.
+    others: list[Source] = field(default_factory=list)
+    wanted: list[Source] = field(default_factory=list)  # linted by the first pass
+    skipped: list[Source] = field(default_factory=list)  # screened out
+    results: list[FileResult] = field(default_factory=list)
+
+
+def _parts(files: Files, screened: Screened, results: list[FileResult]) -> list[_Part]:
+    """The run's files and results, cut into the parts modelled apart (a
+    result of no file read, a JL001, goes with the first part)."""
+    cut = subprojects.parts(files.everything)
+    found = [_Part() for _ in cut]
+    part_of = {source.shown: found[n] for n, sources in enumerate(cut) for source in sources}
+    for source in files.sources:
+        part_of[source.shown].sources.append(source)
+    for source in files.others:
+        part_of[source.shown].others.append(source)
+    for source in screened.wanted:
+        part_of[source.shown].wanted.append(source)
+    for source in screened.skipped:
+        part_of[source.shown].skipped.append(source)
+    for result in results:
+        part_of.get(result.path, found[0]).results.append(result)
+    return found
+
+
+def _model_passes(run: Run, part: _Part, named_files: bool) -> ProjectResults:
+    """The project model's passes over one part. They share three lists,
+    which they change in place: `results` (the part's own files'; a file
+    linted again gets its new result in place of the old), `context` (the
+    rest of the project's facts and index: read, never reported) and `pool`
+    (the files no pass linted)."""
+    results, wanted = part.results, part.wanted
+    everything = [*part.sources, *part.others]
     stage = _stage_callback(run)
     stage(PROJECT_MODEL)
-    named: frozenset[str] | None = None  # the results of the files named
-    pool = list(screened.skipped)  # the files no pass linted yet
+    pool = list(part.skipped)  # the files no pass linted yet
     context: list[FileResult] = []  # the facts and index of the rest of the project
-    if files.named_files:
-        named = frozenset(r.path for r in results)
-        pool.extend(files.others)
-        context = read_project_facts(run, files.sources, pool)
+    if named_files:
+        pool.extend(part.others)
+        context = read_project_facts(run, part.sources, pool)
     # Files outside the paths named (read from the project root for facts) never
     # report findings of their own.
-    linted = {s.shown for s in files.sources}
+    linted = {s.shown for s in part.sources}
     stage(PROJECT_MODEL)
     context.extend(lint_task_callers(run, pool, linted, results))
     stage(PROJECT_MODEL)
     context.extend(read_helper_callers(run, everything, results, context))
     stage(PROJECT_MODEL)
     context.extend(read_on_demand(run, everything, pool, results, context))
-    if lint_forwarder_callers(run, files.sources, everything, pool, results, context):
+    if lint_forwarder_callers(run, part.sources, everything, pool, results, context):
         context.extend(read_on_demand(run, everything, pool, results, context))
-    model = ModelFiles(everything, pool, wanted, linted, files.named_files)
+    model = ModelFiles(everything, pool, wanted, linted, named_files)
     stage(PROJECT_MODEL)
     context.extend(lint_call_following(run, model, results, context))
     stage(PROJECT_MODEL)
@@ -142,9 +189,8 @@ def _run_passes(paths: list[Path], run: Run, discovery: Discovery) -> RunResult:
     stage(PROJECT_MODEL)
     context.extend(read_writers(run, everything, results, context))
     stage(PROJECT_MODEL)
-    results.extend(syntax_errors(run, screened.skipped, pool))
-    stage(PROJECT_RULES)
-    return finish(run, discovery, results, context, named, memo)
+    results.extend(syntax_errors(run, part.skipped, pool))
+    return results, context
 
 
 def _stage_callback(run: Run) -> OnStage:

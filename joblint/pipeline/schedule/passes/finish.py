@@ -1,7 +1,8 @@
 """The end of a run that ran its passes: the project step, and what is kept.
 
-Takes the run's results (its own files'), the context (the rest of the
-project's facts and index) and which files were named; saves what the next
+Takes, for each part of the run modelled apart (`subprojects`), its results
+(its own files') and context (the rest of its project's facts and index),
+and which files were named; saves what the next
 run starts from (the screenings, the manifest, the cache's new entries),
 hands every result to the project step (`outcome.settle`: pending findings
 settled, test code's findings left out) and gives the `RunResult`. With a
@@ -12,11 +13,10 @@ warning (the run is whole without it).
 
 from __future__ import annotations
 
-from joblint.models import FileResult
 from joblint.pipeline.cache import prune_screenings
 from joblint.pipeline.discover import Discovery
 from joblint.pipeline.schedule.memo import Outcome
-from joblint.pipeline.schedule.outcome import RunResult, settle
+from joblint.pipeline.schedule.outcome import ProjectResults, RunResult, settle_apart
 from joblint.pipeline.schedule.passes.replay import Replay
 from joblint.pipeline.schedule.state import Run
 
@@ -24,8 +24,7 @@ from joblint.pipeline.schedule.state import Run
 def finish(
     run: Run,
     discovery: Discovery,
-    results: list[FileResult],
-    context: list[FileResult],
+    parts: list[ProjectResults],
     named: frozenset[str] | None,
     replay: Replay,
 ) -> RunResult:
@@ -35,15 +34,17 @@ def finish(
     run.manifest.save()
     if run.cache is not None:
         run.cache.flush()
-    finished = settle(
-        results,
+    finished = settle_apart(
+        parts,
         discovery.errors,
         run.selector.project_settings(named),
-        context,
-        files_checked=len(discovery.files),
+        len(discovery.files),
         tests=run.selector.test_code(),
     )
-    replay.remember(run, Outcome(results, context, named), finished)
+    results = [result for own, _ in parts for result in own]
+    context = [result for _, read in parts for result in read]
+    sizes = tuple((len(own), len(read)) for own, read in parts) if len(parts) > 1 else ()
+    replay.remember(run, Outcome(results, context, named, sizes), finished)
     if run.cache is not None:  # a bounded cache: old entries and records go
         run.cache.prune_if_full()
         if run.screener.saved:

@@ -27,7 +27,7 @@ from joblint.pipeline.schedule.memo import (
     run_key,
     stat_signature,
 )
-from joblint.pipeline.schedule.outcome import ProjectResults, RunResult, settle
+from joblint.pipeline.schedule.outcome import ProjectResults, RunResult, settle_apart
 from joblint.pipeline.schedule.passes.read import Files
 from joblint.pipeline.schedule.project_files import project_file_paths
 from joblint.pipeline.schedule.roots import project_root
@@ -98,12 +98,11 @@ def _replayed(
     settings = run.selector.project_settings(remembered.named)
     if settled is None:
         assert outcome is not None
-        return settle(
-            outcome.results,
+        return settle_apart(
+            outcome.parts(),
             discovery.errors,
             settings,
-            outcome.context,
-            files_checked=len(discovery.files),
+            len(discovery.files),
             tests=run.selector.test_code(),
         )
     return RunResult(
