@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import write
 
+import joblint.pipeline.schedule.outcome as outcome
 from joblint.api import lint_paths
 from joblint.config import Config
 from joblint.pipeline.manifest import Manifest
-from joblint.pipeline.schedule.run import RunOptions
+from joblint.pipeline.schedule.run import RunOptions, relinter
 from joblint.pipeline.schedule.sources import DisplayPaths, Source, source_of
 from joblint.pipeline.schedule.subprojects import parts
 
@@ -143,7 +144,7 @@ def _parts(root: Path, files: dict[str, str]) -> list[list[str]]:
         assert isinstance(found, Source)
         sources.append(found)
     return sorted(
-        sorted(s.path.relative_to(root).as_posix() for s in part) for part in parts(sources)
+        sorted(s.path.relative_to(root).as_posix() for s in part.sources) for part in parts(sources)
     )
 
 
@@ -210,3 +211,31 @@ def test_a_project_file_inside_a_package_leaves_it_with_its_project(tmp_path: Pa
         },
     )
     assert len(found) == 1
+
+
+def test_a_file_is_relinted_with_its_own_project(monorepo: Path) -> None:
+    # The fix loop and the editor settle new bytes of one file with the
+    # rest of its part, not with a same-named module of another project.
+    config = Config(root=monorepo)
+    run = lint_paths([Path(".")], config, RunOptions())
+    for service, expected in (("billing", ["JL101"]), ("shipping", [])):
+        shown = f"services/{service}/shop/placing.py"
+        relint = relinter(config, run, shown)
+        assert [f.code for f in relint((monorepo / shown).read_bytes())] == expected
+
+
+def test_a_replayed_run_settled_again_settles_each_part_alone(
+    monorepo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Test paths decide only what is shown: the remembered parts are
+    # settled again, each with its own model (billing; shipping with the library).
+    cold = _found(monorepo, ".", RunOptions(cache=True))
+    settled: list[int] = []
+    real = outcome.settle_scoped
+    monkeypatch.setattr(
+        outcome, "settle_scoped", lambda *a, **k: settled.append(1) or real(*a, **k)
+    )
+    config = Config(root=monorepo, extend_test_paths=("nothing_here.py",))
+    run = lint_paths([Path(".")], config, RunOptions(cache=True))
+    assert sorted(f"{f.path}:{f.span.line}:{f.code}" for f in run.findings) == cold
+    assert len(settled) == 2

@@ -65,25 +65,40 @@ class Input:
 
 
 @dataclass(frozen=True, slots=True)
+class PartShape:
+    """One part of a run modelled apart (`subprojects`): how many of the
+    run's results and of its context it holds, and its sub-projects'
+    directories."""
+
+    results: int
+    context: int
+    homes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     results: list[FileResult]
     context: list[FileResult]
     named: frozenset[str] | None  # the named files linted, in a run naming files
-    # The parts modelled apart (`subprojects`), in order: how many of the
-    # results and of the context each holds. Empty: one part, all of them.
-    sizes: tuple[tuple[int, int], ...] = ()
+    # The parts modelled apart, in order. Empty: one part, all of them.
+    shapes: tuple[PartShape, ...] = ()
 
     def parts(self) -> list[tuple[list[FileResult], list[FileResult]]]:
         """Each part's results and context."""
-        if not self.sizes:
-            return [(self.results, self.context)]
-        found, results, context = [], 0, 0
-        for own, read in self.sizes:
-            found.append(
-                (self.results[results : results + own], self.context[context : context + read])
-            )
-            results, context = results + own, context + read
-        return found
+        return cut(self.results, self.context, self.shapes)
+
+
+def cut(
+    results: list[FileResult], context: list[FileResult], shapes: tuple[PartShape, ...]
+) -> list[tuple[list[FileResult], list[FileResult]]]:
+    """`results` and `context` cut into the parts `shapes` tells of."""
+    if not shapes:
+        return [(results, context)]
+    found, own, read = [], 0, 0
+    for shape in shapes:
+        found.append((results[own : own + shape.results], context[read : read + shape.context]))
+        own, read = own + shape.results, read + shape.context
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +123,12 @@ class Remembered:
         keys: tuple[list[str], list[str]],
         named: frozenset[str] | None,
         settled: Settled | None,
-        sizes: tuple[tuple[int, int], ...] = (),
+        shapes: tuple[PartShape, ...] = (),
     ) -> None:
         self._cache = cache
         self._keys = keys
         self.named = named
-        self.sizes = sizes
+        self.shapes = shapes
         self.settled = settled
         self._outcome: Outcome | None = None
 
@@ -124,7 +139,7 @@ class Remembered:
             context = self._entries(self._keys[1])
             if results is None or context is None:
                 return None
-            self._outcome = Outcome(results, context, self.named, self.sizes)
+            self._outcome = Outcome(results, context, self.named, self.shapes)
         return self._outcome
 
     def _entries(self, keys: list[str]) -> list[FileResult] | None:
@@ -190,14 +205,14 @@ class Memo:
             return None
         if named is not None and not _strings(named):
             return None
-        sizes = _sizes(entry.get("parts", []), len(results), len(context))
-        if sizes is None:
+        shapes = _shapes(entry.get("parts", []), len(results), len(context))
+        if shapes is None:
             return None
         if not all(self.cache.has(key) for key in (*results, *context)):
             return None
         settled = _settled(entry.get("settled"), settling)
         named_files = None if named is None else frozenset(named)
-        return Remembered(self.cache, (results, context), named_files, settled, sizes)
+        return Remembered(self.cache, (results, context), named_files, settled, shapes)
 
     def save(
         self,
@@ -220,7 +235,7 @@ class Memo:
             "results": results,
             "context": context,
             "named": named,
-            "parts": [list(size) for size in outcome.sizes],
+            "parts": [[p.results, p.context, list(p.homes)] for p in outcome.shapes],
         }
         if settled is not None:
             kept[self.key]["settled"] = {
@@ -246,18 +261,24 @@ def _entry_keys(
     return keys
 
 
-def _sizes(value: object, results: int, context: int) -> tuple[tuple[int, int], ...] | None:
-    """The parts' sizes as recorded, if they add up to the outcome's (None: ill formed)."""
+def _shapes(value: object, results: int, context: int) -> tuple[PartShape, ...] | None:
+    """The parts as recorded, if well formed and adding up to the outcome."""
     if not isinstance(value, list):
         return None
-    sizes = []
-    for size in value:
-        if not (isinstance(size, list) and len(size) == 2 and all(type(n) is int for n in size)):
+    shapes = []
+    for shape in value:
+        if not (isinstance(shape, list) and len(shape) == 3):
             return None
-        sizes.append((size[0], size[1]))
-    if sizes and (sum(s[0] for s in sizes), sum(s[1] for s in sizes)) != (results, context):
+        own, read, homes = shape
+        if not (type(own) is int and type(read) is int and _strings(homes)):
+            return None
+        shapes.append(PartShape(own, read, tuple(homes)))
+    if shapes and (sum(p.results for p in shapes), sum(p.context for p in shapes)) != (
+        results,
+        context,
+    ):
         return None
-    return tuple(sizes)
+    return tuple(shapes)
 
 
 def _strings(value: object) -> TypeGuard[list[str]]:

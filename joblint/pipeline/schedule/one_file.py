@@ -15,6 +15,7 @@ from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.schedule.outcome import RunResult, settle
 from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.sources import display_path
+from joblint.pipeline.schedule.subprojects import home_of
 from joblint.settings import ModuleInfo
 
 
@@ -53,7 +54,8 @@ def outcome_relinter(config: Config, run: RunResult, shown: str) -> Callable[[by
     selector = Selector(config)
     settings = selector.settings_for(path)
     name, is_package = module_name(path)
-    others = [r for r in run.results if r.path != shown] + run.context
+    results, context = run.part_of(home_of(path, ModuleInfo(name, is_package)))
+    others = [r for r in results if r.path != shown] + context
     tests = selector.test_code()
     from joblint.pipeline.lint import lint_source
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from joblint.models import FileResult, Finding
 from joblint.pipeline.project import ProjectSettings
 from joblint.pipeline.project.scope import TestCode, settle_scoped
+from joblint.pipeline.schedule.memo import PartShape, cut
 
 # A run's results and context.
 ProjectResults = tuple[list[FileResult], list[FileResult]]
@@ -36,6 +37,18 @@ class RunResult:
     # results and context (`results`, `context`), or how to read them (a run
     # replayed from the memo reads them when first asked).
     project: ProjectResults | Callable[[], ProjectResults] = field(default_factory=lambda: ([], []))
+    # The parts modelled apart (`subprojects`), in order. Empty: one part.
+    shapes: tuple[PartShape, ...] = ()
+
+    def part_of(self, home: str) -> ProjectResults:
+        """The results and context of the part holding the sub-project
+        `home` (`subprojects.home_of`): the project its files are re-linted
+        with (all of the run's, when no part holds it)."""
+        results, context = self._read_project()
+        for shape, part in zip(self.shapes, cut(results, context, self.shapes), strict=True):
+            if home in shape.homes:
+                return part
+        return results, context
 
     @property
     def results(self) -> list[FileResult]:
@@ -77,7 +90,7 @@ def settle(
 
 
 def settle_apart(
-    parts: Sequence[ProjectResults],
+    parts: Sequence[tuple[ProjectResults, tuple[str, ...]]],
     errors: list[str],
     settings: ProjectSettings,
     files_checked: int,
@@ -85,14 +98,15 @@ def settle_apart(
     tests: TestCode,
 ) -> RunResult:
     """`settle` for a run modelled in parts (`subprojects`: each part's
-    results and context), each settled with its own project model."""
+    results and context, and its sub-projects' directories), each settled
+    with its own project model."""
     if len(parts) == 1:
-        results, context = parts[0]
+        (results, context), _ = parts[0]
         return settle(results, errors, settings, context, files_checked, tests=tests)
     run = RunResult(files_checked=files_checked, errors=list(errors), settings=settings)
     every_result: list[FileResult] = []
     every_context: list[FileResult] = []
-    for results, context in parts:
+    for (results, context), _ in parts:
         settled = settle(results, [], settings, context, tests=tests)
         run.findings.extend(settled.findings)
         run.hidden_in_tests += settled.hidden_in_tests
@@ -102,4 +116,5 @@ def settle_apart(
         every_context.extend(context)
     run.findings.sort(key=lambda finding: finding.sort_key)
     run.project = (every_result, every_context)
+    run.shapes = tuple(PartShape(len(r), len(c), homes) for (r, c), homes in parts)
     return run

@@ -125,14 +125,15 @@ class _Part:
     wanted: list[Source] = field(default_factory=list)  # linted by the first pass
     skipped: list[Source] = field(default_factory=list)  # screened out
     results: list[FileResult] = field(default_factory=list)
+    homes: tuple[str, ...] = ()  # its sub-projects' directories
 
 
 def _parts(files: Files, screened: Screened, results: list[FileResult]) -> list[_Part]:
     """The run's files and results, cut into the parts modelled apart (a
     result of no file read, a JL001, goes with the first part)."""
     cut = subprojects.parts(files.everything)
-    found = [_Part() for _ in cut]
-    part_of = {source.shown: found[n] for n, sources in enumerate(cut) for source in sources}
+    found = [_Part(homes=tuple(part.homes)) for part in cut]
+    part_of = {s.shown: found[n] for n, part in enumerate(cut) for s in part.sources}
     for source in files.sources:
         part_of[source.shown].sources.append(source)
     for source in files.others:
@@ -146,7 +147,9 @@ def _parts(files: Files, screened: Screened, results: list[FileResult]) -> list[
     return found
 
 
-def _model_passes(run: Run, part: _Part, named_files: bool) -> ProjectResults:
+def _model_passes(
+    run: Run, part: _Part, named_files: bool
+) -> tuple[ProjectResults, tuple[str, ...]]:
     """The project model's passes over one part. They share three lists,
     which they change in place: `results` (the part's own files'; a file
     linted again gets its new result in place of the old), `context` (the
@@ -190,7 +193,7 @@ def _model_passes(run: Run, part: _Part, named_files: bool) -> ProjectResults:
     context.extend(read_writers(run, everything, results, context))
     stage(PROJECT_MODEL)
     results.extend(syntax_errors(run, part.skipped, pool))
-    return results, context
+    return (results, context), part.homes
 
 
 def _stage_callback(run: Run) -> OnStage:

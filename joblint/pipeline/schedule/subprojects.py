@@ -29,8 +29,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from joblint.pipeline.schedule.sources import Source
+from joblint.settings import ModuleInfo
 
 # A directory holding one of these is a project of its own.
 PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "manage.py")
@@ -41,30 +44,45 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)|import[ \t]+([^\r\n#;
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
-def parts(sources: Sequence[Source]) -> list[list[Source]]:
+@dataclass(slots=True)
+class Part:
+    """Files modelled together, and their sub-projects' directories."""
+
+    sources: list[Source] = field(default_factory=list)
+    homes: list[str] = field(default_factory=list)
+
+
+def parts(sources: Sequence[Source]) -> list[Part]:
     """`sources` cut into the parts modelled apart, each in the order given
     (one part, the whole run, when its files hold one sub-project)."""
     homes = _Homes()
-    home_of = [homes.of(_import_root(source)) for source in sources]
+    home_of = [homes.of(_import_root(source.path, source.module)) for source in sources]
     distinct = sorted(set(home_of), key=home_of.index)
     if len(distinct) < 2:
-        return [list(sources)]
+        return [Part(list(sources), distinct)]
     joined = _Joined(distinct)
     _join_importers(sources, home_of, joined)
-    grouped: dict[str, list[Source]] = {}
+    grouped: dict[str, Part] = {}
+    for home in distinct:
+        grouped.setdefault(joined.find(home), Part()).homes.append(home)
     for source, home in zip(sources, home_of, strict=True):
-        grouped.setdefault(joined.find(home), []).append(source)
+        grouped[joined.find(home)].sources.append(source)
     return list(grouped.values())
 
 
-def _import_root(source: Source) -> str:
+def home_of(path: Path, module: ModuleInfo) -> str:
+    """The sub-project of the file at `path`, whose module is `module`."""
+    return _Homes().of(_import_root(path, module))
+
+
+def _import_root(path: Path, module: ModuleInfo) -> str:
     """The directory a file's module is imported from (where `sys.path`
     would point): a project file inside a package (a test app's
     `manage.py`) leaves the package's files with the project above it."""
-    directory = os.path.dirname(os.path.abspath(source.path))
-    package = source.module.name
-    if not source.module.is_package:  # the module's name less its file's stem
-        package = package[: len(package) - len(source.path.stem)].rstrip(".")
+    directory = os.path.dirname(os.path.abspath(path))
+    package = module.name
+    if not module.is_package:  # the module's name less its file's stem
+        package = package[: len(package) - len(path.stem)].rstrip(".")
     levels = package.count(".") + 1 if package else 0
     for _ in range(levels):
         directory = os.path.dirname(directory)

@@ -24,7 +24,7 @@ from joblint.pipeline.schedule.state import Run
 def finish(
     run: Run,
     discovery: Discovery,
-    parts: list[ProjectResults],
+    parts: list[tuple[ProjectResults, tuple[str, ...]]],
     named: frozenset[str] | None,
     replay: Replay,
 ) -> RunResult:
@@ -41,10 +41,8 @@ def finish(
         len(discovery.files),
         tests=run.selector.test_code(),
     )
-    results = [result for own, _ in parts for result in own]
-    context = [result for _, read in parts for result in read]
-    sizes = tuple((len(own), len(read)) for own, read in parts) if len(parts) > 1 else ()
-    replay.remember(run, Outcome(results, context, named, sizes), finished)
+    results, context = finished.results, finished.context
+    replay.remember(run, Outcome(results, context, named, finished.shapes), finished)
     if run.cache is not None:  # a bounded cache: old entries and records go
         run.cache.prune_if_full()
         if run.screener.saved:

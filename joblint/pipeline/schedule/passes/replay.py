@@ -99,7 +99,7 @@ def _replayed(
     if settled is None:
         assert outcome is not None
         return settle_apart(
-            outcome.parts(),
+            list(zip(outcome.parts(), [p.homes for p in outcome.shapes] or [()], strict=True)),
             discovery.errors,
             settings,
             len(discovery.files),
@@ -114,6 +114,7 @@ def _replayed(
         settings=settings,
         hidden_in_tests=settled.hidden_in_tests,
         project=lambda: _remembered_project(remembered),
+        shapes=remembered.shapes,
     )
 
 
