@@ -239,3 +239,11 @@ def test_a_replayed_run_settled_again_settles_each_part_alone(
     run = lint_paths([Path(".")], config, RunOptions(cache=True))
     assert sorted(f"{f.path}:{f.span.line}:{f.code}" for f in run.findings) == cold
     assert len(settled) == 2
+
+
+def test_a_named_file_is_modelled_with_its_own_project(monorepo: Path) -> None:
+    # Pre-commit names the changed files; the rest of the monorepo is read
+    # for facts, each project's alone.
+    billing, shipping = "services/billing/shop/placing.py", "services/shipping/shop/placing.py"
+    assert _found(monorepo, billing) == [f"{billing}:5:JL101"]
+    assert _found(monorepo, shipping) == []

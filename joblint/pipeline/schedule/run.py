@@ -106,9 +106,8 @@ def _run_passes(paths: list[Path], run: Run, discovery: Discovery) -> RunResult:
     results = [*files.unreadable, *run.lint(screened.wanted, triggered=True)]
     # The results of the files named, when only some were.
     named = frozenset(r.path for r in results) if files.named_files else None
-    modelled = [
-        _model_passes(run, part, files.named_files) for part in _parts(files, screened, results)
-    ]
+    parts = _parts(files, screened, results)
+    modelled = [_model_passes(run, part, files.named_files) for part in parts]
     stage = _stage_callback(run)
     stage(PROJECT_RULES)
     return finish(run, discovery, modelled, named, memo)
@@ -144,7 +143,8 @@ def _parts(files: Files, screened: Screened, results: list[FileResult]) -> list[
         part_of[source.shown].skipped.append(source)
     for result in results:
         part_of.get(result.path, found[0]).results.append(result)
-    return found
+    # A part none of whose files was named reports nothing: its model is not built.
+    return [part for part in found if part.sources or part.results] or found[:1]
 
 
 def _model_passes(
