@@ -194,6 +194,7 @@ def _family_rows() -> list[str]:
 
 DRIVER_PATH = Path(__file__).resolve().parent / "pipeline" / "schedule" / "run.py"
 DRIVER_FUNCTION = "_run_passes"
+PART_FUNCTION = "_model_passes"  # the project model's passes, run per part
 PASSES_PACKAGE = "joblint.pipeline.schedule."
 
 
@@ -208,16 +209,22 @@ def _imported_from(tree: ast.Module) -> dict[str, str]:
 
 def _driver_steps() -> list[tuple[str, str]]:
     """The driver's passes in the order it calls them, as (entry function,
-    module): read from the driver's source, so the picture can't drift."""
+    module): read from the driver's source, so the picture can't drift. A
+    call of another function of the driver's module stands for its passes."""
     tree = ast.parse(DRIVER_PATH.read_text(encoding="utf-8"))
-    modules = _imported_from(tree)
-    driver = next(
-        node
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef) and node.name == DRIVER_FUNCTION
-    )
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    if PART_FUNCTION not in functions:
+        raise ValueError(
+            f"{DRIVER_PATH.name} has no {PART_FUNCTION}: say where the passes per part are"
+        )
+    return _steps_of(functions[DRIVER_FUNCTION], functions, _imported_from(tree))
+
+
+def _steps_of(
+    function: ast.FunctionDef, functions: dict[str, ast.FunctionDef], modules: dict[str, str]
+) -> list[tuple[str, str]]:
     calls = sorted(
-        (node for node in ast.walk(driver) if isinstance(node, ast.Call)),
+        (node for node in ast.walk(function) if isinstance(node, ast.Call)),
         key=lambda node: (node.lineno, node.col_offset),
     )
     steps: list[tuple[str, str]] = []
@@ -225,6 +232,8 @@ def _driver_steps() -> list[tuple[str, str]]:
         func = call.func
         if isinstance(func, ast.Name) and func.id in modules and func.id[0].islower():
             steps.append((func.id, modules[func.id]))
+        elif isinstance(func, ast.Name) and func.id in functions and func.id != function.name:
+            steps.extend(_steps_of(functions[func.id], functions, modules))
         elif isinstance(func, ast.Attribute) and func.attr == "lint":
             steps.append(("Run.lint", PASSES_PACKAGE + "state"))
     return steps
@@ -278,7 +287,8 @@ def architecture_pictures() -> str:
             *_layers_chart(stages, "", "LR"),
             "",
             f"A run's passes, in the order the driver (`{DRIVER_PATH.name}`, "
-            f"`{DRIVER_FUNCTION}`) calls them:",
+            f"`{DRIVER_FUNCTION}`) calls them (those of `{PART_FUNCTION}` once for each",
+            "part of the run modelled apart: `subprojects.py`):",
             "",
             *_passes_chart(),
             "",
