@@ -193,6 +193,8 @@ def _family_rows() -> list[str]:
 
 
 DRIVER_PATH = Path(__file__).resolve().parent / "pipeline" / "schedule" / "run.py"
+# The modules the driver hands the passes on to, whose functions it may call.
+DRIVER_HELPERS = (DRIVER_PATH.with_name("checking.py"),)
 DRIVER_FUNCTION = "_run_passes"
 PART_FUNCTION = "_model_passes"  # the project model's passes, run per part
 PASSES_PACKAGE = "joblint.pipeline.schedule."
@@ -210,14 +212,17 @@ def _imported_from(tree: ast.Module) -> dict[str, str]:
 def _driver_steps() -> list[tuple[str, str]]:
     """The driver's passes in the order it calls them, as (entry function,
     module): read from the driver's source, so the picture can't drift. A
-    call of another function of the driver's module stands for its passes."""
-    tree = ast.parse(DRIVER_PATH.read_text(encoding="utf-8"))
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    call of another function of the driver's module (or of the modules it
+    hands the passes on to) stands for its passes."""
+    functions: dict[str, ast.FunctionDef] = {}
+    modules: dict[str, str] = {}
+    for path in (DRIVER_PATH, *DRIVER_HELPERS):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions.update((n.name, n) for n in tree.body if isinstance(n, ast.FunctionDef))
+        modules.update(_imported_from(tree))
     if PART_FUNCTION not in functions:
-        raise ValueError(
-            f"{DRIVER_PATH.name} has no {PART_FUNCTION}: say where the passes per part are"
-        )
-    return _steps_of(functions[DRIVER_FUNCTION], functions, _imported_from(tree))
+        raise ValueError(f"the driver has no {PART_FUNCTION}: say where the passes per part are")
+    return _steps_of(functions[DRIVER_FUNCTION], functions, modules)
 
 
 def _steps_of(

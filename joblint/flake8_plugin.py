@@ -21,7 +21,7 @@ from joblint.analysis.context import Options
 from joblint.config import Config, ConfigError, load
 from joblint.pipeline.discover import module_name
 from joblint.pipeline.lint import lint_source
-from joblint.pipeline.project import ProjectSettings
+from joblint.pipeline.project.project_settings import ProjectSettings
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.settings import LintSettings, ModuleInfo
 

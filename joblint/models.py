@@ -7,9 +7,10 @@ or be stored in a cache.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from joblint.requirements import Requirement
+if TYPE_CHECKING:  # a run replayed from its memo never imports the requirement types
+    from joblint.requirements import Requirement
 
 
 @dataclass(frozen=True, slots=True, order=True)

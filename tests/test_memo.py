@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ import joblint.pipeline.schedule.on_demand as on_demand
 import joblint.pipeline.schedule.outcome as outcome
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
+from joblint.pipeline import index as indexing
 from joblint.pipeline.cache import CACHE_DIR_NAME, ResultCache, read_pack
 from joblint.pipeline.lint import lint_source
 from joblint.pipeline.schedule import workers
@@ -298,13 +301,13 @@ def test_a_run_that_indexed_a_test_module_is_replayed(
         (tmp_path / name).write_text(text)
     monkeypatch.chdir(tmp_path)
     indexed: list[str] = []
-    real = workers.index_file
+    real = indexing.index_file
 
     def counting(path: str, *args: object) -> object:
         indexed.append(path)
         return real(path, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(workers, "index_file", counting)
+    monkeypatch.setattr(indexing, "index_file", counting)
     first = _findings(tmp_path, ["shop"])
     assert [f.split(":")[:3] for f in first] == [["shop/views.py", "9", "JL101"]]
     assert any(p.endswith("testing/jobs.py") for p in indexed)
@@ -332,3 +335,46 @@ def test_a_run_that_read_the_projects_config_and_deployment_files_is_replayed(
         before = rounds.count
         assert _findings(project, ["project_model"]) == _cold(project, ["project_model"])
         assert rounds.count > before
+
+
+# What a replayed run never needs: the passes after the replay, the project
+# model, the requirement types, the index's readers and LibCST.
+NOT_REPLAYING = (
+    "joblint.pipeline.schedule.checking",
+    "joblint.pipeline.project.project_index",
+    "joblint.pipeline.project.loading",
+    "joblint.requirements",
+    "joblint.index.reading",
+    "libcst",
+)
+
+
+def test_a_replayed_run_imports_none_of_what_only_running_the_passes_needs(
+    project: Path,
+) -> None:
+    """Start-up is most of a warm run: a run the memo replays stops before
+    the modules only the passes use are imported."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from joblint.api import RunOptions, lint_paths\n"
+        "from joblint.config import Config\n"
+        "options = RunOptions(cache=True)\n"
+        "run = lint_paths([Path('project_model')], Config(root=Path('.')), options)\n"
+        "print(len(run.findings))\n"
+        f"print(*[m for m in {NOT_REPLAYING!r} if m in sys.modules])\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{root / 'runtime' / 'src'}"}
+
+    def loaded() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    cold, warm = loaded(), loaded()
+    assert cold[0] == warm[0] != "0"  # the same findings, some
+    assert cold[1].split() == list(NOT_REPLAYING)  # a run of the passes needs them all
+    assert warm[1] == ""

@@ -16,10 +16,11 @@ from conftest import Run, our_sources, write
 from hypothesis import given
 from hypothesis import strategies as st
 
-from joblint import index as index_package
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
+from joblint.index import reading as index_reading
 from joblint.models import FileResult
+from joblint.pipeline import index as indexing
 from joblint.pipeline import lint as engine
 from joblint.pipeline import source
 from joblint.pipeline.cache import read_pack
@@ -974,13 +975,13 @@ def test_the_packages_above_a_module_are_not_read_for_its_names(
     write(tmp_path, PACKAGES_PROJECT)
     parsed = _parsed_files(monkeypatch)
     indexed: list[str] = []
-    real = runner.index_file
+    real = indexing.index_file
 
     def counting(path: str, *args: Any) -> FileResult:
         indexed.append(Path(path).as_posix())
         return real(path, *args)
 
-    monkeypatch.setattr(runner, "index_file", counting)
+    monkeypatch.setattr(indexing, "index_file", counting)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert [(Path(path).name, line) for path, line, _, _ in found] == [
         ("orders.py", 9),
@@ -1170,7 +1171,7 @@ def test_a_plain_function_s_module_is_not_read_for_its_facts(
     a run whose index tells no plain functions."""
     write(tmp_path, PLAIN_FUNCTION_PROJECT)
     if not told:
-        monkeypatch.setattr(index_package, "plain_functions", lambda tree, text: [])
+        monkeypatch.setattr(index_reading, "plain_functions", lambda tree, text: [])
     parsed = _parsed_files(monkeypatch)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert [(Path(path).name, line, message[:40]) for path, line, _, message in found] == [

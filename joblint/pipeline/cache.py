@@ -27,9 +27,10 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from joblint import __version__, models, requirements
+from joblint import __version__, models
 from joblint.settings import LintSettings, ModuleInfo
 
 CACHE_DIR_NAME = ".joblint_cache"
@@ -46,19 +47,42 @@ MAX_PACKS = 32
 PACKS_DIR = "packs"
 # Screening records kept (one per joblint version, code and rule selection).
 MAX_SCREENINGS = 4
-# The classes an entry may hold, by name (a pending finding's requirements too).
-_MODELS: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for module in (models, requirements)
-    for cls in vars(module).values()
-    if isinstance(cls, type) and dataclasses.is_dataclass(cls)
-}
+
+
+def _classes(module: ModuleType) -> dict[str, type[Any]]:
+    return {
+        cls.__name__: cls
+        for cls in vars(module).values()
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls)
+    }
+
+
+# The classes an entry may hold, by name; a pending finding's requirements
+# join them when first met (a run replayed from its memo decodes findings only).
+_MODELS: dict[str, type[Any]] = _classes(models)
 
 
 # Each model's field names, in order: what an entry holds of it.
 _FIELDS: dict[type[Any], tuple[str, ...]] = {
     cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in _MODELS.values()
 }
+
+
+def _model(name: str) -> type[Any]:
+    """The class an entry names (KeyError for any other: a bad entry, a miss)."""
+    found = _MODELS.get(name)
+    if found is None:
+        from joblint import requirements as module  # a pending finding's, when first met
+
+        requirements = _classes(module)
+        _MODELS.update(requirements)
+        _FIELDS.update(
+            (c, tuple(f.name for f in dataclasses.fields(c))) for c in requirements.values()
+        )
+        found = _MODELS[name]
+    return found
+
+
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
@@ -101,7 +125,7 @@ def decode(value: Any) -> Any:
         members = value.get("fs")
         if members is not None:
             return frozenset([v if type(v) not in _CONTAINERS else decode(v) for v in members])
-        cls = _MODELS[value["t"]]  # KeyError on anything else: a bad entry, a miss
+        cls = _model(value["t"])
         return cls(*[v if type(v) not in _CONTAINERS else decode(v) for v in value["f"]])
     return value
 

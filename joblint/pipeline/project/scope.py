@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 from joblint.globs import GlobPatterns
 from joblint.models import FileResult, Finding
 
-if TYPE_CHECKING:  # joblint.pipeline.project imports this module
-    from joblint.pipeline.project import ProjectSettings
+if TYPE_CHECKING:
+    from joblint.pipeline.project.project_settings import ProjectSettings
 
 
 # Codes reported in test code too: about the file itself, and its suppressions.

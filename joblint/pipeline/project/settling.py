@@ -6,34 +6,16 @@ findings (JL5, on the merged broker facts); one finding per place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from joblint.models import BrokerFacts, FileResult, Finding
 from joblint.pipeline.project.project_index import ProjectIndex
+from joblint.pipeline.project.project_settings import ProjectSettings
 from joblint.pipeline.project.settings_scope import Setter, SettingsScopes
 from joblint.registry import is_project_rule, yielding_codes
 from joblint.requirements import Reached
 
 _NO_BROKER_FACTS = BrokerFacts()
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectSettings:
-    codes: frozenset[str]
-    margin: float = 60.0
-    # In a run that names only some files: their paths. Whole-project findings
-    # are kept when a place they involve is one of them. None: the whole project.
-    named: frozenset[str] | None = None
-    # `extend-enqueue-functions`: the project model takes their calls for enqueues.
-    enqueue_functions: frozenset[str] = frozenset()
-    # Under hierarchical configuration: a path's own (codes, margin). A
-    # whole-project finding stands where its file's configuration selects its
-    # code, judged with that configuration's margin. None: `codes` and `margin`.
-    for_path: Callable[[str], tuple[frozenset[str], float]] | None = None
-    # `broker`: the transport the project deploys with, where its code reads
-    # the broker URL from the environment ("" for none).
-    broker: str = ""
 
 
 def settle(

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from joblint.models import FileResult, Finding
-from joblint.pipeline.project import ProjectSettings
+from joblint.pipeline.project.project_settings import ProjectSettings
 from joblint.pipeline.project.scope import TestCode, settle_scoped
 from joblint.pipeline.schedule.memo import PartShape, cut
 
@@ -45,6 +45,8 @@ class RunResult:
         `home` (`subprojects.home_of`): the project its files are re-linted
         with (all of the run's, when no part holds it)."""
         results, context = self._read_project()
+        if not self.shapes:
+            return results, context
         for shape, part in zip(self.shapes, cut(results, context, self.shapes), strict=True):
             if home in shape.homes:
                 return part

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joblint.config import Config, Configs, lint_options
-from joblint.pipeline.project import ProjectSettings
+from joblint.pipeline.project.project_settings import ProjectSettings
 from joblint.pipeline.project.scope import TestCode, TestCodeByPath
 from joblint.registry import reads_settings
 from joblint.settings import LintSettings, Options

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from joblint.models import FileResult
 from joblint.pipeline.cache import ResultCache, entry_key
-from joblint.pipeline.index import index_file
 from joblint.pipeline.report.progress import CACHED, CHECKED
 from joblint.pipeline.screen.prefilter import Prefilter
 from joblint.pipeline.screen.verdicts import Screening, digest, screen_for_facts, screen_source
@@ -92,6 +91,9 @@ def _run(job: Job) -> FileResult:
     if job.syntax_only:
         return syntax_check(job.path, job.data, job.settings)
     if job.index_only:
+        # The index's readers and their tables: only in runs that index.
+        from joblint.pipeline.index import index_file
+
         return index_file(job.path, job.data, job.settings, job.module, job.tells_plain)
     from joblint.pipeline.lint import lint_source  # LibCST: only in runs that parse with it
 
