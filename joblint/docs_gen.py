@@ -228,13 +228,20 @@ def _driver_steps() -> list[tuple[str, str]]:
 def _steps_of(
     function: ast.FunctionDef, functions: dict[str, ast.FunctionDef], modules: dict[str, str]
 ) -> list[tuple[str, str]]:
-    calls = sorted(
-        (node for node in ast.walk(function) if isinstance(node, ast.Call)),
+    """The passes `function` calls, in order; a function of the driver's
+    modules it calls or imports (to call) stands for its own."""
+    nodes = sorted(
+        (node for node in ast.walk(function) if isinstance(node, ast.Call | ast.ImportFrom)),
         key=lambda node: (node.lineno, node.col_offset),
     )
     steps: list[tuple[str, str]] = []
-    for call in calls:
-        func = call.func
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name in functions:
+                    steps.extend(_steps_of(functions[alias.name], functions, modules))
+            continue
+        func = node.func
         if isinstance(func, ast.Name) and func.id in modules and func.id[0].islower():
             steps.append((func.id, modules[func.id]))
         elif isinstance(func, ast.Name) and func.id in functions and func.id != function.name:

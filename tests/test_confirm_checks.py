@@ -243,7 +243,7 @@ def test_a_trigger_naming_an_unregistered_step_fails_loudly(
     unknown = (Trigger(("sleep",), confirm="no-such-step"),)
     monkeypatch.setattr(registry, "triggers", lambda code: unknown)
     with pytest.raises(confirm.UnknownConfirmStep, match="no-such-step"):
-        Prefilter(["JL301"], [], False)
+        Prefilter(["JL301"], [], False).build()  # the checks, built before any file is screened
 
 
 def test_a_step_name_registers_once() -> None:

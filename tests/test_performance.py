@@ -1188,12 +1188,14 @@ def test_the_checks_a_file_s_anchors_lead_to_are_the_checks_that_match() -> None
     from joblint.pipeline.screen import prefilter
 
     screen = prefilter.Prefilter([rule.CODE for rule in all_rules()], ["atomic_job"], True)
+    screen.build()
+    tables = prefilter._tables()
     sets = [
         screen._checks,
         screen._gated,
-        prefilter._DEFINES_JOBS,
-        prefilter._PROJECT_SETTINGS,
-        prefilter._TRANSACTIONS,
+        tables.defines_jobs,
+        tables.project_settings,
+        tables.transactions,
     ]
     sources = [code for _, _, files in _example_projects() for code in files.values()]
     sources += our_sources()
@@ -1235,9 +1237,9 @@ def test_the_facts_screening_finds_the_anchors_as_one_test_each_would(lines: lis
         *(
             any(check.matches(lowered) for check in checks.checks)
             for checks in (
-                prefilter._PROJECT_SETTINGS,
-                prefilter._PROJECT_LIMITS,
-                prefilter._PROJECT_DELAYS,
+                prefilter._tables().project_settings,
+                prefilter._tables().project_limits,
+                prefilter._tables().project_delays,
             )
         )
     )

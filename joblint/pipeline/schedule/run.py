@@ -33,6 +33,7 @@ the driver's public face: the public names below are re-exported for it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -41,12 +42,15 @@ from joblint.pipeline.discover import Discovery, discover
 from joblint.pipeline.schedule.one_file import lint_text, outcome_relinter, relinter
 from joblint.pipeline.schedule.options import CheckOptions, RunOptions
 from joblint.pipeline.schedule.outcome import RunResult
-from joblint.pipeline.schedule.passes.read import read_files
-from joblint.pipeline.schedule.passes.replay import replay
+from joblint.pipeline.schedule.passes.read import Files, read_files
+from joblint.pipeline.schedule.passes.replay import Replay, replay
 from joblint.pipeline.schedule.roots import cache_dir, cache_directory, project_root
 from joblint.pipeline.schedule.selection import Selector
 from joblint.pipeline.schedule.sources import DisplayPaths, display_path
 from joblint.pipeline.schedule.state import Run
+
+# `checking.check`: the passes of a run its memo doesn't replay.
+Check = Callable[[Run, Discovery, Files, Replay], RunResult]
 
 __all__ = [
     "CheckOptions",
@@ -70,26 +74,37 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     configs = Configs(config)
     discovery = discover(paths, config, configs, cache_dir(config, options))
     run = Run(config, options, Selector(config, configs, discovery.files))
+    # A cold run readies the passes before its workers fork, so each inherits
+    # them; a run its memo may replay imports them only if it isn't replayed.
+    check = _checking(run) if run.expects_work else None
     run.start_pool(len(discovery.files))
     try:
-        return _run_passes(paths, run, discovery)
+        return _run_passes(paths, run, discovery, check)
     finally:
         assert run.pool is not None
         run.pool.close()
 
 
-def _run_passes(paths: list[Path], run: Run, discovery: Discovery) -> RunResult:
+def _run_passes(
+    paths: list[Path], run: Run, discovery: Discovery, check: Check | None
+) -> RunResult:
     """The passes, in order: reading the files and the memo's replay here,
     the rest (`checking.check`) only for a run the memo doesn't replay."""
     files = read_files(paths, run, discovery)
     memo = replay(run, files, discovery)
     if memo.result is not None:
         return memo.result
-    # Imported here: the rest of the passes and the project model they load
-    # are most of joblint's start-up, which a replayed run never needs.
+    return (check or _checking(run))(run, discovery, files, memo)
+
+
+def _checking(run: Run) -> Check:
+    """The passes after the replay, imported here: they and the project
+    model they load are most of joblint's start-up, which a replayed run
+    never needs; and the prefilter's checks, built."""
     from joblint.pipeline.schedule.checking import check
 
-    return check(run, discovery, files, memo)
+    run.prefilter.build()
+    return check
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,12 +79,16 @@ class Run:
         self._reading_bytes = 0
         self._sent_early: set[str] = set()
 
+    @property
+    def expects_work(self) -> bool:
+        """No earlier run's screenings: a cold run, not one its memo may replay."""
+        return not self.screener.remembers
+
     def start_pool(self, files: int) -> None:
         """Fork the workers now, before the files are read, unless earlier
         runs' screenings suggest a warm run (then only if work turns up)."""
         workers = self.workers if files >= MIN_FILES_FOR_POOL else 1
-        warm = self.screener.remembers
-        self.pool = WorkerPool(workers, self.prefilter, eager=not warm)
+        self.pool = WorkerPool(workers, self.prefilter, eager=self.expects_work)
 
     def work_pool(self) -> WorkerPool:
         """The worker pool `start_pool` started."""

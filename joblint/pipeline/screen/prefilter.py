@@ -13,6 +13,7 @@ file never loses a fact a finding depends on.
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
 import re
@@ -21,18 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from joblint import registry
-from joblint.knowledge.tokens import (
-    COMMITS,
-    DEFINES_JOBS,
-    ENQUEUE_TRIGGERS,
-    PROJECT_DELAYS,
-    PROJECT_FACTS,
-    PROJECT_LIMITS,
-    PROJECT_SETTINGS,
-    TRANSACTION_TRIGGERS,
-    TRANSACTIONS,
-    Trigger,
-)
+from joblint.knowledge.trigger import Trigger
 from joblint.pipeline.screen import ast_checks
 
 
@@ -158,40 +148,69 @@ class Decision:
     gated_codes: frozenset[str] = frozenset()
 
 
-_DEFINES_JOBS = _Checks([_check(t) for t in DEFINES_JOBS])
-_PROJECT_FACTS = tuple(_check(t) for t in PROJECT_FACTS)
-_PROJECT_SETTINGS = _Checks([_check(t) for t in PROJECT_SETTINGS])
-_PROJECT_LIMITS = _Checks([_check(t) for t in PROJECT_LIMITS])
-_PROJECT_DELAYS = _Checks([_check(t) for t in PROJECT_DELAYS])
-_TRANSACTIONS = _Checks([_check(t) for t in TRANSACTION_TRIGGERS])
-_COMMITS = _check(COMMITS)
-_ENQUEUES = _Checks([_check(t) for t in ENQUEUE_TRIGGERS])
-# Contexts a project callable of any name may stand for (`with traced_atomic():`).
-_HIDDEN_CONTEXT = _encoded(TRANSACTIONS.anchors)
-# Every anchor `project_facts` reads, searched for in one pass.
-_FACTS_ANCHORS = _AnchorSearch(
-    anchor
-    for checks in (_PROJECT_SETTINGS, _PROJECT_LIMITS, _PROJECT_DELAYS)
-    for check in checks.checks
-    for anchor in (*check.anchors, *(a for group in check.also for a in group))
-)
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """The checks built from the shared trigger vocabulary."""
+
+    defines_jobs: _Checks
+    project_facts: tuple[_Check, ...]
+    project_settings: _Checks
+    project_limits: _Checks
+    project_delays: _Checks
+    transactions: _Checks
+    commits: _Check
+    enqueues: _Checks
+    # Contexts a project callable of any name may stand for (`with traced_atomic():`).
+    hidden_context: frozenset[bytes]
+    # Every anchor `project_facts` reads, searched for in one pass.
+    facts_anchors: _AnchorSearch
+
+
+@functools.cache
+def _tables() -> _Tables:
+    """The checks, built when a file is first screened: the vocabulary is
+    built from every library's tables, which a run replayed from its memo
+    never reads."""
+    from joblint.knowledge import tokens
+
+    settings = _Checks([_check(t) for t in tokens.PROJECT_SETTINGS])
+    limits = _Checks([_check(t) for t in tokens.PROJECT_LIMITS])
+    delays = _Checks([_check(t) for t in tokens.PROJECT_DELAYS])
+    return _Tables(
+        defines_jobs=_Checks([_check(t) for t in tokens.DEFINES_JOBS]),
+        project_facts=tuple(_check(t) for t in tokens.PROJECT_FACTS),
+        project_settings=settings,
+        project_limits=limits,
+        project_delays=delays,
+        transactions=_Checks([_check(t) for t in tokens.TRANSACTION_TRIGGERS]),
+        commits=_check(tokens.COMMITS),
+        enqueues=_Checks([_check(t) for t in tokens.ENQUEUE_TRIGGERS]),
+        hidden_context=_encoded(tokens.TRANSACTIONS.anchors),
+        facts_anchors=_AnchorSearch(
+            anchor
+            for checks in (settings, limits, delays)
+            for check in checks.checks
+            for anchor in (*check.anchors, *(a for group in check.also for a in group))
+        ),
+    )
 
 
 def defines_jobs(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
     """The (lower-cased) file may define a task or a queue object."""
-    return _DEFINES_JOBS.any(lowered, present)
+    return _tables().defines_jobs.any(lowered, present)
 
 
 def project_facts(lowered: bytes, present: frozenset[bytes] | None = None) -> ProjectFacts:
     """The kinds of facts the whole-project rules read (JL5) the (lower-cased)
     file may hold. `present`: the anchors in it, found in one pass here when
     not given (a run naming files asks this alone of every other file)."""
+    tables = _tables()
     if present is None:
-        present = _FACTS_ANCHORS.present(lowered)
+        present = tables.facts_anchors.present(lowered)
     return ProjectFacts(
-        settings=_PROJECT_SETTINGS.any(lowered, present),
-        limits=_PROJECT_LIMITS.any(lowered, present),
-        delays=_PROJECT_DELAYS.any(lowered, present),
+        settings=tables.project_settings.any(lowered, present),
+        limits=tables.project_limits.any(lowered, present),
+        delays=tables.project_delays.any(lowered, present),
     )
 
 
@@ -230,42 +249,71 @@ _ALL_RULES = "*"
 
 
 class Prefilter:
+    """What a file's bytes say the selected rules may report in it. Its
+    checks are built when first used: a run replayed from its memo asks only
+    for the `signature`."""
+
     def __init__(self, codes: Iterable[str], extra_names: Iterable[str], project_facts: bool):
+        self._codes = sorted(codes)
+        self._names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
+        self._project_facts = project_facts
+        # What the decisions depend on besides the bytes (and joblint's code).
+        self.signature = json.dumps([self._codes, self._names, project_facts])
+        self._built = False
+
+    def build(self) -> None:
+        """The checks of the selected rules' triggers (once)."""
+        if self._built:
+            return
+        self._built = True
         self.checks: list[_Check] = []
         # Triggers on ordinary method names (`.send(`): they count only where the
         # file may define jobs, or names one of the project's tasks (second pass).
         self.gated: list[_Check] = []
         # The rules each check stands for (`_ALL_RULES`: every rule).
         self.codes_of: dict[_Check, set[str]] = {}
-        self.disabled = False
+        self._disabled = False
         self._anchors: set[bytes] = set()
-        for code in sorted(codes):
+        for code in self._codes:
             if code in registry.BUILTIN_CODES:
                 continue  # JL001: reported for files that can't be read or parsed
             triggers = registry.triggers(code)
             if not triggers:
-                self.disabled = True  # a rule that declares no triggers: parse everything
+                self._disabled = True  # a rule that declares no triggers: parse everything
                 continue
             # A rule judging suppressions judges them by the rules that ran.
             rule = _ALL_RULES if registry.judges_suppressions(code) else code
             for trigger in triggers:
                 self._add(trigger, {rule})
-        names = sorted({name.rsplit(".", 1)[-1] for name in extra_names if name})
+        names = self._names
         # The user's functions may open transactions: their names count as one.
         self._transaction_names = _check(Trigger(tuple(names))) if names else None
-        # What the decisions depend on besides the bytes (and joblint's code).
-        self.signature = json.dumps([sorted(codes), names, project_facts])
         if names:  # the user's enqueue/transaction functions: any rule may use them
             self._add(Trigger(tuple(names)), {_ALL_RULES})
-        if project_facts:  # facts for the whole-project rules: no per-file rule
+        tables = _tables()
+        if self._project_facts:  # facts for the whole-project rules: no per-file rule
+            from joblint.knowledge.tokens import PROJECT_FACTS
+
             for trigger in PROJECT_FACTS:
                 self._add(trigger, set())
         # The flags screening records.
-        for check in (*_DEFINES_JOBS.checks, *_PROJECT_FACTS, *_TRANSACTIONS.checks, _COMMITS):
+        flagged = (
+            *tables.defines_jobs.checks,
+            *tables.project_facts,
+            *tables.transactions.checks,
+            tables.commits,
+        )
+        for check in flagged:
             self._anchors.update(check.anchors, *check.also)
         self._search = _AnchorSearch(self._anchors)
         self._checks = _Checks(self.checks)
         self._gated = _Checks(self.gated)
+
+    @property
+    def disabled(self) -> bool:
+        """A selected rule declares no triggers: every file is parsed."""
+        self.build()
+        return self._disabled
 
     def _add(self, trigger: Trigger, codes: set[str]) -> None:
         if trigger.confirm:
@@ -279,7 +327,7 @@ class Prefilter:
 
     def decide_lowered(self, lowered: bytes, present: frozenset[bytes]) -> Decision:
         gated = self.gated_codes(lowered, present)
-        if self.disabled:
+        if self._disabled:
             return Decision(True, codes=None, gated=bool(gated))
         wanted = False
         codes: set[str] = set()
@@ -304,8 +352,9 @@ class Prefilter:
 
     def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may open a transaction."""
+        self.build()
         names = self._transaction_names
-        return _TRANSACTIONS.any(lowered, present) or (
+        return _tables().transactions.any(lowered, present) or (
             names is not None and names.matches(lowered, present)
         )
 
@@ -313,11 +362,11 @@ class Prefilter:
     def enqueues(lowered: bytes) -> bool:
         """The (lower-cased) file may enqueue a job (by a call's name alone:
         a gated word method counts)."""
-        return _ENQUEUES.any(lowered, None)
+        return _tables().enqueues.any(lowered, None)
 
     def commits(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may commit a transaction explicitly."""
-        return _COMMITS.matches(lowered, present)
+        return _tables().commits.matches(lowered, present)
 
     @staticmethod
     def has_context(code: str, lowered: bytes) -> bool:
@@ -328,7 +377,7 @@ class Prefilter:
         any name, so a file always may hold one."""
         return any(
             all(
-                not _HIDDEN_CONTEXT.isdisjoint(_encoded(group))
+                not _tables().hidden_context.isdisjoint(_encoded(group))
                 or any(anchor in lowered for anchor in _encoded(group))
                 for group in t.also
             )
@@ -337,6 +386,7 @@ class Prefilter:
 
     def gated_codes(self, lowered: bytes, present: frozenset[bytes] | None = None) -> set[str]:
         """The rules of the gated triggers in the (lower-cased) file."""
+        self.build()
         codes: set[str] = set()
         for check in self._gated.matching(lowered, present):
             codes.update(self.codes_of[check])
@@ -345,6 +395,7 @@ class Prefilter:
     def present(self, lowered: bytes) -> frozenset[bytes]:
         """The anchors in the (lower-cased) file, each looked for once however
         many triggers share it."""
+        self.build()
         return self._search.present(lowered)
 
 

@@ -11,6 +11,7 @@ atomically at its end. A lost or damaged file only means recomputing.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import re
@@ -21,7 +22,6 @@ from pathlib import Path
 
 from joblint import __version__
 from joblint.index.ast_walk import quiet_ast_parse
-from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
 from joblint.pipeline.cache import read_record, write_record
 from joblint.pipeline.screen.ast_checks import confirmed, confirmed_in_parts, reads_in_parts
 from joblint.pipeline.screen.prefilter import (
@@ -34,8 +34,18 @@ from joblint.pipeline.screen.prefilter import (
 from joblint.pipeline.source import budget, syntax_check
 from joblint.settings import LintSettings
 
+
 # Files that may define a task whose call enqueues it (Huey's), on lower-cased bytes.
-ON_CALL_TASKS = re.compile(DEFINES_ON_CALL_TASKS.encode())
+@functools.cache
+def _on_call_tasks() -> re.Pattern[bytes]:
+    """What a file defining tasks that enqueue when called holds (Huey's),
+    compiled when a file is first screened (the vocabulary is built from every
+    library's tables, which a replayed run never reads)."""
+    from joblint.knowledge.tokens import DEFINES_ON_CALL_TASKS
+
+    return re.compile(DEFINES_ON_CALL_TASKS.encode())
+
+
 NO_CODES = LintSettings(frozenset())
 # Entries kept from earlier runs besides this run's files (bounded size).
 MAX_REMEMBERED = 200_000
@@ -110,7 +120,7 @@ def screen_for_facts(data: bytes) -> Screening:
         defines_jobs=False,
         gated=False,
         project_facts=project_facts(lowered),
-        on_call=ON_CALL_TASKS.search(lowered) is not None,
+        on_call=_on_call_tasks().search(lowered) is not None,
         facts_only=True,
     )
 
@@ -128,7 +138,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         defines_jobs=defines_jobs(lowered, present),
         gated=decision.gated,
         project_facts=project_facts(lowered, present),
-        on_call=ON_CALL_TASKS.search(lowered) is not None,
+        on_call=_on_call_tasks().search(lowered) is not None,
         transactional=prefilter.transactional(lowered, present),
         commits=prefilter.commits(lowered, present),
     )
