@@ -14,7 +14,6 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from joblint.libraries import django, pyramid
 from joblint.models import FileFacts, FileResult
 
 if sys.version_info >= (3, 11):
@@ -50,22 +49,27 @@ def _ini_files(root: Path) -> list[Path]:
 
 
 def _read(root: Path) -> Iterator[tuple[Path, tuple[str, ...], tuple[str, ...]]]:
+    # Imported here: a run its memo replays names these files (for the memo's
+    # key) but never reads them, nor the library tables.
+    from joblint.libraries import django, pyramid
+
+    variable = django.SETTINGS_MODULE_VARIABLE
     for name, section in _PYTEST_SECTIONS.items():
         parser = _ini(root / name)
         if parser is None:
             continue
-        loads = [*_option(parser, section, django.SETTINGS_MODULE_VARIABLE)]
+        loads = [*_option(parser, section, variable)]
         if name == _TOX:
-            loads.extend(_tox_settings(parser))
+            loads.extend(_tox_settings(parser, variable))
         if loads:
             yield root / name, tuple(dict.fromkeys(loads)), ()
     pyproject = _toml(root / _PYPROJECT)
-    named = _pyproject_settings(pyproject) if pyproject is not None else ()
+    named = _pyproject_settings(pyproject, variable) if pyproject is not None else ()
     if named:
         yield root / _PYPROJECT, named, ()
     for path in _ini_files(root):
         parser = _ini(path)
-        if parser is not None and _includes_tm(parser):
+        if parser is not None and _includes(parser, pyramid.INI_INCLUDES, pyramid.TM_PACKAGE):
             yield path, (), (pyramid.TM_FLAG,)
 
 
@@ -76,30 +80,29 @@ def _option(parser: configparser.RawConfigParser, section: str, key: str) -> Ite
             yield value
 
 
-def _tox_settings(parser: configparser.RawConfigParser) -> Iterator[str]:
+def _tox_settings(parser: configparser.RawConfigParser, variable: str) -> Iterator[str]:
     """`setenv = DJANGO_SETTINGS_MODULE=shop.settings.test` in any tox section."""
     for section in parser.sections():
         if not parser.has_option(section, "setenv"):
             continue
         for line in parser.get(section, "setenv").splitlines():
             key, _, value = line.strip().partition("=")
-            if key.strip() == django.SETTINGS_MODULE_VARIABLE and value.strip():
+            if key.strip() == variable and value.strip():
                 yield value.strip()
 
 
-def _pyproject_settings(data: dict[str, object]) -> tuple[str, ...]:
+def _pyproject_settings(data: dict[str, object], variable: str) -> tuple[str, ...]:
     tool = data.get("tool")
     pytest = tool.get("pytest") if isinstance(tool, dict) else None
     options = pytest.get("ini_options") if isinstance(pytest, dict) else None
-    value = options.get(django.SETTINGS_MODULE_VARIABLE) if isinstance(options, dict) else None
+    value = options.get(variable) if isinstance(options, dict) else None
     return (value.strip(),) if isinstance(value, str) and value.strip() else ()
 
 
-def _includes_tm(parser: configparser.RawConfigParser) -> bool:
+def _includes(parser: configparser.RawConfigParser, option: str, package: str) -> bool:
     """`pyramid.includes = pyramid_tm` (one name per line or space) in any section."""
     return any(
-        parser.has_option(section, pyramid.INI_INCLUDES)
-        and pyramid.TM_PACKAGE in parser.get(section, pyramid.INI_INCLUDES).split()
+        parser.has_option(section, option) and package in parser.get(section, option).split()
         for section in parser.sections()
     )
 
