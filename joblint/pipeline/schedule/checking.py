@@ -14,7 +14,7 @@ from joblint.pipeline.report.progress import PROJECT_MODEL, PROJECT_RULES
 from joblint.pipeline.schedule import subprojects
 from joblint.pipeline.schedule.on_demand import read_on_demand
 from joblint.pipeline.schedule.options import OnStage
-from joblint.pipeline.schedule.outcome import ProjectResults, RunResult
+from joblint.pipeline.schedule.outcome import PartResults, RunResult
 from joblint.pipeline.schedule.passes.call_following import ModelFiles, lint_call_following
 from joblint.pipeline.schedule.passes.finish import finish
 from joblint.pipeline.schedule.passes.forwarders import lint_forwarder_callers
@@ -83,9 +83,7 @@ def _parts(files: Files, screened: Screened, results: list[FileResult]) -> list[
     return [part for part in found if part.sources or part.results] or found[:1]
 
 
-def _model_passes(
-    run: Run, part: _Part, named_files: bool
-) -> tuple[ProjectResults, tuple[str, ...]]:
+def _model_passes(run: Run, part: _Part, named_files: bool) -> PartResults:
     """The project model's passes over one part. They share three lists,
     which they change in place: `results` (the part's own files'; a file
     linted again gets its new result in place of the old), `context` (the

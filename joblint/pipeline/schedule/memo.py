@@ -83,9 +83,10 @@ class Outcome:
     # The parts modelled apart, in order. Empty: one part, all of them.
     shapes: tuple[PartShape, ...] = ()
 
-    def parts(self) -> list[tuple[list[FileResult], list[FileResult]]]:
-        """Each part's results and context."""
-        return cut(self.results, self.context, self.shapes)
+    def parts(self) -> list[tuple[tuple[list[FileResult], list[FileResult]], tuple[str, ...]]]:
+        """Each part's results and context, and its sub-projects' directories."""
+        homes = [shape.homes for shape in self.shapes] or [()]
+        return list(zip(cut(self.results, self.context, self.shapes), homes, strict=True))
 
 
 def cut(

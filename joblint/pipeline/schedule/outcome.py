@@ -15,6 +15,9 @@ from joblint.pipeline.schedule.memo import PartShape, cut
 
 # A run's results and context.
 ProjectResults = tuple[list[FileResult], list[FileResult]]
+# A part of a run modelled apart (`subprojects`): its results and context,
+# and its sub-projects' directories.
+PartResults = tuple[ProjectResults, tuple[str, ...]]
 
 
 @dataclass(slots=True)
@@ -92,16 +95,15 @@ def settle(
 
 
 def settle_apart(
-    parts: Sequence[tuple[ProjectResults, tuple[str, ...]]],
+    parts: Sequence[PartResults],
     errors: list[str],
     settings: ProjectSettings,
     files_checked: int,
     *,
     tests: TestCode,
 ) -> RunResult:
-    """`settle` for a run modelled in parts (`subprojects`: each part's
-    results and context, and its sub-projects' directories), each settled
-    with its own project model."""
+    """`settle` for a run modelled in parts, each settled with its own
+    project model."""
     if len(parts) == 1:
         (results, context), _ = parts[0]
         return settle(results, errors, settings, context, files_checked, tests=tests)

@@ -20,7 +20,8 @@ project. So a run's files are cut into parts, each modelled alone:
   (`"api.Project"`), URL names and file names, which would join every
   project with a `config` or an `api` package to every other.
 
-Every doubt joins parts: a joined part only costs time, a split one would
+An import in doubt joins parts (a docstring that reads like an import
+statement counts as one): a joined part only costs time, a split one may
 lose a caller. A run with one sub-project (most runs) reads no file for this.
 """
 

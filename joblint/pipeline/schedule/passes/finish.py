@@ -16,7 +16,7 @@ from __future__ import annotations
 from joblint.pipeline.cache import prune_screenings
 from joblint.pipeline.discover import Discovery
 from joblint.pipeline.schedule.memo import Outcome
-from joblint.pipeline.schedule.outcome import ProjectResults, RunResult, settle_apart
+from joblint.pipeline.schedule.outcome import PartResults, RunResult, settle_apart
 from joblint.pipeline.schedule.passes.replay import Replay
 from joblint.pipeline.schedule.state import Run
 
@@ -24,7 +24,7 @@ from joblint.pipeline.schedule.state import Run
 def finish(
     run: Run,
     discovery: Discovery,
-    parts: list[tuple[ProjectResults, tuple[str, ...]]],
+    parts: list[PartResults],
     named: frozenset[str] | None,
     replay: Replay,
 ) -> RunResult:

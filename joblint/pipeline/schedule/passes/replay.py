@@ -99,7 +99,7 @@ def _replayed(
     if settled is None:
         assert outcome is not None
         return settle_apart(
-            list(zip(outcome.parts(), [p.homes for p in outcome.shapes] or [()], strict=True)),
+            outcome.parts(),
             discovery.errors,
             settings,
             len(discovery.files),
