@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import stat
 from pathlib import Path
 
 import pytest
 from conftest import CLEAN, ENQUEUE_IN_ATOMIC, Run, write
 
 from joblint.api import CheckOptions, RunOptions
-from joblint.cli import check
+from joblint.cli import _open_output, check
 
 JSON_KEYS = {
     "code",
@@ -140,6 +141,33 @@ def test_output_file(run: Run, tmp_path: Path) -> None:
     result = run("--format", "json", "--output-file", "out.json", "a.py")
     assert result.stdout == ""
     assert json.loads((tmp_path / "out.json").read_text())[0]["code"] == "JL101"
+
+
+def test_an_output_file_is_replaced_whole_keeping_its_mode(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC})
+    report = tmp_path / "out.json"
+    report.write_text("the last report")
+    report.chmod(0o640)
+    assert run("--format", "json", "--output-file", "out.json", "a.py").code == 1
+    assert json.loads(report.read_text())[0]["code"] == "JL101"
+    assert stat.S_IMODE(report.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_report_that_fails_while_rendered_leaves_the_last_one(tmp_path: Path) -> None:
+    report = tmp_path / "out.txt"
+    report.write_text("the last report")
+    with pytest.raises(RuntimeError), _open_output(report) as stream:
+        stream.write("half of a new one")
+        raise RuntimeError("rendering failed")
+    assert report.read_text() == "the last report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_an_output_file_that_is_a_device_is_written_as_a_stream(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC})
+    result = run("--format", "json", "--output-file", "/dev/null", "a.py")
+    assert (result.code, result.stdout, result.stderr) == (1, "", "")
 
 
 def test_stdin_with_filename(run: Run) -> None:
