@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pathspec
 import pytest
@@ -588,3 +589,26 @@ def test_a_directory_no_import_can_name_is_no_package(
     discover([tmp_path], Config(root=tmp_path))
     assert module_name(Path("shop-v2/billing/api.py")) == ("billing.api", False)
     assert module_name(Path("plain/orders.py")) == ("plain.orders", False)
+
+
+def test_a_directory_above_the_user_may_not_search_holds_no_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Looking for the enclosing git root up from the current directory: a
+    directory above that can't be searched ends the look there, no traceback."""
+    from joblint.pipeline.schedule.roots import project_root
+
+    inner = tmp_path / "outer" / "inner"
+    inner.mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    unsearchable = str(tmp_path / "outer" / ".git")
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if os.fspath(path) == unsearchable:
+            raise PermissionError(errno.EACCES, "Permission denied", unsearchable)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.chdir(inner)
+    monkeypatch.setattr(os, "stat", stat)
+    assert project_root(Config(root=inner)) == tmp_path.resolve()

@@ -4,6 +4,7 @@ and the result cache's directory below it, unless configured elsewhere."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,10 @@ def project_root(config: Config) -> Path:
         return config.source.resolve().parent
     here = Path.cwd().resolve()
     for directory in (here, *here.parents):
-        if (directory / ".git").exists():
+        # `os.path.exists`: a directory above that the user may not search
+        # holds no repository as far as the run can tell (`Path.exists`
+        # raises there).
+        if os.path.exists(directory / ".git"):
             return directory
     return here
 
