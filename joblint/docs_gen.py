@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from joblint import DOCS_URL
 from joblint.registry import (
     BUILTIN_CODES,
     all_rules,
@@ -136,7 +137,8 @@ def index_markdown() -> str:
 
 def readme_table() -> str:
     """The README's rules table, with the lines that delimit it."""
-    rows = _table("docs/rules/{code}.md", "What it finds")
+    # Absolute: the README is the package's page on PyPI too.
+    rows = _table(f"{DOCS_URL}/rules/{{code}}.md", "What it finds")
     return "\n".join([README_TABLE_START, "", *rows, "", README_TABLE_END])
 
 

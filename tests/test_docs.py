@@ -111,3 +111,26 @@ def test_every_module_the_architecture_names_exists() -> None:
     ]
     assert len(named) > 30
     assert missing == []
+
+
+def test_the_readme_links_absolutely_to_files_that_exist() -> None:
+    """The README is the package's page on PyPI, where a relative link leads
+    nowhere: its links into the repository are absolute, and each names a
+    file (and, where it says one, a heading) of this checkout."""
+    from joblint import PROJECT_URL
+
+    readme = README_PATH.read_text(encoding="utf-8")
+    root = README_PATH.parent
+    prefix = f"{PROJECT_URL}/blob/main/"
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert [link for link in links if not link.startswith(("https://", "http://", "#"))] == []
+    ours = [link.removeprefix(prefix) for link in links if link.startswith(prefix)]
+    assert len(ours) > 20
+    for link in ours:
+        path, _, heading = link.partition("#")
+        target = root / path
+        assert target.is_file(), link
+        if heading:
+            titles = re.findall(r"^#+ (.+)$", target.read_text(encoding="utf-8"), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", t.lower()).replace(" ", "-") for t in titles}
+            assert heading in slugs, link
