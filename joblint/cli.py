@@ -11,7 +11,6 @@ import gc
 import io
 import json
 import os
-import stat
 import sys
 import traceback
 import warnings
@@ -488,38 +487,17 @@ def _open_output(path: Path | None, stderr: bool = False) -> Iterator[TextIO]:
             stream.reconfigure(errors="backslashreplace")
         yield stream
         return
-    from joblint.pipeline.fix.write import WriteRefused, refusal, write_atomic
+    from joblint.pipeline.fix.write import WriteRefused, refusal, replaced_whole
 
     problem = refusal(path, replace=False)  # by its mode bits, even as root
     if problem is not None:
         _fail(f"{path}: {problem if problem.startswith('cannot') else 'cannot write: ' + problem}")
-    if _is_stream(path) or refusal(path) is not None:
-        # A device or a pipe (`/dev/stdout`), or a file whose directory the
-        # user may not write: written in place, as it is rendered.
-        try:
-            handle = path.open("w", encoding="utf-8", errors="backslashreplace")
-        except OSError as exc:
-            _fail(f"{path}: cannot write: {exc.strerror}")
-            raise
-        with handle:
-            yield handle
-        return
-    # A report replaces the file whole or not at all: a run that fails while
-    # rendering leaves the last report as it was, never half of a new one.
-    rendered = io.StringIO()
-    yield rendered
     try:
-        write_atomic(path, None, rendered.getvalue().encode("utf-8", "backslashreplace"))
+        # The last report stays whole if the run fails while rendering a new one.
+        with replaced_whole(path) as stream:
+            yield stream
     except WriteRefused as exc:
         _fail(f"{path}: {exc}")
-
-
-def _is_stream(path: Path) -> bool:
-    """Whether `path` is an existing file other than a regular one."""
-    try:
-        return not stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return False
 
 
 def _print_statistics(findings: list[Finding], out: Output, output_format: str) -> None:

@@ -13,10 +13,13 @@ new ones.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 READ_ONLY = "the file is read-only"  # no write bit at all
 NOT_PERMITTED = "no permission to write it"  # write bits, none for this user
@@ -94,6 +97,35 @@ def write_atomic(path: Path, original: bytes | None, data: bytes) -> bool:
         raise
     _sync_directory(target.parent)
     return True
+
+
+@contextlib.contextmanager
+def replaced_whole(path: Path) -> Iterator[TextIO]:
+    """A text stream whose text replaces `path` whole (`write_atomic`) when
+    the block ends without an error, else leaves it as it was: a report is
+    the last one or the new one, never half of it. A device or a pipe
+    (`/dev/stdout`), or a file in a directory the user may not write, is
+    written in place, as the block writes. `WriteRefused` when it can't be
+    written. Undecodable characters (lone surrogates) become escapes."""
+    if _is_stream(path) or refusal(path) is not None:
+        try:
+            handle = path.open("w", encoding="utf-8", errors="backslashreplace")
+        except OSError as exc:
+            raise WriteRefused(f"cannot write: {exc.strerror or exc}") from None
+        with handle:
+            yield handle
+        return
+    text = io.StringIO()
+    yield text
+    write_atomic(path, None, text.getvalue().encode("utf-8", "backslashreplace"))
+
+
+def _is_stream(path: Path) -> bool:
+    """Whether `path` is an existing file other than a regular one."""
+    try:
+        return not stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _read(target: Path) -> bytes:
