@@ -354,7 +354,7 @@ def catalog_source() -> str:
             "",
             "# (code, name, module, preview, whole-project rule, summary, triggers,",
             "#  judges suppressions, reads settings, follows calls, yields to,",
-            "#  follows arguments): see joblint.registry.RuleInfo",
+            "#  follows arguments, help): see joblint.registry.RuleInfo",
             "RULES: tuple[tuple[Any, ...], ...] = (",
         ]
     )

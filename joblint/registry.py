@@ -45,6 +45,7 @@ class RuleInfo(NamedTuple):
     follows_calls: bool = False  # `Rule.FOLLOWS_CALLS`
     yields_to: tuple[str, ...] = ()  # `Rule.YIELDS_TO`
     follows_arguments: bool = False  # `Rule.FOLLOWS_ARGUMENTS`
+    help: str = ""  # `Rule.HELP`: a finding's help line
 
 
 def rule_modules() -> tuple[str, ...]:
@@ -141,6 +142,7 @@ def info_of(rule: type[Rule]) -> RuleInfo:
         rule.FOLLOWS_CALLS,
         rule.YIELDS_TO,
         rule.FOLLOWS_ARGUMENTS,
+        rule.HELP,
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import Result, Run, fuzz_settings
+from conftest import ENQUEUE_IN_ATOMIC, Result, Run, fuzz_settings, write
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -404,3 +404,16 @@ def test_any_span_the_schema_allows_renders_in_every_format(
         stream = io.StringIO()
         renderer(output_format)(findings, Output(stream, None, lambda _: lines))
         assert stream.getvalue()
+
+
+def test_full_report_of_check_json_is_what_check_shows(run: Run, tmp_path: Path) -> None:
+    """The findings format holds no help line: `joblint report` gives each of
+    joblint's findings its rule's back, so the full report of a check's JSON
+    reads as the check did (JL001's included)."""
+    write(tmp_path, {"a.py": ENQUEUE_IN_ATOMIC, "b.py": "def broken(:\n"})
+    shown = run("--format", "full", "--no-cache", ".")
+    recorded = run("--format", "json", "--no-cache", "--output-file", "out.json", ".")
+    assert (shown.code, recorded.code) == (1, 1)
+    reported = _report(run, "--format", "full", "out.json", cwd=tmp_path)
+    assert reported.stdout == shown.stdout
+    assert reported.stdout.count("= help:") == 2

@@ -1,10 +1,14 @@
 """Findings JSON files read back (`joblint report`): joblint's own
 `--format json`, or another tool's in the same schema, checked against the
-published schema (`joblint.pipeline.report.schema`) and decoded.
+published schema (`joblint.pipeline.report.schema`) and decoded. The format
+holds no help line: a joblint finding (its code and rule name joblint's)
+gets its rule's back, as `joblint check` shows it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -13,6 +17,8 @@ from typing import NoReturn
 from joblint.models import Finding
 from joblint.pipeline.report.json import from_dict
 from joblint.pipeline.report.schema import first_problem
+from joblint.pipeline.source import UNPARSEABLE, UNPARSEABLE_HELP
+from joblint.registry import BUILTIN_CODES, catalog
 
 
 class FindingsFileError(Exception):
@@ -36,7 +42,21 @@ def decode_findings(data: bytes) -> list[Finding]:
     problem = first_problem(document)
     if problem is not None:
         raise FindingsFileError(f"not in joblint's findings schema: {problem}")
-    return [from_dict(record) for record in document]
+    return [_with_help(from_dict(record)) for record in document]
+
+
+def _with_help(finding: Finding) -> Finding:
+    """The finding with its rule's help line, where it is one of joblint's."""
+    known = _helps().get((finding.code, finding.name))
+    return dataclasses.replace(finding, help=known) if known and not finding.help else finding
+
+
+@functools.cache
+def _helps() -> dict[tuple[str, str], str]:
+    """Each joblint rule's help line, by (code, name)."""
+    helps = {(rule.code, rule.name): rule.help for rule in catalog() if rule.help}
+    helps[(UNPARSEABLE, BUILTIN_CODES[UNPARSEABLE])] = UNPARSEABLE_HELP
+    return helps
 
 
 def _not_json(constant: str) -> NoReturn:
