@@ -98,9 +98,6 @@ class _Homes:
         self._known: dict[str, str] = {}
 
     def of(self, directory: str) -> str:
-        return self._home(directory)
-
-    def _home(self, directory: str) -> str:
         known = self._known.get(directory)
         if known is not None:
             return known
@@ -108,7 +105,7 @@ class _Homes:
             home = directory
         else:
             parent = os.path.dirname(directory)
-            home = "" if parent == directory else self._home(parent)
+            home = "" if parent == directory else self.of(parent)
         self._known[directory] = home
         return home
 

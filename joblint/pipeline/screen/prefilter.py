@@ -153,6 +153,8 @@ class _Tables:
     """The checks built from the shared trigger vocabulary."""
 
     defines_jobs: _Checks
+    # The triggers of the facts the whole-project rules read, and their checks.
+    project_fact_triggers: tuple[Trigger, ...]
     project_facts: tuple[_Check, ...]
     project_settings: _Checks
     project_limits: _Checks
@@ -178,6 +180,7 @@ def _tables() -> _Tables:
     delays = _Checks([_check(t) for t in tokens.PROJECT_DELAYS])
     return _Tables(
         defines_jobs=_Checks([_check(t) for t in tokens.DEFINES_JOBS]),
+        project_fact_triggers=tuple(tokens.PROJECT_FACTS),
         project_facts=tuple(_check(t) for t in tokens.PROJECT_FACTS),
         project_settings=settings,
         project_limits=limits,
@@ -272,14 +275,14 @@ class Prefilter:
         self.gated: list[_Check] = []
         # The rules each check stands for (`_ALL_RULES`: every rule).
         self.codes_of: dict[_Check, set[str]] = {}
-        self._disabled = False
+        self.disabled = False  # a selected rule declares no triggers: every file is parsed
         self._anchors: set[bytes] = set()
         for code in self._codes:
             if code in registry.BUILTIN_CODES:
                 continue  # JL001: reported for files that can't be read or parsed
             triggers = registry.triggers(code)
             if not triggers:
-                self._disabled = True  # a rule that declares no triggers: parse everything
+                self.disabled = True
                 continue
             # A rule judging suppressions judges them by the rules that ran.
             rule = _ALL_RULES if registry.judges_suppressions(code) else code
@@ -292,9 +295,7 @@ class Prefilter:
             self._add(Trigger(tuple(names)), {_ALL_RULES})
         tables = _tables()
         if self._project_facts:  # facts for the whole-project rules: no per-file rule
-            from joblint.knowledge.tokens import PROJECT_FACTS
-
-            for trigger in PROJECT_FACTS:
+            for trigger in tables.project_fact_triggers:
                 self._add(trigger, set())
         # The flags screening records.
         flagged = (
@@ -309,12 +310,6 @@ class Prefilter:
         self._checks = _Checks(self.checks)
         self._gated = _Checks(self.gated)
 
-    @property
-    def disabled(self) -> bool:
-        """A selected rule declares no triggers: every file is parsed."""
-        self.build()
-        return self._disabled
-
     def _add(self, trigger: Trigger, codes: set[str]) -> None:
         if trigger.confirm:
             ast_checks.step(trigger.confirm)  # a step no family registers: fail now, loudly
@@ -327,7 +322,7 @@ class Prefilter:
 
     def decide_lowered(self, lowered: bytes, present: frozenset[bytes]) -> Decision:
         gated = self.gated_codes(lowered, present)
-        if self._disabled:
+        if self.disabled:
             return Decision(True, codes=None, gated=bool(gated))
         wanted = False
         codes: set[str] = set()
