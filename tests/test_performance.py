@@ -807,6 +807,72 @@ def test_background_syntax_checks_and_early_screening_change_no_finding(
     assert _findings(Path("."), config, RunOptions(jobs=2, cache=True)) == serial  # warm
 
 
+def test_a_cold_run_naming_one_file_reads_the_project_with_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pre-commit names one file: the rest of the project is read for its
+    facts, so the workers start (ready to parse) even for that one file, and
+    each other file is screened for its facts as it is read. The findings
+    are the serial run's."""
+    from joblint.pipeline.schedule import state
+
+    files = _many_files()
+    write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(state, "CHUNK_BYTES", 1)
+    pools: list[tuple[int, bool]] = []
+    early: list[str] = []
+    real_pool, real_soon = state.WorkerPool, state.screen_soon
+
+    def pool(workers: int, *args: Any, **kwargs: Any) -> runner.WorkerPool:
+        pools.append((workers, kwargs["ready_to_parse"]))
+        return real_pool(workers, *args, **kwargs)
+
+    def soon(items: list[tuple[bytes, str]], pool: runner.WorkerPool) -> Any:
+        early.extend(depth for _, depth in items)
+        return real_soon(items, pool)
+
+    monkeypatch.setattr(state, "WorkerPool", pool)
+    monkeypatch.setattr(state, "screen_soon", soon)
+    config = Config(root=tmp_path)
+    named = Path("pkg/views.py")
+    serial = _findings(named, config, RunOptions(jobs=1))
+    assert [f[0] for f in serial] == ["pkg/views.py"] * 2
+    assert pools == [(1, True)] and not early
+    assert _findings(named, config, RunOptions(jobs=2)) == serial
+    assert pools[1:] == [(2, True)]
+    assert early.count(runner.FACTS) == len(files) - 1  # every other file, for its facts
+    pools.clear()
+    assert _findings(named, config, RunOptions(jobs=2, cache=True)) == serial  # cold
+    assert _findings(named, config, RunOptions(jobs=2, cache=True)) == serial  # warm
+    # A warm run expects no work: its pool starts only if some turns up, unready.
+    assert pools == [(2, True), (2, False)]
+
+
+def test_the_index_of_a_round_is_shared_among_the_workers() -> None:
+    """A round of the project model's reading is a few dozen files: its
+    index jobs go out in batches costing about one batch of syntax checks,
+    largest first, after the LibCST jobs and before the syntax checks."""
+    settings = LintSettings(frozenset({"JL001"}))
+
+    def job(name: str, size: int, **kind: bool) -> runner.Job:
+        return runner.Job(name, b"x" * size, settings, ModuleInfo(name), **kind)
+
+    index_size = runner.CHUNK_BYTES // runner.INDEX_COST // 2
+    jobs = [job(f"i{n}.py", index_size + n, index_only=True) for n in range(6)]
+    jobs += [job("lint.py", 10), job("s1.py", 10, syntax_only=True)]
+    jobs += [job("s2.py", 10, syntax_only=True)]
+    chunks = [[jobs[i].path for i in chunk] for chunk in runner._chunks(jobs)]
+    assert chunks == [
+        ["lint.py"],
+        ["i5.py", "i4.py"],
+        ["i3.py", "i2.py"],
+        ["i1.py", "i0.py"],
+        ["s1.py", "s2.py"],
+    ]
+
+
 def test_background_work_yields_to_a_batch_and_skips_what_is_no_longer_needed() -> None:
     """Background chunks not handed to a worker are taken back when a batch
     is submitted, and sent again behind it; a job no longer needed when its

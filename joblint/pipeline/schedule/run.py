@@ -42,7 +42,7 @@ from joblint.pipeline.discover import Discovery, discover
 from joblint.pipeline.schedule.one_file import lint_text, outcome_relinter, relinter
 from joblint.pipeline.schedule.options import CheckOptions, RunOptions
 from joblint.pipeline.schedule.outcome import RunResult
-from joblint.pipeline.schedule.passes.read import Files, read_files
+from joblint.pipeline.schedule.passes.read import Files, names_files, read_files
 from joblint.pipeline.schedule.passes.replay import Replay, replay
 from joblint.pipeline.schedule.roots import cache_dir, cache_directory, project_root
 from joblint.pipeline.schedule.selection import Selector
@@ -77,7 +77,7 @@ def lint_paths(paths: list[Path], config: Config, options: RunOptions | None = N
     # A cold run readies the passes before its workers fork, so each inherits
     # them; a run its memo may replay imports them only if it isn't replayed.
     check = _checking(run) if run.expects_work else None
-    run.start_pool(len(discovery.files))
+    run.start_pool(len(discovery.files), reads_project=names_files(paths))
     try:
         return _run_passes(paths, run, discovery, check)
     finally:

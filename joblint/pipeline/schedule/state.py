@@ -75,7 +75,7 @@ class Run:
         # Screenings started while the files were read (`screen_early`): the
         # content digests of each chunk, and its future.
         self._early: list[tuple[list[str], Future[list[Screening]]]] = []
-        self._reading: dict[str, bytes] = {}
+        self._reading: dict[str, tuple[bytes, str]] = {}
         self._reading_bytes = 0
         self._sent_early: set[str] = set()
 
@@ -84,11 +84,16 @@ class Run:
         """No earlier run's screenings: a cold run, not one its memo may replay."""
         return not self.screener.remembers
 
-    def start_pool(self, files: int) -> None:
+    def start_pool(self, files: int, reads_project: bool) -> None:
         """Fork the workers now, before the files are read, unless earlier
-        runs' screenings suggest a warm run (then only if work turns up)."""
-        workers = self.workers if files >= MIN_FILES_FOR_POOL else 1
-        self.pool = WorkerPool(workers, self.prefilter, eager=self.expects_work)
+        runs' screenings suggest a warm run (then only if work turns up).
+        `reads_project`: a run naming files, which reads the rest of the
+        project too: a pool pays for itself even for one file named."""
+        many = files >= MIN_FILES_FOR_POOL or reads_project
+        workers = self.workers if many else 1
+        self.pool = WorkerPool(
+            workers, self.prefilter, eager=self.expects_work, ready_to_parse=self.expects_work
+        )
 
     def work_pool(self) -> WorkerPool:
         """The worker pool `start_pool` started."""
@@ -103,16 +108,18 @@ class Run:
         assert source.screening is not None
         return source.screening
 
-    def screen_early(self, source: Source) -> None:
-        """Screen a file just read (in full, as `screen_all(..., FULL)`) in
-        a pool forked for a cold run, while the main process reads the next:
-        the workers would otherwise wait for the last file to be read."""
-        if not self.work_pool().started or source.read_lazily or source.key in self._sent_early:
+    def screen_early(self, source: Source, depth: str = FULL) -> None:
+        """Screen a file just read (as `screen_all(..., depth)` would, `FULL`
+        or `FACTS`) in a pool forked for a cold run, while the main process
+        reads the next: the workers would otherwise wait for the last file
+        to be read."""
+        if not self.work_pool().started or source.read_lazily:
             return
-        if self.screener.lookup(source.key) is not None:
+        key = _screening_key(source, depth)
+        if key in self._sent_early or self.screener.lookup(key) is not None:
             return
-        self._reading[source.key] = source.data
-        self._sent_early.add(source.key)
+        self._reading[key] = (source.data, depth)
+        self._sent_early.add(key)
         self._reading_bytes += len(source.data)
         if self._reading_bytes >= CHUNK_BYTES:
             self.flush_early()
@@ -120,7 +127,7 @@ class Run:
     def flush_early(self) -> None:
         """Send the files read since the last chunk."""
         if self._reading:
-            keys, items = list(self._reading), [(d, FULL) for d in self._reading.values()]
+            keys, items = list(self._reading), list(self._reading.values())
             self._early.append((keys, screen_soon(items, self.work_pool())))
             self._reading, self._reading_bytes = {}, 0
 
@@ -343,6 +350,12 @@ class Run:
     def follows_calls(self) -> frozenset[str]:
         """The selected rules whose findings follow calls across modules."""
         return frozenset(code for code in self.selector.base if follows_calls(code))
+
+
+def _screening_key(source: Source, depth: str) -> str:
+    """The key its screening to `depth` is remembered under: a facts-only
+    screening never stands for the full one."""
+    return FACTS_KEY + source.key if depth == FACTS else source.key
 
 
 def _triggered(settings: LintSettings, screening: Screening | None) -> LintSettings:

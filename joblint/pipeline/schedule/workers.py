@@ -40,6 +40,9 @@ CHUNK_BYTES = 256 * 1024
 # works out the next batch).
 BACKGROUND_CHUNK_BYTES = 64 * 1024
 BACKGROUND_WINDOW_BYTES = 4 * 1024 * 1024
+# What reading a file's index costs (parsing with `ast`, then summarising),
+# in syntax checks of as many bytes.
+INDEX_COST = 8
 # Files whose LibCST tree is worth returning the memory of afterwards.
 BIG_FILE = 64 * 1024
 RECURSION_LIMIT = 10_000
@@ -81,10 +84,19 @@ def worker_count(requested: int) -> int:
 _PREFILTER: Prefilter | None = None
 
 
-def _init_worker(prefilter: Prefilter | None) -> None:
+def _init_worker(prefilter: Prefilter | None, ready_to_parse: bool) -> None:
     global _PREFILTER
     _PREFILTER = prefilter
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    if ready_to_parse:
+        # LibCST, the rules and the index's readers, while the main process
+        # still finds and reads the files: otherwise each worker loads them
+        # when its first file comes, and the run waits for it.
+        import joblint.pipeline.index
+        import joblint.pipeline.lint  # noqa: F401
+        from joblint.registry import all_rules
+
+        all_rules()
 
 
 def _run(job: Job) -> FileResult:
@@ -104,11 +116,19 @@ class WorkerPool:
     """A run's worker processes, forked once. `eager`: before the run reads
     its files, so they don't inherit (and count in their memory) every file's
     bytes; otherwise on the first batch that needs them (a warm run may have
-    nothing to compute)."""
+    nothing to compute). `ready_to_parse`: each worker loads LibCST and the
+    index's readers as it starts (a run that will parse files)."""
 
-    def __init__(self, workers: int, prefilter: Prefilter | None = None, eager: bool = True):
+    def __init__(
+        self,
+        workers: int,
+        prefilter: Prefilter | None = None,
+        eager: bool = True,
+        ready_to_parse: bool = False,
+    ):
         self.workers = workers
         self.prefilter = prefilter
+        self.ready_to_parse = ready_to_parse
         self._executor: ProcessPoolExecutor | None = None
         self._background: _Background | None = None
         if eager:
@@ -121,7 +141,9 @@ class WorkerPool:
         from concurrent.futures import ProcessPoolExecutor
 
         self._executor = ProcessPoolExecutor(
-            max_workers=self.workers, initializer=_init_worker, initargs=(self.prefilter,)
+            max_workers=self.workers,
+            initializer=_init_worker,
+            initargs=(self.prefilter, self.ready_to_parse),
         )
         # With the fork start method every worker is forked on the first submit.
         # (Each imports LibCST on its first file to lint: importing it here
@@ -392,12 +414,22 @@ def _libc() -> ctypes.CDLL | None:
 def _chunks(jobs: list[Job]) -> list[list[int]]:
     """Work in the order that keeps every worker busy to the end: LibCST jobs
     first, largest first, each alone (one file can cost as much as hundreds of
-    syntax checks); then syntax checks in batches of about CHUNK_BYTES."""
+    syntax checks); then the index's, in batches as costly as one of syntax
+    checks (a round of the project model's reading is a few dozen files,
+    which one batch of bytes would give one worker); then syntax checks in
+    batches of about CHUNK_BYTES."""
     heavy = sorted(
         (i for i, job in enumerate(jobs) if not job.light), key=lambda i: -len(jobs[i].data)
     )
-    light = (i for i, job in enumerate(jobs) if job.light)
-    return [[i] for i in heavy] + _byte_batches(light, lambda i: len(jobs[i].data))
+    index = sorted(
+        (i for i, job in enumerate(jobs) if job.index_only), key=lambda i: -len(jobs[i].data)
+    )
+    syntax = (i for i, job in enumerate(jobs) if job.syntax_only)
+    return [
+        *([i] for i in heavy),
+        *_byte_batches(index, lambda i: INDEX_COST * len(jobs[i].data)),
+        *_byte_batches(syntax, lambda i: len(jobs[i].data)),
+    ]
 
 
 def _byte_batches(indexes: Iterable[int], size_of: Callable[[int], int]) -> list[list[int]]:

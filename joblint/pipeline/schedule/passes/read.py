@@ -6,11 +6,13 @@ unchanged, their digests only), a JL001 result for each that can't be read
 (and for each path discovery found unreadable: a directory, a symlink loop),
 and, where only some files were named (pre-commit), the rest of the project,
 whose facts still count though it reports nothing. In a cold run each file
-is sent for screening as soon as it is read (`Run.screen_early`).
+is sent for screening as soon as it is read (`Run.screen_early`; the rest of
+the project's for its facts only).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,7 @@ from joblint.pipeline.manifest import Manifest
 from joblint.pipeline.schedule.roots import project_root
 from joblint.pipeline.schedule.sources import DisplayPaths, Source, display_path, source_of
 from joblint.pipeline.schedule.state import Run
+from joblint.pipeline.schedule.workers import FACTS
 from joblint.pipeline.source import SourceError, unparseable_result
 
 
@@ -51,7 +54,7 @@ def read_files(paths: list[Path], run: Run, discovery: Discovery) -> Files:
         unparseable_result(display_path(p), run.selector.settings_for(p), SourceError(reason))
         for p, reason in [*discovery.unreadable, *unreadable]
     ]
-    named_files = any(path.is_file() for path in paths)
+    named_files = names_files(paths)
     others: list[Source] = []
     if named_files:
         # Pre-commit style: only some files are named. Facts of the rest of the
@@ -61,8 +64,16 @@ def read_files(paths: list[Path], run: Run, discovery: Discovery) -> Files:
         project = discover(root, config, run.selector.configs, run.cache_dir).files
         is_named = _named_files(sources)
         rest = [p for p in project if not is_named(p)]
-        others = _project_sources(rest, run.manifest)
+        screen = functools.partial(run.screen_early, depth=FACTS) if early else None
+        others = _project_sources(rest, run.manifest, screen)
+        run.flush_early()
     return Files(sources, results, named_files, others)
+
+
+def names_files(paths: list[Path]) -> bool:
+    """Whether the command line names files, not only directories (as
+    pre-commit does): the rest of the project is then read for its facts."""
+    return any(path.is_file() for path in paths)
 
 
 def _load_sources(
@@ -83,12 +94,14 @@ def _load_sources(
     return sources, unreadable
 
 
-def _project_sources(paths: list[Path], manifest: Manifest) -> list[Source]:
+def _project_sources(
+    paths: list[Path], manifest: Manifest, on_read: Callable[[Source], None] | None
+) -> list[Source]:
     """The files of the project besides those named (unreadable files are
-    left out, as they give the named files nothing)."""
-    shown = DisplayPaths()
-    found = (source_of(path, shown(path), manifest) for path in paths)
-    return [source for source in found if not isinstance(source, str)]
+    left out, as they give the named files nothing). `on_read` hears of
+    each file as it is read."""
+    sources, _ = _load_sources(paths, manifest, on_read)
+    return sources
 
 
 def _named_files(named: list[Source]) -> Callable[[Path], bool]:
