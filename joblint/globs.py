@@ -80,11 +80,16 @@ class GlobPatterns:
     Plain names are set lookups, names with `*`/`?` one regular expression
     per component, `*` (the joblint cache's .gitignore) matches everything,
     and the rest goes to pathspec. The split is exact because with
-    no negation a path is matched when any one pattern matches; with a
-    negation ("!") order matters and everything goes to pathspec. Candidates
-    with a newline, empty, or starting with "/" once normalised (never built by
-    the walk) also go to pathspec: its regexes treat them specially (`.` does
-    not match a newline, `$` matches before one).
+    no negation a path is matched when any one pattern matches. With a
+    negation ("!") order matters: a path one of the negations matches goes
+    to pathspec with every pattern; any other is matched when one of the
+    other patterns matches, as without negations (the negations, matched
+    as the patterns they re-include, are a `GlobPatterns` of their own).
+    Where a negation's pattern reads otherwise without its "!" (`!#a`,
+    ` !a`), everything goes to pathspec. Candidates with a newline, empty,
+    or starting with "/" once normalised (never built by the walk) also go
+    to pathspec: its regexes treat them specially (`.` does not match a
+    newline, `$` matches before one).
     """
 
     __slots__ = (
@@ -93,6 +98,7 @@ class GlobPatterns:
         "_everything",
         "_lines",
         "_names",
+        "_reincluding",
         "_rest",
         "_whole",
         "_wild",
@@ -101,7 +107,11 @@ class GlobPatterns:
 
     def __init__(self, lines: Iterable[str]) -> None:
         self._lines = tuple(line for line in lines if not _is_null(line))
-        negated = any(line.lstrip().startswith("!") for line in self._lines)
+        negations = [line for line in self._lines if line.lstrip().startswith("!")]
+        # What the negations re-include: None where there are none, or where
+        # one can't be read apart (then `negated`: everything to pathspec).
+        self._reincluding = _reincluding(negations)
+        negated = bool(negations) and self._reincluding is None
         names: set[str] = set()
         dir_names: set[str] = set()
         wild: list[str] = []
@@ -109,6 +119,8 @@ class GlobPatterns:
         rest: list[str] = []
         self._everything = False
         for line in self._lines:
+            if self._reincluding is not None and line.startswith("!"):
+                continue  # decided by pathspec, with every pattern in order
             plain = None if negated else _plain_name(line)
             wildcard = None if negated or plain is not None else _wild_name(line)
             if not negated and line in ("*", "**"):
@@ -128,6 +140,8 @@ class GlobPatterns:
         # Compiled now, as before: an invalid pattern raises here, not mid-walk.
         self._rest = _spec(rest) if rest else None
         self._whole = self._rest if len(rest) == len(self._lines) else None
+        if self._reincluding is not None:
+            self._whole = _spec(self._lines)
 
     def __bool__(self) -> bool:
         return bool(self._lines)
@@ -143,7 +157,7 @@ class GlobPatterns:
     def match(self, candidate: str) -> bool:
         """Whether `candidate` (a relative path, ending in "/" for a directory) is matched."""
         path = _normalize(candidate)
-        if not path or path.startswith("/") or "\n" in path:
+        if not path or path.startswith("/") or "\n" in path or self._reincluded(candidate):
             return self._whole_spec().match_file(candidate)
         parts = path.split("/")
         return self._plain_match(self.parts_hit(parts[:-1]), parts[-1], False) or (
@@ -157,11 +171,16 @@ class GlobPatterns:
         `parts_hit` of its components, computed once per directory.
         """
         candidate = f"{prefix}{name}/" if is_dir else prefix + name
-        if "\n" in candidate:
+        if "\n" in candidate or self._reincluded(candidate):
             return self.match(candidate)
         return self._plain_match(above, name, is_dir) or (
             self._rest is not None and self._rest.match_file(candidate)
         )
+
+    def _reincluded(self, candidate: str) -> bool:
+        """Whether a negation's pattern matches `candidate`: then the order
+        of the patterns decides."""
+        return self._reincluding is not None and self._reincluding.match(candidate)
 
     def _plain_match(self, above: bool, last: str, is_dir: bool) -> bool:
         # `last` is "" for a candidate ending in "/" (its name is then a parent).
@@ -174,6 +193,34 @@ class GlobPatterns:
         if self._whole is None:
             self._whole = _spec(self._lines)
         return self._whole
+
+
+def _reincluding(negations: list[str]) -> GlobPatterns | None:
+    """The patterns the negations re-include, matched as patterns of their
+    own; None for no negation, or one pathspec doesn't read as its pattern
+    with "!" before it (`!/`, `!#a`, ` !a`: see `_negates`)."""
+    if not negations:
+        return None
+    if not all(_negates(line, line[1:]) for line in negations):
+        return None
+    return GlobPatterns([line[1:] for line in negations])
+
+
+def _negates(line: str, pattern: str) -> bool:
+    """Whether pathspec compiles `line` to `pattern`'s expression, excluding
+    where `pattern` includes (asked of pathspec itself: which lines are
+    comments, escapes or nothing differs with a "!" before them)."""
+    if not line.startswith("!") or _is_null(pattern):
+        return False
+    try:
+        (negation,) = _spec([line]).patterns
+        (plain,) = _spec([pattern]).patterns
+    except ValueError:  # an invalid pattern: the whole set is refused where it is compiled
+        return False
+    if negation.regex is None or plain.regex is None:
+        return False
+    same = negation.regex.pattern == plain.regex.pattern
+    return same and negation.include is False and plain.include is True
 
 
 def _components(regexes: list[str]) -> re.Pattern[str] | None:

@@ -290,6 +290,31 @@ def test_default_excludes_are_plain_names() -> None:
         assert _plain_name(pattern) is None
 
 
+def test_negations_send_only_what_they_re_include_to_pathspec() -> None:
+    """A .gitignore with negations (`.*` then `!.github`, as many have):
+    only a path a negation's pattern matches is decided by pathspec with
+    every pattern in order; the rest take the fast path, as without
+    negations. Where pathspec reads a negation otherwise than its pattern
+    (`!/`), everything goes to pathspec."""
+    lines = [".*", "!.github", "build/", "*.log", "!keep.log", "/media/"]
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    patterns = GlobPatterns(lines)
+    asked: list[str] = []
+    whole = patterns._whole_spec()
+    real = whole.match_file
+
+    def match_file(path: str) -> bool:
+        asked.append(path)
+        return real(path)
+
+    whole.match_file = match_file  # type: ignore[method-assign,assignment]
+    candidates = [".env", ".github/", "a/.github/x.py", "build/", "x/debug.log", "keep.log"]
+    candidates += ["media/", "a/media/", "pkg/views.py", "pkg/"]
+    assert [patterns.match(c) for c in candidates] == [spec.match_file(c) for c in candidates]
+    assert asked == [".github/", "a/.github/x.py", "keep.log"]
+    assert GlobPatterns(["a", "!/"])._reincluding is None
+
+
 def test_no_pathspec_import_for_plain_names(tmp_path: Path) -> None:
     """Default excludes, the cache's own `*` .gitignore and names with
     wildcards (`*.pyi`, the default test paths' `test_*.py`) need no
