@@ -38,7 +38,7 @@ def read_on_demand(
     # The files whose facts an earlier call read are in `context` already.
     read = {r.path for r in context if run.facts_read.get(r.path) is r}
     remaining = ByModule([s for s in pool if s.shown not in read])
-    modules = ByModule(everything)
+    modules = run.grouped(everything)
     indexed = {r.path for r in [*results, *context] if r.index is not None}
     registrars: list[Source] | None = None  # searched for once, when a service is called
     for _ in range(MAX_FACT_ROUNDS + 2 * MAX_HOPS):

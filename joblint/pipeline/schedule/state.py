@@ -42,6 +42,8 @@ from joblint.settings import LintSettings
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from joblint.pipeline.schedule.by_module import ByModule
+
 # What a module holding tests names: a test function or class, or the
 # framework that runs them.
 _TEST_WORDS = re.compile(rb"\bdef test|\bclass Test|\bpytest\b|\bunittest\b|\bTestCase\b")
@@ -78,6 +80,7 @@ class Run:
         self._reading: dict[str, tuple[bytes, str]] = {}
         self._reading_bytes = 0
         self._sent_early: set[str] = set()
+        self._grouped: tuple[list[Source], ByModule] | None = None
 
     @property
     def expects_work(self) -> bool:
@@ -99,6 +102,16 @@ class Run:
         """The worker pool `start_pool` started."""
         assert self.pool is not None, "lint_paths starts the pool before any work"
         return self.pool
+
+    def grouped(self, everything: list[Source]) -> ByModule:
+        """A part's files by module name, for lookups: grouped once for all
+        the passes over the part, which ask of the same list (kept here, so
+        its identity can't pass to another list)."""
+        if self._grouped is None or self._grouped[0] is not everything:
+            from joblint.pipeline.schedule.by_module import ByModule  # the project model's
+
+            self._grouped = (everything, ByModule(everything))
+        return self._grouped[1]
 
     def screen(self, source: Source) -> Screening:
         """Its screening (only its facts' part for a file the run screened

@@ -17,7 +17,6 @@ from itertools import repeat
 
 from joblint.models import FileResult, ModuleIndex
 from joblint.pipeline.project import ProjectIndex, candidate_modules
-from joblint.pipeline.schedule.by_module import ByModule
 from joblint.pipeline.schedule.on_demand import read_on_demand
 from joblint.pipeline.schedule.sources import Source
 from joblint.pipeline.schedule.state import Run
@@ -103,7 +102,7 @@ def _callee_modules(
     have = {r.path for r in context if r.index is not None}
     named = run.index([s for s in sources if id(s) in lacking and s.shown not in have])
     have |= {s.shown for s in sources}
-    modules = ByModule(everything)
+    modules = run.grouped(everything)
     callees = {name for r in named if r.index is not None for name in _calls_made(r.index)}
     wanted = [
         s

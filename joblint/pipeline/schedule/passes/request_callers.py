@@ -21,7 +21,6 @@ from joblint.knowledge import jobs, requests
 from joblint.models import FileResult
 from joblint.pipeline.project import ProjectIndex, candidate_modules
 from joblint.pipeline.project.call_graph import MAX_HOPS
-from joblint.pipeline.schedule.by_module import ByModule
 from joblint.pipeline.schedule.on_demand import Indexer, read_on_demand
 from joblint.pipeline.schedule.requirements import (
     callers_named,
@@ -62,7 +61,7 @@ def read_request_callers(
     if not targets:
         return []
     requests_on = request_transactions([*results, *context])
-    modules = ByModule(everything)
+    modules = run.grouped(everything)
     reader = Indexer(run, [*results, *context])
     read, loaded = reader.read, reader.loaded
 

@@ -17,7 +17,6 @@ import re
 from joblint.knowledge import requests
 from joblint.models import FileResult
 from joblint.pipeline.project import candidate_modules
-from joblint.pipeline.schedule.by_module import ByModule
 from joblint.pipeline.schedule.on_demand import Indexer
 from joblint.pipeline.schedule.requirements import ENQUEUE_IN_TRANSACTION, hooks_commit
 from joblint.pipeline.schedule.sources import Source
@@ -60,7 +59,7 @@ def read_request_hooks(
         for name in (hook.target, hook.of)
         if name
     }
-    modules = ByModule(everything)
+    modules = run.grouped(everything)
     read(modules.of(candidate_modules(targets, modules, modules.roots)))
     if hooks_commit([*results, *context, *loaded]):
         read([s for s in everything if any(word in s.data for word in _ROUTE_CALL_WORDS)])

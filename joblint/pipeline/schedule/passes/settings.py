@@ -15,7 +15,6 @@ from joblint.analysis.evaluation import environment_variables
 from joblint.knowledge.brokers import SETTINGS_CLASS_VARIABLES
 from joblint.libraries.django import SETTINGS_MODULE_VARIABLE
 from joblint.models import EnvironmentValue, FileResult
-from joblint.pipeline.schedule.by_module import ByModule
 from joblint.pipeline.schedule.deployment_files import deployment_values, facts_of
 from joblint.pipeline.schedule.project_files import project_file_facts
 from joblint.pipeline.schedule.roots import project_root
@@ -43,7 +42,7 @@ def read_settings_modules(
         deployed = deployment_values(root, display_path)
     have = [*results, *context, *loaded]
     read = {r.path for r in have}
-    modules = ByModule(everything)
+    modules = run.grouped(everything)
     asked = {named for r in have for named in r.facts.loads_settings}
     # The settings module the deployment files run the project with.
     asked |= {v.value for v in deployed if v.variable == SETTINGS_MODULE_VARIABLE}

@@ -17,7 +17,6 @@ from joblint.knowledge import requests
 from joblint.models import FileResult
 from joblint.pipeline.project import candidate_modules
 from joblint.pipeline.project.call_graph import MAX_HOPS
-from joblint.pipeline.schedule.by_module import ByModule
 from joblint.pipeline.schedule.on_demand import Indexer
 from joblint.pipeline.schedule.requirements import callers_named, function_names
 from joblint.pipeline.schedule.sources import Source
@@ -62,7 +61,7 @@ def _library_creators(
     calls = {c for c, model in requests.ROW_CREATING_CALLS.items() if _short(model) in models}
     if not calls:
         return []
-    modules = ByModule(everything)
+    modules = run.grouped(everything)
     reader = Indexer(run, have)
     read, loaded = reader.read, reader.loaded
 
