@@ -850,6 +850,48 @@ def test_a_cold_run_naming_one_file_reads_the_project_with_the_workers(
     assert pools == [(2, True), (2, False)]
 
 
+def test_the_main_process_screens_the_chunks_no_worker_has_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files are screened as they are read; when the screenings are wanted,
+    the chunks no worker has started are screened in the main process (from
+    the last back) instead of waited for, and every file has its screening."""
+    import time
+
+    from joblint.pipeline.schedule import state
+    from joblint.pipeline.schedule.selection import Selector
+    from joblint.pipeline.schedule.sources import Source
+
+    monkeypatch.setattr(state, "CHUNK_BYTES", 1)
+    here: list[int] = []
+    real_here = state.screen_here
+
+    def screen_here(items: list[tuple[bytes, str]], prefilter: Any) -> Any:
+        here.append(len(items))
+        return real_here(items, prefilter)
+
+    monkeypatch.setattr(state, "screen_here", screen_here)
+    config = Config(root=tmp_path)
+    run = state.Run(config, RunOptions(jobs=2), Selector(config))
+    run.prefilter.build()
+    run.start_pool(100, reads_project=False)
+    pool = run.work_pool()
+    try:
+        busy = [pool.executor.submit(time.sleep, 1) for _ in range(2)]  # type: ignore[union-attr]
+        code = [f"def f{i}(x):\n    return x.delay({i})\n" for i in range(20)]
+        sources = [
+            Source(tmp_path / f"m{i}.py", f"m{i}.py", c.encode()) for i, c in enumerate(code)
+        ]
+        for source in sources:
+            run.screen_early(source, runner.FACTS)
+        run.screen_all(sources, runner.FACTS)
+        assert not any(future.done() for future in busy)  # screened while the workers were busy
+    finally:
+        pool.close()
+    assert here and sum(here) >= 15  # a few chunks are queued for the workers already
+    assert all(s.screening is not None and s.screening.facts_only for s in sources)
+
+
 def test_the_index_of_a_round_is_shared_among_the_workers() -> None:
     """A round of the project model's reading is a few dozen files: its
     index jobs go out in batches costing about one batch of syntax checks,

@@ -29,6 +29,7 @@ from joblint.pipeline.schedule.workers import (
     Job,
     WorkerPool,
     run_jobs,
+    screen_here,
     screen_soon,
     screen_sources,
     worker_count,
@@ -76,7 +77,7 @@ class Run:
         self.entries: dict[int, tuple[str, FileResult]] = {}
         # Screenings started while the files were read (`screen_early`): the
         # content digests of each chunk, and its future.
-        self._early: list[tuple[list[str], Future[list[Screening]]]] = []
+        self._early: list[tuple[list[str], list[tuple[bytes, str]], Future[list[Screening]]]] = []
         self._reading: dict[str, tuple[bytes, str]] = {}
         self._reading_bytes = 0
         self._sent_early: set[str] = set()
@@ -141,13 +142,24 @@ class Run:
         """Send the files read since the last chunk."""
         if self._reading:
             keys, items = list(self._reading), list(self._reading.values())
-            self._early.append((keys, screen_soon(items, self.work_pool())))
+            self._early.append((keys, items, screen_soon(items, self.work_pool())))
             self._reading, self._reading_bytes = {}, 0
 
     def _take_early(self) -> None:
+        """The early screenings' results. The chunks no worker has started
+        are screened here, from the last back, while the workers finish
+        theirs: the main process would otherwise only wait for them."""
         self.flush_early()
-        for keys, future in self._early:
-            for key, screening in zip(keys, future.result(), strict=True):
+        screened: list[tuple[list[str], list[Screening] | Future[list[Screening]]]] = []
+        for keys, items, future in reversed(self._early):
+            taken = not screened or isinstance(screened[-1][1], list)
+            if taken and future.cancel():
+                screened.append((keys, screen_here(items, self.prefilter)))
+            else:
+                screened.append((keys, future))
+        for keys, found in screened:
+            results = found if isinstance(found, list) else found.result()
+            for key, screening in zip(keys, results, strict=True):
                 self.screener.record(key, screening)
         self._early = []
 

@@ -270,7 +270,7 @@ def screen_sources(
     """Each (bytes, depth) screened (`joblint.pipeline.screen.verdicts`), in
     input order, in the pool when there are enough files to pay for one."""
     if len(items) < MIN_FILES_FOR_POOL or pool.executor is None:
-        return [_screen(prefilter, data, depth) for data, depth in items]
+        return screen_here(items, prefilter)
     results: list[Screening | None] = [None] * len(items)
     chunks = _byte_batches(range(len(items)), lambda i: len(items[i][0]))
     with pool.batch() as executor:
@@ -279,6 +279,11 @@ def screen_sources(
         for index, screening in zip(chunk, future.result(), strict=True):
             results[index] = screening
     return [r for r in results if r is not None]
+
+
+def screen_here(items: list[tuple[bytes, str]], prefilter: Prefilter) -> list[Screening]:
+    """Each (bytes, depth) screened in this process."""
+    return [_screen(prefilter, data, depth) for data, depth in items]
 
 
 def screen_soon(items: list[tuple[bytes, str]], pool: WorkerPool) -> Future[list[Screening]]:
