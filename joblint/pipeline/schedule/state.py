@@ -152,8 +152,10 @@ class Run:
         self.flush_early()
         screened: list[tuple[list[str], list[Screening] | Future[list[Screening]]]] = []
         for keys, items, future in reversed(self._early):
-            taken = not screened or isinstance(screened[-1][1], list)
-            if taken and future.cancel():
+            # Only while every later chunk was taken: a started one means
+            # the workers hold all before it.
+            stealing = not screened or isinstance(screened[-1][1], list)
+            if stealing and future.cancel():
                 screened.append((keys, screen_here(items, self.prefilter)))
             else:
                 screened.append((keys, future))

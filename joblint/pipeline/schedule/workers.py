@@ -146,8 +146,9 @@ class WorkerPool:
             initargs=(self.prefilter, self.ready_to_parse),
         )
         # With the fork start method every worker is forked on the first submit.
-        # (Each imports LibCST on its first file to lint: importing it here
-        # would delay the screening, which needs none.)
+        # (LibCST is not imported here first for them to inherit: the main
+        # process would wait for it before finding the files. Each worker
+        # loads it as it starts, `ready_to_parse`, or on its first file to lint.)
         self._executor.submit(int)
 
     @property
