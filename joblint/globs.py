@@ -140,8 +140,6 @@ class GlobPatterns:
         # Compiled now, as before: an invalid pattern raises here, not mid-walk.
         self._rest = _spec(rest) if rest else None
         self._whole = self._rest if len(rest) == len(self._lines) else None
-        if self._reincluding is not None:
-            self._whole = _spec(self._lines)
 
     def __bool__(self) -> bool:
         return bool(self._lines)
@@ -199,9 +197,7 @@ def _reincluding(negations: list[str]) -> GlobPatterns | None:
     """The patterns the negations re-include, matched as patterns of their
     own; None for no negation, or one pathspec doesn't read as its pattern
     with "!" before it (`!/`, `!#a`, ` !a`: see `_negates`)."""
-    if not negations:
-        return None
-    if not all(_negates(line, line[1:]) for line in negations):
+    if not negations or not all(_negates(line, line[1:]) for line in negations):
         return None
     return GlobPatterns([line[1:] for line in negations])
 

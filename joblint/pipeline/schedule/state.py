@@ -147,23 +147,18 @@ class Run:
 
     def _take_early(self) -> None:
         """The early screenings' results. The chunks no worker has started
-        are screened here, from the last back, while the workers finish
-        theirs: the main process would otherwise only wait for them."""
+        (the last ones: the workers take them in order) are screened here
+        instead: the main process would otherwise only wait for them."""
         self.flush_early()
-        screened: list[tuple[list[str], list[Screening] | Future[list[Screening]]]] = []
-        for keys, items, future in reversed(self._early):
-            # Only while every later chunk was taken: a started one means
-            # the workers hold all before it.
-            stealing = not screened or isinstance(screened[-1][1], list)
-            if stealing and future.cancel():
-                screened.append((keys, screen_here(items, self.prefilter)))
-            else:
-                screened.append((keys, future))
-        for keys, found in screened:
-            results = found if isinstance(found, list) else found.result()
-            for key, screening in zip(keys, results, strict=True):
+        early, self._early = self._early, []
+        stolen = []
+        while early and early[-1][2].cancel():
+            keys, items, _ = early.pop()
+            stolen.append((keys, screen_here(items, self.prefilter)))
+        done = [(keys, future.result()) for keys, _, future in early]
+        for keys, screenings in [*done, *stolen]:
+            for key, screening in zip(keys, screenings, strict=True):
                 self.screener.record(key, screening)
-        self._early = []
 
     def screen_all(self, sources: list[Source], depth: str = SYNTAX) -> None:
         """Each source's screening: remembered, or computed (in the pool) to
