@@ -641,7 +641,7 @@ def retries_on_exception(loop: Loop) -> bool:
     Whatever sleeps in such a loop follows a caught exception (in the handler,
     after it, or on the next pass); a loop that catches nothing (a result poll
     that sleeps longer each time) doesn't retry."""
-    stack: list[tuple[cst.CSTNode, bool]] = [(child, False) for child in loop.body.children]
+    stack: list[tuple[cst.CSTNode, bool]] = [(child, False) for child in children(loop.body)]
     while stack:
         node, nested = stack.pop()
         # `break` in a nested loop's handler leaves that loop, not this one.
@@ -652,7 +652,7 @@ def retries_on_exception(loop: Loop) -> bool:
         if isinstance(node, _NESTED_SCOPES):
             continue
         inner = nested or isinstance(node, cst.For | cst.While)
-        stack.extend((child, inner) for child in node.children)
+        stack.extend((child, inner) for child in children(node))
     return False
 
 

@@ -12,7 +12,7 @@ import libcst as cst
 from joblint.analysis.names import BindingKind
 from joblint.analysis.scopes import bound_names, parameter_names, read_names
 from joblint.analysis.transactions import on_commit_callback
-from joblint.analysis.walk import contains
+from joblint.analysis.walk import children, contains, encloses
 from joblint.knowledge.trigger import Trigger
 from joblint.rule import LineOf, Rule, Valid, invalid
 
@@ -229,7 +229,7 @@ def _built_callback(factory: cst.FunctionDef) -> tuple[cst.CSTNode, cst.CSTNode,
 def _own_returns(node: cst.CSTNode) -> list[cst.Return]:
     """The `return` statements of a function body, not of functions inside it."""
     found: list[cst.Return] = []
-    for child in node.children:
+    for child in children(node):
         if isinstance(child, cst.Return):
             found.append(child)
         elif not isinstance(child, cst.FunctionDef | cst.Lambda | cst.ClassDef):
@@ -264,7 +264,7 @@ def _leaves_after(statements: list[cst.CSTNode], call: cst.Call) -> str | None:
     block = _block_holding(statements[-2], line)
     if block is None:
         return None
-    holder = next(i for i, small in enumerate(line.body) if _contains(small, call))
+    holder = next(i for i, small in enumerate(line.body) if encloses(small, call))
     after: list[cst.CSTNode] = list(line.body[holder + 1 :])
     after += block[block.index(line) + 1 :]
     for statement in after:
@@ -313,7 +313,3 @@ def _suites(owner: cst.CSTNode) -> list[cst.BaseSuite]:
             parts.append(owner.finalbody.body)
         return parts
     return []
-
-
-def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    return tree is node or any(_contains(child, node) for child in tree.children)

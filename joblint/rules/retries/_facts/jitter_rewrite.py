@@ -12,6 +12,7 @@ import libcst as cst
 
 from joblint.analysis.expressions import AttemptTest, literal_number
 from joblint.analysis.names import dotted_text
+from joblint.analysis.walk import children
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,5 +197,5 @@ def _mentions(expr: cst.BaseExpression, is_attempt: AttemptTest) -> bool:
         node = stack.pop()
         if isinstance(node, cst.BaseExpression) and is_attempt(node):
             return True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False

@@ -23,6 +23,7 @@ from joblint.analysis.expressions import (
 )
 from joblint.analysis.names import Resolver, dotted_parts, dotted_text
 from joblint.analysis.retry_options import keyword, positional
+from joblint.analysis.walk import children
 from joblint.knowledge import retries
 from joblint.libraries.retry_api import Bound
 from joblint.rules.retries._facts.retry_facts import BoundSetting, Delay, HelperSite, computed_term
@@ -198,12 +199,12 @@ class WhileLoop:
 def _loop_nodes(root: cst.CSTNode, *, include_root: bool = False) -> list[cst.CSTNode]:
     """Nodes of this loop's body, not entering nested loops or scopes."""
     found = []
-    stack: list[cst.CSTNode] = [root] if include_root else list(reversed(root.children))
+    stack: list[cst.CSTNode] = [root] if include_root else list(reversed(children(root)))
     while stack:
         node = stack.pop()
         found.append(node)
         if not isinstance(node, _STOP):
-            stack.extend(reversed(node.children))
+            stack.extend(reversed(children(node)))
     return found
 
 

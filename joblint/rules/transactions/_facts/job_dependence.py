@@ -19,7 +19,7 @@ import libcst as cst
 from joblint.analysis.names import Resolver
 from joblint.analysis.tasks import Enqueue
 from joblint.analysis.transactions import TxScope
-from joblint.analysis.walk import contains, descendants
+from joblint.analysis.walk import children, contains, descendants
 from joblint.knowledge import requests
 from joblint.knowledge.jobs import TxFamily, may_be_project_code
 from joblint.requirements import JobTouches, Reached, RequestDepends, Requirement, RunsNow
@@ -124,7 +124,7 @@ def _following(root: cst.CSTNode, statement: cst.CSTNode) -> list[cst.CSTNode] |
             for position, child in enumerate(node.body):
                 if child is statement:
                     return list(node.body[position + 1 :])
-        todo.extend(node.children)
+        todo.extend(children(node))
     return None
 
 
