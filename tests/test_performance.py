@@ -1378,3 +1378,37 @@ def test_registrations_with_no_loop_statement_around_are_not_parsed(
         b"def drain(queue):\n    while queue:\n        transaction.on_commit(queue.pop())\n"
     )
     assert ast_checks.confirmed_in_parts(data, data.lower(), [check]) == {check}
+
+
+UNPARSEABLE_HELPER_PROJECT = {
+    "pyproject.toml": '[project]\nname = "shop"\n',
+    "shop/__init__.py": "",
+    "shop/views.py": (
+        "from django.db import transaction\n\nfrom shop import helpers\n\n\n"
+        "def place(request):\n    with transaction.atomic():\n"
+        "        helpers.notify(request.user.pk)\n"
+    ),
+    "shop/helpers.py": "from shop.tasks import send\n\ndef notify(pk:\n    send.delay(pk)\n",
+    "shop/tasks.py": (
+        "from celery import shared_task\n\n@shared_task\ndef send(pk):\n    return pk\n"
+    ),
+}
+
+
+def test_a_module_python_can_t_parse_is_indexed_once_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three passes ask for the helper's index; it has none to give."""
+    write(tmp_path, UNPARSEABLE_HELPER_PROJECT)
+    indexed: list[str] = []
+    real = indexing.index_file
+
+    def counting(path: str, *args: Any) -> FileResult:
+        indexed.append(Path(path).as_posix())
+        return real(path, *args)
+
+    monkeypatch.setattr(indexing, "index_file", counting)
+    monkeypatch.chdir(tmp_path)
+    found = _findings(Path("shop/views.py"), Config(root=tmp_path), RunOptions(jobs=1))
+    assert found == []  # what the helper does can't be told
+    assert indexed.count("shop/helpers.py") == 1

@@ -69,6 +69,12 @@ class Run:
         self.facts_only = LintSettings(frozenset(), self.selector.options)
         # What `facts` read, by shown path.
         self.facts_read: dict[str, FileResult] = {}
+        # The modules `index` found no index of (Python can't parse them), by
+        # shown path and content digest: the passes look for a module's index
+        # among their results, and would have such a module parsed again each
+        # time. (Those with an index are not kept here: a part's results go
+        # when the part is done.)
+        self._unindexed: dict[tuple[str, str], FileResult] = {}
         # The names of the project's tasks that enqueue when called (Huey's).
         self.calls: Words | None = None
         self.screener = Screener(self.prefilter, self.cache_dir, code_fingerprint())
@@ -324,6 +330,16 @@ class Run:
 
     def index(self, sources: list[Source]) -> list[FileResult]:
         """Their part of the project model, read with Python's `ast`."""
+        fresh = [s for s in sources if (s.shown, s.key) not in self._unindexed]
+        found = dict(zip((id(s) for s in fresh), self._index(fresh), strict=True))
+        self._unindexed.update(
+            ((s.shown, s.key), found[id(s)]) for s in fresh if found[id(s)].index is None
+        )
+        return [
+            found[id(s)] if id(s) in found else self._unindexed[s.shown, s.key] for s in sources
+        ]
+
+    def _index(self, sources: list[Source]) -> list[FileResult]:
         # A test module's index tells no plain functions: production code is
         # settled without test code's index (with its facts, where production
         # imports the module), so what a finding asks of a test module is
