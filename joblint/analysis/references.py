@@ -15,14 +15,15 @@ under `if TYPE_CHECKING:` or `try:` may not be bound when the code runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
 from joblint.analysis.context import FileContext
 from joblint.analysis.names import BindingKind, import_bindings, module_name_from_import
-from joblint.analysis.walk import children
+from joblint.analysis.walk import children, descendants, subclasses
 
 Import = tuple[str, str]  # (module, name): `from module import name`
 
@@ -215,11 +216,17 @@ def _functions(context: FileContext) -> Iterator[cst.FunctionDef]:
 
 
 def _bound_in(context: FileContext, function: cst.FunctionDef) -> frozenset[str]:
+    """Names bound anywhere in a function, nested scopes included: more than
+    Python binds locally, which can only make a fix less likely, never wrong."""
+
     def collect() -> frozenset[str]:
-        collector = _Bindings()
-        function.params.visit(collector)
-        function.body.visit(collector)
-        return frozenset(collector.names)
+        names: set[str] = set()
+        for root in (function.params, function.body):
+            for node in descendants(root):
+                bound = _BINDERS.get(type(node))
+                if bound is not None:
+                    names.update(bound(node))
+        return frozenset(names)
 
     return context.memo("reference-bound", function, collect)
 
@@ -272,73 +279,56 @@ def _local_name(alias: cst.ImportAlias) -> str:
     return module_name_from_import(alias.name).split(".")[0]
 
 
-class _Bindings(cst.CSTVisitor):
-    """Names bound anywhere in a function, nested scopes included: more than
-    Python binds locally, which can only make a fix less likely, never wrong."""
+def _targets(node: cst.CSTNode) -> list[str]:
+    """The names an assignment's target binds (`a`, `a, *b`, `[a, b]`)."""
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, cst.Tuple | cst.List):
+        return [name for element in node.elements for name in _targets(element.value)]
+    if isinstance(node, cst.StarredElement):
+        return _targets(node.value)
+    return []
 
-    def __init__(self) -> None:
-        self.names: set[str] = set()
 
-    def _targets(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Name):
-            self.names.add(node.value)
-        elif isinstance(node, cst.Tuple | cst.List):
-            for element in node.elements:
-                self._targets(element.value)
-        elif isinstance(node, cst.StarredElement):
-            self._targets(node.value)
+def _imported(node: cst.ImportAlias) -> list[str]:
+    if node.asname is not None:
+        return []  # its `as` name is bound as an AsName
+    return [module_name_from_import(node.name).split(".")[0]]
 
-    def visit_Param(self, node: cst.Param) -> None:
-        self.names.add(node.name.value)
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
+def _pattern_name(node: cst.MatchAs | cst.MatchStar) -> list[str]:
+    return [node.name.value] if node.name is not None else []
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
+def _bound_by_type() -> dict[type[cst.CSTNode], Callable[[Any], list[str]]]:
+    def target(node: Any) -> list[str]:
+        return _targets(node.target)
 
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
+    def own_name(node: Any) -> list[str]:
+        return [node.name.value]
 
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target)
+    binders: list[tuple[type[cst.CSTNode], Callable[[Any], list[str]]]] = [
+        (cst.Param, own_name),
+        (cst.FunctionDef, own_name),
+        (cst.ClassDef, own_name),
+        (cst.AssignTarget, target),
+        (cst.AnnAssign, target),
+        (cst.AugAssign, target),
+        (cst.For, target),
+        (cst.CompFor, target),
+        (cst.NamedExpr, target),
+        (cst.Del, target),
+        (cst.AsName, lambda node: _targets(node.name)),  # with/except/import ... as name
+        (cst.ImportAlias, _imported),
+        (cst.Global, lambda node: [item.name.value for item in node.names]),
+        (cst.Nonlocal, lambda node: [item.name.value for item in node.names]),
+        (cst.MatchAs, _pattern_name),
+        (cst.MatchStar, _pattern_name),
+        (cst.MatchMapping, lambda node: [node.rest.value] if node.rest is not None else []),
+    ]
+    # By exact type (a node's type, looked up): LibCST's classes are ABCs,
+    # and `isinstance` on them is slow.
+    return {kind: bind for base, bind in binders for kind in subclasses(base)}
 
-    def visit_AsName(self, node: cst.AsName) -> None:  # with/except/import ... as name
-        self._targets(node.name)
 
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._targets(node.target)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None:
-            self.names.add(module_name_from_import(node.name).split(".")[0])
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.names.add(node.name.value)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.names.add(node.name.value)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.names.update(item.name.value for item in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.names.update(item.name.value for item in node.names)
-
-    def visit_MatchAs(self, node: cst.MatchAs) -> None:
-        if node.name is not None:
-            self.names.add(node.name.value)
-
-    def visit_MatchStar(self, node: cst.MatchStar) -> None:
-        if node.name is not None:
-            self.names.add(node.name.value)
-
-    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
-        if node.rest is not None:
-            self.names.add(node.rest.value)
+_BINDERS = _bound_by_type()
