@@ -147,9 +147,12 @@ def parse(text: str) -> cst.Module:
     """The file's LibCST tree; a one-line `SourceError` when it has none."""
     import libcst as cst  # here: screening and warm runs never parse with LibCST
 
+    from joblint.pipeline.source.parts import parse_in_parts
+
     try:
         with _unvalidated_nodes():
-            return cst.parse_module(text)
+            joined = parse_in_parts(text)
+            return joined if joined is not None else cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise _syntax_error(text, exc) from None
     except RecursionError:
