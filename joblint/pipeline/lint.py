@@ -20,7 +20,7 @@ from joblint.analysis.context import FileContext
 from joblint.analysis.walk import walk
 from joblint.index import index_source
 from joblint.models import FileResult, Finding, PendingFinding, Related, Span
-from joblint.pipeline.fix.edits import fix_edits
+from joblint.pipeline.fix.edits import fix_edits, forget_module
 from joblint.pipeline.positions import LazyPositions
 from joblint.pipeline.source import (
     SourceError,
@@ -75,7 +75,13 @@ def _parse_and_lint(path: str, text: str, settings: LintSettings, module: Module
         tree = parse(text)
     except SourceError as exc:
         return unparseable_result(path, settings, exc)
-    return _lint_tree(path, text, tree, settings, module)
+    result = _lint_tree(path, text, tree, settings, module)
+    forget_module()
+    del tree  # the index is read with `ast`: on a long module the tree's memory is wanted
+    if not _asks_model(result.pending):
+        return result
+    # The project model finds a pending chain's calls in the file's own index.
+    return replace(result, index=index_source(text, module, settings.options))
 
 
 def _codes(ran: frozenset[str], rules_by_code: dict[str, type[Rule]]) -> Codes:
@@ -157,21 +163,18 @@ def _lint_tree(
     if context.needs_positions:
         facts = replace(facts, suppressions=sups.compact())
     one_off = _one_off_spans(tree, positions, context) if findings or pending else ()
-    # The project model finds a pending chain's calls in the file's own index.
-    index = index_source(text, module, settings.options) if _asks_model(pending) else None
     return FileResult(
         path,
         tuple(findings),
         tuple(pending),
         facts,
         errors,
-        index=index,
         one_off=one_off,
         warnings=sups.warnings(path),
     )
 
 
-def _asks_model(pending: list[PendingFinding]) -> bool:
+def _asks_model(pending: Sequence[PendingFinding]) -> bool:
     return any(isinstance(r, MODEL_REQUIREMENTS) for p in pending for r in p.requires)
 
 

@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from joblint.analysis.walk import children
+from joblint.analysis.walk import FORMATTING_TYPES, children
 
 # How LibCST's position provider counts lines.
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -217,7 +217,11 @@ class LazyPositions(Mapping[cst.CSTNode, CodeRange]):
         self._starts[index] = start
         ranges = self._recorded_ranges
         for node, raw in recorded.items():
-            if node not in ranges:
+            # Whitespace, commas and brackets, most of a statement's nodes, are
+            # not kept: none is asked about but through the whole module's
+            # ranges (`_compute_for`), and a long module's would take hundreds
+            # of megabytes.
+            if type(node) not in FORMATTING_TYPES and node not in ranges:
                 ranges[node] = (raw, start)
         self._recorded.add(index)
 

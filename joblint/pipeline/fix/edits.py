@@ -45,6 +45,13 @@ def fix_edits(
 _MODULE_CODE: list[tuple[cst.Module, str, list[int]]] = []
 
 
+def forget_module() -> None:
+    """Let go of the last module fixed, once its file's lint is done: on a
+    module of thousands of lines its tree is hundreds of megabytes."""
+    _MODULE_CODE.clear()
+    _IMPORT_EDITS.clear()
+
+
 def _module_code(tree: cst.Module) -> tuple[str, list[int]]:
     if not _MODULE_CODE or _MODULE_CODE[0][0] is not tree:
         code = tree.code
