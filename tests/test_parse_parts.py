@@ -140,3 +140,24 @@ def test_a_long_module_lints_in_parts_as_it_lints_whole(monkeypatch: pytest.Monk
     whole = engine.lint_source("generated/jobs.py", source, settings, module)
     assert len(whole.findings) > 300 and whole.index is not None
     assert in_parts == whole and small_parts == whole
+
+
+_LONG = module_text(400)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _LONG.replace("\n", "\r\n"),
+        "\ufeff" + _LONG,
+        "# -*- coding: latin-1 -*-\n" + _LONG,
+        _LONG.replace("\n\n\nclass Order3", "\n\x0c\n\nclass Order3"),
+        _LONG.replace("    ", "\t"),
+        _LONG.rstrip("\n"),
+        _LONG + "\n# the end\n\n",
+    ],
+    ids=["crlf", "bom", "coding", "form-feed", "tabs", "no-last-newline", "comment-after"],
+)
+def test_a_long_module_s_own_ways_survive_its_parts(text: str) -> None:
+    joined = parts.parse_in_parts(text, part_lines=20)
+    assert joined is not None and _same(joined, cst.parse_module(text))
