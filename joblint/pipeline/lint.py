@@ -75,8 +75,10 @@ def _parse_and_lint(path: str, text: str, settings: LintSettings, module: Module
         tree = parse(text)
     except SourceError as exc:
         return unparseable_result(path, settings, exc)
-    result = _lint_tree(path, text, tree, settings, module)
-    forget_module()
+    try:
+        result = _lint_tree(path, text, tree, settings, module)
+    finally:
+        forget_module()
     del tree  # the index is read with `ast`: on a long module the tree's memory is wanted
     if not _asks_model(result.pending):
         return result
