@@ -102,7 +102,6 @@ def _internal_error(path: str, line: int, code: str, exc: BaseException) -> str:
 def _lint_tree(
     path: str, text: str, tree: cst.Module, settings: LintSettings, module: ModuleInfo
 ) -> FileResult:
-    rules_by_code = rule_by_code()
     context = FileContext(
         tree,
         module.name,
@@ -111,6 +110,16 @@ def _lint_tree(
         may_hold_walrus=":=" in text,
         may_connect=".connect(" in text,
     )
+    try:
+        return _lint_in_context(path, text, tree, settings, context)
+    finally:
+        context.forget()
+
+
+def _lint_in_context(
+    path: str, text: str, tree: cst.Module, settings: LintSettings, context: FileContext
+) -> FileResult:
+    rules_by_code = rule_by_code()
     rules = [
         rules_by_code[c](context)
         for c in sorted(settings.codes)
