@@ -1,8 +1,9 @@
 """A long module parsed in parts is the tree its whole parse gives, or is
 parsed whole: cut at every place a part may start, on modules of this
 repository, and where a cut can't hold (a string, a decorator, mixed
-defaults, a syntax error). (Cut so, 6,519 modules of saleor, the standard
-library and the benchmark's site-packages gave their whole parse too.)"""
+defaults, a syntax error). (Cut so, 15,822 modules of saleor, the standard
+library, the benchmark's site-packages and its monorepo gave their whole
+parse too.)"""
 
 from __future__ import annotations
 
