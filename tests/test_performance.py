@@ -202,6 +202,19 @@ def _parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return parsed
 
 
+def _indexed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the files the run reads the index of, as it reads them."""
+    indexed: list[str] = []
+    real = indexing.index_file
+
+    def counting(path: str, *args: Any) -> FileResult:
+        indexed.append(Path(path).as_posix())
+        return real(path, *args)
+
+    monkeypatch.setattr(indexing, "index_file", counting)
+    return indexed
+
+
 POLL_LOOP = """
 import time
 
@@ -1082,14 +1095,7 @@ def test_the_packages_above_a_module_are_not_read_for_its_names(
 ) -> None:
     write(tmp_path, PACKAGES_PROJECT)
     parsed = _parsed_files(monkeypatch)
-    indexed: list[str] = []
-    real = indexing.index_file
-
-    def counting(path: str, *args: Any) -> FileResult:
-        indexed.append(Path(path).as_posix())
-        return real(path, *args)
-
-    monkeypatch.setattr(indexing, "index_file", counting)
+    indexed = _indexed_files(monkeypatch)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert [(Path(path).name, line) for path, line, _, _ in found] == [
         ("orders.py", 9),
@@ -1400,14 +1406,7 @@ def test_a_module_python_can_t_parse_is_indexed_once_a_run(
 ) -> None:
     """Three passes ask for the helper's index; it has none to give."""
     write(tmp_path, UNPARSEABLE_HELPER_PROJECT)
-    indexed: list[str] = []
-    real = indexing.index_file
-
-    def counting(path: str, *args: Any) -> FileResult:
-        indexed.append(Path(path).as_posix())
-        return real(path, *args)
-
-    monkeypatch.setattr(indexing, "index_file", counting)
+    indexed = _indexed_files(monkeypatch)
     monkeypatch.chdir(tmp_path)
     found = _findings(Path("shop/views.py"), Config(root=tmp_path), RunOptions(jobs=1))
     assert found == []  # what the helper does can't be told
