@@ -83,12 +83,13 @@ def parse_in_parts(text: str, part_lines: int | None = None) -> cst.Module | Non
         parts = [cst.parse_module(text[start:end]) for start, end in itertools.pairwise(bounds)]
     except Exception:  # the whole parse says what (a syntax error, too deep)
         return None
-    indent = next((p.default_indent for p in parts if _holds_block(p)), parts[0].default_indent)
-    newline = parts[0].default_newline
-    if any(p.default_newline != newline for p in parts) or any(
-        p.default_indent != indent for p in parts if _holds_block(p)
-    ):
+    # Parts without a block have LibCST's fallback indent, which says nothing.
+    indents = {p.default_indent for p in parts if _holds_block(p)}
+    newlines = {p.default_newline for p in parts}
+    if len(indents) > 1 or len(newlines) > 1:
         return None
+    indent = indents.pop() if indents else parts[0].default_indent
+    newline = newlines.pop()
     return cst.Module(
         body=list(_joined(parts)),
         header=parts[0].header,
