@@ -6,12 +6,15 @@ the editor)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import write
 
 from joblint.api import lint_paths
 from joblint.config import Config
+from joblint.models import FileResult
+from joblint.pipeline import index as indexing
 from joblint.pipeline.schedule.run import RunOptions
 
 PROJECT = {
@@ -401,3 +404,37 @@ def test_a_blueprints_own_teardown_registered_elsewhere_is_its_own(
         "@other.teardown_request\ndef commit(exception=None):\n    db_session.commit()\n"
     )
     assert _found(flask_project, paths, RunOptions()) == []
+
+
+def test_the_search_up_reads_no_test_module(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test calls what it tests and no request runs a test: the modules
+    holding tests are not read for callers (a test app's views module,
+    which holds none, still is)."""
+    write(
+        project,
+        {
+            "press/tests/__init__.py": "",
+            "press/tests/test_orders.py": (
+                "from press.services import binding, orders\n\n\n"
+                "def test_place():\n    orders.place(1)\n\n\n"
+                "def test_queue():\n    binding.queue(1)\n"
+            ),
+            "press/tests/views.py": (
+                "from press.services import orders\n\n\n"
+                "def reorder(request, book_id):\n    orders.place(book_id)\n"
+            ),
+        },
+    )
+    indexed: list[str] = []
+    real = indexing.index_file
+
+    def counting(path: str, *args: Any) -> FileResult:
+        indexed.append(Path(path).as_posix())
+        return real(path, *args)
+
+    monkeypatch.setattr(indexing, "index_file", counting)
+    assert _found(project, ["."], RunOptions()) == EXPECTED
+    assert "press/tests/views.py" in indexed
+    assert "press/tests/test_orders.py" not in indexed

@@ -14,6 +14,7 @@ from joblint.config import Config
 from joblint.models import FileResult
 from joblint.pipeline.cache import ResultCache, code_fingerprint, derived_key, entry_key
 from joblint.pipeline.manifest import Manifest
+from joblint.pipeline.project.scope import TestCode
 from joblint.pipeline.report.progress import SKIPPED
 from joblint.pipeline.schedule.options import RunOptions
 from joblint.pipeline.schedule.roots import cache_dir
@@ -344,8 +345,6 @@ class Run:
         # settled without test code's index (with its facts, where production
         # imports the module), so what a finding asks of a test module is
         # read from its facts, as the index would otherwise say it need not be.
-        # A module the test paths take by its name alone (`emails/test.py`)
-        # but that holds no test is production code a view may call.
         tests = self.selector.test_code()
         jobs = [
             Job(
@@ -355,7 +354,7 @@ class Run:
                 s.module,
                 s.key,
                 index_only=True,
-                tells_plain=s.shown not in tests or not _TEST_WORDS.search(s.data),
+                tells_plain=not self.holds_tests(s, tests),
             )
             for s in sources
         ]
@@ -366,6 +365,13 @@ class Run:
             if result.parsed and budget.check_size(len(source.data)) is None:
                 self.screener.parses(source.key, True)
         return found
+
+    def holds_tests(self, source: Source, tests: TestCode | None = None) -> bool:
+        """Whether `source` is a test module: under the test paths and holding
+        tests (a module the test paths take by its name alone, such as
+        `emails/test.py`, may be production code a view calls)."""
+        tests = tests or self.selector.test_code()
+        return source.shown in tests and _TEST_WORDS.search(source.data) is not None
 
     def lacks_rule(self, source: Source, *codes: str) -> bool:
         """Whether the first pass linted `source` without one of the selected

@@ -9,7 +9,8 @@ to `MAX_HOPS`, of every file sending a signal one of them receives, and
 (where the project's settings make a framework's requests transactions) of
 every file calling one of them by name or running the management command
 whose handler calls one, whether the prefilter skipped it or not (a views
-module needs no enqueue token of its own); then what the project model
+module needs no enqueue token of its own), but for test modules (no request
+runs a test); then what the project model
 reads to tell whether the job depends on the request's writes.
 """
 
@@ -80,6 +81,8 @@ def read_request_callers(
     connecting = word_finder(asked, rb"\s*[(),]")
     if connecting is not None:
         read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
+    tests = run.selector.test_code()
+    production = [s for s in everything if not run.holds_tests(s, tests)]
     looked_for: set[str] = set()
     signals_sent: set[str] = set()
     commands_run: set[str] = set()
@@ -95,7 +98,9 @@ def read_request_callers(
         names = word_finder(asked - looked_for, rb"\s*\(") if requests_on else None
         looked_for |= asked
         if names is not None:
-            calling = [s for s in everything if names.search(s.data)]
+            # A test calls what it tests, and no request runs a test: the
+            # search up goes through production code (and test apps' views).
+            calling = [s for s in production if names.search(s.data)]
             found = read(calling)
             # Files indexed before (linted ones) hold callers too: a method
             # calling another of its class is in the file the search starts from.
