@@ -406,9 +406,7 @@ def test_a_blueprints_own_teardown_registered_elsewhere_is_its_own(
     assert _found(flask_project, paths, RunOptions()) == []
 
 
-def test_the_search_up_reads_no_test_module(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_search_up_reads_no_test_module(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test calls what it tests and no request runs a test: the modules
     holding tests are not read for callers (a test app's views module,
     which holds none, still is)."""
