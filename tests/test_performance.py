@@ -703,6 +703,9 @@ _TRANSACTION_FRAGMENTS = (
     "@atomic\n",
     "non_atomic_requests\n",
     "xatomic = 1\n",
+    "    atomic = False\n",
+    "RunPython(forwards, atomic=True)\n",
+    "if atomic == mode:\n",
     "async with in_transaction():\n",
     "import psycopg\n",
     "session.begin()\n",
@@ -737,11 +740,23 @@ def test_the_transaction_triggers_one_at_a_time_match_as_the_whole(fragments: li
     lowered = "".join(fragments).lower().encode()
     whole = prefilter._check(tokens.TRANSACTIONS).matches(lowered)
     textbook = tokens.TRANSACTION.replace(tokens._DEF, r"\bdef ").replace(
-        tokens._ATOMIC, r"\batomic\b"
+        tokens._ATOMIC, r"\batomic\b(?!\s*=(?!=))"
     )
     anchors = any(a.lower().encode() in lowered for a in tokens.TRANSACTION_ANCHORS)
     assert whole == (anchors and re.search(textbook.encode(), lowered) is not None)
     assert prefilter.Prefilter([], [], False).transactional(lowered) == whole
+
+
+def test_the_word_atomic_given_a_value_opens_no_transaction() -> None:
+    """A migration run outside a transaction (`atomic = False`) names the
+    word and opens none: its module is not read for calls inside one."""
+    from joblint.pipeline.screen import prefilter
+
+    screen = prefilter.Prefilter([], [], False)
+    migration = b"class Migration(migrations.Migration):\n    atomic = False\n"
+    assert not screen.transactional(migration)
+    assert not screen.transactional(b"RunPython(forwards, atomic=False)\n")
+    assert screen.transactional(migration + b"\n@transaction.atomic\ndef move(apps, editor): ...\n")
 
 
 @given(

@@ -190,7 +190,9 @@ TRANSACTION_ANCHORS = (
 # the literal instead of trying every alternative at every position (ten
 # times faster on a large application's files).
 _DEF = r"def (?<=\bdef )"
-_ATOMIC = r"atomic(?<=\batomic)\b"
+# Not the word given a value: a migration's `atomic = False`, an option's
+# `atomic=False` open no transaction (the word used elsewhere in the file still counts).
+_ATOMIC = r"atomic(?<=\batomic)\b(?!\s*=(?!=))"
 _SIGNALS = rf"\b(?:{alternatives(_MODEL_SIGNALS)})\b"
 _DEF_HOOK = rf"{_DEF}(?:{alternatives(_HOOK_METHODS)})\("
 _DEF_VIEW = rf"{_DEF}\w+\(\s*(?:self,\s*)?request\b"
