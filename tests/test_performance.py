@@ -1426,3 +1426,45 @@ def test_a_module_python_can_t_parse_is_indexed_once_a_run(
     found = _findings(Path("shop/views.py"), Config(root=tmp_path), RunOptions(jobs=1))
     assert found == []  # what the helper does can't be told
     assert indexed.count("shop/helpers.py") == 1
+
+
+# Views calling a helper that enqueues: one through a function of its module
+# calling it inside a project context manager that opens a transaction
+# (defined in a module that opens it), one plainly.
+VIEWS_PROJECT = {
+    "shop/__init__.py": "",
+    "shop/tasks.py": (
+        "from celery import shared_task\n\n\n@shared_task\ndef send_receipt(order_id):\n    pass\n"
+    ),
+    "shop/billing.py": (
+        "from shop.tasks import send_receipt\n\n\n"
+        "def charge(order_id):\n    send_receipt.delay(order_id)\n"
+    ),
+    "shop/locking.py": (
+        "from contextlib import contextmanager\n\nfrom django.db import transaction\n\n\n"
+        "@contextmanager\ndef order_lock():\n    with transaction.atomic():\n        yield\n"
+    ),
+    "shop/views.py": (
+        "from shop.billing import charge\nfrom shop.locking import order_lock\n\n\n"
+        "def pay(request, order_id):\n    settle(order_id)\n\n\n"
+        "def settle(order_id):\n    with order_lock():\n        charge(order_id)\n"
+    ),
+    "shop/pages.py": (
+        "from shop.billing import charge\n\n\n"
+        "def receipt(request, order_id):\n    charge(order_id)\n"
+    ),
+}
+
+
+def test_a_view_whose_code_opens_no_transaction_is_not_read_for_calls_inside_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request handler's shape is no transaction where the settings make
+    requests none: the module is read for calls inside one where its code
+    names a function that opens one (found from that function's module)."""
+    write(tmp_path, VIEWS_PROJECT)
+    indexed = _indexed_files(monkeypatch)
+    found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
+    assert [(Path(path).name, line) for path, line, _, _ in found] == [("views.py", 11)]
+    assert any(p.endswith("shop/views.py") for p in indexed)
+    assert not any(p.endswith("shop/pages.py") for p in indexed)

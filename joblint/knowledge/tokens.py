@@ -208,17 +208,24 @@ TRANSACTION = (
 TRANSACTIONS = Trigger(TRANSACTION_ANCHORS, (TRANSACTION,))
 # The same test, one alternative at a time, each looked for only where the
 # anchors its match implies occur (a view's `request` parameter implies none:
-# it stands with any anchor). Screening asks it of every file.
-TRANSACTION_TRIGGERS: tuple[Trigger, ...] = (
+# it stands with any anchor). Screening asks it of every file: first what
+# opens or runs in a transaction whatever the settings...
+OPENING_TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("atomic",), (_ATOMIC,)),
     Trigger(("in_transaction", "psycopg", *calls(_TRANSACTION_METHODS), *_REGISTRATIONS)),
     Trigger(("request.tm", "transaction.manager"), (r"request\.tm\b|transaction\.manager\b",)),
     Trigger(tuple(f"def {method}(" for method in _HOOK_METHODS), (_DEF_HOOK,)),
     Trigger(tuple(_MODEL_SIGNALS), (_SIGNALS,)),
-    Trigger(TRANSACTION_ANCHORS, (_DEF_VIEW,)),
-    Trigger(tuple(f"def {method}(" for method in _VIEW_HOOKS), (_DEF_VIEW_HOOK,)),
     Trigger(("sender", "instance"), (_DEF_RECEIVER,)),
 )
+# ... then a request handler's shape: inside the request's transaction only
+# where the project's settings make requests transactions, which the search
+# up from a function to its handlers follows; its body opens none.
+HANDLER_TRIGGERS: tuple[Trigger, ...] = (
+    Trigger(TRANSACTION_ANCHORS, (_DEF_VIEW,)),
+    Trigger(tuple(f"def {method}(" for method in _VIEW_HOOKS), (_DEF_VIEW_HOOK,)),
+)
+TRANSACTION_TRIGGERS: tuple[Trigger, ...] = (*OPENING_TRIGGERS, *HANDLER_TRIGGERS)
 # A file that commits explicitly somewhere (`session.commit()`).
 COMMITS = Trigger((".commit(",), (r"\.commit\(",))
 

@@ -160,6 +160,8 @@ class _Tables:
     project_limits: _Checks
     project_delays: _Checks
     transactions: _Checks
+    # The same without a request handler's shape.
+    openings: _Checks
     commits: _Check
     enqueues: _Checks
     # Contexts a project callable of any name may stand for (`with traced_atomic():`).
@@ -186,6 +188,7 @@ def _tables() -> _Tables:
         project_limits=limits,
         project_delays=delays,
         transactions=_Checks([_check(t) for t in tokens.TRANSACTION_TRIGGERS]),
+        openings=_Checks([_check(t) for t in tokens.OPENING_TRIGGERS]),
         commits=_check(tokens.COMMITS),
         enqueues=_Checks([_check(t) for t in tokens.ENQUEUE_TRIGGERS]),
         hidden_context=_encoded(tokens.TRANSACTIONS.anchors),
@@ -346,10 +349,19 @@ class Prefilter:
         return Decision(False, checks, frozenset(), bool(gated), frozenset(gated))
 
     def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
-        """The (lower-cased) file may open a transaction."""
+        """The (lower-cased) file may open a transaction, or be a request
+        handler run inside the request's."""
+        return self._opens(_tables().transactions, lowered, present)
+
+    def opens_transaction(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+        """The (lower-cased) file may open a transaction (or run in a
+        framework's) in its own code: more than a request handler's shape."""
+        return self._opens(_tables().openings, lowered, present)
+
+    def _opens(self, checks: _Checks, lowered: bytes, present: frozenset[bytes] | None) -> bool:
         self.build()
         names = self._transaction_names
-        return _tables().transactions.any(lowered, present) or (
+        return checks.any(lowered, present) or (
             names is not None and names.matches(lowered, present)
         )
 

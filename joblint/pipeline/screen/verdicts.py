@@ -65,14 +65,19 @@ class Screening:
     project_facts: ProjectFacts
     # Names a library whose tasks enqueue when called (Huey): read for task names.
     on_call: bool
-    # Opens a transaction somewhere (`atomic`, `.begin(`, ...): its calls inside
-    # one are read for chains to an enqueue (joblint.pipeline.project.call_graph).
+    # Opens a transaction somewhere (`atomic`, `.begin(`, ...), or has a
+    # request handler's shape (a view: inside the request's transaction
+    # where the settings make requests transactions).
     transactional: bool = False
     # Python parses it (None: not looked at; files LibCST lints aren't).
     parses: bool | None = None
     # Commits explicitly somewhere (`session.commit()`): its calls before a
     # commit are read for chains to an enqueue.
     commits: bool = False
+    # Opens a transaction in its own code, not only by a request handler's
+    # shape: its calls inside one are read for chains to an enqueue
+    # (joblint.pipeline.project.call_graph).
+    opens_transaction: bool = False
     # Only what a file that is never linted gives the run (`screen_for_facts`):
     # remembered under its own key (`FACTS_KEY`), screened in full if more is asked of it.
     facts_only: bool = False
@@ -89,12 +94,13 @@ class Screening:
             self.on_call,
             self.transactional,
             self.commits,
+            self.opens_transaction,
         ]
         return [*flags, codes, self.parses]
 
     @classmethod
     def from_json(cls, raw: object) -> Screening | None:
-        if not isinstance(raw, list) or len(raw) != 11:
+        if not isinstance(raw, list) or len(raw) != 12:
             return None
         *flags, codes, parses = raw
         if not all(isinstance(f, bool) for f in flags) or parses not in (True, False, None):
@@ -103,10 +109,14 @@ class Screening:
             isinstance(codes, list) and all(isinstance(c, str) for c in codes)
         ):
             return None
-        wanted, defines, gated, settings, limits, delays, on_call, transactional, commits = flags
+        wanted, defines, gated, settings, limits, delays, on_call, transactional, commits, opens = (
+            flags
+        )
         rules = None if codes is None else frozenset(codes)
         facts = ProjectFacts(settings, limits, delays)
-        return cls(wanted, rules, defines, gated, facts, on_call, transactional, parses, commits)
+        return cls(
+            wanted, rules, defines, gated, facts, on_call, transactional, parses, commits, opens
+        )
 
 
 def screen_for_facts(data: bytes) -> Screening:
@@ -140,6 +150,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         project_facts=project_facts(lowered, present),
         on_call=_on_call_tasks().search(lowered) is not None,
         transactional=prefilter.transactional(lowered, present),
+        opens_transaction=prefilter.opens_transaction(lowered, present),
         commits=prefilter.commits(lowered, present),
     )
     if decision.wanted or not (decision.confirm or check_syntax):

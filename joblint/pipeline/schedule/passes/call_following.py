@@ -5,7 +5,9 @@ Takes every file read, the pool of files not linted, the files the first
 pass linted and the results and context so far. The run's own files that
 were skipped, or linted without those rules (their triggers weren't in the
 file, though a transaction or a commit is), are indexed where they open or
-commit a transaction (or name a function that opens one); the modules their
+commit a transaction (or name a function that opens one; a request
+handler's shape alone is the search up from a function to its handlers',
+`joblint.pipeline.schedule.passes.request_callers`); the modules their
 calls inside it lead to are read on demand, and those the call graph says
 report (`CallGraph.reports_in`) are linted with the rules that follow
 calls, their new results in place of the old. Gives the index and facts it
@@ -84,7 +86,7 @@ def _project_model(
     if model.named_files:
         read([*own, *described])
     else:
-        read([s for s in own if run.screen(s).transactional or run.screen(s).commits])
+        read([s for s in own if run.screen(s).opens_transaction or run.screen(s).commits])
         looked_for: set[str] = set()
         for _ in range(MAX_HOPS):  # a function opening a transaction through another
             found = ProjectIndex.build([*results, *context, *loaded]).graph.openers()
