@@ -51,6 +51,13 @@ if TYPE_CHECKING:
 _TEST_WORDS = re.compile(rb"\bdef test|\bclass Test|\bpytest\b|\bunittest\b|\bTestCase\b")
 
 
+def holds_tests(source: Source, tests: TestCode) -> bool:
+    """Whether `source` is a test module: under the test paths and holding
+    tests (a module the test paths take by its name alone, such as
+    `emails/test.py`, may be production code a view calls)."""
+    return source.shown in tests and _TEST_WORDS.search(source.data) is not None
+
+
 class Run:
     """One `lint_paths` run: which files to parse, and which facts to load."""
 
@@ -354,7 +361,7 @@ class Run:
                 s.module,
                 s.key,
                 index_only=True,
-                tells_plain=not self.holds_tests(s, tests),
+                tells_plain=not holds_tests(s, tests),
             )
             for s in sources
         ]
@@ -365,13 +372,6 @@ class Run:
             if result.parsed and budget.check_size(len(source.data)) is None:
                 self.screener.parses(source.key, True)
         return found
-
-    def holds_tests(self, source: Source, tests: TestCode | None = None) -> bool:
-        """Whether `source` is a test module: under the test paths and holding
-        tests (a module the test paths take by its name alone, such as
-        `emails/test.py`, may be production code a view calls)."""
-        tests = tests or self.selector.test_code()
-        return source.shown in tests and _TEST_WORDS.search(source.data) is not None
 
     def lacks_rule(self, source: Source, *codes: str) -> bool:
         """Whether the first pass linted `source` without one of the selected

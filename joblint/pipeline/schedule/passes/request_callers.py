@@ -32,7 +32,7 @@ from joblint.pipeline.schedule.requirements import (
     requirements,
 )
 from joblint.pipeline.schedule.sources import Source
-from joblint.pipeline.schedule.state import Run
+from joblint.pipeline.schedule.state import Run, holds_tests
 from joblint.pipeline.schedule.words import Words, word_finder
 from joblint.requirements import RequestDepends
 
@@ -82,7 +82,7 @@ def read_request_callers(
     if connecting is not None:
         read([s for s in everything if b".connect" in s.data and connecting.search(s.data)])
     tests = run.selector.test_code()
-    production = [s for s in everything if not run.holds_tests(s, tests)]
+    production = [s for s in everything if not holds_tests(s, tests)]
     looked_for: set[str] = set()
     signals_sent: set[str] = set()
     commands_run: set[str] = set()
