@@ -15,6 +15,7 @@ from joblint.api import lint_paths
 from joblint.config import Config
 from joblint.models import FileResult
 from joblint.pipeline import index as indexing
+from joblint.pipeline import lint as engine
 from joblint.pipeline.schedule.run import RunOptions
 
 PROJECT = {
@@ -436,3 +437,45 @@ def test_the_search_up_reads_no_test_module(project: Path, monkeypatch: pytest.M
     assert _found(project, ["."], RunOptions()) == EXPECTED
     assert "press/tests/views.py" in indexed
     assert "press/tests/test_orders.py" not in indexed
+
+
+# A view outside a views module: a view because the URLconf registers it.
+REGISTERED_VIEW = {
+    "press/pages.py": (
+        "from press.models import Book\nfrom press.tasks import bind\n\n\n"
+        "def reorder(request, book_id):\n"
+        "    Book.objects.filter(pk=book_id).update(ordered=True)\n"
+        "    bind.delay(book_id)\n"
+    ),
+    "press/urls.py": (
+        "from django.urls import path\n\nfrom press import pages\n\n"
+        'urlpatterns = [path("reorder/<int:book_id>/", pages.reorder)]\n'
+    ),
+}
+
+
+def test_a_urlconf_is_read_where_requests_are_transactions(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The views a URLconf registers make a function a view where requests
+    are transactions; elsewhere nothing asks, and the URLconf, which holds
+    nothing else, is not parsed with LibCST."""
+    write(project, REGISTERED_VIEW)
+    parsed: list[str] = []
+    real = engine.cst.parse_module
+
+    def counting(source: str | bytes, *args: object, **kwargs: object) -> Any:
+        parsed.append(source if isinstance(source, str) else source.decode())
+        return real(source)
+
+    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    urlconf = REGISTERED_VIEW["press/urls.py"]
+    assert _found(project, ["."], RunOptions()) == ["press/pages.py:7:JL101", *EXPECTED]
+    assert urlconf in parsed
+    assert _found(project, ["press/pages.py"], RunOptions()) == ["press/pages.py:7:JL101"]
+    (project / "press/settings/base.py").write_text(
+        'DATABASES = {"default": env.db("DATABASE_URL")}\n'
+    )
+    parsed.clear()
+    assert _found(project, ["."], RunOptions()) == []
+    assert urlconf not in parsed

@@ -268,8 +268,6 @@ PROJECT_SETTINGS: tuple[Trigger, ...] = (
     Trigger(tuple(sorted({name.lower() for name in work.RERUN_SETTINGS}))),
     # Django running every view inside a transaction.
     Trigger(("atomic_requests",)),
-    # A URLconf: the views it registers are views wherever they are defined.
-    Trigger(("urlpatterns",)),
     # A Pyramid app including pyramid_tm: every view runs inside a transaction.
     Trigger(("pyramid_tm",)),
     # A model signal connected to a function (of another module, perhaps).

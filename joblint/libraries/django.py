@@ -324,6 +324,9 @@ VIEW_MODULE_NAMES = frozenset({"views", "viewsets"})
 VIEW_REQUEST_PARAMETER = "request"
 VIEW_BASE_MODULES = ("django.views.", "rest_framework.")
 VIEW_HOOK_METHODS = frozenset({"perform_create", "perform_update", "perform_destroy"})
+# The name a URLconf binds its routes to: its module's facts are read where
+# requests are transactions (joblint.pipeline.schedule.passes.url_confs).
+URLCONF_NAME = "urlpatterns"
 # Views registered in a URLconf (`path("x/", views.checkout)`,
 # `path("y/", Checkout.as_view())`), wherever they are defined.
 URL_FUNCTIONS = frozenset(

@@ -30,6 +30,7 @@ from joblint.pipeline.schedule.passes.session_dependencies import read_session_d
 from joblint.pipeline.schedule.passes.settings import read_settings_modules
 from joblint.pipeline.schedule.passes.syntax import syntax_errors
 from joblint.pipeline.schedule.passes.task_callers import lint_task_callers
+from joblint.pipeline.schedule.passes.url_confs import read_url_confs
 from joblint.pipeline.schedule.passes.writers import read_writers
 from joblint.pipeline.schedule.sources import Source
 from joblint.pipeline.schedule.state import Run
@@ -118,6 +119,8 @@ def _model_passes(run: Run, part: _Part, named_files: bool) -> PartResults:
     context.extend(read_session_dependencies(run, everything, results, context))
     stage(PROJECT_MODEL)
     context.extend(read_request_hooks(run, everything, results, context))
+    stage(PROJECT_MODEL)
+    context.extend(read_url_confs(run, everything, results, context))
     requested = Requested(pool, wanted, linted)
     stage(PROJECT_MODEL)
     context.extend(lint_request_enqueues(run, requested, results, context))
