@@ -1453,6 +1453,10 @@ VIEWS_PROJECT = {
         "from shop.billing import charge\n\n\n"
         "def receipt(request, order_id):\n    charge(order_id)\n"
     ),
+    "shop/receivers.py": (
+        "from shop.billing import charge\n\n\n"
+        "def on_paid(sender, instance, **kwargs):\n    charge(instance.pk)\n"
+    ),
 }
 
 
@@ -1460,11 +1464,12 @@ def test_a_view_whose_code_opens_no_transaction_is_not_read_for_calls_inside_one
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A request handler's shape is no transaction where the settings make
-    requests none: the module is read for calls inside one where its code
-    names a function that opens one (found from that function's module)."""
+    requests none, nor a receiver's that nothing connects: the module is
+    read for calls inside one where its code names a function that opens
+    one (found from that function's module)."""
     write(tmp_path, VIEWS_PROJECT)
     indexed = _indexed_files(monkeypatch)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert [(Path(path).name, line) for path, line, _, _ in found] == [("views.py", 11)]
     assert any(p.endswith("shop/views.py") for p in indexed)
-    assert not any(p.endswith("shop/pages.py") for p in indexed)
+    assert not any(p.endswith(("shop/pages.py", "shop/receivers.py")) for p in indexed)

@@ -216,14 +216,16 @@ OPENING_TRIGGERS: tuple[Trigger, ...] = (
     Trigger(("request.tm", "transaction.manager"), (r"request\.tm\b|transaction\.manager\b",)),
     Trigger(tuple(f"def {method}(" for method in _HOOK_METHODS), (_DEF_HOOK,)),
     Trigger(tuple(_MODEL_SIGNALS), (_SIGNALS,)),
-    Trigger(("sender", "instance"), (_DEF_RECEIVER,)),
 )
-# ... then a request handler's shape: inside the request's transaction only
-# where the project's settings make requests transactions, which the search
-# up from a function to its handlers follows; its body opens none.
+# ... then the shapes of a function run inside another's transaction: a
+# request handler's (where the project's settings make requests
+# transactions) and a model signal's receiver's (inside its sender's
+# write), which the searches up from a function to its handlers and to the
+# writes follow; their bodies open none.
 HANDLER_TRIGGERS: tuple[Trigger, ...] = (
     Trigger(TRANSACTION_ANCHORS, (_DEF_VIEW,)),
     Trigger(tuple(f"def {method}(" for method in _VIEW_HOOKS), (_DEF_VIEW_HOOK,)),
+    Trigger(("sender", "instance"), (_DEF_RECEIVER,)),
 )
 TRANSACTION_TRIGGERS: tuple[Trigger, ...] = (*OPENING_TRIGGERS, *HANDLER_TRIGGERS)
 # A file that commits explicitly somewhere (`session.commit()`).
