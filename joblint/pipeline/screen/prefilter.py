@@ -160,7 +160,7 @@ class _Tables:
     project_limits: _Checks
     project_delays: _Checks
     transactions: _Checks
-    # The same without a request handler's shape.
+    # The same without the shapes of a request handler and a signal receiver.
     openings: _Checks
     commits: _Check
     enqueues: _Checks
@@ -349,13 +349,13 @@ class Prefilter:
         return Decision(False, checks, frozenset(), bool(gated), frozenset(gated))
 
     def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
-        """The (lower-cased) file may open a transaction, or be a request
-        handler run inside the request's."""
+        """The (lower-cased) file may open a transaction, or hold a request
+        handler or a signal receiver, run inside another's."""
         return self._opens(_tables().transactions, lowered, present)
 
     def opens_transaction(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may open a transaction (or run in a
-        framework's) in its own code: more than a request handler's shape."""
+        framework's) in its own code: more than a handler's or a receiver's shape."""
         return self._opens(_tables().openings, lowered, present)
 
     def _opens(self, checks: _Checks, lowered: bytes, present: frozenset[bytes] | None) -> bool:

@@ -66,16 +66,16 @@ class Screening:
     # Names a library whose tasks enqueue when called (Huey): read for task names.
     on_call: bool
     # Opens a transaction somewhere (`atomic`, `.begin(`, ...), or has a
-    # request handler's shape (a view: inside the request's transaction
-    # where the settings make requests transactions).
+    # request handler's or a signal receiver's shape (run inside the
+    # request's or the sender's transaction).
     transactional: bool = False
     # Python parses it (None: not looked at; files LibCST lints aren't).
     parses: bool | None = None
     # Commits explicitly somewhere (`session.commit()`): its calls before a
     # commit are read for chains to an enqueue.
     commits: bool = False
-    # Opens a transaction in its own code, not only by a request handler's
-    # shape: its calls inside one are read for chains to an enqueue
+    # Opens a transaction in its own code, not only by a handler's or a
+    # receiver's shape: its calls inside one are read for chains to an enqueue
     # (joblint.pipeline.project.call_graph).
     opens_transaction: bool = False
     # Only what a file that is never linted gives the run (`screen_for_facts`):

@@ -6,12 +6,12 @@ pass linted and the results and context so far. The run's own files that
 were skipped, or linted without those rules (their triggers weren't in the
 file, though a transaction or a commit is), are indexed where they open or
 commit a transaction (or name a function that opens one; a request
-handler's shape alone is the search up from a function to its handlers',
-`joblint.pipeline.schedule.passes.request_callers`); the modules their
-calls inside it lead to are read on demand, and those the call graph says
-report (`CallGraph.reports_in`) are linted with the rules that follow
-calls, their new results in place of the old. Gives the index and facts it
-read, as context.
+handler's or a signal receiver's shape alone is for the searches up to the
+handlers and to the writes, `passes.request_callers` and `passes.writers`);
+the modules their calls inside it lead to are read on demand, and those
+the call graph says report (`CallGraph.reports_in`) are linted with the
+rules that follow calls, their new results in place of the old. Gives the
+index and facts it read, as context.
 """
 
 from __future__ import annotations
