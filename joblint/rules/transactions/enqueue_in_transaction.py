@@ -648,8 +648,9 @@ def checkout(order):
                 self._report_reached(node, enqueue, reached, transaction)
             if transaction is not None:
                 self._report_direct(node, enqueue, transaction)
-            elif not context.in_on_commit_callback and not self._in_returned:
-                self._enqueues.setdefault(context.frame.key, Found(enqueue, node))
+            if (transaction is None or transaction.request) and not deferred:
+                if transaction is None:
+                    self._enqueues.setdefault(context.frame.key, Found(enqueue, node))
                 opener = self._opener
                 if opener is not None:
                     self._report_in_opener(node, enqueue, opener)
@@ -660,7 +661,9 @@ def checkout(order):
             # call that leads to one.
         if context.in_on_commit_callback:
             return
-        opener = None if transaction is not None else self._opener
+        # A request's transaction holds only where the settings say so: a
+        # project callable opening one inside the handler still may.
+        opener = self._opener if transaction is None or transaction.request else None
         callee = context.local_callee_key(node)
         if callee is not None:
             self._local_calls.append(
@@ -690,8 +693,12 @@ def checkout(order):
         """A call inside a transaction of what may be the project's own
         function in another module: reported if the project model finds a
         chain of calls from it to an enqueue."""
-        if text is None or (tx is not None and tx.request):
-            return  # what a request's calls lead to is reported at the enqueue
+        if tx is not None and tx.request:
+            if opener is None:
+                return  # what a request's calls lead to is reported at the enqueue
+            tx = None  # inside a project callable that may open one
+        if text is None:
+            return
         # Only through calls each function makes before a commit of its own: a
         # helper committing first ends the transaction before it enqueues.
         requires: list[Requirement] = [LeadsToEnqueue(text, uncommitted=True)]
@@ -759,14 +766,15 @@ def checkout(order):
         for call in self._local_calls:
             if call.transaction is None and call.opener is None:
                 continue
-            if call.transaction is not None and call.transaction.request:
-                continue  # reported at the enqueue, reached from the request
+            transaction = call.transaction
+            if transaction is not None and transaction.request:
+                if call.opener is None:
+                    continue  # reported at the enqueue, reached from the request
+                transaction = None  # inside a project callable that may open one
             found = leads_to.get(call.callee)
             if found is None:
-                self._report_chain(
-                    call.node, call.text, call.statement, call.transaction, call.opener
-                )
-            elif call.transaction is not None:
+                self._report_chain(call.node, call.text, call.statement, transaction, call.opener)
+            elif transaction is not None:
                 self._report_indirect(call, found, call.transaction)
             else:
                 assert call.opener is not None

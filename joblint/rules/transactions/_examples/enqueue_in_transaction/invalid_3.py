@@ -232,4 +232,55 @@ def place(dsn, order):
         ),
         app_tasks=_CELERY_TASKS,
     ),
+    # --- a request handler's body inside a project callable opening one --------------
+    # With or without the request's transaction (ATOMIC_REQUESTS), the
+    # callable's holds.
+    invalid(
+        """
+from app.locking import order_lock
+from app.tasks import send_receipt
+
+def pay(request, order_id):
+    with order_lock():
+        send_receipt.delay(order_id)
+""",
+        (
+            7,
+            9,
+            "'send_receipt' is enqueued inside order_lock() (line 6), which opens a transaction",
+        ),
+        id="an-enqueue-in-a-view-inside-a-project-function-returning-atomic",
+        app_locking=(
+            "from django.db import transaction\n\n"
+            "def order_lock():\n"
+            "    return transaction.atomic()\n"
+        ),
+        app_tasks=_CELERY_TASKS,
+    ),
+    invalid(
+        """
+from app.billing import charge
+from app.locking import order_lock
+
+def pay(request, order_id):
+    with order_lock():
+        charge(order_id)
+""",
+        (7, 9, "charge() is called inside order_lock() (line 6), which opens a transaction"),
+        id="a-helper-enqueuing-called-in-a-view-inside-a-project-context-manager",
+        app_locking=(
+            "from contextlib import contextmanager\n\n"
+            "from django.db import transaction\n\n"
+            "@contextmanager\n"
+            "def order_lock():\n"
+            "    with transaction.atomic():\n"
+            "        yield\n"
+        ),
+        app_billing=(
+            "from app.tasks import send_receipt\n\n"
+            "def charge(order_id):\n"
+            "    send_receipt.delay(order_id)\n"
+        ),
+        app_tasks=_CELERY_TASKS,
+    ),
 )
