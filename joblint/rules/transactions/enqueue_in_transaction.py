@@ -775,7 +775,7 @@ def checkout(order):
             if found is None:
                 self._report_chain(call.node, call.text, call.statement, transaction, call.opener)
             elif transaction is not None:
-                self._report_indirect(call, found, call.transaction)
+                self._report_indirect(call, found, transaction)
             else:
                 assert call.opener is not None
                 opened = TxScope(call.opener.node, call.opener.description, TxFamily.GENERIC)
