@@ -641,6 +641,9 @@ def checkout(order):
         context = self.context
         enqueue = context.enqueue(node)
         transaction = context.transaction
+        # A request's transaction holds only where the settings say so: a
+        # project callable opening one inside the handler still may.
+        opener = self._opener if transaction is None or transaction.request else None
         if enqueue is not None:
             reached = context.frame.reached
             deferred = context.in_on_commit_callback or self._in_returned
@@ -648,12 +651,10 @@ def checkout(order):
                 self._report_reached(node, enqueue, reached, transaction)
             if transaction is not None:
                 self._report_direct(node, enqueue, transaction)
-            if (transaction is None or transaction.request) and not deferred:
-                if transaction is None:
-                    self._enqueues.setdefault(context.frame.key, Found(enqueue, node))
-                opener = self._opener
-                if opener is not None:
-                    self._report_in_opener(node, enqueue, opener)
+            if transaction is None and not deferred:
+                self._enqueues.setdefault(context.frame.key, Found(enqueue, node))
+            if opener is not None and not deferred:
+                self._report_in_opener(node, enqueue, opener)
             if not uncertain(enqueue):
                 return
             # Only the project step can tell it is an enqueue (`tasks.schedule(...)`
@@ -661,9 +662,6 @@ def checkout(order):
             # call that leads to one.
         if context.in_on_commit_callback:
             return
-        # A request's transaction holds only where the settings say so: a
-        # project callable opening one inside the handler still may.
-        opener = self._opener if transaction is None or transaction.request else None
         callee = context.local_callee_key(node)
         if callee is not None:
             self._local_calls.append(
@@ -693,12 +691,9 @@ def checkout(order):
         """A call inside a transaction of what may be the project's own
         function in another module: reported if the project model finds a
         chain of calls from it to an enqueue."""
-        if tx is not None and tx.request:
-            if opener is None:
-                return  # what a request's calls lead to is reported at the enqueue
-            tx = None  # inside a project callable that may open one
-        if text is None:
-            return
+        tx = _chain_scope(tx, opener)
+        if text is None or (tx is not None and tx.request):
+            return  # what a request's calls lead to is reported at the enqueue
         # Only through calls each function makes before a commit of its own: a
         # helper committing first ends the transaction before it enqueues.
         requires: list[Requirement] = [LeadsToEnqueue(text, uncommitted=True)]
@@ -766,11 +761,9 @@ def checkout(order):
         for call in self._local_calls:
             if call.transaction is None and call.opener is None:
                 continue
-            transaction = call.transaction
+            transaction = _chain_scope(call.transaction, call.opener)
             if transaction is not None and transaction.request:
-                if call.opener is None:
-                    continue  # reported at the enqueue, reached from the request
-                transaction = None  # inside a project callable that may open one
+                continue  # reported at the enqueue, reached from the request
             found = leads_to.get(call.callee)
             if found is None:
                 self._report_chain(call.node, call.text, call.statement, transaction, call.opener)
@@ -781,3 +774,10 @@ def checkout(order):
                 opened = TxScope(call.opener.node, call.opener.description, TxFamily.GENERIC)
                 opens = (OpensTransaction(call.opener.qualname),)
                 self._report_indirect(call, found, opened, opens)
+
+
+def _chain_scope(tx: TxScope | None, opener: Opener | None) -> TxScope | None:
+    """The transaction a call is reported inside: a request's only where no
+    project callable that may open one is around the call (then the
+    callable's, which the project step tells: None)."""
+    return None if tx is not None and tx.request and opener is not None else tx
