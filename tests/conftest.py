@@ -138,3 +138,33 @@ def fuzz_settings() -> object:
 def plain_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This working tree as a plain clone: what a user gets from git, nothing beside it."""
     return make_plain_clone(tmp_path_factory.mktemp("clone") / "joblint")
+
+
+def parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources LibCST parses in this process, as it parses them."""
+    import libcst as cst
+
+    parsed: list[str] = []
+    real = cst.parse_module
+
+    def counting(source: str | bytes, *args: object, **kwargs: object) -> cst.Module:
+        parsed.append(source if isinstance(source, str) else source.decode())
+        return real(source)
+
+    monkeypatch.setattr(cst, "parse_module", counting)
+    return parsed
+
+
+def indexed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the files the run reads the index of, as it reads them."""
+    from joblint.pipeline import index as indexing
+
+    indexed: list[str] = []
+    real = indexing.index_file
+
+    def counting(path: str, *args: Any) -> Any:
+        indexed.append(Path(path).as_posix())
+        return real(path, *args)
+
+    monkeypatch.setattr(indexing, "index_file", counting)
+    return indexed

@@ -12,7 +12,7 @@ from typing import Any
 
 import libcst as cst
 import pytest
-from conftest import Run, our_sources, write
+from conftest import Run, indexed_files, our_sources, parsed_files, write
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,7 +20,6 @@ from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.index import reading as index_reading
 from joblint.models import FileResult
-from joblint.pipeline import index as indexing
 from joblint.pipeline import lint as engine
 from joblint.pipeline import source
 from joblint.pipeline.cache import read_pack
@@ -190,31 +189,6 @@ def test_clean_removes_the_cache(run: Run, tmp_path: Path) -> None:
     assert not list((tmp_path / ".joblint_cache").glob("screen-*.json"))
 
 
-def _parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    parsed: list[str] = []
-    real = cst.parse_module
-
-    def counting(source: str | bytes, *args: object, **kwargs: object) -> cst.Module:
-        parsed.append(source if isinstance(source, str) else source.decode())
-        return real(source)
-
-    monkeypatch.setattr(engine.cst, "parse_module", counting)
-    return parsed
-
-
-def _indexed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths of the files the run reads the index of, as it reads them."""
-    indexed: list[str] = []
-    real = indexing.index_file
-
-    def counting(path: str, *args: Any) -> FileResult:
-        indexed.append(Path(path).as_posix())
-        return real(path, *args)
-
-    monkeypatch.setattr(indexing, "index_file", counting)
-    return indexed
-
-
 POLL_LOOP = """
 import time
 
@@ -251,7 +225,7 @@ def test_ast_check_skips_constant_sleeps_without_libcst(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(tmp_path, {"poll.py": POLL_LOOP, "broken.py": "for x in y:\n    time.sleep(x) +\n"})
-    parsed = _parsed_files(monkeypatch)
+    parsed = parsed_files(monkeypatch)
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
     assert [f.code for f in run.findings] == ["JL001"]
@@ -286,7 +260,7 @@ def test_gated_methods_need_a_project_task(tmp_path: Path, monkeypatch: pytest.M
             "app/sockets.py": "def push(conn, data):\n    conn.send(data)\n",
         },
     )
-    parsed = _parsed_files(monkeypatch)
+    parsed = parsed_files(monkeypatch)
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
     assert [(f.path, f.code) for f in run.findings] == [("app/views.py", "JL201")]
@@ -489,7 +463,6 @@ def test_the_cache_is_bounded(tmp_path: Path) -> None:
     import hashlib
     import os
 
-    from joblint.models import FileResult
     from joblint.pipeline.cache import MAX_PACKS, ResultCache
 
     directory = tmp_path / "cache"
@@ -1050,7 +1023,7 @@ def test_a_run_reads_the_facts_of_a_file_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(tmp_path, ON_DEMAND_PROJECT)
-    parsed = _parsed_files(monkeypatch)
+    parsed = parsed_files(monkeypatch)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert parsed.count(ON_DEMAND_PROJECT["app/models.py"]) == 1
     assert [(Path(path).name, line, message[:4]) for path, line, _, message in found] == [
@@ -1109,8 +1082,8 @@ def test_the_packages_above_a_module_are_not_read_for_its_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(tmp_path, PACKAGES_PROJECT)
-    parsed = _parsed_files(monkeypatch)
-    indexed = _indexed_files(monkeypatch)
+    parsed = parsed_files(monkeypatch)
+    indexed = indexed_files(monkeypatch)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert [(Path(path).name, line) for path, line, _, _ in found] == [
         ("orders.py", 9),
@@ -1301,7 +1274,7 @@ def test_a_plain_function_s_module_is_not_read_for_its_facts(
     write(tmp_path, PLAIN_FUNCTION_PROJECT)
     if not told:
         monkeypatch.setattr(index_reading, "plain_functions", lambda tree, text: [])
-    parsed = _parsed_files(monkeypatch)
+    parsed = parsed_files(monkeypatch)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert [(Path(path).name, line, message[:40]) for path, line, _, message in found] == [
         ("views.py", 9, "'Receipt(order.number)' is a dataclass i")
@@ -1421,7 +1394,7 @@ def test_a_module_python_can_t_parse_is_indexed_once_a_run(
 ) -> None:
     """Three passes ask for the helper's index; it has none to give."""
     write(tmp_path, UNPARSEABLE_HELPER_PROJECT)
-    indexed = _indexed_files(monkeypatch)
+    indexed = indexed_files(monkeypatch)
     monkeypatch.chdir(tmp_path)
     found = _findings(Path("shop/views.py"), Config(root=tmp_path), RunOptions(jobs=1))
     assert found == []  # what the helper does can't be told
@@ -1468,7 +1441,7 @@ def test_a_view_whose_code_opens_no_transaction_is_not_read_for_calls_inside_one
     read for calls inside one where its code names a function that opens
     one (found from that function's module)."""
     write(tmp_path, VIEWS_PROJECT)
-    indexed = _indexed_files(monkeypatch)
+    indexed = indexed_files(monkeypatch)
     found = _findings(tmp_path, Config(root=tmp_path), RunOptions(jobs=1, cache=False))
     assert [(Path(path).name, line) for path, line, _, _ in found] == [("views.py", 11)]
     assert any(p.endswith("shop/views.py") for p in indexed)

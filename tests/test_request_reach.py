@@ -6,16 +6,12 @@ the editor)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import write
+from conftest import indexed_files, parsed_files, write
 
 from joblint.api import lint_paths
 from joblint.config import Config
-from joblint.models import FileResult
-from joblint.pipeline import index as indexing
-from joblint.pipeline import lint as engine
 from joblint.pipeline.schedule.run import RunOptions
 
 PROJECT = {
@@ -426,14 +422,7 @@ def test_the_search_up_reads_no_test_module(project: Path, monkeypatch: pytest.M
             ),
         },
     )
-    indexed: list[str] = []
-    real = indexing.index_file
-
-    def counting(path: str, *args: Any) -> FileResult:
-        indexed.append(Path(path).as_posix())
-        return real(path, *args)
-
-    monkeypatch.setattr(indexing, "index_file", counting)
+    indexed = indexed_files(monkeypatch)
     assert _found(project, ["."], RunOptions()) == EXPECTED
     assert "press/tests/views.py" in indexed
     assert "press/tests/test_orders.py" not in indexed
@@ -461,14 +450,7 @@ def test_a_urlconf_is_read_where_requests_are_transactions(
     are transactions; elsewhere nothing asks, and the URLconf, which holds
     nothing else, is not parsed with LibCST."""
     write(project, REGISTERED_VIEW)
-    parsed: list[str] = []
-    real = engine.cst.parse_module
-
-    def counting(source: str | bytes, *args: object, **kwargs: object) -> Any:
-        parsed.append(source if isinstance(source, str) else source.decode())
-        return real(source)
-
-    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    parsed = parsed_files(monkeypatch)
     urlconf = REGISTERED_VIEW["press/urls.py"]
     assert _found(project, ["."], RunOptions()) == ["press/pages.py:7:JL101", *EXPECTED]
     assert urlconf in parsed
