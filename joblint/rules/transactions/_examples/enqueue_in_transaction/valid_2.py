@@ -139,4 +139,23 @@ def checkout(order):
         id="a-class-whose-enter-takes-a-lock-not-a-transaction",
         project={"app_tasks": _CELERY_TASKS},
     ),
+    Valid(
+        """
+from app.locking import order_lock
+from app.tasks import send_receipt
+
+def pay(request, order_id):
+    with order_lock():
+        send_receipt.delay(order_id)
+""",
+        id="an-enqueue-in-a-view-inside-a-project-function-taking-a-cache-lock",
+        project={
+            "app_locking": (
+                "from django.core.cache import cache\n\n"
+                "def order_lock():\n"
+                "    return cache.lock('orders', timeout=30)\n"
+            ),
+            "app_tasks": _CELERY_TASKS,
+        },
+    ),
 )
