@@ -704,9 +704,10 @@ _TRANSACTION_FRAGMENTS = (
 @given(st.lists(st.sampled_from(_TRANSACTION_FRAGMENTS), max_size=6))
 def test_the_transaction_triggers_one_at_a_time_match_as_the_whole(fragments: list[str]) -> None:
     """Screening asks every file whether it may open a transaction one
-    alternative at a time (`TRANSACTION_TRIGGERS`); that must be exactly the
-    one trigger JL101 reads (`TRANSACTIONS`), whose alternatives start with a
-    literal and check the word boundary behind it (`\\b` written first)."""
+    alternative at a time (`OPENING_TRIGGERS`, `HANDLER_TRIGGERS`); that must
+    be exactly the one trigger JL101 reads (`TRANSACTIONS`), whose
+    alternatives start with a literal and check the word boundary behind it
+    (`\\b` written first)."""
     from joblint.knowledge import tokens
     from joblint.pipeline.screen import prefilter
 

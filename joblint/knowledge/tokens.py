@@ -227,7 +227,6 @@ HANDLER_TRIGGERS: tuple[Trigger, ...] = (
     Trigger(tuple(f"def {method}(" for method in _VIEW_HOOKS), (_DEF_VIEW_HOOK,)),
     Trigger(("sender", "instance"), (_DEF_RECEIVER,)),
 )
-TRANSACTION_TRIGGERS: tuple[Trigger, ...] = (*OPENING_TRIGGERS, *HANDLER_TRIGGERS)
 # A file that commits explicitly somewhere (`session.commit()`).
 COMMITS = Trigger((".commit(",), (r"\.commit\(",))
 

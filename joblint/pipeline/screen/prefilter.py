@@ -159,9 +159,10 @@ class _Tables:
     project_settings: _Checks
     project_limits: _Checks
     project_delays: _Checks
-    transactions: _Checks
-    # The same without the shapes of a request handler and a signal receiver.
+    # What opens a transaction in a file's own code, and the shapes of a
+    # function run inside another's (a request handler, a signal receiver).
     openings: _Checks
+    handler_shapes: _Checks
     commits: _Check
     enqueues: _Checks
     # Contexts a project callable of any name may stand for (`with traced_atomic():`).
@@ -187,8 +188,8 @@ def _tables() -> _Tables:
         project_settings=settings,
         project_limits=limits,
         project_delays=delays,
-        transactions=_Checks([_check(t) for t in tokens.TRANSACTION_TRIGGERS]),
         openings=_Checks([_check(t) for t in tokens.OPENING_TRIGGERS]),
+        handler_shapes=_Checks([_check(t) for t in tokens.HANDLER_TRIGGERS]),
         commits=_check(tokens.COMMITS),
         enqueues=_Checks([_check(t) for t in tokens.ENQUEUE_TRIGGERS]),
         hidden_context=_encoded(tokens.TRANSACTIONS.anchors),
@@ -304,7 +305,8 @@ class Prefilter:
         flagged = (
             *tables.defines_jobs.checks,
             *tables.project_facts,
-            *tables.transactions.checks,
+            *tables.openings.checks,
+            *tables.handler_shapes.checks,
             tables.commits,
         )
         for check in flagged:
@@ -351,19 +353,22 @@ class Prefilter:
     def transactional(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may open a transaction, or hold a request
         handler or a signal receiver, run inside another's."""
-        return self._opens(_tables().transactions, lowered, present)
+        return self.opens_transaction(lowered, present) or self.handler_shaped(lowered, present)
 
     def opens_transaction(self, lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
         """The (lower-cased) file may open a transaction (or run in a
         framework's) in its own code: more than a handler's or a receiver's shape."""
-        return self._opens(_tables().openings, lowered, present)
-
-    def _opens(self, checks: _Checks, lowered: bytes, present: frozenset[bytes] | None) -> bool:
         self.build()
         names = self._transaction_names
-        return checks.any(lowered, present) or (
+        return _tables().openings.any(lowered, present) or (
             names is not None and names.matches(lowered, present)
         )
+
+    @staticmethod
+    def handler_shaped(lowered: bytes, present: frozenset[bytes] | None = None) -> bool:
+        """The (lower-cased) file may hold a request handler or a signal
+        receiver, run inside another's transaction."""
+        return _tables().handler_shapes.any(lowered, present)
 
     @staticmethod
     def enqueues(lowered: bytes) -> bool:

@@ -142,6 +142,7 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
     lowered = data.lower()
     present = prefilter.present(lowered)
     decision = prefilter.decide_lowered(lowered, present)
+    opens = prefilter.opens_transaction(lowered, present)
     screening = Screening(
         wanted=decision.wanted,
         codes=decision.codes,
@@ -149,8 +150,8 @@ def screen_source(prefilter: Prefilter, data: bytes, check_syntax: bool) -> Scre
         gated=decision.gated,
         project_facts=project_facts(lowered, present),
         on_call=_on_call_tasks().search(lowered) is not None,
-        transactional=prefilter.transactional(lowered, present),
-        opens_transaction=prefilter.opens_transaction(lowered, present),
+        transactional=opens or prefilter.handler_shaped(lowered, present),
+        opens_transaction=opens,
         commits=prefilter.commits(lowered, present),
     )
     if decision.wanted or not (decision.confirm or check_syntax):
