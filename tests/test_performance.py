@@ -10,7 +10,6 @@ from concurrent import futures
 from pathlib import Path
 from typing import Any
 
-import libcst as cst
 import pytest
 from conftest import Run, indexed_files, our_sources, parsed_files, write
 from hypothesis import given
@@ -20,7 +19,6 @@ from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
 from joblint.index import reading as index_reading
 from joblint.models import FileResult
-from joblint.pipeline import lint as engine
 from joblint.pipeline import source
 from joblint.pipeline.cache import read_pack
 from joblint.pipeline.schedule import workers as runner
@@ -118,14 +116,7 @@ def test_prefilter_skips_files_without_tokens(
             "def f():\n    with transaction.atomic():\n        t.delay()\n",
         },
     )
-    parsed: list[str] = []
-    real = cst.parse_module
-
-    def counting(source: str | bytes, *args: object, **kwargs: object) -> cst.Module:
-        parsed.append("x")
-        return real(source)
-
-    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    parsed = parsed_files(monkeypatch)
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path(".")], Config(root=tmp_path), RunOptions())
     assert run.files_checked == 2
@@ -1298,7 +1289,8 @@ def test_the_checks_a_file_s_anchors_lead_to_are_the_checks_that_match() -> None
         screen._gated,
         tables.defines_jobs,
         tables.project_settings,
-        tables.transactions,
+        tables.openings,
+        tables.handler_shapes,
     ]
     sources = [code for _, _, files in _example_projects() for code in files.values()]
     sources += our_sources()
