@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import libcst as cst
 import pytest
-from conftest import write
+from conftest import parsed_files, write
 
 from joblint.api import RunOptions, lint_paths
 from joblint.config import Config
-from joblint.pipeline import lint as engine
 
 PROJECT = {
     "core/__init__.py": "",
@@ -75,14 +73,7 @@ def test_without_the_model_files_nothing_is_guessed(
 
 def test_each_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, PROJECT)
-    calls: list[str | bytes] = []
-    real = cst.parse_module
-
-    def counting(source: str | bytes, *args: object, **kwargs: object) -> cst.Module:
-        calls.append(source)
-        return real(source)
-
-    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    calls = parsed_files(monkeypatch)
     monkeypatch.chdir(tmp_path)
     run = lint_paths([Path(".")], Config(root=tmp_path))
     assert run.findings and run.files_checked == len(PROJECT)
