@@ -939,6 +939,71 @@ def test_background_work_yields_to_a_batch_and_skips_what_is_no_longer_needed() 
     assert all(result.parsed for path, result in done.items() if path != "bad.py")
 
 
+def test_the_background_goes_on_after_a_part_took_its_results() -> None:
+    """Taking the background's results (a part's syntax pass) keeps them and
+    the jobs not done yet: a later part finds every one, none checked twice."""
+    settings = LintSettings(frozenset({"JL001"}))
+    jobs = [
+        runner.Job(
+            f"f{i}.py", f"x = {i}\n".encode(), settings, ModuleInfo(f"f{i}"), syntax_only=True
+        )
+        for i in range(200)
+    ]
+    pool = runner.WorkerPool(2)
+    try:
+        pool.meanwhile(jobs, lambda job: True)
+        first = pool.done_meanwhile()
+        taken = dict(first)
+        batch = [runner.Job("g.py", b"y = 1\n", settings, ModuleInfo("g"), syntax_only=True)]
+        assert runner.run_jobs(batch * 30, pool, None)[0].parsed  # the rest is sent behind it
+        background = pool._background
+        assert background is not None
+        futures.wait([future for _, future in background._sent])
+        later = pool.done_meanwhile()
+        pool.stop_meanwhile()
+        assert pool._background is None
+    finally:
+        pool.close()
+    assert set(later) == {job.path for job in jobs}
+    assert all(later[path] is result for path, result in taken.items())
+
+
+def test_each_skipped_file_of_a_monorepo_is_syntax_checked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The syntax pass of each part takes what the background checked for
+    it: no file is checked again, and each part's broken file is JL001."""
+    log = tmp_path / "checked.log"
+    run_job = runner._run
+
+    def logged(job: runner.Job) -> FileResult:
+        if job.syntax_only:
+            with log.open("a") as out:  # from the worker processes too
+                out.write(job.path + "\n")
+        return run_job(job)
+
+    monkeypatch.setattr(runner, "_run", logged)
+    monkeypatch.setattr(runner, "MIN_FILES_FOR_POOL", 1)
+    files: dict[str, str] = {}
+    for project in ("billing", "search"):
+        files[f"{project}/pyproject.toml"] = f"[project]\nname = '{project}'\n"
+        files[f"{project}/{project}/__init__.py"] = ""
+        files[f"{project}/{project}/broken.py"] = "def total(:\n"
+        files[f"{project}/{project}/tasks.py"] = (
+            "from celery import shared_task\n\n@shared_task\ndef sync(key):\n    return key\n"
+        )
+        for n in range(30):
+            files[f"{project}/{project}/plain_{n}.py"] = f"def value_{n}():\n    return {n}\n"
+    root = tmp_path / "repo"
+    write(root, files)
+    monkeypatch.chdir(root)
+    result = lint_paths([Path(".")], Config(root=root), RunOptions(jobs=2))
+    checked = log.read_text().split()
+    assert len(checked) == len(set(checked)) > 60
+    broken = sorted(f.path for f in result.findings if f.code == "JL001")
+    assert broken == ["billing/billing/broken.py", "search/search/broken.py"]
+
+
 @pytest.mark.parametrize(
     ("source", "wanted"),
     [

@@ -45,6 +45,7 @@ def check(run: Run, discovery: Discovery, files: Files, memo: Replay) -> RunResu
     named = frozenset(r.path for r in results) if files.named_files else None
     parts = _parts(files, screened, results)
     modelled = [_model_passes(run, part, files.named_files) for part in parts]
+    run.work_pool().stop_meanwhile()
     stage = _stage_callback(run)
     stage(PROJECT_RULES)
     return finish(run, discovery, modelled, named, memo)

@@ -176,10 +176,18 @@ class WorkerPool:
             self._background.send()
 
     def done_meanwhile(self) -> dict[str, FileResult]:
-        """The results of the background jobs that ran, by shown path (those
-        not started are dropped)."""
-        background, self._background = self._background, None
-        return background.finish() if background is not None else {}
+        """The results of the background jobs done so far, by shown path
+        (waiting for those a worker holds). The rest go on behind the next
+        batch: the syntax pass of each part of a run takes them, and a part
+        after the first would otherwise check again what the background
+        checked for it."""
+        return self._background.collect() if self._background is not None else {}
+
+    def stop_meanwhile(self) -> None:
+        """Drop the background jobs no worker has started (the run needs no more)."""
+        if self._background is not None:
+            self._background.withdraw()
+            self._background = None
 
     @contextmanager
     def batch(self) -> Iterator[ProcessPoolExecutor]:
@@ -244,7 +252,9 @@ class _Background:
                 running.append((chunk, future))
         self._sent = running[::-1]
 
-    def finish(self) -> dict[str, FileResult]:
+    def collect(self) -> dict[str, FileResult]:
+        """Everything done so far, after the chunks the workers hold; those
+        not started wait for `send`."""
         self.withdraw()
         for _, future in self._sent:
             self._keep(future)
