@@ -12,7 +12,7 @@ import gc
 import os
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -175,13 +175,16 @@ class WorkerPool:
             self._background = _Background(self._executor, jobs, needed)
             self._background.send()
 
-    def done_meanwhile(self) -> dict[str, FileResult]:
+    def done_meanwhile(self, taken: Collection[str] = ()) -> dict[str, FileResult]:
         """The results of the background jobs done so far, by shown path
-        (waiting for those a worker holds). The rest go on behind the next
-        batch: the syntax pass of each part of a run takes them, and a part
-        after the first would otherwise check again what the background
-        checked for it."""
-        return self._background.collect() if self._background is not None else {}
+        (waiting for those a worker holds); the jobs of the paths `taken`
+        that are not done leave the background, their caller computing them
+        now. The rest go on behind the next batch: the syntax pass of each
+        part of a run takes them, and a part after the first would otherwise
+        check again what the background checked for it."""
+        if self._background is None:
+            return {}
+        return self._background.collect(frozenset(taken))
 
     def stop_meanwhile(self) -> None:
         """Drop the background jobs no worker has started (the run needs no more)."""
@@ -252,13 +255,15 @@ class _Background:
                 running.append((chunk, future))
         self._sent = running[::-1]
 
-    def collect(self) -> dict[str, FileResult]:
+    def collect(self, taken: frozenset[str]) -> dict[str, FileResult]:
         """Everything done so far, after the chunks the workers hold; those
-        not started wait for `send`."""
+        not started wait for `send`, but for the paths `taken`."""
         self.withdraw()
         for _, future in self._sent:
             self._keep(future)
         self._sent = []
+        if taken:
+            self._todo = deque(job for job in self._todo if job.path not in taken)
         return self._done
 
     def _keep(self, future: Future[list[FileResult]]) -> None:

@@ -34,7 +34,7 @@ def _check_syntax(run: Run, sources: list[Source]) -> list[FileResult]:
         run.work_pool(),
         run.cache,
         entries=run.entries,
-        ready=run.work_pool().done_meanwhile(),
+        ready=run.work_pool().done_meanwhile({s.shown for s in unknown}),
     )
     for source, result in zip(unknown, found, strict=True):
         run.screener.parses(source.key, result.parsed)
