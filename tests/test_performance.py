@@ -954,8 +954,7 @@ def test_the_background_goes_on_after_a_part_took_its_results() -> None:
     try:
         pool.meanwhile(jobs, lambda job: True)
         mine = {f"f{i}.py" for i in range(0, 200, 7)}
-        first = pool.done_meanwhile(mine)
-        taken = dict(first)
+        done_first = dict(pool.done_meanwhile(mine))  # the background adds to what it gives
         batch = [runner.Job("g.py", b"y = 1\n", settings, ModuleInfo("g"), syntax_only=True)]
         assert runner.run_jobs(batch * 30, pool, None)[0].parsed  # the rest is sent behind it
         background = pool._background
@@ -966,8 +965,8 @@ def test_the_background_goes_on_after_a_part_took_its_results() -> None:
         assert pool._background is None
     finally:
         pool.close()
-    assert set(later) == {job.path for job in jobs} - (mine - set(taken))
-    assert all(later[path] is result for path, result in taken.items())
+    assert set(later) == {job.path for job in jobs} - (mine - set(done_first))
+    assert all(later[path] is result for path, result in done_first.items())
 
 
 def test_each_skipped_file_of_a_monorepo_is_syntax_checked_once(
