@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import subprocess
@@ -24,7 +25,7 @@ from joblint.pipeline.cache import read_pack
 from joblint.pipeline.schedule import workers as runner
 from joblint.registry import all_rules, examples
 from joblint.rule import Invalid
-from joblint.settings import LintSettings, ModuleInfo
+from joblint.settings import LintSettings, ModuleInfo, Options
 from joblint.testing import EXAMPLE_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1505,3 +1506,35 @@ def test_a_view_whose_code_opens_no_transaction_is_not_read_for_calls_inside_one
     assert [(Path(path).name, line) for path, line, _, _ in found] == [("views.py", 11)]
     assert any(p.endswith("shop/views.py") for p in indexed)
     assert not any(p.endswith(("shop/pages.py", "shop/receivers.py")) for p in indexed)
+
+
+def test_a_module_s_index_is_freed_when_dropped_not_by_the_cyclic_collector() -> None:
+    """Reading an index leaves no cycle behind: one through its readers held
+    the module's whole `ast` tree until a collection found it, which cost a
+    long module more than its reading did."""
+    sources = our_sources()
+    gc.collect()
+    gc.disable()
+    try:
+        read = sum(
+            index_reading.index_source(text, ModuleInfo("app.m"), Options()) is not None
+            for text in sources
+        )
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert read > 100
+
+
+def test_the_workers_keep_what_they_loaded_out_of_the_cyclic_collector_s_reach() -> None:
+    """LibCST, the rules and the index's readers, loaded as a worker starts,
+    are frozen: a full collection after a large file walks only what the
+    files made."""
+    pool = runner.WorkerPool(2, ready_to_parse=True)
+    try:
+        executor = pool.executor
+        assert executor is not None
+        frozen = [executor.submit(gc.get_freeze_count).result() for _ in range(4)]
+    finally:
+        pool.close()
+    assert min(frozen) > 100_000

@@ -37,21 +37,25 @@ _MANAGER_PARTS = requests.MODEL_MANAGERS
 class ClassReader:
     """The classes of a module, read as the module defines them."""
 
-    def __init__(
-        self, scope: ModuleScope, openings: OpeningReader, read_function: ReadFunction
-    ) -> None:
+    def __init__(self, scope: ModuleScope, openings: OpeningReader) -> None:
         self.scope = scope
         self.openings = openings
-        self.read_function = read_function
         self.classes: list[tuple[str, tuple[str, ...]]] = []
         # Classes whose every base resolved: their bases.
         self._resolved_bases: dict[str, tuple[str, ...]] = {}
 
     def read_class(
-        self, node: ast.ClassDef, outer: str = "", outer_model: str | None = None
+        self,
+        node: ast.ClassDef,
+        read_function: ReadFunction,
+        outer: str = "",
+        outer_model: str | None = None,
     ) -> None:
         """A module-level class (`outer` ""), or one a class nests (a CRUDL's
-        views), with the model its views show where the outer one names it."""
+        views), with the model its views show where the outer one names it;
+        its methods read by `read_function`, handed over on each call rather
+        than kept: kept here, the module reader's method would close a cycle
+        holding the module's whole `ast` tree until the cyclic collector ran."""
         key = f"{outer}.{node.name}" if outer else node.name
         qualname = self.scope.local(key)
         bases = tuple(b for b in (self.scope.module_name(base) for base in node.bases) if b)
@@ -64,12 +68,12 @@ class ClassReader:
         model = self._view_model(node) or outer_model
         for statement in node.body:
             if isinstance(statement, Function):
-                self.read_function(statement, f"{key}.{statement.name}", qualname, [])
+                read_function(statement, f"{key}.{statement.name}", qualname, [])
             elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
                 declared = self.scope.annotation(statement.annotation, [])  # `order: Order`
                 attributes.setdefault(statement.target.id, set()).add(declared)
             elif isinstance(statement, ast.ClassDef) and not outer:
-                self.read_class(statement, key, model)
+                self.read_class(statement, read_function, key, model)
         if model is not None:
             self._object_getters(node, key, model)
         # An attribute every assignment gives one type is an instance of it, as

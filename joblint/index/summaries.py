@@ -83,7 +83,7 @@ class ModuleReader:
         self.calls = CallReader(self.scope, self.openings, options)
         self.claims = ClaimReader(self.scope, may_claim, may_name_guard)
         self.tasks = TaskDecoratorReader(self.scope)
-        self.classes = ClassReader(self.scope, self.openings, self._function)
+        self.classes = ClassReader(self.scope, self.openings)
 
     def read(
         self,
@@ -184,7 +184,7 @@ class ModuleReader:
             self._function(statement, statement.name, "", [])
             self.tasks.note_forwarding(statement)
         elif isinstance(statement, ast.ClassDef):
-            self.classes.read_class(statement)
+            self.classes.read_class(statement, self._function)
             for decorator in statement.decorator_list:
                 if isinstance(decorator, ast.Call):
                     self._note_registration(decorator, decorator.args)
