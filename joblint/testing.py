@@ -71,7 +71,8 @@ def lint_example(
     results = _lint_sources(sources, settings)
     # As a run does: once the index tells the functions handing a parameter
     # on to a payload, the files are read again for the calls of those.
-    forwarders = ProjectIndex.build(results).graph.payload_forwarders()
+    with ProjectIndex.built(results) as index:
+        forwarders = index.graph.payload_forwarders()
     if forwarders:
         options = replace(settings.options, payload_forwarders=frozenset(forwarders))
         results = _lint_sources(sources, replace(settings, options=options))

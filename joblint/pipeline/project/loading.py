@@ -58,14 +58,14 @@ def wanted(
 ) -> tuple[set[str], set[str]]:
     """`wanted_names` and `wanted_functions` of `results`, with the calls
     `asked_of` the merged index, merging the results once for both."""
-    index = ProjectIndex.build(results)
-    asked = asked_of(index) if asked_of is not None else set()
-    missing, receivers = _lookups(index.graph.calls, _asked_of_model(index, results, asked))
-    functions, classes = _returns_lookups(index, results)
-    return (
-        _wanted_names(index, results, receivers, classes),
-        _wanted_functions(index, results, missing | functions),
-    )
+    with ProjectIndex.built(results) as index:
+        asked = asked_of(index) if asked_of is not None else set()
+        missing, receivers = _lookups(index.graph.calls, _asked_of_model(index, results, asked))
+        functions, classes = _returns_lookups(index, results)
+        return (
+            _wanted_names(index, results, receivers, classes),
+            _wanted_functions(index, results, missing | functions),
+        )
 
 
 def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[str]:
@@ -73,9 +73,9 @@ def wanted_names(results: list[FileResult], asked: Iterable[str] = ()) -> set[st
     classes (and their bases), queue objects, functions, Celery constants;
     and the receivers of possible enqueues on the way from the calls `asked`
     (and the calls pending findings ask the project model about)."""
-    index = ProjectIndex.build(results)
-    receivers = _unknown_receivers(index.graph.calls, _asked_of_model(index, results, asked))
-    return _wanted_names(index, results, receivers, _returns_lookups(index, results)[1])
+    with ProjectIndex.built(results) as index:
+        receivers = _unknown_receivers(index.graph.calls, _asked_of_model(index, results, asked))
+        return _wanted_names(index, results, receivers, _returns_lookups(index, results)[1])
 
 
 def _wanted_names(
@@ -164,9 +164,9 @@ def wanted_functions(results: list[FileResult], asked: Iterable[str] = ()) -> se
     """Qualified names the calls `asked` and the project model's pending
     requirements lead to that no loaded module's index summarises: their
     modules' index is read."""
-    index = ProjectIndex.build(results)
-    missing = _unresolved(index.graph.calls, _asked_of_model(index, results, asked))
-    return _wanted_functions(index, results, missing | _returns_lookups(index, results)[0])
+    with ProjectIndex.built(results) as index:
+        missing = _unresolved(index.graph.calls, _asked_of_model(index, results, asked))
+        return _wanted_functions(index, results, missing | _returns_lookups(index, results)[0])
 
 
 def _wanted_functions(
@@ -339,14 +339,14 @@ def package_roots(modules: Iterable[str]) -> dict[str, str]:
 def job_names(results: list[FileResult]) -> tuple[set[str], set[str]]:
     """The unqualified names of the project's tasks whose call enqueues them
     (Huey's), and of all its tasks and queue objects."""
-    index = ProjectIndex.build(results)
-    on_call = {
-        qualname.rsplit(".", 1)[-1]
-        for qualname in index.tasks
-        if index.task_library(qualname) in ENQUEUE_ON_CALL_LIBRARIES
-    }
-    every = {q.rsplit(".", 1)[-1] for q in (*index.tasks, *index.queue_objects)}
-    return on_call, every
+    with ProjectIndex.built(results) as index:
+        on_call = {
+            qualname.rsplit(".", 1)[-1]
+            for qualname in index.tasks
+            if index.task_library(qualname) in ENQUEUE_ON_CALL_LIBRARIES
+        }
+        every = {q.rsplit(".", 1)[-1] for q in (*index.tasks, *index.queue_objects)}
+        return on_call, every
 
 
 # --- what the calls asked about lead to -----------------------------------------------

@@ -27,19 +27,19 @@ def settle(
     the whole-project rules' findings. `context` results only contribute facts."""
     context = list(context)
     enqueue_functions = settings.enqueue_functions if settings is not None else frozenset()
-    index = ProjectIndex.build([*results, *context], enqueue_functions)
     findings: list[Finding] = []
     # A place another finding covers keeps that one: its message names the
     # transaction in the file itself.
     reached: list[Finding] = []
-    for result in results:
-        findings.extend(result.findings)
-        for pending in result.pending:
-            line = pending.finding.span.line
-            if all(index.holds(r, result.path, line) for r in pending.requires):
-                found = index.finish(pending, result.path)
-                is_reached = any(isinstance(r, Reached) for r in pending.requires)
-                (reached if is_reached else findings).append(found)
+    with ProjectIndex.built([*results, *context], enqueue_functions) as index:
+        for result in results:
+            findings.extend(result.findings)
+            for pending in result.pending:
+                line = pending.finding.span.line
+                if all(index.holds(r, result.path, line) for r in pending.requires):
+                    found = index.finish(pending, result.path)
+                    is_reached = any(isinstance(r, Reached) for r in pending.requires)
+                    (reached if is_reached else findings).append(found)
     taken = {(f.path, f.span, f.code) for f in findings}
     findings.extend(f for f in reached if (f.path, f.span, f.code) not in taken)
     if settings is not None:

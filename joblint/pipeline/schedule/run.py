@@ -130,5 +130,5 @@ def describe_project_model(path: Path, config: Config, options: RunOptions) -> l
     from joblint.pipeline.project.describe import describe
 
     run = lint_paths([path], config, replace(options, follow_every_call=True))
-    graph = ProjectIndex.build([*run.results, *run.context]).graph
-    return describe(graph, display_path(path))
+    with ProjectIndex.built([*run.results, *run.context]) as index:
+        return describe(index.graph, display_path(path))

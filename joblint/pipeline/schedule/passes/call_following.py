@@ -89,7 +89,8 @@ def _project_model(
         read([s for s in own if run.screen(s).opens_transaction or run.screen(s).commits])
         looked_for: set[str] = set()
         for _ in range(MAX_HOPS):  # a function opening a transaction through another
-            found = ProjectIndex.build([*results, *context, *loaded]).graph.openers()
+            with ProjectIndex.built([*results, *context, *loaded]) as index:
+                found = index.graph.openers()
             openers = word_finder(found - looked_for)  # files were searched for the others
             looked_for |= found
             if openers is None:
@@ -107,8 +108,8 @@ def _project_model(
         return found | {callee for path in every_call for callee in graph.callees(path)}
 
     loaded.extend(read_on_demand(run, everything, pool, results, [*context, *loaded], asked))
-    graph = ProjectIndex.build([*results, *context, *loaded]).graph
-    chosen = [s for s in own if s.shown in candidates and graph.reports_in(s.shown)]
+    with ProjectIndex.built([*results, *context, *loaded]) as index:
+        chosen = [s for s in own if s.shown in candidates and index.graph.reports_in(s.shown)]
     taken = {id(s) for s in chosen}
     pool[:] = [s for s in pool if id(s) not in taken]
     again = {s.shown for s in chosen}

@@ -52,7 +52,8 @@ def lint_forwarder_callers(
         context.extend(found)
         callees = {name for r in found if r.index is not None for name in _calls_made(r.index)}
         context.extend(read_on_demand(run, everything, pool, results, context, lambda _: callees))
-    names = ProjectIndex.build([*results, *context]).graph.payload_forwarders()
+    with ProjectIndex.built([*results, *context]) as index:
+        names = index.graph.payload_forwarders()
     if not names:
         return False
     words = Words(set(names), rb"\s*\(", calls=True)
