@@ -16,14 +16,16 @@ from collections.abc import Callable
 
 import libcst as cst
 
-# The second step lives apart, free of LibCST: the project step runs it on
-# cached facts, in runs that parse nothing.
 from joblint.analysis.evaluation import MAX_DEPTH as _MAX_DEPTH
 from joblint.analysis.evaluation import UNIT_SECONDS as _UNIT_SECONDS
 from joblint.analysis.evaluation import Expr as Expr
 from joblint.analysis.evaluation import Value as Value
 from joblint.analysis.evaluation import as_seconds as as_seconds
 from joblint.analysis.evaluation import evaluate as evaluate
+
+# The second step lives apart, free of LibCST: the project step runs it on
+# cached facts, in runs that parse nothing.
+from joblint.analysis.literals import number_value, string_value
 from joblint.analysis.names import BindingKind, Resolver
 from joblint.knowledge import brokers as kb
 
@@ -51,7 +53,7 @@ def to_expr(node: cst.BaseExpression, resolver: Resolver, depth: int = 0) -> Exp
 
 def _number(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
     if isinstance(node, cst.Integer | cst.Float):
-        return ("num", float(node.evaluated_value))
+        return ("num", float(number_value(node)))
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         inner = to_expr(node.expression, resolver, depth + 1)
         return ("neg", inner) if inner is not None else None
@@ -60,7 +62,7 @@ def _number(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | 
 
 def _string(node: cst.BaseExpression, resolver: Resolver, depth: int) -> Expr | None:
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
+        value = string_value(node)
         return ("str", value[:_MAX_STRING]) if isinstance(value, str) else None
     if isinstance(node, cst.ConcatenatedString):
         left = to_expr(node.left, resolver, depth + 1)

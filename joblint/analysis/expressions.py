@@ -29,6 +29,7 @@ from enum import Enum
 
 import libcst as cst
 
+from joblint.analysis.literals import number_value
 from joblint.analysis.names import BindingKind, Resolver, dotted_parts
 from joblint.analysis.walk import children
 from joblint.knowledge import retries as facts
@@ -53,8 +54,7 @@ class Randomness(Enum):
 def literal_number(node: cst.BaseExpression) -> float | None:
     """The value of `3`, `2.5`, `-1`; None for anything else."""
     if isinstance(node, cst.Integer | cst.Float):
-        value = node.evaluated_value
-        return float(value)
+        return float(number_value(node))
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         inner = literal_number(node.expression)
         return -inner if inner is not None else None

@@ -26,6 +26,7 @@ from joblint.analysis.databases import (
     read_only_router_aliases,
     sets_atomic_requests,
 )
+from joblint.analysis.literals import string_value
 from joblint.analysis.names import Binding, BindingKind, Resolver
 from joblint.analysis.settings_model import settings_fields
 from joblint.analysis.values import value_of
@@ -463,6 +464,7 @@ def _callee(value: cst.BaseExpression, resolver: Resolver) -> str | None:
 
 
 def _string(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
-        return node.evaluated_value
+    if isinstance(node, cst.SimpleString):
+        value = string_value(node)
+        return value if isinstance(value, str) else None
     return None

@@ -39,6 +39,7 @@ import libcst as cst
 
 from joblint.analysis.assignments import Assignments, ScopeNode
 from joblint.analysis.context import FileContext
+from joblint.analysis.literals import string_value
 from joblint.analysis.names import Resolver
 from joblint.knowledge import locks
 
@@ -151,7 +152,7 @@ def _collect(node: cst.BaseExpression, lookup: Lookup, out: _Builder, depth: int
     while isinstance(node, cst.Await):
         node = node.expression
     if isinstance(node, cst.SimpleString):
-        evaluated = node.evaluated_value
+        evaluated = string_value(node)
         text = evaluated if isinstance(evaluated, str) else evaluated.decode("latin-1")
         out.text(text, node)
         return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from joblint.analysis.literals import string_value
 from joblint.analysis.names import BindingKind, Resolver, Value, dotted_parts, unwrap
 from joblint.analysis.targets import task_like_target
 from joblint.knowledge import jobs
@@ -15,7 +16,8 @@ def first_string_arg(call: cst.Call) -> str | None:
         if arg.keyword is not None and arg.keyword.value != "service_name":
             continue
         if isinstance(arg.value, cst.SimpleString):
-            return arg.value.evaluated_value if isinstance(arg.value.evaluated_value, str) else None
+            value = string_value(arg.value)
+            return value if isinstance(value, str) else None
         return None
     return None
 

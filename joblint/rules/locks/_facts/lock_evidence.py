@@ -39,6 +39,7 @@ import libcst as cst
 
 from joblint.analysis.constants import to_expr
 from joblint.analysis.context import FileContext
+from joblint.analysis.literals import string_value
 from joblint.analysis.names import BindingKind, Resolver, unwrap
 from joblint.analysis.sql import lookup_for
 from joblint.analysis.walk import children, walk
@@ -243,7 +244,7 @@ def _static_key(
     if depth > _MAX_FOLLOW:
         return None
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
+        value = string_value(node)
         return value.decode("latin-1") if isinstance(value, bytes) else value
     if isinstance(node, cst.FormattedString):
         texts = [p for p in node.parts if isinstance(p, cst.FormattedStringText)]
