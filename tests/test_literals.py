@@ -85,7 +85,7 @@ def test_reading_a_plain_literal_leaves_nothing_for_the_cyclic_collector() -> No
                 number_value(node)
         assert gc.collect() == 0
         assert isinstance(nodes[0], cst.SimpleString)
-        nodes[0].evaluated_value
+        assert nodes[0].evaluated_value == "key"
         assert gc.collect() > 0  # what LibCST's own reading leaves
     finally:
         gc.enable()
