@@ -16,15 +16,14 @@ from collections.abc import Callable
 
 import libcst as cst
 
+# The second step lives apart, free of LibCST: the project step runs it on
+# cached facts, in runs that parse nothing.
 from joblint.analysis.evaluation import MAX_DEPTH as _MAX_DEPTH
 from joblint.analysis.evaluation import UNIT_SECONDS as _UNIT_SECONDS
 from joblint.analysis.evaluation import Expr as Expr
 from joblint.analysis.evaluation import Value as Value
 from joblint.analysis.evaluation import as_seconds as as_seconds
 from joblint.analysis.evaluation import evaluate as evaluate
-
-# The second step lives apart, free of LibCST: the project step runs it on
-# cached facts, in runs that parse nothing.
 from joblint.analysis.literals import number_value, string_value
 from joblint.analysis.names import BindingKind, Resolver
 from joblint.knowledge import brokers as kb

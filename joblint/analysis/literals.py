@@ -26,12 +26,12 @@ def string_value(node: cst.SimpleString) -> str | bytes:
         return body
     if body.isascii():
         return body.encode("ascii")
-    return node.evaluated_value  # a bytes literal may hold only ASCII: the error is its
+    return node.evaluated_value  # a bytes literal holds only ASCII: LibCST's reading raises
 
 
 def number_value(node: cst.Integer | cst.Float) -> int | float:
     """`node.evaluated_value`."""
     try:
         return int(node.value, 0) if isinstance(node, cst.Integer) else float(node.value)
-    except ValueError:  # `0777`, which Python 3 refuses: the error is `literal_eval`'s
+    except ValueError:  # `0777`, which Python 3 refuses: LibCST's reading raises
         return node.evaluated_value
