@@ -20,8 +20,7 @@ def string_value(node: cst.SimpleString) -> str | bytes:
     prefix = node.prefix.lower()
     if "\r" in text or ("\\" in text and "r" not in prefix):
         return node.evaluated_value  # escapes to decode, newlines to translate
-    quote = node.quote
-    body = text[len(prefix) + len(quote) : len(text) - len(quote)]
+    body = node.raw_value
     if "b" not in prefix:
         return body
     if body.isascii():

@@ -268,7 +268,7 @@ class _Background:
         self._sent = []
         if taken:
             self._todo = deque(job for job in self._todo if job.path not in taken)
-        return self._done
+        return dict(self._done)  # a copy: the background goes on adding to its own
 
     def _keep(self, future: Future[list[FileResult]]) -> None:
         self._done.update((result.path, result) for result in future.result())

@@ -64,14 +64,14 @@ def _check_syntax_meanwhile(run: Run, skipped: list[Source]) -> None:
     monorepo's indexed files twice)."""
     if UNPARSEABLE not in run.selector.base:
         return
-    unknown = [
-        s
+    screenings = {
+        s.shown: screening
         for s in skipped
-        if run.screen(s).parses is None and not _may_be_parsed_later(run.screen(s))
-    ]
+        if (screening := run.screen(s)).parses is None and not _may_be_parsed_later(screening)
+    }
+    unknown = [s for s in skipped if s.shown in screenings]
     tests = run.selector.test_code()  # rarely indexed: a production file calls none
     unknown.sort(key=lambda s: s.shown not in tests)
-    screenings = {s.shown: run.screen(s) for s in unknown}
 
     def not_parsed_yet(job: Job) -> bool:  # the index parses files too
         return screenings[job.path].parses is None
